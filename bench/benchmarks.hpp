@@ -1,0 +1,12 @@
+#pragma once
+// Each family's benchmarks, listed in registry() (harness.cpp).
+
+#include "harness.hpp"
+
+namespace warpdex::bench {
+
+/// cub::DeviceRadixSort of 32-bit keys and of 32-bit key-value pairs: the baselines of the multisplit,
+/// radix sort and LSM rows.
+void run_cub_radix_sort(context& ctx);
+
+}  // namespace warpdex::bench

@@ -1,0 +1,22 @@
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY include/warpdex DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_BINARY_DIR}/include/warpdex/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/warpdex)
+install(TARGETS warpdex EXPORT warpdexTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET warpdex_cli)
+  install(TARGETS warpdex_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+install(EXPORT warpdexTargets NAMESPACE warpdex:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/warpdex)
+
+configure_package_config_file(cmake/warpdexConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/warpdexConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/warpdex)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/warpdexConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/warpdexConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/warpdexConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/warpdex)

@@ -1,0 +1,29 @@
+#pragma once
+// The subcommands of `warpdex`. Each family adds its own `add_<family>_command` here and in main.cpp.
+
+#include <warpdex/core/backend.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace warpdex::cli {
+
+/// Options every subcommand understands (given before or after the subcommand's name).
+struct global_options {
+  std::string backend = "auto";
+};
+
+/// The backend that --backend selects on this machine; throws a clear error when it cannot run here.
+[[nodiscard]] backend_choice selected_backend(const global_options& globals);
+
+/// `warpdex info`: the build, the backend, the GPU and its measured copy bandwidth.
+void add_info_command(CLI::App& app, const global_options& globals);
+
+/// `warpdex bench`: the benchmarks and their baselines; writes the result record.
+void add_bench_command(CLI::App& app, const global_options& globals);
+
+/// `warpdex demo`: the main job on generated data, every result checked on the host.
+void add_demo_command(CLI::App& app, const global_options& globals);
+
+}  // namespace warpdex::cli

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The GPU loop, always done the same way (docs/gpu.md):
+#
+#   tools/gpu.sh build          on a machine with nvcc but no GPU: builds for sm_90 (H100 / H200) and
+#                               stages the binaries, the commit and the sanitizer list in gpu-bundle/
+#   tools/gpu.sh run OUT_DIR    on the GPU machine, with gpu-bundle/ present: runs the GPU test suites,
+#                               compute-sanitizer (memcheck, racecheck, synccheck) over each suite, and
+#                               the benchmarks; logs, JUnit XML and the JSON record go to OUT_DIR.
+#
+# `run` goes through every step even when one fails, prints a summary table last and exits non-zero
+# if any step failed. Extra arguments after OUT_DIR go to warpdex-bench (e.g. --filter 'multisplit').
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bundle=gpu-bundle
+
+build() {
+  set -e
+  source tools/env.sh
+  local architectures=${CMAKE_CUDA_ARCHITECTURES:-90}
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$architectures" \
+    -DWARPDEX_BUILD_TESTS=ON -DWARPDEX_BUILD_BENCH=ON -DWARPDEX_BUILD_CLI=ON
+  cmake --build build-gpu -j "$build_jobs"
+  rm -rf "$bundle"
+  mkdir -p "$bundle/tests" "$bundle/lib"
+  cp build-gpu/tests/warpdex_tests_* "$bundle/tests/"
+  cp build-gpu/bench/warpdex-bench build-gpu/src/cli/warpdex "$bundle/"
+  # The GPU machine's image may lack the OpenMP runtime of this compiler: ship it beside the binaries.
+  cp "$(g++ -print-file-name=libgomp.so.1)" "$bundle/lib/"
+  local commit
+  commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+  git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
+  echo "$commit" > "$bundle/COMMIT"
+  du -sh "$bundle"
+  echo "built $commit into $bundle/"
+}
+
+run() {
+  local out=${1:?usage: tools/gpu.sh run OUT_DIR [warpdex-bench arguments]}
+  shift
+  mkdir -p "$out"
+  [ -f "$bundle/COMMIT" ] || { echo "no $bundle/: run 'tools/gpu.sh build' first" >&2; exit 2; }
+  export LD_LIBRARY_PATH="$PWD/$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  local commit
+  commit=$(cat "$bundle/COMMIT")
+  local -a summary=()
+  local failed=0
+  step() {  # step NAME LOG COMMAND...: runs, logs, records the outcome
+    local name=$1 log=$2
+    shift 2
+    local started=$SECONDS
+    "$@" >"$log" 2>&1
+    local status=$?
+    local verdict=passed
+    [ $status -eq 0 ] || { verdict="FAILED (exit $status)"; failed=1; }
+    summary+=("$(printf '%-44s %-18s %4ss' "$name" "$verdict" $((SECONDS - started)))")
+    tail -n 3 "$log"
+  }
+
+  nvidia-smi -L | tee "$out/gpu.txt"
+  echo "commit: $commit" | tee -a "$out/gpu.txt"
+  step "warpdex info" "$out/info.log" "$bundle/warpdex" info
+  for suite in "$bundle"/tests/warpdex_tests_*; do
+    local name
+    name=$(basename "$suite")
+    step "$name" "$out/$name.log" "$suite" --gtest_output="xml:$out/$name.xml"
+    for tool in memcheck racecheck synccheck; do
+      step "$name under $tool" "$out/$name.$tool.log" \
+        compute-sanitizer --tool "$tool" --error-exitcode 1 "$suite" --gtest_brief=1
+    done
+  done
+  step "warpdex-bench" "$out/bench.log" "$bundle/warpdex-bench" --commit "$commit" --output "$out/bench.json" "$@"
+
+  printf '\n%-44s %-18s %5s\n' "step (commit $commit)" "outcome" "time"
+  printf '%s\n' "${summary[@]}"
+  grep -h -E '^(copy|baseline|[a-z_]+/)' "$out/bench.log" 2>/dev/null | head -n 40
+  return $failed
+}
+
+case "${1:-}" in
+  build) build ;;
+  run) shift; run "$@" ;;
+  *) echo "usage: tools/gpu.sh build | tools/gpu.sh run OUT_DIR [warpdex-bench arguments]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what is missing, then builds and runs every test:
+#  1. the full build (CUDA backend when nvcc is found): all suites; GPU tests skip, saying why, without a GPU;
+#  2. the host-only build (no CUDA at all), which must build and pass on its own;
+#  3. the examples/consumer project, built against the installed package through find_package(warpdex).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install-deps.sh
+source tools/env.sh
+
+echo "== full build"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$build_jobs"
+ctest --test-dir build --output-on-failure -j "$build_jobs"
+
+echo "== host-only build"
+cmake -S . -B build-host -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPDEX_ENABLE_CUDA=OFF
+cmake --build build-host -j "$build_jobs"
+ctest --test-dir build-host --output-on-failure -j "$build_jobs"
+
+echo "== consumer of the installed package"
+rm -rf build-host/install build-consumer
+cmake --install build-host --prefix build-host/install
+cmake -S examples/consumer -B build-consumer -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build-host/install"
+cmake --build build-consumer -j "$build_jobs"
+build-consumer/warpdex_consumer
