@@ -90,8 +90,8 @@ nlohmann::json row_json(const row& r, double copy_bandwidth_GBps)
   j["median_ms"] = r.median_ms;
   j["baseline"] = r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.baseline);
   j["baseline_value"] = r.baseline_value ? nlohmann::json(*r.baseline_value) : nlohmann::json(nullptr);
-  j["ratio"] = r.baseline_value && *r.baseline_value > 0 ? nlohmann::json(r.value / *r.baseline_value)
-                                                          : nlohmann::json(nullptr);
+  j["ratio"] =
+      r.baseline_value && *r.baseline_value > 0 ? nlohmann::json(r.value / *r.baseline_value) : nlohmann::json(nullptr);
   if (r.sol_bytes_per_element > 0 && r.median_ms > 0) {
     const double achieved_GBps = r.sol_bytes_per_element * static_cast<double>(r.n) / (r.median_ms * 1e6);
     j["sol_bytes_per_element"] = r.sol_bytes_per_element;
@@ -155,7 +155,10 @@ context::context(const options& opts, device_info device, double copy_bandwidth_
   }
 }
 
-bool context::selected(const std::string& row_name) const { return std::regex_search(row_name, filter_); }
+bool context::selected(const std::string& row_name) const
+{
+  return std::regex_search(row_name, filter_);
+}
 
 void context::add(row result)
 {
@@ -164,7 +167,8 @@ void context::add(row result)
     line += "  (" + std::to_string(result.value / *result.baseline_value) + "x " + result.baseline + ")";
   }
   if (result.sol_bytes_per_element > 0 && result.median_ms > 0) {
-    const double achieved_GBps = result.sol_bytes_per_element * static_cast<double>(result.n) / (result.median_ms * 1e6);
+    const double achieved_GBps =
+        result.sol_bytes_per_element * static_cast<double>(result.n) / (result.median_ms * 1e6);
     line += "  sol " + std::to_string(achieved_GBps / copy_bandwidth_GBps_);
   }
   line += result.verified ? "  verified" : "  NOT VERIFIED";
@@ -241,8 +245,7 @@ int run(const options& opts)
 
   for (const benchmark& b : registry()) { b.run(ctx); }
   if (opts.write_record) { write_record(ctx, opts); }
-  const bool all_verified =
-      std::all_of(ctx.rows().begin(), ctx.rows().end(), [](const row& r) { return r.verified; });
+  const bool all_verified = std::all_of(ctx.rows().begin(), ctx.rows().end(), [](const row& r) { return r.verified; });
   return all_verified ? 0 : 1;
 }
 

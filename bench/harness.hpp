@@ -22,7 +22,7 @@ struct row {
   double value = 0;  ///< throughput in `unit`
   std::string unit;
   double median_ms = 0;
-  std::string baseline;                 ///< what `baseline_value` measured (empty when this row is a baseline)
+  std::string baseline;                  ///< what `baseline_value` measured (empty when this row is a baseline)
   std::optional<double> baseline_value;  ///< in `unit`, measured in this process on the same data
   /// The fewest bytes per element the operation must move through device memory; with the measured copy
   /// bandwidth this gives `sol_fraction`, the fraction of the speed of light.
@@ -31,12 +31,12 @@ struct row {
 };
 
 struct options {
-  std::string filter = ".*";           ///< ECMAScript regex; a benchmark runs the rows whose names match
-  std::uint32_t size_log2 = 28;        ///< n = 2^size_log2 elements for the large-input rows
-  int repetitions = 15;                ///< timed runs per row (the median is reported; at least 10)
-  int warmup = 3;                      ///< untimed runs before them
-  std::string output;                  ///< record file; empty: bench/results/<date>-<gpu>.json
-  std::string commit = "unknown";      ///< the source commit the binary was built from
+  std::string filter = ".*";       ///< ECMAScript regex; a benchmark runs the rows whose names match
+  std::uint32_t size_log2 = 28;    ///< n = 2^size_log2 elements for the large-input rows
+  int repetitions = 15;            ///< timed runs per row (the median is reported; at least 10)
+  int warmup = 3;                  ///< untimed runs before them
+  std::string output;              ///< record file; empty: bench/results/<date>-<gpu>.json
+  std::string commit = "unknown";  ///< the source commit the binary was built from
   bool write_record = true;
 };
 

@@ -22,8 +22,8 @@ struct mixed_value {
 template <class T>
 std::uint64_t multiset_fingerprint(const T* values, std::uint64_t n, stream_t stream)
 {
-  return thrust::transform_reduce(thrust::cuda::par.on(stream), values, values + n, mixed_value<T>{},
-                                  std::uint64_t{0}, thrust::plus<std::uint64_t>{});
+  return thrust::transform_reduce(thrust::cuda::par.on(stream), values, values + n, mixed_value<T>{}, std::uint64_t{0},
+                                  thrust::plus<std::uint64_t>{});
 }
 
 /// Whether `sorted` is in ascending order and holds the same multiset as `original`.
@@ -55,14 +55,13 @@ bool is_sorted_pair_permutation(const Key* original_keys, const Key* sorted_keys
 {
   if (!is_sorted_permutation(original_keys, sorted_keys, n, stream)) { return false; }
   const auto first = thrust::counting_iterator<std::uint64_t>(0);
-  std::uint64_t identity_fingerprint = thrust::transform_reduce(
-      thrust::cuda::par.on(stream), first, first + n,
-      mixed_value<std::uint64_t>{}, std::uint64_t{0}, thrust::plus<std::uint64_t>{});
+  std::uint64_t identity_fingerprint =
+      thrust::transform_reduce(thrust::cuda::par.on(stream), first, first + n, mixed_value<std::uint64_t>{},
+                               std::uint64_t{0}, thrust::plus<std::uint64_t>{});
   if (multiset_fingerprint(positions, n, stream) != identity_fingerprint) { return false; }
-  const std::uint64_t mismatches =
-      thrust::transform_reduce(thrust::cuda::par.on(stream), first, first + n,
-                               pair_mismatch<Key>{original_keys, sorted_keys, positions}, std::uint64_t{0},
-                               thrust::plus<std::uint64_t>{});
+  const std::uint64_t mismatches = thrust::transform_reduce(thrust::cuda::par.on(stream), first, first + n,
+                                                            pair_mismatch<Key>{original_keys, sorted_keys, positions},
+                                                            std::uint64_t{0}, thrust::plus<std::uint64_t>{});
   return mismatches == 0;
 }
 

@@ -1,29 +1,31 @@
 #!/usr/bin/env bash
 # The GPU loop, always done the same way (docs/gpu.md):
 #
-#   tools/gpu.sh build          on a machine with nvcc but no GPU: builds for sm_90 (H100 / H200) and
-#                               stages the binaries, the commit and the sanitizer list in gpu-bundle/
+#   tools/gpu.sh build          on a machine with nvcc but no GPU: builds for sm_90 (H100 / H200) in
+#                               build-gpu/ and stages the binaries and the commit in gpu-bundle/
 #   tools/gpu.sh run OUT_DIR    on the GPU machine, with gpu-bundle/ present: runs the GPU test suites,
 #                               compute-sanitizer (memcheck, racecheck, synccheck) over each suite, and
 #                               the benchmarks; logs, JUnit XML and the JSON record go to OUT_DIR.
 #
 # `run` goes through every step even when one fails, prints a summary table last and exits non-zero
 # if any step failed. Extra arguments after OUT_DIR go to warpdex-bench (e.g. --filter 'multisplit').
+# WARPDEX_GPU_BUILD_DIR and WARPDEX_GPU_BUNDLE name other folders than build-gpu and gpu-bundle.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bundle=gpu-bundle
+build_dir=${WARPDEX_GPU_BUILD_DIR:-build-gpu}
+bundle=${WARPDEX_GPU_BUNDLE:-gpu-bundle}
 
 build() {
   set -e
   source tools/env.sh
   local architectures=${CMAKE_CUDA_ARCHITECTURES:-90}
-  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$architectures" \
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$architectures" \
     -DWARPDEX_BUILD_TESTS=ON -DWARPDEX_BUILD_BENCH=ON -DWARPDEX_BUILD_CLI=ON
-  cmake --build build-gpu -j "$build_jobs"
+  cmake --build "$build_dir" -j "$build_jobs"
   rm -rf "$bundle"
   mkdir -p "$bundle/tests" "$bundle/lib"
-  cp build-gpu/tests/warpdex_tests_* "$bundle/tests/"
-  cp build-gpu/bench/warpdex-bench build-gpu/src/cli/warpdex "$bundle/"
+  cp "$build_dir"/tests/warpdex_tests_* "$bundle/tests/"
+  cp "$build_dir/bench/warpdex-bench" "$build_dir/src/cli/warpdex" "$bundle/"
   # The GPU machine's image may lack the OpenMP runtime of this compiler: ship it beside the binaries.
   cp "$(g++ -print-file-name=libgomp.so.1)" "$bundle/lib/"
   local commit

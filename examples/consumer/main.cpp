@@ -19,8 +19,9 @@ int main()
 
   std::vector<std::uint32_t> sorted(keys.size);
   warpdex::generate_keys(warpdex::host{}, keys, std::span<std::uint32_t>(sorted));
-  const auto absent = std::count_if(queries.begin(), queries.end(),
-                                    [&](std::uint32_t q) { return !std::binary_search(sorted.begin(), sorted.end(), q); });
+  const auto absent = std::count_if(queries.begin(), queries.end(), [&](std::uint32_t q) {
+    return !std::binary_search(sorted.begin(), sorted.end(), q);
+  });
   std::printf("%zu queries, %ld absent (expected %d)\n", queries.size(), static_cast<long>(absent), (1 << 12) / 4);
   return absent == (1 << 12) / 4 ? 0 : 1;
 }

@@ -62,7 +62,8 @@ std::vector<step_result> run_demo(const Backend& backend, const demo_options& op
   {
     progress shown("unique keys");
     step_result step{"unique keys"};
-    const auto keys = timed_generate(backend, n, step.seconds, [&](auto out) { generate_keys(backend, unique_set, out); });
+    const auto keys =
+        timed_generate(backend, n, step.seconds, [&](auto out) { generate_keys(backend, unique_set, out); });
     const std::uint64_t distinct = distinct_count(keys);
     step.check = std::to_string(distinct) + " distinct of " + std::to_string(n);
     step.passed = distinct == n;
@@ -71,7 +72,8 @@ std::vector<step_result> run_demo(const Backend& backend, const demo_options& op
   {
     progress shown("sorted keys");
     step_result step{"sorted keys"};
-    const auto keys = timed_generate(backend, n, step.seconds, [&](auto out) { generate_keys(backend, sorted_set, out); });
+    const auto keys =
+        timed_generate(backend, n, step.seconds, [&](auto out) { generate_keys(backend, sorted_set, out); });
     step.passed = std::adjacent_find(keys.begin(), keys.end(), std::greater_equal<>()) == keys.end();
     step.check = step.passed ? "strictly increasing" : "NOT strictly increasing";
     results.push_back(step);
@@ -112,9 +114,8 @@ std::vector<step_result> run_demo(const Backend& backend, const demo_options& op
                                         [&](auto out) { generate_queries(backend, sorted_set, 0.5, opts.seed, out); });
     std::vector<key_type> keys(n);
     generate_keys(host{}, sorted_set, std::span<key_type>(keys));
-    const auto absent = static_cast<std::uint64_t>(std::count_if(queries.begin(), queries.end(), [&](key_type q) {
-      return !std::binary_search(keys.begin(), keys.end(), q);
-    }));
+    const auto absent = static_cast<std::uint64_t>(std::count_if(
+        queries.begin(), queries.end(), [&](key_type q) { return !std::binary_search(keys.begin(), keys.end(), q); }));
     step.check = std::to_string(absent) + " absent, expected " + std::to_string(n / 2);
     step.passed = absent == n / 2;
     results.push_back(step);

@@ -35,7 +35,8 @@ void print_info(const global_options& globals)
   std::printf("gpu 0: %s, compute capability %d.%d, %d multiprocessors, %.1f GiB (%.1f GiB free), L2 %.0f MiB\n",
               gpu.name.c_str(), gpu.compute_capability_major, gpu.compute_capability_minor, gpu.multiprocessor_count,
               static_cast<double>(gpu.global_memory_bytes) / gibibyte,
-              static_cast<double>(gpu.free_memory_bytes) / gibibyte, static_cast<double>(gpu.l2_cache_bytes) / mebibyte);
+              static_cast<double>(gpu.free_memory_bytes) / gibibyte,
+              static_cast<double>(gpu.l2_cache_bytes) / mebibyte);
 #if WARPDEX_HAS_CUDA
   std::printf("copy bandwidth: %.0f GB/s (device to device, bytes read + written)\n",
               bench::measure_copy_bandwidth_GBps());

@@ -11,7 +11,9 @@ constexpr auto refresh_period = std::chrono::milliseconds(200);
 
 progress::progress(std::string step) : step_(std::move(step)), started_(std::chrono::steady_clock::now())
 {
-  if (isatty(STDERR_FILENO) != 0) { display_ = std::thread([this] { display_until_done(); }); }
+  if (isatty(STDERR_FILENO) != 0) {
+    display_ = std::thread([this] { display_until_done(); });
+  }
 }
 
 progress::~progress()

@@ -19,8 +19,8 @@ bool cuda_device_available(std::string* reason)
   if (status != cudaSuccess) {
     (void)cudaGetLastError();
     if (reason != nullptr) {
-      *reason = std::string("no usable CUDA device (") + cudaGetErrorName(status) + ")" +
-                detail::cuda_error_hint(status);
+      *reason =
+          std::string("no usable CUDA device (") + cudaGetErrorName(status) + ")" + detail::cuda_error_hint(status);
     }
     return false;
   }
@@ -30,7 +30,9 @@ bool cuda_device_available(std::string* reason)
   }
   return true;
 #else
-  if (reason != nullptr) { *reason = "warpdex was built without its CUDA backend (no CUDA compiler at configure time)"; }
+  if (reason != nullptr) {
+    *reason = "warpdex was built without its CUDA backend (no CUDA compiler at configure time)";
+  }
   return false;
 #endif
 }
@@ -42,8 +44,8 @@ device_info query_device(int id)
   WARPDEX_EXPECTS(cuda_device_available(&reason), "query_device: " + reason);
   int device_count = 0;
   WARPDEX_CUDA_TRY(cudaGetDeviceCount(&device_count));
-  WARPDEX_EXPECTS(id >= 0 && id < device_count, "query_device: there is no CUDA device " + std::to_string(id) +
-                                                    " (" + std::to_string(device_count) + " visible)");
+  WARPDEX_EXPECTS(id >= 0 && id < device_count, "query_device: there is no CUDA device " + std::to_string(id) + " (" +
+                                                    std::to_string(device_count) + " visible)");
   cudaDeviceProp properties{};
   WARPDEX_CUDA_TRY(cudaGetDeviceProperties(&properties, id));
   device_info info;

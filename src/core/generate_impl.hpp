@@ -80,16 +80,15 @@ void generate_queries_impl(const Backend& backend, const key_set<Key>& set, doub
   WARPDEX_EXPECTS(absent == n || set.size > 0, "generate_queries: present queries need a non-empty key set");
   if (absent > 0) {
     const std::uint64_t max_key = static_cast<std::uint64_t>(set.max_key);
-    const bool room = set.order == key_order::shuffled
-                          ? set.size <= max_key
-                          : set.size > 0 && key_set_view<Key>::sorted_stride(set) >= 2;
+    const bool room = set.order == key_order::shuffled ? set.size <= max_key
+                                                       : set.size == 0 || key_set_view<Key>::sorted_stride(set) >= 2;
     WARPDEX_EXPECTS(room, "generate_queries: a " + std::string(set.order == key_order::sorted ? "sorted" : "shuffled") +
                               " set of " + std::to_string(set.size) + " keys in [0, " + std::to_string(max_key) +
                               "] leaves no room for absent keys");
   }
   for_each_index(backend, n,
-                 query_element<Key>{key_set_view<Key>(set), index_permutation(n - 1, seed + 1), absent, set.size,
-                                    seed, out.data()});
+                 query_element<Key>{key_set_view<Key>(set), index_permutation(n - 1, seed + 1), absent, set.size, seed,
+                                    out.data()});
 }
 
 }  // namespace warpdex::detail
@@ -126,11 +125,11 @@ void generate_queries(const Backend& backend, const key_set<Key>& set, double ab
 }  // namespace warpdex
 
 // Explicit instantiations of the public entry points for one backend and one key type.
-#define WARPDEX_INSTANTIATE_GENERATORS(Backend, Key)                                                         \
-  template void generate_keys<Backend, Key>(const Backend&, const key_set<Key>&, std::span<Key>);            \
-  template void generate_keys_with_duplicates<Backend, Key>(const Backend&, std::span<Key>, double,          \
-                                                            std::uint64_t, Key);                             \
-  template void generate_zipf_keys<Backend, Key>(const Backend&, const key_set<Key>&, double, std::uint64_t, \
-                                                 std::span<Key>);                                            \
-  template void generate_queries<Backend, Key>(const Backend&, const key_set<Key>&, double, std::uint64_t,   \
+#define WARPDEX_INSTANTIATE_GENERATORS(Backend, Key)                                                               \
+  template void generate_keys<Backend, Key>(const Backend&, const key_set<Key>&, std::span<Key>);                  \
+  template void generate_keys_with_duplicates<Backend, Key>(const Backend&, std::span<Key>, double, std::uint64_t, \
+                                                            Key);                                                  \
+  template void generate_zipf_keys<Backend, Key>(const Backend&, const key_set<Key>&, double, std::uint64_t,       \
+                                                 std::span<Key>);                                                  \
+  template void generate_queries<Backend, Key>(const Backend&, const key_set<Key>&, double, std::uint64_t,         \
                                                std::span<Key>);

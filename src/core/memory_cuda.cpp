@@ -13,7 +13,10 @@
 namespace warpdex {
 namespace {
 
-std::string bytes_text(std::size_t bytes) { return std::to_string(bytes) + " bytes"; }
+std::string bytes_text(std::size_t bytes)
+{
+  return std::to_string(bytes) + " bytes";
+}
 
 /// cudaMallocAsync from a pool of our own, so the default pool's settings (which other libraries in the
 /// process may rely on) stay untouched.
@@ -109,7 +112,10 @@ void copy_device_bytes(void* destination, const void* source, std::size_t bytes,
 {
   if (bytes != 0) { WARPDEX_CUDA_TRY(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, stream)); }
 }
-void synchronize(stream_t stream) { WARPDEX_CUDA_TRY(cudaStreamSynchronize(stream)); }
+void synchronize(stream_t stream)
+{
+  WARPDEX_CUDA_TRY(cudaStreamSynchronize(stream));
+}
 }  // namespace detail
 
 }  // namespace warpdex

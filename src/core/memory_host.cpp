@@ -16,7 +16,7 @@ class host_memory_resource final : public memory_resource {
  private:
   void* do_allocate(std::size_t bytes, stream_t) override
   {
-    void* pointer = ::operator new(bytes, std::align_val_t{host_memory_alignment}, std::nothrow);
+    void* pointer = ::operator new (bytes, std::align_val_t{host_memory_alignment}, std::nothrow);
     if (pointer == nullptr) {
       throw out_of_memory("host memory exhausted: could not allocate " + std::to_string(bytes) + " bytes");
     }
@@ -24,7 +24,7 @@ class host_memory_resource final : public memory_resource {
   }
   void do_deallocate(void* pointer, std::size_t, stream_t) noexcept override
   {
-    ::operator delete(pointer, std::align_val_t{host_memory_alignment});
+    ::operator delete (pointer, std::align_val_t{host_memory_alignment});
   }
 };
 

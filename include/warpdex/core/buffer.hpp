@@ -47,9 +47,7 @@ class buffer {
   buffer(buffer&& other) noexcept { swap(other); }
   buffer& operator=(buffer&& other) noexcept
   {
-    if (this != &other) {
-      buffer(std::move(other)).swap(*this);
-    }
+    if (this != &other) { buffer(std::move(other)).swap(*this); }
     return *this;
   }
   ~buffer() { release(); }
@@ -73,7 +71,9 @@ class buffer {
   [[nodiscard]] memory_kind kind() const noexcept { return resource_ ? resource_->kind() : memory_kind::host; }
 
   /// Copies `source` into the first `source.size()` elements, ordered on the buffer's stream. A device
-  /// buffer accepts host or device memory; a host or pinned buffer accepts host memory.
+  /// buffer accepts host or device memory; a host or pinned buffer accepts host memory. A device buffer
+  /// copies from pinned or device memory asynchronously: keep `source` alive and unchanged until the
+  /// buffer's stream is synchronized.
   void copy_from(std::span<const T> source)
   {
     WARPDEX_EXPECTS(source.size() <= size_, "buffer::copy_from: " + std::to_string(source.size()) +

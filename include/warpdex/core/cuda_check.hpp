@@ -21,14 +21,16 @@ inline const char* cuda_error_hint(cudaError_t status)
     case cudaErrorNoDevice:
       return " (no CUDA device is visible: check the driver and CUDA_VISIBLE_DEVICES, or use --backend host)";
     case cudaErrorInsufficientDriver:
-      return " (no NVIDIA driver is loaded, or it is older than this CUDA runtime: install or update it, or use --backend host)";
+      return " (no NVIDIA driver is loaded, or it is older than this CUDA runtime: install or update it, or use "
+             "--backend host)";
     case cudaErrorMemoryAllocation:
       return " (device memory exhausted: use smaller inputs or free other allocations)";
     case cudaErrorNoKernelImageForDevice:
     case cudaErrorUnsupportedPtxVersion:
       return " (warpdex was not built for this GPU: rebuild with -DCMAKE_CUDA_ARCHITECTURES=<its compute capability>)";
     case cudaErrorIllegalAddress:
-      return " (a kernel accessed invalid memory: the CUDA context is now unusable; run compute-sanitizer to locate it)";
+      return " (a kernel accessed invalid memory: the CUDA context is now unusable; run compute-sanitizer to locate "
+             "it)";
     default:
       return "";
   }
@@ -47,13 +49,13 @@ inline const char* cuda_error_hint(cudaError_t status)
 
 /// Evaluates a CUDA runtime call and throws `warpdex::cuda_error` if it did not return cudaSuccess.
 /// A failed call's non-sticky error is cleared, so later calls are not blamed for it.
-#define WARPDEX_CUDA_TRY(call)                                                  \
-  do {                                                                          \
-    const cudaError_t warpdex_status_ = (call);                                 \
-    if (warpdex_status_ != cudaSuccess) {                                       \
-      (void)cudaGetLastError();                                                 \
+#define WARPDEX_CUDA_TRY(call)                                                         \
+  do {                                                                                 \
+    const cudaError_t warpdex_status_ = (call);                                        \
+    if (warpdex_status_ != cudaSuccess) {                                              \
+      (void)cudaGetLastError();                                                        \
       ::warpdex::detail::throw_cuda_error(warpdex_status_, #call, __FILE__, __LINE__); \
-    }                                                                           \
+    }                                                                                  \
   } while (0)
 
 #ifdef WARPDEX_SYNC_AFTER_LAUNCH
@@ -74,8 +76,8 @@ inline void check_launch_status(cudaError_t status, const char* kernel_name, con
 }  // namespace warpdex::detail
 
 /// Checks the launch that just happened (call right after `kernel<<<...>>>(...)`).
-#define WARPDEX_CHECK_LAUNCH(kernel_name)                                                  \
-  do {                                                                                     \
+#define WARPDEX_CHECK_LAUNCH(kernel_name)                                                        \
+  do {                                                                                           \
     ::warpdex::detail::check_launch_status(cudaGetLastError(), kernel_name, __FILE__, __LINE__); \
-    WARPDEX_DETAIL_SYNC_AFTER_LAUNCH(kernel_name);                                         \
+    WARPDEX_DETAIL_SYNC_AFTER_LAUNCH(kernel_name);                                               \
   } while (0)

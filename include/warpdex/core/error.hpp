@@ -40,8 +40,8 @@ namespace detail {
 }  // namespace warpdex
 
 /// Throws `warpdex::error` with `message` (anything convertible to std::string) unless `condition` holds.
-#define WARPDEX_EXPECTS(condition, message)                                  \
-  do {                                                                       \
+#define WARPDEX_EXPECTS(condition, message)                                          \
+  do {                                                                               \
     if (!(condition)) ::warpdex::detail::throw_error((message), __FILE__, __LINE__); \
   } while (0)
 

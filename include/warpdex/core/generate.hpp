@@ -19,7 +19,9 @@ namespace warpdex {
 
 enum class key_order {
   shuffled,  ///< keys spread pseudo-randomly over [0, max_key] (a keyed permutation of the key space)
-  sorted,    ///< strictly increasing keys, evenly spread over [0, max_key] with random jitter
+  /// strictly increasing keys: key i lies at a random place in [i * stride, (i + 1) * stride) with
+  /// stride = floor((max_key + 1) / size), so the keys fill [0, stride * size) evenly
+  sorted,
 };
 
 template <class Key>
@@ -51,9 +53,9 @@ void generate_zipf_keys(const Backend& backend, const key_set<Key>& pool, double
 /// Queries against `set`: exactly floor(absent_fraction * out.size()) of them are keys outside the set
 /// (but inside [0, max_key]), the rest are keys of the set drawn uniformly with replacement, the two
 /// kinds mixed at random positions. absent_fraction in [0, 1]; absent queries need a set that leaves
-/// room for them (shuffled: size <= max_key; sorted: size <= (max_key + 1) / 2).
+/// room for them (shuffled: size <= max_key; sorted: size <= (max_key + 1) / 2, or an empty set).
 template <class Backend, class Key>
-void generate_queries(const Backend& backend, const key_set<Key>& set, double absent_fraction,
-                      std::uint64_t seed, std::span<Key> out);
+void generate_queries(const Backend& backend, const key_set<Key>& set, double absent_fraction, std::uint64_t seed,
+                      std::span<Key> out);
 
 }  // namespace warpdex

@@ -53,6 +53,7 @@ template <class... Integers>
 WARPDEX_HOST_DEVICE constexpr std::uint32_t fnv1a_32_tuple(Integers... values)
 {
   static_assert((std::is_integral_v<Integers> && ...), "fnv1a_32_tuple hashes integers");
+  static_assert(sizeof...(Integers) > 0, "fnv1a_32_tuple hashes at least one integer");
   std::uint32_t state = fnv1a_32_offset_basis;
   auto mix_integer = [&state](auto value) {
     using unsigned_type = std::make_unsigned_t<decltype(value)>;

@@ -18,7 +18,10 @@ __device__ __forceinline__ unsigned lane_id()
 }
 
 /// The warp's index within a one-dimensional thread block.
-__device__ __forceinline__ unsigned warp_in_block() { return threadIdx.x / size; }
+__device__ __forceinline__ unsigned warp_in_block()
+{
+  return threadIdx.x / size;
+}
 
 /// The warp's index within a one-dimensional grid.
 __device__ __forceinline__ std::uint64_t global_warp_id()
@@ -97,10 +100,19 @@ __device__ __forceinline__ unsigned match_any(T value, unsigned members = full_m
 }
 
 /// Number of set bits; index of the lowest set bit (0 when none, else 1-based as `__ffs`).
-__device__ __forceinline__ int popc(unsigned bits) { return __popc(bits); }
-__device__ __forceinline__ int ffs(unsigned bits) { return __ffs(bits); }
+__device__ __forceinline__ int popc(unsigned bits)
+{
+  return __popc(bits);
+}
+__device__ __forceinline__ int ffs(unsigned bits)
+{
+  return __ffs(bits);
+}
 
 /// How many lanes below this one have their bit set in `bits`: a lane's rank among a ballot's voters.
-__device__ __forceinline__ int rank_in(unsigned bits) { return __popc(bits & lanemask_lt()); }
+__device__ __forceinline__ int rank_in(unsigned bits)
+{
+  return __popc(bits & lanemask_lt());
+}
 
 }  // namespace warpdex::warp

@@ -43,7 +43,9 @@ class index_permutation {
   WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t index) const
   {
     std::uint64_t value = index;
-    do { value = mix(value); } while (value > last_);
+    do {
+      value = mix(value);
+    } while (value > last_);
     return value;
   }
 
@@ -102,6 +104,10 @@ class key_set_view {
       const std::uint64_t outside = static_cast<std::uint64_t>(set_.max_key) - set_.size + 1;
       return static_cast<Key>(permutation_(set_.size + r % outside));
     }
+    if (set_.size == 0) {  // every key is absent
+      const std::uint64_t max_key = static_cast<std::uint64_t>(set_.max_key);
+      return static_cast<Key>(max_key == UINT64_MAX ? r : r % (max_key + 1));
+    }
     // Slot i holds one key in [i * stride, (i + 1) * stride); any other value of a slot is absent.
     const std::uint64_t slot = r % set_.size;
     const std::uint64_t present = random_word(set_.seed, 0x50e7, slot) % stride_;
@@ -109,11 +115,14 @@ class key_set_view {
     return static_cast<Key>(slot * stride_ + other);
   }
 
-  /// Keys per slot of a sorted set: floor((max_key + 1) / size), computed without overflowing.
+  /// Keys per slot of a sorted set: floor((max_key + 1) / size), computed without overflowing. The one
+  /// value that does not fit, 2^64 (a single key over all 64-bit keys), becomes 2^64 - 1: the slot loses
+  /// its last key, and every stride stays non-zero.
   WARPDEX_HOST_DEVICE static std::uint64_t sorted_stride(const key_set<Key>& set)
   {
     const std::uint64_t max_key = static_cast<std::uint64_t>(set.max_key);
-    return max_key / set.size + ((max_key % set.size) + 1 == set.size ? 1 : 0);
+    const std::uint64_t stride = max_key / set.size + ((max_key % set.size) + 1 == set.size ? 1 : 0);
+    return stride == 0 ? max_key : stride;
   }
 
  private:
