@@ -24,7 +24,7 @@ build() {
   cmake --build "$build_dir" -j "$build_jobs"
   rm -rf "$bundle"
   mkdir -p "$bundle/tests" "$bundle/lib"
-  cp "$build_dir"/tests/warpdex_tests_* "$bundle/tests/"
+  find "$build_dir/tests" -maxdepth 1 -type f -executable -name 'warpdex_tests_*' -exec cp {} "$bundle/tests/" \;
   cp "$build_dir/bench/warpdex-bench" "$build_dir/src/cli/warpdex" "$bundle/"
   # The GPU machine's image may lack the OpenMP runtime of this compiler: ship it beside the binaries.
   cp "$(g++ -print-file-name=libgomp.so.1)" "$bundle/lib/"
@@ -62,6 +62,7 @@ run() {
   echo "commit: $commit" | tee -a "$out/gpu.txt"
   step "warpdex info" "$out/info.log" "$bundle/warpdex" info
   for suite in "$bundle"/tests/warpdex_tests_*; do
+    [ -x "$suite" ] || continue
     local name
     name=$(basename "$suite")
     step "$name" "$out/$name.log" "$suite" --gtest_output="xml:$out/$name.xml"
