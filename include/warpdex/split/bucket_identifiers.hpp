@@ -15,18 +15,21 @@
 namespace warpdex {
 
 /// Bucket = the `bits`-bit field of the key starting at bit `shift`: (key >> shift) & (2^bits - 1),
-/// so m = 2^bits. Requires bits <= max_bits and shift + bits <= 32.
+/// so m = 2^bits; with `descending`, 2^bits - 1 minus that (buckets in descending field order).
+/// Requires bits <= max_bits and shift + bits <= 32.
 struct bit_field_buckets {
   /// The widest field: m = 2^31 buckets (a full 32-bit field is a sort, see radix_sort).
   static constexpr std::uint32_t max_bits = 31;
 
   std::uint32_t shift = 0;
   std::uint32_t bits = 0;
+  bool descending = false;
 
   [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t bucket_count() const { return std::uint32_t{1} << bits; }
   [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t operator()(std::uint32_t key) const
   {
-    return (key >> shift) & (bucket_count() - 1);
+    const std::uint32_t mask = bucket_count() - 1;
+    return ((key >> shift) & mask) ^ (descending ? mask : 0U);
   }
 };
 
