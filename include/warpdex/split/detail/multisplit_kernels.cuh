@@ -2,13 +2,13 @@
 // The kernels of the cuda multisplit.
 //
 // Direct path (m <= 256), three passes over tiles of `tile_keys` keys:
-// 1. count: each warp counts its keys' bucket ids in registers with ballots (lane l holds the counts of
-//    buckets l, 32 + l, ...), the block adds them in shared memory and writes the column of the
-//    bucket-major (bucket, tile) table; ids outside [0, m) are counted instead;
+// 1. count: each block counts its tile's bucket ids into a shared histogram (lanes of a warp with the
+//    same bucket add once, found with __match_any_sync) and writes it as a column of the bucket-major
+//    (bucket, tile) table; ids outside [0, m) are counted instead;
 // 2. an exclusive scan of that table (CUB) gives every (bucket, tile) its first output slot;
 // 3. scatter: each block ranks its tile's keys stably (per-warp running counts in shared memory plus
-//    the lane rank within a 32-key window, from ballots on the id bits), reorders the tile by bucket in shared memory,
-//    and writes each bucket's run to its slot: consecutive threads write consecutive addresses.
+//    the lane rank within a 32-key window), reorders the tile by bucket in shared memory, and writes
+//    each bucket's run to its slot: consecutive threads write consecutive addresses.
 // Large-m path: label each key, sort (label, input index) pairs over ceil(log2 m) bits, gather.
 
 #include <warpdex/core/warp.cuh>
@@ -33,27 +33,6 @@ inline constexpr std::uint32_t multisplit_tile_keys = multisplit_block_threads *
 inline constexpr std::uint32_t multisplit_direct_max_buckets = multisplit_block_threads;
 /// The id an inactive lane (past the end of the input) holds: never a valid bucket of the direct path.
 inline constexpr std::uint32_t no_bucket = 0xffffffffU;
-
-/// The direct path's ids have at most this many bits (m <= 256), and a warp's histogram of them this
-/// many 32-bucket segments.
-inline constexpr int multisplit_direct_max_id_bits = 8;
-inline constexpr int multisplit_direct_max_segments = multisplit_direct_max_buckets / warp::size;
-
-/// The valid lanes whose bucket equals this lane's, by voting on each of the `id_bits` bits of the id
-/// (ballots; the commit that made this change records its measurement against `__match_any_sync`).
-__device__ __forceinline__ unsigned same_bucket_lanes(std::uint32_t bucket, int id_bits, bool valid)
-{
-  unsigned peers = warp::ballot(valid);
-#pragma unroll
-  for (int bit = 0; bit < multisplit_direct_max_id_bits; ++bit) {
-    if (bit < id_bits) {
-      const bool set = (bucket >> bit) & 1U;
-      const unsigned voters = warp::ballot(set);
-      peers &= set ? voters : ~voters;
-    }
-  }
-  return peers;
-}
 
 /// An identifier as a block uses it: splitters are copied to shared memory first (the direct path's
 /// at most 255 splitters), everything else is used as it is.
@@ -92,12 +71,6 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   const Identifier local = block_id::load(identifier, identifier_storage);
   __syncthreads();
 
-  // Lane l counts buckets l, 32 + l, ... in registers: per 32 keys, one ballot per id bit and, per
-  // segment, the lanes whose votes spell the lane's bucket.
-  const int id_bits = bucket_id_bits(m);
-  const int segments = static_cast<int>((m + warp::size - 1) / warp::size);
-  const unsigned lane = warp::lane_id();
-  std::uint32_t lane_counts[multisplit_direct_max_segments] = {};
   const std::uint64_t tile_begin = static_cast<std::uint64_t>(blockIdx.x) * multisplit_tile_keys;
   std::uint32_t bad = 0;
 #pragma unroll 4
@@ -107,31 +80,8 @@ __global__ void __launch_bounds__(multisplit_block_threads)
     const std::uint32_t bucket = valid ? local(keys[index]) : no_bucket;
     const bool counted = bucket < m;
     bad += valid && !counted ? 1 : 0;
-    const unsigned counted_lanes = warp::ballot(counted);
-    unsigned votes[multisplit_direct_max_id_bits];
-#pragma unroll
-    for (int bit = 0; bit < multisplit_direct_max_id_bits; ++bit) {
-      if (bit < id_bits) { votes[bit] = warp::ballot(((bucket >> bit) & 1U) && counted); }
-    }
-#pragma unroll
-    for (int segment = 0; segment < multisplit_direct_max_segments; ++segment) {
-      if (segment < segments) {
-        const std::uint32_t target = segment * warp::size + lane;
-        unsigned holders = counted_lanes;
-#pragma unroll
-        for (int bit = 0; bit < multisplit_direct_max_id_bits; ++bit) {
-          if (bit < id_bits) { holders &= ((target >> bit) & 1U) ? votes[bit] : ~votes[bit]; }
-        }
-        lane_counts[segment] += static_cast<std::uint32_t>(warp::popc(holders));
-      }
-    }
-  }
-#pragma unroll
-  for (int segment = 0; segment < multisplit_direct_max_segments; ++segment) {
-    const std::uint32_t target = segment * warp::size + lane;
-    if (segment < segments && target < m && lane_counts[segment] != 0) {
-      atomicAdd(&histogram[target], lane_counts[segment]);
-    }
+    const unsigned peers = warp::match_any(counted ? bucket : no_bucket);
+    if (counted && warp::rank_in(peers) == 0) { atomicAdd(&histogram[bucket], warp::popc(peers)); }
   }
   if (bad != 0) { atomicAdd(bad_ids, static_cast<unsigned long long>(bad)); }
   __syncthreads();
@@ -189,13 +139,12 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   }
 
   // Rank within the warp: earlier windows' count of the bucket + lower lanes of this window.
-  const int id_bits = bucket_id_bits(m);
   std::uint32_t ranks[multisplit_items_per_thread];
 #pragma unroll
   for (int item = 0; item < multisplit_items_per_thread; ++item) {
     const std::uint32_t bucket = buckets[item];
     const bool valid = bucket != no_bucket;
-    const unsigned peers = same_bucket_lanes(bucket, id_bits, valid);
+    const unsigned peers = warp::match_any(bucket);
     const std::uint32_t earlier = valid ? shared.warp_counts[warp_index][bucket] : 0;
     ranks[item] = earlier + static_cast<std::uint32_t>(warp::rank_in(peers));
     __syncwarp();
