@@ -9,4 +9,10 @@ namespace warpdex::bench {
 /// radix sort and LSM rows.
 void run_cub_radix_sort(context& ctx);
 
+/// Stable multisplit of keys and pairs by bit fields, delta buckets and splitters, next to CUB.
+void run_multisplit(context& ctx);
+
+/// The multisplit radix sort and histograms, next to cub::DeviceRadixSort and cub::DeviceHistogram.
+void run_split_sort_histogram(context& ctx);
+
 }  // namespace warpdex::bench

@@ -218,6 +218,8 @@ const std::vector<benchmark>& registry()
 {
   static const std::vector<benchmark> all = {
       {"baseline/cub_radix_sort", run_cub_radix_sort},
+      {"multisplit", run_multisplit},
+      {"split/radix_sort_histogram", run_split_sort_histogram},
   };
   return all;
 }

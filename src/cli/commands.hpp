@@ -26,4 +26,7 @@ void add_bench_command(CLI::App& app, const global_options& globals);
 /// `warpdex demo`: the main job on generated data, every result checked on the host.
 void add_demo_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex split`: a stable multisplit of generated keys or a raw uint32 file, checked on the host.
+void add_split_command(CLI::App& app, const global_options& globals);
+
 }  // namespace warpdex::cli

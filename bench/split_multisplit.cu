@@ -1,0 +1,306 @@
+// Multisplit rows: multisplit/<keys|pairs>/<bits|delta|splitters>/m=<m>, each next to its CUB
+// baseline on the same keys in the same process:
+// - bits: cub::DeviceRadixSort over the same bits (a bit-range radix sort is a stable multisplit);
+// - delta, splitters: the reduced-bit sort (label every key, then SortPairs of (label, key) over
+//   ceil(log2 m) bits; pairs carry key and value packed in 64 bits);
+// - delta with m = 2 and m = 3, keys: cub::DevicePartition::If (2-way, 3-way).
+#include "benchmarks.hpp"
+#include "verify.cuh"
+
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/generate.hpp>
+#include <warpdex/split/multisplit.hpp>
+#include <warpdex/split/warp_multisplit.cuh>
+
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/sequence.h>
+#include <thrust/transform_reduce.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace warpdex::bench {
+namespace {
+
+using key32 = std::uint32_t;
+using value32 = std::uint32_t;
+
+/// The multisplit's traffic with m <= 256: read the keys to count, read them again and write them
+/// (12 bytes per key); pairs read and write the values once more (20 bytes per pair).
+constexpr double key_split_bytes = 3 * sizeof(key32);
+constexpr double pair_split_bytes = key_split_bytes + 2 * sizeof(value32);
+constexpr std::uint64_t bench_seed = 0x5eed5917;
+constexpr int label_block_threads = 256;
+
+/// Output positions i where the multisplit is wrong: the bucket decreases, or (pairs, whose values are
+/// input positions) the key is not the input key of its value, or equal buckets do not keep input order.
+template <class Identifier>
+struct split_error {
+  const key32* keys_in;
+  const key32* keys_out;
+  const value32* positions;  // null for keys only
+  Identifier identifier;
+  __device__ std::uint64_t operator()(std::uint64_t i) const
+  {
+    const std::uint32_t bucket = identifier(keys_out[i]);
+    if (positions != nullptr && keys_in[positions[i]] != keys_out[i]) { return 1; }
+    if (i == 0) { return 0; }
+    const std::uint32_t previous = identifier(keys_out[i - 1]);
+    if (previous > bucket) { return 1; }
+    return positions != nullptr && previous == bucket && positions[i - 1] >= positions[i] ? 1 : 0;
+  }
+};
+
+template <class Identifier>
+bool is_stable_split(const key32* keys_in, const key32* keys_out, const value32* positions, std::uint64_t n,
+                     const Identifier& identifier)
+{
+  const auto first = thrust::counting_iterator<std::uint64_t>(0);
+  const std::uint64_t errors = thrust::transform_reduce(
+      thrust::cuda::par, first, first + n, split_error<Identifier>{keys_in, keys_out, positions, identifier},
+      std::uint64_t{0}, thrust::plus<std::uint64_t>{});
+  if (errors != 0 || multiset_fingerprint(keys_in, n, nullptr) != multiset_fingerprint(keys_out, n, nullptr)) {
+    return false;
+  }
+  if (positions == nullptr) { return true; }
+  const std::uint64_t identity =
+      thrust::transform_reduce(thrust::cuda::par, first, first + n, mixed_value<std::uint64_t>{}, std::uint64_t{0},
+                               thrust::plus<std::uint64_t>{});
+  return multiset_fingerprint(positions, n, nullptr) == identity;
+}
+
+template <class Identifier>
+__global__ void label_kernel(const key32* keys, std::uint64_t n, Identifier identifier, std::uint32_t* labels)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) { labels[i] = identifier(keys[i]); }
+}
+
+__global__ void pack_kernel(const key32* keys, const value32* values, std::uint64_t n, std::uint64_t* packed)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) { packed[i] = (std::uint64_t{keys[i]} << 32) | values[i]; }
+}
+
+/// Device buffers of one benchmark input: keys, positions as values, outputs, scratch for baselines.
+struct split_data {
+  std::uint64_t n;
+  buffer<key32> keys_in, keys_out;
+  buffer<value32> values_in, values_out;
+  buffer<std::uint32_t> labels, labels_out;
+  buffer<std::uint64_t> packed_in, packed_out;
+  buffer<std::uint8_t> temp;
+
+  explicit split_data(std::uint64_t size)
+      : n(size),
+        keys_in(make_device_buffer<key32>(size)),
+        keys_out(make_device_buffer<key32>(size)),
+        values_in(make_device_buffer<value32>(size)),
+        values_out(make_device_buffer<value32>(size))
+  {
+    thrust::sequence(thrust::cuda::par, values_in.data(), values_in.data() + n);  // value = input position
+  }
+
+  /// Keys spread uniformly over [0, max_key] (distinct, shuffled).
+  void generate(key32 max_key)
+  {
+    generate_keys(cuda{}, key_set<key32>{n, bench_seed, key_order::shuffled, max_key}, keys_in.span());
+  }
+
+  void reserve_temp(std::size_t bytes)
+  {
+    if (temp.size() < bytes) { temp = make_device_buffer<std::uint8_t>(bytes); }
+  }
+};
+
+/// Times one identifier's multisplit (keys or pairs), verifies it, and adds the row with its baseline.
+template <class Identifier, class Baseline>
+void add_split_row(context& ctx, split_data& data, const std::string& name, const Identifier& identifier, bool pairs,
+                   const std::string& baseline_name, Baseline&& baseline)
+{
+  const std::uint64_t n = data.n;
+  const cuda backend{};
+  const auto run = [&] {
+    if (pairs) {
+      (void)multisplit_pairs(backend, std::as_const(data.keys_in).span(), std::as_const(data.values_in).span(),
+                             data.keys_out.span(), data.values_out.span(), identifier);
+    } else {
+      (void)multisplit(backend, std::as_const(data.keys_in).span(), data.keys_out.span(), identifier);
+    }
+  };
+  const double ms = ctx.median_ms(nullptr, run);
+  row r;
+  r.name = name;
+  r.n = n;
+  r.median_ms = ms;
+  r.value = static_cast<double>(n) / (ms * 1e6);
+  r.unit = pairs ? "Gpairs/s" : "Gkeys/s";
+  r.sol_bytes_per_element = pairs ? pair_split_bytes : key_split_bytes;
+  r.verified = is_stable_split(data.keys_in.data(), data.keys_out.data(), pairs ? data.values_out.data() : nullptr, n,
+                               identifier);
+  const double baseline_ms = ctx.median_ms(nullptr, baseline);
+  r.baseline = baseline_name;
+  r.baseline_value = static_cast<double>(n) / (baseline_ms * 1e6);
+  ctx.add(std::move(r));
+}
+
+/// CUB radix sort over bits [0, bits): keys, or pairs.
+auto radix_sort_baseline(split_data& data, int bits, bool pairs)
+{
+  const auto n = data.n;
+  std::size_t bytes = 0;
+  if (pairs) {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, data.keys_in.data(), data.keys_out.data(),
+                                                     data.values_in.data(), data.values_out.data(), n, 0, bits));
+  } else {
+    WARPDEX_CUDA_TRY(
+        cub::DeviceRadixSort::SortKeys(nullptr, bytes, data.keys_in.data(), data.keys_out.data(), n, 0, bits));
+  }
+  data.reserve_temp(bytes);
+  return [&data, n, bits, pairs, bytes]() mutable {
+    if (pairs) {
+      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(data.temp.data(), bytes, data.keys_in.data(),
+                                                       data.keys_out.data(), data.values_in.data(),
+                                                       data.values_out.data(), n, 0, bits));
+    } else {
+      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(data.temp.data(), bytes, data.keys_in.data(),
+                                                      data.keys_out.data(), n, 0, bits));
+    }
+  };
+}
+
+/// The reduced-bit sort: label, then sort (label, key) pairs (or (label, packed key-value)).
+template <class Identifier>
+auto reduced_bit_sort_baseline(split_data& data, const Identifier& identifier, bool pairs)
+{
+  const auto n = data.n;
+  const int bits = detail::bucket_id_bits(identifier.bucket_count());
+  if (data.labels.size() < n) {
+    data.labels = make_device_buffer<std::uint32_t>(n);
+    data.labels_out = make_device_buffer<std::uint32_t>(n);
+  }
+  if (pairs && data.packed_in.size() < n) {
+    data.packed_in = make_device_buffer<std::uint64_t>(n);
+    data.packed_out = make_device_buffer<std::uint64_t>(n);
+  }
+  std::size_t bytes = 0;
+  if (pairs) {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, data.labels.data(), data.labels_out.data(),
+                                                     data.packed_in.data(), data.packed_out.data(), n, 0, bits));
+  } else {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, data.labels.data(), data.labels_out.data(),
+                                                     data.keys_in.data(), data.keys_out.data(), n, 0, bits));
+  }
+  data.reserve_temp(bytes);
+  const auto blocks = static_cast<unsigned>((n + label_block_threads - 1) / label_block_threads);
+  return [&data, identifier, n, bits, pairs, bytes, blocks]() mutable {
+    label_kernel<<<blocks, label_block_threads>>>(data.keys_in.data(), n, identifier, data.labels.data());
+    if (pairs) {
+      pack_kernel<<<blocks, label_block_threads>>>(data.keys_in.data(), data.values_in.data(), n,
+                                                   data.packed_in.data());
+      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(data.temp.data(), bytes, data.labels.data(),
+                                                       data.labels_out.data(), data.packed_in.data(),
+                                                       data.packed_out.data(), n, 0, bits));
+    } else {
+      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(data.temp.data(), bytes, data.labels.data(),
+                                                       data.labels_out.data(), data.keys_in.data(),
+                                                       data.keys_out.data(), n, 0, bits));
+    }
+  };
+}
+
+struct below {
+  key32 bound;
+  __host__ __device__ bool operator()(key32 key) const { return key < bound; }
+};
+
+/// cub::DevicePartition::If: 2-way for m = 2, 3-way for m = 3, with the delta identifier's bounds.
+auto partition_baseline(split_data& data, const delta_buckets& identifier)
+{
+  const auto n = data.n;
+  if (data.labels.size() < n) {  // labels: the selected counts; labels_out: the third part
+    data.labels = make_device_buffer<std::uint32_t>(n);
+    data.labels_out = make_device_buffer<std::uint32_t>(n);
+  }
+  const below first{identifier.delta};
+  const below second{2 * identifier.delta};
+  const bool three_way = identifier.bucket_count() == 3;
+  std::size_t bytes = 0;
+  const auto partition = [&data, n, first, second, three_way](void* temp, std::size_t& temp_bytes) {
+    if (three_way) {
+      WARPDEX_CUDA_TRY(cub::DevicePartition::If(temp, temp_bytes, data.keys_in.data(), data.keys_out.data(),
+                                                data.values_out.data(), data.labels_out.data(), data.labels.data(), n,
+                                                first, second));
+    } else {
+      WARPDEX_CUDA_TRY(cub::DevicePartition::If(temp, temp_bytes, data.keys_in.data(), data.keys_out.data(),
+                                                data.labels.data(), n, first));
+    }
+  };
+  partition(nullptr, bytes);
+  data.reserve_temp(bytes);
+  return [&data, partition, bytes]() mutable { partition(data.temp.data(), bytes); };
+}
+
+std::string row_name(bool pairs, const char* kind, std::uint32_t m)
+{
+  return std::string("multisplit/") + (pairs ? "pairs/" : "keys/") + kind + "/m=" + std::to_string(m);
+}
+
+}  // namespace
+
+void run_multisplit(context& ctx)
+{
+  if (!ctx.selected("multisplit/")) { return; }
+  split_data data(ctx.n());
+  data.generate(0xffffffffU);
+  for (const bool pairs : {false, true}) {
+    for (const std::uint32_t bits : {1U, 3U, 5U, 6U, 8U}) {
+      const std::string name = row_name(pairs, "bits", 1U << bits);
+      if (!ctx.selected(name)) { continue; }
+      auto baseline = radix_sort_baseline(data, static_cast<int>(bits), pairs);
+      add_split_row(ctx, data, name, bit_field_buckets{0, bits}, pairs,
+                    std::string("cub::DeviceRadixSort::") + (pairs ? "SortPairs" : "SortKeys") + " bits[0," +
+                        std::to_string(bits) + ")",
+                    baseline);
+    }
+  }
+  for (const bool pairs : {false, true}) {
+    for (const std::uint32_t m : {2U, 3U, 32U, 256U, 1000U}) {
+      const std::string name = row_name(pairs, "delta", m);
+      if (!ctx.selected(name)) { continue; }
+      const delta_buckets identifier{static_cast<key32>((std::uint64_t{1} << 32) / m), m};
+      data.generate(static_cast<key32>(std::uint64_t{identifier.delta} * m - 1));
+      if (!pairs && m <= 3) {
+        auto baseline = partition_baseline(data, identifier);
+        add_split_row(ctx, data, name, identifier, pairs,
+                      std::string("cub::DevicePartition::If ") + (m == 2 ? "2-way" : "3-way"), baseline);
+      } else {
+        auto baseline = reduced_bit_sort_baseline(data, identifier, pairs);
+        add_split_row(ctx, data, name, identifier, pairs, "label + cub SortPairs over ceil(log2 m) bits", baseline);
+      }
+    }
+  }
+  data.generate(0xffffffffU);
+  for (const bool pairs : {false, true}) {
+    for (const std::uint32_t m : {32U, 256U}) {
+      const std::string name = row_name(pairs, "splitters", m);
+      if (!ctx.selected(name)) { continue; }
+      const key32 spacing = static_cast<key32>((std::uint64_t{1} << 32) / m);
+      std::vector<key32> splitters(m - 1);
+      for (std::uint32_t i = 0; i + 1 < m; ++i) { splitters[i] = (i + 1) * spacing; }
+      auto stored = make_device_buffer<key32>(splitters.size());
+      stored.copy_from(splitters);
+      const splitter_buckets<key32> identifier{stored.data(), m - 1};
+      auto baseline = reduced_bit_sort_baseline(data, identifier, pairs);
+      add_split_row(ctx, data, name, identifier, pairs, "label + cub SortPairs over ceil(log2 m) bits", baseline);
+    }
+  }
+}
+
+}  // namespace warpdex::bench

@@ -1,0 +1,64 @@
+#pragma once
+// The bin identifiers of the histograms (host and device): a sample outside every bin, or NaN, gets an
+// id >= m, which the counting pass reports instead of counting.
+
+#include <warpdex/core/config.hpp>
+#include <warpdex/core/error.hpp>
+#include <warpdex/split/bucket_identifiers.hpp>
+#include <warpdex/split/detail/multisplit_validate.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace warpdex::detail {
+
+/// An id no bin has: samples outside [lower, upper) and NaN.
+inline constexpr std::uint32_t no_bin = 0xffffffffU;
+
+template <class Sample>
+struct even_bins {
+  Sample lower;
+  Sample upper;
+  std::uint32_t count;
+  /// Float samples: bins per unit, so a sample needs one subtraction and one multiplication.
+  float scale;
+
+  [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t bucket_count() const { return count; }
+  [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t operator()(Sample x) const
+  {
+    if (!(x >= lower && x < upper)) { return no_bin; }  // false for NaN too
+    if constexpr (std::is_floating_point_v<Sample>) {
+      const auto bin = static_cast<std::uint32_t>((x - lower) * scale);
+      return bin < count ? bin : count - 1;  // rounding may reach m just below `upper`
+    } else {
+      return static_cast<std::uint32_t>(std::uint64_t{x - lower} * count / (std::uint64_t{upper} - lower));
+    }
+  }
+};
+
+/// Range bins: the upper bound among the m + 1 boundaries, minus one (below the first: wraps to no_bin).
+template <class Sample>
+struct range_bins {
+  splitter_buckets<Sample> boundaries;
+
+  [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t bucket_count() const { return boundaries.splitter_count - 1; }
+  [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t operator()(Sample x) const { return boundaries(x) - 1; }
+};
+
+template <class Sample>
+even_bins<Sample> make_even_bins(std::uint32_t bins, Sample lower, Sample upper)
+{
+  WARPDEX_EXPECTS(bins >= 1, "histogram_even: at least one bin");
+  if constexpr (std::is_floating_point_v<Sample>) {
+    WARPDEX_EXPECTS(std::isfinite(lower) && std::isfinite(upper),
+                    "histogram_even: lower and upper must be finite numbers");
+  }
+  WARPDEX_EXPECTS(lower < upper, "histogram_even: lower (" + std::to_string(lower) + ") must be below upper (" +
+                                     std::to_string(upper) + ")");
+  const float scale = static_cast<float>(static_cast<double>(bins) / (static_cast<double>(upper) - lower));
+  return even_bins<Sample>{lower, upper, bins, scale};
+}
+
+}  // namespace warpdex::detail

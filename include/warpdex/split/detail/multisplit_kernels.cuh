@@ -1,0 +1,262 @@
+#pragma once
+// The kernels of the cuda multisplit.
+//
+// Direct path (m <= 256), three passes over tiles of `tile_keys` keys:
+// 1. count: each block counts its tile's bucket ids into a shared histogram (lanes of a warp with the
+//    same bucket add once, found with __match_any_sync) and writes it as a column of the bucket-major
+//    (bucket, tile) table; ids outside [0, m) are counted instead;
+// 2. an exclusive scan of that table (CUB) gives every (bucket, tile) its first output slot;
+// 3. scatter: each block ranks its tile's keys stably (per-warp running counts in shared memory plus
+//    the lane rank within a 32-key window), reorders the tile by bucket in shared memory, and writes
+//    each bucket's run to its slot: consecutive threads write consecutive addresses.
+// Large-m path: label each key, sort (label, input index) pairs over ceil(log2 m) bits, gather.
+
+#include <warpdex/core/warp.cuh>
+#include <warpdex/split/bucket_identifiers.hpp>
+#include <warpdex/split/warp_multisplit.cuh>
+
+#include <cub/block/block_scan.cuh>
+
+#include <bit>
+#include <cstdint>
+#include <type_traits>
+
+namespace warpdex::detail {
+
+/// Tuned on nothing yet but reasoning: 256 threads x 16 keys keep a 4096-key tile in registers and
+/// 16 KiB of shared memory, and make the (bucket, tile) table at most m / 4096 entries per key.
+inline constexpr int multisplit_block_threads = 256;
+inline constexpr int multisplit_items_per_thread = 16;
+inline constexpr int multisplit_warps = multisplit_block_threads / warp::size;
+inline constexpr std::uint32_t multisplit_tile_keys = multisplit_block_threads * multisplit_items_per_thread;
+/// The direct path holds one counter per bucket and thread: m up to the block size.
+inline constexpr std::uint32_t multisplit_direct_max_buckets = multisplit_block_threads;
+/// The id an inactive lane (past the end of the input) holds: never a valid bucket of the direct path.
+inline constexpr std::uint32_t no_bucket = 0xffffffffU;
+
+/// An identifier as a block uses it: splitters are copied to shared memory first (the direct path's
+/// at most 255 splitters), everything else is used as it is.
+template <class Identifier>
+struct block_identifier {
+  struct storage {};
+  __device__ static Identifier load(const Identifier& identifier, storage& /*unused*/) { return identifier; }
+};
+
+template <class T>
+struct block_identifier<splitter_buckets<T>> {
+  struct storage {
+    T splitters[multisplit_direct_max_buckets - 1];
+  };
+  /// Call with the whole block; the caller synchronizes before use.
+  __device__ static splitter_buckets<T> load(const splitter_buckets<T>& identifier, storage& shared)
+  {
+    for (std::uint32_t i = threadIdx.x; i < identifier.splitter_count; i += blockDim.x) {
+      shared.splitters[i] = identifier.splitters[i];
+    }
+    return splitter_buckets<T>{shared.splitters, identifier.splitter_count};
+  }
+};
+
+/// Pass 1: counts[b * tile_count + tile] = keys of bucket b in the tile; ids >= m go to *bad_ids.
+template <class Key, class Identifier>
+__global__ void __launch_bounds__(multisplit_block_threads)
+    multisplit_count_kernel(const Key* keys, std::uint64_t n, Identifier identifier, std::uint32_t tile_count,
+                            std::uint32_t* counts, unsigned long long* bad_ids)
+{
+  using block_id = block_identifier<Identifier>;
+  __shared__ typename block_id::storage identifier_storage;
+  __shared__ std::uint32_t histogram[multisplit_direct_max_buckets];
+  const std::uint32_t m = identifier.bucket_count();
+  for (std::uint32_t b = threadIdx.x; b < m; b += multisplit_block_threads) { histogram[b] = 0; }
+  const Identifier local = block_id::load(identifier, identifier_storage);
+  __syncthreads();
+
+  const std::uint64_t tile_begin = static_cast<std::uint64_t>(blockIdx.x) * multisplit_tile_keys;
+  std::uint32_t bad = 0;
+#pragma unroll 4
+  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+    const std::uint64_t index = tile_begin + item * multisplit_block_threads + threadIdx.x;
+    const bool valid = index < n;
+    const std::uint32_t bucket = valid ? local(keys[index]) : no_bucket;
+    const bool counted = bucket < m;
+    bad += valid && !counted ? 1 : 0;
+    const unsigned peers = warp::match_any(counted ? bucket : no_bucket);
+    if (counted && warp::rank_in(peers) == 0) { atomicAdd(&histogram[bucket], warp::popc(peers)); }
+  }
+  if (bad != 0) { atomicAdd(bad_ids, static_cast<unsigned long long>(bad)); }
+  __syncthreads();
+  for (std::uint32_t b = threadIdx.x; b < m; b += multisplit_block_threads) {
+    counts[static_cast<std::uint64_t>(b) * tile_count + blockIdx.x] = histogram[b];
+  }
+}
+
+/// Pass 3: the stable scatter of one tile per block. `first_slots` is the scanned (bucket, tile) table.
+/// Value = void for keys only. Keys and values are 32-bit: they share one reorder buffer.
+template <class Key, class Value, class Identifier>
+__global__ void __launch_bounds__(multisplit_block_threads)
+    multisplit_scatter_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
+                              std::uint64_t n, Identifier identifier, std::uint32_t tile_count,
+                              const std::uint64_t* first_slots)
+{
+  static_assert(sizeof(Key) == sizeof(std::uint32_t), "the reorder buffer holds 32-bit words");
+  constexpr bool with_values = !std::is_void_v<Value>;
+  using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
+  static_assert(!with_values || sizeof(value_word) == sizeof(std::uint32_t), "values are 32-bit words");
+  using block_id = block_identifier<Identifier>;
+  using bucket_scan = cub::BlockScan<std::uint32_t, multisplit_block_threads>;
+  struct shared_storage {
+    typename block_id::storage identifier;
+    typename bucket_scan::TempStorage scan;
+    std::uint32_t warp_counts[multisplit_warps][multisplit_direct_max_buckets];  // then: warp's first rank
+    std::uint32_t tile_first[multisplit_direct_max_buckets];         // first position of each bucket in the tile
+    std::uint64_t output_minus_tile[multisplit_direct_max_buckets];  // output slot - tile position
+    std::uint32_t reordered[multisplit_tile_keys];
+    std::uint8_t reordered_bucket[multisplit_tile_keys];
+  };
+  __shared__ shared_storage shared;
+
+  const std::uint32_t m = identifier.bucket_count();
+  const unsigned warp_index = warp::warp_in_block();
+  const unsigned lane = warp::lane_id();
+  for (std::uint32_t b = lane; b < m; b += warp::size) { shared.warp_counts[warp_index][b] = 0; }
+  const Identifier local = block_id::load(identifier, shared.identifier);
+  __syncthreads();
+
+  // Warp-striped: warp w holds keys [w * 512, (w + 1) * 512) of the tile, item i at lane + 32 i, so the
+  // order (warp, item, lane) is the input order.
+  const std::uint64_t tile_begin = static_cast<std::uint64_t>(blockIdx.x) * multisplit_tile_keys;
+  const std::uint64_t warp_begin = tile_begin + warp_index * (multisplit_items_per_thread * warp::size);
+  Key keys[multisplit_items_per_thread];
+  value_word values[multisplit_items_per_thread];
+  std::uint32_t buckets[multisplit_items_per_thread];
+#pragma unroll
+  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+    const std::uint64_t index = warp_begin + item * warp::size + lane;
+    const bool valid = index < n;
+    keys[item] = valid ? keys_in[index] : Key{};
+    if constexpr (with_values) { values[item] = valid ? values_in[index] : value_word{}; }
+    buckets[item] = valid ? local(keys[item]) : no_bucket;
+  }
+
+  // Rank within the warp: earlier windows' count of the bucket + lower lanes of this window.
+  std::uint32_t ranks[multisplit_items_per_thread];
+#pragma unroll
+  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+    const std::uint32_t bucket = buckets[item];
+    const bool valid = bucket != no_bucket;
+    const unsigned peers = warp::match_any(bucket);
+    const std::uint32_t earlier = valid ? shared.warp_counts[warp_index][bucket] : 0;
+    ranks[item] = earlier + static_cast<std::uint32_t>(warp::rank_in(peers));
+    __syncwarp();
+    if (valid && (peers >> lane) == 1U) {  // the highest lane of the group updates the count
+      shared.warp_counts[warp_index][bucket] = earlier + static_cast<std::uint32_t>(warp::popc(peers));
+    }
+    __syncwarp();
+  }
+  __syncthreads();
+
+  // Thread b owns bucket b: exclusive scan over the warps, then over the buckets of the tile.
+  const std::uint32_t bucket = threadIdx.x;
+  std::uint32_t bucket_total = 0;
+  if (bucket < m) {
+    for (int w = 0; w < multisplit_warps; ++w) {
+      const std::uint32_t count = shared.warp_counts[w][bucket];
+      shared.warp_counts[w][bucket] = bucket_total;
+      bucket_total += count;
+    }
+  }
+  std::uint32_t tile_first = 0;
+  bucket_scan(shared.scan).ExclusiveSum(bucket_total, tile_first);
+  if (bucket < m) {
+    shared.tile_first[bucket] = tile_first;
+    shared.output_minus_tile[bucket] =
+        first_slots[static_cast<std::uint64_t>(bucket) * tile_count + blockIdx.x] - tile_first;
+  }
+  __syncthreads();
+
+  std::uint32_t positions[multisplit_items_per_thread];
+#pragma unroll
+  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+    const std::uint32_t b = buckets[item];
+    if (b == no_bucket) { continue; }
+    positions[item] = shared.tile_first[b] + shared.warp_counts[warp_index][b] + ranks[item];
+    shared.reordered[positions[item]] = std::bit_cast<std::uint32_t>(keys[item]);
+    shared.reordered_bucket[positions[item]] = static_cast<std::uint8_t>(b);
+  }
+  __syncthreads();
+
+  const std::uint64_t remaining = n - tile_begin;
+  const std::uint32_t tile_size =
+      remaining < multisplit_tile_keys ? static_cast<std::uint32_t>(remaining) : multisplit_tile_keys;
+#pragma unroll
+  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+    const std::uint32_t position = item * multisplit_block_threads + threadIdx.x;
+    if (position < tile_size) {
+      const std::uint64_t slot = shared.output_minus_tile[shared.reordered_bucket[position]] + position;
+      keys_out[slot] = std::bit_cast<Key>(shared.reordered[position]);
+    }
+  }
+  if constexpr (with_values) {
+    __syncthreads();
+#pragma unroll
+    for (int item = 0; item < multisplit_items_per_thread; ++item) {
+      if (buckets[item] != no_bucket) {
+        shared.reordered[positions[item]] = std::bit_cast<std::uint32_t>(values[item]);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int item = 0; item < multisplit_items_per_thread; ++item) {
+      const std::uint32_t position = item * multisplit_block_threads + threadIdx.x;
+      if (position < tile_size) {
+        const std::uint64_t slot = shared.output_minus_tile[shared.reordered_bucket[position]] + position;
+        values_out[slot] = std::bit_cast<Value>(shared.reordered[position]);
+      }
+    }
+  }
+}
+
+/// Large-m path: labels[i] = bucket of key i, indices[i] = i; ids >= m go to *bad_ids.
+template <class Key, class Identifier>
+__global__ void multisplit_label_kernel(const Key* keys, std::uint64_t n, Identifier identifier, std::uint32_t* labels,
+                                        std::uint32_t* indices, unsigned long long* bad_ids)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool valid = i < n;
+  const std::uint32_t bucket = valid ? identifier(keys[i]) : 0;
+  const bool bad = valid && bucket >= identifier.bucket_count();
+  const unsigned bad_lanes = warp::ballot(bad);
+  if (bad_lanes != 0 && warp::rank_in(bad_lanes) == 0 && bad) {
+    atomicAdd(bad_ids, static_cast<unsigned long long>(warp::popc(bad_lanes)));
+  }
+  if (valid) {
+    labels[i] = bucket;
+    indices[i] = static_cast<std::uint32_t>(i);
+  }
+}
+
+/// Large-m path: out[i] = in[source[i]] for keys and values (Value = void for keys only).
+template <class Key, class Value>
+__global__ void multisplit_gather_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
+                                         const std::uint32_t* source, std::uint64_t n)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  const std::uint32_t from = source[i];
+  keys_out[i] = keys_in[from];
+  if constexpr (!std::is_void_v<Value>) { values_out[i] = values_in[from]; }
+}
+
+/// Large-m path: offsets[b] = first i with sorted_labels[i] >= b. Thread i (0..n) fills the buckets in
+/// (label[i - 1], label[i]], reading label[-1] as -1 and label[n] as m - 1, so each bucket is written once.
+__global__ inline void multisplit_offsets_kernel(const std::uint32_t* sorted_labels, std::uint64_t n,
+                                                 std::uint32_t bucket_count, std::uint64_t* offsets)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i > n) { return; }
+  const std::int64_t previous = i == 0 ? -1 : static_cast<std::int64_t>(sorted_labels[i - 1]);
+  const std::int64_t current = i == n ? static_cast<std::int64_t>(bucket_count) - 1 : sorted_labels[i];
+  for (std::int64_t b = previous + 1; b <= current; ++b) { offsets[b] = i; }
+}
+
+}  // namespace warpdex::detail

@@ -1,0 +1,174 @@
+#pragma once
+/// @file The cuda backend's multisplit for any identifier: include it from CUDA code to use
+/// custom_buckets (a functor with a __host__ __device__ call operator) on the GPU.
+
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/split/detail/multisplit_kernels.cuh>
+#include <warpdex/split/detail/multisplit_validate.hpp>
+#include <warpdex/split/multisplit.hpp>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace warpdex {
+namespace detail {
+
+/// Threads per block of the one-key-per-thread kernels of the large-m path.
+inline constexpr int multisplit_simple_block_threads = 256;
+
+inline unsigned blocks_for(std::uint64_t items, std::uint64_t per_block)
+{
+  return static_cast<unsigned>((items + per_block - 1) / per_block);
+}
+
+inline std::uint64_t read_bad_ids(const buffer<unsigned long long>& bad_ids)
+{
+  return bad_ids.to_vector().front();  // synchronizes the stream
+}
+
+template <class Identifier>
+void validate_identifier_on_device(const char* caller, const Identifier& identifier, stream_t stream)
+{
+  validate_identifier(caller, identifier, [&](const auto& splitter_identifier) {
+    using splitter_type = std::remove_cvref_t<decltype(*splitter_identifier.splitters)>;
+    std::vector<splitter_type> copy(splitter_identifier.splitter_count);
+    copy_device_bytes(copy.data(), splitter_identifier.splitters, copy.size() * sizeof(splitter_type), stream);
+    synchronize(stream);
+    return copy;
+  });
+}
+
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> cuda_direct_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
+                                                  Key* keys_out, const Value* values_in, Value* values_out,
+                                                  std::uint64_t n, const Identifier& identifier)
+{
+  const std::uint32_t m = identifier.bucket_count();
+  const std::uint64_t tile_count = (n + multisplit_tile_keys - 1) / multisplit_tile_keys;
+  WARPDEX_EXPECTS(tile_count <= std::numeric_limits<std::uint32_t>::max(),
+                  std::string(caller) + ": " + std::to_string(n) + " keys are too many tiles");
+  const std::uint64_t table_size = tile_count * m;
+  auto counts = make_buffer<std::uint32_t>(backend, table_size);
+  auto first_slots = make_buffer<std::uint64_t>(backend, table_size);
+  auto bad_ids = make_buffer<unsigned long long>(backend, 1);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids.data(), 0, sizeof(unsigned long long), backend.stream));
+
+  const auto tiles = static_cast<std::uint32_t>(tile_count);
+  multisplit_count_kernel<Key, Identifier><<<tiles, multisplit_block_threads, 0, backend.stream>>>(
+      keys_in, n, identifier, tiles, counts.data(), bad_ids.data());
+  WARPDEX_CHECK_LAUNCH("multisplit_count_kernel");
+  expect_no_bad_buckets(caller, read_bad_ids(bad_ids), n, m);
+
+  std::size_t scan_bytes = 0;
+  const auto scan = [&](void* temp) {
+    WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(temp, scan_bytes, counts.data(), first_slots.data(),
+                                                    ::cuda::std::plus<>{}, std::uint64_t{0}, table_size,
+                                                    backend.stream));
+  };
+  scan(nullptr);
+  auto scan_temp = make_buffer<std::uint8_t>(backend, scan_bytes);
+  scan(scan_temp.data());
+
+  multisplit_scatter_kernel<Key, Value, Identifier><<<tiles, multisplit_block_threads, 0, backend.stream>>>(
+      keys_in, values_in, keys_out, values_out, n, identifier, tiles, first_slots.data());
+  WARPDEX_CHECK_LAUNCH("multisplit_scatter_kernel");
+
+  // The first tile's slot of each bucket is the bucket's offset: column 0 of the table.
+  std::vector<std::uint64_t> offsets(m);
+  WARPDEX_CUDA_TRY(cudaMemcpy2DAsync(offsets.data(), sizeof(std::uint64_t), first_slots.data(),
+                                     tile_count * sizeof(std::uint64_t), sizeof(std::uint64_t), m,
+                                     cudaMemcpyDeviceToHost, backend.stream));
+  synchronize(backend.stream);
+  return offsets;
+}
+
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> cuda_sorting_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
+                                                   Key* keys_out, const Value* values_in, Value* values_out,
+                                                   std::uint64_t n, const Identifier& identifier)
+{
+  const std::uint32_t m = identifier.bucket_count();
+  WARPDEX_EXPECTS(
+      n <= std::numeric_limits<std::uint32_t>::max(),
+      std::string(caller) + ": more than 256 buckets supports up to 2^32 - 1 keys, got " + std::to_string(n));
+  auto labels = make_buffer<std::uint32_t>(backend, n);
+  auto sorted_labels = make_buffer<std::uint32_t>(backend, n);
+  auto indices = make_buffer<std::uint32_t>(backend, n);
+  auto sorted_indices = make_buffer<std::uint32_t>(backend, n);
+  auto bad_ids = make_buffer<unsigned long long>(backend, 1);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids.data(), 0, sizeof(unsigned long long), backend.stream));
+  const unsigned blocks = blocks_for(n, multisplit_simple_block_threads);
+  multisplit_label_kernel<<<blocks, multisplit_simple_block_threads, 0, backend.stream>>>(
+      keys_in, n, identifier, labels.data(), indices.data(), bad_ids.data());
+  WARPDEX_CHECK_LAUNCH("multisplit_label_kernel");
+  expect_no_bad_buckets(caller, read_bad_ids(bad_ids), n, m);
+
+  const int label_bits = bucket_id_bits(m);
+  std::size_t sort_bytes = 0;
+  const auto sort = [&](void* temp) {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp, sort_bytes, labels.data(), sorted_labels.data(),
+                                                     indices.data(), sorted_indices.data(), n, 0, label_bits,
+                                                     backend.stream));
+  };
+  sort(nullptr);
+  auto sort_temp = make_buffer<std::uint8_t>(backend, sort_bytes);
+  sort(sort_temp.data());
+
+  multisplit_gather_kernel<<<blocks, multisplit_simple_block_threads, 0, backend.stream>>>(
+      keys_in, values_in, keys_out, values_out, sorted_indices.data(), n);
+  WARPDEX_CHECK_LAUNCH("multisplit_gather_kernel");
+  auto offsets = make_buffer<std::uint64_t>(backend, m);
+  multisplit_offsets_kernel<<<blocks_for(n + 1, multisplit_simple_block_threads), multisplit_simple_block_threads, 0,
+                              backend.stream>>>(sorted_labels.data(), n, m, offsets.data());
+  WARPDEX_CHECK_LAUNCH("multisplit_offsets_kernel");
+  return offsets.to_vector();
+}
+
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backend, std::span<const Key> keys_in,
+                                           std::span<Key> keys_out, const Value* values_in, Value* values_out,
+                                           const Identifier& identifier)
+{
+  validate_identifier_on_device(caller, identifier, backend.stream);
+  const std::uint64_t n = keys_in.size();
+  const std::uint32_t m = identifier.bucket_count();
+  if (n == 0) { return std::vector<std::uint64_t>(m, 0); }
+  if (m <= multisplit_direct_max_buckets) {
+    return cuda_direct_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
+                                  identifier);
+  }
+  return cuda_sorting_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
+                                 identifier);
+}
+
+}  // namespace detail
+
+template <class Key, class Identifier>
+std::vector<std::uint64_t> multisplit(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in,
+                                      std::span<Key> keys_out, const Identifier& identifier)
+{
+  constexpr const char* caller = "multisplit";
+  detail::validate_multisplit_spans<Key, int>(caller, keys_in, keys_out, {}, {}, false);
+  return detail::cuda_multisplit<Key, void>(caller, backend, keys_in, keys_out, nullptr, nullptr, identifier);
+}
+
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> multisplit_pairs(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in,
+                                            std::span<const std::type_identity_t<Value>> values_in,
+                                            std::span<Key> keys_out, std::span<Value> values_out,
+                                            const Identifier& identifier)
+{
+  constexpr const char* caller = "multisplit_pairs";
+  detail::validate_multisplit_spans<Key, Value>(caller, keys_in, keys_out, values_in, values_out, true);
+  return detail::cuda_multisplit<Key, Value>(caller, backend, keys_in, keys_out, values_in.data(), values_out.data(),
+                                             identifier);
+}
+
+}  // namespace warpdex

@@ -1,0 +1,66 @@
+#pragma once
+/// @file Stable multisplit: reorder keys (or key-value pairs) so that the keys of each bucket are
+/// contiguous, buckets in ascending id order, and keys of one bucket in their input order.
+///
+/// ```
+/// // keys and out in device memory; bucket = bits [4, 9) of the key, 32 buckets
+/// const auto offsets = warpdex::multisplit(warpdex::cuda{stream}, keys, out, warpdex::bit_field_buckets{4, 5});
+/// // out[offsets[b] .. offsets[b + 1]) holds the keys of bucket b (the last bucket ends at n)
+/// ```
+///
+/// Identifiers (bucket_identifiers.hpp): bit fields, delta buckets, splitters, and any functor. The
+/// compiled library instantiates uint32 keys with bit fields, delta buckets and uint32 splitters, and
+/// float keys with float splitters, all with uint32 values. Other identifiers (custom_buckets with
+/// your functor) need the definitions: include <warpdex/split/multisplit_host.hpp> in C++ code for the
+/// host backend and <warpdex/split/multisplit.cuh> in CUDA code for the cuda backend.
+///
+/// Preconditions and errors (checked before any output is written; `warpdex::error`):
+/// - output sizes equal the input size; outputs do not overlap the inputs;
+/// - the identifier is valid (bit field within 32 bits, delta >= 1, splitters strictly increasing and
+///   not NaN, m >= 1);
+/// - every key's bucket id lies in [0, m): the ids are counted first, and any outside makes the call
+///   throw with their number, leaving the outputs untouched.
+///
+/// Complexity: O(n + m * n / tile) work. The cuda backend for m <= 256 reads the keys twice and writes
+/// them once (12 bytes per 32-bit key, 20 per pair) plus an m x (n / 4096) table of counts; for larger
+/// m it labels the keys and sorts (label, index) pairs over ceil(log2 m) bits. The call synchronizes
+/// the backend's stream (it needs the bucket counts on the host to report bad ids).
+
+#include <warpdex/core/backend.hpp>
+#include <warpdex/split/bucket_identifiers.hpp>
+
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+namespace warpdex {
+
+/// Stable multisplit of keys on the host backend. Returns the m bucket offsets: bucket b occupies
+/// keys_out[offsets[b], offsets[b + 1]) (the last bucket ends at n).
+template <class Key, class Identifier>
+std::vector<std::uint64_t> multisplit(const host& backend, std::span<const std::type_identity_t<Key>> keys_in,
+                                      std::span<Key> keys_out, const Identifier& identifier);
+
+/// Stable multisplit of key-value pairs on the host backend: each value moves with its key.
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> multisplit_pairs(const host& backend, std::span<const std::type_identity_t<Key>> keys_in,
+                                            std::span<const std::type_identity_t<Value>> values_in,
+                                            std::span<Key> keys_out, std::span<Value> values_out,
+                                            const Identifier& identifier);
+
+#if WARPDEX_HAS_CUDA
+/// Stable multisplit of keys in device memory on the cuda backend (same contract as the host one).
+template <class Key, class Identifier>
+std::vector<std::uint64_t> multisplit(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in,
+                                      std::span<Key> keys_out, const Identifier& identifier);
+
+/// Stable multisplit of key-value pairs in device memory on the cuda backend.
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> multisplit_pairs(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in,
+                                            std::span<const std::type_identity_t<Value>> values_in,
+                                            std::span<Key> keys_out, std::span<Value> values_out,
+                                            const Identifier& identifier);
+#endif
+
+}  // namespace warpdex

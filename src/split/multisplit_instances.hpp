@@ -1,0 +1,21 @@
+#pragma once
+// The identifiers the compiled library instantiates, for both backends (see multisplit.hpp).
+
+#include <warpdex/split/multisplit.hpp>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#define WARPDEX_INSTANTIATE_MULTISPLIT(Backend, Key, Identifier)                                                      \
+  template std::vector<std::uint64_t> multisplit<Key, Identifier>(const Backend&, std::span<const Key>,               \
+                                                                  std::span<Key>, const Identifier&);                 \
+  template std::vector<std::uint64_t> multisplit_pairs<Key, std::uint32_t, Identifier>(                               \
+      const Backend&, std::span<const Key>, std::span<const std::uint32_t>, std::span<Key>, std::span<std::uint32_t>, \
+      const Identifier&);
+
+#define WARPDEX_INSTANTIATE_ALL_MULTISPLITS(Backend)                                      \
+  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint32_t, bit_field_buckets)               \
+  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint32_t, delta_buckets)                   \
+  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint32_t, splitter_buckets<std::uint32_t>) \
+  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, float, splitter_buckets<float>)

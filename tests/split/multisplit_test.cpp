@@ -1,0 +1,342 @@
+// Stable multisplit on every backend against the stable-partition oracle, for every identifier kind,
+// bucket counts on both sides of the direct path's limit, every bucket spread, keys and pairs.
+#include "split/multisplit_oracle.hpp"
+#include "support/backend_fixture.hpp"
+#include "support/expect_error.hpp"
+
+#include <warpdex/split/multisplit.hpp>
+#include <warpdex/split/multisplit_host.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace warpdex::testing {
+namespace {
+
+using key32 = std::uint32_t;
+using value32 = std::uint32_t;
+
+constexpr key32 poison_key = 0xdeadbeefU;
+constexpr value32 poison_value = 0xfeedfaceU;
+/// Bucket counts of the issue: both sides of 32 (one warp) and of 256 (the direct path's limit).
+const std::vector<std::uint32_t> bucket_counts = {1, 2, 3, 5, 32, 33, 100, 256, 257, 1000};
+/// Sizes: empty, one key, one past a 4096-key tile, and several tiles with a ragged end.
+const std::vector<std::uint64_t> sizes = {0, 1, 4097, 3 * 4096 + 1000};
+const std::vector<bucket_spread> spreads = {bucket_spread::uniform, bucket_spread::one_bucket, bucket_spread::binomial,
+                                            bucket_spread::quarter_skewed};
+
+template <class T>
+std::vector<std::uint32_t> bit_patterns(const std::vector<T>& values)
+{
+  std::vector<std::uint32_t> bits(values.size());
+  std::transform(values.begin(), values.end(), bits.begin(), [](T v) { return std::bit_cast<std::uint32_t>(v); });
+  return bits;
+}
+
+/// Runs the multisplit of `keys` (with input positions as values when `pairs`) and compares everything
+/// with the oracle built from `ids`, the independently computed bucket of every key.
+template <class Backend, class Key, class Identifier>
+void expect_stable_split(const Backend& backend, const std::vector<Key>& keys, const std::vector<std::uint32_t>& ids,
+                         const Identifier& identifier, bool pairs)
+{
+  const std::uint64_t n = keys.size();
+  const std::uint32_t m = identifier.bucket_count();
+  std::vector<value32> values;
+  if (pairs) {
+    values.resize(n);
+    std::iota(values.begin(), values.end(), value32{0});  // a value is its key's input position: checks stability
+  }
+  const auto expected = stable_split_oracle(keys, values, ids, m);
+
+  auto keys_in = make_buffer_from<Key>(backend, keys);
+  auto keys_out = make_filled_buffer<Key>(backend, n, std::bit_cast<Key>(poison_key));
+  std::vector<std::uint64_t> offsets;
+  if (pairs) {
+    auto values_in = make_buffer_from<value32>(backend, values);
+    auto values_out = make_filled_buffer<value32>(backend, n, poison_value);
+    offsets = multisplit_pairs(backend, std::as_const(keys_in).span(), std::as_const(values_in).span(), keys_out.span(),
+                               values_out.span(), identifier);
+    EXPECT_EQ(values_out.to_vector(), expected.values);
+  } else {
+    offsets = multisplit(backend, std::as_const(keys_in).span(), keys_out.span(), identifier);
+  }
+  EXPECT_EQ(bit_patterns(keys_out.to_vector()), bit_patterns(expected.keys));
+  EXPECT_EQ(offsets, expected.offsets);
+}
+
+/// A key whose field [shift, shift + bits) holds `bucket`, other bits random.
+key32 key_with_field(std::uint32_t bucket, const bit_field_buckets& field, std::mt19937_64& random)
+{
+  const std::uint64_t mask = ((std::uint64_t{1} << field.bits) - 1) << field.shift;
+  const auto noise = static_cast<std::uint64_t>(random());
+  return static_cast<key32>((noise & ~mask) | ((std::uint64_t{bucket} << field.shift) & mask));
+}
+
+/// Splitters for m buckets: m - 1 distinct sorted values in [1, 2^32 - 1], so every bucket has keys.
+std::vector<key32> draw_splitters(std::uint32_t m, std::mt19937_64& random)
+{
+  std::uniform_int_distribution<key32> value(1, std::numeric_limits<key32>::max());
+  std::set<key32> chosen;
+  while (chosen.size() + 1 < m) { chosen.insert(value(random)); }
+  return {chosen.begin(), chosen.end()};
+}
+
+/// A uniform key in bucket b of `splitters` (bucket b holds [s_{b-1}, s_b)).
+key32 key_in_range(std::uint32_t bucket, const std::vector<key32>& splitters, std::mt19937_64& random)
+{
+  const std::uint64_t low = bucket == 0 ? 0 : splitters[bucket - 1];
+  const std::uint64_t high = bucket == splitters.size() ? std::numeric_limits<key32>::max() : splitters[bucket] - 1;
+  return static_cast<key32>(std::uniform_int_distribution<std::uint64_t>(low, high)(random));
+}
+
+struct split_case {
+  std::uint32_t m;
+  std::uint64_t n;
+  bucket_spread spread;
+  bool pairs;
+  std::uint64_t seed;
+};
+
+/// Every (m, n) with a spread and keys/pairs rotating, so all combinations of each pair appear.
+template <class Check>
+void for_each_case(std::uint64_t family_seed, Check&& check)
+{
+  int index = 0;
+  for (const std::uint32_t m : bucket_counts) {
+    for (const std::uint64_t n : sizes) {
+      for (const bool pairs : {false, true}) {
+        const split_case c{m, n, spreads[index % spreads.size()], pairs, family_seed * 1000003 + index};
+        ++index;
+        SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " spread=" + spread_name(c.spread) +
+                     (pairs ? " pairs" : " keys") + " seed=" + std::to_string(c.seed));
+        check(c);
+      }
+    }
+  }
+}
+
+template <class Backend>
+class multisplit_test : public backend_test<Backend> {
+};
+TYPED_TEST_SUITE(multisplit_test, all_backends, backend_names);
+
+TYPED_TEST(multisplit_test, delta_buckets_match_the_stable_oracle)
+{
+  for_each_case(1, [&](const split_case& c) {
+    std::mt19937_64 random(c.seed);
+    const key32 delta = std::uniform_int_distribution<key32>(1, std::numeric_limits<key32>::max() / c.m)(random);
+    const delta_buckets identifier{delta, c.m};
+    const auto ids = draw_buckets(c.n, c.m, c.spread, random);
+    std::vector<key32> keys(c.n);
+    for (std::uint64_t i = 0; i < c.n; ++i) {
+      keys[i] = ids[i] * delta + std::uniform_int_distribution<key32>(0, delta - 1)(random);
+    }
+    expect_stable_split(this->backend(), keys, ids, identifier, c.pairs);
+  });
+}
+
+TYPED_TEST(multisplit_test, splitter_buckets_match_the_stable_oracle)
+{
+  for_each_case(2, [&](const split_case& c) {
+    std::mt19937_64 random(c.seed);
+    const auto splitters = draw_splitters(c.m, random);
+    const auto ids = draw_buckets(c.n, c.m, c.spread, random);
+    std::vector<key32> keys(c.n);
+    for (std::uint64_t i = 0; i < c.n; ++i) { keys[i] = key_in_range(ids[i], splitters, random); }
+    const auto stored = make_buffer_from<key32>(this->backend(), splitters);
+    const splitter_buckets<key32> identifier{stored.data(), static_cast<std::uint32_t>(splitters.size())};
+    expect_stable_split(this->backend(), keys, ids, identifier, c.pairs);
+  });
+}
+
+TYPED_TEST(multisplit_test, float_splitter_buckets_match_upper_bound)
+{
+  for_each_case(3, [&](const split_case& c) {
+    std::mt19937_64 random(c.seed);
+    std::uniform_real_distribution<float> value(-1000.0F, 1000.0F);
+    std::set<float> chosen;
+    while (chosen.size() + 1 < c.m) { chosen.insert(value(random)); }
+    const std::vector<float> splitters(chosen.begin(), chosen.end());
+    std::vector<float> keys(c.n);
+    std::vector<std::uint32_t> ids(c.n);
+    for (std::uint64_t i = 0; i < c.n; ++i) {
+      keys[i] = c.spread == bucket_spread::one_bucket ? 1500.0F : 1.1F * value(random);
+      ids[i] =
+          static_cast<std::uint32_t>(std::upper_bound(splitters.begin(), splitters.end(), keys[i]) - splitters.begin());
+    }
+    const auto stored = make_buffer_from<float>(this->backend(), splitters);
+    const splitter_buckets<float> identifier{stored.data(), static_cast<std::uint32_t>(splitters.size())};
+    expect_stable_split(this->backend(), keys, ids, identifier, c.pairs);
+  });
+}
+
+TYPED_TEST(multisplit_test, bit_field_buckets_match_the_stable_oracle)
+{
+  std::uint64_t seed = 4000;
+  for (const std::uint32_t bits : {0U, 1U, 2U, 5U, 8U, 9U, 10U}) {
+    for (const std::uint64_t n : sizes) {
+      for (const bool pairs : {false, true}) {
+        std::mt19937_64 random(++seed);
+        const bit_field_buckets field{std::uniform_int_distribution<std::uint32_t>(0, 32 - bits)(random), bits};
+        const bucket_spread spread = spreads[seed % spreads.size()];
+        SCOPED_TRACE("bits=" + std::to_string(bits) + " shift=" + std::to_string(field.shift) +
+                     " n=" + std::to_string(n) + " spread=" + spread_name(spread) + " seed=" + std::to_string(seed));
+        const auto ids = draw_buckets(n, field.bucket_count(), spread, random);
+        std::vector<key32> keys(n);
+        for (std::uint64_t i = 0; i < n; ++i) { keys[i] = key_with_field(ids[i], field, random); }
+        expect_stable_split(this->backend(), keys, ids, field, pairs);
+      }
+    }
+  }
+}
+
+TYPED_TEST(multisplit_test, a_million_keys_split_stably)
+{
+  constexpr std::uint64_t n = std::uint64_t{1} << 20;  // many tiles; small enough for compute-sanitizer
+  for (const std::uint32_t m : {2U, 32U, 256U, 1000U}) {
+    std::mt19937_64 random(5000 + m);
+    SCOPED_TRACE("m=" + std::to_string(m));
+    const auto ids = draw_buckets(n, m, bucket_spread::uniform, random);
+    std::vector<key32> keys(ids.begin(), ids.end());
+    expect_stable_split(this->backend(), keys, ids, delta_buckets{1, m}, true);
+  }
+}
+
+TYPED_TEST(multisplit_test, ids_outside_the_buckets_throw_and_write_nothing)
+{
+  constexpr std::uint64_t n = 10000;
+  for (const std::uint32_t m : {1U, 32U, 300U}) {
+    SCOPED_TRACE("m=" + std::to_string(m));
+    std::vector<key32> keys(n);
+    std::iota(keys.begin(), keys.end(), key32{0});
+    const std::uint64_t bad = n - m;  // delta 1: keys m .. n-1 have ids >= m
+    auto keys_in = make_buffer_from<key32>(this->backend(), keys);
+    auto keys_out = make_filled_buffer<key32>(this->backend(), n, poison_key);
+    auto values_in = make_buffer_from<value32>(this->backend(), keys);
+    auto values_out = make_filled_buffer<value32>(this->backend(), n, poison_value);
+    expect_error_mentioning<error>(
+        [&] {
+          (void)multisplit(this->backend(), std::as_const(keys_in).span(), keys_out.span(), delta_buckets{1, m});
+        },
+        {"multisplit", std::to_string(bad) + " of " + std::to_string(n), "outside [0, " + std::to_string(m) + ")"});
+    expect_error_mentioning<error>(
+        [&] {
+          (void)multisplit_pairs(this->backend(), std::as_const(keys_in).span(), std::as_const(values_in).span(),
+                                 keys_out.span(), values_out.span(), delta_buckets{1, m});
+        },
+        {"multisplit_pairs", std::to_string(bad) + " of "});
+    EXPECT_EQ(keys_out.to_vector(), std::vector<key32>(n, poison_key));
+    EXPECT_EQ(values_out.to_vector(), std::vector<value32>(n, poison_value));
+  }
+}
+
+TYPED_TEST(multisplit_test, bad_splitters_are_rejected)
+{
+  const auto backend = this->backend();
+  auto keys_in = make_buffer_from<key32>(backend, std::vector<key32>{5, 1, 9});
+  auto keys_out = make_filled_buffer<key32>(backend, 3, poison_key);
+  const auto split_with = [&](const std::vector<key32>& splitters) {
+    const auto stored = make_buffer_from<key32>(backend, splitters);
+    (void)multisplit(backend, std::as_const(keys_in).span(), keys_out.span(),
+                     splitter_buckets<key32>{stored.data(), static_cast<std::uint32_t>(splitters.size())});
+  };
+  expect_error_mentioning<error>([&] { split_with({1, 7, 3}); }, {"strictly increasing", "splitter 2"});
+  expect_error_mentioning<error>([&] { split_with({1, 4, 4, 8}); }, {"strictly increasing", "splitter 2"});
+
+  auto float_in = make_buffer_from<float>(backend, std::vector<float>{0.5F, 2.0F});
+  auto float_out = make_filled_buffer<float>(backend, 2, 0.0F);
+  const std::vector<float> with_nan = {0.0F, std::numeric_limits<float>::quiet_NaN(), 1.0F};
+  const auto stored = make_buffer_from<float>(backend, with_nan);
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, std::as_const(float_in).span(), float_out.span(),
+                         splitter_buckets<float>{stored.data(), 3});
+      },
+      {"splitter 1 is NaN"});
+  EXPECT_EQ(keys_out.to_vector(), std::vector<key32>(3, poison_key));
+  EXPECT_EQ(float_out.to_vector(), std::vector<float>(2, 0.0F));
+}
+
+TYPED_TEST(multisplit_test, bad_identifiers_and_spans_are_rejected)
+{
+  const auto backend = this->backend();
+  auto keys_in = make_buffer_from<key32>(backend, std::vector<key32>{5, 1, 9, 4});
+  auto keys_out = make_filled_buffer<key32>(backend, 4, poison_key);
+  auto short_out = make_filled_buffer<key32>(backend, 3, poison_key);
+  auto values_in = make_buffer_from<value32>(backend, std::vector<value32>{0, 1, 2});
+  auto values_out = make_filled_buffer<value32>(backend, 4, poison_value);
+  const auto in = std::as_const(keys_in).span();
+
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, in, keys_out.span(), bit_field_buckets{0, 32});
+      },
+      {"bit field of 32 bits"});
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, in, keys_out.span(), bit_field_buckets{30, 4});
+      },
+      {"does not fit in a 32-bit key"});
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, in, keys_out.span(), delta_buckets{0, 4});
+      },
+      {"delta >= 1"});
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, in, keys_out.span(), delta_buckets{1, 0});
+      },
+      {"at least 1"});
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, in, short_out.span(), delta_buckets{4, 4});
+      },
+      {"keys_out holds 3 keys but keys_in holds 4"});
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, in, keys_in.span().subspan(0, 4), delta_buckets{4, 4});
+      },
+      {"overlaps"});
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit_pairs(backend, in, std::as_const(values_in).span(), keys_out.span(), values_out.span(),
+                               delta_buckets{4, 4});
+      },
+      {"values_in holds 3 values"});
+  EXPECT_EQ(keys_out.to_vector(), std::vector<key32>(4, poison_key));
+  EXPECT_EQ(values_out.to_vector(), std::vector<value32>(4, poison_value));
+}
+
+TEST(multisplit_host, custom_functors_split_stably)
+{
+  std::mt19937_64 random(6000);
+  constexpr std::uint64_t n = 50000;
+  constexpr std::uint32_t m = 7;
+  std::vector<key32> keys(n);
+  for (auto& key : keys) { key = static_cast<key32>(random()); }
+  std::vector<std::uint32_t> ids(n);
+  std::transform(keys.begin(), keys.end(), ids.begin(), [](key32 key) { return key % m; });
+  expect_stable_split(host{}, keys, ids, make_custom_buckets([](key32 key) { return key % m; }, m), true);
+
+  auto out = std::vector<key32>(n, poison_key);
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(host{}, std::span<const key32>(keys), std::span<key32>(out),
+                         make_custom_buckets([](key32 key) { return key % (m + 1); }, m));
+      },
+      {"outside [0, 7)"});
+  EXPECT_EQ(out, std::vector<key32>(n, poison_key));
+}
+
+}  // namespace
+}  // namespace warpdex::testing

@@ -1,0 +1,176 @@
+// The radix sort and the histograms built on the multisplit, on every backend, against std::stable_sort
+// and a direct count.
+#include "support/backend_fixture.hpp"
+#include "support/expect_error.hpp"
+
+#include <warpdex/split/histogram.hpp>
+#include <warpdex/split/radix_sort.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace warpdex::testing {
+namespace {
+
+constexpr std::uint32_t poison = 0xdeadbeefU;
+
+template <class Backend>
+class radix_sort_test : public backend_test<Backend> {
+};
+TYPED_TEST_SUITE(radix_sort_test, all_backends, backend_names);
+
+TYPED_TEST(radix_sort_test, sorts_keys_and_pairs_stably_both_ways)
+{
+  std::uint64_t seed = 100;
+  for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{4097}, std::uint64_t{200000}}) {
+    for (const sort_order order : {sort_order::ascending, sort_order::descending}) {
+      for (const bool narrow_keys : {false, true}) {
+        std::mt19937_64 random(++seed);
+        SCOPED_TRACE("n=" + std::to_string(n) + (order == sort_order::ascending ? " ascending" : " descending") +
+                     (narrow_keys ? " keys < 1000" : " full keys") + " seed=" + std::to_string(seed));
+        std::vector<std::uint32_t> keys(n);
+        // Narrow keys repeat often: stability decides the order of their values.
+        for (auto& key : keys) { key = static_cast<std::uint32_t>(narrow_keys ? random() % 1000 : random()); }
+        std::vector<std::uint32_t> positions(n);
+        std::iota(positions.begin(), positions.end(), std::uint32_t{0});
+        std::vector<std::uint32_t> expected_positions = positions;
+        std::stable_sort(expected_positions.begin(), expected_positions.end(), [&](std::uint32_t a, std::uint32_t b) {
+          return order == sort_order::ascending ? keys[a] < keys[b] : keys[a] > keys[b];
+        });
+        std::vector<std::uint32_t> expected_keys(n);
+        for (std::uint64_t i = 0; i < n; ++i) { expected_keys[i] = keys[expected_positions[i]]; }
+
+        auto keys_in = make_buffer_from<std::uint32_t>(this->backend(), keys);
+        auto values_in = make_buffer_from<std::uint32_t>(this->backend(), positions);
+        auto keys_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
+        auto values_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
+        radix_sort(this->backend(), std::as_const(keys_in).span(), keys_out.span(), order);
+        EXPECT_EQ(keys_out.to_vector(), expected_keys);
+        keys_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
+        radix_sort_pairs(this->backend(), std::as_const(keys_in).span(), std::as_const(values_in).span(),
+                         keys_out.span(), values_out.span(), order);
+        EXPECT_EQ(keys_out.to_vector(), expected_keys);
+        EXPECT_EQ(values_out.to_vector(), expected_positions);
+      }
+    }
+  }
+}
+
+TYPED_TEST(radix_sort_test, rejects_mismatched_and_overlapping_spans)
+{
+  auto keys = make_buffer_from<std::uint32_t>(this->backend(), std::vector<std::uint32_t>{3, 1, 2});
+  auto short_out = make_filled_buffer<std::uint32_t>(this->backend(), 2, poison);
+  expect_error_mentioning<error>([&] { radix_sort(this->backend(), std::as_const(keys).span(), short_out.span()); },
+                                 {"radix_sort", "keys_out"});
+  expect_error_mentioning<error>([&] { radix_sort(this->backend(), std::as_const(keys).span(), keys.span()); },
+                                 {"overlaps"});
+  EXPECT_EQ(short_out.to_vector(), std::vector<std::uint32_t>(2, poison));
+}
+
+template <class Backend>
+class histogram_test : public backend_test<Backend> {
+};
+TYPED_TEST_SUITE(histogram_test, all_backends, backend_names);
+
+/// Samples in [-150, 1150) with a few NaNs: some below, some above the bins [0, 1024).
+std::vector<float> float_samples(std::uint64_t n, std::uint64_t seed)
+{
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<float> value(-150.0F, 1150.0F);
+  std::vector<float> samples(n);
+  for (auto& sample : samples) {
+    sample = random() % 50 == 0 ? std::numeric_limits<float>::quiet_NaN() : value(random);
+  }
+  return samples;
+}
+
+TYPED_TEST(histogram_test, even_bins_count_like_a_direct_count)
+{
+  constexpr float lower = 0.0F;
+  constexpr float upper = 1024.0F;
+  for (const std::uint32_t m : {1U, 2U, 16U, 256U, 5000U}) {
+    SCOPED_TRACE("m=" + std::to_string(m));
+    const auto samples = float_samples(100000, 200 + m);
+    std::vector<std::uint64_t> expected(m, 0);
+    std::uint64_t expected_outside = 0;
+    const float scale = static_cast<float>(static_cast<double>(m) / (upper - lower));
+    for (const float x : samples) {
+      if (!(x >= lower && x < upper)) {
+        ++expected_outside;
+        continue;
+      }
+      ++expected[std::min(static_cast<std::uint32_t>((x - lower) * scale), m - 1)];
+    }
+    const auto stored = make_buffer_from<float>(this->backend(), samples);
+    const auto result = histogram_even(this->backend(), std::as_const(stored).span(), m, lower, upper);
+    EXPECT_EQ(result.counts, expected);
+    EXPECT_EQ(result.not_counted, expected_outside);
+    EXPECT_GT(expected_outside, 0U);
+  }
+
+  std::vector<std::uint32_t> integers(10000);
+  std::iota(integers.begin(), integers.end(), std::uint32_t{0});
+  const auto stored = make_buffer_from<std::uint32_t>(this->backend(), integers);
+  const auto result = histogram_even(this->backend(), std::as_const(stored).span(), 3U, 100U, 400U);
+  EXPECT_EQ(result.counts, (std::vector<std::uint64_t>{100, 100, 100}));
+  EXPECT_EQ(result.not_counted, 10000U - 300U);
+}
+
+TYPED_TEST(histogram_test, range_bins_count_like_upper_bound)
+{
+  for (const std::uint32_t m : {1U, 2U, 16U, 256U, 5000U}) {
+    SCOPED_TRACE("m=" + std::to_string(m));
+    const auto samples = float_samples(100000, 300 + m);
+    std::vector<float> boundaries(m + 1);
+    for (std::uint32_t b = 0; b <= m; ++b) { boundaries[b] = std::sqrt(static_cast<float>(b) / m) * 1024.0F; }
+    std::vector<std::uint64_t> expected(m, 0);
+    std::uint64_t expected_outside = 0;
+    for (const float x : samples) {
+      const auto above = std::upper_bound(boundaries.begin(), boundaries.end(), x) - boundaries.begin();
+      if (std::isnan(x) || above == 0 || above == static_cast<std::ptrdiff_t>(m + 1)) {
+        ++expected_outside;
+      } else {
+        ++expected[above - 1];
+      }
+    }
+    const auto stored_samples = make_buffer_from<float>(this->backend(), samples);
+    const auto stored_boundaries = make_buffer_from<float>(this->backend(), boundaries);
+    const auto result =
+        histogram_range(this->backend(), std::as_const(stored_samples).span(), std::as_const(stored_boundaries).span());
+    EXPECT_EQ(result.counts, expected);
+    EXPECT_EQ(result.not_counted, expected_outside);
+  }
+}
+
+TYPED_TEST(histogram_test, bad_bins_are_rejected)
+{
+  const auto samples = make_buffer_from<float>(this->backend(), std::vector<float>{1.0F, 2.0F});
+  const auto span = std::as_const(samples).span();
+  const auto range_with = [&](const std::vector<float>& boundaries) {
+    const auto stored = make_buffer_from<float>(this->backend(), boundaries);
+    (void)histogram_range(this->backend(), span, std::as_const(stored).span());
+  };
+  expect_error_mentioning<error>([&] { range_with({0.0F, 2.0F, 1.0F}); }, {"strictly increasing"});
+  expect_error_mentioning<error>([&] { range_with({0.0F, 1.0F, 1.0F}); }, {"strictly increasing"});
+  expect_error_mentioning<error>([&] { range_with({0.0F, std::numeric_limits<float>::quiet_NaN()}); }, {"NaN"});
+  expect_error_mentioning<error>([&] { range_with({0.0F}); }, {"m + 1 >= 2"});
+  expect_error_mentioning<error>([&] { (void)histogram_even(this->backend(), span, 0U, 0.0F, 1.0F); },
+                                 {"at least one bin"});
+  expect_error_mentioning<error>([&] { (void)histogram_even(this->backend(), span, 4U, 1.0F, 1.0F); },
+                                 {"must be below upper"});
+  expect_error_mentioning<error>(
+      [&] { (void)histogram_even(this->backend(), span, 4U, 0.0F, std::numeric_limits<float>::infinity()); },
+      {"finite"});
+}
+
+}  // namespace
+}  // namespace warpdex::testing

@@ -1,0 +1,130 @@
+// The warp-level multisplit primitives (both variants) against a per-warp count on the host, and the
+// cuda multisplit with a user functor (which needs the definitions in multisplit.cuh).
+#include "split/multisplit_oracle.hpp"
+#include "support/backend_fixture.hpp"
+
+#include <warpdex/split/multisplit.cuh>
+#include <warpdex/split/multisplit_host.hpp>
+#include <warpdex/split/warp_multisplit.cuh>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <utility>
+#include <vector>
+
+namespace warpdex::testing {
+namespace {
+
+constexpr int warps_per_block = 4;
+constexpr int block_threads = warps_per_block * warp::size;
+
+/// Per lane: the local offset and the ceil(MaxBuckets / 32) histogram counts that the lane holds.
+template <class Primitive, std::uint32_t MaxBuckets>
+__global__ void warp_primitive_kernel(const std::uint32_t* buckets, const std::uint8_t* active, std::uint32_t* offsets,
+                                      std::uint32_t* counts)
+{
+  __shared__ typename Primitive::TempStorage storage[warps_per_block];
+  const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
+  Primitive primitive(storage[warp::warp_in_block()]);
+  const bool is_active = active[thread] != 0;
+  offsets[thread] = primitive.local_offset(buckets[thread], is_active);
+  std::uint32_t lane_counts[Primitive::segments];
+  primitive.histogram(buckets[thread], lane_counts, is_active);
+  for (int segment = 0; segment < Primitive::segments; ++segment) {
+    counts[thread * Primitive::segments + segment] = lane_counts[segment];
+  }
+}
+
+template <class Primitive, std::uint32_t MaxBuckets>
+void expect_warp_primitive_matches_counting()
+{
+  constexpr int blocks = 8;
+  constexpr int threads = blocks * block_threads;
+  constexpr int segments = Primitive::segments;
+  std::mt19937_64 random(MaxBuckets * 7919);
+  std::vector<std::uint32_t> buckets(threads);
+  std::vector<std::uint8_t> active(threads);
+  for (int i = 0; i < threads; ++i) {
+    // Few distinct buckets in some warps, all of them in others; a tenth of the lanes inactive.
+    const std::uint32_t range = (i / warp::size) % 2 == 0 ? MaxBuckets : std::min<std::uint32_t>(3, MaxBuckets);
+    buckets[i] = std::uniform_int_distribution<std::uint32_t>(0, range - 1)(random);
+    active[i] = std::bernoulli_distribution(0.9)(random) ? 1 : 0;
+  }
+  auto device_buckets = make_buffer_from<std::uint32_t>(cuda{}, buckets);
+  auto device_active = make_buffer_from<std::uint8_t>(cuda{}, active);
+  auto device_offsets = make_filled_buffer<std::uint32_t>(cuda{}, threads, 0xffffffffU);
+  auto device_counts = make_filled_buffer<std::uint32_t>(cuda{}, threads * segments, 0xffffffffU);
+  warp_primitive_kernel<Primitive, MaxBuckets><<<blocks, block_threads>>>(device_buckets.data(), device_active.data(),
+                                                                          device_offsets.data(), device_counts.data());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto offsets = device_offsets.to_vector();
+  const auto counts = device_counts.to_vector();
+
+  for (int warp_begin = 0; warp_begin < threads; warp_begin += warp::size) {
+    std::vector<std::uint32_t> histogram(segments * warp::size, 0);
+    for (int lane = 0; lane < warp::size; ++lane) {
+      const int i = warp_begin + lane;
+      if (!active[i]) { continue; }
+      std::uint32_t earlier = 0;
+      for (int lower = warp_begin; lower < i; ++lower) { earlier += active[lower] && buckets[lower] == buckets[i]; }
+      EXPECT_EQ(offsets[i], earlier) << "thread " << i;
+      ++histogram[buckets[i]];
+    }
+    for (int lane = 0; lane < warp::size; ++lane) {
+      for (int segment = 0; segment < segments; ++segment) {
+        EXPECT_EQ(counts[(warp_begin + lane) * segments + segment], histogram[segment * warp::size + lane])
+            << "thread " << warp_begin + lane << " segment " << segment;
+      }
+    }
+  }
+}
+
+class warp_multisplit_test : public cuda_test {};
+
+TEST_F(warp_multisplit_test, ballot_variant_counts_and_ranks)
+{
+  expect_warp_primitive_matches_counting<warp_multisplit_ballot<1>, 1>();
+  expect_warp_primitive_matches_counting<warp_multisplit_ballot<2>, 2>();
+  expect_warp_primitive_matches_counting<warp_multisplit_ballot<32>, 32>();
+  expect_warp_primitive_matches_counting<warp_multisplit_ballot<100>, 100>();
+}
+
+TEST_F(warp_multisplit_test, match_variant_counts_and_ranks)
+{
+  expect_warp_primitive_matches_counting<warp_multisplit_match<1>, 1>();
+  expect_warp_primitive_matches_counting<warp_multisplit_match<2>, 2>();
+  expect_warp_primitive_matches_counting<warp_multisplit_match<32>, 32>();
+  expect_warp_primitive_matches_counting<warp_multisplit_match<100>, 100>();
+}
+
+/// A stateful user identifier: buckets by the key's residue modulo `modulus`.
+struct residue_buckets {
+  std::uint32_t modulus;
+  __host__ __device__ std::uint32_t bucket_count() const { return modulus; }
+  __host__ __device__ std::uint32_t operator()(std::uint32_t key) const { return key % modulus; }
+};
+
+TEST_F(warp_multisplit_test, user_functors_split_like_the_host)
+{
+  std::mt19937_64 random(7000);
+  constexpr std::uint64_t n = 100000;
+  for (const std::uint32_t m : {7U, 300U}) {
+    SCOPED_TRACE("m=" + std::to_string(m));
+    std::vector<std::uint32_t> keys(n);
+    for (auto& key : keys) { key = static_cast<std::uint32_t>(random()); }
+    std::vector<std::uint32_t> expected(n);
+    const auto expected_offsets = multisplit(host{}, std::span<const std::uint32_t>(keys),
+                                             std::span<std::uint32_t>(expected), residue_buckets{m});
+    auto keys_in = make_buffer_from<std::uint32_t>(cuda{}, keys);
+    auto keys_out = make_filled_buffer<std::uint32_t>(cuda{}, n, 0);
+    const auto offsets = multisplit(cuda{}, std::as_const(keys_in).span(), keys_out.span(), residue_buckets{m});
+    EXPECT_EQ(keys_out.to_vector(), expected);
+    EXPECT_EQ(offsets, expected_offsets);
+  }
+}
+
+}  // namespace
+}  // namespace warpdex::testing
