@@ -9,4 +9,7 @@ namespace warpdex::bench {
 /// radix sort and LSM rows.
 void run_cub_radix_sort(context& ctx);
 
+/// slab_map build / find / erase / mixed batch against an open-addressing baseline, and bytes per pair.
+void run_slab_hash(context& ctx);
+
 }  // namespace warpdex::bench
