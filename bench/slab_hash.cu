@@ -199,7 +199,9 @@ void run_slab_hash(context& ctx)
   auto statuses = make_device_buffer<operation_status>(n);
   auto values_out = make_device_buffer<std::uint32_t>(n);
 
-  map_type map(backend, map_type::capacity_for(n, base_fill));
+  // Buckets for n keys at base_fill; the pool also holds the mixed batch's insertions.
+  const double peak_keys = 1.0 + mixed_insert_percent / 100.0;
+  map_type map(backend, map_type::capacity_for(static_cast<std::uint64_t>(peak_keys * n), peak_keys * base_fill));
   auto build = [&] {
     map.clear();
     map.insert(keys, keys);  // value = key, so a find's output can be checked against its query

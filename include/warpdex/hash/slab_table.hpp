@@ -12,8 +12,10 @@
 /// - insert reports `inserted` (k was absent) or `already_present` (k kept its value);
 /// - insert_or_assign reports `inserted` or `assigned`;
 /// - erase reports `erased` or `not_found`;
-/// - an insertion that needs a new slab when the pool is exhausted reports `out_of_memory` and changes
-///   nothing; the rest of the batch is unaffected.
+/// - an insertion that needs a new slab and finds none free reports `out_of_memory` and changes nothing;
+///   the rest of the batch is unaffected. A slab that a concurrent append holds for a moment (it lost
+///   the race to link and is about to return it) counts as taken, so with one or two free slabs left an
+///   insertion may report out_of_memory; retrying that element can then succeed.
 /// Consequences: of several `insert`s of an absent key with no erase in the batch, exactly one reports
 /// `inserted` and its value stays; an erase and an insert of the same key may run in either order.
 /// Nothing inserted is ever lost: after a batch, the exported pairs are exactly the live keys.
