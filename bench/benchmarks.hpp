@@ -15,4 +15,7 @@ void run_multisplit(context& ctx);
 /// The multisplit radix sort and histograms, next to cub::DeviceRadixSort and cub::DeviceHistogram.
 void run_split_sort_histogram(context& ctx);
 
+/// slab_map build / find / erase / mixed batch against an open-addressing baseline, and bytes per pair.
+void run_slab_hash(context& ctx);
+
 }  // namespace warpdex::bench

@@ -220,6 +220,7 @@ const std::vector<benchmark>& registry()
       {"baseline/cub_radix_sort", run_cub_radix_sort},
       {"multisplit", run_multisplit},
       {"split/radix_sort_histogram", run_split_sort_histogram},
+      {"slab_hash", run_slab_hash},
   };
   return all;
 }

@@ -29,4 +29,7 @@ void add_demo_command(CLI::App& app, const global_options& globals);
 /// `warpdex split`: a stable multisplit of generated keys or a raw uint32 file, checked on the host.
 void add_split_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex hash`: the slab hash map built, queried and updated, with throughput and utilization.
+void add_hash_command(CLI::App& app, const global_options& globals);
+
 }  // namespace warpdex::cli

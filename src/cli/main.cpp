@@ -33,6 +33,7 @@ int main(int argc, char** argv)
   warpdex::cli::add_demo_command(app, globals);
   warpdex::cli::add_bench_command(app, globals);
   warpdex::cli::add_split_command(app, globals);
+  warpdex::cli::add_hash_command(app, globals);
 
   try {
     app.parse(argc, argv);

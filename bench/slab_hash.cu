@@ -1,0 +1,303 @@
+// slab_map on uniform unique 32-bit keys and values at ~60% memory utilization: build, find (present and
+// absent), erase and a mixed batch (20% insert, 20% erase, 30% find present, 30% find absent), each next to
+// a baseline measured in the same process on the same data: a static open-addressing table written here
+// (linear probing over 64-bit pairs, one thread per key, load factor 0.5, i.e. 16 bytes per pair, like
+// cuCollections' static_map at that load factor). Plus the slab table's bytes per live pair.
+#include "benchmarks.hpp"
+
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/generate.hpp>
+#include <warpdex/core/hash.hpp>
+#include <warpdex/hash/slab_map.hpp>
+
+#include <thrust/count.h>
+#include <thrust/equal.h>
+#include <thrust/execution_policy.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warpdex::bench {
+namespace {
+
+using hash::operation;
+using hash::operation_status;
+using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
+
+constexpr unsigned block_threads = 256;
+/// Bytes of one DRAM sector: the least a random access into a table larger than L2 moves.
+constexpr double sector_bytes = 32;
+/// Keys, values and statuses streamed per element (4 bytes each).
+constexpr double word_bytes = 4;
+/// The slab table's fill of its base slabs: the slab hash's sweet spot, ~60% memory utilization.
+constexpr double base_fill = 0.6;
+/// Shares of the mixed batch in percent: insert, erase, find present (the rest finds absent keys).
+constexpr unsigned mixed_insert_percent = 20;
+constexpr unsigned mixed_erase_percent = 20;
+constexpr unsigned mixed_find_present_percent = 30;
+constexpr std::uint64_t data_seed = 0x5eed5eed;
+
+unsigned blocks_for(std::uint64_t n)
+{
+  return static_cast<unsigned>((n + block_threads - 1) / block_threads);
+}
+
+// ---- The baseline: a static open-addressing table with linear probing. ----
+
+constexpr std::uint64_t open_empty = ~std::uint64_t{0};
+constexpr std::uint32_t open_erased_key = hash::erased_key;
+
+struct open_table {
+  unsigned long long* slots;
+  std::uint64_t mask;  // slot count - 1 (a power of two)
+};
+
+__device__ std::uint64_t open_home(const open_table& table, std::uint32_t key)
+{
+  return fmix32(key) & table.mask;
+}
+
+/// One element of a batch on the baseline table; returns its status as the slab table would.
+__device__ operation_status open_apply(const open_table& table, operation op, std::uint32_t key, std::uint32_t value,
+                                       std::uint32_t& found_value)
+{
+  for (std::uint64_t at = open_home(table, key);; at = (at + 1) & table.mask) {
+    unsigned long long seen = __ldcg(table.slots + at);
+    const auto seen_key = static_cast<std::uint32_t>(seen);
+    if (seen_key == key) {
+      if (op == operation::find) {
+        found_value = static_cast<std::uint32_t>(seen >> 32);
+        return operation_status::found;
+      }
+      if (op == operation::erase) {
+        const unsigned long long erased = (seen & 0xffffffff00000000ULL) | open_erased_key;
+        return atomicCAS(table.slots + at, seen, erased) == seen ? operation_status::erased
+                                                                 : operation_status::not_found;
+      }
+      return operation_status::already_present;
+    }
+    if (seen == open_empty) {
+      if (op != operation::insert) { return operation_status::not_found; }
+      const unsigned long long pair = (static_cast<unsigned long long>(value) << 32) | key;
+      seen = atomicCAS(table.slots + at, open_empty, pair);
+      if (seen == open_empty) { return operation_status::inserted; }
+      if (static_cast<std::uint32_t>(seen) == key) { return operation_status::already_present; }
+    }
+  }
+}
+
+__global__ void open_batch(open_table table, const operation* ops, operation uniform, const std::uint32_t* keys,
+                           const std::uint32_t* values, std::uint32_t* values_out, operation_status* statuses,
+                           std::uint64_t n)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  std::uint32_t found_value = 0;
+  const operation op = ops != nullptr ? ops[i] : uniform;
+  const operation_status status = open_apply(table, op, keys[i], values != nullptr ? values[i] : 0, found_value);
+  if (status == operation_status::found && values_out != nullptr) { values_out[i] = found_value; }
+  if (statuses != nullptr) { statuses[i] = status; }
+}
+
+// ---- Workloads. ----
+
+/// The mixed batch of the slab hash paper's Γ1: element i inserts key n + i (absent), erases key i
+/// (built), finds a built key, or finds key n + i (absent: no insertion uses it).
+__global__ void make_mixed_batch(const std::uint32_t* keys, std::uint64_t n, operation* ops, std::uint32_t* batch_keys)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  const std::uint64_t draw = fmix64(i ^ data_seed);
+  const unsigned percent = static_cast<unsigned>(draw % 100);
+  if (percent < mixed_insert_percent) {
+    ops[i] = operation::insert;
+    batch_keys[i] = keys[n + i];
+  } else if (percent < mixed_insert_percent + mixed_erase_percent) {
+    ops[i] = operation::erase;
+    batch_keys[i] = keys[i];
+  } else if (percent < mixed_insert_percent + mixed_erase_percent + mixed_find_present_percent) {
+    ops[i] = operation::find;
+    batch_keys[i] = keys[(draw >> 32) % n];
+  } else {
+    ops[i] = operation::find;
+    batch_keys[i] = keys[n + i];
+  }
+}
+
+struct status_is {
+  operation_status wanted;
+  __host__ __device__ bool operator()(operation_status status) const { return status == wanted; }
+};
+
+std::uint64_t count_status(const buffer<operation_status>& statuses, std::uint64_t n, operation_status wanted)
+{
+  return static_cast<std::uint64_t>(
+      thrust::count_if(thrust::cuda::par, statuses.data(), statuses.data() + n, status_is{wanted}));
+}
+
+/// Median of `repetitions` timings of `work`, each after an untimed `prepare` (e.g. rebuilding the table).
+template <class Prepare, class Work>
+double median_prepared_ms(const context& ctx, Prepare&& prepare, Work&& work)
+{
+  cudaEvent_t start, stop;
+  WARPDEX_CUDA_TRY(cudaEventCreate(&start));
+  WARPDEX_CUDA_TRY(cudaEventCreate(&stop));
+  std::vector<double> times;
+  for (int run = 0; run < ctx.opts().warmup + ctx.opts().repetitions; ++run) {
+    prepare();
+    WARPDEX_CUDA_TRY(cudaEventRecord(start));
+    work();
+    WARPDEX_CUDA_TRY(cudaEventRecord(stop));
+    WARPDEX_CUDA_TRY(cudaEventSynchronize(stop));
+    float ms = 0;
+    WARPDEX_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+    if (run >= ctx.opts().warmup) { times.push_back(ms); }
+  }
+  WARPDEX_CUDA_TRY(cudaEventDestroy(start));
+  WARPDEX_CUDA_TRY(cudaEventDestroy(stop));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+row make_row(const std::string& name, std::uint64_t n, double ms, double baseline_ms, double sol_bytes, bool verified)
+{
+  row r;
+  r.name = name;
+  r.n = n;
+  r.median_ms = ms;
+  r.value = static_cast<double>(n) / (ms * 1e6);
+  r.unit = "Gops/s";
+  r.baseline = "open-addressing linear probing, 1 thread/key, load factor 0.5 (bench/slab_hash.cu)";
+  r.baseline_value = static_cast<double>(n) / (baseline_ms * 1e6);
+  r.sol_bytes_per_element = sol_bytes;
+  r.verified = verified;
+  return r;
+}
+
+}  // namespace
+
+void run_slab_hash(context& ctx)
+{
+  const std::uint64_t n = ctx.n();
+  const std::string suffix = "/n=" + std::to_string(n);
+  const char* kinds[] = {"build", "find_present", "find_absent", "erase", "mixed", "memory"};
+  bool any = false;
+  for (const char* kind : kinds) { any = any || ctx.selected(std::string("slab_hash/") + kind + suffix); }
+  if (!any) { return; }
+
+  const cuda backend{};
+  // 2n distinct keys: the first n are built, the rest are absent (the mixed batch inserts some).
+  const key_set<std::uint32_t> all_set{2 * n, data_seed, key_order::shuffled, hash::max_user_key};
+  auto all_keys = make_device_buffer<std::uint32_t>(2 * n);
+  generate_keys(backend, all_set, all_keys.span());
+  const std::span<const std::uint32_t> keys(all_keys.data(), n);
+  const std::span<const std::uint32_t> absent_keys(all_keys.data() + n, n);
+  auto statuses = make_device_buffer<operation_status>(n);
+  auto values_out = make_device_buffer<std::uint32_t>(n);
+
+  // Buckets for n keys at base_fill; the pool also holds the mixed batch's insertions.
+  const double peak_keys = 1.0 + mixed_insert_percent / 100.0;
+  map_type map(backend, map_type::capacity_for(static_cast<std::uint64_t>(peak_keys * n), peak_keys * base_fill));
+  auto build = [&] {
+    map.clear();
+    map.insert(keys, keys);  // value = key, so a find's output can be checked against its query
+  };
+
+  const std::uint64_t open_slots = std::bit_ceil(2 * n);
+  auto open_storage = make_device_buffer<unsigned long long>(open_slots);
+  const open_table open{open_storage.data(), open_slots - 1};
+  auto open_run = [&](const operation* ops, operation uniform, std::span<const std::uint32_t> batch_keys,
+                      const std::uint32_t* values) {
+    open_batch<<<blocks_for(n), block_threads>>>(open, ops, uniform, batch_keys.data(), values, values_out.data(),
+                                                 statuses.data(), n);
+    WARPDEX_CHECK_LAUNCH("open_batch");
+  };
+  auto open_build = [&] {
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(open_storage.data(), 0xff, open_storage.size_bytes()));
+    open_run(nullptr, operation::insert, keys, keys.data());
+  };
+  auto nothing = [] {};
+
+  // Streamed bytes per element plus one sector per random access (two when it writes the sector).
+  const double find_sol = 3 * word_bytes + sector_bytes;
+  const double update_sol = 3 * word_bytes + 2 * sector_bytes;
+
+  if (ctx.selected("slab_hash/build" + suffix) || ctx.selected("slab_hash/memory" + suffix)) {
+    const double ms = median_prepared_ms(
+        ctx, [&] { map.clear(); }, [&] { map.insert(keys, keys); });
+    const double open_ms = median_prepared_ms(
+        ctx, [&] { WARPDEX_CUDA_TRY(cudaMemsetAsync(open_storage.data(), 0xff, open_storage.size_bytes())); },
+        [&] { open_run(nullptr, operation::insert, keys, keys.data()); });
+    const hash::slab_statistics stats = map.statistics();
+    if (ctx.selected("slab_hash/build" + suffix)) {
+      ctx.add(make_row("slab_hash/build" + suffix, n, ms, open_ms, update_sol, stats.live == n));
+    }
+    if (ctx.selected("slab_hash/memory" + suffix)) {
+      row r;
+      r.name = "slab_hash/memory" + suffix;
+      r.n = n;
+      r.value = stats.bytes_per_live_entry;
+      r.unit = "bytes/pair (utilization " + std::to_string(stats.memory_utilization) + ", slabs/bucket " +
+               std::to_string(stats.mean_slabs_per_bucket) + ")";
+      r.baseline = "open-addressing table bytes per pair at load factor 0.5";
+      r.baseline_value = static_cast<double>(open_storage.size_bytes()) / static_cast<double>(n);
+      r.verified = stats.live == n;
+      ctx.add(std::move(r));
+    }
+  }
+
+  auto find_row = [&](const std::string& name, std::span<const std::uint32_t> queries, bool present) {
+    if (!ctx.selected(name)) { return; }
+    build();
+    open_build();
+    const double ms = median_prepared_ms(ctx, nothing, [&] { map.find(queries, values_out.span(), statuses.span()); });
+    const std::uint64_t expected = present ? n : 0;
+    bool verified = count_status(statuses, n, operation_status::found) == expected;
+    if (present) {
+      verified = verified && thrust::equal(thrust::cuda::par, values_out.data(), values_out.data() + n, queries.data());
+    }
+    const double open_ms =
+        median_prepared_ms(ctx, nothing, [&] { open_run(nullptr, operation::find, queries, nullptr); });
+    verified = verified && count_status(statuses, n, operation_status::found) == expected;
+    ctx.add(make_row(name, n, ms, open_ms, find_sol, verified));
+  };
+  find_row("slab_hash/find_present" + suffix, keys, true);
+  find_row("slab_hash/find_absent" + suffix, absent_keys, false);
+
+  if (ctx.selected("slab_hash/erase" + suffix)) {
+    const double ms = median_prepared_ms(ctx, build, [&] { map.erase(keys, statuses.span()); });
+    bool verified = count_status(statuses, n, operation_status::erased) == n && map.size() == 0;
+    const double open_ms =
+        median_prepared_ms(ctx, open_build, [&] { open_run(nullptr, operation::erase, keys, nullptr); });
+    verified = verified && count_status(statuses, n, operation_status::erased) == n;
+    ctx.add(make_row("slab_hash/erase" + suffix, n, ms, open_ms, update_sol, verified));
+  }
+
+  if (ctx.selected("slab_hash/mixed" + suffix)) {
+    auto ops = make_device_buffer<operation>(n);
+    auto batch_keys = make_device_buffer<std::uint32_t>(n);
+    make_mixed_batch<<<blocks_for(n), block_threads>>>(all_keys.data(), n, ops.data(), batch_keys.data());
+    WARPDEX_CHECK_LAUNCH("make_mixed_batch");
+    const std::span<const operation> op_span(ops.data(), n);
+    const std::span<const std::uint32_t> key_span(batch_keys.data(), n);
+    const double ms = median_prepared_ms(
+        ctx, build, [&] { map.execute(op_span, key_span, key_span, values_out.span(), statuses.span()); });
+    // Inserted keys were absent and erased keys present, whatever the interleaving.
+    const std::uint64_t inserted = count_status(statuses, n, operation_status::inserted);
+    const std::uint64_t erased = count_status(statuses, n, operation_status::erased);
+    const bool verified =
+        map.size() == n + inserted - erased && count_status(statuses, n, operation_status::out_of_memory) == 0;
+    const double open_ms = median_prepared_ms(
+        ctx, open_build, [&] { open_run(ops.data(), operation::find, key_span, batch_keys.data()); });
+    // Mixed-batch sol: a weighted mean of finds and updates.
+    const double update_share = (mixed_insert_percent + mixed_erase_percent) / 100.0;
+    ctx.add(make_row("slab_hash/mixed" + suffix, n, ms, open_ms,
+                     update_share * update_sol + (1 - update_share) * find_sol, verified));
+  }
+}
+
+}  // namespace warpdex::bench

@@ -1,0 +1,120 @@
+#pragma once
+// The storage of a slab table (a map or a set) as kernels and host threads see it, the arguments of one
+// batch, and the entry points each backend implements (src/hash/slab_table_host.cpp and
+// slab_table_cuda.cu instantiate them for map_slots and set_slots).
+
+#include <warpdex/core/config.hpp>
+#include <warpdex/core/hash.hpp>
+#include <warpdex/hash/slab_alloc.hpp>
+#include <warpdex/hash/slab_layout.hpp>
+
+#include <cstdint>
+#include <limits>
+
+namespace warpdex::hash::detail {
+
+template <class Slots>
+struct slab_table_view {
+  using slot_type = typename Slots::slot_type;
+  slot_type* heads = nullptr;  ///< bucket_count base slabs
+  std::uint32_t bucket_count = 0;
+  universal_hash hash;
+  slab_pool_view<slot_type> pool;
+
+  WARPDEX_HOST_DEVICE slot_type* head(std::uint32_t bucket) const
+  {
+    return heads + static_cast<std::uint64_t>(bucket) * Slots::slots_per_slab;
+  }
+  WARPDEX_HOST_DEVICE slot_type* head_of(std::uint32_t key) const { return head(hash(key)); }
+};
+
+/// One batch: element i does operations[i] (or `uniform` when operations is null) on keys[i]. Outputs
+/// that are null are not written.
+struct batch_arguments {
+  const operation* operations = nullptr;
+  operation uniform = operation::find;
+  const std::uint32_t* keys = nullptr;
+  const std::uint32_t* values_in = nullptr;  ///< insertions' values (null for sets)
+  std::uint32_t* values_out = nullptr;       ///< written for found finds only
+  operation_status* statuses = nullptr;
+  std::uint8_t* found = nullptr;  ///< written for every element: 1 when the status is found, else 0
+  std::uint64_t count = 0;
+};
+
+/// Where a batch first breaks the input rules (the count when nowhere).
+struct batch_violations {
+  std::uint64_t first_reserved_key = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t first_bad_operation = std::numeric_limits<std::uint64_t>::max();
+};
+
+/// Sums over every slab list of a table.
+struct chain_totals {
+  std::uint64_t live_slots = 0;
+  std::uint64_t erased_slots = 0;
+  std::uint64_t slabs = 0;          ///< base slabs plus linked pool slabs
+  std::uint64_t longest_chain = 0;  ///< slabs in the longest list
+};
+
+/// Compacts bucket's list in place (the flush of the slab hash): live slots move to the front in list
+/// order, the rest of the last slab they need becomes empty, and the slabs after it are cut off and
+/// handed to `free_slab(index)`. Shared by both backends; one caller per list, no concurrent batch.
+template <class Slots, class FreeSlab>
+WARPDEX_HOST_DEVICE void compact_list(const slab_table_view<Slots>& table, std::uint32_t bucket, FreeSlab&& free_slab)
+{
+  using slot_type = typename Slots::slot_type;
+  slot_type* write_slab = table.head(bucket);
+  std::uint32_t write_slot = 0;
+  slot_type* read_slab = write_slab;
+  // The writer never passes the reader, so every slot is read before it is overwritten.
+  for (;;) {
+    for (std::uint32_t slot = 0; slot < Slots::data_slots; ++slot) {
+      const slot_type entry = read_slab[slot];
+      if (is_reserved_key(Slots::key_of(entry))) { continue; }
+      if (write_slot == Slots::data_slots) {
+        write_slab = table.pool.slab(Slots::link_of(write_slab[Slots::link_slot]));
+        write_slot = 0;
+      }
+      write_slab[write_slot++] = entry;
+    }
+    const std::uint32_t next = Slots::link_of(read_slab[Slots::link_slot]);
+    if (next == null_slab) { break; }
+    read_slab = table.pool.slab(next);
+  }
+  for (; write_slot < Slots::data_slots; ++write_slot) { write_slab[write_slot] = Slots::empty_slot; }
+  std::uint32_t cut = Slots::link_of(write_slab[Slots::link_slot]);
+  write_slab[Slots::link_slot] = Slots::make_link(null_slab);
+  while (cut != null_slab) {
+    const std::uint32_t after = Slots::link_of(table.pool.slab(cut)[Slots::link_slot]);
+    free_slab(cut);
+    cut = after;
+  }
+}
+
+/// Fills every base slab with fresh slabs and marks every pool slab free.
+template <class Slots, class Backend>
+void initialize_table(const Backend& backend, const slab_table_view<Slots>& table, std::uint64_t pool_slabs);
+
+/// Checks keys (and operation codes) against the input rules without changing anything.
+template <class Backend>
+batch_violations find_violations(const Backend& backend, const std::uint32_t* keys, const operation* operations,
+                                 std::uint64_t count);
+
+/// Runs a validated batch; returns how many elements ended out_of_memory.
+template <class Slots, class Backend>
+std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch);
+
+template <class Slots, class Backend>
+chain_totals summarize_chains(const Backend& backend, const slab_table_view<Slots>& table);
+
+/// Writes every live key (and value) into the outputs, which hold `capacity` elements; returns how
+/// many there are (a count above `capacity` means only `capacity` were written).
+template <class Slots, class Backend>
+std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& table, std::uint32_t* keys_out,
+                          std::uint32_t* values_out, std::uint64_t capacity);
+
+/// Compacts every list: live slots move to the front in list order, erased slots disappear, and
+/// slabs left empty at the tail go back to the pool. Needs a phase of its own (no concurrent batch).
+template <class Slots, class Backend>
+void flush_table(const Backend& backend, const slab_table_view<Slots>& table);
+
+}  // namespace warpdex::hash::detail

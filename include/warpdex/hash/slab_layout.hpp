@@ -1,0 +1,163 @@
+#pragma once
+/// @file The slab: the node of every slab list, its reserved encodings, and the per-slab protocol that
+/// the CUDA backend (one warp per slab read) and the host backend (one thread per slab read) share.
+///
+/// A slab is 128 bytes, one coalesced read of a warp. It is an array of slots followed by one link:
+///
+/// | table      | slot                    | slots per slab | data slots | link                      |
+/// |------------|-------------------------|----------------|------------|---------------------------|
+/// | slab_map   | 64-bit (key, value) pair | 16            | 15         | high half of slot 15      |
+/// | slab_set   | 32-bit key              | 32             | 31         | slot 31                   |
+///
+/// A key is never written on its own: a map's key and value change together with one 64-bit
+/// compare-and-swap, and every reader reads a whole slot, so no reader sees a key with a stale value.
+
+#include <warpdex/core/config.hpp>
+
+#include <cstdint>
+
+namespace warpdex::hash {
+
+/// Bytes in a slab: 32 lanes of 4 bytes, one 128-byte transaction.
+inline constexpr std::uint32_t slab_bytes = 128;
+/// 32-bit words in a slab.
+inline constexpr std::uint32_t slab_words = slab_bytes / sizeof(std::uint32_t);
+
+/// The key of a slot never written. Reserved: a batch holding it is rejected before anything changes.
+inline constexpr std::uint32_t empty_key = 0xffffffffU;
+/// The key of an erased slot (a tombstone). Reserved like `empty_key`. Erased slots are not reused
+/// by insertions (that keeps keys unique without locks); `flush` reclaims them.
+inline constexpr std::uint32_t erased_key = 0xfffffffeU;
+/// The largest key a table accepts.
+inline constexpr std::uint32_t max_user_key = erased_key - 1;
+/// A link that points nowhere: the end of a slab list.
+inline constexpr std::uint32_t null_slab = 0xffffffffU;
+/// Every byte of a fresh slab: empty keys, and a null link.
+inline constexpr std::uint8_t fresh_slab_byte = 0xff;
+
+/// Whether `key` is one of the reserved encodings.
+WARPDEX_HOST_DEVICE constexpr bool is_reserved_key(std::uint32_t key)
+{
+  return key > max_user_key;
+}
+
+/// One operation of a batch. In a mixed batch each element carries its own.
+enum class operation : std::uint32_t {
+  find = 0,              ///< look the key up; report its value
+  insert = 1,            ///< insert the pair if the key is absent; a present key keeps its value
+  insert_or_assign = 2,  ///< insert the pair, or replace the value of a present key
+  erase = 3,             ///< remove the key if present
+};
+/// One past the largest operation code: codes at or above it are rejected.
+inline constexpr std::uint32_t operation_count = 4;
+
+/// What one operation of a batch did.
+enum class operation_status : std::uint32_t {
+  found = 0,            ///< find: the key is present (its value was written)
+  not_found = 1,        ///< find or erase: the key was absent
+  inserted = 2,         ///< insert or insert_or_assign: the key was absent and now holds the value
+  already_present = 3,  ///< insert: the key was present and kept its value
+  assigned = 4,         ///< insert_or_assign: the key was present and now holds the new value
+  erased = 5,           ///< erase: the key was present and is now absent
+  out_of_memory = 6,    ///< insert or insert_or_assign: the slab pool was exhausted; the table is unchanged
+};
+
+/// The slot layout of a map: 64-bit pairs, key in the low half.
+struct map_slots {
+  using slot_type = std::uint64_t;
+  static constexpr std::uint32_t slots_per_slab = slab_bytes / sizeof(slot_type);
+  static constexpr std::uint32_t data_slots = slots_per_slab - 1;
+  static constexpr std::uint32_t link_slot = slots_per_slab - 1;
+  static constexpr bool has_values = true;
+  /// A slot that was never written: both halves all ones, as a fresh slab's bytes.
+  static constexpr slot_type empty_slot = ~slot_type{0};
+
+  WARPDEX_HOST_DEVICE static constexpr std::uint32_t key_of(slot_type slot) { return static_cast<std::uint32_t>(slot); }
+  WARPDEX_HOST_DEVICE static constexpr std::uint32_t value_of(slot_type slot)
+  {
+    return static_cast<std::uint32_t>(slot >> 32);
+  }
+  WARPDEX_HOST_DEVICE static constexpr std::uint32_t link_of(slot_type slot) { return value_of(slot); }
+  WARPDEX_HOST_DEVICE static constexpr slot_type make_slot(std::uint32_t key, std::uint32_t value)
+  {
+    return (static_cast<slot_type>(value) << 32) | key;
+  }
+  /// A link slot pointing at `next`; its low half (unused) stays all ones like a fresh slab's.
+  WARPDEX_HOST_DEVICE static constexpr slot_type make_link(std::uint32_t next) { return make_slot(empty_key, next); }
+};
+
+/// The slot layout of a set: 32-bit keys.
+struct set_slots {
+  using slot_type = std::uint32_t;
+  static constexpr std::uint32_t slots_per_slab = slab_bytes / sizeof(slot_type);
+  static constexpr std::uint32_t data_slots = slots_per_slab - 1;
+  static constexpr std::uint32_t link_slot = slots_per_slab - 1;
+  static constexpr bool has_values = false;
+  static constexpr slot_type empty_slot = empty_key;
+
+  WARPDEX_HOST_DEVICE static constexpr std::uint32_t key_of(slot_type slot) { return slot; }
+  WARPDEX_HOST_DEVICE static constexpr std::uint32_t value_of(slot_type) { return 0; }
+  WARPDEX_HOST_DEVICE static constexpr std::uint32_t link_of(slot_type slot) { return slot; }
+  WARPDEX_HOST_DEVICE static constexpr slot_type make_slot(std::uint32_t key, std::uint32_t) { return key; }
+  WARPDEX_HOST_DEVICE static constexpr slot_type make_link(std::uint32_t next) { return next; }
+};
+
+/// What one read of a slab showed about one key: which data slots hold it, which are empty, and
+/// the link to the next slab.
+struct slab_summary {
+  std::uint32_t match_slots = 0;  ///< bit s: data slot s holds the key
+  std::uint32_t empty_slots = 0;  ///< bit s: data slot s was never written
+  std::uint32_t next = null_slab;
+};
+
+/// What an operation does after reading a slab.
+enum class step_kind : std::uint8_t {
+  finish,     ///< the operation is over with `status`
+  swap_slot,  ///< compare-and-swap data slot `slot` from what was read to `desired`; on failure reread
+  follow,     ///< go on to slab `summary.next`
+  append,     ///< the list ends here: allocate a slab and link it (or follow whoever linked first)
+};
+
+struct step {
+  step_kind kind = step_kind::finish;
+  operation_status status = operation_status::not_found;  ///< finish: the result; swap_slot: the result on success
+  std::uint32_t slot = 0;                                 ///< finish (found): the matching slot; swap_slot
+  bool desired_erases = false;                            ///< swap_slot: write an erased slot, not the pair
+};
+
+/// The protocol of the unique-key table, the same on every backend. Keys go only into empty slots,
+/// scanned in list order, and an empty slot is written only once, so two insertions of one key cannot
+/// both succeed (the second reads the first's slot before reaching any later empty slot).
+WARPDEX_HOST_DEVICE constexpr step next_step(operation op, const slab_summary& summary)
+{
+  const auto lowest = [](std::uint32_t bits) {
+    std::uint32_t index = 0;
+    while ((bits & 1U) == 0) {
+      bits >>= 1;
+      ++index;
+    }
+    return index;
+  };
+  if (summary.match_slots != 0) {
+    const std::uint32_t slot = lowest(summary.match_slots);
+    switch (op) {
+      case operation::find:
+        return {step_kind::finish, operation_status::found, slot, false};
+      case operation::insert:
+        return {step_kind::finish, operation_status::already_present, slot, false};
+      case operation::insert_or_assign:
+        return {step_kind::swap_slot, operation_status::assigned, slot, false};
+      case operation::erase:
+        return {step_kind::swap_slot, operation_status::erased, slot, true};
+    }
+  }
+  const bool inserts = op == operation::insert || op == operation::insert_or_assign;
+  if (inserts && summary.empty_slots != 0) {
+    return {step_kind::swap_slot, operation_status::inserted, lowest(summary.empty_slots), false};
+  }
+  if (summary.next != null_slab) { return {step_kind::follow}; }
+  if (inserts) { return {step_kind::append}; }
+  return {step_kind::finish, operation_status::not_found, 0, false};
+}
+
+}  // namespace warpdex::hash

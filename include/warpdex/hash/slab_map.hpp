@@ -1,0 +1,125 @@
+#pragma once
+/// @file `slab_map<Key, Value, Backend>`: a concurrent hash map of 32-bit keys and values in slab lists
+/// (the slab hash), unique-key mode.
+///
+/// B buckets, each the head of a list of 128-byte slabs holding 15 (key, value) pairs and a link. On
+/// the cuda backend a warp runs its 32 lanes' operations one at a time, reading each slab with one
+/// coalesced load and deciding with ballots; the host backend runs the same protocol with one thread
+/// per operation. Insertions, assignments, erasures and finds run concurrently in one batch: see
+/// slab_table.hpp for exactly which outcomes a batch may show when several of its operations touch
+/// one key. Reserved keys: `hash::empty_key` and `hash::erased_key` (keys must be <= max_user_key);
+/// values are unrestricted. Every span passed to a member is in the backend's memory.
+///
+/// Example:
+/// @code
+///   warpdex::hash::slab_map<std::uint32_t, std::uint32_t, warpdex::cuda> map(
+///       warpdex::cuda{stream}, warpdex::hash::slab_map<std::uint32_t, std::uint32_t, warpdex::cuda>::capacity_for(n));
+///   map.insert(keys, values);                 // device spans
+///   map.find(queries, found_values, statuses);
+/// @endcode
+
+#include <warpdex/hash/slab_table.hpp>
+
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+namespace warpdex::hash {
+
+template <class Key, class Value, class Backend>
+class slab_map : public detail::slab_table_base<map_slots, Backend> {
+  static_assert(std::is_same_v<Key, std::uint32_t> && std::is_same_v<Value, std::uint32_t>,
+                "slab_map holds 32-bit keys and 32-bit values");
+  using base = detail::slab_table_base<map_slots, Backend>;
+
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+  /// Pairs a slab holds.
+  static constexpr std::uint32_t pairs_per_slab = map_slots::data_slots;
+  /// The seed of the bucket hash when none is given.
+  static constexpr std::uint64_t default_seed = 0x51ab4a54;
+
+  /// The capacity for `expected_keys` keys at `base_fill` of the base slabs (slab_capacity::for_keys).
+  [[nodiscard]] static slab_capacity capacity_for(std::uint64_t expected_keys, double base_fill = 0.6)
+  {
+    return slab_capacity::for_keys(expected_keys, pairs_per_slab, base_fill);
+  }
+
+  /// An empty map. Throws warpdex::error for a capacity beyond the 32-bit slab addresses and
+  /// warpdex::out_of_memory when the backend cannot hold it.
+  slab_map(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed = default_seed)
+      : base(backend, capacity, seed, "slab_map")
+  {
+  }
+
+  /// Inserts each (keys[i], values[i]) whose key is absent; a present key keeps its value. Repeated keys
+  /// in one batch: one of them is inserted (which one is unspecified). Throws warpdex::out_of_memory
+  /// after the batch when the pool ran out (the elements that fit were inserted); throws
+  /// warpdex::error, changing nothing, for a reserved key or a size mismatch. O(n * list length).
+  void insert(std::span<const Key> keys, std::span<const Value> values)
+  {
+    this->check_output(keys.size(), values.size(), "insert", "values");
+    this->run(base::uniform_batch(operation::insert, keys, values, {}, {}), "insert", true);
+  }
+  /// As insert above, reporting per element: inserted, already_present or out_of_memory (no throw).
+  void insert(std::span<const Key> keys, std::span<const Value> values, std::span<operation_status> statuses)
+  {
+    this->check_output(keys.size(), values.size(), "insert", "values");
+    this->check_output(keys.size(), statuses.size(), "insert", "statuses");
+    this->run(base::uniform_batch(operation::insert, keys, values, {}, statuses), "insert", false);
+  }
+
+  /// Inserts each pair, replacing the value of a present key. Repeated keys: every element takes
+  /// effect in some order, so the last one to do so leaves its value. Exhaustion as insert.
+  void insert_or_assign(std::span<const Key> keys, std::span<const Value> values)
+  {
+    this->check_output(keys.size(), values.size(), "insert_or_assign", "values");
+    this->run(base::uniform_batch(operation::insert_or_assign, keys, values, {}, {}), "insert_or_assign", true);
+  }
+  /// As insert_or_assign above, reporting inserted, assigned or out_of_memory per element.
+  void insert_or_assign(std::span<const Key> keys, std::span<const Value> values, std::span<operation_status> statuses)
+  {
+    this->check_output(keys.size(), values.size(), "insert_or_assign", "values");
+    this->check_output(keys.size(), statuses.size(), "insert_or_assign", "statuses");
+    this->run(base::uniform_batch(operation::insert_or_assign, keys, values, {}, statuses), "insert_or_assign", false);
+  }
+
+  /// For each key: statuses[i] = found or not_found, and values[i] = its value when found (left
+  /// unwritten when not). O(n * list length).
+  void find(std::span<const Key> keys, std::span<Value> values, std::span<operation_status> statuses) const
+  {
+    this->check_output(keys.size(), values.size(), "find", "values");
+    this->check_output(keys.size(), statuses.size(), "find", "statuses");
+    this->run(base::uniform_batch(operation::find, keys, {}, values, statuses), "find", false);
+  }
+
+  /// A mixed batch: element i does operations[i] on (keys[i], values_in[i]), all concurrently; statuses[i]
+  /// says what it did and values_out[i] receives the value of a found find (other elements' values_out
+  /// stay unwritten). Exhaustion is reported per element. values_in is read for insertions only.
+  void execute(std::span<const operation> operations, std::span<const Key> keys, std::span<const Value> values_in,
+               std::span<Value> values_out, std::span<operation_status> statuses)
+  {
+    this->check_output(keys.size(), operations.size(), "execute", "operations");
+    this->check_output(keys.size(), values_in.size(), "execute", "values_in");
+    this->check_output(keys.size(), values_out.size(), "execute", "values_out");
+    this->check_output(keys.size(), statuses.size(), "execute", "statuses");
+    detail::batch_arguments batch = base::uniform_batch(operation::find, keys, values_in, values_out, statuses);
+    batch.operations = operations.data();
+    this->run(batch, "execute", false);
+  }
+
+  /// Writes every live pair (in no particular order) into the first size() elements of the outputs and
+  /// returns size(). Throws warpdex::error when the outputs (of equal size) are too small.
+  std::uint64_t export_pairs(std::span<Key> keys, std::span<Value> values) const
+  {
+    this->check_output(keys.size(), values.size(), "export_pairs", "values");
+    const std::uint64_t count =
+        detail::export_live<map_slots>(this->backend(), this->view(), keys.data(), values.data(), keys.size());
+    WARPDEX_EXPECTS(count <= keys.size(), "slab_map::export_pairs: the map holds " + std::to_string(count) +
+                                              " pairs but the outputs hold " + std::to_string(keys.size()));
+    return count;
+  }
+};
+
+}  // namespace warpdex::hash

@@ -1,0 +1,74 @@
+#pragma once
+/// @file `slab_set<Key, Backend>`: a concurrent hash set of 32-bit keys in slab lists, unique-key mode.
+///
+/// As slab_map (slab_map.hpp), with 31 keys and a link per 128-byte slab. Batch semantics: slab_table.hpp.
+/// Reserved keys: `hash::empty_key` and `hash::erased_key`. Every span is in the backend's memory.
+
+#include <warpdex/hash/slab_table.hpp>
+
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+namespace warpdex::hash {
+
+template <class Key, class Backend>
+class slab_set : public detail::slab_table_base<set_slots, Backend> {
+  static_assert(std::is_same_v<Key, std::uint32_t>, "slab_set holds 32-bit keys");
+  using base = detail::slab_table_base<set_slots, Backend>;
+
+ public:
+  using key_type = Key;
+  /// Keys a slab holds.
+  static constexpr std::uint32_t keys_per_slab = set_slots::data_slots;
+  static constexpr std::uint64_t default_seed = 0x51ab5e7;
+
+  /// The capacity for `expected_keys` keys at `base_fill` of the base slabs (slab_capacity::for_keys).
+  [[nodiscard]] static slab_capacity capacity_for(std::uint64_t expected_keys, double base_fill = 0.6)
+  {
+    return slab_capacity::for_keys(expected_keys, keys_per_slab, base_fill);
+  }
+
+  /// An empty set (errors as slab_map's constructor).
+  slab_set(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed = default_seed)
+      : base(backend, capacity, seed, "slab_set")
+  {
+  }
+
+  /// Inserts each absent key. Throws warpdex::out_of_memory after the batch when the pool ran out
+  /// (the keys that fit were inserted); warpdex::error, changing nothing, for a reserved key.
+  void insert(std::span<const Key> keys)
+  {
+    this->run(base::uniform_batch(operation::insert, keys, {}, {}, {}), "insert", true);
+  }
+  /// As insert above, reporting inserted, already_present or out_of_memory per element (no throw).
+  void insert(std::span<const Key> keys, std::span<operation_status> statuses)
+  {
+    this->check_output(keys.size(), statuses.size(), "insert", "statuses");
+    this->run(base::uniform_batch(operation::insert, keys, {}, {}, statuses), "insert", false);
+  }
+
+  /// A mixed batch: element i does operations[i] on keys[i] (insert_or_assign acts as insert, reporting
+  /// inserted; a present key reports assigned); statuses[i] says what it did.
+  void execute(std::span<const operation> operations, std::span<const Key> keys, std::span<operation_status> statuses)
+  {
+    this->check_output(keys.size(), operations.size(), "execute", "operations");
+    this->check_output(keys.size(), statuses.size(), "execute", "statuses");
+    detail::batch_arguments batch = base::uniform_batch(operation::find, keys, {}, {}, statuses);
+    batch.operations = operations.data();
+    this->run(batch, "execute", false);
+  }
+
+  /// Writes every live key (in no particular order) into the first size() elements of `keys` and returns
+  /// size(). Throws warpdex::error when `keys` is too small.
+  std::uint64_t export_keys(std::span<Key> keys) const
+  {
+    const std::uint64_t count =
+        detail::export_live<set_slots>(this->backend(), this->view(), keys.data(), nullptr, keys.size());
+    WARPDEX_EXPECTS(count <= keys.size(), "slab_set::export_keys: the set holds " + std::to_string(count) +
+                                              " keys but the output holds " + std::to_string(keys.size()));
+    return count;
+  }
+};
+
+}  // namespace warpdex::hash

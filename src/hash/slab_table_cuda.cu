@@ -1,0 +1,227 @@
+// The cuda backend of the slab tables: batches run through the device ref (one warp runs its lanes'
+// operations), list walks run one warp per bucket, flush one thread per bucket.
+#include <warpdex/hash/detail/slab_table.hpp>
+#include <warpdex/hash/slab_ref.cuh>
+
+#include <warpdex/core/backend.hpp>
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/warp.cuh>
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+
+namespace warpdex::hash::detail {
+namespace {
+
+/// Threads per block of every kernel here (a multiple of the warp).
+constexpr unsigned block_threads = 256;
+constexpr unsigned warps_per_block = block_threads / warp::size;
+
+unsigned blocks_for(std::uint64_t threads)
+{
+  return static_cast<unsigned>((threads + block_threads - 1) / block_threads);
+}
+
+/// Distinguishes launches, so warps of successive batches start in different pool blocks.
+std::uint64_t next_launch_salt()
+{
+  static std::atomic<std::uint64_t> launches{0};
+  return launches.fetch_add(1, std::memory_order_relaxed);
+}
+
+__global__ void initialize_bitmap(std::uint32_t* bitmap, std::uint64_t words, std::uint64_t pool_slabs)
+{
+  const std::uint64_t word = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (word < words) { bitmap[word] = initial_bitmap_word(word, pool_slabs); }
+}
+
+__global__ void find_violations_kernel(const std::uint32_t* keys, const operation* operations, std::uint64_t count,
+                                       batch_violations* violations)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) { return; }
+  auto* first = reinterpret_cast<unsigned long long*>(violations);
+  if (is_reserved_key(keys[i])) { atomicMin(&first[0], static_cast<unsigned long long>(i)); }
+  if (operations != nullptr && static_cast<std::uint32_t>(operations[i]) >= operation_count) {
+    atomicMin(&first[1], static_cast<unsigned long long>(i));
+  }
+}
+
+template <class Slots>
+__global__ void execute_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, std::uint64_t salt,
+                                     unsigned long long* exhausted)
+{
+  const slab_table_ref<Slots> ref(table);
+  auto allocator = ref.make_allocator(salt);
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = i < batch.count;
+  const operation op = !active ? operation::find : batch.operations != nullptr ? batch.operations[i] : batch.uniform;
+  const std::uint32_t key = active ? batch.keys[i] : 0;
+  const std::uint32_t value = active && batch.values_in != nullptr ? batch.values_in[i] : 0;
+  std::uint32_t found_value = 0;
+  const operation_status status = ref.apply(&allocator, active, op, key, value, found_value);
+  const unsigned exhausted_lanes = warp::ballot(active && status == operation_status::out_of_memory);
+  if (exhausted_lanes != 0 && warp::lane_id() == 0) { atomicAdd(exhausted, warp::popc(exhausted_lanes)); }
+  if (!active) { return; }
+  if (status == operation_status::found && batch.values_out != nullptr) { batch.values_out[i] = found_value; }
+  if (batch.statuses != nullptr) { batch.statuses[i] = status; }
+  if (batch.found != nullptr) { batch.found[i] = status == operation_status::found ? 1 : 0; }
+}
+
+/// One warp per bucket walks its list: on each slab, `visit(slot, live_lanes)` with the lane's slot and
+/// the ballot of lanes holding live keys.
+template <class Slots, class Visit>
+__device__ void walk_list(const slab_table_view<Slots>& table, std::uint32_t bucket, Visit&& visit)
+{
+  const unsigned lane = warp::lane_id();
+  const typename Slots::slot_type* slab = table.head(bucket);
+  for (;;) {
+    const auto slot = lane < Slots::slots_per_slab ? slab[lane] : Slots::empty_slot;
+    const bool data_lane = lane < Slots::data_slots;
+    visit(slot, warp::ballot(data_lane && !is_reserved_key(Slots::key_of(slot))),
+          warp::ballot(data_lane && Slots::key_of(slot) == erased_key));
+    const std::uint32_t next = warp::shfl(Slots::link_of(slot), Slots::link_slot);
+    if (next == null_slab) { return; }
+    slab = table.pool.slab(next);
+  }
+}
+
+template <class Slots>
+__global__ void summarize_kernel(slab_table_view<Slots> table, chain_totals* totals)
+{
+  const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+  if (bucket >= table.bucket_count) { return; }
+  unsigned long long live = 0, erased = 0, slabs = 0;
+  walk_list(table, static_cast<std::uint32_t>(bucket), [&](auto, unsigned live_lanes, unsigned erased_lanes) {
+    live += warp::popc(live_lanes);
+    erased += warp::popc(erased_lanes);
+    ++slabs;
+  });
+  if (warp::lane_id() != 0) { return; }
+  auto* sums = reinterpret_cast<unsigned long long*>(totals);
+  atomicAdd(&sums[0], live);
+  atomicAdd(&sums[1], erased);
+  atomicAdd(&sums[2], slabs);
+  atomicMax(&sums[3], slabs);
+}
+
+template <class Slots>
+__global__ void export_kernel(slab_table_view<Slots> table, std::uint32_t* keys_out, std::uint32_t* values_out,
+                              std::uint64_t capacity, unsigned long long* written)
+{
+  const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+  if (bucket >= table.bucket_count) { return; }
+  const unsigned lane = warp::lane_id();
+  walk_list(table, static_cast<std::uint32_t>(bucket), [&](auto slot, unsigned live_lanes, unsigned) {
+    if (live_lanes == 0) { return; }
+    unsigned long long first = 0;
+    if (lane == 0) { first = atomicAdd(written, warp::popc(live_lanes)); }
+    first = warp::shfl(first, 0);
+    if ((live_lanes >> lane & 1U) == 0) { return; }
+    const std::uint64_t at = first + warp::rank_in(live_lanes);
+    if (at >= capacity) { return; }
+    keys_out[at] = Slots::key_of(slot);
+    if (values_out != nullptr) { values_out[at] = Slots::value_of(slot); }
+  });
+}
+
+template <class Slots>
+__global__ void flush_kernel(slab_table_view<Slots> table)
+{
+  const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (bucket >= table.bucket_count) { return; }
+  compact_list(table, static_cast<std::uint32_t>(bucket),
+               [&](std::uint32_t slab) { atomicAnd(table.pool.bitmap + slab / 32, ~(1U << (slab % 32))); });
+}
+
+template <class T>
+T copy_to_host(const buffer<T>& value)
+{
+  return value.to_vector()[0];
+}
+
+}  // namespace
+
+template <class Slots, class Backend>
+void initialize_table(const Backend& backend, const slab_table_view<Slots>& table, std::uint64_t pool_slabs)
+{
+  WARPDEX_CUDA_TRY(
+      cudaMemsetAsync(table.heads, fresh_slab_byte, std::uint64_t{table.bucket_count} * slab_bytes, backend.stream));
+  const std::uint64_t words = std::uint64_t{table.pool.block_count} * bitmap_words_per_block;
+  if (words == 0) { return; }
+  initialize_bitmap<<<blocks_for(words), block_threads, 0, backend.stream>>>(table.pool.bitmap, words, pool_slabs);
+  WARPDEX_CHECK_LAUNCH("initialize_bitmap");
+}
+
+template <class Backend>
+batch_violations find_violations(const Backend& backend, const std::uint32_t* keys, const operation* operations,
+                                 std::uint64_t count)
+{
+  const batch_violations none{};
+  auto violations = make_buffer<batch_violations>(backend, 1);
+  violations.copy_from(std::span<const batch_violations>(&none, 1));
+  find_violations_kernel<<<blocks_for(count), block_threads, 0, backend.stream>>>(keys, operations, count,
+                                                                                  violations.data());
+  WARPDEX_CHECK_LAUNCH("find_violations_kernel");
+  return copy_to_host(violations);
+}
+
+template <class Slots, class Backend>
+std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch)
+{
+  auto exhausted = make_buffer<unsigned long long>(backend, 1);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(exhausted.data(), 0, exhausted.size_bytes(), backend.stream));
+  execute_batch_kernel<Slots><<<blocks_for(batch.count), block_threads, 0, backend.stream>>>(
+      table, batch, next_launch_salt(), exhausted.data());
+  WARPDEX_CHECK_LAUNCH("execute_batch_kernel");
+  return copy_to_host(exhausted);
+}
+
+template <class Slots, class Backend>
+chain_totals summarize_chains(const Backend& backend, const slab_table_view<Slots>& table)
+{
+  auto totals = make_buffer<chain_totals>(backend, 1);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
+  summarize_kernel<Slots>
+      <<<blocks_for(std::uint64_t{table.bucket_count} * warp::size), block_threads, 0, backend.stream>>>(table,
+                                                                                                         totals.data());
+  WARPDEX_CHECK_LAUNCH("summarize_kernel");
+  return copy_to_host(totals);
+}
+
+template <class Slots, class Backend>
+std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& table, std::uint32_t* keys_out,
+                          std::uint32_t* values_out, std::uint64_t capacity)
+{
+  auto written = make_buffer<unsigned long long>(backend, 1);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(written.data(), 0, written.size_bytes(), backend.stream));
+  export_kernel<Slots>
+      <<<blocks_for(std::uint64_t{table.bucket_count} * warp::size), block_threads, 0, backend.stream>>>(
+          table, keys_out, values_out, capacity, written.data());
+  WARPDEX_CHECK_LAUNCH("export_kernel");
+  return copy_to_host(written);
+}
+
+template <class Slots, class Backend>
+void flush_table(const Backend& backend, const slab_table_view<Slots>& table)
+{
+  flush_kernel<Slots><<<blocks_for(table.bucket_count), block_threads, 0, backend.stream>>>(table);
+  WARPDEX_CHECK_LAUNCH("flush_kernel");
+}
+
+#define WARPDEX_INSTANTIATE_SLAB_TABLE(Slots, Backend)                                                              \
+  template void initialize_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint64_t);     \
+  template std::uint64_t execute_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,               \
+                                                       const batch_arguments&);                                     \
+  template chain_totals summarize_chains<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);            \
+  template std::uint64_t export_live<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint32_t*, \
+                                                     std::uint32_t*, std::uint64_t);                                \
+  template void flush_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);
+
+WARPDEX_INSTANTIATE_SLAB_TABLE(map_slots, cuda)
+WARPDEX_INSTANTIATE_SLAB_TABLE(set_slots, cuda)
+template batch_violations find_violations<cuda>(const cuda&, const std::uint32_t*, const operation*, std::uint64_t);
+
+}  // namespace warpdex::hash::detail

@@ -1,0 +1,288 @@
+// The host backend of the slab tables: the protocol of slab_layout.hpp run by one OpenMP thread per
+// operation, on the same slab layout, with std::atomic_ref in place of the warp's atomics.
+#include <warpdex/hash/detail/slab_table.hpp>
+
+#include <warpdex/core/backend.hpp>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+namespace warpdex::hash::detail {
+namespace {
+
+template <class T>
+T load(T& word)
+{
+  return std::atomic_ref<T>(word).load(std::memory_order_acquire);
+}
+
+/// A host thread's share of SlabAlloc-light: a resident block it allocates from until it is full.
+template <class Slot>
+class host_slab_allocator {
+ public:
+  host_slab_allocator(const slab_pool_view<Slot>& pool, std::uint64_t worker) : pool_(pool), worker_(worker)
+  {
+    if (pool.block_count > 0) { resident_ = candidate_block(worker, 0, pool.block_count); }
+  }
+
+  /// A free slab's index, or null_slab when every block is full.
+  std::uint32_t allocate()
+  {
+    if (pool_.block_count == 0) { return null_slab; }
+    const std::uint64_t tries = std::uint64_t{random_block_attempts} + pool_.block_count;
+    for (std::uint64_t attempt = 0; attempt < tries; ++attempt) {
+      const std::uint32_t slab = allocate_in(resident_);
+      if (slab != null_slab) { return slab; }
+      resident_ = attempt < random_block_attempts
+                      ? candidate_block(worker_, static_cast<std::uint32_t>(attempt + 1), pool_.block_count)
+                      : static_cast<std::uint32_t>((attempt - random_block_attempts) % pool_.block_count);
+    }
+    return null_slab;
+  }
+
+  void free(std::uint32_t slab)
+  {
+    std::atomic_ref<std::uint32_t>(pool_.bitmap[slab / 32]).fetch_and(~(1U << (slab % 32)), std::memory_order_release);
+  }
+
+ private:
+  std::uint32_t allocate_in(std::uint32_t block)
+  {
+    for (std::uint32_t word = 0; word < bitmap_words_per_block; ++word) {
+      const std::uint64_t index = std::uint64_t{block} * bitmap_words_per_block + word;
+      std::atomic_ref<std::uint32_t> bits(pool_.bitmap[index]);
+      std::uint32_t seen = bits.load(std::memory_order_relaxed);
+      while (seen != 0xffffffffU) {
+        const std::uint32_t bit = 1U << std::countr_one(seen);
+        seen = bits.fetch_or(bit, std::memory_order_acq_rel);
+        if ((seen & bit) == 0) { return static_cast<std::uint32_t>(index * 32 + std::countr_zero(bit)); }
+      }
+    }
+    return null_slab;
+  }
+
+  slab_pool_view<Slot> pool_;
+  std::uint64_t worker_;
+  std::uint32_t resident_ = 0;
+};
+
+template <class Slots>
+using slot_t = typename Slots::slot_type;
+
+/// Reads a slab's data slots into `seen` and summarizes them for `key`.
+template <class Slots>
+slab_summary read_slab(slot_t<Slots>* slab, std::uint32_t key, slot_t<Slots>* seen)
+{
+  slab_summary summary;
+  for (std::uint32_t slot = 0; slot < Slots::data_slots; ++slot) {
+    seen[slot] = load(slab[slot]);
+    const std::uint32_t slot_key = Slots::key_of(seen[slot]);
+    summary.match_slots |= static_cast<std::uint32_t>(slot_key == key) << slot;
+    summary.empty_slots |= static_cast<std::uint32_t>(slot_key == empty_key) << slot;
+  }
+  summary.next = Slots::link_of(load(slab[Slots::link_slot]));
+  return summary;
+}
+
+template <class Slots>
+void make_fresh(slot_t<Slots>* slab)
+{
+  for (std::uint32_t slot = 0; slot < Slots::slots_per_slab; ++slot) {
+    std::atomic_ref<slot_t<Slots>>(slab[slot]).store(Slots::empty_slot, std::memory_order_relaxed);
+  }
+}
+
+template <class Slots>
+operation_status run_operation(const slab_table_view<Slots>& table, host_slab_allocator<slot_t<Slots>>& allocator,
+                               operation op, std::uint32_t key, std::uint32_t value, std::uint32_t& value_out)
+{
+  using slot_type = slot_t<Slots>;
+  slot_type* slab = table.head_of(key);
+  slot_type seen[Slots::data_slots];
+  for (;;) {
+    const slab_summary summary = read_slab<Slots>(slab, key, seen);
+    const step next = next_step(op, summary);
+    switch (next.kind) {
+      case step_kind::finish:
+        if (next.status == operation_status::found) { value_out = Slots::value_of(seen[next.slot]); }
+        return next.status;
+      case step_kind::swap_slot: {
+        const slot_type desired = next.desired_erases ? Slots::make_slot(erased_key, Slots::value_of(seen[next.slot]))
+                                                      : Slots::make_slot(key, value);
+        slot_type expected = seen[next.slot];
+        if (std::atomic_ref<slot_type>(slab[next.slot])
+                .compare_exchange_strong(expected, desired, std::memory_order_acq_rel)) {
+          return next.status;
+        }
+        break;  // the slot changed under us: read the slab again
+      }
+      case step_kind::follow:
+        slab = table.pool.slab(summary.next);
+        break;
+      case step_kind::append: {
+        const std::uint32_t fresh = allocator.allocate();
+        if (fresh == null_slab) { return operation_status::out_of_memory; }
+        make_fresh<Slots>(table.pool.slab(fresh));
+        slot_type link = Slots::make_link(null_slab);
+        if (std::atomic_ref<slot_type>(slab[Slots::link_slot])
+                .compare_exchange_strong(link, Slots::make_link(fresh), std::memory_order_acq_rel)) {
+          slab = table.pool.slab(fresh);
+        } else {
+          allocator.free(fresh);
+          slab = table.pool.slab(Slots::link_of(link));
+        }
+        break;
+      }
+    }
+  }
+}
+
+/// Calls visit(slab, position) for each slab of bucket's list, in order.
+template <class Slots, class Visit>
+void walk_list(const slab_table_view<Slots>& table, std::uint32_t bucket, Visit&& visit)
+{
+  slot_t<Slots>* slab = table.head(bucket);
+  for (std::uint64_t position = 0;; ++position) {
+    visit(slab, position);
+    const std::uint32_t next = Slots::link_of(slab[Slots::link_slot]);
+    if (next == null_slab) { return; }
+    slab = table.pool.slab(next);
+  }
+}
+
+std::int64_t signed_count(std::uint64_t count)
+{
+  return static_cast<std::int64_t>(count);
+}
+
+}  // namespace
+
+template <class Slots, class Backend>
+void initialize_table(const Backend&, const slab_table_view<Slots>& table, std::uint64_t pool_slabs)
+{
+  std::memset(static_cast<void*>(table.heads), fresh_slab_byte, std::uint64_t{table.bucket_count} * slab_bytes);
+  const std::uint64_t words = std::uint64_t{table.pool.block_count} * bitmap_words_per_block;
+  for (std::uint64_t word = 0; word < words; ++word) {
+    table.pool.bitmap[word] = initial_bitmap_word(word, pool_slabs);
+  }
+}
+
+template <class Backend>
+batch_violations find_violations(const Backend&, const std::uint32_t* keys, const operation* operations,
+                                 std::uint64_t count)
+{
+  batch_violations found{count, count};
+  std::uint64_t first_key = count;
+  std::uint64_t first_operation = count;
+#pragma omp parallel for reduction(min : first_key, first_operation)
+  for (std::int64_t i = 0; i < signed_count(count); ++i) {
+    const auto index = static_cast<std::uint64_t>(i);
+    if (is_reserved_key(keys[index])) { first_key = std::min(first_key, index); }
+    if (operations != nullptr && static_cast<std::uint32_t>(operations[index]) >= operation_count) {
+      first_operation = std::min(first_operation, index);
+    }
+  }
+  found.first_reserved_key = first_key;
+  found.first_bad_operation = first_operation;
+  return found;
+}
+
+template <class Slots, class Backend>
+std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table, const batch_arguments& batch)
+{
+  std::uint64_t exhausted = 0;
+#pragma omp parallel reduction(+ : exhausted)
+  {
+    host_slab_allocator<slot_t<Slots>> allocator(table.pool, static_cast<std::uint64_t>(omp_get_thread_num()));
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < signed_count(batch.count); ++i) {
+      const auto index = static_cast<std::uint64_t>(i);
+      const operation op = batch.operations != nullptr ? batch.operations[index] : batch.uniform;
+      const std::uint32_t value = batch.values_in != nullptr ? batch.values_in[index] : 0;
+      std::uint32_t found_value = 0;
+      const operation_status status = run_operation(table, allocator, op, batch.keys[index], value, found_value);
+      if (status == operation_status::out_of_memory) { ++exhausted; }
+      if (status == operation_status::found && batch.values_out != nullptr) { batch.values_out[index] = found_value; }
+      if (batch.statuses != nullptr) { batch.statuses[index] = status; }
+      if (batch.found != nullptr) { batch.found[index] = status == operation_status::found ? 1 : 0; }
+    }
+  }
+  return exhausted;
+}
+
+template <class Slots, class Backend>
+chain_totals summarize_chains(const Backend&, const slab_table_view<Slots>& table)
+{
+  std::uint64_t live = 0;
+  std::uint64_t erased = 0;
+  std::uint64_t slabs = 0;
+  std::uint64_t longest = 0;
+#pragma omp parallel for reduction(+ : live, erased, slabs) reduction(max : longest)
+  for (std::int64_t bucket = 0; bucket < signed_count(table.bucket_count); ++bucket) {
+    std::uint64_t length = 0;
+    walk_list(table, static_cast<std::uint32_t>(bucket), [&](const slot_t<Slots>* slab, std::uint64_t) {
+      ++length;
+      for (std::uint32_t slot = 0; slot < Slots::data_slots; ++slot) {
+        const std::uint32_t key = Slots::key_of(slab[slot]);
+        live += static_cast<std::uint64_t>(!is_reserved_key(key));
+        erased += static_cast<std::uint64_t>(key == erased_key);
+      }
+    });
+    slabs += length;
+    longest = std::max(longest, length);
+  }
+  return {live, erased, slabs, longest};
+}
+
+template <class Slots, class Backend>
+std::uint64_t export_live(const Backend&, const slab_table_view<Slots>& table, std::uint32_t* keys_out,
+                          std::uint32_t* values_out, std::uint64_t capacity)
+{
+  std::uint64_t written = 0;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t bucket = 0; bucket < signed_count(table.bucket_count); ++bucket) {
+    walk_list(table, static_cast<std::uint32_t>(bucket), [&](const slot_t<Slots>* slab, std::uint64_t) {
+      for (std::uint32_t slot = 0; slot < Slots::data_slots; ++slot) {
+        if (is_reserved_key(Slots::key_of(slab[slot]))) { continue; }
+        const std::uint64_t at = std::atomic_ref<std::uint64_t>(written).fetch_add(1, std::memory_order_relaxed);
+        if (at >= capacity) { continue; }
+        keys_out[at] = Slots::key_of(slab[slot]);
+        if (values_out != nullptr) { values_out[at] = Slots::value_of(slab[slot]); }
+      }
+    });
+  }
+  return written;
+}
+
+template <class Slots, class Backend>
+void flush_table(const Backend&, const slab_table_view<Slots>& table)
+{
+#pragma omp parallel
+  {
+    host_slab_allocator<slot_t<Slots>> allocator(table.pool, static_cast<std::uint64_t>(omp_get_thread_num()));
+#pragma omp for schedule(static)
+    for (std::int64_t bucket = 0; bucket < signed_count(table.bucket_count); ++bucket) {
+      compact_list(table, static_cast<std::uint32_t>(bucket), [&](std::uint32_t slab) { allocator.free(slab); });
+    }
+  }
+}
+
+#define WARPDEX_INSTANTIATE_SLAB_TABLE(Slots, Backend)                                                              \
+  template void initialize_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint64_t);     \
+  template std::uint64_t execute_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,               \
+                                                       const batch_arguments&);                                     \
+  template chain_totals summarize_chains<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);            \
+  template std::uint64_t export_live<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint32_t*, \
+                                                     std::uint32_t*, std::uint64_t);                                \
+  template void flush_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);
+
+WARPDEX_INSTANTIATE_SLAB_TABLE(map_slots, host)
+WARPDEX_INSTANTIATE_SLAB_TABLE(set_slots, host)
+template batch_violations find_violations<host>(const host&, const std::uint32_t*, const operation*, std::uint64_t);
+
+}  // namespace warpdex::hash::detail

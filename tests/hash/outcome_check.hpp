@@ -1,0 +1,120 @@
+#pragma once
+// The allowed-outcomes check of a concurrent batch (slab_table.hpp): for one key, whether the statuses
+// its operations reported and the state it was left in are those of SOME sequential order of them.
+//
+// A sequential run alternates absent and present phases: an `inserted` starts a present phase, an
+// `erased` ends one, and `assigned` changes the value inside one. Observers can be placed anywhere a
+// matching state exists, so the run exists exactly when the phase counts match the initial and final
+// states, observers of absence or presence have a phase of that kind, every value seen was written
+// (or initial), and the final value can be the last one written.
+
+#include <warpdex/hash/slab_layout.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpdex::testing {
+
+struct key_operation {
+  hash::operation op;
+  std::uint32_t value_in = 0;  ///< insertions' value (unique per element in the tests)
+  hash::operation_status status;
+  std::optional<std::uint32_t> value_out;  ///< the value a found find reported
+};
+
+struct key_history {
+  std::optional<std::uint32_t> initial;  ///< value before the batch (absent: nullopt)
+  std::optional<std::uint32_t> final;    ///< value after the batch
+  std::vector<key_operation> operations;
+  bool has_values = true;  ///< false for sets: values are not compared
+};
+
+/// An empty string when the history is allowed, else why not.
+inline std::string why_not_linearizable(const key_history& history)
+{
+  using hash::operation;
+  using hash::operation_status;
+  std::uint64_t inserted = 0, erased = 0, assigned = 0, absent_observers = 0, present_observers = 0;
+  std::vector<std::uint32_t> inserted_values, assigned_values, seen_values;
+  for (const key_operation& element : history.operations) {
+    const operation_status s = element.status;
+    switch (element.op) {
+      case operation::find:
+        if (s == operation_status::found) {
+          ++present_observers;
+          if (element.value_out) { seen_values.push_back(*element.value_out); }
+        } else if (s == operation_status::not_found) {
+          ++absent_observers;
+        } else {
+          return "a find reported status " + std::to_string(static_cast<int>(s));
+        }
+        break;
+      case operation::insert:
+        if (s == operation_status::inserted) {
+          ++inserted;
+          inserted_values.push_back(element.value_in);
+        } else if (s == operation_status::already_present) {
+          ++present_observers;
+        } else {
+          return "an insert reported status " + std::to_string(static_cast<int>(s));
+        }
+        break;
+      case operation::insert_or_assign:
+        if (s == operation_status::inserted) {
+          ++inserted;
+          inserted_values.push_back(element.value_in);
+        } else if (s == operation_status::assigned) {
+          ++assigned;
+          assigned_values.push_back(element.value_in);
+        } else {
+          return "an insert_or_assign reported status " + std::to_string(static_cast<int>(s));
+        }
+        break;
+      case operation::erase:
+        if (s == operation_status::erased) {
+          ++erased;
+        } else if (s == operation_status::not_found) {
+          ++absent_observers;
+        } else {
+          return "an erase reported status " + std::to_string(static_cast<int>(s));
+        }
+        break;
+    }
+  }
+  const bool initially_present = history.initial.has_value();
+  const bool finally_present = history.final.has_value();
+  const std::uint64_t starts = inserted + (initially_present ? 1 : 0);
+  const std::uint64_t ends = erased + (finally_present ? 1 : 0);
+  if (starts != ends) {
+    return std::to_string(inserted) + " insertions and " + std::to_string(erased) +
+           " erasures do not lead from the initial to the final state";
+  }
+  const std::uint64_t present_phases = starts;
+  if (absent_observers > 0 && initially_present && erased == 0) { return "absence observed but never possible"; }
+  if ((present_observers > 0 || assigned > 0) && present_phases == 0) { return "presence observed but never possible"; }
+  if (!history.has_values) { return ""; }
+  const auto contains = [](const std::vector<std::uint32_t>& values, std::uint32_t value) {
+    return std::find(values.begin(), values.end(), value) != values.end();
+  };
+  for (const std::uint32_t value : seen_values) {
+    const bool written = (initially_present && value == *history.initial) || contains(inserted_values, value) ||
+                         contains(assigned_values, value);
+    if (!written) { return "a find saw value " + std::to_string(value) + ", which nothing wrote"; }
+  }
+  if (finally_present) {
+    const std::uint32_t last = *history.final;
+    if (initially_present && last == *history.initial) {
+      if (inserted != 0 || assigned != 0) { return "the initial value survived a later write"; }
+    } else if (contains(inserted_values, last)) {
+      if (assigned != 0 && present_phases < 2) { return "an assignment must follow the only insertion"; }
+    } else if (!contains(assigned_values, last)) {
+      return "the final value " + std::to_string(last) + " was not written by the batch";
+    }
+  }
+  return "";
+}
+
+}  // namespace warpdex::testing

@@ -1,0 +1,146 @@
+// The device-side pieces in user kernels: the warp allocator hands out every slab of a pool exactly
+// once and then reports exhaustion, and a slab_map_ref inserts, finds and erases from a user kernel
+// with the results the host backend gives for the same operations.
+#include "hash/slab_test_support.hpp"
+
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/hash/slab_ref.cuh>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+using namespace warpdex;
+using namespace warpdex::testing;
+using hash::operation_status;
+
+constexpr unsigned threads_per_block = 128;
+
+/// Each warp allocates until the allocator reports exhaustion; lane 0 records every slab it got.
+__global__ void allocate_until_exhausted(hash::slab_pool_view<std::uint32_t> pool, std::uint32_t* slabs,
+                                         unsigned long long* count, std::uint32_t capacity)
+{
+  hash::slab_warp_allocator<std::uint32_t> allocator(pool, warp::global_warp_id());
+  for (;;) {
+    const std::uint32_t slab = allocator.allocate();
+    if (slab == hash::null_slab) { return; }
+    if (warp::lane_id() == 0) {
+      const unsigned long long at = atomicAdd(count, 1ULL);
+      if (at < capacity) { slabs[at] = slab; }
+    }
+  }
+}
+
+class slab_alloc_test : public cuda_test {};
+
+TEST_F(slab_alloc_test, HandsOutEverySlabOnceThenReportsExhaustion)
+{
+  const std::uint64_t pool_slabs = 3 * hash::slabs_per_block + 100;  // a partial last block
+  const std::uint32_t blocks = 4;
+  auto bitmap = make_device_buffer<std::uint32_t>(blocks * hash::bitmap_words_per_block);
+  std::vector<std::uint32_t> words(bitmap.size());
+  for (std::size_t word = 0; word < words.size(); ++word) { words[word] = hash::initial_bitmap_word(word, pool_slabs); }
+  bitmap.copy_from(std::span<const std::uint32_t>(words));
+  const hash::slab_pool_view<std::uint32_t> pool{nullptr, bitmap.data(), blocks};
+  const std::uint32_t capacity = static_cast<std::uint32_t>(pool_slabs) + 64;
+  auto slabs = make_filled_buffer<std::uint32_t>(cuda{}, capacity, hash::null_slab);
+  auto count = make_filled_buffer<unsigned long long>(cuda{}, 1, 0);
+  allocate_until_exhausted<<<6, threads_per_block>>>(pool, slabs.data(), count.data(), capacity);
+  WARPDEX_CHECK_LAUNCH("allocate_until_exhausted");
+  ASSERT_EQ(count.to_vector()[0], pool_slabs);
+  auto got = slabs.to_vector();
+  got.resize(pool_slabs);
+  std::sort(got.begin(), got.end());
+  for (std::uint64_t i = 0; i < pool_slabs; ++i) { ASSERT_EQ(got[i], i) << "slab " << i << " missing or repeated"; }
+  for (const std::uint32_t word : bitmap.to_vector()) { EXPECT_EQ(word, 0xffffffffU); }
+}
+
+/// Lanes insert_or_assign (key, i) for their element, then every lane finds its key, then erases the
+/// keys at odd positions; the statuses of each phase go to the outputs.
+__global__ void use_ref(hash::slab_map_ref ref, const std::uint32_t* keys, std::uint64_t n, operation_status* inserted,
+                        operation_status* found, std::uint32_t* found_values, operation_status* erased)
+{
+  auto allocator = ref.make_allocator(7);
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = i < n;
+  const std::uint32_t key = active ? keys[i] : 0;
+  const operation_status insert_status = ref.insert_or_assign(allocator, active, key, static_cast<std::uint32_t>(i));
+  std::uint32_t value = hash::empty_key;
+  const operation_status find_status = ref.find(active, key, value);
+  const operation_status erase_status = ref.erase(active && i % 2 == 1, key);
+  if (!active) { return; }
+  inserted[i] = insert_status;
+  found[i] = find_status;
+  found_values[i] = value;
+  erased[i] = erase_status;
+}
+
+class slab_ref_test : public cuda_test {};
+
+TEST_F(slab_ref_test, UserKernelInsertsFindsAndErases)
+{
+  std::mt19937_64 random(301);
+  const std::uint64_t n = 5000;
+  const auto keys = distinct_keys(random, n);
+  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
+  map_type map(cuda{}, map_type::capacity_for(n, 0.9));
+  auto device_keys = to_backend(cuda{}, keys);
+  auto inserted = make_device_buffer<operation_status>(n);
+  auto found = make_device_buffer<operation_status>(n);
+  auto found_values = make_device_buffer<std::uint32_t>(n);
+  auto erased = make_device_buffer<operation_status>(n);
+  use_ref<<<static_cast<unsigned>((n + threads_per_block - 1) / threads_per_block), threads_per_block>>>(
+      hash::slab_map_ref(map.view()), device_keys.data(), n, inserted.data(), found.data(), found_values.data(),
+      erased.data());
+  WARPDEX_CHECK_LAUNCH("use_ref");
+  const auto host_inserted = inserted.to_vector();
+  const auto host_found = found.to_vector();
+  const auto host_values = found_values.to_vector();
+  const auto host_erased = erased.to_vector();
+  std::unordered_map<std::uint32_t, std::uint32_t> oracle;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(host_inserted[i], operation_status::inserted);
+    ASSERT_EQ(host_found[i], operation_status::found);
+    ASSERT_EQ(host_values[i], i);
+    ASSERT_EQ(host_erased[i], i % 2 == 1 ? operation_status::erased : operation_status::not_found);
+    if (i % 2 == 0) { oracle.emplace(keys[i], static_cast<std::uint32_t>(i)); }
+  }
+  EXPECT_EQ(export_map(map), oracle);
+}
+
+/// The same batches on both backends leave the same pairs and report the same statuses.
+TEST_F(slab_ref_test, BackendsAgreeOnABatchOfDistinctKeys)
+{
+  std::mt19937_64 random(302);
+  const auto keys = distinct_keys(random, 20000);
+  std::vector<hash::operation> ops(keys.size());
+  std::vector<std::uint32_t> values(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ops[i] = static_cast<hash::operation>(random() % hash::operation_count);
+    values[i] = static_cast<std::uint32_t>(random());
+  }
+  const std::vector<std::uint32_t> first(keys.begin(), keys.begin() + 10000);
+  auto run = [&](const auto& backend) {
+    using backend_type = std::decay_t<decltype(backend)>;
+    hash::slab_map<std::uint32_t, std::uint32_t, backend_type> map(backend, hash::slab_capacity{500, 2048});
+    auto first_keys = to_backend(backend, first);
+    map.insert(first_keys.span(), first_keys.span());
+    auto device_ops = to_backend(backend, ops);
+    auto device_keys = to_backend(backend, keys);
+    auto device_values = to_backend(backend, values);
+    auto values_out = make_filled_buffer<std::uint32_t>(backend, keys.size(), poison_value);
+    auto statuses = make_filled_buffer<operation_status>(backend, keys.size(), operation_status::found);
+    map.execute(device_ops.span(), device_keys.span(), device_values.span(), values_out.span(), statuses.span());
+    return std::make_tuple(statuses.to_vector(), values_out.to_vector(), export_map(map));
+  };
+  EXPECT_EQ(run(cuda{}), run(host{}));
+}
+
+}  // namespace

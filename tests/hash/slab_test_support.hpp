@@ -1,0 +1,74 @@
+#pragma once
+// Helpers of the slab table suites: moving vectors to and from a backend, random distinct keys, and
+// exporting a table into an oracle container for comparison.
+
+#include "support/backend_fixture.hpp"
+
+#include <warpdex/hash/slab_map.hpp>
+#include <warpdex/hash/slab_set.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace warpdex::testing {
+
+/// A value no operation writes: outputs are filled with it to show which elements were left alone.
+inline constexpr std::uint32_t poison_value = 0xa5a5a5a5U;
+
+template <class T, class Backend>
+buffer<T> to_backend(const Backend& backend, const std::vector<T>& values)
+{
+  return make_buffer_from<T>(backend, std::span<const T>(values));
+}
+
+/// `count` distinct keys in [0, max_key], drawn from `random`.
+inline std::vector<std::uint32_t> distinct_keys(std::mt19937_64& random, std::size_t count,
+                                                std::uint32_t max_key = hash::max_user_key)
+{
+  std::unordered_set<std::uint32_t> seen;
+  std::vector<std::uint32_t> keys;
+  std::uniform_int_distribution<std::uint32_t> draw(0, max_key);
+  while (keys.size() < count) {
+    const std::uint32_t key = draw(random);
+    if (seen.insert(key).second) { keys.push_back(key); }
+  }
+  return keys;
+}
+
+template <class Backend>
+std::unordered_map<std::uint32_t, std::uint32_t> export_map(
+    const hash::slab_map<std::uint32_t, std::uint32_t, Backend>& map)
+{
+  const std::uint64_t size = map.size();
+  auto keys = make_buffer<std::uint32_t>(map.backend(), size);
+  auto values = make_buffer<std::uint32_t>(map.backend(), size);
+  EXPECT_EQ(map.export_pairs(keys.span(), values.span()), size);
+  const auto host_keys = keys.to_vector();
+  const auto host_values = values.to_vector();
+  std::unordered_map<std::uint32_t, std::uint32_t> pairs;
+  for (std::size_t i = 0; i < host_keys.size(); ++i) {
+    EXPECT_TRUE(pairs.emplace(host_keys[i], host_values[i]).second) << "key " << host_keys[i] << " exported twice";
+  }
+  return pairs;
+}
+
+template <class Backend>
+std::unordered_set<std::uint32_t> export_set(const hash::slab_set<std::uint32_t, Backend>& set)
+{
+  const std::uint64_t size = set.size();
+  auto keys = make_buffer<std::uint32_t>(set.backend(), size);
+  EXPECT_EQ(set.export_keys(keys.span()), size);
+  std::unordered_set<std::uint32_t> result;
+  for (const std::uint32_t key : keys.to_vector()) {
+    EXPECT_TRUE(result.insert(key).second) << "key " << key << " exported twice";
+  }
+  return result;
+}
+
+}  // namespace warpdex::testing
