@@ -1,5 +1,6 @@
-// The cuda backend of the slab tables: batches run through the device ref (one warp runs its lanes'
-// operations), list walks run one warp per bucket, flush one thread per bucket.
+// The cuda backend of the slab tables: batches run through the device ref (batches that insert: one
+// warp runs its lanes' operations; finds and erasures: one tile of 8 lanes per operation, finds through
+// the non-coherent cache), list walks run one warp per bucket, flush one thread per bucket.
 #include <warpdex/hash/detail/slab_table.hpp>
 #include <warpdex/hash/slab_ref.cuh>
 
@@ -18,6 +19,10 @@ namespace {
 /// Threads per block of every kernel here (a multiple of the warp).
 constexpr unsigned block_threads = 256;
 constexpr unsigned warps_per_block = block_threads / warp::size;
+/// Resident blocks per SM the batch kernels ask the compiler for: 8 blocks of 256 threads fill an SM
+/// (2048 threads), which caps them at 32 registers. Their loops wait on one dependent slab read after
+/// another, so the throughput follows the number of operations in flight, i.e. the occupancy.
+constexpr unsigned batch_blocks_per_sm = 8;
 
 unsigned blocks_for(std::uint64_t threads)
 {
@@ -49,9 +54,20 @@ __global__ void find_violations_kernel(const std::uint32_t* keys, const operatio
   }
 }
 
+/// Writes element i's outputs.
+__device__ void write_result(const batch_arguments& batch, std::uint64_t i, operation_status status,
+                             std::uint32_t found_value)
+{
+  if (status == operation_status::found && batch.values_out != nullptr) { batch.values_out[i] = found_value; }
+  if (batch.statuses != nullptr) { batch.statuses[i] = status; }
+  if (batch.found != nullptr) { batch.found[i] = status == operation_status::found ? 1 : 0; }
+}
+
+/// A batch that may insert: each warp runs its lanes' operations with its own allocator.
 template <class Slots>
-__global__ void execute_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, std::uint64_t salt,
-                                     unsigned long long* exhausted)
+__global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
+    execute_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, std::uint64_t salt,
+                         unsigned long long* exhausted)
 {
   const slab_table_ref<Slots> ref(table);
   auto allocator = ref.make_allocator(salt);
@@ -64,10 +80,34 @@ __global__ void execute_batch_kernel(slab_table_view<Slots> table, batch_argumen
   const operation_status status = ref.apply(&allocator, active, op, key, value, found_value);
   const unsigned exhausted_lanes = warp::ballot(active && status == operation_status::out_of_memory);
   if (exhausted_lanes != 0 && warp::lane_id() == 0) { atomicAdd(exhausted, warp::popc(exhausted_lanes)); }
-  if (!active) { return; }
-  if (status == operation_status::found && batch.values_out != nullptr) { batch.values_out[i] = found_value; }
-  if (batch.statuses != nullptr) { batch.statuses[i] = status; }
-  if (batch.found != nullptr) { batch.found[i] = status == operation_status::found ? 1 : 0; }
+  if (active) { write_result(batch, i, status, found_value); }
+}
+
+/// A batch of finds only: nothing writes the table meanwhile, so slabs are read through the
+/// non-coherent cache.
+template <class Slots>
+__global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
+    find_batch_kernel(slab_table_view<Slots> table, batch_arguments batch)
+{
+  const slab_table_ref<Slots> ref(table);
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = i < batch.count;
+  std::uint32_t found_value = 0;
+  const operation_status status =
+      ref.template find<slab_reads::read_only>(active, active ? batch.keys[i] : 0, found_value);
+  if (active) { write_result(batch, i, status, found_value); }
+}
+
+/// A batch of erasures only.
+template <class Slots>
+__global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
+    erase_batch_kernel(slab_table_view<Slots> table, batch_arguments batch)
+{
+  const slab_table_ref<Slots> ref(table);
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = i < batch.count;
+  const operation_status status = ref.erase(active, active ? batch.keys[i] : 0);
+  if (active) { write_result(batch, i, status, 0); }
 }
 
 /// One warp per bucket walks its list: on each slab, `visit(slot, live_lanes)` with the lane's slot and
@@ -171,6 +211,17 @@ batch_violations find_violations(const Backend& backend, const std::uint32_t* ke
 template <class Slots, class Backend>
 std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch)
 {
+  // Uniform finds and erasures never allocate: no exhaustion count to read back.
+  if (batch.operations == nullptr && batch.uniform == operation::find) {
+    find_batch_kernel<Slots><<<blocks_for(batch.count), block_threads, 0, backend.stream>>>(table, batch);
+    WARPDEX_CHECK_LAUNCH("find_batch_kernel");
+    return 0;
+  }
+  if (batch.operations == nullptr && batch.uniform == operation::erase) {
+    erase_batch_kernel<Slots><<<blocks_for(batch.count), block_threads, 0, backend.stream>>>(table, batch);
+    WARPDEX_CHECK_LAUNCH("erase_batch_kernel");
+    return 0;
+  }
   auto exhausted = make_buffer<unsigned long long>(backend, 1);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(exhausted.data(), 0, exhausted.size_bytes(), backend.stream));
   execute_batch_kernel<Slots><<<blocks_for(batch.count), block_threads, 0, backend.stream>>>(

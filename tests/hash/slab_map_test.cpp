@@ -492,6 +492,102 @@ TYPED_TEST(slab_map_test, StatisticsDescribeTheLists)
   EXPECT_EQ(map.statistics().slabs_in_use, 1u);
 }
 
+TYPED_TEST(slab_map_test, RehashGrowsTheTableAndKeepsEveryLivePair)
+{
+  std::mt19937_64 random(std::random_device{}());
+  const auto keys = distinct_keys(random, 4000);
+  const hash::slab_capacity small{8, 2 * hash::slabs_per_block};  // long chains: ~33 slabs per bucket
+  typename TestFixture::map_type map(this->backend(), small);
+  oracle_map oracle;
+  std::vector<std::uint32_t> values(keys.size());
+  for (auto& value : values) { value = static_cast<std::uint32_t>(random()); }
+  this->insert_all(map, keys, values, oracle);
+  std::vector<std::uint32_t> doomed(keys.begin(), keys.begin() + 500);
+  for (const std::uint32_t key : doomed) { oracle.erase(key); }
+  auto device_doomed = this->put(doomed);
+  map.erase(device_doomed.span());
+
+  const auto grown = TestFixture::map_type::capacity_for(keys.size());
+  map.rehash(grown);
+  EXPECT_EQ(map.capacity().bucket_count, grown.bucket_count);
+  const auto stats = map.statistics();
+  EXPECT_EQ(stats.bucket_count, grown.bucket_count);
+  EXPECT_EQ(stats.live, oracle.size());
+  EXPECT_EQ(stats.erased, 0u) << "erased slots are dropped";
+  EXPECT_LE(stats.longest_chain, 3u);
+  EXPECT_EQ(export_map(map), oracle);
+  // Every key is found with its value through the new buckets, and the table keeps taking keys.
+  auto device_keys = this->put(keys);
+  auto found_values = this->template poisoned<std::uint32_t>(keys.size(), poison_value);
+  auto statuses = this->template poisoned<operation_status>(keys.size(), operation_status::assigned);
+  map.find(device_keys.span(), found_values.span(), statuses.span());
+  const auto host_values = found_values.to_vector();
+  const auto host_statuses = statuses.to_vector();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto at = oracle.find(keys[i]);
+    if (at == oracle.end()) {
+      ASSERT_EQ(host_statuses[i], operation_status::not_found);
+      ASSERT_EQ(host_values[i], poison_value);
+    } else {
+      ASSERT_EQ(host_statuses[i], operation_status::found);
+      ASSERT_EQ(host_values[i], at->second);
+    }
+  }
+  this->insert_all(map, doomed, doomed, oracle);
+  EXPECT_EQ(export_map(map), oracle);
+}
+
+TYPED_TEST(slab_map_test, RehashThatCannotSucceedLeavesTheTableAsItWas)
+{
+  std::mt19937_64 random(std::random_device{}());
+  const auto keys = distinct_keys(random, 1000);
+  const hash::slab_capacity capacity{64, hash::slabs_per_block};
+  typename TestFixture::map_type map(this->backend(), capacity);
+  oracle_map oracle;
+  this->insert_all(map, keys, keys, oracle);
+  // Two buckets and one pool slab hold 45 pairs, not 1000.
+  expect_error_mentioning<out_of_memory>(
+      [&] {
+        map.rehash(hash::slab_capacity{2, 1});
+      },
+      {"slab_map::rehash", "do not fit", "left as it was"});
+  expect_error_mentioning<error>([&] { map.rehash(hash::slab_capacity{0, 10}); }, {"slab_map", "bucket_count"});
+  expect_error_mentioning<error>(
+      [&] {
+        map.rehash(hash::slab_capacity{4, hash::max_pool_slabs + 1});
+      },
+      {"slab_map", "pool_slabs"});
+  EXPECT_EQ(map.capacity().bucket_count, capacity.bucket_count);
+  EXPECT_EQ(map.capacity().pool_slabs, capacity.pool_slabs);
+  EXPECT_EQ(export_map(map), oracle);
+  // Shrinking to a capacity that holds the entries works, and so does rehashing an empty map.
+  map.rehash(hash::slab_capacity{16, hash::slabs_per_block});
+  EXPECT_EQ(export_map(map), oracle);
+  map.clear();
+  map.rehash(hash::slab_capacity{3, 0});
+  EXPECT_EQ(map.size(), 0u);
+  EXPECT_EQ(map.capacity().bucket_count, 3u);
+}
+
+TEST(slab_table_view, FastBucketEqualsTheUniversalHash)
+{
+  std::mt19937_64 random(std::random_device{}());
+  const std::uint32_t edge_keys[] = {0, 1, 4, 5, 6, hash::max_user_key, 0xfffffffaU, 0xfffffffbU, 0xfffffff0U};
+  for (const std::uint32_t buckets : {1U, 2U, 3U, 100U, 65537U, 0x7fffffffU, 0xffffffffU}) {
+    for (int seed = 0; seed < 20; ++seed) {
+      hash::detail::slab_table_view<hash::map_slots> view;
+      view.hash = make_universal_hash(random(), buckets);
+      if (seed == 0) { view.hash.a = static_cast<std::uint32_t>(universal_hash::prime - 1); }
+      if (seed == 1) { view.hash.b = static_cast<std::uint32_t>(universal_hash::prime - 1); }
+      for (const std::uint32_t key : edge_keys) { ASSERT_EQ(view.bucket_of(key), view.hash(key)) << key; }
+      for (int draw = 0; draw < 2000; ++draw) {
+        const auto key = static_cast<std::uint32_t>(random());
+        ASSERT_EQ(view.bucket_of(key), view.hash(key)) << "key " << key << " buckets " << buckets;
+      }
+    }
+  }
+}
+
 TEST(slab_capacity, ForKeysSizesBucketsAndPool)
 {
   const auto capacity = hash::slab_capacity::for_keys(900, 15, 0.6);

@@ -77,6 +77,35 @@ TYPED_TEST(slab_set_test, InsertContainsEraseMatchTheOracle)
   EXPECT_EQ(export_set(set), oracle);
 }
 
+TYPED_TEST(slab_set_test, RehashGrowsTheSetAndKeepsEveryKey)
+{
+  std::mt19937_64 random(std::random_device{}());
+  const auto keys = distinct_keys(random, 5000);
+  typename TestFixture::set_type set(this->backend(), hash::slab_capacity{4, 2 * hash::slabs_per_block});
+  auto device_keys = this->put(keys);
+  set.insert(device_keys.span());
+  const std::vector<std::uint32_t> doomed(keys.begin(), keys.begin() + 1000);
+  auto device_doomed = this->put(doomed);
+  set.erase(device_doomed.span());
+  oracle_set oracle(keys.begin() + 1000, keys.end());
+  // Too small: an error, and the set is unchanged.
+  EXPECT_THROW(set.rehash(hash::slab_capacity{1, 1}), out_of_memory);
+  EXPECT_EQ(set.capacity().bucket_count, 4u);
+  EXPECT_EQ(export_set(set), oracle);
+
+  const auto grown = TestFixture::set_type::capacity_for(keys.size());
+  set.rehash(grown);
+  const auto stats = set.statistics();
+  EXPECT_EQ(stats.bucket_count, grown.bucket_count);
+  EXPECT_EQ(stats.erased, 0u);
+  EXPECT_LE(stats.longest_chain, 3u);
+  EXPECT_EQ(export_set(set), oracle);
+  auto found = make_filled_buffer<std::uint8_t>(this->backend(), keys.size(), 2);
+  set.contains(device_keys.span(), found.span());
+  const auto host_found = found.to_vector();
+  for (std::size_t i = 0; i < keys.size(); ++i) { ASSERT_EQ(host_found[i], oracle.count(keys[i])) << keys[i]; }
+}
+
 TYPED_TEST(slab_set_test, MixedBatchOfDistinctKeysIsExactAndContentionIsAllowed)
 {
   std::mt19937_64 random(202);

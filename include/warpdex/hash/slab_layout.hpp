@@ -14,6 +14,7 @@
 
 #include <warpdex/core/config.hpp>
 
+#include <bit>
 #include <cstdint>
 
 namespace warpdex::hash {
@@ -110,6 +111,16 @@ struct slab_summary {
   std::uint32_t next = null_slab;
 };
 
+/// The index of the lowest set bit of `bits` (!= 0): one instruction on either side.
+WARPDEX_HOST_DEVICE inline std::uint32_t lowest_set_bit(std::uint32_t bits)
+{
+#ifdef __CUDA_ARCH__
+  return static_cast<std::uint32_t>(__ffs(static_cast<int>(bits)) - 1);
+#else
+  return static_cast<std::uint32_t>(std::countr_zero(bits));
+#endif
+}
+
 /// What an operation does after reading a slab.
 enum class step_kind : std::uint8_t {
   finish,     ///< the operation is over with `status`
@@ -128,16 +139,9 @@ struct step {
 /// The protocol of the unique-key table, the same on every backend. Keys go only into empty slots,
 /// scanned in list order, and an empty slot is written only once, so two insertions of one key cannot
 /// both succeed (the second reads the first's slot before reaching any later empty slot).
-WARPDEX_HOST_DEVICE constexpr step next_step(operation op, const slab_summary& summary)
+WARPDEX_HOST_DEVICE inline step next_step(operation op, const slab_summary& summary)
 {
-  const auto lowest = [](std::uint32_t bits) {
-    std::uint32_t index = 0;
-    while ((bits & 1U) == 0) {
-      bits >>= 1;
-      ++index;
-    }
-    return index;
-  };
+  const auto lowest = [](std::uint32_t bits) { return lowest_set_bit(bits); };
   if (summary.match_slots != 0) {
     const std::uint32_t slot = lowest(summary.match_slots);
     switch (op) {

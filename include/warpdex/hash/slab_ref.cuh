@@ -3,11 +3,14 @@
 /// insert, find and erase, warp-cooperatively. CUDA-only.
 ///
 /// Every member is warp-collective: all 32 lanes of a warp call it together (converged), each with its
-/// own operation, and `active` false for lanes with nothing to do. The warp runs its lanes' operations
-/// one at a time (the slab hash's work-queue loop): one coalesced 128-byte read per slab and ballots
-/// over it. The semantics are those of a batch (slab_table.hpp): operations of every warp of every
-/// kernel in flight on one table are linearizable. Do not flush, clear or destroy the table while a
-/// kernel uses a ref.
+/// own operation, and `active` false for lanes with nothing to do. Operations run from a work queue
+/// (the slab hash's loop): insertions one at a time per warp, the 32 lanes reading a slab with one
+/// coalesced 128-byte load and deciding with ballots; finds and erasures, which never allocate, one at a
+/// time per tile of 8 lanes that read the slab as 16 bytes each, so a warp has four slab reads in
+/// flight. The bucket hash of every lane's key is computed once, by its lane, before the queue starts.
+/// The semantics are those of a batch (slab_table.hpp): operations of every warp of every kernel in
+/// flight on one table are linearizable. Do not flush, clear or destroy the table while a kernel uses a
+/// ref.
 ///
 /// @code
 ///   __global__ void count_words(warpdex::hash::slab_map_ref ref, const std::uint32_t* words, std::size_t n)
@@ -40,6 +43,68 @@ __device__ __forceinline__ std::uint32_t load_slot(const std::uint32_t* slot)
 {
   return __ldcg(reinterpret_cast<const unsigned int*>(slot));
 }
+
+/// How a path reads slabs.
+enum class slab_reads {
+  coherent,   ///< through L2 (ld.global.cg): sees other SMs' writes; any path that may run next to writers
+  read_only,  ///< the non-coherent path (ld.global.nc, cached in L1): only while nothing writes the table
+};
+
+/// Lanes of the tile that reads one slab in the paths that never allocate (find, erase).
+inline constexpr unsigned read_tile_lanes = 8;
+
+/// A tile of `read_tile_lanes` consecutive lanes: its lanes synchronize only with each other, so the
+/// tiles of a warp may run different steps.
+struct read_tile {
+  unsigned rank;     ///< this lane's index in the tile
+  unsigned members;  ///< the tile's lanes as a warp lane mask
+
+  __device__ read_tile()
+      : rank(warp::lane_id() % read_tile_lanes),
+        members(((1U << read_tile_lanes) - 1U) << (warp::lane_id() - warp::lane_id() % read_tile_lanes))
+  {
+  }
+  /// Bit r: tile lane r's predicate.
+  __device__ unsigned ballot(bool predicate) const
+  {
+    return (__ballot_sync(members, predicate) & members) >> (warp::lane_id() - rank);
+  }
+  template <class T>
+  __device__ T shfl(T value, unsigned source_rank) const
+  {
+    return __shfl_sync(members, value, static_cast<int>(source_rank), static_cast<int>(read_tile_lanes));
+  }
+  __device__ std::uint32_t reduce_or(std::uint32_t value) const { return __reduce_or_sync(members, value); }
+};
+/// What one lane of such a tile reads: 16 bytes, one vector load.
+using slab_chunk = uint4;
+static_assert(read_tile_lanes * sizeof(slab_chunk) == slab_bytes, "a read tile covers one slab");
+
+template <slab_reads Reads>
+__device__ __forceinline__ slab_chunk load_chunk(const slab_chunk* chunk)
+{
+  if constexpr (Reads == slab_reads::read_only) {
+    return __ldg(chunk);
+  } else {
+    return __ldcg(chunk);
+  }
+}
+
+/// Slot `index` of a chunk (index < 16 / sizeof(slot)), by selects so the chunk stays in registers.
+template <class Slots>
+__device__ __forceinline__ typename Slots::slot_type chunk_slot(const slab_chunk& chunk, unsigned index)
+{
+  if constexpr (sizeof(typename Slots::slot_type) == sizeof(std::uint64_t)) {
+    const std::uint32_t low = index == 0 ? chunk.x : chunk.z;
+    const std::uint32_t high = index == 0 ? chunk.y : chunk.w;
+    return (static_cast<std::uint64_t>(high) << 32) | low;
+  } else {
+    const std::uint32_t first_pair = (index & 1U) != 0 ? chunk.y : chunk.x;
+    const std::uint32_t second_pair = (index & 1U) != 0 ? chunk.w : chunk.z;
+    return (index & 2U) != 0 ? second_pair : first_pair;
+  }
+}
+
 __device__ __forceinline__ std::uint64_t swap_slot(std::uint64_t* slot, std::uint64_t expected, std::uint64_t desired)
 {
   return atomicCAS(reinterpret_cast<unsigned long long*>(slot), expected, desired);
@@ -73,6 +138,7 @@ class slab_table_ref {
                                     std::uint32_t value, std::uint32_t& value_out) const
   {
     const unsigned lane = warp::lane_id();
+    const std::uint32_t bucket = active ? table_.bucket_of(key) : 0;
     operation_status own_status = operation_status::not_found;
     unsigned queue;
     while ((queue = warp::ballot(active)) != 0) {
@@ -80,8 +146,10 @@ class slab_table_ref {
       const auto source_op = static_cast<operation>(warp::shfl(static_cast<std::uint32_t>(op), source));
       const std::uint32_t source_key = warp::shfl(key, source);
       const std::uint32_t source_value = warp::shfl(value, source);
+      const std::uint32_t source_bucket = warp::shfl(bucket, source);
       std::uint32_t found_value = 0;
-      const operation_status status = run_one(allocator, source_op, source_key, source_value, found_value);
+      const operation_status status =
+          run_in_warp(allocator, source_op, source_key, source_value, source_bucket, found_value);
       if (static_cast<int>(lane) == source) {
         own_status = status;
         if (status == operation_status::found) { value_out = found_value; }
@@ -91,10 +159,12 @@ class slab_table_ref {
     return own_status;
   }
 
-  /// Looks each active lane's key up; found keys' values go to `value_out`.
+  /// Looks each active lane's key up; found keys' values go to `value_out`. With `slab_reads::read_only`
+  /// the slabs are read through the non-coherent cache: only while no kernel writes the table.
+  template <detail::slab_reads Reads = detail::slab_reads::coherent>
   __device__ operation_status find(bool active, std::uint32_t key, std::uint32_t& value_out) const
   {
-    return apply(nullptr, active, operation::find, key, 0, value_out);
+    return apply_in_tiles<operation::find, Reads>(active, key, value_out);
   }
   /// Inserts each active lane's pair if its key is absent.
   __device__ operation_status insert(allocator_type& allocator, bool active, std::uint32_t key,
@@ -114,17 +184,92 @@ class slab_table_ref {
   __device__ operation_status erase(bool active, std::uint32_t key) const
   {
     std::uint32_t unused = 0;
-    return apply(nullptr, active, operation::erase, key, 0, unused);
+    return apply_in_tiles<operation::erase, detail::slab_reads::coherent>(active, key, unused);
   }
 
  private:
+  static constexpr unsigned slots_per_chunk = sizeof(detail::slab_chunk) / sizeof(slot_type);
+
+  /// The work queue of the operations that never allocate (find, erase): each tile of 8 lanes runs its
+  /// lanes' operations one at a time.
+  template <operation Op, detail::slab_reads Reads>
+  __device__ operation_status apply_in_tiles(bool active, std::uint32_t key, std::uint32_t& value_out) const
+  {
+    static_assert(Op == operation::find || Op == operation::erase, "tiles run the operations that never allocate");
+    const detail::read_tile tile;
+    const std::uint32_t bucket = active ? table_.bucket_of(key) : 0;
+    operation_status own_status = operation_status::not_found;
+    unsigned queue;
+    while ((queue = tile.ballot(active)) != 0) {
+      const unsigned source = lowest_set_bit(queue);
+      const std::uint32_t source_key = tile.shfl(key, source);
+      const std::uint32_t source_bucket = tile.shfl(bucket, source);
+      std::uint32_t found_value = 0;
+      const operation_status status = run_in_tile<Op, Reads>(tile, source_key, source_bucket, found_value);
+      if (tile.rank == source) {
+        own_status = status;
+        if (status == operation_status::found) { value_out = found_value; }
+        active = false;
+      }
+    }
+    return own_status;
+  }
+
+  /// One find or erase, run by a tile: the protocol of slab_layout.hpp, each lane reading 16 bytes of
+  /// every slab (`slots_per_chunk` slots), the tile combining its lanes' matches with one reduction.
+  template <operation Op, detail::slab_reads Reads>
+  __device__ operation_status run_in_tile(const detail::read_tile& tile, std::uint32_t key, std::uint32_t bucket,
+                                          std::uint32_t& found_value) const
+  {
+    const unsigned rank = tile.rank;
+    const unsigned first_slot = rank * slots_per_chunk;
+    slot_type* slab = table_.head(bucket);
+    for (;;) {
+      const detail::slab_chunk seen =
+          detail::load_chunk<Reads>(reinterpret_cast<const detail::slab_chunk*>(slab) + rank);
+      std::uint32_t matches = 0;
+#pragma unroll
+      for (unsigned index = 0; index < slots_per_chunk; ++index) {
+        const bool data_slot = first_slot + index < Slots::data_slots;
+        const bool match = data_slot && Slots::key_of(detail::chunk_slot<Slots>(seen, index)) == key;
+        matches |= static_cast<std::uint32_t>(match) << (first_slot + index);
+      }
+      slab_summary summary;  // empty_slots stays 0: only insertions look at it
+      summary.match_slots = tile.reduce_or(matches);
+      summary.next =
+          tile.shfl(Slots::link_of(detail::chunk_slot<Slots>(seen, slots_per_chunk - 1)), detail::read_tile_lanes - 1);
+      const step next = next_step(Op, summary);
+      const unsigned owner = next.slot / slots_per_chunk;
+      const slot_type owned = detail::chunk_slot<Slots>(seen, next.slot % slots_per_chunk);
+      switch (next.kind) {
+        case step_kind::finish:
+          if (next.status == operation_status::found) { found_value = tile.shfl(Slots::value_of(owned), owner); }
+          return next.status;
+        case step_kind::swap_slot: {
+          bool swapped = false;
+          if (rank == owner) {
+            const slot_type desired = Slots::make_slot(erased_key, Slots::value_of(owned));
+            swapped = detail::swap_slot(slab + next.slot, owned, desired) == owned;
+          }
+          if (tile.shfl(swapped, owner)) { return next.status; }
+          break;  // the slot changed: read the slab again
+        }
+        case step_kind::follow:
+          slab = table_.pool.slab(summary.next);
+          break;
+        case step_kind::append:  // not a step of find or erase
+          __trap();
+      }
+    }
+  }
+
   /// One operation, run by the whole warp: the protocol of slab_layout.hpp, one slab read per step.
-  __device__ operation_status run_one(allocator_type* allocator, operation op, std::uint32_t key, std::uint32_t value,
-                                      std::uint32_t& found_value) const
+  __device__ operation_status run_in_warp(allocator_type* allocator, operation op, std::uint32_t key,
+                                          std::uint32_t value, std::uint32_t bucket, std::uint32_t& found_value) const
   {
     const unsigned lane = warp::lane_id();
     const bool data_lane = lane < Slots::data_slots;
-    slot_type* slab = table_.head_of(key);
+    slot_type* slab = table_.head(bucket);
     for (;;) {
       const slot_type seen = lane < Slots::slots_per_slab ? detail::load_slot(slab + lane) : Slots::empty_slot;
       const std::uint32_t seen_key = Slots::key_of(seen);
@@ -135,7 +280,9 @@ class slab_table_ref {
       const step next = next_step(op, summary);
       switch (next.kind) {
         case step_kind::finish:
-          found_value = warp::shfl(Slots::value_of(seen), static_cast<int>(next.slot));
+          if (next.status == operation_status::found) {
+            found_value = warp::shfl(Slots::value_of(seen), static_cast<int>(next.slot));
+          }
           return next.status;
         case step_kind::swap_slot: {
           bool swapped = false;

@@ -32,10 +32,10 @@
 
 namespace warpdex::hash {
 
-/// How big a table is: its buckets (one 128-byte base slab each) and its pool of overflow slabs. The
-/// table never rehashes: chains grow into the pool, and an insertion that finds the pool exhausted
-/// reports out_of_memory. To resize, export the pairs and build a table of a larger capacity (or call
-/// the containers' `rehash`).
+/// How big a table is: its buckets (one 128-byte base slab each) and its pool of overflow slabs. A
+/// table never rehashes by itself: chains grow into the pool, and an insertion that finds the pool
+/// exhausted reports out_of_memory. To resize, call `rehash(capacity)` (one call, see
+/// slab_table_base::rehash).
 struct slab_capacity {
   std::uint32_t bucket_count = 1;  ///< >= 1
   std::uint64_t pool_slabs = 0;    ///< overflow slabs, <= max_pool_slabs (0: every list is one slab)
@@ -104,60 +104,79 @@ class slab_table_base {
 
   /// An empty table of `capacity` on `backend`, hashing with the universal hash drawn from `seed`.
   slab_table_base(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed, const char* name)
-      : backend_(backend), capacity_(capacity), seed_(seed), name_(name)
+      : backend_(backend), seed_(seed), name_(name), storage_(make_storage(capacity))
   {
-    WARPDEX_EXPECTS(capacity.bucket_count >= 1, name_ + ": bucket_count must be at least 1");
-    WARPDEX_EXPECTS(
-        capacity.pool_slabs <= max_pool_slabs,
-        name_ + ": pool_slabs " + std::to_string(capacity.pool_slabs) + " exceeds the 32-bit slab addresses");
-    const std::uint64_t blocks = (capacity.pool_slabs + slabs_per_block - 1) / slabs_per_block;
-    heads_ = make_buffer<slot_type>(backend, std::uint64_t{capacity.bucket_count} * Slots::slots_per_slab);
-    pool_ = make_buffer<slot_type>(backend, capacity.pool_slabs * Slots::slots_per_slab);
-    bitmap_ = make_buffer<std::uint32_t>(backend, blocks * bitmap_words_per_block);
-    view_.heads = heads_.data();
-    view_.bucket_count = capacity.bucket_count;
-    view_.hash = make_universal_hash(seed, capacity.bucket_count);
-    view_.pool.slabs = pool_.data();
-    view_.pool.bitmap = bitmap_.data();
-    view_.pool.block_count = static_cast<std::uint32_t>(blocks);
-    clear();
   }
 
   [[nodiscard]] const Backend& backend() const { return backend_; }
-  [[nodiscard]] const slab_capacity& capacity() const { return capacity_; }
+  [[nodiscard]] const slab_capacity& capacity() const { return storage_.capacity; }
   [[nodiscard]] std::uint64_t seed() const { return seed_; }
-  /// The storage as kernels see it (for device refs and the backends).
-  [[nodiscard]] const slab_table_view<Slots>& view() const { return view_; }
+  /// The storage as kernels see it (for device refs and the backends). A rehash replaces it.
+  [[nodiscard]] const slab_table_view<Slots>& view() const { return storage_.view; }
 
   /// Removes every key and returns every pool slab. O(table size).
-  void clear() { initialize_table<Slots>(backend_, view_, capacity_.pool_slabs); }
+  void clear() { initialize_table<Slots>(backend_, storage_.view, storage_.capacity.pool_slabs); }
+
+  /// Rebuilds the table with `capacity` (more buckets, a larger pool, or both; smaller works too when
+  /// the live entries fit): the live entries are exported, a table of the new capacity is built and
+  /// they are inserted into it; erased slots and unused overflow slabs are dropped on the way. The
+  /// bucket hash keeps the table's seed. Strong guarantee: when the capacity is invalid (warpdex::error),
+  /// the memory is not there (warpdex::out_of_memory), or the live entries do not fit into the new
+  /// capacity (warpdex::out_of_memory), the table is left exactly as it was. Needs a phase of its own
+  /// (no concurrent batch or device ref), views and refs taken before are invalid afterwards, and it
+  /// holds the old table, the new one and the exported entries at once. O(slabs in use + live entries).
+  void rehash(const slab_capacity& capacity)
+  {
+    table_storage fresh = make_storage(capacity);
+    const std::uint64_t live = size();
+    if (live > 0) {
+      auto keys = make_buffer<std::uint32_t>(backend_, live);
+      auto values = make_buffer<std::uint32_t>(backend_, Slots::has_values ? live : 0);
+      std::uint32_t* live_values = Slots::has_values ? values.data() : nullptr;
+      export_live<Slots>(backend_, storage_.view, keys.data(), live_values, live);
+      batch_arguments batch;
+      batch.uniform = operation::insert;
+      batch.keys = keys.data();
+      batch.values_in = live_values;
+      batch.count = live;
+      const std::uint64_t exhausted = execute_batch<Slots>(backend_, fresh.view, batch);
+      if (exhausted > 0) {
+        throw out_of_memory(name_ + "::rehash: " + std::to_string(exhausted) + " of " + std::to_string(live) +
+                            " live entries do not fit into " + std::to_string(capacity.bucket_count) +
+                            " buckets and a pool of " + std::to_string(capacity.pool_slabs) +
+                            " slabs; the table was left as it was");
+      }
+    }
+    storage_ = std::move(fresh);
+  }
 
   /// The number of live keys, counted by walking every list. O(slabs in use).
-  [[nodiscard]] std::uint64_t size() const { return summarize_chains<Slots>(backend_, view_).live_slots; }
+  [[nodiscard]] std::uint64_t size() const { return summarize_chains<Slots>(backend_, view()).live_slots; }
 
   /// Occupancy and memory use, by walking every list. O(slabs in use).
   [[nodiscard]] slab_statistics statistics() const
   {
-    const chain_totals totals = summarize_chains<Slots>(backend_, view_);
+    const chain_totals totals = summarize_chains<Slots>(backend_, view());
+    const slab_capacity& capacity = storage_.capacity;
     slab_statistics stats;
-    stats.bucket_count = capacity_.bucket_count;
-    stats.pool_slabs = capacity_.pool_slabs;
+    stats.bucket_count = capacity.bucket_count;
+    stats.pool_slabs = capacity.pool_slabs;
     stats.slabs_in_use = totals.slabs;
     stats.live = totals.live_slots;
     stats.erased = totals.erased_slots;
     stats.longest_chain = totals.longest_chain;
-    stats.mean_slabs_per_bucket = static_cast<double>(totals.slabs) / capacity_.bucket_count;
+    stats.mean_slabs_per_bucket = static_cast<double>(totals.slabs) / capacity.bucket_count;
     const double bytes_in_use = static_cast<double>(totals.slabs) * slab_bytes;
     stats.memory_utilization = static_cast<double>(totals.live_slots) * sizeof(slot_type) / bytes_in_use;
     stats.bytes_per_live_entry = bytes_in_use / static_cast<double>(totals.live_slots);
-    stats.reserved_bytes = heads_.size_bytes() + pool_.size_bytes() + bitmap_.size_bytes();
+    stats.reserved_bytes = storage_.heads.size_bytes() + storage_.pool.size_bytes() + storage_.bitmap.size_bytes();
     return stats;
   }
 
   /// Reclaims erased slots and empty overflow slabs: every list is compacted in place, keeping its
   /// keys and values. Not concurrent with batches (a phase of its own, as in the slab hash). O(slabs
   /// in use).
-  void flush() { flush_table<Slots>(backend_, view_); }
+  void flush() { flush_table<Slots>(backend_, view()); }
 
   /// Removes each key that is present; `statuses[i]` receives erased or not_found. Keys in backend
   /// memory; a reserved key rejects the whole batch before anything changes. Repeated keys: one
@@ -220,9 +239,9 @@ class slab_table_base {
       throw_violation(caller, violations.first_reserved_key,
                       "is a reserved key (empty_key or erased_key): keys must be <= " + std::to_string(max_user_key));
     }
-    const std::uint64_t exhausted = execute_batch<Slots>(backend_, view_, batch);
+    const std::uint64_t exhausted = execute_batch<Slots>(backend_, view(), batch);
     if (throw_on_exhaustion && exhausted > 0) {
-      throw out_of_memory(caller + ": the slab pool of " + std::to_string(capacity_.pool_slabs) +
+      throw out_of_memory(caller + ": the slab pool of " + std::to_string(capacity().pool_slabs) +
                           " slabs is exhausted; " + std::to_string(exhausted) + " of " + std::to_string(batch.count) +
                           " elements were not inserted (the others were). Build a table with more pool_slabs, "
                           "flush erased slots, or rehash");
@@ -232,14 +251,42 @@ class slab_table_base {
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:
+  /// The memory of one capacity and the view kernels take of it.
+  struct table_storage {
+    slab_capacity capacity;
+    buffer<slot_type> heads;
+    buffer<slot_type> pool;
+    buffer<std::uint32_t> bitmap;
+    slab_table_view<Slots> view;
+  };
+
+  /// Checks `capacity`, allocates its memory and initializes it as an empty table.
+  [[nodiscard]] table_storage make_storage(const slab_capacity& capacity) const
+  {
+    WARPDEX_EXPECTS(capacity.bucket_count >= 1, name_ + ": bucket_count must be at least 1");
+    WARPDEX_EXPECTS(
+        capacity.pool_slabs <= max_pool_slabs,
+        name_ + ": pool_slabs " + std::to_string(capacity.pool_slabs) + " exceeds the 32-bit slab addresses");
+    const std::uint64_t blocks = (capacity.pool_slabs + slabs_per_block - 1) / slabs_per_block;
+    table_storage storage;
+    storage.capacity = capacity;
+    storage.heads = make_buffer<slot_type>(backend_, std::uint64_t{capacity.bucket_count} * Slots::slots_per_slab);
+    storage.pool = make_buffer<slot_type>(backend_, capacity.pool_slabs * Slots::slots_per_slab);
+    storage.bitmap = make_buffer<std::uint32_t>(backend_, blocks * bitmap_words_per_block);
+    storage.view.heads = storage.heads.data();
+    storage.view.bucket_count = capacity.bucket_count;
+    storage.view.hash = make_universal_hash(seed_, capacity.bucket_count);
+    storage.view.pool.slabs = storage.pool.data();
+    storage.view.pool.bitmap = storage.bitmap.data();
+    storage.view.pool.block_count = static_cast<std::uint32_t>(blocks);
+    initialize_table<Slots>(backend_, storage.view, capacity.pool_slabs);
+    return storage;
+  }
+
   Backend backend_;
-  slab_capacity capacity_;
   std::uint64_t seed_;
   std::string name_;
-  buffer<slot_type> heads_;
-  buffer<slot_type> pool_;
-  buffer<std::uint32_t> bitmap_;
-  slab_table_view<Slots> view_;
+  table_storage storage_;
 };
 
 }  // namespace detail

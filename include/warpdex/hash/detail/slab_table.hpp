@@ -25,7 +25,22 @@ struct slab_table_view {
   {
     return heads + static_cast<std::uint64_t>(bucket) * Slots::slots_per_slab;
   }
-  WARPDEX_HOST_DEVICE slot_type* head_of(std::uint32_t key) const { return head(hash(key)); }
+  WARPDEX_HOST_DEVICE slot_type* head_of(std::uint32_t key) const { return head(bucket_of(key)); }
+
+  /// `hash(key)` without 64-bit division: 2^32 = 5 (mod p) for p = 2^32 - 5, so the 64-bit product
+  /// folds into 32 bits with two multiply-adds and one conditional subtraction. Equal to `hash(key)`
+  /// for every key (tested).
+  WARPDEX_HOST_DEVICE std::uint32_t bucket_of(std::uint32_t key) const
+  {
+    constexpr std::uint64_t low_half = 0xffffffffULL;
+    constexpr std::uint64_t two_to_32_mod_prime = (low_half + 1) - universal_hash::prime;
+    const std::uint64_t product = static_cast<std::uint64_t>(hash.a) * key + hash.b;
+    // product < 2^64, then < 6 * 2^32, then < 2^32 + 25 < 2 * prime.
+    std::uint64_t folded = (product >> 32) * two_to_32_mod_prime + (product & low_half);
+    folded = (folded >> 32) * two_to_32_mod_prime + (folded & low_half);
+    if (folded >= universal_hash::prime) { folded -= universal_hash::prime; }
+    return static_cast<std::uint32_t>(folded) % hash.buckets;
+  }
 };
 
 /// One batch: element i does operations[i] (or `uniform` when operations is null) on keys[i]. Outputs
