@@ -9,4 +9,7 @@ namespace warpdex::bench {
 /// radix sort and LSM rows.
 void run_cub_radix_sort(context& ctx);
 
+/// The LSM (lsm_map) next to a sorted array kept current by sorting and merging each batch.
+void run_lsm(context& ctx);
+
 }  // namespace warpdex::bench

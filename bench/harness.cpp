@@ -218,6 +218,7 @@ const std::vector<benchmark>& registry()
 {
   static const std::vector<benchmark> all = {
       {"baseline/cub_radix_sort", run_cub_radix_sort},
+      {"lsm", run_lsm},
   };
   return all;
 }

@@ -26,4 +26,7 @@ void add_bench_command(CLI::App& app, const global_options& globals);
 /// `warpdex demo`: the main job on generated data, every result checked on the host.
 void add_demo_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex lsm`: a generated workload on the GPU LSM, throughput per operation, answers checked.
+void add_lsm_command(CLI::App& app, const global_options& globals);
+
 }  // namespace warpdex::cli

@@ -178,7 +178,7 @@ void large_sparse_sequence_matches_the_model(const Backend& backend)
     apply_to_model(model, batch, batch_size);
     apply_to_map(backend, map, batch);
   }
-  expect_matches_model(backend, map, model, random, universe, 256);
+  expect_matches_model(backend, map, model, random, universe, 64);
   lsm_batch<Key> erase_most;
   for (std::size_t i = 0; i < inserted.size(); i += 8) {
     for (std::size_t j = i; j < std::min(inserted.size(), i + 7); ++j) {
@@ -189,10 +189,10 @@ void large_sparse_sequence_matches_the_model(const Backend& backend)
   }
   apply_to_model(model, erase_most, batch_size);
   apply_to_map(backend, map, erase_most);
-  expect_matches_model(backend, map, model, random, universe, 256);
+  expect_matches_model(backend, map, model, random, universe, 64);
   map.cleanup();
   EXPECT_EQ(map.resident_entries(), model.size());
-  expect_matches_model(backend, map, model, random, universe, 256);
+  expect_matches_model(backend, map, model, random, universe, 64);
 }
 
 TYPED_TEST(lsm_map_test, large_sparse_sequence_matches_the_model)
@@ -215,12 +215,12 @@ void bulk_build_keeps_the_last_pair(const Backend& backend)
     const auto values = make_buffer_from<lsm_value>(backend, batch.values);
     map.bulk_build(keys.span(), values.span());
     EXPECT_LE(map.occupied_levels(), 1u);
-    expect_matches_model(backend, map, model, random, universe, 256);
+    expect_matches_model(backend, map, model, random, universe, 64);
     // Updates go on from the built state.
     const auto more = random_batch<Key>(random, 100, 0.5, universe);
     apply_to_model(model, more, map.options().batch_size);
     apply_to_map(backend, map, more);
-    expect_matches_model(backend, map, model, random, universe, 256);
+    expect_matches_model(backend, map, model, random, universe, 64);
   }
 }
 
