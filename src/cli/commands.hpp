@@ -32,4 +32,7 @@ void add_split_command(CLI::App& app, const global_options& globals);
 /// `warpdex hash`: the slab hash map built, queried and updated, with throughput and utilization.
 void add_hash_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex lsm`: a generated workload on the GPU LSM, throughput per operation, answers checked.
+void add_lsm_command(CLI::App& app, const global_options& globals);
+
 }  // namespace warpdex::cli

@@ -34,6 +34,9 @@ int main(int argc, char** argv)
   warpdex::cli::add_bench_command(app, globals);
   warpdex::cli::add_split_command(app, globals);
   warpdex::cli::add_hash_command(app, globals);
+#if WARPDEX_CLI_LSM
+  warpdex::cli::add_lsm_command(app, globals);
+#endif
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,173 @@
+#pragma once
+/// @file `warpdex::lsm_map`: the GPU LSM, a dynamic ordered dictionary updated in batches (Ashkiani,
+/// Ch. 4). Built only when the CCCL headers are available (see docs/lsm.md).
+///
+/// The structure is a log-structured merge tree of sorted levels: level i is empty or holds a sorted run
+/// of at most `batch_size * 2^i` entries. An update batch is sorted, reduced to one entry per key and
+/// merged down the levels into the first empty one, like binary addition; lower levels are newer. An
+/// entry is either regular (a key with its value) or a tombstone (the key was erased). Within one level
+/// every key appears at most once; an older level may still hold a stale entry for a key that a newer
+/// level holds, until a merge or `cleanup()` drops it. Every key value is usable (0 and the maximum
+/// included): the regular / tombstone status is stored beside the key, not inside it.
+
+#include <warpdex/core/backend.hpp>
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/lsm/detail/lsm_level.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace warpdex {
+
+/// What one element of an update batch does.
+enum class lsm_operation : std::uint8_t {
+  insert = 0,  ///< insert the key with its value, replacing any older value
+  erase = 1,   ///< erase the key (a tombstone that hides every older entry of the key)
+};
+
+/// Construction parameters of an `lsm_map`.
+struct lsm_options {
+  /// Entries of level 0 (b): updates are applied in chunks of this many elements. Small batches make
+  /// updates cheap and queries slower (more levels). Must be > 0.
+  std::uint64_t batch_size = std::uint64_t{1} << 16;
+  /// Automatic cleanup: after an update, `cleanup()` runs when the resident tombstones exceed this
+  /// fraction of the resident entries. 0 turns automatic cleanup off; otherwise in (0, 1].
+  double cleanup_threshold = 0.5;
+};
+
+/// Live pairs of `range` queries: the pairs of query i are keys[offsets[i] .. offsets[i + 1]) and the
+/// values beside them, in ascending key order. All three buffers are in the backend's memory.
+template <class Key, class Value>
+struct lsm_range_result {
+  buffer<std::uint64_t> offsets;  ///< query count + 1 entries; offsets[0] = 0, the last is the total
+  buffer<Key> keys;
+  buffer<Value> values;
+};
+
+/// The live contents of an `lsm_map` in ascending key order (backend memory).
+template <class Key, class Value>
+struct lsm_contents {
+  buffer<Key> keys;
+  buffer<Value> values;
+};
+
+/// A dynamic ordered dictionary from `Key` to `Value` with batched updates and bulk queries, on the GPU
+/// (`Backend = warpdex::cuda`) or the CPU (`warpdex::host`), with the same results on both.
+///
+/// Supported types: Key in {std::uint32_t, std::uint64_t}, Value = std::uint32_t. Every span passed to a
+/// member lies in the backend's memory (device memory for `cuda`). Operations are bulk-synchronous: the
+/// object is not safe to use from several host threads at once, and updates and queries do not overlap.
+///
+/// Batch semantics, deterministic: a batch is applied after everything that came before it, so its
+/// entries replace older ones. Inside one batch, a key with any erase ends erased; otherwise the LAST
+/// insert of the key (in batch order) wins. A batch larger than `batch_size` is applied as consecutive
+/// chunks of `batch_size` elements, in order (so an insert in a later chunk revives a key erased in an
+/// earlier one).
+///
+/// Live key: a key whose newest entry is regular. Queries see exactly the live keys.
+template <class Key, class Value, class Backend>
+class lsm_map {
+ public:
+  using key_type = Key;
+  using value_type = Value;
+  using backend_type = Backend;
+
+  /// An empty map. Throws `warpdex::error` when `options` is out of range.
+  explicit lsm_map(const Backend& backend, lsm_options options = {});
+  ~lsm_map();
+  lsm_map(lsm_map&&) noexcept;
+  lsm_map& operator=(lsm_map&&) noexcept;
+  lsm_map(const lsm_map&) = delete;
+  lsm_map& operator=(const lsm_map&) = delete;
+
+  /// Applies a batch of mixed inserts and erases (see the class comment for duplicates). `values[i]` is
+  /// ignored where `operations[i]` is `erase`. Any size is accepted. All or nothing: the spans are
+  /// validated first (equal sizes, known operations), and every new level is built before an old one is
+  /// released, so a failure (`warpdex::error`, or `warpdex::out_of_memory` when the device runs out)
+  /// leaves the map as it was. Peak memory: the resident levels plus about twice the merged entries.
+  /// Amortized O(log(resident / batch_size)) work per element. May run `cleanup()` afterwards
+  /// (`lsm_options::cleanup_threshold`).
+  void update(std::span<const Key> keys, std::span<const Value> values, std::span<const lsm_operation> operations);
+
+  /// `update` with every operation `insert`.
+  void insert(std::span<const Key> keys, std::span<const Value> values);
+
+  /// `update` with every operation `erase`.
+  void erase(std::span<const Key> keys);
+
+  /// Replaces the whole contents by the pairs given, unsorted, duplicates allowed (the last pair of a key
+  /// wins). One sort, no merges: the fast way to load a map. All or nothing, like `update`.
+  void bulk_build(std::span<const Key> keys, std::span<const Value> values);
+
+  /// For each query key: `found[i]` = 1 and `values[i]` = its value when the key is live, else
+  /// `found[i]` = 0 and `values[i]` = 0. O(levels * log(resident)) per query, newest level first.
+  void lookup(std::span<const Key> queries, std::span<Value> values, std::span<std::uint8_t> found) const;
+
+  /// counts[i] = the number of live keys k with lower[i] <= k <= upper[i] (inclusive); 0 when
+  /// lower[i] > upper[i]. O(levels * log(resident)) per query after the liveness index is current
+  /// (see `size()`).
+  void count(std::span<const Key> lower, std::span<const Key> upper, std::span<std::uint64_t> counts) const;
+
+  /// The live pairs with lower[i] <= key <= upper[i] for every query i, sorted by key within each query;
+  /// an empty result for lower[i] > upper[i]. O(levels * log(resident)) per query and per pair returned.
+  [[nodiscard]] lsm_range_result<Key, Value> range(std::span<const Key> lower, std::span<const Key> upper) const;
+
+  /// For each query q: the smallest live key > q and its value (`found[i]` = 1), or `found[i]` = 0 with
+  /// key and value 0 when there is none.
+  void successor(std::span<const Key> queries, std::span<Key> keys, std::span<Value> values,
+                 std::span<std::uint8_t> found) const;
+
+  /// For each query q: the largest live key < q and its value (`found[i]` = 1), or `found[i]` = 0 with
+  /// key and value 0 when there is none.
+  void predecessor(std::span<const Key> queries, std::span<Key> keys, std::span<Value> values,
+                   std::span<std::uint8_t> found) const;
+
+  /// Merges all levels, keeps the newest entry of each key, drops tombstones and places the result in
+  /// the smallest level whose capacity holds it. Queries answer the same before and after. O(resident).
+  /// All or nothing, like `update`.
+  void cleanup();
+
+  /// The live pairs in ascending key order.
+  [[nodiscard]] lsm_contents<Key, Value> retrieve_all() const;
+
+  /// The number of live keys. Count, range, successor, predecessor and size share a liveness index
+  /// (one prefix count per resident entry) that the first of them after an update builds:
+  /// O(resident * levels * log(resident)) once.
+  [[nodiscard]] std::uint64_t size() const;
+
+  /// Entries held in the levels: live ones, stale ones and tombstones.
+  [[nodiscard]] std::uint64_t resident_entries() const;
+
+  /// Tombstones held in the levels.
+  [[nodiscard]] std::uint64_t resident_tombstones() const;
+
+  /// Levels that hold entries.
+  [[nodiscard]] std::size_t occupied_levels() const;
+
+  [[nodiscard]] const lsm_options& options() const { return options_; }
+
+  /// Changes the automatic cleanup threshold (0: off; else in (0, 1]).
+  void set_cleanup_threshold(double threshold);
+
+ private:
+  using level = detail::lsm_level<Key, Value>;
+  using level_list = std::vector<std::shared_ptr<const level>>;
+
+  void commit(level_list levels);
+  void ensure_liveness_index() const;
+  void maybe_cleanup();
+
+  Backend backend_;
+  lsm_options options_;
+  level_list levels_;  // level i at index i; nullptr when empty
+  // Liveness index (one prefix array per occupied level, newest first) and the level views the query
+  // functors read, in the backend's memory; rebuilt lazily after each change.
+  mutable std::vector<buffer<std::uint64_t>> live_before_;
+  mutable buffer<detail::lsm_level_view<Key, Value>> views_;
+  mutable bool index_current_ = false;
+};
+
+}  // namespace warpdex
