@@ -39,7 +39,7 @@ namespace warpdex {
 /// How the cuda backend splits m <= 256 buckets (docs/split.md). All give the same output; the host
 /// backend has one algorithm and accepts any value.
 enum class multisplit_algorithm {
-  automatic,    ///< the faster of the two below for the bucket count, as measured
+  automatic,    ///< the default: three_pass (docs/split.md: measurements and the single pass's state)
   three_pass,   ///< count per tile, scan the (bucket, tile) table, scatter
   single_pass,  ///< bucket totals, then one pass with CUB's block ranking and decoupled look-back
 };
