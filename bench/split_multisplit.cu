@@ -1,4 +1,5 @@
-// Multisplit rows: multisplit/<keys|pairs>/<bits|delta|splitters>/m=<m>, each next to its CUB
+// Multisplit rows: multisplit/<keys|pairs>/<bits|delta|splitters>/m=<m> (bit fields: one row per
+// algorithm, suffixed /three_pass and /single_pass), each next to its CUB
 // baseline on the same keys in the same process:
 // - bits: cub::DeviceRadixSort over the same bits (a bit-range radix sort is a stable multisplit);
 // - delta, splitters: the reduced-bit sort (label every key, then SortPairs of (label, key) over
@@ -122,16 +123,17 @@ struct split_data {
 /// Times one identifier's multisplit (keys or pairs), verifies it, and adds the row with its baseline.
 template <class Identifier, class Baseline>
 void add_split_row(context& ctx, split_data& data, const std::string& name, const Identifier& identifier, bool pairs,
-                   const std::string& baseline_name, Baseline&& baseline)
+                   const std::string& baseline_name, Baseline&& baseline,
+                   multisplit_algorithm algorithm = multisplit_algorithm::automatic)
 {
   const std::uint64_t n = data.n;
   const cuda backend{};
   const auto run = [&] {
     if (pairs) {
       (void)multisplit_pairs(backend, std::as_const(data.keys_in).span(), std::as_const(data.values_in).span(),
-                             data.keys_out.span(), data.values_out.span(), identifier);
+                             data.keys_out.span(), data.values_out.span(), identifier, algorithm);
     } else {
-      (void)multisplit(backend, std::as_const(data.keys_in).span(), data.keys_out.span(), identifier);
+      (void)multisplit(backend, std::as_const(data.keys_in).span(), data.keys_out.span(), identifier, algorithm);
     }
   };
   const double ms = ctx.median_ms(nullptr, run);
@@ -247,6 +249,10 @@ auto partition_baseline(split_data& data, const delta_buckets& identifier)
   return [&data, partition, bytes]() mutable { partition(data.temp.data(), bytes); };
 }
 
+/// The bit-field rows time each algorithm of the cuda backend (suffix /three_pass, /single_pass).
+const std::pair<multisplit_algorithm, const char*> split_algorithms[] = {
+    {multisplit_algorithm::three_pass, "three_pass"}, {multisplit_algorithm::single_pass, "single_pass"}};
+
 std::string row_name(bool pairs, const char* kind, std::uint32_t m)
 {
   return std::string("multisplit/") + (pairs ? "pairs/" : "keys/") + kind + "/m=" + std::to_string(m);
@@ -261,13 +267,15 @@ void run_multisplit(context& ctx)
   data.generate(0xffffffffU);
   for (const bool pairs : {false, true}) {
     for (const std::uint32_t bits : {1U, 3U, 5U, 6U, 8U}) {
-      const std::string name = row_name(pairs, "bits", 1U << bits);
-      if (!ctx.selected(name)) { continue; }
-      auto baseline = radix_sort_baseline(data, static_cast<int>(bits), pairs);
-      add_split_row(ctx, data, name, bit_field_buckets{0, bits}, pairs,
-                    std::string("cub::DeviceRadixSort::") + (pairs ? "SortPairs" : "SortKeys") + " bits[0," +
-                        std::to_string(bits) + ")",
-                    baseline);
+      for (const auto& [algorithm, algorithm_name] : split_algorithms) {
+        const std::string name = row_name(pairs, "bits", 1U << bits) + "/" + algorithm_name;
+        if (!ctx.selected(name)) { continue; }
+        auto baseline = radix_sort_baseline(data, static_cast<int>(bits), pairs);
+        add_split_row(ctx, data, name, bit_field_buckets{0, bits}, pairs,
+                      std::string("cub::DeviceRadixSort::") + (pairs ? "SortPairs" : "SortKeys") + " bits[0," +
+                          std::to_string(bits) + ")",
+                      baseline, algorithm);
+      }
     }
   }
   for (const bool pairs : {false, true}) {

@@ -8,11 +8,11 @@
 #include <vector>
 
 #define WARPDEX_INSTANTIATE_MULTISPLIT(Backend, Key, Identifier)                                                      \
-  template std::vector<std::uint64_t> multisplit<Key, Identifier>(const Backend&, std::span<const Key>,               \
-                                                                  std::span<Key>, const Identifier&);                 \
+  template std::vector<std::uint64_t> multisplit<Key, Identifier>(                                                    \
+      const Backend&, std::span<const Key>, std::span<Key>, const Identifier&, multisplit_algorithm);                 \
   template std::vector<std::uint64_t> multisplit_pairs<Key, std::uint32_t, Identifier>(                               \
       const Backend&, std::span<const Key>, std::span<const std::uint32_t>, std::span<Key>, std::span<std::uint32_t>, \
-      const Identifier&);
+      const Identifier&, multisplit_algorithm);
 
 #define WARPDEX_INSTANTIATE_ALL_MULTISPLITS(Backend)                                      \
   WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint32_t, bit_field_buckets)               \

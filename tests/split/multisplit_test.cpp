@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
@@ -43,8 +44,12 @@ std::vector<std::uint32_t> bit_patterns(const std::vector<T>& values)
   return bits;
 }
 
-/// Runs the multisplit of `keys` (with input positions as values when `pairs`) and compares everything
-/// with the oracle built from `ids`, the independently computed bucket of every key.
+/// Both algorithms of the cuda backend for m <= 256 (the host backend runs its one algorithm for each).
+const std::vector<std::pair<multisplit_algorithm, const char*>> algorithms = {
+    {multisplit_algorithm::three_pass, "three_pass"}, {multisplit_algorithm::single_pass, "single_pass"}};
+
+/// Runs the multisplit of `keys` with every algorithm (with input positions as values when `pairs`) and
+/// compares everything with the oracle built from `ids`, the independently computed bucket of every key.
 template <class Backend, class Key, class Identifier>
 void expect_stable_split(const Backend& backend, const std::vector<Key>& keys, const std::vector<std::uint32_t>& ids,
                          const Identifier& identifier, bool pairs)
@@ -59,19 +64,22 @@ void expect_stable_split(const Backend& backend, const std::vector<Key>& keys, c
   const auto expected = stable_split_oracle(keys, values, ids, m);
 
   auto keys_in = make_buffer_from<Key>(backend, keys);
-  auto keys_out = make_filled_buffer<Key>(backend, n, std::bit_cast<Key>(poison_key));
-  std::vector<std::uint64_t> offsets;
-  if (pairs) {
-    auto values_in = make_buffer_from<value32>(backend, values);
-    auto values_out = make_filled_buffer<value32>(backend, n, poison_value);
-    offsets = multisplit_pairs(backend, std::as_const(keys_in).span(), std::as_const(values_in).span(), keys_out.span(),
-                               values_out.span(), identifier);
-    EXPECT_EQ(values_out.to_vector(), expected.values);
-  } else {
-    offsets = multisplit(backend, std::as_const(keys_in).span(), keys_out.span(), identifier);
+  auto values_in = make_buffer_from<value32>(backend, values);
+  for (const auto& [algorithm, algorithm_name] : algorithms) {
+    SCOPED_TRACE(algorithm_name);
+    auto keys_out = make_filled_buffer<Key>(backend, n, std::bit_cast<Key>(poison_key));
+    std::vector<std::uint64_t> offsets;
+    if (pairs) {
+      auto values_out = make_filled_buffer<value32>(backend, n, poison_value);
+      offsets = multisplit_pairs(backend, std::as_const(keys_in).span(), std::as_const(values_in).span(),
+                                 keys_out.span(), values_out.span(), identifier, algorithm);
+      EXPECT_EQ(values_out.to_vector(), expected.values);
+    } else {
+      offsets = multisplit(backend, std::as_const(keys_in).span(), keys_out.span(), identifier, algorithm);
+    }
+    EXPECT_EQ(bit_patterns(keys_out.to_vector()), bit_patterns(expected.keys));
+    EXPECT_EQ(offsets, expected.offsets);
   }
-  EXPECT_EQ(bit_patterns(keys_out.to_vector()), bit_patterns(expected.keys));
-  EXPECT_EQ(offsets, expected.offsets);
 }
 
 /// A key whose field [shift, shift + bits) holds `bucket`, other bits random.
@@ -224,17 +232,21 @@ TYPED_TEST(multisplit_test, ids_outside_the_buckets_throw_and_write_nothing)
     auto keys_out = make_filled_buffer<key32>(this->backend(), n, poison_key);
     auto values_in = make_buffer_from<value32>(this->backend(), keys);
     auto values_out = make_filled_buffer<value32>(this->backend(), n, poison_value);
-    expect_error_mentioning<error>(
-        [&] {
-          (void)multisplit(this->backend(), std::as_const(keys_in).span(), keys_out.span(), delta_buckets{1, m});
-        },
-        {"multisplit", std::to_string(bad) + " of " + std::to_string(n), "outside [0, " + std::to_string(m) + ")"});
-    expect_error_mentioning<error>(
-        [&] {
-          (void)multisplit_pairs(this->backend(), std::as_const(keys_in).span(), std::as_const(values_in).span(),
-                                 keys_out.span(), values_out.span(), delta_buckets{1, m});
-        },
-        {"multisplit_pairs", std::to_string(bad) + " of "});
+    for (const auto& [algorithm, algorithm_name] : algorithms) {
+      SCOPED_TRACE(algorithm_name);
+      expect_error_mentioning<error>(
+          [&] {
+            (void)multisplit(this->backend(), std::as_const(keys_in).span(), keys_out.span(), delta_buckets{1, m},
+                             algorithm);
+          },
+          {"multisplit", std::to_string(bad) + " of " + std::to_string(n), "outside [0, " + std::to_string(m) + ")"});
+      expect_error_mentioning<error>(
+          [&] {
+            (void)multisplit_pairs(this->backend(), std::as_const(keys_in).span(), std::as_const(values_in).span(),
+                                   keys_out.span(), values_out.span(), delta_buckets{1, m}, algorithm);
+          },
+          {"multisplit_pairs", std::to_string(bad) + " of "});
+    }
     EXPECT_EQ(keys_out.to_vector(), std::vector<key32>(n, poison_key));
     EXPECT_EQ(values_out.to_vector(), std::vector<value32>(n, poison_value));
   }

@@ -5,6 +5,7 @@
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/split/detail/multisplit_kernels.cuh>
+#include <warpdex/split/detail/multisplit_single_pass.cuh>
 #include <warpdex/split/detail/multisplit_validate.hpp>
 #include <warpdex/split/multisplit.hpp>
 
@@ -12,6 +13,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cuda/std/functional>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -19,6 +21,20 @@
 
 namespace warpdex {
 namespace detail {
+
+/// Resident blocks per SM that the single-pass histogram's grid asks for (it strides over the keys).
+inline constexpr int multisplit_histogram_blocks_per_sm = 8;
+/// The bucket id widths the single-pass ranking is compiled for: CUB's early-count ranking needs at
+/// least one warp's width of digits (2^5), and m <= 2^8 = multisplit_direct_max_buckets.
+inline constexpr int multisplit_min_radix_bits = 5;
+inline constexpr int multisplit_max_radix_bits = 8;
+
+/// The algorithm `automatic` stands for with m <= 256 buckets: the three-pass one, the one verified on
+/// the GPU (docs/split.md gives the single pass's measured speed and its state).
+inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t /*bucket_count*/)
+{
+  return multisplit_algorithm::three_pass;
+}
 
 /// Threads per block of the one-key-per-thread kernels of the large-m path.
 inline constexpr int multisplit_simple_block_threads = 256;
@@ -89,6 +105,70 @@ std::vector<std::uint64_t> cuda_direct_multisplit(const char* caller, const cuda
   return offsets;
 }
 
+/// Launches the single-pass split with the narrowest ranking that holds ids below m (RadixBits from
+/// `bits` up to multisplit_max_radix_bits).
+template <class Key, class Value, class Identifier, int RadixBits = multisplit_min_radix_bits>
+void launch_single_pass(int bits, unsigned blocks, const cuda& backend, const Key* keys_in, const Value* values_in,
+                        Key* keys_out, Value* values_out, std::uint64_t n, const Identifier& identifier,
+                        const std::uint64_t* bucket_starts, std::uint64_t* lookback, std::uint32_t* next_tile)
+{
+  if constexpr (RadixBits < multisplit_max_radix_bits) {
+    if (bits > RadixBits) {
+      launch_single_pass<Key, Value, Identifier, RadixBits + 1>(bits, blocks, backend, keys_in, values_in, keys_out,
+                                                                values_out, n, identifier, bucket_starts, lookback,
+                                                                next_tile);
+      return;
+    }
+  }
+  multisplit_single_pass_kernel<Key, Value, Identifier, RadixBits>
+      <<<blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, values_in, keys_out, values_out, n, identifier,
+                                                                bucket_starts, lookback, next_tile);
+  WARPDEX_CHECK_LAUNCH("multisplit_single_pass_kernel");
+}
+
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
+                                                       Key* keys_out, const Value* values_in, Value* values_out,
+                                                       std::uint64_t n, const Identifier& identifier)
+{
+  const std::uint32_t m = identifier.bucket_count();
+  const std::uint64_t tile_count = (n + multisplit_tile_keys - 1) / multisplit_tile_keys;
+  WARPDEX_EXPECTS(tile_count <= std::numeric_limits<std::uint32_t>::max(),
+                  std::string(caller) + ": " + std::to_string(n) + " keys are too many tiles");
+  auto totals = make_buffer<unsigned long long>(backend, m + 1);  // the bucket totals, then the bad ids
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
+  int device = 0;
+  int sm_count = 0;
+  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
+  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  const auto histogram_blocks = static_cast<unsigned>(
+      std::min<std::uint64_t>(blocks_for(n, multisplit_block_threads),
+                              static_cast<std::uint64_t>(sm_count) * multisplit_histogram_blocks_per_sm));
+  multisplit_histogram_kernel<Key, Identifier><<<histogram_blocks, multisplit_block_threads, 0, backend.stream>>>(
+      keys_in, n, identifier, totals.data(), totals.data() + m);
+  WARPDEX_CHECK_LAUNCH("multisplit_histogram_kernel");
+  const auto host_totals = totals.to_vector();  // synchronizes the stream
+  expect_no_bad_buckets(caller, host_totals.back(), n, m);
+
+  std::vector<std::uint64_t> offsets(m);
+  std::uint64_t running = 0;
+  for (std::uint32_t b = 0; b < m; ++b) {
+    offsets[b] = running;
+    running += host_totals[b];
+  }
+  auto bucket_starts = make_buffer<std::uint64_t>(backend, m);
+  bucket_starts.copy_from(offsets);
+  auto lookback = make_buffer<std::uint64_t>(backend, tile_count * m);
+  auto next_tile = make_buffer<std::uint32_t>(backend, 1);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(lookback.data(), 0, lookback.size_bytes(), backend.stream));
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(next_tile.data(), 0, next_tile.size_bytes(), backend.stream));
+  launch_single_pass<Key, Value>(bucket_id_bits(m), static_cast<unsigned>(tile_count), backend, keys_in, values_in,
+                                 keys_out, values_out, n, identifier, bucket_starts.data(), lookback.data(),
+                                 next_tile.data());
+  synchronize(backend.stream);  // the outputs are complete on return, as with the other paths
+  return offsets;
+}
+
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_sorting_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
                                                    Key* keys_out, const Value* values_in, Value* values_out,
@@ -134,13 +214,18 @@ std::vector<std::uint64_t> cuda_sorting_multisplit(const char* caller, const cud
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backend, std::span<const Key> keys_in,
                                            std::span<Key> keys_out, const Value* values_in, Value* values_out,
-                                           const Identifier& identifier)
+                                           const Identifier& identifier, multisplit_algorithm algorithm)
 {
   validate_identifier_on_device(caller, identifier, backend.stream);
   const std::uint64_t n = keys_in.size();
   const std::uint32_t m = identifier.bucket_count();
   if (n == 0) { return std::vector<std::uint64_t>(m, 0); }
   if (m <= multisplit_direct_max_buckets) {
+    if (algorithm == multisplit_algorithm::automatic) { algorithm = automatic_multisplit_algorithm(m); }
+    if (algorithm == multisplit_algorithm::single_pass) {
+      return cuda_single_pass_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
+                                         identifier);
+    }
     return cuda_direct_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
                                   identifier);
   }
@@ -152,23 +237,25 @@ std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backe
 
 template <class Key, class Identifier>
 std::vector<std::uint64_t> multisplit(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in,
-                                      std::span<Key> keys_out, const Identifier& identifier)
+                                      std::span<Key> keys_out, const Identifier& identifier,
+                                      multisplit_algorithm algorithm)
 {
   constexpr const char* caller = "multisplit";
   detail::validate_multisplit_spans<Key, int>(caller, keys_in, keys_out, {}, {}, false);
-  return detail::cuda_multisplit<Key, void>(caller, backend, keys_in, keys_out, nullptr, nullptr, identifier);
+  return detail::cuda_multisplit<Key, void>(caller, backend, keys_in, keys_out, nullptr, nullptr, identifier,
+                                            algorithm);
 }
 
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> multisplit_pairs(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in,
                                             std::span<const std::type_identity_t<Value>> values_in,
                                             std::span<Key> keys_out, std::span<Value> values_out,
-                                            const Identifier& identifier)
+                                            const Identifier& identifier, multisplit_algorithm algorithm)
 {
   constexpr const char* caller = "multisplit_pairs";
   detail::validate_multisplit_spans<Key, Value>(caller, keys_in, keys_out, values_in, values_out, true);
   return detail::cuda_multisplit<Key, Value>(caller, backend, keys_in, keys_out, values_in.data(), values_out.data(),
-                                             identifier);
+                                             identifier, algorithm);
 }
 
 }  // namespace warpdex

@@ -22,9 +22,9 @@
 ///   throw with their number, leaving the outputs untouched.
 ///
 /// Complexity: O(n + m * n / tile) work. The cuda backend for m <= 256 reads the keys twice and writes
-/// them once (12 bytes per 32-bit key, 20 per pair) plus an m x (n / 4096) table of counts; for larger
-/// m it labels the keys and sorts (label, index) pairs over ceil(log2 m) bits. The call synchronizes
-/// the backend's stream (it needs the bucket counts on the host to report bad ids).
+/// them once (12 bytes per 32-bit key, 20 per pair) plus m words per 4096-key tile; for larger m it
+/// labels the keys and sorts (label, index) pairs over ceil(log2 m) bits. The call synchronizes the
+/// backend's stream (it needs the bucket counts on the host to report bad ids).
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/split/bucket_identifiers.hpp>
@@ -36,31 +36,43 @@
 
 namespace warpdex {
 
+/// How the cuda backend splits m <= 256 buckets (docs/split.md). All give the same output; the host
+/// backend has one algorithm and accepts any value.
+enum class multisplit_algorithm {
+  automatic,    ///< the default: three_pass (docs/split.md: measurements and the single pass's state)
+  three_pass,   ///< count per tile, scan the (bucket, tile) table, scatter
+  single_pass,  ///< bucket totals, then one pass with CUB's block ranking and decoupled look-back
+};
+
 /// Stable multisplit of keys on the host backend. Returns the m bucket offsets: bucket b occupies
 /// keys_out[offsets[b], offsets[b + 1]) (the last bucket ends at n).
 template <class Key, class Identifier>
 std::vector<std::uint64_t> multisplit(const host& backend, std::span<const std::type_identity_t<Key>> keys_in,
-                                      std::span<Key> keys_out, const Identifier& identifier);
+                                      std::span<Key> keys_out, const Identifier& identifier,
+                                      multisplit_algorithm algorithm = multisplit_algorithm::automatic);
 
 /// Stable multisplit of key-value pairs on the host backend: each value moves with its key.
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> multisplit_pairs(const host& backend, std::span<const std::type_identity_t<Key>> keys_in,
                                             std::span<const std::type_identity_t<Value>> values_in,
                                             std::span<Key> keys_out, std::span<Value> values_out,
-                                            const Identifier& identifier);
+                                            const Identifier& identifier,
+                                            multisplit_algorithm algorithm = multisplit_algorithm::automatic);
 
 #if WARPDEX_HAS_CUDA
 /// Stable multisplit of keys in device memory on the cuda backend (same contract as the host one).
 template <class Key, class Identifier>
 std::vector<std::uint64_t> multisplit(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in,
-                                      std::span<Key> keys_out, const Identifier& identifier);
+                                      std::span<Key> keys_out, const Identifier& identifier,
+                                      multisplit_algorithm algorithm = multisplit_algorithm::automatic);
 
 /// Stable multisplit of key-value pairs in device memory on the cuda backend.
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> multisplit_pairs(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in,
                                             std::span<const std::type_identity_t<Value>> values_in,
                                             std::span<Key> keys_out, std::span<Value> values_out,
-                                            const Identifier& identifier);
+                                            const Identifier& identifier,
+                                            multisplit_algorithm algorithm = multisplit_algorithm::automatic);
 #endif
 
 }  // namespace warpdex

@@ -82,7 +82,8 @@ std::vector<std::uint64_t> host_multisplit(const char* caller, std::span<const K
 
 template <class Key, class Identifier>
 std::vector<std::uint64_t> multisplit(const host&, std::span<const std::type_identity_t<Key>> keys_in,
-                                      std::span<Key> keys_out, const Identifier& identifier)
+                                      std::span<Key> keys_out, const Identifier& identifier,
+                                      multisplit_algorithm /*one host algorithm*/)
 {
   constexpr const char* caller = "multisplit";
   detail::validate_multisplit_spans<Key, int>(caller, keys_in, keys_out, {}, {}, false);
@@ -93,7 +94,7 @@ template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> multisplit_pairs(const host&, std::span<const std::type_identity_t<Key>> keys_in,
                                             std::span<const std::type_identity_t<Value>> values_in,
                                             std::span<Key> keys_out, std::span<Value> values_out,
-                                            const Identifier& identifier)
+                                            const Identifier& identifier, multisplit_algorithm /*one host algorithm*/)
 {
   constexpr const char* caller = "multisplit_pairs";
   detail::validate_multisplit_spans<Key, Value>(caller, keys_in, keys_out, values_in, values_out, true);

@@ -1,0 +1,229 @@
+#pragma once
+// The single-pass kernels of the cuda multisplit (m <= 256):
+// 1. histogram: the m bucket totals (and the number of ids outside [0, m)), read with 16-byte loads
+//    and counted in per-warp replicated shared counters; the host scans the totals into bucket starts;
+// 2. split: tiles are taken in input order from an atomic counter. Each block ranks its tile's bucket
+//    ids with cub::BlockRadixRankMatchEarlyCounts (the bucket id is the digit), publishes the tile's m
+//    counts as soon as the ranking knows them, looks back over the predecessors' counts per bucket
+//    (decoupled look-back) for the keys of each bucket in earlier tiles, reorders the tile by bucket in
+//    shared memory and writes each bucket's run to consecutive addresses.
+// Keys are read twice and written once (12 bytes per key), like the three-pass path, but the
+// (bucket, tile) table is neither written to memory nor scanned: the look-back words are the only
+// per-tile traffic, and the ranking is CUB's.
+
+#include <warpdex/core/warp.cuh>
+#include <warpdex/split/detail/multisplit_kernels.cuh>
+
+#include <cub/block/block_radix_rank.cuh>
+#include <cuda/atomic>
+
+#include <bit>
+#include <cstdint>
+#include <type_traits>
+
+namespace warpdex::detail {
+
+/// Shared counters of one warp in the histogram kernel: each bucket has min(32, this / m) replicas,
+/// lane l adding to replica l mod replicas, so lanes of a warp rarely add to the same counter.
+inline constexpr std::uint32_t histogram_warp_counters = 1024;
+/// Keys per 16-byte load of the histogram kernel.
+inline constexpr int histogram_keys_per_load = 4;
+
+/// Look-back word of one (tile, bucket): a flag in the top two bits, a key count below.
+inline constexpr std::uint64_t lookback_tile_count = std::uint64_t{1} << 62;  ///< the tile's own count
+inline constexpr std::uint64_t lookback_inclusive = std::uint64_t{2} << 62;   ///< count of tiles 0..tile
+inline constexpr std::uint64_t lookback_value_mask = lookback_tile_count - 1;
+
+/// Pass 1: totals[b] += keys of bucket b; ids >= m go to *bad_ids. Grid-stride over the keys.
+template <class Key, class Identifier>
+__global__ void __launch_bounds__(multisplit_block_threads)
+    multisplit_histogram_kernel(const Key* keys, std::uint64_t n, Identifier identifier, unsigned long long* totals,
+                                unsigned long long* bad_ids)
+{
+  struct alignas(histogram_keys_per_load * sizeof(Key)) key_group {
+    Key keys[histogram_keys_per_load];
+  };
+  using block_id = block_identifier<Identifier>;
+  __shared__ typename block_id::storage identifier_storage;
+  __shared__ std::uint32_t counters[multisplit_warps][histogram_warp_counters];
+  const std::uint32_t m = identifier.bucket_count();
+  const std::uint32_t replicas =
+      m >= histogram_warp_counters ? 1U : min(static_cast<std::uint32_t>(warp::size), histogram_warp_counters / m);
+  for (std::uint32_t i = threadIdx.x; i < multisplit_warps * histogram_warp_counters; i += multisplit_block_threads) {
+    counters[i / histogram_warp_counters][i % histogram_warp_counters] = 0;
+  }
+  const Identifier local = block_id::load(identifier, identifier_storage);
+  __syncthreads();
+
+  std::uint32_t* mine = counters[warp::warp_in_block()] + warp::lane_id() % replicas;
+  std::uint32_t bad = 0;
+  const auto count = [&](Key key) {
+    const std::uint32_t bucket = local(key);
+    if (bucket < m) {
+      atomicAdd(mine + bucket * replicas, 1U);
+    } else {
+      ++bad;
+    }
+  };
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * multisplit_block_threads;
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * multisplit_block_threads + threadIdx.x;
+  std::uint64_t scalar_begin = 0;
+  if (reinterpret_cast<std::uintptr_t>(keys) % sizeof(key_group) == 0) {
+    const auto* groups = reinterpret_cast<const key_group*>(keys);
+    const std::uint64_t group_count = n / histogram_keys_per_load;
+    for (std::uint64_t g = first; g < group_count; g += stride) {
+      const key_group group = groups[g];
+#pragma unroll
+      for (int k = 0; k < histogram_keys_per_load; ++k) { count(group.keys[k]); }
+    }
+    scalar_begin = group_count * histogram_keys_per_load;
+  }
+  for (std::uint64_t i = scalar_begin + first; i < n; i += stride) { count(keys[i]); }
+  if (bad != 0) { atomicAdd(bad_ids, static_cast<unsigned long long>(bad)); }
+  __syncthreads();
+
+  for (std::uint32_t b = threadIdx.x; b < m; b += multisplit_block_threads) {
+    std::uint64_t total = 0;
+    for (int w = 0; w < multisplit_warps; ++w) {
+      for (std::uint32_t r = 0; r < replicas; ++r) { total += counters[w][b * replicas + r]; }
+    }
+    if (total != 0) { atomicAdd(&totals[b], static_cast<unsigned long long>(total)); }
+  }
+}
+
+/// The digit CUB's ranking reads: the bucket id itself (the keys ranked are the bucket ids).
+struct bucket_id_digit {
+  __device__ std::uint32_t Digit(std::uint32_t bucket) const { return bucket; }
+};
+
+/// Pass 2: one tile per block, tiles in input order. `bucket_starts` holds the m exclusive-scanned
+/// totals; `lookback` holds tile_count x m zeroed words; `next_tile` is a zeroed counter. RadixBits is
+/// at least ceil(log2 m). Every id is in [0, m) (pass 1 checked). Value = void for keys only.
+template <class Key, class Value, class Identifier, int RadixBits>
+__global__ void __launch_bounds__(multisplit_block_threads)
+    multisplit_single_pass_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
+                                  std::uint64_t n, Identifier identifier, const std::uint64_t* bucket_starts,
+                                  std::uint64_t* lookback, std::uint32_t* next_tile)
+{
+  static_assert(sizeof(Key) == sizeof(std::uint32_t), "the reorder buffer holds 32-bit words");
+  constexpr bool with_values = !std::is_void_v<Value>;
+  using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
+  static_assert(!with_values || sizeof(value_word) == sizeof(std::uint32_t), "values are 32-bit words");
+  constexpr std::uint32_t radix_digits = 1U << RadixBits;
+  static_assert(radix_digits <= multisplit_block_threads, "thread b owns bucket b");
+  using block_id = block_identifier<Identifier>;
+  using block_rank = cub::BlockRadixRankMatchEarlyCounts<multisplit_block_threads, RadixBits, false>;
+  static_assert(block_rank::BINS_TRACKED_PER_THREAD == 1, "one bucket per thread");
+  struct shared_storage {
+    typename block_id::storage identifier;
+    union {
+      typename block_rank::TempStorage rank;
+      struct {
+        std::uint32_t words[multisplit_tile_keys];
+        std::uint8_t buckets[multisplit_tile_keys];
+      } reorder;
+    };
+    std::uint64_t output_minus_tile[radix_digits];  // output slot - tile position, per bucket
+    std::uint32_t tile;
+  };
+  __shared__ shared_storage shared;
+
+  if (threadIdx.x == 0) { shared.tile = atomicAdd(next_tile, 1U); }
+  const Identifier local = block_id::load(identifier, shared.identifier);
+  __syncthreads();
+  const std::uint32_t tile = shared.tile;
+  const std::uint32_t m = identifier.bucket_count();
+
+  // Warp-striped, so the ranking's order (warp, item, lane) is the input order. Keys past the end get
+  // the highest digit: they rank after every key of the tile and are not written.
+  const std::uint64_t tile_begin = static_cast<std::uint64_t>(tile) * multisplit_tile_keys;
+  const std::uint64_t remaining = n - tile_begin;
+  const std::uint32_t tile_size =
+      remaining < multisplit_tile_keys ? static_cast<std::uint32_t>(remaining) : multisplit_tile_keys;
+  const unsigned lane = warp::lane_id();
+  const std::uint64_t warp_begin = tile_begin + warp::warp_in_block() * (multisplit_items_per_thread * warp::size);
+  Key keys[multisplit_items_per_thread];
+  value_word values[multisplit_items_per_thread];
+  std::uint32_t buckets[multisplit_items_per_thread];
+#pragma unroll
+  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+    const std::uint64_t index = warp_begin + item * warp::size + lane;
+    const bool valid = index < n;
+    keys[item] = valid ? keys_in[index] : Key{};
+    if constexpr (with_values) { values[item] = valid ? values_in[index] : value_word{}; }
+    buckets[item] = valid ? local(keys[item]) : radix_digits - 1;
+  }
+
+  // Thread b owns bucket b: it publishes the tile's count as soon as the ranking has it.
+  const std::uint32_t bucket = threadIdx.x;
+  const bool owns_bucket = bucket < m;
+  const std::uint64_t own_word = static_cast<std::uint64_t>(tile) * m + bucket;
+  std::uint32_t tile_count = 0;
+  const auto publish = [&](int(&counts)[1]) {
+    if (!owns_bucket) { return; }
+    tile_count = static_cast<std::uint32_t>(counts[0]);
+    if (bucket == radix_digits - 1) { tile_count -= multisplit_tile_keys - tile_size; }  // minus the padding
+    ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_device> word(lookback[own_word]);
+    word.store((tile == 0 ? lookback_inclusive : lookback_tile_count) | tile_count, ::cuda::memory_order_relaxed);
+  };
+  int ranks[multisplit_items_per_thread];
+  int tile_first[1];
+  block_rank(shared.rank).RankKeys(buckets, ranks, bucket_id_digit{}, tile_first, publish);
+
+  // Decoupled look-back: add predecessors' counts of the bucket until one publishes its inclusive count.
+  if (owns_bucket) {
+    std::uint64_t earlier = 0;
+    for (std::uint64_t predecessor = tile; predecessor-- > 0;) {
+      ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_device> word(lookback[predecessor * m + bucket]);
+      std::uint64_t status = 0;
+      do {
+        status = word.load(::cuda::memory_order_relaxed);
+      } while (status < lookback_tile_count);
+      earlier += status & lookback_value_mask;
+      if (status >= lookback_inclusive) { break; }
+    }
+    if (tile != 0) {
+      ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_device> word(lookback[own_word]);
+      word.store(lookback_inclusive | (earlier + tile_count), ::cuda::memory_order_relaxed);
+    }
+    shared.output_minus_tile[bucket] = bucket_starts[bucket] + earlier - static_cast<std::uint64_t>(tile_first[0]);
+  }
+  __syncthreads();  // the ranking's storage becomes the reorder buffer
+
+#pragma unroll
+  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+    const auto rank = static_cast<std::uint32_t>(ranks[item]);
+    if (rank < tile_size) {
+      shared.reorder.words[rank] = std::bit_cast<std::uint32_t>(keys[item]);
+      shared.reorder.buckets[rank] = static_cast<std::uint8_t>(buckets[item]);
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+    const std::uint32_t position = item * multisplit_block_threads + threadIdx.x;
+    if (position < tile_size) {
+      const std::uint64_t slot = shared.output_minus_tile[shared.reorder.buckets[position]] + position;
+      keys_out[slot] = std::bit_cast<Key>(shared.reorder.words[position]);
+    }
+  }
+  if constexpr (with_values) {
+    __syncthreads();
+#pragma unroll
+    for (int item = 0; item < multisplit_items_per_thread; ++item) {
+      const auto rank = static_cast<std::uint32_t>(ranks[item]);
+      if (rank < tile_size) { shared.reorder.words[rank] = std::bit_cast<std::uint32_t>(values[item]); }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int item = 0; item < multisplit_items_per_thread; ++item) {
+      const std::uint32_t position = item * multisplit_block_threads + threadIdx.x;
+      if (position < tile_size) {
+        const std::uint64_t slot = shared.output_minus_tile[shared.reorder.buckets[position]] + position;
+        values_out[slot] = std::bit_cast<Value>(shared.reorder.words[position]);
+      }
+    }
+  }
+}
+
+}  // namespace warpdex::detail
