@@ -218,6 +218,8 @@ const std::vector<benchmark>& registry()
 {
   static const std::vector<benchmark> all = {
       {"baseline/cub_radix_sort", run_cub_radix_sort},
+      {"search", run_search_benchmarks},
+      {"strmatch", run_strmatch_benchmarks},
   };
   return all;
 }

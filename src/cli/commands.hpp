@@ -26,4 +26,10 @@ void add_bench_command(CLI::App& app, const global_options& globals);
 /// `warpdex demo`: the main job on generated data, every result checked on the host.
 void add_demo_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex search`: sorted-array search on generated data, every algorithm checked.
+void add_search_command(CLI::App& app, const global_options& globals);
+
+/// `warpdex grep [-c] [-b] [-n] PATTERN FILE...`: fixed-string grep with grep's output.
+void add_grep_command(CLI::App& app, const global_options& globals);
+
 }  // namespace warpdex::cli

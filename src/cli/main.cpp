@@ -32,6 +32,8 @@ int main(int argc, char** argv)
   warpdex::cli::add_info_command(app, globals);
   warpdex::cli::add_demo_command(app, globals);
   warpdex::cli::add_bench_command(app, globals);
+  warpdex::cli::add_search_command(app, globals);
+  warpdex::cli::add_grep_command(app, globals);
 
   try {
     app.parse(argc, argv);
