@@ -21,4 +21,10 @@ void run_slab_hash(context& ctx);
 /// The LSM (lsm_map) next to a sorted array kept current by sorting and merging each batch.
 void run_lsm(context& ctx);
 
+/// Sorted-array search (binary, btree, sorted_queries, auto) against thrust::lower_bound.
+void run_search_benchmarks(context& ctx);
+
+/// String matching (DRK, DRK-WOM, DRK-2S) over 2^30 bytes of text, counted.
+void run_strmatch_benchmarks(context& ctx);
+
 }  // namespace warpdex::bench

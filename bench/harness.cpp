@@ -222,6 +222,8 @@ const std::vector<benchmark>& registry()
       {"split/radix_sort_histogram", run_split_sort_histogram},
       {"slab_hash", run_slab_hash},
       {"lsm", run_lsm},
+      {"search", run_search_benchmarks},
+      {"strmatch", run_strmatch_benchmarks},
   };
   return all;
 }

@@ -35,4 +35,10 @@ void add_hash_command(CLI::App& app, const global_options& globals);
 /// `warpdex lsm`: a generated workload on the GPU LSM, throughput per operation, answers checked.
 void add_lsm_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex search`: sorted-array search on generated data, every algorithm checked.
+void add_search_command(CLI::App& app, const global_options& globals);
+
+/// `warpdex grep [-c] [-b] [-n] PATTERN FILE...`: fixed-string grep with grep's output.
+void add_grep_command(CLI::App& app, const global_options& globals);
+
 }  // namespace warpdex::cli

@@ -29,11 +29,15 @@ inline constexpr int multisplit_histogram_blocks_per_sm = 8;
 inline constexpr int multisplit_min_radix_bits = 5;
 inline constexpr int multisplit_max_radix_bits = 8;
 
-/// The algorithm `automatic` stands for with m <= 256 buckets: the three-pass one, the one verified on
-/// the GPU (docs/split.md gives the single pass's measured speed and its state).
-inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t /*bucket_count*/)
+/// The algorithm `automatic` stands for with m <= 256 buckets, from the H200 measurements in
+/// docs/split.md (n = 2^28): the single pass wins for keys from m = 8 and for pairs from m = 32; below
+/// that the three-pass kernels are as fast or faster.
+inline constexpr std::uint32_t single_pass_min_buckets_keys = 8;
+inline constexpr std::uint32_t single_pass_min_buckets_pairs = 32;
+inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_count, bool pairs)
 {
-  return multisplit_algorithm::three_pass;
+  const std::uint32_t threshold = pairs ? single_pass_min_buckets_pairs : single_pass_min_buckets_keys;
+  return bucket_count >= threshold ? multisplit_algorithm::single_pass : multisplit_algorithm::three_pass;
 }
 
 /// Threads per block of the one-key-per-thread kernels of the large-m path.
@@ -221,7 +225,9 @@ std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backe
   const std::uint32_t m = identifier.bucket_count();
   if (n == 0) { return std::vector<std::uint64_t>(m, 0); }
   if (m <= multisplit_direct_max_buckets) {
-    if (algorithm == multisplit_algorithm::automatic) { algorithm = automatic_multisplit_algorithm(m); }
+    if (algorithm == multisplit_algorithm::automatic) {
+      algorithm = automatic_multisplit_algorithm(m, values_in != nullptr);
+    }
     if (algorithm == multisplit_algorithm::single_pass) {
       return cuda_single_pass_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
                                          identifier);

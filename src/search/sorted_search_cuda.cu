@@ -1,0 +1,206 @@
+// Sorted-array search on the cuda backend: per-thread binary search, the warp-cooperative B+-tree
+// descent, and sorting the queries by their high key bits (CUB radix sort) before a binary search whose
+// neighbouring threads then share cache lines.
+#include "sorted_search_impl.hpp"
+
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/search/warp_search.cuh>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+
+namespace warpdex::detail {
+namespace {
+
+constexpr int threads_per_block = 256;
+constexpr int warps_per_block = threads_per_block / warp::size;
+/// Batches at least this large into arrays at least this large are worth sorting first (H100/H200: the
+/// sort then costs less than the cache misses it saves).
+constexpr std::uint64_t sorted_queries_min_batch = std::uint64_t{1} << 20;
+constexpr std::uint64_t sorted_queries_min_keys = std::uint64_t{1} << 20;
+/// Below this many queries a batch is searched as it comes: checking its order would cost more.
+constexpr std::uint64_t order_check_min_batch = std::uint64_t{1} << 12;
+/// The sort groups queries whose keys share their high bits, aiming at groups that cover about this
+/// many keys (2^12 x 4 bytes = 16 KiB: a few L1-resident lines per group).
+constexpr int keys_per_query_group_log2 = 12;
+/// The radix sort needs at least one digit pass to be worth its launch.
+constexpr int min_sort_bits = 8;
+
+unsigned grid_for(std::uint64_t threads)
+{
+  return static_cast<unsigned>(std::max<std::uint64_t>(1, (threads + threads_per_block - 1) / threads_per_block));
+}
+
+template <class Key>
+__global__ void build_level_kernel(const Key* below, std::uint64_t below_size, Key* entries, std::uint64_t count)
+{
+  for (std::uint64_t node = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; node < count;
+       node += std::uint64_t{gridDim.x} * blockDim.x) {
+    entries[node] = below[std::min((node + 1) * btree_node_keys, below_size) - 1];
+  }
+}
+
+/// One thread per query. With `positions`, the i-th query is number positions[i] in query order.
+template <class Key>
+__global__ void binary_search_kernel(static_btree_ref<Key> tree, query_kind kind, const Key* queries,
+                                     const std::uint32_t* positions, std::uint64_t count, search_outputs out)
+{
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    const Key query = queries[i];
+    const std::uint64_t index = positions == nullptr ? i : positions[i];
+    answer_query(kind, tree, query, index, out, true, [&](auto bound) {
+      return binary_search_bound<decltype(bound)::value>(tree.keys(), tree.size(), query);
+    });
+  }
+}
+
+/// One warp per group of 32 queries: the lanes load the group coalesced, then the warp searches for each
+/// lane's query in turn and that lane writes the result.
+template <class Key>
+__global__ void btree_search_kernel(static_btree_ref<Key> tree, query_kind kind, const Key* queries,
+                                    std::uint64_t count, search_outputs out)
+{
+  const unsigned lane = warp::lane_id();
+  const std::uint64_t warp_count = std::uint64_t{gridDim.x} * warps_per_block;
+  for (std::uint64_t group = warp::global_warp_id(); group * warp::size < count; group += warp_count) {
+    const std::uint64_t first = group * warp::size;
+    const std::uint64_t in_group = std::min<std::uint64_t>(warp::size, count - first);
+    const Key own_query = lane < in_group ? queries[first + lane] : Key{};
+    for (unsigned source = 0; source < in_group; ++source) {
+      const Key query = warp::shfl(own_query, static_cast<int>(source));
+      answer_query(kind, tree, query, first + source, out, lane == source,
+                   [&](auto bound) { return warp_btree_search_bound<decltype(bound)::value>(tree, query); });
+    }
+  }
+}
+
+__global__ void iota_kernel(std::uint32_t* values, std::uint64_t count)
+{
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    values[i] = static_cast<std::uint32_t>(i);
+  }
+}
+
+/// The bit range [begin, end) of the keys that the query sort orders by: the highest bits that vary
+/// among the keys, enough of them that each group of equal bits covers about 2^keys_per_query_group_log2
+/// keys (when the keys are spread evenly).
+template <class Key>
+std::pair<int, int> query_sort_bits(const static_btree_ref<Key>& tree, stream_t stream)
+{
+  Key largest{};
+  WARPDEX_CUDA_TRY(
+      cudaMemcpyAsync(&largest, tree.keys() + tree.size() - 1, sizeof(Key), cudaMemcpyDeviceToHost, stream));
+  WARPDEX_CUDA_TRY(cudaStreamSynchronize(stream));
+  const int end_bit = std::bit_width(largest);
+  const int key_count_log2 = std::bit_width(tree.size() - 1);
+  const int wanted = std::max(min_sort_bits, key_count_log2 - keys_per_query_group_log2);
+  return {std::max(0, end_bit - wanted), end_bit};
+}
+
+template <class Key>
+void launch_binary(const cuda& backend, const static_btree_ref<Key>& tree, query_kind kind, const Key* queries,
+                   const std::uint32_t* positions, std::uint64_t count, const search_outputs& out)
+{
+  binary_search_kernel<<<grid_for(count), threads_per_block, 0, backend.stream>>>(tree, kind, queries, positions, count,
+                                                                                  out);
+  WARPDEX_CHECK_LAUNCH("binary_search_kernel");
+}
+
+template <class Key>
+void search_sorted_queries(const cuda& backend, const static_btree_ref<Key>& tree, query_kind kind,
+                           std::span<const Key> queries, const search_outputs& out)
+{
+  const std::uint64_t count = queries.size();
+  WARPDEX_EXPECTS(count <= std::numeric_limits<std::uint32_t>::max(),
+                  "sorted_queries: batches of more than 2^32 - 1 queries are not supported; use btree or binary");
+  const auto [begin_bit, end_bit] = query_sort_bits(tree, backend.stream);
+  if (begin_bit == end_bit) {  // every key is 0: no bits to group the queries by
+    launch_binary(backend, tree, kind, queries.data(), nullptr, count, out);
+    return;
+  }
+  auto sorted_queries = make_buffer<Key>(backend, count);
+  auto positions_in = make_buffer<std::uint32_t>(backend, count);
+  auto positions = make_buffer<std::uint32_t>(backend, count);
+  iota_kernel<<<grid_for(count), threads_per_block, 0, backend.stream>>>(positions_in.data(), count);
+  WARPDEX_CHECK_LAUNCH("iota_kernel");
+  std::size_t temp_bytes = 0;
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, queries.data(), sorted_queries.data(),
+                                                   positions_in.data(), positions.data(), count, begin_bit, end_bit,
+                                                   backend.stream));
+  auto temp = make_buffer<std::uint8_t>(backend, temp_bytes);
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, queries.data(), sorted_queries.data(),
+                                                   positions_in.data(), positions.data(), count, begin_bit, end_bit,
+                                                   backend.stream));
+  launch_binary(backend, tree, kind, sorted_queries.data(), positions.data(), count, out);
+}
+
+}  // namespace
+
+template <>
+struct search_backend<cuda> {
+  template <class Key>
+  static bool is_sorted(const cuda& backend, std::span<const Key> keys)
+  {
+    return thrust::is_sorted(thrust::cuda::par.on(backend.stream), keys.data(), keys.data() + keys.size());
+  }
+
+  template <class Key>
+  static void build_levels(const cuda& backend, const static_btree_ref<Key>& tree)
+  {
+    for (int level = 1; level < tree.level_count; ++level) {
+      build_level_kernel<<<grid_for(tree.sizes[level]), threads_per_block, 0, backend.stream>>>(
+          tree.levels[level - 1], tree.sizes[level - 1], const_cast<Key*>(tree.levels[level]), tree.sizes[level]);
+      WARPDEX_CHECK_LAUNCH("build_level_kernel");
+    }
+  }
+
+  template <class Key>
+  static search_algorithm choose(const cuda& backend, const static_btree_ref<Key>& tree, std::span<const Key> queries)
+  {
+    if (queries.size() < order_check_min_batch || is_sorted(backend, queries)) { return search_algorithm::binary; }
+    if (queries.size() >= sorted_queries_min_batch && tree.size() >= sorted_queries_min_keys &&
+        queries.size() <= std::numeric_limits<std::uint32_t>::max()) {
+      return search_algorithm::sorted_queries;
+    }
+    return search_algorithm::btree;
+  }
+
+  template <class Key>
+  static void run(const cuda& backend, const static_btree_ref<Key>& tree, query_kind kind, std::span<const Key> queries,
+                  const search_outputs& out, search_algorithm algorithm)
+  {
+    const std::uint64_t count = queries.size();
+    if (count == 0) { return; }
+    switch (algorithm) {
+      case search_algorithm::btree:
+        btree_search_kernel<<<grid_for(count), threads_per_block, 0, backend.stream>>>(tree, kind, queries.data(),
+                                                                                       count, out);
+        WARPDEX_CHECK_LAUNCH("btree_search_kernel");
+        return;
+      case search_algorithm::sorted_queries:
+        if (tree.size() > 0) {
+          search_sorted_queries(backend, tree, kind, queries, out);
+          return;
+        }
+        break;  // nothing to sort for: every position is 0
+      default:
+        break;
+    }
+    launch_binary(backend, tree, kind, queries.data(), nullptr, count, out);
+  }
+};
+
+}  // namespace warpdex::detail
+
+namespace warpdex {
+WARPDEX_INSTANTIATE_SORTED_SEARCH(cuda, std::uint32_t)
+WARPDEX_INSTANTIATE_SORTED_SEARCH(cuda, std::uint64_t)
+}  // namespace warpdex

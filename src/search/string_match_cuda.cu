@@ -1,0 +1,314 @@
+// String matching on the cuda backend. The WOM and two-stage kernels give each thread 64 bytes of window
+// ends, read as four aligned 16-byte vector loads (plus the 16 bytes before, to fill the window); DRK
+// threads read bytes one at a time, as in the original DRK. Counting reduces per block; finding counts
+// per thread, scans the counts into offsets and scans the text again to write the positions in order.
+#include "string_match_impl.hpp"
+
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/warp.cuh>
+
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace warpdex::detail {
+namespace {
+
+constexpr int threads_per_block = 256;
+constexpr std::uint64_t unit_bytes = 16;  // one uint4 load
+constexpr int units_per_thread = 4;
+/// Window ends per DRK thread at least; a thread hashes a full pattern first, so it takes at least m.
+constexpr std::uint64_t drk_min_subtext_bytes = 64;
+
+/// What a scan does with the matches it finds.
+enum class scan_mode {
+  count_total,       ///< add them up into one counter
+  count_per_thread,  ///< store each thread's count
+  write,             ///< store each thread's positions from its offset on
+};
+
+/// Where a scan's results go.
+struct scan_output {
+  unsigned long long* total = nullptr;
+  std::uint32_t* thread_counts = nullptr;
+  const std::uint64_t* thread_offsets = nullptr;
+  std::uint64_t* positions = nullptr;
+};
+
+/// The text seen as aligned 16-byte units: unit u covers aligned_base[16u, 16u + 16), which may begin
+/// before the text (head bytes) or end after it.
+struct text_units {
+  const std::uint8_t* aligned_base;
+  std::uint64_t head;
+  std::uint64_t count;
+};
+
+text_units make_text_units(const match_problem& problem)
+{
+  const auto address = reinterpret_cast<std::uintptr_t>(problem.text);
+  const std::uint64_t head = address % unit_bytes;
+  return {problem.text - head, head, (head + problem.text_size + unit_bytes - 1) / unit_bytes};
+}
+
+/// Unit u's bytes as four little-endian words; bytes outside the text read as 0 (and are never matched).
+__device__ void load_unit(const text_units& units, std::uint64_t text_size, std::uint64_t u, std::uint32_t (&words)[4])
+{
+  const std::uint64_t first = u * unit_bytes;
+  if (first >= units.head && first + unit_bytes <= units.head + text_size) {
+    const uint4 vector = __ldg(reinterpret_cast<const uint4*>(units.aligned_base + first));
+    words[0] = vector.x;
+    words[1] = vector.y;
+    words[2] = vector.z;
+    words[3] = vector.w;
+    return;
+  }
+#pragma unroll
+  for (int w = 0; w < 4; ++w) {
+    words[w] = 0;
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      const std::uint64_t offset = first + 4 * w + b;
+      if (offset >= units.head && offset < units.head + text_size) {
+        words[w] |= std::uint32_t{units.aligned_base[offset]} << (8 * b);
+      }
+    }
+  }
+}
+
+/// Whether text[start + from, start + m) == pattern[from, m), compared by the whole warp 32 bytes at a time.
+/// All lanes call it with the same arguments.
+__device__ bool warp_verify_suffix(const match_problem& problem, std::uint64_t start, std::uint64_t from)
+{
+  for (std::uint64_t chunk = from; chunk < problem.pattern_size; chunk += warp::size) {
+    const std::uint64_t i = chunk + warp::lane_id();
+    const bool differs = i < problem.pattern_size && problem.text[start + i] != problem.pattern[i];
+    if (warp::any(differs)) { return false; }
+  }
+  return true;
+}
+
+/// Receives one thread's matches in ascending order.
+template <scan_mode Mode>
+struct match_sink {
+  std::uint64_t* positions = nullptr;
+  std::uint64_t next = 0;
+  std::uint32_t count = 0;
+  __device__ void operator()(std::uint64_t start)
+  {
+    if constexpr (Mode == scan_mode::write) { positions[next++] = start; }
+    ++count;
+  }
+};
+
+template <scan_mode Mode>
+__device__ match_sink<Mode> make_sink(const scan_output& out, std::uint64_t thread)
+{
+  match_sink<Mode> sink;
+  if constexpr (Mode == scan_mode::write) {
+    sink.positions = out.positions;
+    sink.next = out.thread_offsets[thread];
+  }
+  return sink;
+}
+
+/// Hands a thread's count to the output. Every thread of the block must call it (count_total meets at a
+/// barrier: one shared-memory sum per block, one global atomic per block).
+template <scan_mode Mode>
+__device__ void finish_scan(const match_sink<Mode>& sink, const scan_output& out, std::uint64_t thread,
+                            std::uint64_t thread_count)
+{
+  if constexpr (Mode == scan_mode::count_total) {
+    __shared__ unsigned long long block_total;
+    if (threadIdx.x == 0) { block_total = 0; }
+    __syncthreads();
+    const unsigned warp_total = __reduce_add_sync(warp::full_mask, sink.count);
+    if (warp::lane_id() == 0 && warp_total != 0) { atomicAdd(&block_total, warp_total); }
+    __syncthreads();
+    if (threadIdx.x == 0 && block_total != 0) { atomicAdd(out.total, block_total); }
+  } else if constexpr (Mode == scan_mode::count_per_thread) {
+    if (thread < thread_count) { out.thread_counts[thread] = sink.count; }
+  }
+}
+
+template <scan_mode Mode>
+__global__ void rabin_karp_kernel(match_problem problem, rabin_karp_constants constants, std::uint64_t subtext_bytes,
+                                  std::uint64_t thread_count, scan_output out)
+{
+  const std::uint64_t thread = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  auto sink = make_sink<Mode>(out, thread < thread_count ? thread : 0);
+  if (thread < thread_count) {
+    scan_rabin_karp(problem, constants, thread * subtext_bytes, (thread + 1) * subtext_bytes, sink);
+  }
+  finish_scan(sink, out, thread, thread_count);
+}
+
+/// How the prefix kernel confirms a candidate whose first prefix.length bytes match.
+enum class verification {
+  none,        ///< the prefix is the whole pattern (m <= 8): the candidate is a match
+  per_thread,  ///< the thread that found it compares the rest
+  warp,        ///< the warp compares the rest together, candidate by candidate
+};
+
+template <scan_mode Mode, verification Verify>
+__global__ void prefix_kernel(match_problem problem, prefix_fingerprint prefix, text_units units,
+                              std::uint64_t thread_count, scan_output out)
+{
+  const std::uint64_t thread = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  auto sink = make_sink<Mode>(out, thread < thread_count ? thread : 0);
+  const std::uint64_t k = prefix.length;
+  // Window end at unit byte j of unit u is text position 16u + j - head; its candidate starts k - 1
+  // earlier and must satisfy 0 <= start and start + m <= n.
+  const std::int64_t first_valid = static_cast<std::int64_t>(units.head + k - 1);
+  const std::int64_t last_valid =
+      static_cast<std::int64_t>(units.head + problem.text_size - problem.pattern_size + k - 1);
+  std::uint64_t window = 0;
+  // Unit -1 (relative) only fills the window with the bytes before the subtext.
+  for (int step = -1; step < units_per_thread; ++step) {
+    const std::int64_t u = static_cast<std::int64_t>(thread * units_per_thread) + step;
+    std::uint32_t words[4] = {0, 0, 0, 0};
+    const bool loaded = thread < thread_count && u >= 0 && static_cast<std::uint64_t>(u) < units.count;
+    if (loaded) { load_unit(units, problem.text_size, static_cast<std::uint64_t>(u), words); }
+    unsigned candidates = 0;
+#pragma unroll
+    for (int j = 0; j < static_cast<int>(unit_bytes); ++j) {
+      window = (window << 8) | ((words[j / 4] >> (8 * (j % 4))) & 0xffU);
+      if ((window & prefix.mask) == prefix.value) { candidates |= 1U << j; }
+    }
+    if (step < 0 || !loaded) { candidates = 0; }
+    // keep the bytes j with first_valid <= 16u + j <= last_valid
+    const std::int64_t unit_first = u * static_cast<std::int64_t>(unit_bytes);
+    const std::int64_t low = first_valid - unit_first;
+    const std::int64_t high = last_valid - unit_first;
+    if (high < 0 || low >= static_cast<std::int64_t>(unit_bytes)) {
+      candidates = 0;
+    } else {
+      if (low > 0) { candidates &= ~0U << low; }
+      if (high < static_cast<std::int64_t>(unit_bytes) - 1) { candidates &= (2U << high) - 1; }
+    }
+    const std::uint64_t start_of_bit0 = static_cast<std::uint64_t>(unit_first - first_valid);  // when candidates != 0
+    if constexpr (Verify == verification::warp) {
+      for (unsigned pending = warp::ballot(candidates != 0); pending != 0; pending = warp::ballot(candidates != 0)) {
+        const int leader = __ffs(static_cast<int>(pending)) - 1;
+        const int own_bit = candidates != 0 ? __ffs(static_cast<int>(candidates)) - 1 : 0;
+        const std::uint64_t start = warp::shfl(start_of_bit0 + own_bit, leader);
+        const bool match = warp_verify_suffix(problem, start, k);
+        if (warp::lane_id() == static_cast<unsigned>(leader)) {
+          if (match) { sink(start); }
+          candidates &= candidates - 1;
+        }
+      }
+    } else {
+      for (; candidates != 0; candidates &= candidates - 1) {
+        const std::uint64_t start = start_of_bit0 + (__ffs(static_cast<int>(candidates)) - 1);
+        if (Verify == verification::none || verify_suffix(problem, start, k)) { sink(start); }
+      }
+    }
+  }
+  finish_scan(sink, out, thread, thread_count);
+}
+
+/// The threads one algorithm uses over this problem.
+std::uint64_t thread_count_for(const match_problem& problem, match_algorithm algorithm)
+{
+  if (algorithm == match_algorithm::drk) {
+    const std::uint64_t subtext = std::max(drk_min_subtext_bytes, problem.pattern_size);
+    return (problem.text_size + subtext - 1) / subtext;
+  }
+  const std::uint64_t units = make_text_units(problem).count;
+  return (units + units_per_thread - 1) / units_per_thread;
+}
+
+template <scan_mode Mode>
+void launch_scan(const cuda& backend, const match_problem& problem, const match_problem& host_problem,
+                 match_algorithm algorithm, std::uint64_t thread_count, const scan_output& out)
+{
+  const auto blocks = static_cast<unsigned>((thread_count + threads_per_block - 1) / threads_per_block);
+  const stream_t stream = backend.stream;
+  if (algorithm == match_algorithm::drk) {
+    const std::uint64_t subtext = std::max(drk_min_subtext_bytes, problem.pattern_size);
+    rabin_karp_kernel<Mode><<<blocks, threads_per_block, 0, stream>>>(
+        problem, make_rabin_karp_constants(host_problem.pattern, host_problem.pattern_size), subtext, thread_count,
+        out);
+    WARPDEX_CHECK_LAUNCH("rabin_karp_kernel");
+    return;
+  }
+  const prefix_fingerprint prefix = make_prefix_fingerprint(host_problem.pattern, host_problem.pattern_size);
+  const text_units units = make_text_units(problem);
+  if (problem.pattern_size == prefix.length) {
+    prefix_kernel<Mode, verification::none>
+        <<<blocks, threads_per_block, 0, stream>>>(problem, prefix, units, thread_count, out);
+  } else if (algorithm == match_algorithm::wom) {
+    prefix_kernel<Mode, verification::per_thread>
+        <<<blocks, threads_per_block, 0, stream>>>(problem, prefix, units, thread_count, out);
+  } else {
+    prefix_kernel<Mode, verification::warp>
+        <<<blocks, threads_per_block, 0, stream>>>(problem, prefix, units, thread_count, out);
+  }
+  WARPDEX_CHECK_LAUNCH("prefix_kernel");
+}
+
+/// The problem with the pattern copied to device memory (kept alive by `pattern`).
+match_problem device_problem(const cuda& backend, const match_problem& host_problem, buffer<std::uint8_t>& pattern)
+{
+  pattern = make_buffer<std::uint8_t>(backend, host_problem.pattern_size);
+  pattern.copy_from({host_problem.pattern, host_problem.pattern_size});
+  match_problem problem = host_problem;
+  problem.pattern = pattern.data();
+  return problem;
+}
+
+}  // namespace
+
+template <>
+struct match_backend<cuda> {
+  static std::uint64_t count(const cuda& backend, const match_problem& host_problem, match_algorithm algorithm)
+  {
+    buffer<std::uint8_t> pattern;
+    const match_problem problem = device_problem(backend, host_problem, pattern);
+    auto total = make_buffer<unsigned long long>(backend, 1);
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(total.data(), 0, sizeof(unsigned long long), backend.stream));
+    scan_output out;
+    out.total = total.data();
+    launch_scan<scan_mode::count_total>(backend, problem, host_problem, algorithm, thread_count_for(problem, algorithm),
+                                        out);
+    return total.to_vector()[0];
+  }
+
+  static buffer<std::uint64_t> find(const cuda& backend, const match_problem& host_problem, match_algorithm algorithm)
+  {
+    buffer<std::uint8_t> pattern;
+    const match_problem problem = device_problem(backend, host_problem, pattern);
+    const std::uint64_t thread_count = thread_count_for(problem, algorithm);
+    auto counts = make_buffer<std::uint32_t>(backend, thread_count);
+    auto offsets = make_buffer<std::uint64_t>(backend, thread_count + 1);
+    scan_output out;
+    out.thread_counts = counts.data();
+    launch_scan<scan_mode::count_per_thread>(backend, problem, host_problem, algorithm, thread_count, out);
+    // offsets[i] = matches of threads before i; offsets[thread_count] = all matches
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(offsets.data(), 0, sizeof(std::uint64_t), backend.stream));
+    std::size_t temp_bytes = 0;
+    WARPDEX_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, counts.data(), offsets.data() + 1, thread_count,
+                                                   backend.stream));
+    auto temp = make_buffer<std::uint8_t>(backend, temp_bytes);
+    WARPDEX_CUDA_TRY(cub::DeviceScan::InclusiveSum(temp.data(), temp_bytes, counts.data(), offsets.data() + 1,
+                                                   thread_count, backend.stream));
+    std::uint64_t total = 0;
+    WARPDEX_CUDA_TRY(
+        cudaMemcpyAsync(&total, offsets.data() + thread_count, sizeof(total), cudaMemcpyDeviceToHost, backend.stream));
+    WARPDEX_CUDA_TRY(cudaStreamSynchronize(backend.stream));
+    auto positions = make_buffer<std::uint64_t>(backend, total);
+    if (total > 0) {
+      out.thread_offsets = offsets.data();
+      out.positions = positions.data();
+      launch_scan<scan_mode::write>(backend, problem, host_problem, algorithm, thread_count, out);
+    }
+    return positions;
+  }
+};
+
+}  // namespace warpdex::detail
+
+namespace warpdex {
+WARPDEX_INSTANTIATE_STRING_MATCH(cuda)
+}  // namespace warpdex

@@ -1,0 +1,177 @@
+// `grep_stream` against `grep -F` on generated files: every supported flag combination, chunk sizes that
+// put occurrences and lines across chunk boundaries, several files, a last line without a newline,
+// binary files, bad patterns.
+#include "support/backend_fixture.hpp"
+#include "support/expect_error.hpp"
+
+#include <warpdex/search/grep.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace warpdex::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_all(std::FILE* file)
+{
+  std::string text;
+  std::rewind(file);
+  char block[4096];
+  for (std::size_t got; (got = std::fread(block, 1, sizeof(block), file)) > 0;) { text.append(block, got); }
+  return text;
+}
+
+/// What `grep -F` prints for these flags (the pattern is passed through a file: no shell quoting).
+std::string reference_grep(const std::string& flags, const std::string& pattern, const std::vector<fs::path>& files,
+                           const fs::path& folder)
+{
+  const fs::path pattern_file = folder / "pattern.txt";
+  std::ofstream(pattern_file) << pattern << '\n';
+  std::string command = "LC_ALL=C grep -F " + flags + " -f '" + pattern_file.string() + "'";
+  for (const fs::path& file : files) { command += " '" + file.string() + "'"; }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  if (!pipe) { return "popen failed"; }
+  std::string text;
+  char block[4096];
+  for (std::size_t got; (got = std::fread(block, 1, sizeof(block), pipe.get())) > 0;) { text.append(block, got); }
+  return text;
+}
+
+template <class Backend>
+std::string warpdex_grep(const Backend& backend, grep_options options, const std::string& pattern,
+                         const std::vector<fs::path>& files)
+{
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> output(std::tmpfile(), std::fclose);
+  options.with_filename = files.size() > 1;
+  for (const fs::path& file : files) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> input(std::fopen(file.string().c_str(), "rb"), std::fclose);
+    grep_stream(backend, input.get(), file.string(), pattern, options, output.get());
+  }
+  std::fflush(output.get());
+  return read_all(output.get());
+}
+
+template <class Backend>
+class grep_test : public backend_test<Backend> {
+ protected:
+  void SetUp() override
+  {
+    backend_test<Backend>::SetUp();
+    if (std::system("grep -F -q x /dev/null 2>/dev/null; test $? -le 1") != 0) { GTEST_SKIP() << "no grep here"; }
+    folder_ = fs::temp_directory_path() / ("warpdex_grep_test_" + std::to_string(std::random_device{}()));
+    fs::create_directories(folder_);
+  }
+  void TearDown() override
+  {
+    if (!folder_.empty()) { fs::remove_all(folder_); }
+  }
+
+  fs::path write_file(const std::string& name, const std::string& content)
+  {
+    const fs::path path = folder_ / name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+
+  /// Compares the output for every flag combination and several chunk sizes (fewer on the GPU, where each
+  /// chunk is a transfer and three kernels).
+  void compare(const std::string& pattern, const std::vector<fs::path>& files)
+  {
+    std::vector<std::uint64_t> chunks = {4093, std::uint64_t{1} << 26};
+    if constexpr (std::is_same_v<Backend, host>) { chunks.insert(chunks.end(), {7, 61}); }
+    for (int flags = 0; flags < 8; ++flags) {
+      grep_options options;
+      options.count_only = (flags & 1) != 0;
+      options.byte_offset = (flags & 2) != 0;
+      options.line_number = (flags & 4) != 0;
+      const std::string flag_text = std::string(options.count_only ? " -c" : "") + (options.byte_offset ? " -b" : "") +
+                                    (options.line_number ? " -n" : "");
+      const std::string expected = reference_grep(flag_text, pattern, files, folder_);
+      for (const std::uint64_t chunk : chunks) {
+        options.chunk_bytes = chunk;
+        SCOPED_TRACE("pattern '" + pattern + "', chunk " + std::to_string(chunk) + ", flags" + flag_text);
+        ASSERT_EQ(warpdex_grep(this->backend(), options, pattern, files), expected);
+      }
+    }
+  }
+
+  fs::path folder_;
+};
+
+TYPED_TEST_SUITE(grep_test, all_backends, backend_names);
+
+std::string words_text(std::uint64_t words, std::mt19937_64& random)
+{
+  static const char* const vocabulary[] = {"alpha", "beta", "warp", "search", "warpdex", "the", "a", "grep", "lane"};
+  std::string text;
+  for (std::uint64_t i = 0; i < words; ++i) {
+    text += vocabulary[random() % 9];
+    text += random() % 6 == 0 ? '\n' : ' ';
+  }
+  return text;
+}
+
+TYPED_TEST(grep_test, output_matches_grep_for_every_flag_and_chunk_size)
+{
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  const auto first = this->write_file("first.txt", words_text(3000, random));
+  const auto second = this->write_file("second.txt", words_text(500, random) + "warp at the end, no newline");
+  const auto empty = this->write_file("empty.txt", "");
+  for (const std::string pattern : {"warp", "a", "warpdex lane", "e\tx", "no newline", "never there"}) {
+    this->compare(pattern, {first});
+    this->compare(pattern, {first, second, empty});
+  }
+}
+
+TYPED_TEST(grep_test, long_lines_and_long_patterns_across_chunks)
+{
+  std::mt19937_64 random(std::random_device{}());
+  std::string line(20000, 'x');
+  line.replace(9000, 3000, std::string(3000, 'y'));
+  const auto file = this->write_file("long.txt", "short\n" + line + "\n" + line + "tail");
+  this->compare(std::string(1500, 'y'), {file});
+  this->compare("xy", {file});
+  this->compare("tail", {file});
+}
+
+TYPED_TEST(grep_test, binary_file_prints_no_lines_but_counts)
+{
+  const std::string content = std::string("text\n") + '\0' + "more text\nand text again\n";
+  const auto file = this->write_file("binary.bin", content);
+  grep_options options;
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "text", {file}), "");  // grep says so on stderr
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> input(std::fopen(file.string().c_str(), "rb"), std::fclose);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> output(std::tmpfile(), std::fclose);
+  const grep_result result = grep_stream(this->backend(), input.get(), "binary.bin", "text", options, output.get());
+  EXPECT_TRUE(result.binary);
+  EXPECT_GE(result.matching_lines, 1U);
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "absent", {file}), "");
+  options.count_only = true;
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "text", {file}), "3\n");
+}
+
+TYPED_TEST(grep_test, bad_patterns_are_rejected)
+{
+  const auto file = this->write_file("some.txt", "abc\n");
+  expect_error_mentioning<error>([&] { warpdex_grep(this->backend(), grep_options{}, "", {file}); },
+                                 {"grep", "pattern is empty"});
+  expect_error_mentioning<error>([&] { warpdex_grep(this->backend(), grep_options{}, "a\nb", {file}); },
+                                 {"grep", "newline"});
+  grep_options zero_chunk;
+  zero_chunk.chunk_bytes = 0;
+  expect_error_mentioning<error>([&] { warpdex_grep(this->backend(), zero_chunk, "a", {file}); }, {"chunk size"});
+}
+
+}  // namespace
+}  // namespace warpdex::testing

@@ -1,0 +1,174 @@
+// String matching against a naive matcher on every backend and algorithm: random bytes, a binary
+// alphabet, DNA, natural-language-like text; pattern lengths 1..4096; occurrences at the edges of the
+// text, of threads' subtexts and of misaligned text starts; bad input.
+#include "support/backend_fixture.hpp"
+#include "support/expect_error.hpp"
+
+#include <warpdex/search/string_match.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace warpdex::testing {
+namespace {
+
+using bytes = std::vector<std::uint8_t>;
+constexpr match_algorithm every_algorithm[] = {match_algorithm::automatic, match_algorithm::drk, match_algorithm::wom,
+                                               match_algorithm::two_stage};
+
+std::uint64_t fresh_seed()
+{
+  static std::random_device device;
+  return (std::uint64_t{device()} << 32) | device();
+}
+
+std::vector<std::uint64_t> naive_matches(const bytes& text, const bytes& pattern)
+{
+  std::vector<std::uint64_t> positions;
+  if (pattern.size() > text.size()) { return positions; }
+  for (std::uint64_t p = 0; p + pattern.size() <= text.size(); ++p) {
+    if (std::memcmp(text.data() + p, pattern.data(), pattern.size()) == 0) { positions.push_back(p); }
+  }
+  return positions;
+}
+
+enum class alphabet { random_bytes, binary, dna, words };
+
+bytes make_text(alphabet kind, std::uint64_t size, std::mt19937_64& random)
+{
+  static const char* const words[] = {"the", "of", "and", "warp", "search", "a", "in", "is", "that", "thread"};
+  static const char dna[] = "ACGT";
+  bytes text;
+  text.reserve(size + 16);
+  while (text.size() < size) {
+    switch (kind) {
+      case alphabet::random_bytes:
+        text.push_back(static_cast<std::uint8_t>(random()));
+        break;
+      case alphabet::binary:
+        text.push_back(static_cast<std::uint8_t>('0' + random() % 2));
+        break;
+      case alphabet::dna:
+        text.push_back(static_cast<std::uint8_t>(dna[random() % 4]));
+        break;
+      case alphabet::words: {
+        const std::string word = words[random() % 10];
+        text.insert(text.end(), word.begin(), word.end());
+        text.push_back(random() % 8 == 0 ? '\n' : ' ');
+        break;
+      }
+    }
+  }
+  text.resize(size);
+  return text;
+}
+
+/// A pattern of length m: a piece of the text (so it occurs), sometimes with its last byte changed.
+bytes make_pattern(const bytes& text, std::uint64_t m, std::mt19937_64& random)
+{
+  const std::uint64_t from = random() % (text.size() - m + 1);
+  bytes pattern(text.begin() + from, text.begin() + from + m);
+  if (random() % 4 == 0) { pattern.back() = static_cast<std::uint8_t>(pattern.back() + 1); }
+  return pattern;
+}
+
+template <class Backend>
+class string_match : public backend_test<Backend> {
+ protected:
+  /// Checks every algorithm on `text` placed `misalignment` bytes into its buffer.
+  void check(const bytes& text, const bytes& pattern, std::uint64_t misalignment = 0)
+  {
+    const auto& backend = this->backend();
+    bytes padded(misalignment, 0xAB);
+    padded.insert(padded.end(), text.begin(), text.end());
+    const auto buffer = make_buffer_from<std::uint8_t>(backend, padded);
+    const std::span<const std::uint8_t> text_span = std::span<const std::uint8_t>(buffer.span()).subspan(misalignment);
+    const auto expected = naive_matches(text, pattern);
+    for (const match_algorithm algorithm : every_algorithm) {
+      SCOPED_TRACE(std::string(to_string(algorithm)) + ", m " + std::to_string(pattern.size()) + ", n " +
+                   std::to_string(text.size()) + ", misalignment " + std::to_string(misalignment));
+      EXPECT_EQ(count_matches(backend, text_span, std::span<const std::uint8_t>(pattern), algorithm), expected.size());
+      EXPECT_EQ(find_matches(backend, text_span, std::span<const std::uint8_t>(pattern), algorithm).to_vector(),
+                expected);
+    }
+  }
+};
+
+TYPED_TEST_SUITE(string_match, all_backends, backend_names);
+
+TYPED_TEST(string_match, random_texts_and_pattern_lengths_match_naive)
+{
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  for (const alphabet kind : {alphabet::random_bytes, alphabet::binary, alphabet::dna, alphabet::words}) {
+    const bytes text = make_text(kind, 200000, random);
+    for (const std::uint64_t m : {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 100, 1000, 4096}) {
+      this->check(text, make_pattern(text, m, random), random() % 16);
+    }
+  }
+}
+
+TYPED_TEST(string_match, occurrences_at_text_and_subtext_edges)
+{
+  std::mt19937_64 random(fresh_seed());
+  for (const std::uint64_t m : {1, 5, 8, 9, 40}) {
+    for (const std::uint64_t n : {m, m + 1, std::uint64_t{63}, std::uint64_t{64}, std::uint64_t{65},
+                                  std::uint64_t{1000}, std::uint64_t{65536 + 77}}) {
+      if (n < m) { continue; }
+      // every byte 'a': the pattern of m 'a's occurs at every start, including across every boundary
+      const bytes text(n, 'a');
+      const bytes pattern(m, 'a');
+      for (const std::uint64_t misalignment : {0, 1, 7, 15}) { this->check(text, pattern, misalignment); }
+      bytes sparse = make_text(alphabet::dna, n, random);
+      std::copy(pattern.begin(), pattern.end(), sparse.begin());
+      std::copy(pattern.begin(), pattern.end(), sparse.end() - m);
+      this->check(sparse, pattern, random() % 16);
+    }
+  }
+}
+
+TYPED_TEST(string_match, pattern_longer_than_text_has_no_matches)
+{
+  this->check(bytes{'a', 'b'}, bytes{'a', 'b', 'c'});
+  this->check(bytes{}, bytes{'a'});
+}
+
+TYPED_TEST(string_match, largest_byte_values_and_zero_bytes_match)
+{
+  const bytes text{0xff, 0xff, 0x00, 0xff, 0xff, 0xff, 0x00, 0x00, 0xfe, 0xff,
+                   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+  for (const bytes& pattern : {bytes{0xff}, bytes{0x00}, bytes{0xff, 0xff}, bytes{0xff, 0x00}, bytes(9, 0xff),
+                               bytes(8, 0xff), bytes{0x00, 0x00}}) {
+    this->check(text, pattern, 3);
+  }
+}
+
+TYPED_TEST(string_match, empty_pattern_is_rejected)
+{
+  const auto& backend = this->backend();
+  const auto text = make_buffer_from<std::uint8_t>(backend, bytes{'a', 'b'});
+  const std::span<const std::uint8_t> empty;
+  expect_error_mentioning<error>(
+      [&] { (void)count_matches(backend, std::span<const std::uint8_t>(text.span()), empty); },
+      {"count_matches", "pattern is empty"});
+  expect_error_mentioning<error>(
+      [&] { (void)find_matches(backend, std::span<const std::uint8_t>(text.span()), empty); },
+      {"find_matches", "pattern is empty"});
+}
+
+TEST(match_algorithm_names, round_trip_and_reject_unknown)
+{
+  for (const match_algorithm algorithm : every_algorithm) {
+    EXPECT_EQ(parse_match_algorithm(to_string(algorithm)), algorithm);
+  }
+  EXPECT_EQ(parse_match_algorithm("2s"), match_algorithm::two_stage);
+  expect_error_mentioning<error>([] { (void)parse_match_algorithm("kmp"); }, {"unknown string matching", "kmp"});
+}
+
+}  // namespace
+}  // namespace warpdex::testing
