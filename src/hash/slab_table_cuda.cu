@@ -9,6 +9,9 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/warp.cuh>
 
+#include <thrust/execution_policy.h>
+#include <thrust/scan.h>
+
 #include <atomic>
 #include <cstdint>
 #include <span>
@@ -111,16 +114,16 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
 }
 
 /// One warp per bucket walks its list: on each slab, `visit(slot, live_lanes)` with the lane's slot and
-/// the ballot of lanes holding live keys.
+/// the ballot of lanes holding live keys (and of erased ones); `slab` is the slab read.
 template <class Slots, class Visit>
 __device__ void walk_list(const slab_table_view<Slots>& table, std::uint32_t bucket, Visit&& visit)
 {
   const unsigned lane = warp::lane_id();
-  const typename Slots::slot_type* slab = table.head(bucket);
+  typename Slots::slot_type* slab = table.head(bucket);
   for (;;) {
-    const auto slot = lane < Slots::slots_per_slab ? slab[lane] : Slots::empty_slot;
+    const auto slot = lane < Slots::slots_per_slab ? load_slot(slab + lane) : Slots::empty_slot;
     const bool data_lane = lane < Slots::data_slots;
-    visit(slot, warp::ballot(data_lane && !is_reserved_key(Slots::key_of(slot))),
+    visit(slab, slot, warp::ballot(data_lane && !is_reserved_key(Slots::key_of(slot))),
           warp::ballot(data_lane && Slots::key_of(slot) == erased_key));
     const std::uint32_t next = warp::shfl(Slots::link_of(slot), Slots::link_slot);
     if (next == null_slab) { return; }
@@ -134,7 +137,7 @@ __global__ void summarize_kernel(slab_table_view<Slots> table, chain_totals* tot
   const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
   if (bucket >= table.bucket_count) { return; }
   unsigned long long live = 0, erased = 0, slabs = 0;
-  walk_list(table, static_cast<std::uint32_t>(bucket), [&](auto, unsigned live_lanes, unsigned erased_lanes) {
+  walk_list(table, static_cast<std::uint32_t>(bucket), [&](auto, auto, unsigned live_lanes, unsigned erased_lanes) {
     live += warp::popc(live_lanes);
     erased += warp::popc(erased_lanes);
     ++slabs;
@@ -154,7 +157,7 @@ __global__ void export_kernel(slab_table_view<Slots> table, std::uint32_t* keys_
   const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
   if (bucket >= table.bucket_count) { return; }
   const unsigned lane = warp::lane_id();
-  walk_list(table, static_cast<std::uint32_t>(bucket), [&](auto slot, unsigned live_lanes, unsigned) {
+  walk_list(table, static_cast<std::uint32_t>(bucket), [&](auto, auto slot, unsigned live_lanes, unsigned) {
     if (live_lanes == 0) { return; }
     unsigned long long first = 0;
     if (lane == 0) { first = atomicAdd(written, warp::popc(live_lanes)); }
@@ -165,6 +168,37 @@ __global__ void export_kernel(slab_table_view<Slots> table, std::uint32_t* keys_
     keys_out[at] = Slots::key_of(slot);
     if (values_out != nullptr) { values_out[at] = Slots::value_of(slot); }
   });
+}
+
+/// One warp per query walks its key's whole list (the multimap's count, fill and erase_all).
+template <class Slots>
+__global__ void walk_kernel(slab_table_view<Slots> table, walk_arguments walk)
+{
+  const std::uint64_t query = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+  if (query >= walk.count) { return; }
+  const unsigned lane = warp::lane_id();
+  const std::uint32_t key = walk.keys[query];
+  const std::uint64_t begin = walk.kind == list_walk::fill ? walk.offsets[query] : 0;
+  const std::uint64_t room = walk.kind == list_walk::fill ? walk.offsets[query + 1] - begin : 0;
+  std::uint64_t instances = 0;
+  walk_list(table, table.bucket_of(key), [&](auto* slab, auto slot, unsigned, unsigned) {
+    const bool match = lane < Slots::data_slots && Slots::key_of(slot) == key;
+    const unsigned matches = warp::ballot(match);
+    if (walk.kind == list_walk::fill && match) {
+      const std::uint64_t at = instances + warp::rank_in(matches);
+      if (at < room && begin + at < walk.values_capacity) { walk.values_out[begin + at] = Slots::value_of(slot); }
+    }
+    // A slot holding the key changes only by being erased: a failed swap means another erasure won.
+    const bool counts =
+        walk.kind != list_walk::erase_all ||
+        (match && swap_slot(slab + lane, slot, Slots::make_slot(erased_key, Slots::value_of(slot))) == slot);
+    instances += warp::popc(warp::ballot(match && counts));
+  });
+  if (lane != 0) { return; }
+  if (walk.kind == list_walk::count) { walk.counts[query] = instances; }
+  if (walk.kind == list_walk::erase_all && walk.statuses != nullptr) {
+    walk.statuses[query] = instances > 0 ? operation_status::erased : operation_status::not_found;
+  }
 }
 
 template <class Slots>
@@ -256,6 +290,24 @@ std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& 
 }
 
 template <class Slots, class Backend>
+void walk_lists(const Backend& backend, const slab_table_view<Slots>& table, const walk_arguments& walk)
+{
+  walk_kernel<Slots><<<blocks_for(walk.count * warp::size), block_threads, 0, backend.stream>>>(table, walk);
+  WARPDEX_CHECK_LAUNCH("walk_kernel");
+}
+
+template <class Backend>
+std::uint64_t counts_to_offsets(const Backend& backend, std::uint64_t* counts, std::uint64_t queries)
+{
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(counts + queries, 0, sizeof(std::uint64_t), backend.stream));
+  thrust::exclusive_scan(thrust::cuda::par.on(backend.stream), counts, counts + queries + 1, counts);
+  std::uint64_t total = 0;
+  WARPDEX_CUDA_TRY(cudaMemcpyAsync(&total, counts + queries, sizeof(total), cudaMemcpyDeviceToHost, backend.stream));
+  WARPDEX_CUDA_TRY(cudaStreamSynchronize(backend.stream));
+  return total;
+}
+
+template <class Slots, class Backend>
 void flush_table(const Backend& backend, const slab_table_view<Slots>& table)
 {
   flush_kernel<Slots><<<blocks_for(table.bucket_count), block_threads, 0, backend.stream>>>(table);
@@ -274,5 +326,7 @@ void flush_table(const Backend& backend, const slab_table_view<Slots>& table)
 WARPDEX_INSTANTIATE_SLAB_TABLE(map_slots, cuda)
 WARPDEX_INSTANTIATE_SLAB_TABLE(set_slots, cuda)
 template batch_violations find_violations<cuda>(const cuda&, const std::uint32_t*, const operation*, std::uint64_t);
+template void walk_lists<map_slots, cuda>(const cuda&, const slab_table_view<map_slots>&, const walk_arguments&);
+template std::uint64_t counts_to_offsets<cuda>(const cuda&, std::uint64_t*, std::uint64_t);
 
 }  // namespace warpdex::hash::detail

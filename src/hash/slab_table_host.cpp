@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 
 namespace warpdex::hash::detail {
 namespace {
@@ -106,7 +107,7 @@ operation_status run_operation(const slab_table_view<Slots>& table, host_slab_al
   slot_type seen[Slots::data_slots];
   for (;;) {
     const slab_summary summary = read_slab<Slots>(slab, key, seen);
-    const step next = next_step(op, summary);
+    const step next = next_step(op, summary, table.mode);
     switch (next.kind) {
       case step_kind::finish:
         if (next.status == operation_status::found) { value_out = Slots::value_of(seen[next.slot]); }
@@ -260,6 +261,46 @@ std::uint64_t export_live(const Backend&, const slab_table_view<Slots>& table, s
 }
 
 template <class Slots, class Backend>
+void walk_lists(const Backend&, const slab_table_view<Slots>& table, const walk_arguments& walk)
+{
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < signed_count(walk.count); ++i) {
+    const auto query = static_cast<std::uint64_t>(i);
+    const std::uint32_t key = walk.keys[query];
+    const std::uint64_t begin = walk.kind == list_walk::fill ? walk.offsets[query] : 0;
+    const std::uint64_t room = walk.kind == list_walk::fill ? walk.offsets[query + 1] - begin : 0;
+    std::uint64_t instances = 0;
+    walk_list(table, table.bucket_of(key), [&](slot_t<Slots>* slab, std::uint64_t) {
+      for (std::uint32_t slot = 0; slot < Slots::data_slots; ++slot) {
+        slot_t<Slots> seen = load(slab[slot]);
+        if (Slots::key_of(seen) != key) { continue; }
+        if (walk.kind == list_walk::fill && instances < room && begin + instances < walk.values_capacity) {
+          walk.values_out[begin + instances] = Slots::value_of(seen);
+        }
+        // A slot holding the key changes only by being erased: a failed swap means another erasure won.
+        const bool counts = walk.kind != list_walk::erase_all ||
+                            std::atomic_ref<slot_t<Slots>>(slab[slot])
+                                .compare_exchange_strong(seen, Slots::make_slot(erased_key, Slots::value_of(seen)),
+                                                         std::memory_order_acq_rel);
+        instances += static_cast<std::uint64_t>(counts);
+      }
+    });
+    if (walk.kind == list_walk::count) { walk.counts[query] = instances; }
+    if (walk.kind == list_walk::erase_all && walk.statuses != nullptr) {
+      walk.statuses[query] = instances > 0 ? operation_status::erased : operation_status::not_found;
+    }
+  }
+}
+
+template <class Backend>
+std::uint64_t counts_to_offsets(const Backend&, std::uint64_t* counts, std::uint64_t queries)
+{
+  counts[queries] = 0;
+  std::exclusive_scan(counts, counts + queries + 1, counts, std::uint64_t{0});
+  return counts[queries];
+}
+
+template <class Slots, class Backend>
 void flush_table(const Backend&, const slab_table_view<Slots>& table)
 {
 #pragma omp parallel
@@ -284,5 +325,7 @@ void flush_table(const Backend&, const slab_table_view<Slots>& table)
 WARPDEX_INSTANTIATE_SLAB_TABLE(map_slots, host)
 WARPDEX_INSTANTIATE_SLAB_TABLE(set_slots, host)
 template batch_violations find_violations<host>(const host&, const std::uint32_t*, const operation*, std::uint64_t);
+template void walk_lists<map_slots, host>(const host&, const slab_table_view<map_slots>&, const walk_arguments&);
+template std::uint64_t counts_to_offsets<host>(const host&, std::uint64_t*, std::uint64_t);
 
 }  // namespace warpdex::hash::detail

@@ -164,4 +164,21 @@ WARPDEX_HOST_DEVICE inline step next_step(operation op, const slab_summary& summ
   return {step_kind::finish, operation_status::not_found, 0, false};
 }
 
+/// Whether a table holds each key at most once (slab_map, slab_set) or any number of times
+/// (slab_multimap).
+enum class key_mode : std::uint8_t {
+  unique,      ///< an insertion of a present key finds it and does not add another
+  duplicates,  ///< an insertion always adds its pair
+};
+
+/// The protocol of a table in `mode`. With duplicates an insertion ignores the slots that hold its key
+/// and takes the first empty slot in list order, as a unique insertion of an absent key does; finds
+/// and erasures meet the first instance in list order.
+WARPDEX_HOST_DEVICE inline step next_step(operation op, slab_summary summary, key_mode mode)
+{
+  const bool inserts = op == operation::insert || op == operation::insert_or_assign;
+  if (mode == key_mode::duplicates && inserts) { summary.match_slots = 0; }
+  return next_step(op, summary);
+}
+
 }  // namespace warpdex::hash

@@ -114,11 +114,7 @@ class slab_map : public detail::slab_table_base<map_slots, Backend> {
   std::uint64_t export_pairs(std::span<Key> keys, std::span<Value> values) const
   {
     this->check_output(keys.size(), values.size(), "export_pairs", "values");
-    const std::uint64_t count =
-        detail::export_live<map_slots>(this->backend(), this->view(), keys.data(), values.data(), keys.size());
-    WARPDEX_EXPECTS(count <= keys.size(), "slab_map::export_pairs: the map holds " + std::to_string(count) +
-                                              " pairs but the outputs hold " + std::to_string(keys.size()));
-    return count;
+    return this->export_entries(keys.data(), values.data(), keys.size(), "export_pairs", "pairs");
   }
 };
 

@@ -277,7 +277,7 @@ class slab_table_ref {
       summary.match_slots = warp::ballot(data_lane && seen_key == key);
       summary.empty_slots = warp::ballot(data_lane && seen_key == empty_key);
       summary.next = warp::shfl(Slots::link_of(seen), Slots::link_slot);
-      const step next = next_step(op, summary);
+      const step next = next_step(op, summary, table_.mode);
       switch (next.kind) {
         case step_kind::finish:
           if (next.status == operation_status::found) {

@@ -63,11 +63,7 @@ class slab_set : public detail::slab_table_base<set_slots, Backend> {
   /// size(). Throws warpdex::error when `keys` is too small.
   std::uint64_t export_keys(std::span<Key> keys) const
   {
-    const std::uint64_t count =
-        detail::export_live<set_slots>(this->backend(), this->view(), keys.data(), nullptr, keys.size());
-    WARPDEX_EXPECTS(count <= keys.size(), "slab_set::export_keys: the set holds " + std::to_string(count) +
-                                              " keys but the output holds " + std::to_string(keys.size()));
-    return count;
+    return this->export_entries(keys.data(), nullptr, keys.size(), "export_keys", "keys");
   }
 };
 

@@ -103,8 +103,9 @@ class slab_table_base {
   using slot_type = typename Slots::slot_type;
 
   /// An empty table of `capacity` on `backend`, hashing with the universal hash drawn from `seed`.
-  slab_table_base(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed, const char* name)
-      : backend_(backend), seed_(seed), name_(name), storage_(make_storage(capacity))
+  slab_table_base(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed, const char* name,
+                  key_mode mode = key_mode::unique)
+      : backend_(backend), seed_(seed), name_(name), mode_(mode), storage_(make_storage(capacity))
   {
   }
 
@@ -230,15 +231,7 @@ class slab_table_base {
   {
     if (batch.count == 0) { return; }
     const std::string caller = name_ + "::" + operation_name;
-    const batch_violations violations = find_violations(backend_, batch.keys, batch.operations, batch.count);
-    if (violations.first_bad_operation < batch.count) {
-      throw_violation(caller, violations.first_bad_operation,
-                      "has an operation code outside [0, " + std::to_string(operation_count) + ")");
-    }
-    if (violations.first_reserved_key < batch.count) {
-      throw_violation(caller, violations.first_reserved_key,
-                      "is a reserved key (empty_key or erased_key): keys must be <= " + std::to_string(max_user_key));
-    }
+    check_input(batch.keys, batch.operations, batch.count, caller);
     const std::uint64_t exhausted = execute_batch<Slots>(backend_, view(), batch);
     if (throw_on_exhaustion && exhausted > 0) {
       throw out_of_memory(caller + ": the slab pool of " + std::to_string(capacity().pool_slabs) +
@@ -246,6 +239,33 @@ class slab_table_base {
                           " elements were not inserted (the others were). Build a table with more pool_slabs, "
                           "flush erased slots, or rehash");
     }
+  }
+
+  /// Throws warpdex::error naming `caller` when a key is reserved or an operation code (when given) is
+  /// out of range; reads nothing else and changes nothing.
+  void check_input(const std::uint32_t* keys, const operation* operations, std::uint64_t count,
+                   const std::string& caller) const
+  {
+    const batch_violations violations = find_violations(backend_, keys, operations, count);
+    if (violations.first_bad_operation < count) {
+      throw_violation(caller, violations.first_bad_operation,
+                      "has an operation code outside [0, " + std::to_string(operation_count) + ")");
+    }
+    if (violations.first_reserved_key < count) {
+      throw_violation(caller, violations.first_reserved_key,
+                      "is a reserved key (empty_key or erased_key): keys must be <= " + std::to_string(max_user_key));
+    }
+  }
+
+  /// Writes every live entry into the outputs (values_out null for sets), which hold `capacity`
+  /// elements, and returns how many there are; throws warpdex::error naming `caller` when they do not fit.
+  std::uint64_t export_entries(std::uint32_t* keys_out, std::uint32_t* values_out, std::uint64_t capacity,
+                               const char* caller, const char* entries) const
+  {
+    const std::uint64_t count = export_live<Slots>(backend_, view(), keys_out, values_out, capacity);
+    WARPDEX_EXPECTS(count <= capacity, name_ + "::" + caller + ": the table holds " + std::to_string(count) + " " +
+                                           entries + " but the output holds " + std::to_string(capacity));
+    return count;
   }
 
   [[nodiscard]] const std::string& name() const { return name_; }
@@ -279,6 +299,7 @@ class slab_table_base {
     storage.view.pool.slabs = storage.pool.data();
     storage.view.pool.bitmap = storage.bitmap.data();
     storage.view.pool.block_count = static_cast<std::uint32_t>(blocks);
+    storage.view.mode = mode_;
     initialize_table<Slots>(backend_, storage.view, capacity.pool_slabs);
     return storage;
   }
@@ -286,6 +307,7 @@ class slab_table_base {
   Backend backend_;
   std::uint64_t seed_;
   std::string name_;
+  key_mode mode_;
   table_storage storage_;
 };
 

@@ -20,6 +20,7 @@ struct slab_table_view {
   std::uint32_t bucket_count = 0;
   universal_hash hash;
   slab_pool_view<slot_type> pool;
+  key_mode mode = key_mode::unique;
 
   WARPDEX_HOST_DEVICE slot_type* head(std::uint32_t bucket) const
   {
@@ -54,6 +55,26 @@ struct batch_arguments {
   operation_status* statuses = nullptr;
   std::uint8_t* found = nullptr;  ///< written for every element: 1 when the status is found, else 0
   std::uint64_t count = 0;
+};
+
+/// What a walk over each query key's whole list does (the multimap's queries).
+enum class list_walk : std::uint8_t {
+  count,      ///< counts[i] = the instances of keys[i]
+  fill,       ///< keys[i]'s values go to values_out[offsets[i] ..), at most offsets[i + 1] - offsets[i] of
+              ///< them and none at or beyond values_capacity
+  erase_all,  ///< every instance of keys[i] is erased; statuses[i] = erased when there was one, else not_found
+};
+
+/// One batch of list walks; arrays the walk does not use may be null.
+struct walk_arguments {
+  list_walk kind = list_walk::count;
+  const std::uint32_t* keys = nullptr;
+  std::uint64_t count = 0;
+  std::uint64_t* counts = nullptr;         ///< count: count elements
+  const std::uint64_t* offsets = nullptr;  ///< fill: count + 1 elements
+  std::uint32_t* values_out = nullptr;     ///< fill
+  std::uint64_t values_capacity = 0;       ///< fill: elements of values_out
+  operation_status* statuses = nullptr;    ///< erase_all
 };
 
 /// Where a batch first breaks the input rules (the count when nowhere).
@@ -126,6 +147,15 @@ chain_totals summarize_chains(const Backend& backend, const slab_table_view<Slot
 template <class Slots, class Backend>
 std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& table, std::uint32_t* keys_out,
                           std::uint32_t* values_out, std::uint64_t capacity);
+
+/// Runs one walk per query key over its whole list (keys already validated).
+template <class Slots, class Backend>
+void walk_lists(const Backend& backend, const slab_table_view<Slots>& table, const walk_arguments& walk);
+
+/// Turns counts[0, queries) into offsets[0, queries] in place (an exclusive scan; counts needs queries + 1
+/// elements, the last one is overwritten) and returns the total.
+template <class Backend>
+std::uint64_t counts_to_offsets(const Backend& backend, std::uint64_t* counts, std::uint64_t queries);
 
 /// Compacts every list: live slots move to the front in list order, erased slots disappear, and
 /// slabs left empty at the tail go back to the pool. Needs a phase of its own (no concurrent batch).

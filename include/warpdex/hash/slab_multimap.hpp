@@ -1,0 +1,166 @@
+#pragma once
+/// @file `slab_multimap<Key, Value, Backend>`: the slab hash in multimap mode, a concurrent hash map of
+/// 32-bit keys and values in which a key may hold any number of values (duplicate pairs included).
+///
+/// The slabs, the buckets, the allocator and the protocol are slab_map's (slab_layout.hpp, with
+/// `key_mode::duplicates`): an insertion always adds its pair, into the first empty slot of its key's
+/// list in list order (appending a slab when there is none), whether or not the key is present.
+///
+/// ## Semantics
+/// - insert: every element adds one pair and reports `inserted`, or `out_of_memory` (nothing added)
+///   when it needs a slab and the pool has none free. Concurrent insertions of one key, in one batch or
+///   from device refs, all take effect: none is lost.
+/// - erase (one instance): removes one instance of the key, the first in list order, and reports
+///   `erased`; `not_found` when none was left. n erasures of a key holding m instances remove min(n, m).
+/// - erase_all: removes every instance of the key and reports `erased` when it removed at least one,
+///   else `not_found`. Several erase_all of one key in one batch remove each instance once; one of them
+///   (or an erase) reports erased for each instance.
+/// - count and find_all see the pairs present when their walk reads each slab; run them (and
+///   erase_all) in a phase without concurrent insertions to see one consistent state.
+/// - find_all is two passes: `find_all_offsets` (the count pass) writes each query's number of
+///   values and their exclusive scan, the offsets; `find_all` (the fill pass) writes query i's values
+///   into values[offsets[i], offsets[i + 1]) in no particular order. It never writes more than a query's
+///   range nor beyond `values`, so offsets from a stale count pass cannot overrun the output.
+/// Reserved keys (`hash::empty_key`, `hash::erased_key`) reject the whole batch with warpdex::error
+/// before anything changes; values are unrestricted. Every span is in the backend's memory.
+///
+/// @code
+///   using multimap = warpdex::hash::slab_multimap<std::uint32_t, std::uint32_t, warpdex::cuda>;
+///   multimap edges(warpdex::cuda{stream}, multimap::capacity_for(pairs));
+///   edges.insert(sources, targets);
+///   const std::uint64_t total = edges.find_all_offsets(queries, offsets);   // offsets: queries + 1
+///   edges.find_all(queries, offsets, neighbours);                          // neighbours: >= total
+/// @endcode
+
+#include <warpdex/hash/slab_table.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+
+namespace warpdex::hash {
+
+template <class Key, class Value, class Backend>
+class slab_multimap : public detail::slab_table_base<map_slots, Backend> {
+  static_assert(std::is_same_v<Key, std::uint32_t> && std::is_same_v<Value, std::uint32_t>,
+                "slab_multimap holds 32-bit keys and 32-bit values");
+  using base = detail::slab_table_base<map_slots, Backend>;
+
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+  /// Pairs a slab holds.
+  static constexpr std::uint32_t pairs_per_slab = map_slots::data_slots;
+  /// The seed of the bucket hash when none is given.
+  static constexpr std::uint64_t default_seed = 0x51ab3a7;
+
+  /// The capacity for `expected_pairs` pairs at `base_fill` of the base slabs (slab_capacity::for_keys:
+  /// a key with many values makes its list longer than that estimate; size the pool for it).
+  [[nodiscard]] static slab_capacity capacity_for(std::uint64_t expected_pairs, double base_fill = 0.6)
+  {
+    return slab_capacity::for_keys(expected_pairs, pairs_per_slab, base_fill);
+  }
+
+  /// An empty multimap (errors as slab_map's constructor).
+  slab_multimap(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed = default_seed)
+      : base(backend, capacity, seed, "slab_multimap", key_mode::duplicates)
+  {
+  }
+
+  /// Adds every pair (keys[i], values[i]), present key or not. Throws warpdex::out_of_memory after the
+  /// batch when the pool ran out (the pairs that fit were added); throws warpdex::error, changing
+  /// nothing, for a reserved key or a size mismatch. O(n * list length).
+  void insert(std::span<const Key> keys, std::span<const Value> values)
+  {
+    this->check_output(keys.size(), values.size(), "insert", "values");
+    this->run(base::uniform_batch(operation::insert, keys, values, {}, {}), "insert", true);
+  }
+  /// As insert above, reporting inserted or out_of_memory per element (no throw).
+  void insert(std::span<const Key> keys, std::span<const Value> values, std::span<operation_status> statuses)
+  {
+    this->check_output(keys.size(), values.size(), "insert", "values");
+    this->check_output(keys.size(), statuses.size(), "insert", "statuses");
+    this->run(base::uniform_batch(operation::insert, keys, values, {}, statuses), "insert", false);
+  }
+
+  /// Erases one instance of each key (erased, or not_found when none is left): see the semantics above.
+  using base::erase;
+
+  /// Erases every instance of each key; statuses[i] = erased when keys[i] had one, else not_found.
+  /// O(n * list length).
+  void erase_all(std::span<const Key> keys, std::span<operation_status> statuses)
+  {
+    this->check_output(keys.size(), statuses.size(), "erase_all", "statuses");
+    detail::walk_arguments walk = make_walk(detail::list_walk::erase_all, keys, "erase_all");
+    walk.statuses = statuses.data();
+    run_walk(walk);
+  }
+
+  /// counts[i] = the number of values keys[i] holds. O(n * list length).
+  void count(std::span<const Key> keys, std::span<std::uint64_t> counts) const
+  {
+    this->check_output(keys.size(), counts.size(), "count", "counts");
+    detail::walk_arguments walk = make_walk(detail::list_walk::count, keys, "count");
+    walk.counts = counts.data();
+    run_walk(walk);
+  }
+
+  /// The count pass of find_all: offsets[i] = the values of keys[0, i) (an exclusive scan of the counts),
+  /// offsets[n] = the total, which it returns. `offsets` holds keys.size() + 1 elements.
+  std::uint64_t find_all_offsets(std::span<const Key> keys, std::span<std::uint64_t> offsets) const
+  {
+    check_offsets(keys.size(), offsets.size(), "find_all_offsets");
+    detail::walk_arguments walk = make_walk(detail::list_walk::count, keys, "find_all_offsets");
+    walk.counts = offsets.data();
+    run_walk(walk);
+    return detail::counts_to_offsets(this->backend(), offsets.data(), keys.size());
+  }
+
+  /// The fill pass of find_all: writes keys[i]'s values, in no particular order, into
+  /// values[offsets[i], offsets[i + 1]) (at most that many, and nothing at or beyond values.size()).
+  /// `offsets` holds keys.size() + 1 elements, from find_all_offsets with no update in between.
+  void find_all(std::span<const Key> keys, std::span<const std::uint64_t> offsets, std::span<Value> values) const
+  {
+    check_offsets(keys.size(), offsets.size(), "find_all");
+    detail::walk_arguments walk = make_walk(detail::list_walk::fill, keys, "find_all");
+    walk.offsets = offsets.data();
+    walk.values_out = values.data();
+    walk.values_capacity = values.size();
+    run_walk(walk);
+  }
+
+  /// Writes every live pair (in no particular order, duplicates included) into the first size()
+  /// elements of the outputs and returns size(). Throws warpdex::error when the outputs are too small.
+  std::uint64_t export_pairs(std::span<Key> keys, std::span<Value> values) const
+  {
+    this->check_output(keys.size(), values.size(), "export_pairs", "values");
+    return this->export_entries(keys.data(), values.data(), keys.size(), "export_pairs", "pairs");
+  }
+
+ private:
+  void check_offsets(std::uint64_t keys, std::uint64_t offsets, const char* caller) const
+  {
+    WARPDEX_EXPECTS(offsets == keys + 1, this->name() + "::" + caller + ": offsets holds " + std::to_string(offsets) +
+                                             " elements but " + std::to_string(keys) + " keys need " +
+                                             std::to_string(keys + 1));
+  }
+
+  /// A walk over `keys`, checked against the input rules (throws before anything changes).
+  detail::walk_arguments make_walk(detail::list_walk kind, std::span<const Key> keys, const char* caller) const
+  {
+    detail::walk_arguments walk;
+    walk.kind = kind;
+    walk.keys = keys.data();
+    walk.count = keys.size();
+    if (!keys.empty()) { this->check_input(keys.data(), nullptr, keys.size(), this->name() + "::" + caller); }
+    return walk;
+  }
+
+  void run_walk(const detail::walk_arguments& walk) const
+  {
+    if (walk.count > 0) { detail::walk_lists<map_slots>(this->backend(), this->view(), walk); }
+  }
+};
+
+}  // namespace warpdex::hash
