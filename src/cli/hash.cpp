@@ -1,5 +1,7 @@
 // `warpdex hash`: builds a slab_map from generated unique keys, queries present and absent keys, erases a
 // share, runs a mixed batch, and prints each step's throughput, its check, and the table's utilization.
+// With --multimap it does the same for a slab_multimap: keys with several values each, count, find_all,
+// erase of one instance and of all instances.
 #include "commands.hpp"
 #include "progress.hpp"
 
@@ -7,6 +9,7 @@
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/generate.hpp>
 #include <warpdex/hash/slab_map.hpp>
+#include <warpdex/hash/slab_multimap.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -26,7 +29,11 @@ struct hash_options {
   std::uint32_t size_log2 = 22;
   double base_fill = 0.6;
   std::uint64_t seed = 1;
+  bool multimap = false;
 };
+
+/// Values each key holds in the multimap run.
+constexpr std::uint64_t values_per_key = 4;
 
 struct timed_step {
   std::string what;
@@ -119,14 +126,125 @@ std::vector<timed_step> run_hash(const Backend& backend, const hash_options& opt
   return steps;
 }
 
+/// Pairs of the multimap run: 2^size_log2, rounded down to whole keys, at least one key's values.
+std::uint64_t multimap_pairs(const hash_options& opts)
+{
+  return std::max(values_per_key, std::uint64_t{1} << opts.size_log2) / values_per_key * values_per_key;
+}
+
+/// The multimap run: n pairs, values_per_key per key (key j holds values_per_key * j + r for each r),
+/// then count, find_all, erase of one instance per key and erase_all of half the keys, each checked.
+template <class Backend>
+std::vector<timed_step> run_multimap(const Backend& backend, const hash_options& opts, hash::slab_statistics& stats)
+{
+  using multimap_type = hash::slab_multimap<std::uint32_t, std::uint32_t, Backend>;
+  const std::uint64_t key_count = multimap_pairs(opts) / values_per_key;
+  const key_set<std::uint32_t> set{key_count, opts.seed, key_order::shuffled, hash::max_user_key};
+  auto distinct = make_buffer<std::uint32_t>(backend, key_count);
+  generate_keys(backend, set, distinct.span());
+  const std::vector<std::uint32_t> host_distinct = distinct.to_vector();
+  std::vector<std::uint32_t> host_keys(key_count * values_per_key);
+  std::vector<std::uint32_t> host_values(host_keys.size());
+  for (std::uint64_t i = 0; i < host_keys.size(); ++i) {
+    host_keys[i] = host_distinct[i / values_per_key];
+    host_values[i] = static_cast<std::uint32_t>(i);
+  }
+  auto keys = make_buffer<std::uint32_t>(backend, host_keys.size());
+  keys.copy_from(std::span<const std::uint32_t>(host_keys));
+  auto values = make_buffer<std::uint32_t>(backend, host_values.size());
+  values.copy_from(std::span<const std::uint32_t>(host_values));
+  auto statuses = make_buffer<operation_status>(backend, host_keys.size());
+  auto offsets = make_buffer<std::uint64_t>(backend, key_count + 1);
+  auto found = make_buffer<std::uint32_t>(backend, host_keys.size());
+  multimap_type multimap(backend, multimap_type::capacity_for(host_keys.size(), opts.base_fill), opts.seed);
+  const auto distinct_span = std::span<const std::uint32_t>(distinct.data(), key_count);
+  std::vector<timed_step> steps;
+
+  {
+    progress shown("build");
+    timed_step step{"build (insert)", host_keys.size()};
+    step.seconds = seconds_of(backend, [&] { multimap.insert(keys.span(), values.span(), statuses.span()); });
+    const std::uint64_t inserted = count_of(statuses.to_vector(), operation_status::inserted);
+    step.check = std::to_string(inserted) + " of " + std::to_string(host_keys.size()) + " pairs inserted";
+    step.passed = inserted == host_keys.size() && multimap.size() == host_keys.size();
+    steps.push_back(step);
+  }
+  stats = multimap.statistics();
+  {
+    progress shown("find_all");
+    timed_step step{"find_all", key_count};
+    std::uint64_t total = 0;
+    step.seconds = seconds_of(backend, [&] {
+      total = multimap.find_all_offsets(distinct_span, offsets.span());
+      multimap.find_all(distinct_span, offsets.span(), found.span());
+    });
+    // Key j's values are values_per_key * j + r: each range, sorted, must be exactly those.
+    const auto host_offsets = offsets.to_vector();
+    auto host_found = found.to_vector();
+    bool ranges_match = total == host_keys.size();
+    for (std::uint64_t j = 0; ranges_match && j < key_count; ++j) {
+      ranges_match = host_offsets[j] == j * values_per_key;
+      const auto first = host_found.begin() + static_cast<std::ptrdiff_t>(j * values_per_key);
+      std::sort(first, first + static_cast<std::ptrdiff_t>(values_per_key));
+      for (std::uint64_t r = 0; ranges_match && r < values_per_key; ++r) {
+        ranges_match = host_found[j * values_per_key + r] == j * values_per_key + r;
+      }
+    }
+    step.check = std::to_string(total) + " values found, expected " + std::to_string(host_keys.size()) +
+                 (ranges_match ? ", every key's values" : ", WRONG values");
+    step.passed = ranges_match;
+    steps.push_back(step);
+  }
+  {
+    progress shown("erase");
+    timed_step step{"erase one each", key_count};
+    auto erase_statuses = make_buffer<operation_status>(backend, key_count);
+    step.seconds = seconds_of(backend, [&] { multimap.erase(distinct_span, erase_statuses.span()); });
+    const std::uint64_t erased = count_of(erase_statuses.to_vector(), operation_status::erased);
+    const std::uint64_t expected_size = host_keys.size() - key_count;
+    step.check = std::to_string(erased) + " erased, " + std::to_string(multimap.size()) + " pairs left, expected " +
+                 std::to_string(expected_size);
+    step.passed = erased == key_count && multimap.size() == expected_size;
+    steps.push_back(step);
+  }
+  {
+    progress shown("erase_all");
+    const std::uint64_t half = key_count / 2;
+    timed_step step{"erase_all (half)", half};
+    auto erase_statuses = make_buffer<operation_status>(backend, half);
+    step.seconds = seconds_of(backend, [&] { multimap.erase_all(distinct_span.first(half), erase_statuses.span()); });
+    auto counts = make_buffer<std::uint64_t>(backend, key_count);
+    multimap.count(distinct_span, counts.span());
+    const auto host_counts = counts.to_vector();
+    bool counts_match = count_of(erase_statuses.to_vector(), operation_status::erased) == half;
+    for (std::uint64_t j = 0; j < key_count; ++j) {
+      counts_match = counts_match && host_counts[j] == (j < half ? 0 : values_per_key - 1);
+    }
+    step.check = std::string("counts after: ") + (counts_match ? "as expected" : "WRONG");
+    step.passed = counts_match;
+    steps.push_back(step);
+  }
+  return steps;
+}
+
 void print_hash(const global_options& globals, const hash_options& opts)
 {
   const backend_choice choice = selected_backend(globals);
-  std::printf("warpdex hash: slab_map on backend %s, n = 2^%u unique 32-bit keys, base fill %.2f, seed %llu\n",
-              choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2, opts.base_fill,
-              static_cast<unsigned long long>(opts.seed));
+  if (opts.multimap) {
+    std::printf(
+        "warpdex hash: slab_multimap on backend %s, n = %llu pairs, %llu values per key, base fill %.2f, "
+        "seed %llu\n",
+        choice == backend_choice::cuda ? "cuda" : "host", static_cast<unsigned long long>(multimap_pairs(opts)),
+        static_cast<unsigned long long>(values_per_key), opts.base_fill, static_cast<unsigned long long>(opts.seed));
+  } else {
+    std::printf("warpdex hash: slab_map on backend %s, n = 2^%u unique 32-bit keys, base fill %.2f, seed %llu\n",
+                choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2, opts.base_fill,
+                static_cast<unsigned long long>(opts.seed));
+  }
   hash::slab_statistics stats;
-  const auto steps = visit_backend(choice, [&](const auto& backend) { return run_hash(backend, opts, stats); });
+  const auto steps = visit_backend(choice, [&](const auto& backend) {
+    return opts.multimap ? run_multimap(backend, opts, stats) : run_hash(backend, opts, stats);
+  });
   bool all_passed = true;
   std::printf("%-18s %12s  %s\n", "step", "Mops/s", "check");
   for (const timed_step& step : steps) {
@@ -156,6 +274,8 @@ void add_hash_command(CLI::App& app, const global_options& globals)
   command->add_option("--base-fill", opts->base_fill, "Average fill of the base slabs after the build, in (0, 0.8]")
       ->check(CLI::Range(0.01, 0.8));
   command->add_option("--seed", opts->seed, "Seed of the keys and of the bucket hash");
+  command->add_flag("--multimap", opts->multimap,
+                    "Use a slab_multimap: keys with several values; count, find_all, erase one / all instances");
   command->callback([opts, &globals] { print_hash(globals, *opts); });
 }
 
