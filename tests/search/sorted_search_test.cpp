@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace warpdex::testing {
@@ -247,20 +248,45 @@ TYPED_TEST(sorted_search, output_size_mismatch_is_rejected_before_writing)
   for (const std::uint64_t value : right_output.to_vector()) { EXPECT_EQ(value, poison); }
 }
 
-TYPED_TEST(sorted_search, automatic_choice_is_a_concrete_algorithm)
+TYPED_TEST(sorted_search, automatic_choice_follows_batch_size_and_order)
 {
   using Key = typename TypeParam::key_type;
+  using Backend = typename TypeParam::backend_type;
   const auto& backend = this->backend();
-  const auto c = make_case<Key>(1000, 5000, 0, 1000, fresh_seed());
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // 2^20 queries into 2^20 keys: the smallest batch and array that the GPU sorts the queries for.
+  constexpr std::uint64_t large = std::uint64_t{1} << 20;
+  const auto c = make_case<Key>(large, large << 2, 0, large - 3, seed);
   const auto keys = make_buffer_from<Key>(backend, c.keys);
-  const auto queries = make_buffer_from<Key>(backend, c.queries);
-  const sorted_index<Key, typename TypeParam::backend_type> index(backend, keys.span());
-  EXPECT_NE(index.choose(queries.span()), search_algorithm::automatic);
-  // Sorted batches are searched as they are: neighbouring queries already share their paths.
+  const sorted_index<Key, Backend> index(backend, keys.span());
+  const auto choice = [&](const std::vector<Key>& batch) {
+    const auto queries = make_buffer_from<Key>(backend, batch);
+    return index.choose(std::span<const Key>(queries.span()));
+  };
+  const bool on_gpu = !std::is_same_v<Backend, host>;
+  const search_algorithm large_random = on_gpu ? search_algorithm::sorted_queries : search_algorithm::binary;
+  ASSERT_EQ(c.queries.size(), large);
+  EXPECT_EQ(choice(c.queries), large_random) << "large random batch";
+
   std::vector<Key> sorted_queries = c.queries;
   std::sort(sorted_queries.begin(), sorted_queries.end());
-  const auto sorted_buffer = make_buffer_from<Key>(backend, sorted_queries);
-  EXPECT_EQ(index.choose(sorted_buffer.span()), search_algorithm::binary);
+  EXPECT_EQ(choice(sorted_queries), search_algorithm::binary) << "large sorted batch";
+  // Out of order only at the last position (always sampled), and in reverse order.
+  std::vector<Key> late_swap = sorted_queries;
+  std::iter_swap(late_swap.end() - 1, late_swap.begin() + large / 2);
+  EXPECT_EQ(choice(late_swap), large_random) << "sorted but for the last query";
+  std::vector<Key> descending(sorted_queries.rbegin(), sorted_queries.rend());
+  EXPECT_EQ(choice(descending), large_random) << "descending batch";
+
+  const std::vector<Key> small_random(c.queries.begin(), c.queries.begin() + large / 2);
+  EXPECT_EQ(choice(small_random), search_algorithm::binary) << "random batch below 2^20 queries";
+  const std::vector<Key> few_keys(c.keys.begin(), c.keys.begin() + large / 2);
+  const auto small_keys = make_buffer_from<Key>(backend, few_keys);
+  const sorted_index<Key, Backend> small_index(backend, small_keys.span());
+  const auto queries = make_buffer_from<Key>(backend, c.queries);
+  EXPECT_EQ(small_index.choose(std::span<const Key>(queries.span())), search_algorithm::binary)
+      << "random batch into fewer than 2^20 keys";
 }
 
 TEST(search_algorithm_names, round_trip_and_reject_unknown)

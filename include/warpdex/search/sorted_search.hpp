@@ -71,9 +71,11 @@ class sorted_index {
   void contains(std::span<const Key> queries, std::span<std::uint8_t> found,
                 search_algorithm algorithm = search_algorithm::automatic) const;
 
-  /// The algorithm `automatic` runs for this batch on this backend. On cuda: `binary` for batches that are
-  /// already sorted (checked on the device) or tiny, `sorted_queries` for large unsorted batches into
-  /// large arrays, `btree` otherwise. On host: `binary`.
+  /// The algorithm `automatic` runs for this batch on this backend. On cuda: `sorted_queries` for batches
+  /// of at least 2^20 queries into at least 2^20 keys that are not in ascending order, `binary` otherwise
+  /// (smaller batches or arrays, and sorted batches). The order is sampled on the device at a fixed number
+  /// of positions (one small kernel and a wait for the stream, whatever the batch size), so a nearly
+  /// sorted batch may count as sorted; the choice changes only the speed. On host: `binary`.
   [[nodiscard]] search_algorithm choose(std::span<const Key> queries) const;
 
   /// A view for user kernels: pass it by value and call `btree_search_bound` (one thread) or
