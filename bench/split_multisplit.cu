@@ -249,9 +249,12 @@ auto partition_baseline(split_data& data, const delta_buckets& identifier)
   return [&data, partition, bytes]() mutable { partition(data.temp.data(), bytes); };
 }
 
-/// The bit-field rows time each algorithm of the cuda backend (suffix /three_pass, /single_pass).
+/// The bit-field rows time what users get (`automatic`, no suffix) and each algorithm of the cuda
+/// backend (suffix /three_pass, /single_pass).
 const std::pair<multisplit_algorithm, const char*> split_algorithms[] = {
-    {multisplit_algorithm::three_pass, "three_pass"}, {multisplit_algorithm::single_pass, "single_pass"}};
+    {multisplit_algorithm::automatic, ""},
+    {multisplit_algorithm::three_pass, "/three_pass"},
+    {multisplit_algorithm::single_pass, "/single_pass"}};
 
 std::string row_name(bool pairs, const char* kind, std::uint32_t m)
 {
@@ -268,7 +271,7 @@ void run_multisplit(context& ctx)
   for (const bool pairs : {false, true}) {
     for (const std::uint32_t bits : {1U, 3U, 5U, 6U, 8U}) {
       for (const auto& [algorithm, algorithm_name] : split_algorithms) {
-        const std::string name = row_name(pairs, "bits", 1U << bits) + "/" + algorithm_name;
+        const std::string name = row_name(pairs, "bits", 1U << bits) + algorithm_name;
         if (!ctx.selected(name)) { continue; }
         auto baseline = radix_sort_baseline(data, static_cast<int>(bits), pairs);
         add_split_row(ctx, data, name, bit_field_buckets{0, bits}, pairs,

@@ -1,4 +1,4 @@
-// Rows radix_sort/<keys32|pairs32> (the multisplit radix sort next to cub::DeviceRadixSort) and
+// Rows radix_sort/<keys32|pairs32|keys64> (the multisplit radix sort next to cub::DeviceRadixSort) and
 // histogram/<even|range>/m=<m> (next to cub::DeviceHistogram::HistogramEven / HistogramRange), on the
 // same data in the same process.
 #include "benchmarks.hpp"
@@ -92,6 +92,34 @@ void run_radix_sort_rows(context& ctx)
   }
 }
 
+/// radix_sort/keys64: eight passes of 24 bytes per key (read, read, write 8 bytes), next to
+/// cub::DeviceRadixSort::SortKeys on the same uint64 keys.
+void run_radix_sort_keys64_row(context& ctx)
+{
+  const std::string name = "radix_sort/keys64";
+  if (!ctx.selected(name)) { return; }
+  const std::uint64_t n = ctx.n();
+  const cuda backend{};
+  auto keys_in = make_device_buffer<std::uint64_t>(n);
+  auto keys_out = make_device_buffer<std::uint64_t>(n);
+  generate_keys(backend, key_set<std::uint64_t>{n, bench_seed}, keys_in.span());
+  const double ms =
+      ctx.median_ms(nullptr, [&] { radix_sort(backend, std::as_const(keys_in).span(), keys_out.span()); });
+  constexpr double bytes_per_key_and_pass = 3 * sizeof(std::uint64_t);
+  constexpr double passes = sizeof(std::uint64_t) * 8 / radix_sort_digit_bits;
+  row r = make_row(name, n, ms, "Gkeys/s", passes * bytes_per_key_and_pass);
+  r.verified = is_sorted_permutation(keys_in.data(), keys_out.data(), n, nullptr);
+  std::size_t bytes = 0;
+  const auto cub_sort = [&](void* temp) {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp, bytes, keys_in.data(), keys_out.data(), static_cast<int>(n)));
+  };
+  cub_sort(nullptr);
+  auto temp = make_device_buffer<std::uint8_t>(bytes);
+  r.baseline = "cub::DeviceRadixSort::SortKeys (uint64)";
+  r.baseline_value = static_cast<double>(n) / (ctx.median_ms(nullptr, [&] { cub_sort(temp.data()); }) * 1e6);
+  ctx.add(std::move(r));
+}
+
 void run_histogram_rows(context& ctx)
 {
   const std::uint64_t n = ctx.n();
@@ -152,7 +180,10 @@ void run_histogram_rows(context& ctx)
 
 void run_split_sort_histogram(context& ctx)
 {
-  if (ctx.selected("radix_sort/")) { run_radix_sort_rows(ctx); }
+  if (ctx.selected("radix_sort/")) {
+    run_radix_sort_rows(ctx);
+    run_radix_sort_keys64_row(ctx);
+  }
   if (ctx.selected("histogram/")) { run_histogram_rows(ctx); }
 }
 

@@ -18,4 +18,5 @@
   WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint32_t, bit_field_buckets)               \
   WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint32_t, delta_buckets)                   \
   WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint32_t, splitter_buckets<std::uint32_t>) \
-  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, float, splitter_buckets<float>)
+  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, float, splitter_buckets<float>)                 \
+  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint64_t, bit_field_buckets)

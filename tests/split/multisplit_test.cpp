@@ -18,6 +18,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,12 +37,29 @@ const std::vector<std::uint64_t> sizes = {0, 1, 4097, 3 * 4096 + 1000};
 const std::vector<bucket_spread> spreads = {bucket_spread::uniform, bucket_spread::one_bucket, bucket_spread::binomial,
                                             bucket_spread::quarter_skewed};
 
+using key64 = std::uint64_t;
+constexpr key64 poison_key64 = 0xdeadbeefdeadbeefULL;
+
+/// The unsigned integer of a key's width: keys compare by bit pattern (float NaN included).
 template <class T>
-std::vector<std::uint32_t> bit_patterns(const std::vector<T>& values)
+using bits_of = std::conditional_t<sizeof(T) == sizeof(std::uint64_t), std::uint64_t, std::uint32_t>;
+
+template <class T>
+std::vector<bits_of<T>> bit_patterns(const std::vector<T>& values)
 {
-  std::vector<std::uint32_t> bits(values.size());
-  std::transform(values.begin(), values.end(), bits.begin(), [](T v) { return std::bit_cast<std::uint32_t>(v); });
+  std::vector<bits_of<T>> bits(values.size());
+  std::transform(values.begin(), values.end(), bits.begin(), [](T v) { return std::bit_cast<bits_of<T>>(v); });
   return bits;
+}
+
+template <class Key>
+Key poison_for()
+{
+  if constexpr (sizeof(Key) == sizeof(key64)) {
+    return poison_key64;
+  } else {
+    return std::bit_cast<Key>(poison_key);
+  }
 }
 
 /// Both algorithms of the cuda backend for m <= 256 (the host backend runs its one algorithm for each).
@@ -67,7 +85,7 @@ void expect_stable_split(const Backend& backend, const std::vector<Key>& keys, c
   auto values_in = make_buffer_from<value32>(backend, values);
   for (const auto& [algorithm, algorithm_name] : algorithms) {
     SCOPED_TRACE(algorithm_name);
-    auto keys_out = make_filled_buffer<Key>(backend, n, std::bit_cast<Key>(poison_key));
+    auto keys_out = make_filled_buffer<Key>(backend, n, poison_for<Key>());
     std::vector<std::uint64_t> offsets;
     if (pairs) {
       auto values_out = make_filled_buffer<value32>(backend, n, poison_value);
@@ -83,11 +101,12 @@ void expect_stable_split(const Backend& backend, const std::vector<Key>& keys, c
 }
 
 /// A key whose field [shift, shift + bits) holds `bucket`, other bits random.
-key32 key_with_field(std::uint32_t bucket, const bit_field_buckets& field, std::mt19937_64& random)
+template <class Key = key32>
+Key key_with_field(std::uint32_t bucket, const bit_field_buckets& field, std::mt19937_64& random)
 {
   const std::uint64_t mask = ((std::uint64_t{1} << field.bits) - 1) << field.shift;
   const auto noise = static_cast<std::uint64_t>(random());
-  return static_cast<key32>((noise & ~mask) | ((std::uint64_t{bucket} << field.shift) & mask));
+  return static_cast<Key>((noise & ~mask) | ((std::uint64_t{bucket} << field.shift) & mask));
 }
 
 /// Splitters for m buckets: m - 1 distinct sorted values in [1, 2^32 - 1], so every bucket has keys.
@@ -206,6 +225,85 @@ TYPED_TEST(multisplit_test, bit_field_buckets_match_the_stable_oracle)
       }
     }
   }
+}
+
+TYPED_TEST(multisplit_test, bit_fields_of_64_bit_keys_match_the_stable_oracle)
+{
+  std::uint64_t seed = 4500;
+  for (const std::uint32_t bits : {0U, 1U, 3U, 5U, 8U, 9U}) {
+    // Fields in the low word, across bit 32, in the high word and at the top of the key.
+    for (const std::uint32_t shift : {0U, 30U, 40U, 64U - std::max(bits, 1U)}) {
+      for (const std::uint64_t n : sizes) {
+        const bool pairs = (++seed) % 2 == 0;
+        std::mt19937_64 random(seed);
+        const bit_field_buckets field{shift, bits};
+        const bucket_spread spread = spreads[seed % spreads.size()];
+        SCOPED_TRACE("bits=" + std::to_string(bits) + " shift=" + std::to_string(shift) + " n=" + std::to_string(n) +
+                     " spread=" + spread_name(spread) + (pairs ? " pairs" : " keys") + " seed=" + std::to_string(seed));
+        const auto ids = draw_buckets(n, field.bucket_count(), spread, random);
+        std::vector<key64> keys(n);
+        for (std::uint64_t i = 0; i < n; ++i) { keys[i] = key_with_field<key64>(ids[i], field, random); }
+        expect_stable_split(this->backend(), keys, ids, field, pairs);
+      }
+    }
+  }
+}
+
+TYPED_TEST(multisplit_test, descending_fields_of_large_64_bit_keys_split_stably)
+{
+  constexpr std::uint64_t n = std::uint64_t{1} << 18;
+  constexpr key64 above_32_bits = key64{1} << 32;
+  for (const bool pairs : {false, true}) {
+    std::mt19937_64 random(4600 + (pairs ? 1 : 0));
+    SCOPED_TRACE(pairs ? "pairs" : "keys");
+    // Few distinct keys, all above 2^32: many equal keys per bucket, so stability shows in the values.
+    const bit_field_buckets field{33, 8, true};
+    std::vector<key64> keys(n);
+    std::vector<std::uint32_t> ids(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      keys[i] = above_32_bits + (random() % 4096) * (key64{1} << 30);
+      ids[i] = 255U - static_cast<std::uint32_t>((keys[i] >> 33) & 255U);
+    }
+    expect_stable_split(this->backend(), keys, ids, field, pairs);
+  }
+}
+
+TYPED_TEST(multisplit_test, bit_fields_outside_64_bit_keys_are_rejected)
+{
+  const auto backend = this->backend();
+  auto keys_in = make_buffer_from<key64>(backend, std::vector<key64>{5, key64{1} << 40, 9});
+  auto keys_out = make_filled_buffer<key64>(backend, 3, poison_key64);
+  auto values_in = make_buffer_from<value32>(backend, std::vector<value32>{0, 1, 2});
+  auto values_out = make_filled_buffer<value32>(backend, 3, poison_value);
+  const auto in = std::as_const(keys_in).span();
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, in, keys_out.span(), bit_field_buckets{60, 5});
+      },
+      {"[60, 65)", "does not fit in a 64-bit key"});
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, in, keys_out.span(), bit_field_buckets{64, 0});
+      },
+      {"does not fit in a 64-bit key"});
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, in, keys_out.span(), bit_field_buckets{32, 32});
+      },
+      {"bit field of 32 bits"});
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit_pairs(backend, in, std::as_const(values_in).span(), keys_out.span(), values_out.span(),
+                               bit_field_buckets{57, 8});
+      },
+      {"multisplit_pairs", "does not fit in a 64-bit key"});
+  expect_error_mentioning<error>(
+      [&] {
+        (void)multisplit(backend, in, keys_in.span().subspan(1, 2), bit_field_buckets{32, 4});
+      },
+      {"keys_out holds 2 keys but keys_in holds 3"});
+  EXPECT_EQ(keys_out.to_vector(), std::vector<key64>(3, poison_key64));
+  EXPECT_EQ(values_out.to_vector(), std::vector<value32>(3, poison_value));
 }
 
 TYPED_TEST(multisplit_test, a_million_keys_split_stably)
@@ -348,6 +446,32 @@ TEST(multisplit_host, custom_functors_split_stably)
       },
       {"outside [0, 7)"});
   EXPECT_EQ(out, std::vector<key32>(n, poison_key));
+}
+
+TEST(multisplit_host, custom_functors_split_64_bit_keys_stably)
+{
+  std::mt19937_64 random(6100);
+  constexpr std::uint64_t n = 50000;
+  const auto high_word_residue = [](std::uint32_t m) { return [m](key64 key) { return (key >> 32) % m; }; };
+  for (const std::uint32_t m : {7U, 300U}) {
+    SCOPED_TRACE("m=" + std::to_string(m));
+    std::vector<key64> keys(n);
+    for (auto& key : keys) { key = random(); }
+    std::vector<std::uint32_t> ids(n);
+    std::transform(keys.begin(), keys.end(), ids.begin(),
+                   [&](key64 key) { return static_cast<std::uint32_t>(high_word_residue(m)(key)); });
+    for (const bool pairs : {false, true}) {
+      expect_stable_split(host{}, keys, ids, make_custom_buckets(high_word_residue(m), m), pairs);
+    }
+    auto out = std::vector<key64>(n, poison_key64);
+    expect_error_mentioning<error>(
+        [&] {
+          (void)multisplit(host{}, std::span<const key64>(keys), std::span<key64>(out),
+                           make_custom_buckets(high_word_residue(m + 1), m));
+        },
+        {"outside [0, " + std::to_string(m) + ")"});
+    EXPECT_EQ(out, std::vector<key64>(n, poison_key64));
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -63,6 +64,50 @@ TYPED_TEST(radix_sort_test, sorts_keys_and_pairs_stably_both_ways)
       }
     }
   }
+}
+
+TYPED_TEST(radix_sort_test, sorts_64_bit_keys_both_ways)
+{
+  constexpr std::uint64_t poison64 = 0xdeadbeefdeadbeefULL;
+  std::uint64_t seed = 200;
+  for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{4097}, std::uint64_t{200000}}) {
+    for (const sort_order order : {sort_order::ascending, sort_order::descending}) {
+      // Full 64-bit keys; keys differing only above bit 32; few distinct keys (many duplicates).
+      for (const int shape : {0, 1, 2}) {
+        std::mt19937_64 random(++seed);
+        SCOPED_TRACE("n=" + std::to_string(n) + (order == sort_order::ascending ? " ascending" : " descending") +
+                     " shape=" + std::to_string(shape) + " seed=" + std::to_string(seed));
+        std::vector<std::uint64_t> keys(n);
+        for (auto& key : keys) {
+          const std::uint64_t bits = random();
+          key = shape == 0 ? bits : shape == 1 ? (bits << 32) | 7U : (bits % 1000) << 31;
+        }
+        std::vector<std::uint64_t> expected = keys;
+        if (order == sort_order::ascending) {
+          std::sort(expected.begin(), expected.end());
+        } else {
+          std::sort(expected.begin(), expected.end(), std::greater<>{});
+        }
+        auto keys_in = make_buffer_from<std::uint64_t>(this->backend(), keys);
+        auto keys_out = make_filled_buffer<std::uint64_t>(this->backend(), n, poison64);
+        radix_sort(this->backend(), std::as_const(keys_in).span(), keys_out.span(), order);
+        EXPECT_EQ(keys_out.to_vector(), expected);
+        EXPECT_EQ(keys_in.to_vector(), keys);  // the input is left as it was
+      }
+    }
+  }
+}
+
+TYPED_TEST(radix_sort_test, rejects_mismatched_and_overlapping_64_bit_spans)
+{
+  auto keys = make_buffer_from<std::uint64_t>(this->backend(), std::vector<std::uint64_t>{3, 1, 2});
+  auto short_out = make_filled_buffer<std::uint64_t>(this->backend(), 2, 0);
+  expect_error_mentioning<error>([&] { radix_sort(this->backend(), std::as_const(keys).span(), short_out.span()); },
+                                 {"radix_sort", "keys_out"});
+  expect_error_mentioning<error>([&] { radix_sort(this->backend(), std::as_const(keys).span(), keys.span()); },
+                                 {"radix_sort", "overlaps"});
+  EXPECT_EQ(keys.to_vector(), (std::vector<std::uint64_t>{3, 1, 2}));
+  EXPECT_EQ(short_out.to_vector(), (std::vector<std::uint64_t>{0, 0}));
 }
 
 TYPED_TEST(radix_sort_test, rejects_mismatched_and_overlapping_spans)

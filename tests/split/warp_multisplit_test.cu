@@ -126,5 +126,61 @@ TEST_F(warp_multisplit_test, user_functors_split_like_the_host)
   }
 }
 
+/// A stateful user identifier of 64-bit keys that reads only the high word: the residue of key / 2^32.
+struct high_word_buckets {
+  std::uint32_t modulus;
+  std::uint32_t count;  ///< m; ids reach modulus - 1, so count < modulus makes bad ids
+  __host__ __device__ std::uint32_t bucket_count() const { return count; }
+  __host__ __device__ std::uint32_t operator()(std::uint64_t key) const
+  {
+    return static_cast<std::uint32_t>((key >> 32) % modulus);
+  }
+};
+
+TEST_F(warp_multisplit_test, user_functors_split_64_bit_keys_and_pairs_stably)
+{
+  constexpr std::uint64_t n = 3 * 4096 + 1000;  // several tiles and a ragged end
+  constexpr std::uint64_t poison_key = 0xdeadbeefdeadbeefULL;
+  constexpr std::uint32_t poison_value = 0xfeedfaceU;
+  const std::pair<multisplit_algorithm, const char*> algorithms[] = {
+      {multisplit_algorithm::three_pass, "three_pass"}, {multisplit_algorithm::single_pass, "single_pass"}};
+  std::mt19937_64 random(7100);
+  for (const std::uint32_t m : {7U, 100U, 300U}) {
+    const high_word_buckets identifier{m, m};
+    std::vector<std::uint64_t> keys(n);
+    std::vector<std::uint32_t> ids(n);
+    std::vector<std::uint32_t> positions(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      keys[i] = random() % 3 == 0 ? random() % 64 : random();  // some keys share their bucket and high word
+      ids[i] = identifier(keys[i]);
+      positions[i] = static_cast<std::uint32_t>(i);
+    }
+    const auto expected = stable_split_oracle(keys, positions, ids, m);
+    auto keys_in = make_buffer_from<std::uint64_t>(cuda{}, keys);
+    auto values_in = make_buffer_from<std::uint32_t>(cuda{}, positions);
+    for (const auto& [algorithm, algorithm_name] : algorithms) {
+      SCOPED_TRACE("m=" + std::to_string(m) + " " + algorithm_name);
+      auto keys_out = make_filled_buffer<std::uint64_t>(cuda{}, n, poison_key);
+      auto values_out = make_filled_buffer<std::uint32_t>(cuda{}, n, poison_value);
+      EXPECT_EQ(multisplit(cuda{}, std::as_const(keys_in).span(), keys_out.span(), identifier, algorithm),
+                expected.offsets);
+      EXPECT_EQ(keys_out.to_vector(), expected.keys);
+      keys_out = make_filled_buffer<std::uint64_t>(cuda{}, n, poison_key);
+      EXPECT_EQ(multisplit_pairs(cuda{}, std::as_const(keys_in).span(), std::as_const(values_in).span(),
+                                 keys_out.span(), values_out.span(), identifier, algorithm),
+                expected.offsets);
+      EXPECT_EQ(keys_out.to_vector(), expected.keys);
+      EXPECT_EQ(values_out.to_vector(), expected.values);
+
+      // Ids up to m when the identifier claims m - 1 buckets: the call throws and writes nothing.
+      auto untouched = make_filled_buffer<std::uint64_t>(cuda{}, n, poison_key);
+      EXPECT_THROW((void)multisplit(cuda{}, std::as_const(keys_in).span(), untouched.span(),
+                                    high_word_buckets{m, m - 1}, algorithm),
+                   error);
+      EXPECT_EQ(untouched.to_vector(), std::vector<std::uint64_t>(n, poison_key));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace warpdex::testing

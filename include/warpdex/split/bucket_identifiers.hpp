@@ -16,7 +16,8 @@ namespace warpdex {
 
 /// Bucket = the `bits`-bit field of the key starting at bit `shift`: (key >> shift) & (2^bits - 1),
 /// so m = 2^bits; with `descending`, 2^bits - 1 minus that (buckets in descending field order).
-/// Requires bits <= max_bits and shift + bits <= 32.
+/// Keys are unsigned integers of 32 or 64 bits. Requires bits <= max_bits and shift + bits <= the key's
+/// width (32 or 64).
 struct bit_field_buckets {
   /// The widest field: m = 2^31 buckets (a full 32-bit field is a sort, see radix_sort).
   static constexpr std::uint32_t max_bits = 31;
@@ -26,10 +27,12 @@ struct bit_field_buckets {
   bool descending = false;
 
   [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t bucket_count() const { return std::uint32_t{1} << bits; }
-  [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t operator()(std::uint32_t key) const
+  template <class Key>
+  [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t operator()(Key key) const
   {
+    static_assert(std::is_unsigned_v<Key>, "bit fields are taken from unsigned integer keys");
     const std::uint32_t mask = bucket_count() - 1;
-    return ((key >> shift) & mask) ^ (descending ? mask : 0U);
+    return (static_cast<std::uint32_t>(key >> shift) & mask) ^ (descending ? mask : 0U);
   }
 };
 

@@ -53,10 +53,10 @@ inline std::uint64_t read_bad_ids(const buffer<unsigned long long>& bad_ids)
   return bad_ids.to_vector().front();  // synchronizes the stream
 }
 
-template <class Identifier>
+template <class Key, class Identifier>
 void validate_identifier_on_device(const char* caller, const Identifier& identifier, stream_t stream)
 {
-  validate_identifier(caller, identifier, [&](const auto& splitter_identifier) {
+  validate_identifier<Key>(caller, identifier, [&](const auto& splitter_identifier) {
     using splitter_type = std::remove_cvref_t<decltype(*splitter_identifier.splitters)>;
     std::vector<splitter_type> copy(splitter_identifier.splitter_count);
     copy_device_bytes(copy.data(), splitter_identifier.splitters, copy.size() * sizeof(splitter_type), stream);
@@ -220,7 +220,7 @@ std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backe
                                            std::span<Key> keys_out, const Value* values_in, Value* values_out,
                                            const Identifier& identifier, multisplit_algorithm algorithm)
 {
-  validate_identifier_on_device(caller, identifier, backend.stream);
+  validate_identifier_on_device<Key>(caller, identifier, backend.stream);
   const std::uint64_t n = keys_in.size();
   const std::uint32_t m = identifier.bucket_count();
   if (n == 0) { return std::vector<std::uint64_t>(m, 0); }

@@ -9,21 +9,23 @@
 /// ```
 ///
 /// Identifiers (bucket_identifiers.hpp): bit fields, delta buckets, splitters, and any functor. The
-/// compiled library instantiates uint32 keys with bit fields, delta buckets and uint32 splitters, and
-/// float keys with float splitters, all with uint32 values. Other identifiers (custom_buckets with
+/// compiled library instantiates uint32 keys with bit fields, delta buckets and uint32 splitters, float
+/// keys with float splitters and uint64 keys with bit fields, all with uint32 values. Keys are 32 or 64
+/// bits wide (the bucket id is 32-bit). Other identifiers and key types (custom_buckets with
 /// your functor) need the definitions: include <warpdex/split/multisplit_host.hpp> in C++ code for the
 /// host backend and <warpdex/split/multisplit.cuh> in CUDA code for the cuda backend.
 ///
 /// Preconditions and errors (checked before any output is written; `warpdex::error`):
 /// - output sizes equal the input size; outputs do not overlap the inputs;
-/// - the identifier is valid (bit field within 32 bits, delta >= 1, splitters strictly increasing and
+/// - the identifier is valid (bit field within the key's 32 or 64 bits, delta >= 1, splitters strictly increasing and
 ///   not NaN, m >= 1);
 /// - every key's bucket id lies in [0, m): the ids are counted first, and any outside makes the call
 ///   throw with their number, leaving the outputs untouched.
 ///
 /// Complexity: O(n + m * n / tile) work. The cuda backend for m <= 256 reads the keys twice and writes
 /// them once (12 bytes per 32-bit key, 20 per pair) plus m words per 4096-key tile; for larger m it
-/// labels the keys and sorts (label, index) pairs over ceil(log2 m) bits. The call synchronizes the
+/// labels the keys and sorts (label, index) pairs over ceil(log2 m) bits. 64-bit keys move 24 bytes per key
+/// (28 per pair). The call synchronizes the
 /// backend's stream (it needs the bucket counts on the host to report bad ids).
 
 #include <warpdex/core/backend.hpp>

@@ -29,7 +29,7 @@ template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> host_multisplit(const char* caller, std::span<const Key> keys_in, std::span<Key> keys_out,
                                            const Value* values_in, Value* values_out, const Identifier& identifier)
 {
-  validate_identifier(caller, identifier, [](const auto& splitter_identifier) {
+  validate_identifier<Key>(caller, identifier, [](const auto& splitter_identifier) {
     return std::span(splitter_identifier.splitters, splitter_identifier.splitter_count);
   });
   const std::uint64_t n = keys_in.size();

@@ -1,10 +1,11 @@
 #pragma once
 /// @file Radix sort built on the stable multisplit: least-significant-digit passes of 8-bit buckets.
 ///
-/// Sorts 32-bit unsigned keys, or 32-bit keys with 32-bit values, ascending or descending. Stable: equal
-/// keys keep their input order (so a pair's value order is deterministic and equal on both backends).
-/// Each pass is one multisplit over 256 buckets (12 bytes per key moved, 20 per pair), four passes in
-/// all; the outputs serve as the ping-pong buffers together with one temporary array of n elements.
+/// Sorts 32-bit or 64-bit unsigned keys, or 32-bit keys with 32-bit values, ascending or descending.
+/// Stable: equal keys keep their input order (so a pair's value order is deterministic and equal on both
+/// backends). Each pass is one multisplit over 256 buckets (12 bytes per 32-bit key moved, 20 per pair,
+/// 24 per 64-bit key), four passes for 32-bit keys and eight for 64-bit keys; the outputs serve as the
+/// ping-pong buffers together with one temporary array of n elements (of keys, and of values).
 ///
 /// Preconditions (`warpdex::error`, nothing written): output sizes equal the input size; outputs do not
 /// overlap the inputs. Synchronizes the backend's stream.
@@ -26,6 +27,8 @@ void radix_sort(const host& backend, std::span<const std::uint32_t> keys_in, std
 void radix_sort_pairs(const host& backend, std::span<const std::uint32_t> keys_in,
                       std::span<const std::uint32_t> values_in, std::span<std::uint32_t> keys_out,
                       std::span<std::uint32_t> values_out, sort_order order = sort_order::ascending);
+void radix_sort(const host& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
+                sort_order order = sort_order::ascending);
 
 #if WARPDEX_HAS_CUDA
 void radix_sort(const cuda& backend, std::span<const std::uint32_t> keys_in, std::span<std::uint32_t> keys_out,
@@ -33,6 +36,8 @@ void radix_sort(const cuda& backend, std::span<const std::uint32_t> keys_in, std
 void radix_sort_pairs(const cuda& backend, std::span<const std::uint32_t> keys_in,
                       std::span<const std::uint32_t> values_in, std::span<std::uint32_t> keys_out,
                       std::span<std::uint32_t> values_out, sort_order order = sort_order::ascending);
+void radix_sort(const cuda& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
+                sort_order order = sort_order::ascending);
 #endif
 
 }  // namespace warpdex

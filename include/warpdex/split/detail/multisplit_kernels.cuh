@@ -57,6 +57,51 @@ struct block_identifier<splitter_buckets<T>> {
   }
 };
 
+/// Keys and values move through a tile's reorder buffer as 32-bit words: one per 32-bit key or value,
+/// two per 64-bit key (a round per word), so the buffer stays tile_keys words for every key type.
+template <class T>
+inline constexpr int words_per_element = sizeof(T) / sizeof(std::uint32_t);
+
+template <class T>
+__device__ std::uint32_t element_word(const T& element, int word)
+{
+  static_assert(sizeof(T) == sizeof(std::uint32_t) || sizeof(T) == sizeof(std::uint64_t), "32- or 64-bit elements");
+  if constexpr (sizeof(T) == sizeof(std::uint32_t)) {
+    return std::bit_cast<std::uint32_t>(element);
+  } else {
+    return static_cast<std::uint32_t>(std::bit_cast<std::uint64_t>(element) >> (word * 32));
+  }
+}
+
+/// Writes a tile's keys (or values) reordered by bucket: this thread's element `item` has tile position
+/// positions[item] (none where it is tile_size or more), and tile position p goes to output slot
+/// output_minus_tile[bucket_at[p]] + p, so consecutive threads write consecutive addresses. Call with
+/// the whole block once positions and bucket_at are final; `words` is the tile_keys-word shared buffer.
+template <class T>
+__device__ void write_reordered(const T (&elements)[multisplit_items_per_thread],
+                                const std::uint32_t (&positions)[multisplit_items_per_thread], std::uint32_t tile_size,
+                                std::uint32_t* words, const std::uint8_t* bucket_at,
+                                const std::uint64_t* output_minus_tile, T* out)
+{
+  auto* out_words = reinterpret_cast<std::uint32_t*>(out);
+  for (int word = 0; word < words_per_element<T>; ++word) {
+    __syncthreads();  // bucket_at is complete and the previous round has left the buffer
+#pragma unroll
+    for (int item = 0; item < multisplit_items_per_thread; ++item) {
+      if (positions[item] < tile_size) { words[positions[item]] = element_word(elements[item], word); }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int item = 0; item < multisplit_items_per_thread; ++item) {
+      const std::uint32_t position = item * multisplit_block_threads + threadIdx.x;
+      if (position < tile_size) {
+        const std::uint64_t slot = output_minus_tile[bucket_at[position]] + position;
+        out_words[slot * words_per_element<T> + word] = words[position];
+      }
+    }
+  }
+}
+
 /// Pass 1: counts[b * tile_count + tile] = keys of bucket b in the tile; ids >= m go to *bad_ids.
 template <class Key, class Identifier>
 __global__ void __launch_bounds__(multisplit_block_threads)
@@ -91,14 +136,13 @@ __global__ void __launch_bounds__(multisplit_block_threads)
 }
 
 /// Pass 3: the stable scatter of one tile per block. `first_slots` is the scanned (bucket, tile) table.
-/// Value = void for keys only. Keys and values are 32-bit: they share one reorder buffer.
+/// Value = void for keys only. Keys (32 or 64 bits) and values share one reorder buffer of 32-bit words.
 template <class Key, class Value, class Identifier>
 __global__ void __launch_bounds__(multisplit_block_threads)
     multisplit_scatter_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
                               std::uint64_t n, Identifier identifier, std::uint32_t tile_count,
                               const std::uint64_t* first_slots)
 {
-  static_assert(sizeof(Key) == sizeof(std::uint32_t), "the reorder buffer holds 32-bit words");
   constexpr bool with_values = !std::is_void_v<Value>;
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
   static_assert(!with_values || sizeof(value_word) == sizeof(std::uint32_t), "values are 32-bit words");
@@ -174,45 +218,23 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   }
   __syncthreads();
 
+  const std::uint64_t remaining = n - tile_begin;
+  const std::uint32_t tile_size =
+      remaining < multisplit_tile_keys ? static_cast<std::uint32_t>(remaining) : multisplit_tile_keys;
   std::uint32_t positions[multisplit_items_per_thread];
 #pragma unroll
   for (int item = 0; item < multisplit_items_per_thread; ++item) {
     const std::uint32_t b = buckets[item];
+    positions[item] = multisplit_tile_keys;  // past every tile: not placed
     if (b == no_bucket) { continue; }
     positions[item] = shared.tile_first[b] + shared.warp_counts[warp_index][b] + ranks[item];
-    shared.reordered[positions[item]] = std::bit_cast<std::uint32_t>(keys[item]);
     shared.reordered_bucket[positions[item]] = static_cast<std::uint8_t>(b);
   }
-  __syncthreads();
-
-  const std::uint64_t remaining = n - tile_begin;
-  const std::uint32_t tile_size =
-      remaining < multisplit_tile_keys ? static_cast<std::uint32_t>(remaining) : multisplit_tile_keys;
-#pragma unroll
-  for (int item = 0; item < multisplit_items_per_thread; ++item) {
-    const std::uint32_t position = item * multisplit_block_threads + threadIdx.x;
-    if (position < tile_size) {
-      const std::uint64_t slot = shared.output_minus_tile[shared.reordered_bucket[position]] + position;
-      keys_out[slot] = std::bit_cast<Key>(shared.reordered[position]);
-    }
-  }
+  write_reordered(keys, positions, tile_size, shared.reordered, shared.reordered_bucket, shared.output_minus_tile,
+                  keys_out);
   if constexpr (with_values) {
-    __syncthreads();
-#pragma unroll
-    for (int item = 0; item < multisplit_items_per_thread; ++item) {
-      if (buckets[item] != no_bucket) {
-        shared.reordered[positions[item]] = std::bit_cast<std::uint32_t>(values[item]);
-      }
-    }
-    __syncthreads();
-#pragma unroll
-    for (int item = 0; item < multisplit_items_per_thread; ++item) {
-      const std::uint32_t position = item * multisplit_block_threads + threadIdx.x;
-      if (position < tile_size) {
-        const std::uint64_t slot = shared.output_minus_tile[shared.reordered_bucket[position]] + position;
-        values_out[slot] = std::bit_cast<Value>(shared.reordered[position]);
-      }
-    }
+    write_reordered(values, positions, tile_size, shared.reordered, shared.reordered_bucket, shared.output_minus_tile,
+                    values_out);
   }
 }
 

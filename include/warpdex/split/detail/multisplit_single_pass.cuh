@@ -26,8 +26,8 @@ namespace warpdex::detail {
 /// Shared counters of one warp in the histogram kernel: each bucket has min(32, this / m) replicas,
 /// lane l adding to replica l mod replicas, so lanes of a warp rarely add to the same counter.
 inline constexpr std::uint32_t histogram_warp_counters = 1024;
-/// Keys per 16-byte load of the histogram kernel.
-inline constexpr int histogram_keys_per_load = 4;
+/// Bytes per load of the histogram kernel: 4 keys of 32 bits or 2 of 64.
+inline constexpr int histogram_load_bytes = 16;
 
 /// Look-back word of one (tile, bucket): a flag in the top two bits, a key count below.
 inline constexpr std::uint64_t lookback_tile_count = std::uint64_t{1} << 62;  ///< the tile's own count
@@ -40,7 +40,8 @@ __global__ void __launch_bounds__(multisplit_block_threads)
     multisplit_histogram_kernel(const Key* keys, std::uint64_t n, Identifier identifier, unsigned long long* totals,
                                 unsigned long long* bad_ids)
 {
-  struct alignas(histogram_keys_per_load * sizeof(Key)) key_group {
+  constexpr int histogram_keys_per_load = histogram_load_bytes / sizeof(Key);
+  struct alignas(histogram_load_bytes) key_group {
     Key keys[histogram_keys_per_load];
   };
   using block_id = block_identifier<Identifier>;
@@ -105,7 +106,6 @@ __global__ void __launch_bounds__(multisplit_block_threads)
                                   std::uint64_t n, Identifier identifier, const std::uint64_t* bucket_starts,
                                   std::uint64_t* lookback, std::uint32_t* next_tile)
 {
-  static_assert(sizeof(Key) == sizeof(std::uint32_t), "the reorder buffer holds 32-bit words");
   constexpr bool with_values = !std::is_void_v<Value>;
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
   static_assert(!with_values || sizeof(value_word) == sizeof(std::uint32_t), "values are 32-bit words");
@@ -190,39 +190,19 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   }
   __syncthreads();  // the ranking's storage becomes the reorder buffer
 
+  std::uint32_t positions[multisplit_items_per_thread];  // the ranks; padding ranks at tile_size or more
 #pragma unroll
   for (int item = 0; item < multisplit_items_per_thread; ++item) {
-    const auto rank = static_cast<std::uint32_t>(ranks[item]);
-    if (rank < tile_size) {
-      shared.reorder.words[rank] = std::bit_cast<std::uint32_t>(keys[item]);
-      shared.reorder.buckets[rank] = static_cast<std::uint8_t>(buckets[item]);
+    positions[item] = static_cast<std::uint32_t>(ranks[item]);
+    if (positions[item] < tile_size) {
+      shared.reorder.buckets[positions[item]] = static_cast<std::uint8_t>(buckets[item]);
     }
   }
-  __syncthreads();
-#pragma unroll
-  for (int item = 0; item < multisplit_items_per_thread; ++item) {
-    const std::uint32_t position = item * multisplit_block_threads + threadIdx.x;
-    if (position < tile_size) {
-      const std::uint64_t slot = shared.output_minus_tile[shared.reorder.buckets[position]] + position;
-      keys_out[slot] = std::bit_cast<Key>(shared.reorder.words[position]);
-    }
-  }
+  write_reordered(keys, positions, tile_size, shared.reorder.words, shared.reorder.buckets, shared.output_minus_tile,
+                  keys_out);
   if constexpr (with_values) {
-    __syncthreads();
-#pragma unroll
-    for (int item = 0; item < multisplit_items_per_thread; ++item) {
-      const auto rank = static_cast<std::uint32_t>(ranks[item]);
-      if (rank < tile_size) { shared.reorder.words[rank] = std::bit_cast<std::uint32_t>(values[item]); }
-    }
-    __syncthreads();
-#pragma unroll
-    for (int item = 0; item < multisplit_items_per_thread; ++item) {
-      const std::uint32_t position = item * multisplit_block_threads + threadIdx.x;
-      if (position < tile_size) {
-        const std::uint64_t slot = shared.output_minus_tile[shared.reorder.buckets[position]] + position;
-        values_out[slot] = std::bit_cast<Value>(shared.reorder.words[position]);
-      }
-    }
+    write_reordered(values, positions, tile_size, shared.reorder.words, shared.reorder.buckets,
+                    shared.output_minus_tile, values_out);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <warpdex/core/error.hpp>
 #include <warpdex/split/bucket_identifiers.hpp>
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -65,19 +66,21 @@ void validate_splitters(const char* caller, std::span<const T> splitters)
   }
 }
 
-/// Checks an identifier's parameters. `host_splitters` is called only for splitter buckets and returns
-/// the splitters readable on the host (a copy when they live in device memory).
-template <class Identifier, class HostSplitters>
+/// Checks an identifier's parameters for keys of type Key. `host_splitters` is called only for splitter
+/// buckets and returns the splitters readable on the host (a copy when they live in device memory).
+template <class Key, class Identifier, class HostSplitters>
 void validate_identifier(const char* caller, const Identifier& identifier, HostSplitters&& host_splitters)
 {
+  constexpr std::uint32_t key_bits = sizeof(Key) * CHAR_BIT;
   const std::string name(caller);
   if constexpr (std::is_same_v<Identifier, bit_field_buckets>) {
     WARPDEX_EXPECTS(identifier.bits <= bit_field_buckets::max_bits,
                     name + ": a bit field of " + std::to_string(identifier.bits) + " bits exceeds the maximum of " +
                         std::to_string(bit_field_buckets::max_bits) + " (sort the keys instead)");
-    WARPDEX_EXPECTS(identifier.shift + identifier.bits <= 32 && identifier.shift < 32,
+    WARPDEX_EXPECTS(identifier.shift < key_bits && identifier.bits <= key_bits - identifier.shift,
                     name + ": the bit field [" + std::to_string(identifier.shift) + ", " +
-                        std::to_string(identifier.shift + identifier.bits) + ") does not fit in a 32-bit key");
+                        std::to_string(std::uint64_t{identifier.shift} + identifier.bits) + ") does not fit in a " +
+                        std::to_string(key_bits) + "-bit key");
   } else if constexpr (std::is_same_v<Identifier, delta_buckets>) {
     WARPDEX_EXPECTS(identifier.delta >= 1, name + ": delta buckets need delta >= 1");
   } else if constexpr (is_splitter_buckets<Identifier>::value) {
