@@ -156,7 +156,10 @@ std::vector<timed_step> run_multimap(const Backend& backend, const hash_options&
   auto statuses = make_buffer<operation_status>(backend, host_keys.size());
   auto offsets = make_buffer<std::uint64_t>(backend, key_count + 1);
   auto found = make_buffer<std::uint32_t>(backend, host_keys.size());
-  multimap_type multimap(backend, multimap_type::capacity_for(host_keys.size(), opts.base_fill), opts.seed);
+  multimap_type multimap(
+      backend,
+      multimap_type::capacity_for(host_keys.size(), opts.base_fill, static_cast<std::uint32_t>(values_per_key)),
+      opts.seed);
   const auto distinct_span = std::span<const std::uint32_t>(distinct.data(), key_count);
   std::vector<timed_step> steps;
 

@@ -596,6 +596,12 @@ TEST(slab_capacity, ForKeysSizesBucketsAndPool)
   const auto dense = hash::slab_capacity::for_keys(1'000'000, 15, 0.95);
   EXPECT_GT(dense.pool_slabs, dense.bucket_count / 4) << "at 95% a third of the lists overflow";
   expect_error_mentioning<error>([] { (void)hash::slab_capacity::for_keys(10, 15, 0.0); }, {"base_fill"});
+  // Entries grouped four to a key overflow more lists than distinct keys at the same fill.
+  const auto grouped = hash::slab_capacity::for_keys(1'000'000, 15, 0.6, 4);
+  const auto distinct = hash::slab_capacity::for_keys(1'000'000, 15, 0.6);
+  EXPECT_EQ(grouped.bucket_count, distinct.bucket_count);
+  EXPECT_GT(grouped.pool_slabs, 2 * distinct.pool_slabs);
+  expect_error_mentioning<error>([] { (void)hash::slab_capacity::for_keys(10, 15, 0.6, 0); }, {"entries_per_key"});
 }
 
 TEST(outcome_check, RejectsHistoriesNoOrderExplains)

@@ -55,11 +55,13 @@ class slab_multimap : public detail::slab_table_base<map_slots, Backend> {
   /// The seed of the bucket hash when none is given.
   static constexpr std::uint64_t default_seed = 0x51ab3a7;
 
-  /// The capacity for `expected_pairs` pairs at `base_fill` of the base slabs (slab_capacity::for_keys:
-  /// a key with many values makes its list longer than that estimate; size the pool for it).
-  [[nodiscard]] static slab_capacity capacity_for(std::uint64_t expected_pairs, double base_fill = 0.6)
+  /// The capacity for `expected_pairs` pairs at `base_fill` of the base slabs, when keys hold about
+  /// `values_per_key` values each: a key's values share its list, so lists overflow more often than
+  /// for distinct keys and the pool is sized for that (slab_capacity::for_keys).
+  [[nodiscard]] static slab_capacity capacity_for(std::uint64_t expected_pairs, double base_fill = 0.6,
+                                                  std::uint32_t values_per_key = 1)
   {
-    return slab_capacity::for_keys(expected_pairs, pairs_per_slab, base_fill);
+    return slab_capacity::for_keys(expected_pairs, pairs_per_slab, base_fill, values_per_key);
   }
 
   /// An empty multimap (errors as slab_map's constructor).

@@ -40,27 +40,32 @@ struct slab_capacity {
   std::uint32_t bucket_count = 1;  ///< >= 1
   std::uint64_t pool_slabs = 0;    ///< overflow slabs, <= max_pool_slabs (0: every list is one slab)
 
-  /// Buckets for `expected_keys` keys that fill a base slab's `data_slots` to `base_fill` on average
+  /// Buckets for `expected_keys` entries that fill a base slab's `data_slots` to `base_fill` on average
   /// (0.6 is the slab hash's sweet spot: most lists stay one slab long), and a pool twice the expected
-  /// overflow of uniformly hashed keys (Poisson-distributed per bucket) plus two memory blocks.
-  static slab_capacity for_keys(std::uint64_t expected_keys, std::uint32_t data_slots, double base_fill)
+  /// overflow plus two memory blocks. Entries arrive in groups of `entries_per_key` (a multimap key and
+  /// its values share one list), so a bucket receives a Poisson-distributed number of groups.
+  static slab_capacity for_keys(std::uint64_t expected_keys, std::uint32_t data_slots, double base_fill,
+                                std::uint32_t entries_per_key = 1)
   {
     WARPDEX_EXPECTS(base_fill > 0.0 && base_fill <= 1.0,
                     "slab_capacity::for_keys: base_fill must lie in (0, 1], got " + std::to_string(base_fill));
+    WARPDEX_EXPECTS(entries_per_key >= 1, "slab_capacity::for_keys: entries_per_key must be at least 1");
     const double keys_per_bucket = base_fill * data_slots;
     const double buckets = std::ceil(static_cast<double>(expected_keys) / keys_per_bucket);
     WARPDEX_EXPECTS(buckets < 4294967296.0, "slab_capacity::for_keys: " + std::to_string(expected_keys) +
                                                 " keys need more than 2^32 buckets at this fill");
     slab_capacity capacity;
     capacity.bucket_count = static_cast<std::uint32_t>(std::max(1.0, buckets));
-    // Expected overflow slabs per bucket: sum over j >= 1 of P(X > j * data_slots), X ~ Poisson(mean).
+    // Expected overflow slabs per bucket: sum over j >= 1 of P(G > j * data_slots / entries_per_key), with
+    // G ~ Poisson(groups per bucket) the groups a bucket receives.
+    const double groups_per_bucket = keys_per_bucket / entries_per_key;
     double overflow = 0.0;
     for (std::uint32_t chain = 1; chain < 64; ++chain) {
-      double probability = std::exp(-keys_per_bucket);
+      double probability = std::exp(-groups_per_bucket);
       double at_most = 0.0;
-      for (std::uint32_t k = 0; k <= chain * data_slots; ++k) {
+      for (std::uint32_t k = 0; k <= chain * data_slots / entries_per_key; ++k) {
         at_most += probability;
-        probability *= keys_per_bucket / (k + 1);
+        probability *= groups_per_bucket / (k + 1);
       }
       const double beyond = std::max(0.0, 1.0 - at_most);
       if (beyond < 1e-12) { break; }
