@@ -7,6 +7,7 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/generate.hpp>
 #include <warpdex/lsm/lsm_map.hpp>
+#include <warpdex/search/search_device.hpp>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime_api.h>
@@ -128,19 +129,10 @@ class sorted_array {
   std::uint64_t size_ = 0;
 };
 
+/// The sorted-array baseline searches with the same binary search the search family uses.
 __host__ __device__ inline std::uint64_t first_not_below(const key_type* keys, std::uint64_t size, key_type key)
 {
-  std::uint64_t low = 0;
-  std::uint64_t high = size;
-  while (low < high) {
-    const std::uint64_t middle = low + (high - low) / 2;
-    if (keys[middle] < key) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  return low;
+  return binary_search_bound<bound_kind::lower>(keys, size, key);
 }
 
 struct sorted_lookup {
@@ -159,7 +151,7 @@ struct sorted_lookup {
   }
 };
 
-/// Live keys in [lower, upper] of the sorted array (upper < max key in this benchmark).
+/// Keys in [lower, upper] of the sorted array.
 struct sorted_count {
   const key_type* keys;
   std::uint64_t size;
@@ -168,7 +160,7 @@ struct sorted_count {
   std::uint64_t* counts;
   __device__ void operator()(std::uint64_t i) const
   {
-    counts[i] = first_not_below(keys, size, upper[i] + 1) - first_not_below(keys, size, lower[i]);
+    counts[i] = binary_search_bound<bound_kind::upper>(keys, size, upper[i]) - first_not_below(keys, size, lower[i]);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <warpdex/core/config.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/lsm/lsm_map.hpp>
+#include <warpdex/search/search_device.hpp>
 
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
@@ -86,38 +87,18 @@ T read_back(const Backend& backend, const T* pointer)
 
 // ---- searches shared by the query functors ----
 
-/// The first index whose key is >= key (size when none).
+/// The first index whose key is >= key (size when none): the search family's binary search.
 template <class Key>
 WARPDEX_HOST_DEVICE std::uint64_t lower_index(const Key* keys, std::uint64_t size, Key key)
 {
-  std::uint64_t low = 0;
-  std::uint64_t high = size;
-  while (low < high) {
-    const std::uint64_t middle = low + (high - low) / 2;
-    if (keys[middle] < key) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  return low;
+  return binary_search_bound<bound_kind::lower>(keys, size, key);
 }
 
 /// The first index whose key is > key (size when none).
 template <class Key>
 WARPDEX_HOST_DEVICE std::uint64_t upper_index(const Key* keys, std::uint64_t size, Key key)
 {
-  std::uint64_t low = 0;
-  std::uint64_t high = size;
-  while (low < high) {
-    const std::uint64_t middle = low + (high - low) / 2;
-    if (keys[middle] <= key) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  return low;
+  return binary_search_bound<bound_kind::upper>(keys, size, key);
 }
 
 /// The smallest t in [low, high] with prefix[t] >= target, for an ascending prefix (high when none).
