@@ -1,6 +1,7 @@
 // The cuda backend of the slab tables: batches run through the device ref (batches that insert: one
 // warp runs its lanes' operations; finds and erasures: one tile of 8 lanes per operation, finds through
 // the non-coherent cache), list walks run one warp per bucket, flush one thread per bucket.
+#include "slab_table_instances.hpp"
 #include <warpdex/hash/detail/slab_table.hpp>
 #include <warpdex/hash/slab_ref.cuh>
 
@@ -314,19 +315,6 @@ void flush_table(const Backend& backend, const slab_table_view<Slots>& table)
   WARPDEX_CHECK_LAUNCH("flush_kernel");
 }
 
-#define WARPDEX_INSTANTIATE_SLAB_TABLE(Slots, Backend)                                                              \
-  template void initialize_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint64_t);     \
-  template std::uint64_t execute_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,               \
-                                                       const batch_arguments&);                                     \
-  template chain_totals summarize_chains<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);            \
-  template std::uint64_t export_live<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint32_t*, \
-                                                     std::uint32_t*, std::uint64_t);                                \
-  template void flush_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);
-
-WARPDEX_INSTANTIATE_SLAB_TABLE(map_slots, cuda)
-WARPDEX_INSTANTIATE_SLAB_TABLE(set_slots, cuda)
-template batch_violations find_violations<cuda>(const cuda&, const std::uint32_t*, const operation*, std::uint64_t);
-template void walk_lists<map_slots, cuda>(const cuda&, const slab_table_view<map_slots>&, const walk_arguments&);
-template std::uint64_t counts_to_offsets<cuda>(const cuda&, std::uint64_t*, std::uint64_t);
+WARPDEX_INSTANTIATE_SLAB_TABLE_BACKEND(cuda)
 
 }  // namespace warpdex::hash::detail

@@ -1,5 +1,6 @@
 // The host backend of the slab tables: the protocol of slab_layout.hpp run by one OpenMP thread per
 // operation, on the same slab layout, with std::atomic_ref in place of the warp's atomics.
+#include "slab_table_instances.hpp"
 #include <warpdex/hash/detail/slab_table.hpp>
 
 #include <warpdex/core/backend.hpp>
@@ -313,19 +314,6 @@ void flush_table(const Backend&, const slab_table_view<Slots>& table)
   }
 }
 
-#define WARPDEX_INSTANTIATE_SLAB_TABLE(Slots, Backend)                                                              \
-  template void initialize_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint64_t);     \
-  template std::uint64_t execute_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,               \
-                                                       const batch_arguments&);                                     \
-  template chain_totals summarize_chains<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);            \
-  template std::uint64_t export_live<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint32_t*, \
-                                                     std::uint32_t*, std::uint64_t);                                \
-  template void flush_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);
-
-WARPDEX_INSTANTIATE_SLAB_TABLE(map_slots, host)
-WARPDEX_INSTANTIATE_SLAB_TABLE(set_slots, host)
-template batch_violations find_violations<host>(const host&, const std::uint32_t*, const operation*, std::uint64_t);
-template void walk_lists<map_slots, host>(const host&, const slab_table_view<map_slots>&, const walk_arguments&);
-template std::uint64_t counts_to_offsets<host>(const host&, std::uint64_t*, std::uint64_t);
+WARPDEX_INSTANTIATE_SLAB_TABLE_BACKEND(host)
 
 }  // namespace warpdex::hash::detail

@@ -22,27 +22,16 @@ using hash::operation_status;
 using oracle_map = std::unordered_map<std::uint32_t, std::uint32_t>;
 
 template <class Backend>
-class slab_map_test : public backend_test<Backend> {
+class slab_map_test : public slab_backend_test<Backend> {
  protected:
   using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend>;
-
-  template <class T>
-  buffer<T> put(const std::vector<T>& values) const
-  {
-    return to_backend(this->backend(), values);
-  }
-  template <class T>
-  buffer<T> poisoned(std::size_t size, T value) const
-  {
-    return make_filled_buffer<T>(this->backend(), size, value);
-  }
 
   /// Inserts pairs (must fit) and mirrors them in the oracle.
   void insert_all(map_type& map, const std::vector<std::uint32_t>& keys, const std::vector<std::uint32_t>& values,
                   oracle_map& oracle) const
   {
-    auto device_keys = put(keys);
-    auto device_values = put(values);
+    auto device_keys = this->put(keys);
+    auto device_values = this->put(values);
     map.insert(device_keys.span(), device_values.span());
     for (std::size_t i = 0; i < keys.size(); ++i) { oracle.emplace(keys[i], values[i]); }
   }
@@ -52,11 +41,11 @@ class slab_map_test : public backend_test<Backend> {
       map_type& map, const std::vector<operation>& ops, const std::vector<std::uint32_t>& keys,
       const std::vector<std::uint32_t>& values) const
   {
-    auto device_ops = put(ops);
-    auto device_keys = put(keys);
-    auto device_values = put(values);
-    auto values_out = poisoned<std::uint32_t>(keys.size(), poison_value);
-    auto statuses = poisoned<operation_status>(keys.size(), static_cast<operation_status>(0xdead));
+    auto device_ops = this->put(ops);
+    auto device_keys = this->put(keys);
+    auto device_values = this->put(values);
+    auto values_out = this->template poisoned<std::uint32_t>(keys.size(), poison_value);
+    auto statuses = this->template poisoned<operation_status>(keys.size(), static_cast<operation_status>(0xdead));
     map.execute(device_ops.span(), device_keys.span(), device_values.span(), values_out.span(), statuses.span());
     return {statuses.to_vector(), values_out.to_vector()};
   }

@@ -43,28 +43,17 @@ std::vector<std::uint32_t> sorted_values_of(const oracle_multimap& pairs, std::u
 }
 
 template <class Backend>
-class slab_multimap_test : public backend_test<Backend> {
+class slab_multimap_test : public slab_backend_test<Backend> {
  protected:
   using multimap_type = hash::slab_multimap<std::uint32_t, std::uint32_t, Backend>;
-
-  template <class T>
-  buffer<T> put(const std::vector<T>& values) const
-  {
-    return to_backend(this->backend(), values);
-  }
-  template <class T>
-  buffer<T> poisoned(std::size_t size, T value) const
-  {
-    return make_filled_buffer<T>(this->backend(), size, value);
-  }
 
   /// Inserts pairs (must fit) and mirrors them in the oracle.
   void insert_all(multimap_type& multimap, const std::vector<std::uint32_t>& keys,
                   const std::vector<std::uint32_t>& values, oracle_multimap& oracle) const
   {
-    auto device_keys = put(keys);
-    auto device_values = put(values);
-    auto statuses = poisoned<operation_status>(keys.size(), operation_status::found);
+    auto device_keys = this->put(keys);
+    auto device_values = this->put(values);
+    auto statuses = this->template poisoned<operation_status>(keys.size(), operation_status::found);
     multimap.insert(device_keys.span(), device_values.span(), statuses.span());
     for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::inserted); }
     for (std::size_t i = 0; i < keys.size(); ++i) { oracle.emplace(keys[i], values[i]); }
@@ -90,12 +79,12 @@ class slab_multimap_test : public backend_test<Backend> {
   {
     constexpr std::uint64_t poison_count = 0xdeadbeefULL;
     constexpr std::size_t spare_values = 7;
-    auto device_queries = put(queries);
-    auto counts = poisoned<std::uint64_t>(queries.size(), poison_count);
+    auto device_queries = this->put(queries);
+    auto counts = this->template poisoned<std::uint64_t>(queries.size(), poison_count);
     multimap.count(device_queries.span(), counts.span());
-    auto offsets = poisoned<std::uint64_t>(queries.size() + 1, poison_count);
+    auto offsets = this->template poisoned<std::uint64_t>(queries.size() + 1, poison_count);
     const std::uint64_t total = multimap.find_all_offsets(device_queries.span(), offsets.span());
-    auto values = poisoned<std::uint32_t>(total + spare_values, poison_value);
+    auto values = this->template poisoned<std::uint32_t>(total + spare_values, poison_value);
     multimap.find_all(device_queries.span(), offsets.span(), values.span());
 
     const auto host_counts = counts.to_vector();

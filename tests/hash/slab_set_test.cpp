@@ -22,21 +22,15 @@ using hash::operation_status;
 using oracle_set = std::unordered_set<std::uint32_t>;
 
 template <class Backend>
-class slab_set_test : public backend_test<Backend> {
+class slab_set_test : public slab_backend_test<Backend> {
  protected:
   using set_type = hash::slab_set<std::uint32_t, Backend>;
-
-  template <class T>
-  buffer<T> put(const std::vector<T>& values) const
-  {
-    return to_backend(this->backend(), values);
-  }
 
   std::vector<operation_status> execute(set_type& set, const std::vector<operation>& ops,
                                         const std::vector<std::uint32_t>& keys) const
   {
-    auto device_ops = put(ops);
-    auto device_keys = put(keys);
+    auto device_ops = this->put(ops);
+    auto device_keys = this->put(keys);
     auto statuses =
         make_filled_buffer<operation_status>(this->backend(), keys.size(), static_cast<operation_status>(99));
     set.execute(device_ops.span(), device_keys.span(), statuses.span());

@@ -27,6 +27,24 @@ buffer<T> to_backend(const Backend& backend, const std::vector<T>& values)
   return make_buffer_from<T>(backend, std::span<const T>(values));
 }
 
+/// The fixture of the slab table suites: a backend test with shorthands for moving data to the backend.
+template <class Backend>
+class slab_backend_test : public backend_test<Backend> {
+ protected:
+  /// A copy of `values` in the backend's memory.
+  template <class T>
+  buffer<T> put(const std::vector<T>& values) const
+  {
+    return to_backend(this->backend(), values);
+  }
+  /// `size` elements in the backend's memory, each `value`.
+  template <class T>
+  buffer<T> poisoned(std::size_t size, T value) const
+  {
+    return make_filled_buffer<T>(this->backend(), size, value);
+  }
+};
+
 /// `count` distinct keys in [0, max_key], drawn from `random`.
 inline std::vector<std::uint32_t> distinct_keys(std::mt19937_64& random, std::size_t count,
                                                 std::uint32_t max_key = hash::max_user_key)

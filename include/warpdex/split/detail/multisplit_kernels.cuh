@@ -102,6 +102,27 @@ __device__ void write_reordered(const T (&elements)[multisplit_items_per_thread]
   }
 }
 
+/// Loads one warp's share of a tile warp-striped (item i of lane l is input warp_begin + 32 i + l, so the
+/// order (warp, item, lane) is the input order) with each key's bucket id; lanes past the end of the
+/// input hold `inactive_bucket`.
+template <bool with_values, class Key, class ValueWord, class Value, class Identifier>
+__device__ __forceinline__ void load_warp_striped_tile(const Key* keys_in, const Value* values_in, std::uint64_t n,
+                                                       std::uint64_t warp_begin, unsigned lane,
+                                                       const Identifier& identifier, std::uint32_t inactive_bucket,
+                                                       Key (&keys)[multisplit_items_per_thread],
+                                                       ValueWord (&values)[multisplit_items_per_thread],
+                                                       std::uint32_t (&buckets)[multisplit_items_per_thread])
+{
+#pragma unroll
+  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+    const std::uint64_t index = warp_begin + item * warp::size + lane;
+    const bool valid = index < n;
+    keys[item] = valid ? keys_in[index] : Key{};
+    if constexpr (with_values) { values[item] = valid ? values_in[index] : ValueWord{}; }
+    buckets[item] = valid ? identifier(keys[item]) : inactive_bucket;
+  }
+}
+
 /// Pass 1: counts[b * tile_count + tile] = keys of bucket b in the tile; ids >= m go to *bad_ids.
 template <class Key, class Identifier>
 __global__ void __launch_bounds__(multisplit_block_threads)
@@ -173,14 +194,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   Key keys[multisplit_items_per_thread];
   value_word values[multisplit_items_per_thread];
   std::uint32_t buckets[multisplit_items_per_thread];
-#pragma unroll
-  for (int item = 0; item < multisplit_items_per_thread; ++item) {
-    const std::uint64_t index = warp_begin + item * warp::size + lane;
-    const bool valid = index < n;
-    keys[item] = valid ? keys_in[index] : Key{};
-    if constexpr (with_values) { values[item] = valid ? values_in[index] : value_word{}; }
-    buckets[item] = valid ? local(keys[item]) : no_bucket;
-  }
+  load_warp_striped_tile<with_values>(keys_in, values_in, n, warp_begin, lane, local, no_bucket, keys, values, buckets);
 
   // Rank within the warp: earlier windows' count of the bucket + lower lanes of this window.
   std::uint32_t ranks[multisplit_items_per_thread];

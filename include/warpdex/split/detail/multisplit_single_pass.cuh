@@ -145,14 +145,8 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   Key keys[multisplit_items_per_thread];
   value_word values[multisplit_items_per_thread];
   std::uint32_t buckets[multisplit_items_per_thread];
-#pragma unroll
-  for (int item = 0; item < multisplit_items_per_thread; ++item) {
-    const std::uint64_t index = warp_begin + item * warp::size + lane;
-    const bool valid = index < n;
-    keys[item] = valid ? keys_in[index] : Key{};
-    if constexpr (with_values) { values[item] = valid ? values_in[index] : value_word{}; }
-    buckets[item] = valid ? local(keys[item]) : radix_digits - 1;
-  }
+  load_warp_striped_tile<with_values>(keys_in, values_in, n, warp_begin, lane, local, radix_digits - 1, keys, values,
+                                      buckets);
 
   // Thread b owns bucket b: it publishes the tile's count as soon as the ranking has it.
   const std::uint32_t bucket = threadIdx.x;
