@@ -389,7 +389,7 @@ auto entries_of(lsm_level<Key, Value>& level)
 template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> reduce_batch(const Backend& backend, std::span<const Key> keys,
                                                     std::span<const Value> values,
-                                                    std::span<const lsm_operation> operations)
+                                                    std::span<const lsm_operation> operations, bool may_erase)
 {
   const std::uint64_t n = keys.size();
   auto sorted_keys = make_buffer<Key>(backend, n);
@@ -407,7 +407,7 @@ std::shared_ptr<lsm_level<Key, Value>> reduce_batch(const Backend& backend, std:
                                           reduced->keys.data(), entries_of(*reduced), thrust::equal_to<Key>(),
                                           combine_batch_entries<Value>());
   reduced->size = static_cast<std::uint64_t>(ends.first - reduced->keys.data());
-  count_tombstones(backend, *reduced);
+  if (may_erase) { count_tombstones(backend, *reduced); }
   return reduced;
 }
 
@@ -424,7 +424,8 @@ std::shared_ptr<lsm_level<Key, Value>> merge_levels(const Backend& backend, cons
   const auto ends = thrust::unique_by_key(policy(backend), merged->keys.data(), merged->keys.data() + merged->size,
                                           entries_of(*merged));
   merged->size = static_cast<std::uint64_t>(ends.first - merged->keys.data());
-  count_tombstones(backend, *merged);
+  // Counting reads the level back to the host: skip it when neither input holds a tombstone.
+  if (newer.tombstones + older.tombstones > 0) { count_tombstones(backend, *merged); }
   return merged;
 }
 
@@ -503,12 +504,21 @@ void lsm_map<Key, Value, Backend>::update(std::span<const Key> keys, std::span<c
                                         operations.data() + operations.size(), detail::is_unknown_operation{});
   WARPDEX_EXPECTS(unknown == 0, "lsm_map::update: " + std::to_string(unknown) +
                                     " operations are neither lsm_operation::insert nor lsm_operation::erase");
+  apply_batch(keys, values, operations, true);
+}
+
+template <class Key, class Value, class Backend>
+void lsm_map<Key, Value, Backend>::apply_batch(std::span<const Key> keys, std::span<const Value> values,
+                                               std::span<const lsm_operation> operations, bool may_erase)
+{
+  if (keys.empty()) { return; }
   detail::reporting_allocation_failure("update", [&] {
     level_list staged = levels_;
     for (std::uint64_t offset = 0; offset < keys.size(); offset += options_.batch_size) {
       const std::uint64_t chunk = std::min<std::uint64_t>(options_.batch_size, keys.size() - offset);
-      std::shared_ptr<const level> carry = detail::reduce_batch(
-          backend_, keys.subspan(offset, chunk), values.subspan(offset, chunk), operations.subspan(offset, chunk));
+      std::shared_ptr<const level> carry =
+          detail::reduce_batch(backend_, keys.subspan(offset, chunk), values.subspan(offset, chunk),
+                               operations.subspan(offset, chunk), may_erase);
       // Binary addition: merge into the carry every occupied level up to the first empty one.
       std::size_t index = 0;
       for (; index < staged.size() && staged[index]; ++index) {
@@ -533,7 +543,7 @@ void lsm_map<Key, Value, Backend>::insert(std::span<const Key> keys, std::span<c
                                                     std::to_string(values.size()) + " values");
   auto operations = make_buffer<lsm_operation>(backend_, keys.size());
   thrust::fill(detail::policy(backend_), operations.data(), operations.data() + keys.size(), lsm_operation::insert);
-  update(keys, values, std::span<const lsm_operation>(operations.data(), keys.size()));
+  apply_batch(keys, values, std::span<const lsm_operation>(operations.data(), keys.size()), false);
 }
 
 template <class Key, class Value, class Backend>
@@ -543,8 +553,8 @@ void lsm_map<Key, Value, Backend>::erase(std::span<const Key> keys)
   auto values = make_buffer<Value>(backend_, keys.size());
   thrust::fill(detail::policy(backend_), operations.data(), operations.data() + keys.size(), lsm_operation::erase);
   thrust::fill(detail::policy(backend_), values.data(), values.data() + keys.size(), Value{0});
-  update(keys, std::span<const Value>(values.data(), keys.size()),
-         std::span<const lsm_operation>(operations.data(), keys.size()));
+  apply_batch(keys, std::span<const Value>(values.data(), keys.size()),
+              std::span<const lsm_operation>(operations.data(), keys.size()), true);
 }
 
 template <class Key, class Value, class Backend>
