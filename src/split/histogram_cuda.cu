@@ -1,5 +1,6 @@
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/launch.cuh>
 #include <warpdex/split/detail/histogram_bins.hpp>
 #include <warpdex/split/histogram.hpp>
 
@@ -13,10 +14,11 @@
 namespace warpdex {
 namespace {
 
+using detail::one_wave_blocks;
+
+/// Threads per block; the grid strides over the samples (one wave), so every block adds its shared
+/// counts to the global ones once.
 constexpr int histogram_block_threads = 256;
-/// Resident blocks per SM the grid asks for: the grid strides over the samples, so every block adds its
-/// shared counts to the global ones once.
-constexpr int histogram_blocks_per_sm = 8;
 /// Up to this many bins, counts (and range boundaries) live in shared memory: 16 KiB each at most.
 constexpr std::uint32_t histogram_shared_max_bins = 4096;
 
@@ -83,20 +85,15 @@ histogram_result count_bins(const cuda& backend, std::span<const Sample> samples
   WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
   const std::uint64_t n = samples.size();
   if (n > 0) {
-    int device = 0;
-    int sm_count = 0;
-    WARPDEX_CUDA_TRY(cudaGetDevice(&device));
-    WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    const std::uint64_t needed = (n + histogram_block_threads - 1) / histogram_block_threads;
-    const auto blocks =
-        static_cast<unsigned>(std::min<std::uint64_t>(needed, std::uint64_t{1} * sm_count * histogram_blocks_per_sm));
     if (m <= histogram_shared_max_bins) {
       const std::size_t shared_bytes = m * sizeof(std::uint32_t) + shared_bins<Bins>::bytes(bins);
-      histogram_kernel<true><<<blocks, histogram_block_threads, shared_bytes, backend.stream>>>(
-          samples.data(), n, bins, totals.data(), totals.data() + m);
+      const auto kernel = histogram_kernel<true, Sample, Bins>;
+      kernel<<<one_wave_blocks(kernel, histogram_block_threads, n, shared_bytes), histogram_block_threads, shared_bytes,
+               backend.stream>>>(samples.data(), n, bins, totals.data(), totals.data() + m);
     } else {
-      histogram_kernel<false><<<blocks, histogram_block_threads, 0, backend.stream>>>(samples.data(), n, bins,
-                                                                                      totals.data(), totals.data() + m);
+      const auto kernel = histogram_kernel<false, Sample, Bins>;
+      kernel<<<one_wave_blocks(kernel, histogram_block_threads, n), histogram_block_threads, 0, backend.stream>>>(
+          samples.data(), n, bins, totals.data(), totals.data() + m);
     }
     WARPDEX_CHECK_LAUNCH("histogram_kernel");
   }

@@ -1,8 +1,5 @@
 #include "radix_sort_impl.hpp"
 
 namespace warpdex {
-WARPDEX_DEFINE_RADIX_SORT(host)
-#if WARPDEX_HAS_CUDA
-WARPDEX_DEFINE_RADIX_SORT(cuda)
-#endif
+WARPDEX_DEFINE_RADIX_SORT(host)  // the cuda backend's is in radix_sort_cuda.cu
 }  // namespace warpdex

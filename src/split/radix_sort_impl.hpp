@@ -1,6 +1,7 @@
 #pragma once
-// The radix sort for any backend: LSD passes of the backend's multisplit, ping-ponging between the
-// output and one temporary buffer so that the last pass writes the output.
+// The host backend's radix sort: LSD passes of the host multisplit, ping-ponging between the output
+// and one temporary buffer so that the last pass writes the output (the cuda backend's is in
+// radix_sort_cuda.cu; both give the same stable order).
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/split/bucket_identifiers.hpp>

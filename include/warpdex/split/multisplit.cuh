@@ -4,6 +4,7 @@
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/launch.cuh>
 #include <warpdex/split/detail/multisplit_kernels.cuh>
 #include <warpdex/split/detail/multisplit_single_pass.cuh>
 #include <warpdex/split/detail/multisplit_validate.hpp>
@@ -22,8 +23,6 @@
 namespace warpdex {
 namespace detail {
 
-/// Resident blocks per SM that the single-pass histogram's grid asks for (it strides over the keys).
-inline constexpr int multisplit_histogram_blocks_per_sm = 8;
 /// The bucket id widths the single-pass ranking is compiled for: CUB's early-count ranking needs at
 /// least one warp's width of digits (2^5), and m <= 2^8 = multisplit_direct_max_buckets.
 inline constexpr int multisplit_min_radix_bits = 5;
@@ -42,11 +41,6 @@ inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_
 
 /// Threads per block of the one-key-per-thread kernels of the large-m path.
 inline constexpr int multisplit_simple_block_threads = 256;
-
-inline unsigned blocks_for(std::uint64_t items, std::uint64_t per_block)
-{
-  return static_cast<unsigned>((items + per_block - 1) / per_block);
-}
 
 inline std::uint64_t read_bad_ids(const buffer<unsigned long long>& bad_ids)
 {
@@ -130,6 +124,24 @@ void launch_single_pass(int bits, unsigned blocks, const cuda& backend, const Ke
   WARPDEX_CHECK_LAUNCH("multisplit_single_pass_kernel");
 }
 
+/// The split pass of the single-pass algorithm alone, for callers that know the bucket starts (the m
+/// exclusive-scanned totals, on the device): the radix sort counts every pass's digits in one read.
+/// Asynchronous on the backend's stream. At most 2^32 - 1 tiles.
+template <class Key, class Value, class Identifier>
+void single_pass_split(const cuda& backend, const Key* keys_in, Key* keys_out, const Value* values_in,
+                       Value* values_out, std::uint64_t n, const Identifier& identifier,
+                       const std::uint64_t* bucket_starts)
+{
+  const std::uint32_t m = identifier.bucket_count();
+  const std::uint64_t tile_count = (n + multisplit_tile_keys - 1) / multisplit_tile_keys;
+  auto lookback = make_buffer<std::uint64_t>(backend, tile_count * m);
+  auto next_tile = make_buffer<std::uint32_t>(backend, 1);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(lookback.data(), 0, lookback.size_bytes(), backend.stream));
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(next_tile.data(), 0, next_tile.size_bytes(), backend.stream));
+  launch_single_pass<Key, Value>(bucket_id_bits(m), static_cast<unsigned>(tile_count), backend, keys_in, values_in,
+                                 keys_out, values_out, n, identifier, bucket_starts, lookback.data(), next_tile.data());
+}
+
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
                                                        Key* keys_out, const Value* values_in, Value* values_out,
@@ -141,13 +153,8 @@ std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const
                   std::string(caller) + ": " + std::to_string(n) + " keys are too many tiles");
   auto totals = make_buffer<unsigned long long>(backend, m + 1);  // the bucket totals, then the bad ids
   WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
-  int device = 0;
-  int sm_count = 0;
-  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
-  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  const auto histogram_blocks = static_cast<unsigned>(
-      std::min<std::uint64_t>(blocks_for(n, multisplit_block_threads),
-                              static_cast<std::uint64_t>(sm_count) * multisplit_histogram_blocks_per_sm));
+  const unsigned histogram_blocks =
+      one_wave_blocks(multisplit_histogram_kernel<Key, Identifier>, multisplit_block_threads, n);
   multisplit_histogram_kernel<Key, Identifier><<<histogram_blocks, multisplit_block_threads, 0, backend.stream>>>(
       keys_in, n, identifier, totals.data(), totals.data() + m);
   WARPDEX_CHECK_LAUNCH("multisplit_histogram_kernel");
@@ -162,13 +169,7 @@ std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const
   }
   auto bucket_starts = make_buffer<std::uint64_t>(backend, m);
   bucket_starts.copy_from(offsets);
-  auto lookback = make_buffer<std::uint64_t>(backend, tile_count * m);
-  auto next_tile = make_buffer<std::uint32_t>(backend, 1);
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(lookback.data(), 0, lookback.size_bytes(), backend.stream));
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(next_tile.data(), 0, next_tile.size_bytes(), backend.stream));
-  launch_single_pass<Key, Value>(bucket_id_bits(m), static_cast<unsigned>(tile_count), backend, keys_in, values_in,
-                                 keys_out, values_out, n, identifier, bucket_starts.data(), lookback.data(),
-                                 next_tile.data());
+  single_pass_split(backend, keys_in, keys_out, values_in, values_out, n, identifier, bucket_starts.data());
   synchronize(backend.stream);  // the outputs are complete on return, as with the other paths
   return offsets;
 }

@@ -1,0 +1,152 @@
+// The cuda backend's radix sort: one read of the keys counts the digits of every pass, then each pass
+// is the single-pass multisplit's split kernel alone (decoupled look-back over 256 buckets). A
+// multisplit per pass would read the keys once more per pass to count them: 8 instead of 12 bytes
+// per key and pass (16 instead of 20 per pair), plus 4 bytes per key once for the counting read.
+#include "radix_sort_impl.hpp"
+
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/split/multisplit.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace warpdex {
+namespace detail {
+namespace {
+
+inline constexpr std::uint32_t radix_sort_buckets = std::uint32_t{1} << radix_sort_digit_bits;
+/// Threads per block of the digit-counting kernel (a grid-strided one-wave grid).
+inline constexpr int digit_count_block_threads = 256;
+
+/// The bucket identifier of one pass: the pass's digit, reversed for the descending order.
+__host__ __device__ inline bit_field_buckets pass_digit(std::uint32_t pass, bool descending)
+{
+  return bit_field_buckets{pass * radix_sort_digit_bits, radix_sort_digit_bits, descending};
+}
+
+/// totals[pass][d] += keys whose digit of `pass` is d, for every pass at once. Grid-stride over the keys.
+template <class Key>
+__global__ void __launch_bounds__(digit_count_block_threads)
+    radix_digit_count_kernel(const Key* keys, std::uint64_t n, bool descending, unsigned long long* totals)
+{
+  constexpr std::uint32_t passes = radix_sort_passes<Key>;
+  __shared__ std::uint32_t counters[passes][radix_sort_buckets];
+  for (std::uint32_t i = threadIdx.x; i < passes * radix_sort_buckets; i += digit_count_block_threads) {
+    counters[i / radix_sort_buckets][i % radix_sort_buckets] = 0;
+  }
+  __syncthreads();
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * digit_count_block_threads;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * digit_count_block_threads + threadIdx.x; i < n;
+       i += stride) {
+    const Key key = keys[i];
+#pragma unroll
+    for (std::uint32_t pass = 0; pass < passes; ++pass) {
+      atomicAdd(&counters[pass][pass_digit(pass, descending)(key)], 1U);
+    }
+  }
+  __syncthreads();
+  for (std::uint32_t i = threadIdx.x; i < passes * radix_sort_buckets; i += digit_count_block_threads) {
+    const std::uint32_t count = counters[i / radix_sort_buckets][i % radix_sort_buckets];
+    if (count != 0) { atomicAdd(&totals[i], static_cast<unsigned long long>(count)); }
+  }
+}
+
+/// Values is void for keys only.
+template <class Key, class Value>
+void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Key> keys_in, const Value* values_in,
+                     std::span<Key> keys_out, Value* values_out, sort_order order)
+{
+  constexpr bool with_values = !std::is_void_v<Value>;
+  constexpr std::uint32_t passes = radix_sort_passes<Key>;
+  const std::uint64_t n = keys_in.size();
+  if (n == 0) { return; }
+  const std::uint64_t tile_count = (n + multisplit_tile_keys - 1) / multisplit_tile_keys;
+  WARPDEX_EXPECTS(tile_count <= std::numeric_limits<std::uint32_t>::max(),
+                  std::string(caller) + ": " + std::to_string(n) + " keys are too many tiles");
+  const bool descending = order == sort_order::descending;
+
+  auto totals = make_buffer<unsigned long long>(backend, passes * radix_sort_buckets);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
+  const unsigned count_blocks = one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, n);
+  radix_digit_count_kernel<Key>
+      <<<count_blocks, digit_count_block_threads, 0, backend.stream>>>(keys_in.data(), n, descending, totals.data());
+  WARPDEX_CHECK_LAUNCH("radix_digit_count_kernel");
+  const auto host_totals = totals.to_vector();  // synchronizes the stream
+
+  // Exclusive scan per pass; a pass whose keys all share one digit leaves the order as it is: skipped.
+  std::vector<std::uint64_t> starts(passes * radix_sort_buckets);
+  std::vector<std::uint32_t> active_passes;
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    std::uint64_t running = 0;
+    bool one_digit = false;
+    for (std::uint32_t d = 0; d < radix_sort_buckets; ++d) {
+      const std::uint64_t count = host_totals[pass * radix_sort_buckets + d];
+      starts[pass * radix_sort_buckets + d] = running;
+      running += count;
+      one_digit = one_digit || count == n;
+    }
+    if (!one_digit) { active_passes.push_back(pass); }
+  }
+  auto device_starts = make_buffer<std::uint64_t>(backend, starts.size());
+  device_starts.copy_from(starts);
+
+  // Pass k reads `from` and writes `to`, ping-ponging so that the last pass writes the output.
+  auto key_temp = make_buffer<Key>(backend, active_passes.size() > 1 ? n : 0);
+  auto value_temp = make_buffer<std::uint32_t>(backend, with_values && active_passes.size() > 1 ? n : 0);
+  const Key* keys_from = keys_in.data();
+  const Value* values_from = values_in;
+  for (std::size_t k = 0; k < active_passes.size(); ++k) {
+    const bool to_output = (active_passes.size() - k) % 2 == 1;
+    Key* keys_to = to_output ? keys_out.data() : key_temp.data();
+    Value* values_to = nullptr;
+    if constexpr (with_values) { values_to = to_output ? values_out : value_temp.data(); }
+    const std::uint32_t pass = active_passes[k];
+    single_pass_split(backend, keys_from, keys_to, values_from, values_to, n, pass_digit(pass, descending),
+                      device_starts.data() + pass * radix_sort_buckets);
+    keys_from = keys_to;
+    values_from = values_to;
+  }
+  if (active_passes.empty()) {  // every pass was trivial: the input is its own sorted order
+    copy_device_bytes(keys_out.data(), keys_in.data(), n * sizeof(Key), backend.stream);
+    if constexpr (with_values) { copy_device_bytes(values_out, values_in, n * sizeof(Value), backend.stream); }
+  }
+  synchronize(backend.stream);
+}
+
+}  // namespace
+
+}  // namespace detail
+
+void radix_sort(const cuda& backend, std::span<const std::uint32_t> keys_in, std::span<std::uint32_t> keys_out,
+                sort_order order)
+{
+  constexpr const char* caller = "radix_sort";
+  detail::validate_multisplit_spans<std::uint32_t, std::uint32_t>(caller, keys_in, keys_out, {}, {}, false);
+  detail::cuda_radix_sort<std::uint32_t, void>(caller, backend, keys_in, nullptr, keys_out, nullptr, order);
+}
+
+void radix_sort_pairs(const cuda& backend, std::span<const std::uint32_t> keys_in,
+                      std::span<const std::uint32_t> values_in, std::span<std::uint32_t> keys_out,
+                      std::span<std::uint32_t> values_out, sort_order order)
+{
+  constexpr const char* caller = "radix_sort_pairs";
+  detail::validate_multisplit_spans<std::uint32_t, std::uint32_t>(caller, keys_in, keys_out, values_in, values_out,
+                                                                  true);
+  detail::cuda_radix_sort<std::uint32_t, std::uint32_t>(caller, backend, keys_in, values_in.data(), keys_out,
+                                                        values_out.data(), order);
+}
+
+void radix_sort(const cuda& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
+                sort_order order)
+{
+  constexpr const char* caller = "radix_sort";
+  detail::validate_multisplit_spans<std::uint64_t, std::uint32_t>(caller, keys_in, keys_out, {}, {}, false);
+  detail::cuda_radix_sort<std::uint64_t, void>(caller, backend, keys_in, nullptr, keys_out, nullptr, order);
+}
+
+}  // namespace warpdex
