@@ -28,12 +28,16 @@
 #include <thrust/tuple.h>
 #include <thrust/unique.h>
 #if defined(__CUDACC__)
+#include <warpdex/core/cuda_check.hpp>
+
+#include <cub/device/device_radix_sort.cuh>
 #include <thrust/system/cuda/execution_policy.h>
 #else
 #include <thrust/system/omp/execution_policy.h>
 #endif
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -68,6 +72,33 @@ inline auto policy(const cuda& backend)
 inline auto policy(const host& backend)
 {
   return thrust::omp::par(resource_allocator{backend.resource(), nullptr});
+}
+#endif
+
+#if defined(__CUDACC__)
+/// Stable sort of (key, value) pairs by key from the inputs into the outputs: CUB's radix sort, with
+/// no copies around it (thrust::stable_sort_by_key sorts in place, so the caller would copy first).
+template <class Key, class Value>
+void stable_sort_pairs(const cuda& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
+                       Value* values_out, std::uint64_t n)
+{
+  std::size_t temp_bytes = 0;
+  const auto sort = [&](void* temp) {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, 0,
+                                                     static_cast<int>(sizeof(Key) * CHAR_BIT), backend.stream));
+  };
+  sort(nullptr);
+  auto temp = make_buffer<std::uint8_t>(backend, temp_bytes);
+  sort(temp.data());
+}
+#else
+template <class Key, class Value>
+void stable_sort_pairs(const host& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
+                       Value* values_out, std::uint64_t n)
+{
+  thrust::copy(policy(backend), keys_in, keys_in + n, keys_out);
+  thrust::copy(policy(backend), values_in, values_in + n, values_out);
+  thrust::stable_sort_by_key(policy(backend), keys_out, keys_out + n, values_out);
 }
 #endif
 
@@ -393,11 +424,11 @@ std::shared_ptr<lsm_level<Key, Value>> reduce_batch(const Backend& backend, std:
 {
   const std::uint64_t n = keys.size();
   auto sorted_keys = make_buffer<Key>(backend, n);
-  auto order = make_buffer<std::uint32_t>(backend, n);  // batch positions; a chunk is < 2^32 elements
-  thrust::copy(policy(backend), keys.data(), keys.data() + n, sorted_keys.data());
-  thrust::sequence(policy(backend), order.data(), order.data() + n);
+  auto positions = make_buffer<std::uint32_t>(backend, n);  // batch positions; a chunk is < 2^32 elements
+  auto order = make_buffer<std::uint32_t>(backend, n);
+  thrust::sequence(policy(backend), positions.data(), positions.data() + n);
   // Stable, so the entries of one key stay in batch order for the reduction.
-  thrust::stable_sort_by_key(policy(backend), sorted_keys.data(), sorted_keys.data() + n, order.data());
+  stable_sort_pairs(backend, keys.data(), positions.data(), sorted_keys.data(), order.data(), n);
   const auto batch_entries = thrust::make_zip_iterator(thrust::make_tuple(
       thrust::make_permutation_iterator(values.data(), order.data()),
       thrust::make_transform_iterator(thrust::make_permutation_iterator(operations.data(), order.data()),
@@ -566,9 +597,7 @@ void lsm_map<Key, Value, Backend>::bulk_build(std::span<const Key> keys, std::sp
     const std::uint64_t n = keys.size();
     const auto policy = detail::policy(backend_);
     auto sorted = detail::allocate_level<Key, Value>(backend_, n);
-    thrust::copy(policy, keys.data(), keys.data() + n, sorted->keys.data());
-    thrust::copy(policy, values.data(), values.data() + n, sorted->values.data());
-    thrust::stable_sort_by_key(policy, sorted->keys.data(), sorted->keys.data() + n, sorted->values.data());
+    detail::stable_sort_pairs(backend_, keys.data(), values.data(), sorted->keys.data(), sorted->values.data(), n);
     const auto positions = thrust::counting_iterator<std::uint64_t>(0);
     const std::uint64_t repeats = n < 2 ? 0
                                         : thrust::transform_reduce(policy, positions, positions + (n - 1),

@@ -158,8 +158,8 @@ class lsm_map {
 
   /// The update without checking the operations; `may_erase` is false when every operation is an insert
   /// (the batch then makes no tombstones, and counting them is skipped).
-  void apply_batch(std::span<const Key> keys, std::span<const Value> values,
-                   std::span<const lsm_operation> operations, bool may_erase);
+  void apply_batch(std::span<const Key> keys, std::span<const Value> values, std::span<const lsm_operation> operations,
+                   bool may_erase);
   void commit(level_list levels);
   void ensure_liveness_index() const;
   void maybe_cleanup();
