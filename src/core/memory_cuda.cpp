@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,7 +21,10 @@ std::string bytes_text(std::size_t bytes)
 }
 
 /// cudaMallocAsync from a pool of our own, so the default pool's settings (which other libraries in the
-/// process may rely on) stay untouched.
+/// process may rely on) stay untouched. The pool keeps freed memory for the next allocations instead of
+/// returning it to the driver at every synchronization: mapping fresh memory costs about as much as
+/// writing it, which made every large temporary (a sort's second buffer, an LSM level) pay that again
+/// on each call. An allocation the cached memory stands in the way of trims the pool and tries again.
 class device_pool_resource final : public memory_resource {
  public:
   explicit device_pool_resource(int device) : device_(device)
@@ -30,6 +35,8 @@ class device_pool_resource final : public memory_resource {
     properties.location.type = cudaMemLocationTypeDevice;
     properties.location.id = device;
     WARPDEX_CUDA_TRY(cudaMemPoolCreate(&pool_, &properties));
+    std::uint64_t keep_everything = std::numeric_limits<std::uint64_t>::max();
+    WARPDEX_CUDA_TRY(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep_everything));
   }
   // The pool lives as long as the process: destroying it from a static destructor could run after the
   // CUDA runtime has shut down.
@@ -40,7 +47,14 @@ class device_pool_resource final : public memory_resource {
   void* do_allocate(std::size_t bytes, stream_t stream) override
   {
     void* pointer = nullptr;
-    const cudaError_t status = cudaMallocFromPoolAsync(&pointer, bytes, pool_, stream);
+    cudaError_t status = cudaMallocFromPoolAsync(&pointer, bytes, pool_, stream);
+    if (status == cudaErrorMemoryAllocation) {
+      // Return the cached memory that no allocation holds (after the work queued on it) and try again.
+      (void)cudaGetLastError();
+      WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
+      WARPDEX_CUDA_TRY(cudaMemPoolTrimTo(pool_, 0));
+      status = cudaMallocFromPoolAsync(&pointer, bytes, pool_, stream);
+    }
     if (status == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       std::size_t free_bytes = 0;

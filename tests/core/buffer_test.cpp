@@ -291,6 +291,28 @@ TEST_F(device_buffer_test, exhaustion_throws_out_of_memory_and_leaves_the_device
   EXPECT_EQ(buffer.to_vector(), values);
 }
 
+// The pool caches freed memory; a later allocation larger than what is free beside the cache must still
+// succeed (the pool gives its cache back first). Uses most of the device's memory, so the sanitizer runs
+// leave it out (`Huge`).
+TEST_F(device_buffer_test, cached_memory_is_returned_when_an_allocation_needs_it_Huge)
+{
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+  const std::size_t first = free_bytes / 10 * 6;
+  const std::size_t second = free_bytes / 10 * 8;  // fits only once the first one's memory is back
+  {
+    auto cached = warpdex::make_device_buffer<std::byte>(first);
+    ASSERT_EQ(cudaMemsetAsync(cached.data(), 1, first, cached.stream()), cudaSuccess);
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  auto large = warpdex::make_device_buffer<std::byte>(second);
+  ASSERT_EQ(cudaMemsetAsync(large.data(), 2, second, large.stream()), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::byte last{};
+  ASSERT_EQ(cudaMemcpy(&last, large.data() + second - 1, 1, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(last, std::byte{2});
+}
 TEST_F(device_buffer_test, device_resource_is_one_per_device)
 {
   int current = -1;

@@ -47,7 +47,10 @@ memory_resource* host_resource();
 #if WARPDEX_HAS_CUDA
 /// The process-wide stream-ordered resource for device memory of `device` (-1: the current device):
 /// `cudaMallocAsync` from a memory pool warpdex owns, so allocating inside a pipeline does not
-/// synchronize. The pool returns unused memory to the driver at stream synchronizations.
+/// synchronize. The pool keeps freed memory cached for later allocations (mapping fresh memory is
+/// slow); an allocation that does not fit beside the cached memory returns it to the driver and tries
+/// again before reporting `out_of_memory`. Memory freed by warpdex therefore stays reserved for
+/// warpdex until then.
 memory_resource* device_resource(int device = -1);
 
 /// The process-wide resource for pinned host memory (`cudaMallocHost`); it synchronizes on free.
