@@ -32,6 +32,8 @@ constexpr key32 poison_key = 0xdeadbeefU;
 constexpr value32 poison_value = 0xfeedfaceU;
 /// Bucket counts of the issue: both sides of 32 (one warp) and of 256 (the direct path's limit).
 const std::vector<std::uint32_t> bucket_counts = {1, 2, 3, 5, 32, 33, 100, 256, 257, 1000};
+/// The most buckets one multisplit pass handles; more take the super-bucket passes or the sort.
+constexpr std::uint32_t one_pass_max_buckets = 256;
 /// Sizes: empty, one key, one past a 4096-key tile, and several tiles with a ragged end.
 const std::vector<std::uint64_t> sizes = {0, 1, 4097, 3 * 4096 + 1000};
 const std::vector<bucket_spread> spreads = {bucket_spread::uniform, bucket_spread::one_bucket, bucket_spread::binomial,
@@ -89,6 +91,8 @@ void expect_stable_split(const Backend& backend, const std::vector<Key>& keys, c
   auto keys_in = make_buffer_from<Key>(backend, keys);
   auto values_in = make_buffer_from<value32>(backend, values);
   for (const auto& [algorithm, algorithm_name] : algorithms) {
+    // With m <= 256 super_bucket is one pass of three_pass or single_pass: both are run already.
+    if (algorithm == multisplit_algorithm::super_bucket && m <= one_pass_max_buckets) { continue; }
     SCOPED_TRACE(algorithm_name);
     auto keys_out = make_filled_buffer<Key>(backend, n, poison_for<Key>());
     std::vector<std::uint64_t> offsets;

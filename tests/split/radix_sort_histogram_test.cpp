@@ -103,8 +103,9 @@ TYPED_TEST(radix_sort_test, every_digit_width_sorts_stably)
   constexpr std::uint64_t n = 3 * 4096 + 1000;
   constexpr std::uint64_t poison64 = 0xdeadbeefdeadbeefULL;
   std::uint64_t seed = 300;
-  // Widths that divide neither 32 nor 64 (a narrower last pass, odd pass counts) and the extremes.
-  for (const std::uint32_t digit_bits : {1U, 5U, 6U, 7U, 8U}) {
+  // Widths that divide neither 32 nor 64: a narrower last pass and odd pass counts (11, 7, 5 passes of
+  // 32-bit keys; 8 bits is the default of the other tests). Few widths: every pass is several launches.
+  for (const std::uint32_t digit_bits : {3U, 5U, 7U}) {
     for (const sort_order order : {sort_order::ascending, sort_order::descending}) {
       std::mt19937_64 random(++seed);
       SCOPED_TRACE("digit_bits=" + std::to_string(digit_bits) +
