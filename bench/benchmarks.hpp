@@ -12,6 +12,9 @@ void run_cub_radix_sort(context& ctx);
 /// Stable multisplit of keys and pairs by bit fields, delta buckets and splitters, next to CUB.
 void run_multisplit(context& ctx);
 
+/// The warp-level multisplit primitives (ballot and match) per bucket count, each next to the other.
+void run_warp_multisplit(context& ctx);
+
 /// The multisplit radix sort and histograms, next to cub::DeviceRadixSort and cub::DeviceHistogram.
 void run_split_sort_histogram(context& ctx);
 

@@ -219,6 +219,7 @@ const std::vector<benchmark>& registry()
   static const std::vector<benchmark> all = {
       {"baseline/cub_radix_sort", run_cub_radix_sort},
       {"multisplit", run_multisplit},
+      {"warp_multisplit", run_warp_multisplit},
       {"split/radix_sort_histogram", run_split_sort_histogram},
       {"slab_hash", run_slab_hash},
       {"lsm", run_lsm},

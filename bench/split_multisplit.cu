@@ -1,5 +1,6 @@
-// Multisplit rows: multisplit/<keys|pairs>/<bits|delta|splitters>/m=<m> (bit fields: one row per
-// algorithm, suffixed /three_pass and /single_pass), each next to its CUB
+// Multisplit rows: multisplit/<keys|pairs>/<bits|delta|splitters>/m=<m> (bit fields with m <= 256: one
+// row per algorithm, suffixed /three_pass and /single_pass; every m > 256: suffixed /super_bucket and
+// /reduced_bit_sort next to the default row), each next to its CUB
 // baseline on the same keys in the same process:
 // - bits: cub::DeviceRadixSort over the same bits (a bit-range radix sort is a stable multisplit);
 // - delta, splitters: the reduced-bit sort (label every key, then SortPairs of (label, key) over
@@ -11,6 +12,7 @@
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/generate.hpp>
+#include <warpdex/split/detail/multisplit_kernels.cuh>
 #include <warpdex/split/multisplit.hpp>
 #include <warpdex/split/warp_multisplit.cuh>
 
@@ -249,12 +251,25 @@ auto partition_baseline(split_data& data, const delta_buckets& identifier)
   return [&data, partition, bytes]() mutable { partition(data.temp.data(), bytes); };
 }
 
-/// The bit-field rows time what users get (`automatic`, no suffix) and each algorithm of the cuda
-/// backend (suffix /three_pass, /single_pass).
-const std::pair<multisplit_algorithm, const char*> split_algorithms[] = {
+using algorithm_variant = std::pair<multisplit_algorithm, const char*>;
+/// The bit-field rows with m <= 256 time what users get (`automatic`, no suffix) and each algorithm of
+/// the cuda backend (suffix /three_pass, /single_pass).
+const std::vector<algorithm_variant> split_algorithms = {{multisplit_algorithm::automatic, ""},
+                                                         {multisplit_algorithm::three_pass, "/three_pass"},
+                                                         {multisplit_algorithm::single_pass, "/single_pass"}};
+/// Every row with m > 256 times `automatic` and both algorithms for many buckets.
+const std::vector<algorithm_variant> many_bucket_algorithms = {
     {multisplit_algorithm::automatic, ""},
-    {multisplit_algorithm::three_pass, "/three_pass"},
-    {multisplit_algorithm::single_pass, "/single_pass"}};
+    {multisplit_algorithm::super_bucket, "/super_bucket"},
+    {multisplit_algorithm::reduced_bit_sort, "/reduced_bit_sort"}};
+const std::vector<algorithm_variant> automatic_only = {{multisplit_algorithm::automatic, ""}};
+
+/// The variants timed for m buckets (bit fields: every algorithm also for m <= 256).
+const std::vector<algorithm_variant>& variants_for(std::uint32_t m, bool bit_field)
+{
+  if (m > detail::multisplit_direct_max_buckets) { return many_bucket_algorithms; }
+  return bit_field ? split_algorithms : automatic_only;
+}
 
 std::string row_name(bool pairs, const char* kind, std::uint32_t m)
 {
@@ -269,8 +284,8 @@ void run_multisplit(context& ctx)
   split_data data(ctx.n());
   data.generate(0xffffffffU);
   for (const bool pairs : {false, true}) {
-    for (const std::uint32_t bits : {1U, 3U, 5U, 6U, 8U}) {
-      for (const auto& [algorithm, algorithm_name] : split_algorithms) {
+    for (const std::uint32_t bits : {1U, 3U, 5U, 6U, 8U, 10U, 12U}) {
+      for (const auto& [algorithm, algorithm_name] : variants_for(1U << bits, true)) {
         const std::string name = row_name(pairs, "bits", 1U << bits) + algorithm_name;
         if (!ctx.selected(name)) { continue; }
         auto baseline = radix_sort_baseline(data, static_cast<int>(bits), pairs);
@@ -282,34 +297,40 @@ void run_multisplit(context& ctx)
     }
   }
   for (const bool pairs : {false, true}) {
-    for (const std::uint32_t m : {2U, 3U, 32U, 256U, 1000U}) {
-      const std::string name = row_name(pairs, "delta", m);
-      if (!ctx.selected(name)) { continue; }
-      const delta_buckets identifier{static_cast<key32>((std::uint64_t{1} << 32) / m), m};
-      data.generate(static_cast<key32>(std::uint64_t{identifier.delta} * m - 1));
-      if (!pairs && m <= 3) {
-        auto baseline = partition_baseline(data, identifier);
-        add_split_row(ctx, data, name, identifier, pairs,
-                      std::string("cub::DevicePartition::If ") + (m == 2 ? "2-way" : "3-way"), baseline);
-      } else {
-        auto baseline = reduced_bit_sort_baseline(data, identifier, pairs);
-        add_split_row(ctx, data, name, identifier, pairs, "label + cub SortPairs over ceil(log2 m) bits", baseline);
+    for (const std::uint32_t m : {2U, 3U, 32U, 256U, 1000U, 4096U}) {
+      for (const auto& [algorithm, algorithm_name] : variants_for(m, false)) {
+        const std::string name = row_name(pairs, "delta", m) + algorithm_name;
+        if (!ctx.selected(name)) { continue; }
+        const delta_buckets identifier{static_cast<key32>((std::uint64_t{1} << 32) / m), m};
+        data.generate(static_cast<key32>(std::uint64_t{identifier.delta} * m - 1));
+        if (!pairs && m <= 3) {
+          auto baseline = partition_baseline(data, identifier);
+          add_split_row(ctx, data, name, identifier, pairs,
+                        std::string("cub::DevicePartition::If ") + (m == 2 ? "2-way" : "3-way"), baseline, algorithm);
+        } else {
+          auto baseline = reduced_bit_sort_baseline(data, identifier, pairs);
+          add_split_row(ctx, data, name, identifier, pairs, "label + cub SortPairs over ceil(log2 m) bits", baseline,
+                        algorithm);
+        }
       }
     }
   }
   data.generate(0xffffffffU);
   for (const bool pairs : {false, true}) {
-    for (const std::uint32_t m : {32U, 256U}) {
-      const std::string name = row_name(pairs, "splitters", m);
-      if (!ctx.selected(name)) { continue; }
-      const key32 spacing = static_cast<key32>((std::uint64_t{1} << 32) / m);
-      std::vector<key32> splitters(m - 1);
-      for (std::uint32_t i = 0; i + 1 < m; ++i) { splitters[i] = (i + 1) * spacing; }
-      auto stored = make_device_buffer<key32>(splitters.size());
-      stored.copy_from(splitters);
-      const splitter_buckets<key32> identifier{stored.data(), m - 1};
-      auto baseline = reduced_bit_sort_baseline(data, identifier, pairs);
-      add_split_row(ctx, data, name, identifier, pairs, "label + cub SortPairs over ceil(log2 m) bits", baseline);
+    for (const std::uint32_t m : {32U, 256U, 1000U, 4096U}) {
+      for (const auto& [algorithm, algorithm_name] : variants_for(m, false)) {
+        const std::string name = row_name(pairs, "splitters", m) + algorithm_name;
+        if (!ctx.selected(name)) { continue; }
+        const key32 spacing = static_cast<key32>((std::uint64_t{1} << 32) / m);
+        std::vector<key32> splitters(m - 1);
+        for (std::uint32_t i = 0; i + 1 < m; ++i) { splitters[i] = (i + 1) * spacing; }
+        auto stored = make_device_buffer<key32>(splitters.size());
+        stored.copy_from(splitters);
+        const splitter_buckets<key32> identifier{stored.data(), m - 1};
+        auto baseline = reduced_bit_sort_baseline(data, identifier, pairs);
+        add_split_row(ctx, data, name, identifier, pairs, "label + cub SortPairs over ceil(log2 m) bits", baseline,
+                      algorithm);
+      }
     }
   }
 }

@@ -1,6 +1,6 @@
-// Rows radix_sort/<keys32|pairs32|keys64> (the multisplit radix sort next to cub::DeviceRadixSort) and
-// histogram/<even|range>/m=<m> (next to cub::DeviceHistogram::HistogramEven / HistogramRange), on the
-// same data in the same process.
+// Rows radix_sort/<keys32|pairs32|keys64> and radix_sort/keys32/digit=<d> (the multisplit radix sort
+// next to cub::DeviceRadixSort) and histogram/<even|range>/m=<m> (next to
+// cub::DeviceHistogram::HistogramEven / HistogramRange), on the same data in the same process.
 #include "benchmarks.hpp"
 #include "verify.cuh"
 
@@ -88,6 +88,37 @@ void run_radix_sort_rows(context& ctx)
     cub_sort(nullptr);
     auto temp = make_device_buffer<std::uint8_t>(bytes);
     r.baseline = pairs ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys";
+    r.baseline_value = static_cast<double>(n) / (ctx.median_ms(nullptr, [&] { cub_sort(temp.data()); }) * 1e6);
+    ctx.add(std::move(r));
+  }
+}
+
+/// radix_sort/keys32/digit=<d>: the 32-bit key sort with d bits per pass (one counting read, then
+/// ceil(32 / d) passes of 8 bytes per key), next to cub::DeviceRadixSort::SortKeys, to fill a per-GPU default width.
+void run_radix_sort_digit_rows(context& ctx)
+{
+  const std::uint64_t n = ctx.n();
+  const cuda backend{};
+  auto keys_in = make_device_buffer<std::uint32_t>(n);
+  auto keys_out = make_device_buffer<std::uint32_t>(n);
+  generate_keys(backend, key_set<std::uint32_t>{n, bench_seed}, keys_in.span());
+  std::size_t bytes = 0;
+  const auto cub_sort = [&](void* temp) {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp, bytes, keys_in.data(), keys_out.data(), n));
+  };
+  cub_sort(nullptr);
+  auto temp = make_device_buffer<std::uint8_t>(bytes);
+  for (const std::uint32_t digit_bits : {5U, 6U, 7U, 8U}) {
+    const std::string name = "radix_sort/keys32/digit=" + std::to_string(digit_bits);
+    if (!ctx.selected(name)) { continue; }
+    const double ms = ctx.median_ms(nullptr, [&] {
+      radix_sort(backend, std::as_const(keys_in).span(), keys_out.span(), sort_order::ascending, digit_bits);
+    });
+    constexpr double bytes_per_key_and_pass = 2 * sizeof(std::uint32_t);
+    const double passes = (32 + digit_bits - 1) / digit_bits;
+    row r = make_row(name, n, ms, "Gkeys/s", sizeof(std::uint32_t) + passes * bytes_per_key_and_pass);
+    r.verified = is_sorted_permutation(keys_in.data(), keys_out.data(), n, nullptr);
+    r.baseline = "cub::DeviceRadixSort::SortKeys";
     r.baseline_value = static_cast<double>(n) / (ctx.median_ms(nullptr, [&] { cub_sort(temp.data()); }) * 1e6);
     ctx.add(std::move(r));
   }
@@ -184,6 +215,7 @@ void run_split_sort_histogram(context& ctx)
   if (ctx.selected("radix_sort/")) {
     run_radix_sort_rows(ctx);
     run_radix_sort_keys64_row(ctx);
+    run_radix_sort_digit_rows(ctx);
   }
   if (ctx.selected("histogram/")) { run_histogram_rows(ctx); }
 }

@@ -3,5 +3,5 @@
 #include <warpdex/split/multisplit.cuh>
 
 namespace warpdex {
-WARPDEX_INSTANTIATE_ALL_MULTISPLITS(cuda)
+WARPDEX_INSTANTIATE_MULTISPLITS_32(cuda)
 }  // namespace warpdex

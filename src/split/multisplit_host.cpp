@@ -3,5 +3,6 @@
 #include <warpdex/split/multisplit_host.hpp>
 
 namespace warpdex {
-WARPDEX_INSTANTIATE_ALL_MULTISPLITS(host)
+WARPDEX_INSTANTIATE_MULTISPLITS_32(host)
+WARPDEX_INSTANTIATE_MULTISPLITS_64(host)
 }  // namespace warpdex

@@ -14,9 +14,15 @@
       const Backend&, std::span<const Key>, std::span<const std::uint32_t>, std::span<Key>, std::span<std::uint32_t>, \
       const Identifier&, multisplit_algorithm);
 
-#define WARPDEX_INSTANTIATE_ALL_MULTISPLITS(Backend)                                      \
+/// 32-bit keys (one translation unit per key width keeps the cuda instantiations compiling in parallel).
+#define WARPDEX_INSTANTIATE_MULTISPLITS_32(Backend)                                       \
   WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint32_t, bit_field_buckets)               \
   WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint32_t, delta_buckets)                   \
   WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint32_t, splitter_buckets<std::uint32_t>) \
-  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, float, splitter_buckets<float>)                 \
-  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint64_t, bit_field_buckets)
+  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, float, splitter_buckets<float>)
+
+/// 64-bit keys.
+#define WARPDEX_INSTANTIATE_MULTISPLITS_64(Backend)                         \
+  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint64_t, bit_field_buckets) \
+  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint64_t, delta_buckets)     \
+  WARPDEX_INSTANTIATE_MULTISPLIT(Backend, std::uint64_t, splitter_buckets<std::uint64_t>)

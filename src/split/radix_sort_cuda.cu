@@ -19,50 +19,47 @@ namespace warpdex {
 namespace detail {
 namespace {
 
-inline constexpr std::uint32_t radix_sort_buckets = std::uint32_t{1} << radix_sort_digit_bits;
 /// Threads per block of the digit-counting kernel (a grid-strided one-wave grid).
 inline constexpr int digit_count_block_threads = 256;
+/// Shared counters of the digit-counting kernel: passes x 2^digit_bits, largest for 64-bit keys and
+/// 8-bit digits (8 x 256).
+inline constexpr std::uint32_t digit_count_max_counters = 8 * (std::uint32_t{1} << radix_sort_max_digit_bits);
 
-/// The bucket identifier of one pass: the pass's digit, reversed for the descending order.
-__host__ __device__ inline bit_field_buckets pass_digit(std::uint32_t pass, bool descending)
-{
-  return bit_field_buckets{pass * radix_sort_digit_bits, radix_sort_digit_bits, descending};
-}
-
-/// totals[pass][d] += keys whose digit of `pass` is d, for every pass at once. Grid-stride over the keys.
+/// totals[pass * 2^digit_bits + d] += keys whose digit of `pass` is d, for every pass at once.
+/// Grid-stride over the keys.
 template <class Key>
 __global__ void __launch_bounds__(digit_count_block_threads)
-    radix_digit_count_kernel(const Key* keys, std::uint64_t n, bool descending, unsigned long long* totals)
+    radix_digit_count_kernel(const Key* keys, std::uint64_t n, std::uint32_t digit_bits, bool descending,
+                             unsigned long long* totals)
 {
-  constexpr std::uint32_t passes = radix_sort_passes<Key>;
-  __shared__ std::uint32_t counters[passes][radix_sort_buckets];
-  for (std::uint32_t i = threadIdx.x; i < passes * radix_sort_buckets; i += digit_count_block_threads) {
-    counters[i / radix_sort_buckets][i % radix_sort_buckets] = 0;
-  }
+  __shared__ std::uint32_t counters[digit_count_max_counters];
+  const std::uint32_t passes = radix_sort_pass_count<Key>(digit_bits);
+  const std::uint32_t used = passes << digit_bits;
+  for (std::uint32_t i = threadIdx.x; i < used; i += digit_count_block_threads) { counters[i] = 0; }
   __syncthreads();
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * digit_count_block_threads;
   for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * digit_count_block_threads + threadIdx.x; i < n;
        i += stride) {
     const Key key = keys[i];
-#pragma unroll
     for (std::uint32_t pass = 0; pass < passes; ++pass) {
-      atomicAdd(&counters[pass][pass_digit(pass, descending)(key)], 1U);
+      atomicAdd(&counters[(pass << digit_bits) + radix_sort_pass_digit<Key>(pass, digit_bits, descending)(key)], 1U);
     }
   }
   __syncthreads();
-  for (std::uint32_t i = threadIdx.x; i < passes * radix_sort_buckets; i += digit_count_block_threads) {
-    const std::uint32_t count = counters[i / radix_sort_buckets][i % radix_sort_buckets];
-    if (count != 0) { atomicAdd(&totals[i], static_cast<unsigned long long>(count)); }
+  for (std::uint32_t i = threadIdx.x; i < used; i += digit_count_block_threads) {
+    if (counters[i] != 0) { atomicAdd(&totals[i], static_cast<unsigned long long>(counters[i])); }
   }
 }
 
 /// Values is void for keys only.
 template <class Key, class Value>
 void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Key> keys_in, const Value* values_in,
-                     std::span<Key> keys_out, Value* values_out, sort_order order)
+                     std::span<Key> keys_out, Value* values_out, sort_order order, std::uint32_t digit_bits)
 {
   constexpr bool with_values = !std::is_void_v<Value>;
-  constexpr std::uint32_t passes = radix_sort_passes<Key>;
+  validate_digit_bits(caller, digit_bits);
+  const std::uint32_t passes = radix_sort_pass_count<Key>(digit_bits);
+  const std::uint32_t stride = std::uint32_t{1} << digit_bits;  // counters per pass
   const std::uint64_t n = keys_in.size();
   if (n == 0) { return; }
   const std::uint64_t tile_count = (n + multisplit_tile_keys - 1) / multisplit_tile_keys;
@@ -70,7 +67,7 @@ void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Ke
                   std::string(caller) + ": " + std::to_string(n) + " keys are too many tiles");
   const bool descending = order == sort_order::descending;
 
-  auto totals = make_buffer<unsigned long long>(backend, passes * radix_sort_buckets);
+  auto totals = make_buffer<unsigned long long>(backend, passes * stride);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
   const unsigned count_blocks = one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, n);
   radix_digit_count_kernel<Key>
@@ -79,14 +76,14 @@ void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Ke
   const auto host_totals = totals.to_vector();  // synchronizes the stream
 
   // Exclusive scan per pass; a pass whose keys all share one digit leaves the order as it is: skipped.
-  std::vector<std::uint64_t> starts(passes * radix_sort_buckets);
+  std::vector<std::uint64_t> starts(passes * stride);
   std::vector<std::uint32_t> active_passes;
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
     std::uint64_t running = 0;
     bool one_digit = false;
-    for (std::uint32_t d = 0; d < radix_sort_buckets; ++d) {
-      const std::uint64_t count = host_totals[pass * radix_sort_buckets + d];
-      starts[pass * radix_sort_buckets + d] = running;
+    for (std::uint32_t d = 0; d < stride; ++d) {
+      const std::uint64_t count = host_totals[pass * stride + d];
+      starts[pass * stride + d] = running;
       running += count;
       one_digit = one_digit || count == n;
     }
@@ -106,8 +103,8 @@ void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Ke
     Value* values_to = nullptr;
     if constexpr (with_values) { values_to = to_output ? values_out : value_temp.data(); }
     const std::uint32_t pass = active_passes[k];
-    single_pass_split(backend, keys_from, keys_to, values_from, values_to, n, pass_digit(pass, descending),
-                      device_starts.data() + pass * radix_sort_buckets);
+    single_pass_split(backend, keys_from, keys_to, values_from, values_to, n,
+                      radix_sort_pass_digit<Key>(pass, digit_bits, descending), device_starts.data() + pass * stride);
     keys_from = keys_to;
     values_from = values_to;
   }
@@ -123,30 +120,30 @@ void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Ke
 }  // namespace detail
 
 void radix_sort(const cuda& backend, std::span<const std::uint32_t> keys_in, std::span<std::uint32_t> keys_out,
-                sort_order order)
+                sort_order order, std::uint32_t digit_bits)
 {
   constexpr const char* caller = "radix_sort";
   detail::validate_multisplit_spans<std::uint32_t, std::uint32_t>(caller, keys_in, keys_out, {}, {}, false);
-  detail::cuda_radix_sort<std::uint32_t, void>(caller, backend, keys_in, nullptr, keys_out, nullptr, order);
+  detail::cuda_radix_sort<std::uint32_t, void>(caller, backend, keys_in, nullptr, keys_out, nullptr, order, digit_bits);
 }
 
 void radix_sort_pairs(const cuda& backend, std::span<const std::uint32_t> keys_in,
                       std::span<const std::uint32_t> values_in, std::span<std::uint32_t> keys_out,
-                      std::span<std::uint32_t> values_out, sort_order order)
+                      std::span<std::uint32_t> values_out, sort_order order, std::uint32_t digit_bits)
 {
   constexpr const char* caller = "radix_sort_pairs";
   detail::validate_multisplit_spans<std::uint32_t, std::uint32_t>(caller, keys_in, keys_out, values_in, values_out,
                                                                   true);
   detail::cuda_radix_sort<std::uint32_t, std::uint32_t>(caller, backend, keys_in, values_in.data(), keys_out,
-                                                        values_out.data(), order);
+                                                        values_out.data(), order, digit_bits);
 }
 
 void radix_sort(const cuda& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
-                sort_order order)
+                sort_order order, std::uint32_t digit_bits)
 {
   constexpr const char* caller = "radix_sort";
   detail::validate_multisplit_spans<std::uint64_t, std::uint32_t>(caller, keys_in, keys_out, {}, {}, false);
-  detail::cuda_radix_sort<std::uint64_t, void>(caller, backend, keys_in, nullptr, keys_out, nullptr, order);
+  detail::cuda_radix_sort<std::uint64_t, void>(caller, backend, keys_in, nullptr, keys_out, nullptr, order, digit_bits);
 }
 
 }  // namespace warpdex

@@ -32,6 +32,8 @@ constexpr key32 poison_key = 0xdeadbeefU;
 constexpr value32 poison_value = 0xfeedfaceU;
 /// Bucket counts of the issue: both sides of 32 (one warp) and of 256 (the direct path's limit).
 const std::vector<std::uint32_t> bucket_counts = {1, 2, 3, 5, 32, 33, 100, 256, 257, 1000};
+/// The most buckets one multisplit pass handles; more take the super-bucket passes or the sort.
+constexpr std::uint32_t one_pass_max_buckets = 256;
 /// Sizes: empty, one key, one past a 4096-key tile, and several tiles with a ragged end.
 const std::vector<std::uint64_t> sizes = {0, 1, 4097, 3 * 4096 + 1000};
 const std::vector<bucket_spread> spreads = {bucket_spread::uniform, bucket_spread::one_bucket, bucket_spread::binomial,
@@ -62,9 +64,14 @@ Key poison_for()
   }
 }
 
-/// Both algorithms of the cuda backend for m <= 256 (the host backend runs its one algorithm for each).
+/// Every algorithm of the cuda backend (the host backend runs its one algorithm for each): with m > 256
+/// three_pass and single_pass run the super-bucket passes with that algorithm, super_bucket picks
+/// per pass, and reduced_bit_sort sorts labels for any m.
 const std::vector<std::pair<multisplit_algorithm, const char*>> algorithms = {
-    {multisplit_algorithm::three_pass, "three_pass"}, {multisplit_algorithm::single_pass, "single_pass"}};
+    {multisplit_algorithm::three_pass, "three_pass"},
+    {multisplit_algorithm::single_pass, "single_pass"},
+    {multisplit_algorithm::super_bucket, "super_bucket"},
+    {multisplit_algorithm::reduced_bit_sort, "reduced_bit_sort"}};
 
 /// Runs the multisplit of `keys` with every algorithm (with input positions as values when `pairs`) and
 /// compares everything with the oracle built from `ids`, the independently computed bucket of every key.
@@ -84,6 +91,8 @@ void expect_stable_split(const Backend& backend, const std::vector<Key>& keys, c
   auto keys_in = make_buffer_from<Key>(backend, keys);
   auto values_in = make_buffer_from<value32>(backend, values);
   for (const auto& [algorithm, algorithm_name] : algorithms) {
+    // With m <= 256 super_bucket is one pass of three_pass or single_pass: both are run already.
+    if (algorithm == multisplit_algorithm::super_bucket && m <= one_pass_max_buckets) { continue; }
     SCOPED_TRACE(algorithm_name);
     auto keys_out = make_filled_buffer<Key>(backend, n, poison_for<Key>());
     std::vector<std::uint64_t> offsets;
@@ -109,21 +118,23 @@ Key key_with_field(std::uint32_t bucket, const bit_field_buckets& field, std::mt
   return static_cast<Key>((noise & ~mask) | ((std::uint64_t{bucket} << field.shift) & mask));
 }
 
-/// Splitters for m buckets: m - 1 distinct sorted values in [1, 2^32 - 1], so every bucket has keys.
-std::vector<key32> draw_splitters(std::uint32_t m, std::mt19937_64& random)
+/// Splitters for m buckets: m - 1 distinct sorted values in [1, max], so every bucket has keys.
+template <class Key = key32>
+std::vector<Key> draw_splitters(std::uint32_t m, std::mt19937_64& random)
 {
-  std::uniform_int_distribution<key32> value(1, std::numeric_limits<key32>::max());
-  std::set<key32> chosen;
+  std::uniform_int_distribution<Key> value(1, std::numeric_limits<Key>::max());
+  std::set<Key> chosen;
   while (chosen.size() + 1 < m) { chosen.insert(value(random)); }
   return {chosen.begin(), chosen.end()};
 }
 
 /// A uniform key in bucket b of `splitters` (bucket b holds [s_{b-1}, s_b)).
-key32 key_in_range(std::uint32_t bucket, const std::vector<key32>& splitters, std::mt19937_64& random)
+template <class Key>
+Key key_in_range(std::uint32_t bucket, const std::vector<Key>& splitters, std::mt19937_64& random)
 {
-  const std::uint64_t low = bucket == 0 ? 0 : splitters[bucket - 1];
-  const std::uint64_t high = bucket == splitters.size() ? std::numeric_limits<key32>::max() : splitters[bucket] - 1;
-  return static_cast<key32>(std::uniform_int_distribution<std::uint64_t>(low, high)(random));
+  const Key low = bucket == 0 ? 0 : splitters[bucket - 1];
+  const Key high = bucket == splitters.size() ? std::numeric_limits<Key>::max() : splitters[bucket] - 1;
+  return std::uniform_int_distribution<Key>(low, high)(random);
 }
 
 struct split_case {
@@ -184,6 +195,57 @@ TYPED_TEST(multisplit_test, splitter_buckets_match_the_stable_oracle)
     const splitter_buckets<key32> identifier{stored.data(), static_cast<std::uint32_t>(splitters.size())};
     expect_stable_split(this->backend(), keys, ids, identifier, c.pairs);
   });
+}
+
+TYPED_TEST(multisplit_test, delta_buckets_of_64_bit_keys_match_the_stable_oracle)
+{
+  for_each_case(6, [&](const split_case& c) {
+    std::mt19937_64 random(c.seed);
+    // Wide buckets, so most keys lie above 2^32 and the quotient needs 64 bits.
+    const key32 delta = std::uniform_int_distribution<key32>(std::numeric_limits<key32>::max() / 2,
+                                                             std::numeric_limits<key32>::max())(random);
+    const delta_buckets identifier{delta, c.m};
+    const auto ids = draw_buckets(c.n, c.m, c.spread, random);
+    std::vector<key64> keys(c.n);
+    for (std::uint64_t i = 0; i < c.n; ++i) {
+      keys[i] = key64{ids[i]} * delta + std::uniform_int_distribution<key64>(0, delta - 1)(random);
+    }
+    expect_stable_split(this->backend(), keys, ids, identifier, c.pairs);
+  });
+}
+
+TYPED_TEST(multisplit_test, splitter_buckets_of_64_bit_keys_match_the_stable_oracle)
+{
+  for_each_case(7, [&](const split_case& c) {
+    std::mt19937_64 random(c.seed);
+    const auto splitters = draw_splitters<key64>(c.m, random);
+    const auto ids = draw_buckets(c.n, c.m, c.spread, random);
+    std::vector<key64> keys(c.n);
+    for (std::uint64_t i = 0; i < c.n; ++i) { keys[i] = key_in_range(ids[i], splitters, random); }
+    const auto stored = make_buffer_from<key64>(this->backend(), splitters);
+    const splitter_buckets<key64> identifier{stored.data(), static_cast<std::uint32_t>(splitters.size())};
+    expect_stable_split(this->backend(), keys, ids, identifier, c.pairs);
+  });
+}
+
+TYPED_TEST(multisplit_test, delta_quotients_of_64_bit_keys_past_32_bits_are_outside_the_buckets)
+{
+  // floor(key / 1) = 2^32 + 3: an id that a 32-bit truncation would turn into bucket 3 of 5.
+  const std::vector<key64> keys = {1, (key64{1} << 32) + 3, 2, ~key64{0}};
+  auto keys_in = make_buffer_from<key64>(this->backend(), keys);
+  auto keys_out = make_filled_buffer<key64>(this->backend(), keys.size(), poison_key64);
+  for (const auto& [algorithm, algorithm_name] : algorithms) {
+    SCOPED_TRACE(algorithm_name);
+    for (const std::uint32_t m : {5U, 300U}) {
+      expect_error_mentioning<error>(
+          [&] {
+            (void)multisplit(this->backend(), std::as_const(keys_in).span(), keys_out.span(), delta_buckets{1, m},
+                             algorithm);
+          },
+          {"2 of 4", "outside [0, " + std::to_string(m) + ")"});
+    }
+  }
+  EXPECT_EQ(keys_out.to_vector(), std::vector<key64>(keys.size(), poison_key64));
 }
 
 TYPED_TEST(multisplit_test, float_splitter_buckets_match_upper_bound)

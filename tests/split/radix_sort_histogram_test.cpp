@@ -102,6 +102,64 @@ TYPED_TEST(radix_sort_test, sorts_64_bit_keys_both_ways)
   }
 }
 
+TYPED_TEST(radix_sort_test, every_digit_width_sorts_stably)
+{
+  constexpr std::uint64_t n = 3 * 4096 + 1000;
+  constexpr std::uint64_t poison64 = 0xdeadbeefdeadbeefULL;
+  std::uint64_t seed = 300;
+  // Widths that divide neither 32 nor 64: a narrower last pass and odd pass counts (11, 7, 5 passes of
+  // 32-bit keys; 8 bits is the default of the other tests). Few widths: every pass is several launches.
+  for (const std::uint32_t digit_bits : {3U, 5U, 7U}) {
+    for (const sort_order order : {sort_order::ascending, sort_order::descending}) {
+      std::mt19937_64 random(++seed);
+      SCOPED_TRACE("digit_bits=" + std::to_string(digit_bits) +
+                   (order == sort_order::ascending ? " ascending" : " descending") + " seed=" + std::to_string(seed));
+      const auto before = [order](auto a, auto b) { return order == sort_order::ascending ? a < b : a > b; };
+      std::vector<std::uint32_t> keys(n);
+      for (auto& key : keys) { key = static_cast<std::uint32_t>(random() % 5000) * 859433U; }  // duplicates
+      std::vector<std::uint32_t> positions(n);
+      std::iota(positions.begin(), positions.end(), std::uint32_t{0});
+      std::vector<std::uint32_t> expected_positions = positions;
+      std::stable_sort(expected_positions.begin(), expected_positions.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return before(keys[a], keys[b]); });
+      std::vector<std::uint32_t> expected_keys(n);
+      for (std::uint64_t i = 0; i < n; ++i) { expected_keys[i] = keys[expected_positions[i]]; }
+      auto keys_in = make_buffer_from<std::uint32_t>(this->backend(), keys);
+      auto values_in = make_buffer_from<std::uint32_t>(this->backend(), positions);
+      auto keys_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
+      auto values_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
+      radix_sort_pairs(this->backend(), std::as_const(keys_in).span(), std::as_const(values_in).span(), keys_out.span(),
+                       values_out.span(), order, digit_bits);
+      EXPECT_EQ(keys_out.to_vector(), expected_keys);
+      EXPECT_EQ(values_out.to_vector(), expected_positions);
+      keys_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
+      radix_sort(this->backend(), std::as_const(keys_in).span(), keys_out.span(), order, digit_bits);
+      EXPECT_EQ(keys_out.to_vector(), expected_keys);
+
+      std::vector<std::uint64_t> wide_keys(n);
+      for (auto& key : wide_keys) { key = random(); }
+      std::vector<std::uint64_t> expected_wide = wide_keys;
+      std::sort(expected_wide.begin(), expected_wide.end(), before);
+      auto wide_in = make_buffer_from<std::uint64_t>(this->backend(), wide_keys);
+      auto wide_out = make_filled_buffer<std::uint64_t>(this->backend(), n, poison64);
+      radix_sort(this->backend(), std::as_const(wide_in).span(), wide_out.span(), order, digit_bits);
+      EXPECT_EQ(wide_out.to_vector(), expected_wide);
+    }
+  }
+}
+
+TYPED_TEST(radix_sort_test, rejects_digit_widths_outside_1_to_8)
+{
+  auto keys = make_buffer_from<std::uint32_t>(this->backend(), std::vector<std::uint32_t>{3, 1, 2});
+  auto out = make_filled_buffer<std::uint32_t>(this->backend(), 3, poison);
+  for (const std::uint32_t digit_bits : {0U, 9U}) {
+    expect_error_mentioning<error>(
+        [&] { radix_sort(this->backend(), std::as_const(keys).span(), out.span(), sort_order::ascending, digit_bits); },
+        {"radix_sort", "digit_bits must lie in [1, 8]", "got " + std::to_string(digit_bits)});
+  }
+  EXPECT_EQ(out.to_vector(), std::vector<std::uint32_t>(3, poison));
+}
+
 TYPED_TEST(radix_sort_test, rejects_mismatched_and_overlapping_64_bit_spans)
 {
   auto keys = make_buffer_from<std::uint64_t>(this->backend(), std::vector<std::uint64_t>{3, 1, 2});

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -98,6 +99,15 @@ TEST_F(warp_multisplit_test, match_variant_counts_and_ranks)
   expect_warp_primitive_matches_counting<warp_multisplit_match<2>, 2>();
   expect_warp_primitive_matches_counting<warp_multisplit_match<32>, 32>();
   expect_warp_primitive_matches_counting<warp_multisplit_match<100>, 100>();
+}
+
+TEST_F(warp_multisplit_test, chosen_variant_counts_and_ranks)
+{
+  static_assert(std::is_same_v<warp_multisplit<2>, warp_multisplit_ballot<2>>);
+  static_assert(std::is_same_v<warp_multisplit<256>, warp_multisplit_match<256>>);
+  expect_warp_primitive_matches_counting<warp_multisplit<4>, 4>();
+  expect_warp_primitive_matches_counting<warp_multisplit<64>, 64>();
+  expect_warp_primitive_matches_counting<warp_multisplit<256>, 256>();
 }
 
 /// A stateful user identifier: buckets by the key's residue modulo `modulus`.

@@ -36,14 +36,26 @@ struct bit_field_buckets {
   }
 };
 
-/// Delta buckets: bucket = floor(key / delta), for m buckets. Keys at or above m * delta produce ids
-/// outside [0, m) and are reported as an error. Requires delta >= 1 and m >= 1.
+/// Delta buckets: bucket = floor(key / delta), for m buckets, over unsigned 32- or 64-bit keys. Keys at
+/// or above m * delta produce ids outside [0, m) and are reported as an error (a 64-bit quotient of
+/// 2^32 or more saturates to 2^32 - 1, outside every m). Requires delta >= 1 and m >= 1.
 struct delta_buckets {
   std::uint32_t delta = 1;
   std::uint32_t count = 1;  ///< m
 
   [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t bucket_count() const { return count; }
-  [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t operator()(std::uint32_t key) const { return key / delta; }
+  template <class Key>
+  [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t operator()(Key key) const
+  {
+    static_assert(std::is_unsigned_v<Key>, "delta buckets divide unsigned integer keys");
+    const Key quotient = key / delta;
+    if constexpr (sizeof(Key) > sizeof(std::uint32_t)) {
+      constexpr Key widest_id = ~std::uint32_t{0};
+      return static_cast<std::uint32_t>(quotient < widest_id ? quotient : widest_id);
+    } else {
+      return static_cast<std::uint32_t>(quotient);
+    }
+  }
 };
 
 /// Range buckets over m - 1 splitters s_0 < s_1 < ... < s_{m-2}: bucket = the number of splitters <= key,
@@ -53,7 +65,8 @@ struct delta_buckets {
 /// false with every splitter and lands in bucket 0.
 template <class T>
 struct splitter_buckets {
-  static_assert(std::is_same_v<T, std::uint32_t> || std::is_same_v<T, float>, "splitters are uint32 or float");
+  static_assert(std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t> || std::is_same_v<T, float>,
+                "splitters are uint32, uint64 or float");
 
   const T* splitters = nullptr;  ///< m - 1 strictly increasing values
   std::uint32_t splitter_count = 0;

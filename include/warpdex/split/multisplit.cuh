@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace warpdex {
@@ -142,6 +143,38 @@ void single_pass_split(const cuda& backend, const Key* keys_in, Key* keys_out, c
                                  keys_out, values_out, n, identifier, bucket_starts, lookback.data(), next_tile.data());
 }
 
+/// The m bucket offsets from the full ids: histogram (checking every id against m), then a scan on
+/// the host. Throws before anything is written when an id lies outside [0, m).
+template <class Key, class Identifier>
+std::vector<std::uint64_t> cuda_full_id_offsets(const char* caller, const cuda& backend, const Key* keys_in,
+                                                std::uint64_t n, const Identifier& identifier)
+{
+  const std::uint32_t m = identifier.bucket_count();
+  auto totals = make_buffer<unsigned long long>(backend, std::uint64_t{m} + 1);  // the totals, then the bad ids
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
+  // Up to 256 buckets: per-warp replicated shared counters; more: warp-aggregated counts in shared
+  // memory or, past its size, in global memory.
+  const auto count = [&](auto kernel, const char* kernel_name) {
+    kernel<<<one_wave_blocks(kernel, multisplit_block_threads, n), multisplit_block_threads, 0, backend.stream>>>(
+        keys_in, n, identifier, totals.data(), totals.data() + m);
+    WARPDEX_CHECK_LAUNCH(kernel_name);
+  };
+  if (m <= multisplit_direct_max_buckets) {
+    count(multisplit_histogram_kernel<Key, Identifier>, "multisplit_histogram_kernel");
+  } else {
+    count(multisplit_id_histogram_kernel<Key, Identifier>, "multisplit_id_histogram_kernel");
+  }
+  const auto host_totals = totals.to_vector();  // synchronizes the stream
+  expect_no_bad_buckets(caller, host_totals.back(), n, m);
+  std::vector<std::uint64_t> offsets(m);
+  std::uint64_t running = 0;
+  for (std::uint32_t b = 0; b < m; ++b) {
+    offsets[b] = running;
+    running += host_totals[b];
+  }
+  return offsets;
+}
+
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
                                                        Key* keys_out, const Value* values_in, Value* values_out,
@@ -151,22 +184,7 @@ std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const
   const std::uint64_t tile_count = (n + multisplit_tile_keys - 1) / multisplit_tile_keys;
   WARPDEX_EXPECTS(tile_count <= std::numeric_limits<std::uint32_t>::max(),
                   std::string(caller) + ": " + std::to_string(n) + " keys are too many tiles");
-  auto totals = make_buffer<unsigned long long>(backend, m + 1);  // the bucket totals, then the bad ids
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
-  const unsigned histogram_blocks =
-      one_wave_blocks(multisplit_histogram_kernel<Key, Identifier>, multisplit_block_threads, n);
-  multisplit_histogram_kernel<Key, Identifier><<<histogram_blocks, multisplit_block_threads, 0, backend.stream>>>(
-      keys_in, n, identifier, totals.data(), totals.data() + m);
-  WARPDEX_CHECK_LAUNCH("multisplit_histogram_kernel");
-  const auto host_totals = totals.to_vector();  // synchronizes the stream
-  expect_no_bad_buckets(caller, host_totals.back(), n, m);
-
-  std::vector<std::uint64_t> offsets(m);
-  std::uint64_t running = 0;
-  for (std::uint32_t b = 0; b < m; ++b) {
-    offsets[b] = running;
-    running += host_totals[b];
-  }
+  const std::vector<std::uint64_t> offsets = cuda_full_id_offsets(caller, backend, keys_in, n, identifier);
   auto bucket_starts = make_buffer<std::uint64_t>(backend, m);
   bucket_starts.copy_from(offsets);
   single_pass_split(backend, keys_in, keys_out, values_in, values_out, n, identifier, bucket_starts.data());
@@ -216,6 +234,52 @@ std::vector<std::uint64_t> cuda_sorting_multisplit(const char* caller, const cud
   return offsets.to_vector();
 }
 
+/// Super buckets (m > 256): stable passes over the digits of the bucket id, least significant first,
+/// so the last pass leaves the keys ordered by the full id and stable. ceil(B / 8) passes for B =
+/// ceil(log2 m) id bits, the bits spread evenly over them (10 bits: two 5-bit digits, not 8 + 2): a
+/// pass over 2^5 buckets is cheaper than one over 2^8 (docs/split.md). `pass_algorithm` runs each pass.
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> cuda_super_bucket_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
+                                                        Key* keys_out, const Value* values_in, Value* values_out,
+                                                        std::uint64_t n, const Identifier& identifier,
+                                                        multisplit_algorithm pass_algorithm)
+{
+  constexpr bool with_values = !std::is_void_v<Value>;
+  using value_storage = std::conditional_t<with_values, Value, std::uint32_t>;
+  auto offsets = cuda_full_id_offsets(caller, backend, keys_in, n, identifier);
+  const std::uint32_t m = identifier.bucket_count();
+  const auto id_bits = static_cast<std::uint32_t>(bucket_id_bits(m));
+  const std::uint32_t passes = (id_bits + multisplit_max_radix_bits - 1) / multisplit_max_radix_bits;
+  const std::uint32_t digit_bits = (id_bits + passes - 1) / passes;
+
+  // Passes alternate between the output and a scratch copy so that the last one writes the output.
+  auto keys_scratch = make_buffer<Key>(backend, n);
+  auto values_scratch = make_buffer<value_storage>(backend, with_values ? n : 0);
+  const Key* keys_from = keys_in;
+  const Value* values_from = values_in;
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    const bool to_output = (passes - 1 - pass) % 2 == 0;
+    Key* keys_to = to_output ? keys_out : keys_scratch.data();
+    Value* values_to = nullptr;
+    if constexpr (with_values) { values_to = to_output ? values_out : values_scratch.data(); }
+    const std::uint32_t shift = pass * digit_bits;
+    const std::uint32_t bits = std::min(digit_bits, id_bits - shift);
+    const std::uint32_t digit_count = std::min(((m - 1) >> shift) + 1, 1U << bits);
+    const super_bucket_digit<Identifier> digit{identifier, shift, bits, digit_count};
+    const multisplit_algorithm algorithm = pass_algorithm == multisplit_algorithm::automatic
+                                               ? automatic_multisplit_algorithm(digit.bucket_count(), with_values)
+                                               : pass_algorithm;
+    if (algorithm == multisplit_algorithm::single_pass) {
+      (void)cuda_single_pass_multisplit(caller, backend, keys_from, keys_to, values_from, values_to, n, digit);
+    } else {
+      (void)cuda_direct_multisplit(caller, backend, keys_from, keys_to, values_from, values_to, n, digit);
+    }
+    keys_from = keys_to;
+    values_from = values_to;
+  }
+  return offsets;
+}
+
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backend, std::span<const Key> keys_in,
                                            std::span<Key> keys_out, const Value* values_in, Value* values_out,
@@ -225,19 +289,24 @@ std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backe
   const std::uint64_t n = keys_in.size();
   const std::uint32_t m = identifier.bucket_count();
   if (n == 0) { return std::vector<std::uint64_t>(m, 0); }
-  if (m <= multisplit_direct_max_buckets) {
-    if (algorithm == multisplit_algorithm::automatic) {
-      algorithm = automatic_multisplit_algorithm(m, values_in != nullptr);
-    }
-    if (algorithm == multisplit_algorithm::single_pass) {
-      return cuda_single_pass_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
-                                         identifier);
-    }
-    return cuda_direct_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
-                                  identifier);
+  if (algorithm == multisplit_algorithm::reduced_bit_sort) {
+    return cuda_sorting_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
+                                   identifier);
   }
-  return cuda_sorting_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
-                                 identifier);
+  if (m > multisplit_direct_max_buckets) {
+    const bool one_pass_kind =
+        algorithm == multisplit_algorithm::three_pass || algorithm == multisplit_algorithm::single_pass;
+    return cuda_super_bucket_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
+                                        identifier, one_pass_kind ? algorithm : multisplit_algorithm::automatic);
+  }
+  if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass) {
+    algorithm = automatic_multisplit_algorithm(m, values_in != nullptr);
+  }
+  if (algorithm == multisplit_algorithm::single_pass) {
+    return cuda_single_pass_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
+                                       identifier);
+  }
+  return cuda_direct_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier);
 }
 
 }  // namespace detail

@@ -24,8 +24,9 @@
 ///
 /// Complexity: O(n + m * n / tile) work. The cuda backend for m <= 256 reads the keys twice and writes
 /// them once (12 bytes per 32-bit key, 20 per pair) plus m words per 4096-key tile; for larger m it
-/// labels the keys and sorts (label, index) pairs over ceil(log2 m) bits. 64-bit keys move 24 bytes per key
-/// (28 per pair). The call synchronizes the
+/// counts the full ids and runs ceil(log2(m) / 8) such passes over digits of the id (super buckets),
+/// or (reduced_bit_sort) labels the keys and sorts (label, index) pairs over ceil(log2 m) bits. 64-bit
+/// keys move 24 bytes per key and pass (28 per pair). The call synchronizes the
 /// backend's stream (it needs the bucket counts on the host to report bad ids).
 
 #include <warpdex/core/backend.hpp>
@@ -38,12 +39,15 @@
 
 namespace warpdex {
 
-/// How the cuda backend splits m <= 256 buckets (docs/split.md). All give the same output; the host
-/// backend has one algorithm and accepts any value.
+/// How the cuda backend splits (docs/split.md). All give the same output; the host backend has one
+/// algorithm and accepts any value. With m > 256, three_pass and single_pass run the super-bucket
+/// passes with that algorithm; with m <= 256, super_bucket is one pass (as automatic).
 enum class multisplit_algorithm {
-  automatic,    ///< the default: three_pass (docs/split.md: measurements and the single pass's state)
-  three_pass,   ///< count per tile, scan the (bucket, tile) table, scatter
-  single_pass,  ///< bucket totals, then one pass with CUB's block ranking and decoupled look-back
+  automatic,         ///< the default: per m and keys or pairs, from measurements (docs/split.md)
+  three_pass,        ///< count per tile, scan the (bucket, tile) table, scatter
+  single_pass,       ///< bucket totals, then one pass with CUB's block ranking and decoupled look-back
+  super_bucket,      ///< count the full ids, then one stable pass per digit of up to 8 bits of the id
+  reduced_bit_sort,  ///< label every key, sort (label, index) over ceil(log2 m) bits, gather; n < 2^32
 };
 
 /// Stable multisplit of keys on the host backend. Returns the m bucket offsets: bucket b occupies

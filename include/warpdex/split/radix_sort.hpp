@@ -2,13 +2,15 @@
 /// @file Radix sort built on the stable multisplit: least-significant-digit passes of 8-bit buckets.
 ///
 /// Sorts 32-bit or 64-bit unsigned keys, or 32-bit keys with 32-bit values, ascending or descending.
+/// `digit_bits` (1 to 8) sets the bits per pass: ceil(key bits / digit_bits) passes, the last one
+/// narrower when the width does not divide the key.
 /// Stable: equal keys keep their input order (so a pair's value order is deterministic and equal on both
 /// backends). Each pass is one multisplit over 256 buckets (12 bytes per 32-bit key moved, 20 per pair,
 /// 24 per 64-bit key), four passes for 32-bit keys and eight for 64-bit keys; the outputs serve as the
 /// ping-pong buffers together with one temporary array of n elements (of keys, and of values).
 ///
 /// Preconditions (`warpdex::error`, nothing written): output sizes equal the input size; outputs do not
-/// overlap the inputs. Synchronizes the backend's stream.
+/// overlap the inputs; 1 <= digit_bits <= radix_sort_max_digit_bits. Synchronizes the backend's stream.
 
 #include <warpdex/core/backend.hpp>
 
@@ -19,25 +21,30 @@ namespace warpdex {
 
 enum class sort_order { ascending, descending };
 
-/// Bits of one radix sort pass: 256 buckets, the direct multisplit's largest bucket count.
+/// Bits of one radix sort pass unless the caller names another width: 256 buckets, the direct
+/// multisplit's largest bucket count (a per-GPU default comes from the rows radix_sort/keys32/digit=<d>).
 inline constexpr std::uint32_t radix_sort_digit_bits = 8;
+/// The widest digit a pass takes (`digit_bits` must lie in [1, this]).
+inline constexpr std::uint32_t radix_sort_max_digit_bits = 8;
 
 void radix_sort(const host& backend, std::span<const std::uint32_t> keys_in, std::span<std::uint32_t> keys_out,
-                sort_order order = sort_order::ascending);
+                sort_order order = sort_order::ascending, std::uint32_t digit_bits = radix_sort_digit_bits);
 void radix_sort_pairs(const host& backend, std::span<const std::uint32_t> keys_in,
                       std::span<const std::uint32_t> values_in, std::span<std::uint32_t> keys_out,
-                      std::span<std::uint32_t> values_out, sort_order order = sort_order::ascending);
+                      std::span<std::uint32_t> values_out, sort_order order = sort_order::ascending,
+                      std::uint32_t digit_bits = radix_sort_digit_bits);
 void radix_sort(const host& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
-                sort_order order = sort_order::ascending);
+                sort_order order = sort_order::ascending, std::uint32_t digit_bits = radix_sort_digit_bits);
 
 #if WARPDEX_HAS_CUDA
 void radix_sort(const cuda& backend, std::span<const std::uint32_t> keys_in, std::span<std::uint32_t> keys_out,
-                sort_order order = sort_order::ascending);
+                sort_order order = sort_order::ascending, std::uint32_t digit_bits = radix_sort_digit_bits);
 void radix_sort_pairs(const cuda& backend, std::span<const std::uint32_t> keys_in,
                       std::span<const std::uint32_t> values_in, std::span<std::uint32_t> keys_out,
-                      std::span<std::uint32_t> values_out, sort_order order = sort_order::ascending);
+                      std::span<std::uint32_t> values_out, sort_order order = sort_order::ascending,
+                      std::uint32_t digit_bits = radix_sort_digit_bits);
 void radix_sort(const cuda& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
-                sort_order order = sort_order::ascending);
+                sort_order order = sort_order::ascending, std::uint32_t digit_bits = radix_sort_digit_bits);
 #endif
 
 }  // namespace warpdex

@@ -23,6 +23,7 @@
 #include <warpdex/core/warp.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace warpdex {
 
@@ -136,5 +137,18 @@ class warp_multisplit_match {
  private:
   TempStorage& storage_;
 };
+
+/// The largest bucket count for which `warp_multisplit` takes the ballot variant. Expected, not yet
+/// measured (rows warp_multisplit/<ballot|match>/m=<m>): up to 16 buckets a lane's rank takes at most
+/// five ballots and the histogram at most 4 x 1 mask steps, all in registers, while `__match_any_sync`
+/// is a multi-cycle instruction and the match histogram goes through shared memory with three warp
+/// barriers; from 32 buckets the ballot histogram needs id_bits steps per segment (64 at m = 256).
+inline constexpr std::uint32_t warp_multisplit_ballot_max_buckets = 16;
+
+/// The warp multisplit variant for up to MaxBuckets buckets: ballot up to
+/// warp_multisplit_ballot_max_buckets, match above (same interface as both).
+template <std::uint32_t MaxBuckets>
+using warp_multisplit = std::conditional_t<(MaxBuckets <= warp_multisplit_ballot_max_buckets),
+                                           warp_multisplit_ballot<MaxBuckets>, warp_multisplit_match<MaxBuckets>>;
 
 }  // namespace warpdex

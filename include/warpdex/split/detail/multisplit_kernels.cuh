@@ -9,7 +9,9 @@
 // 3. scatter: each block ranks its tile's keys stably (per-warp running counts in shared memory plus
 //    the lane rank within a 32-key window), reorders the tile by bucket in shared memory, and writes
 //    each bucket's run to its slot: consecutive threads write consecutive addresses.
-// Large-m path: label each key, sort (label, input index) pairs over ceil(log2 m) bits, gather.
+// More than 256 buckets (multisplit.cuh): super-bucket passes over digits of the bucket id, with the
+// full ids counted first; or the reduced-bit sort: label each key, sort (label, input index) pairs
+// over ceil(log2 m) bits, gather.
 
 #include <warpdex/core/warp.cuh>
 #include <warpdex/split/bucket_identifiers.hpp>
@@ -249,6 +251,68 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   if constexpr (with_values) {
     write_reordered(values, positions, tile_size, shared.reordered, shared.reordered_bucket, shared.output_minus_tile,
                     values_out);
+  }
+}
+
+/// Super-bucket path: one digit of another identifier's bucket id, bits [shift, shift + bits). Every id
+/// of the wrapped identifier is below its m (checked before the passes), so the digit is below `count`.
+template <class Identifier>
+struct super_bucket_digit {
+  Identifier identifier;
+  std::uint32_t shift = 0;
+  std::uint32_t bits = 0;
+  std::uint32_t count = 1;  ///< 2^bits, or fewer for the most significant digit
+
+  [[nodiscard]] __host__ __device__ std::uint32_t bucket_count() const { return count; }
+  template <class Key>
+  [[nodiscard]] __device__ std::uint32_t operator()(const Key& key) const
+  {
+    return (identifier(key) >> shift) & ((1U << bits) - 1);
+  }
+};
+
+/// Super-bucket path: the full-id histogram counts in shared memory up to this many buckets (32 KiB),
+/// in global memory above.
+inline constexpr std::uint32_t id_histogram_shared_buckets = 8192;
+
+/// Super-bucket path: totals[b] += keys with bucket id b (any m); ids >= m go to *bad_ids. Grid-stride.
+template <class Key, class Identifier>
+__global__ void __launch_bounds__(multisplit_block_threads)
+    multisplit_id_histogram_kernel(const Key* keys, std::uint64_t n, Identifier identifier, unsigned long long* totals,
+                                   unsigned long long* bad_ids)
+{
+  __shared__ std::uint32_t counts[id_histogram_shared_buckets];
+  const std::uint32_t m = identifier.bucket_count();
+  const bool in_shared = m <= id_histogram_shared_buckets;
+  if (in_shared) {
+    for (std::uint32_t b = threadIdx.x; b < m; b += multisplit_block_threads) { counts[b] = 0; }
+  }
+  __syncthreads();
+  std::uint32_t bad = 0;
+  // Whole warps iterate together: lanes with the same bucket add once (skewed inputs would serialize
+  // their atomics on one counter otherwise).
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * multisplit_block_threads;
+  const std::uint64_t warp_first =
+      static_cast<std::uint64_t>(blockIdx.x) * multisplit_block_threads + threadIdx.x - warp::lane_id();
+  for (std::uint64_t base = warp_first; base < n; base += stride) {
+    const std::uint64_t i = base + warp::lane_id();
+    const bool valid = i < n;
+    const std::uint32_t bucket = valid ? identifier(keys[i]) : no_bucket;
+    const bool counted = bucket < m;
+    bad += valid && !counted ? 1 : 0;
+    const unsigned peers = warp::match_any(counted ? bucket : no_bucket);
+    if (!counted || warp::rank_in(peers) != 0) { continue; }
+    if (in_shared) {
+      atomicAdd(&counts[bucket], static_cast<std::uint32_t>(warp::popc(peers)));
+    } else {
+      atomicAdd(&totals[bucket], static_cast<unsigned long long>(warp::popc(peers)));
+    }
+  }
+  if (bad != 0) { atomicAdd(bad_ids, static_cast<unsigned long long>(bad)); }
+  if (!in_shared) { return; }
+  __syncthreads();
+  for (std::uint32_t b = threadIdx.x; b < m; b += multisplit_block_threads) {
+    if (counts[b] != 0) { atomicAdd(&totals[b], static_cast<unsigned long long>(counts[b])); }
   }
 }
 
