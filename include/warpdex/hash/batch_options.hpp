@@ -21,7 +21,7 @@ enum class tile_lanes : std::uint8_t {
   four = 4,       ///< 32 bytes per lane (two 16-byte loads), 8 operations per warp
   eight = 8,      ///< 16 bytes per lane (one 16-byte load), 4 operations per warp
   sixteen = 16,   ///< 8 bytes per lane, 2 operations per warp
-  warp = 32,      ///< 4 bytes per lane, 1 operation per warp
+  warp = 32,      ///< 4 bytes per lane (a map: 8 bytes on lanes 0-15), 1 operation per warp
 };
 
 /// In which order a batch's elements run. Results always land at the caller's indices.

@@ -88,9 +88,6 @@ inline constexpr unsigned link_word = slab_words - 1;
 static_assert(map_slots::link_slot * 2 + 1 == link_word && set_slots::link_slot == link_word,
               "the link is the last word of a slab");
 
-/// The widest load a lane of a tile of `Lanes` uses: 16 bytes, or its whole share when smaller.
-template <unsigned Lanes>
-inline constexpr unsigned words_per_load = slab_words / Lanes < 4 ? slab_words / Lanes : 4;
 template <unsigned Words>
 using word_load = std::conditional_t<Words == 4, uint4, std::conditional_t<Words == 2, uint2, unsigned int>>;
 
@@ -222,18 +219,20 @@ class slab_table_ref {
   }
 
   /// One find or erase, run by a tile: the protocol of slab_layout.hpp, each lane reading its share of
-  /// every slab (32 / tile lanes words, in loads of up to 16 bytes), the tile combining its lanes'
-  /// matches with one reduction. Each lane keeps the value of the first slot it matched, so the lane
-  /// owning the slot the protocol picks can report or erase it; a map slot split over two lanes
-  /// (tiles of 32) takes its value from the next lane.
+  /// every slab (32 / tile lanes words, at least one whole slot, in loads of up to 16 bytes: every slot
+  /// is read with one load, as slab_layout.hpp requires), the tile combining its lanes' matches with one
+  /// reduction. Each lane keeps the value of the first slot it matched, so the lane owning the slot the
+  /// protocol picks can report or erase it. A map in tiles of 32 reads with lanes 0-15 only.
   template <operation Op, detail::slab_reads Reads, unsigned TileLanes>
   __device__ operation_status run_in_tile(const detail::read_tile<TileLanes>& tile, std::uint32_t key,
                                           std::uint32_t bucket, std::uint32_t& found_value) const
   {
-    constexpr unsigned lane_words = slab_words / TileLanes;
-    constexpr unsigned load_words = detail::words_per_load<TileLanes>;
+    constexpr unsigned lane_words = slab_words / TileLanes > words_per_slot ? slab_words / TileLanes : words_per_slot;
+    constexpr unsigned reading_lanes = slab_words / lane_words;
+    constexpr unsigned load_words = lane_words < 4 ? lane_words : 4;
     const unsigned rank = tile.rank;
     const unsigned first_word = rank * lane_words;
+    const bool reads = reading_lanes == TileLanes || rank < reading_lanes;
     slot_type* slab = table_.head(bucket);
     for (;;) {
       const auto* words = reinterpret_cast<const std::uint32_t*>(slab) + first_word;
@@ -243,19 +242,20 @@ class slab_table_ref {
 #pragma unroll
       for (unsigned load = 0; load < lane_words / load_words; ++load) {
         std::uint32_t seen[load_words];
-        detail::load_words<Reads>(words + load * load_words, seen);
-        // The value word after the last one loaded: the next lane's first (only a split map slot needs it).
-        [[maybe_unused]] std::uint32_t next_lane_word = 0;
-        if constexpr (words_per_slot > lane_words) { next_lane_word = tile.shfl(seen[0], (rank + 1) % TileLanes); }
+        if (reads) {
+          detail::load_words<Reads>(words + load * load_words, seen);
+        } else {
+#pragma unroll
+          for (unsigned index = 0; index < load_words; ++index) { seen[index] = empty_key; }
+        }
 #pragma unroll
         for (unsigned index = 0; index < load_words; ++index) {
           const unsigned word = first_word + load * load_words + index;
           const unsigned slot = word / words_per_slot;
           const bool key_word = word % words_per_slot == 0 && slot < Slots::data_slots;
           if (key_word && seen[index] == key) {
-            if (matches == 0 && words_per_slot == 2) {
-              matched_value = index + 1 < load_words ? seen[(index + 1) % load_words] : next_lane_word;
-            }
+            // A map slot's value is the next word, in the same load (loads hold whole slots).
+            if (matches == 0 && words_per_slot == 2) { matched_value = seen[(index + 1) % load_words]; }
             matches |= 1U << slot;
           }
         }
@@ -263,7 +263,7 @@ class slab_table_ref {
       }
       slab_summary summary;  // empty_slots stays 0: only insertions look at it
       summary.match_slots = tile.reduce_or(matches);
-      summary.next = tile.shfl(last_word, TileLanes - 1);
+      summary.next = tile.shfl(last_word, reading_lanes - 1);
       const step next = next_step(Op, summary);
       const unsigned owner = next.slot * words_per_slot / lane_words;
       switch (next.kind) {
