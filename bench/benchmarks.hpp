@@ -21,6 +21,9 @@ void run_split_sort_histogram(context& ctx);
 /// slab_map build / find / erase / mixed batch against an open-addressing baseline, and bytes per pair.
 void run_slab_hash(context& ctx);
 
+/// slab_map's batch options (tile size, bucket order, automatic) side by side at two fills.
+void run_slab_hash_variants(context& ctx);
+
 /// The LSM (lsm_map) next to a sorted array kept current by sorting and merging each batch.
 void run_lsm(context& ctx);
 

@@ -222,6 +222,7 @@ const std::vector<benchmark>& registry()
       {"warp_multisplit", run_warp_multisplit},
       {"split/radix_sort_histogram", run_split_sort_histogram},
       {"slab_hash", run_slab_hash},
+      {"slab_map_variants", run_slab_hash_variants},
       {"lsm", run_lsm},
       {"search", run_search_benchmarks},
       {"strmatch", run_strmatch_benchmarks},

@@ -1,6 +1,7 @@
 // The cuda backend of the slab tables: batches run through the device ref (batches that insert: one
-// warp runs its lanes' operations; finds and erasures: one tile of 8 lanes per operation, finds through
-// the non-coherent cache), list walks run one warp per bucket, flush one thread per bucket.
+// warp runs its lanes' operations; finds and erasures: one tile of 1, 4, 8, 16 or 32 lanes per
+// operation, finds through the non-coherent cache), optionally in bucket order (a stable radix sort of
+// (bucket, index) pairs first); list walks run one warp per bucket, flush one thread per bucket.
 #include "slab_table_instances.hpp"
 #include <warpdex/hash/detail/slab_table.hpp>
 #include <warpdex/hash/slab_ref.cuh>
@@ -10,11 +11,15 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/warp.cuh>
 
+#include <cub/device/device_radix_sort.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
 
 #include <atomic>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 
 namespace warpdex::hash::detail {
@@ -58,6 +63,12 @@ __global__ void find_violations_kernel(const std::uint32_t* keys, const operatio
   }
 }
 
+/// The element thread `position` runs: its own index, or the one at its position in bucket order.
+__device__ std::uint64_t element_at(const std::uint32_t* order, std::uint64_t position)
+{
+  return order != nullptr ? order[position] : position;
+}
+
 /// Writes element i's outputs.
 __device__ void write_result(const batch_arguments& batch, std::uint64_t i, operation_status status,
                              std::uint32_t found_value)
@@ -70,13 +81,14 @@ __device__ void write_result(const batch_arguments& batch, std::uint64_t i, oper
 /// A batch that may insert: each warp runs its lanes' operations with its own allocator.
 template <class Slots>
 __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
-    execute_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, std::uint64_t salt,
-                         unsigned long long* exhausted)
+    execute_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order,
+                         std::uint64_t salt, unsigned long long* exhausted)
 {
   const slab_table_ref<Slots> ref(table);
   auto allocator = ref.make_allocator(salt);
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool active = i < batch.count;
+  const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = position < batch.count;
+  const std::uint64_t i = active ? element_at(order, position) : 0;
   const operation op = !active ? operation::find : batch.operations != nullptr ? batch.operations[i] : batch.uniform;
   const std::uint32_t key = active ? batch.keys[i] : 0;
   const std::uint32_t value = active && batch.values_in != nullptr ? batch.values_in[i] : 0;
@@ -89,29 +101,86 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
 
 /// A batch of finds only: nothing writes the table meanwhile, so slabs are read through the
 /// non-coherent cache.
-template <class Slots>
+template <class Slots, unsigned TileLanes>
 __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
-    find_batch_kernel(slab_table_view<Slots> table, batch_arguments batch)
+    find_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order)
 {
   const slab_table_ref<Slots> ref(table);
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool active = i < batch.count;
+  const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = position < batch.count;
+  const std::uint64_t i = active ? element_at(order, position) : 0;
   std::uint32_t found_value = 0;
   const operation_status status =
-      ref.template find<slab_reads::read_only>(active, active ? batch.keys[i] : 0, found_value);
+      ref.template find<slab_reads::read_only, TileLanes>(active, active ? batch.keys[i] : 0, found_value);
   if (active) { write_result(batch, i, status, found_value); }
 }
 
 /// A batch of erasures only.
-template <class Slots>
+template <class Slots, unsigned TileLanes>
 __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
-    erase_batch_kernel(slab_table_view<Slots> table, batch_arguments batch)
+    erase_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order)
 {
   const slab_table_ref<Slots> ref(table);
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool active = i < batch.count;
-  const operation_status status = ref.erase(active, active ? batch.keys[i] : 0);
+  const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = position < batch.count;
+  const std::uint64_t i = active ? element_at(order, position) : 0;
+  const operation_status status = ref.template erase<TileLanes>(active, active ? batch.keys[i] : 0);
   if (active) { write_result(batch, i, status, 0); }
+}
+
+/// bucket_of(keys[i]) and i, the pairs the bucket order sorts.
+template <class Slots>
+__global__ void bucket_pairs_kernel(slab_table_view<Slots> table, const std::uint32_t* keys, std::uint64_t count,
+                                    std::uint32_t* buckets, std::uint32_t* indices)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) { return; }
+  buckets[i] = table.bucket_of(keys[i]);
+  indices[i] = static_cast<std::uint32_t>(i);
+}
+
+/// The batch's indices stably sorted by bucket (a radix sort over the bucket bits only), or an empty
+/// buffer when the batch runs in input order (as asked, or because it has more than 2^31 - 1 elements).
+template <class Slots, class Backend>
+buffer<std::uint32_t> bucket_order(const Backend& backend, const slab_table_view<Slots>& table,
+                                   const batch_arguments& batch)
+{
+  if (!batch.by_bucket || batch.count > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) { return {}; }
+  const std::uint64_t count = batch.count;
+  auto buckets = make_buffer<std::uint32_t>(backend, count);
+  auto indices = make_buffer<std::uint32_t>(backend, count);
+  auto sorted_buckets = make_buffer<std::uint32_t>(backend, count);
+  auto order = make_buffer<std::uint32_t>(backend, count);
+  bucket_pairs_kernel<Slots><<<blocks_for(count), block_threads, 0, backend.stream>>>(table, batch.keys, count,
+                                                                                      buckets.data(), indices.data());
+  WARPDEX_CHECK_LAUNCH("bucket_pairs_kernel");
+  const int bucket_bits = std::max(1, static_cast<int>(std::bit_width(table.bucket_count - 1)));
+  const auto items = static_cast<int>(count);
+  std::size_t temporary_bytes = 0;
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temporary_bytes, buckets.data(), sorted_buckets.data(),
+                                                   indices.data(), order.data(), items, 0, bucket_bits,
+                                                   backend.stream));
+  auto temporary = make_buffer<std::byte>(backend, temporary_bytes);
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temporary.data(), temporary_bytes, buckets.data(),
+                                                   sorted_buckets.data(), indices.data(), order.data(), items, 0,
+                                                   bucket_bits, backend.stream));
+  return order;
+}
+
+/// Launches the find (or, with `erases`, the erase) kernel of `TileLanes` lanes per operation.
+template <class Slots, unsigned TileLanes, class Backend>
+void launch_tiled(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch,
+                  const std::uint32_t* order, bool erases)
+{
+  if (erases) {
+    erase_batch_kernel<Slots, TileLanes>
+        <<<blocks_for(batch.count), block_threads, 0, backend.stream>>>(table, batch, order);
+    WARPDEX_CHECK_LAUNCH("erase_batch_kernel");
+  } else {
+    find_batch_kernel<Slots, TileLanes>
+        <<<blocks_for(batch.count), block_threads, 0, backend.stream>>>(table, batch, order);
+    WARPDEX_CHECK_LAUNCH("find_batch_kernel");
+  }
 }
 
 /// One warp per bucket walks its list: on each slab, `visit(slot, live_lanes)` with the lane's slot and
@@ -246,21 +315,35 @@ batch_violations find_violations(const Backend& backend, const std::uint32_t* ke
 template <class Slots, class Backend>
 std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch)
 {
+  const buffer<std::uint32_t> order_buffer = bucket_order(backend, table, batch);
+  const std::uint32_t* order = order_buffer.size() > 0 ? order_buffer.data() : nullptr;
   // Uniform finds and erasures never allocate: no exhaustion count to read back.
-  if (batch.operations == nullptr && batch.uniform == operation::find) {
-    find_batch_kernel<Slots><<<blocks_for(batch.count), block_threads, 0, backend.stream>>>(table, batch);
-    WARPDEX_CHECK_LAUNCH("find_batch_kernel");
-    return 0;
-  }
-  if (batch.operations == nullptr && batch.uniform == operation::erase) {
-    erase_batch_kernel<Slots><<<blocks_for(batch.count), block_threads, 0, backend.stream>>>(table, batch);
-    WARPDEX_CHECK_LAUNCH("erase_batch_kernel");
+  const bool erases = batch.uniform == operation::erase;
+  if (batch.operations == nullptr && (batch.uniform == operation::find || erases)) {
+    switch (batch.tile_lanes) {
+      case 1:
+        launch_tiled<Slots, 1>(backend, table, batch, order, erases);
+        break;
+      case 4:
+        launch_tiled<Slots, 4>(backend, table, batch, order, erases);
+        break;
+      case 16:
+        launch_tiled<Slots, 16>(backend, table, batch, order, erases);
+        break;
+      case 32:
+        launch_tiled<Slots, 32>(backend, table, batch, order, erases);
+        break;
+      default:
+        launch_tiled<Slots, read_tile_lanes>(backend, table, batch, order, erases);
+        break;
+    }
+    // The order buffer is freed on the stream, after the kernel that reads it.
     return 0;
   }
   auto exhausted = make_buffer<unsigned long long>(backend, 1);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(exhausted.data(), 0, exhausted.size_bytes(), backend.stream));
   execute_batch_kernel<Slots><<<blocks_for(batch.count), block_threads, 0, backend.stream>>>(
-      table, batch, next_launch_salt(), exhausted.data());
+      table, batch, order, next_launch_salt(), exhausted.data());
   WARPDEX_CHECK_LAUNCH("execute_batch_kernel");
   return copy_to_host(exhausted);
 }

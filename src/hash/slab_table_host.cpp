@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <vector>
 
 namespace warpdex::hash::detail {
 namespace {
@@ -197,13 +198,22 @@ batch_violations find_violations(const Backend&, const std::uint32_t* keys, cons
 template <class Slots, class Backend>
 std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table, const batch_arguments& batch)
 {
+  // The tile size does not apply here (one thread per operation); the order does.
+  std::vector<std::uint64_t> order;
+  if (batch.by_bucket) {
+    order.resize(batch.count);
+    std::iota(order.begin(), order.end(), std::uint64_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) {
+      return table.bucket_of(batch.keys[a]) < table.bucket_of(batch.keys[b]);
+    });
+  }
   std::uint64_t exhausted = 0;
 #pragma omp parallel reduction(+ : exhausted)
   {
     host_slab_allocator<slot_t<Slots>> allocator(table.pool, static_cast<std::uint64_t>(omp_get_thread_num()));
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < signed_count(batch.count); ++i) {
-      const auto index = static_cast<std::uint64_t>(i);
+      const auto index = order.empty() ? static_cast<std::uint64_t>(i) : order[static_cast<std::uint64_t>(i)];
       const operation op = batch.operations != nullptr ? batch.operations[index] : batch.uniform;
       const std::uint32_t value = batch.values_in != nullptr ? batch.values_in[index] : 0;
       std::uint32_t found_value = 0;

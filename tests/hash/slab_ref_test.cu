@@ -82,7 +82,71 @@ __global__ void use_ref(hash::slab_map_ref ref, const std::uint32_t* keys, std::
   erased[i] = erase_status;
 }
 
+/// Every lane finds its key through the coherent path in tiles of `TileLanes` lanes.
+template <unsigned TileLanes>
+__global__ void find_in_tiles(hash::slab_map_ref ref, const std::uint32_t* keys, std::uint64_t n,
+                              operation_status* found, std::uint32_t* found_values)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = i < n;
+  std::uint32_t value = poison_value;
+  const operation_status status =
+      ref.find<hash::detail::slab_reads::coherent, TileLanes>(active, active ? keys[i] : 0, value);
+  if (!active) { return; }
+  found[i] = status;
+  found_values[i] = value;
+}
+
 class slab_ref_test : public cuda_test {};
+
+/// A ref's coherent finds in tiles of 1, 4, 16 and 32 lanes (the bulk finds use the read-only path)
+/// on lists about three slabs long, against the oracle.
+TEST_F(slab_ref_test, CoherentFindsInEveryTileSizeMatchTheOracle)
+{
+  std::mt19937_64 random(std::random_device{}());
+  const std::uint64_t n = 3000;
+  const auto keys = distinct_keys(random, 2 * n);
+  const std::vector<std::uint32_t> inserted(keys.begin(), keys.begin() + n);
+  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
+  map_type map(cuda{}, hash::slab_capacity{static_cast<std::uint32_t>(n / 45), 4 * n / 15 + 4096});
+  auto device_inserted = to_backend(cuda{}, inserted);
+  map.insert(device_inserted.span(), device_inserted.span());
+  auto device_keys = to_backend(cuda{}, keys);
+  const auto blocks = static_cast<unsigned>((2 * n + threads_per_block - 1) / threads_per_block);
+  auto check = [&](auto launch, unsigned lanes) {
+    auto found = make_filled_buffer<operation_status>(cuda{}, 2 * n, operation_status::assigned);
+    auto values = make_filled_buffer<std::uint32_t>(cuda{}, 2 * n, 0);
+    launch(found.data(), values.data());
+    WARPDEX_CHECK_LAUNCH("find_in_tiles");
+    const auto host_found = found.to_vector();
+    const auto host_values = values.to_vector();
+    for (std::uint64_t i = 0; i < 2 * n; ++i) {
+      ASSERT_EQ(host_found[i], i < n ? operation_status::found : operation_status::not_found) << lanes << " lanes";
+      ASSERT_EQ(host_values[i], i < n ? keys[i] : poison_value) << lanes << " lanes";
+    }
+  };
+  const hash::slab_map_ref ref(map.view());
+  check(
+      [&](operation_status* f, std::uint32_t* v) {
+        find_in_tiles<1><<<blocks, threads_per_block>>>(ref, device_keys.data(), 2 * n, f, v);
+      },
+      1);
+  check(
+      [&](operation_status* f, std::uint32_t* v) {
+        find_in_tiles<4><<<blocks, threads_per_block>>>(ref, device_keys.data(), 2 * n, f, v);
+      },
+      4);
+  check(
+      [&](operation_status* f, std::uint32_t* v) {
+        find_in_tiles<16><<<blocks, threads_per_block>>>(ref, device_keys.data(), 2 * n, f, v);
+      },
+      16);
+  check(
+      [&](operation_status* f, std::uint32_t* v) {
+        find_in_tiles<32><<<blocks, threads_per_block>>>(ref, device_keys.data(), 2 * n, f, v);
+      },
+      32);
+}
 
 TEST_F(slab_ref_test, UserKernelInsertsFindsAndErases)
 {

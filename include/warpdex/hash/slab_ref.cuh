@@ -6,11 +6,10 @@
 /// own operation, and `active` false for lanes with nothing to do. Operations run from a work queue
 /// (the slab hash's loop): insertions one at a time per warp, the 32 lanes reading a slab with one
 /// coalesced 128-byte load and deciding with ballots; finds and erasures, which never allocate, one at a
-/// time per tile of 8 lanes that read the slab as 16 bytes each, so a warp has four slab reads in
-/// flight. The bucket hash of every lane's key is computed once, by its lane, before the queue starts.
-/// The semantics are those of a batch (slab_table.hpp): operations of every warp of every kernel in
-/// flight on one table are linearizable. Do not flush, clear or destroy the table while a kernel uses a
-/// ref.
+/// time per tile of lanes (8 by default, reading the slab as 16 bytes each, so a warp has four slab
+/// reads in flight; 1, 4, 16 or 32 on request). The bucket hash of every lane's key is computed once, by its lane,
+/// before the queue starts. The semantics are those of a batch (slab_table.hpp): operations of every warp of every
+/// kernel in flight on one table are linearizable. Do not flush, clear or destroy the table while a kernel uses a ref.
 ///
 /// @code
 ///   __global__ void count_words(warpdex::hash::slab_map_ref ref, const std::uint32_t* words, std::size_t n)
@@ -28,6 +27,7 @@
 #include <warpdex/hash/slab_layout.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace warpdex::hash {
 
@@ -50,18 +50,23 @@ enum class slab_reads {
   read_only,  ///< the non-coherent path (ld.global.nc, cached in L1): only while nothing writes the table
 };
 
-/// Lanes of the tile that reads one slab in the paths that never allocate (find, erase).
+/// Lanes of the tile that reads one slab in the paths that never allocate (find, erase) when none is
+/// asked for: 16 bytes per lane, one vector load, four slab reads in flight per warp.
 inline constexpr unsigned read_tile_lanes = 8;
 
-/// A tile of `read_tile_lanes` consecutive lanes: its lanes synchronize only with each other, so the
-/// tiles of a warp may run different steps.
+/// A tile of `Lanes` consecutive lanes (1, 4, 8, 16 or 32): its lanes synchronize only with each
+/// other, so the tiles of a warp may run different steps.
+template <unsigned Lanes>
 struct read_tile {
+  static_assert(Lanes == 1 || Lanes == 4 || Lanes == 8 || Lanes == 16 || Lanes == 32, "tiles of 1, 4, 8, 16 or 32");
+  static constexpr unsigned lanes = Lanes;
   unsigned rank;     ///< this lane's index in the tile
   unsigned members;  ///< the tile's lanes as a warp lane mask
 
   __device__ read_tile()
-      : rank(warp::lane_id() % read_tile_lanes),
-        members(((1U << read_tile_lanes) - 1U) << (warp::lane_id() - warp::lane_id() % read_tile_lanes))
+      : rank(warp::lane_id() % Lanes),
+        members((Lanes == unsigned{warp::size} ? ~0U : (1U << (Lanes % unsigned{warp::size})) - 1U)
+                << (warp::lane_id() - warp::lane_id() % Lanes))
   {
   }
   /// Bit r: tile lane r's predicate.
@@ -72,36 +77,32 @@ struct read_tile {
   template <class T>
   __device__ T shfl(T value, unsigned source_rank) const
   {
-    return __shfl_sync(members, value, static_cast<int>(source_rank), static_cast<int>(read_tile_lanes));
+    return __shfl_sync(members, value, static_cast<int>(source_rank), static_cast<int>(Lanes));
   }
   __device__ std::uint32_t reduce_or(std::uint32_t value) const { return __reduce_or_sync(members, value); }
 };
-/// What one lane of such a tile reads: 16 bytes, one vector load.
-using slab_chunk = uint4;
-static_assert(read_tile_lanes * sizeof(slab_chunk) == slab_bytes, "a read tile covers one slab");
 
-template <slab_reads Reads>
-__device__ __forceinline__ slab_chunk load_chunk(const slab_chunk* chunk)
-{
-  if constexpr (Reads == slab_reads::read_only) {
-    return __ldg(chunk);
-  } else {
-    return __ldcg(chunk);
-  }
-}
+/// A slab as 32-bit words: a map's slot s is words 2s (key) and 2s + 1 (value), a set's slot s is
+/// word s; the link is the last word in both layouts.
+inline constexpr unsigned link_word = slab_words - 1;
+static_assert(map_slots::link_slot * 2 + 1 == link_word && set_slots::link_slot == link_word,
+              "the link is the last word of a slab");
 
-/// Slot `index` of a chunk (index < 16 / sizeof(slot)), by selects so the chunk stays in registers.
-template <class Slots>
-__device__ __forceinline__ typename Slots::slot_type chunk_slot(const slab_chunk& chunk, unsigned index)
+template <unsigned Words>
+using word_load = std::conditional_t<Words == 4, uint4, std::conditional_t<Words == 2, uint2, unsigned int>>;
+
+/// Reads `Words` words at `words` (aligned to their size) with one vector load into `out`.
+template <slab_reads Reads, unsigned Words>
+__device__ __forceinline__ void load_words(const std::uint32_t* words, std::uint32_t (&out)[Words])
 {
-  if constexpr (sizeof(typename Slots::slot_type) == sizeof(std::uint64_t)) {
-    const std::uint32_t low = index == 0 ? chunk.x : chunk.z;
-    const std::uint32_t high = index == 0 ? chunk.y : chunk.w;
-    return (static_cast<std::uint64_t>(high) << 32) | low;
+  const auto* source = reinterpret_cast<const word_load<Words>*>(words);
+  const word_load<Words> loaded = Reads == slab_reads::read_only ? __ldg(source) : __ldcg(source);
+  if constexpr (Words == 4) {
+    out[0] = loaded.x, out[1] = loaded.y, out[2] = loaded.z, out[3] = loaded.w;
+  } else if constexpr (Words == 2) {
+    out[0] = loaded.x, out[1] = loaded.y;
   } else {
-    const std::uint32_t first_pair = (index & 1U) != 0 ? chunk.y : chunk.x;
-    const std::uint32_t second_pair = (index & 1U) != 0 ? chunk.w : chunk.z;
-    return (index & 2U) != 0 ? second_pair : first_pair;
+    out[0] = loaded;
   }
 }
 
@@ -161,10 +162,11 @@ class slab_table_ref {
 
   /// Looks each active lane's key up; found keys' values go to `value_out`. With `slab_reads::read_only`
   /// the slabs are read through the non-coherent cache: only while no kernel writes the table.
-  template <detail::slab_reads Reads = detail::slab_reads::coherent>
+  /// `TileLanes` (1, 4, 8, 16 or 32) lanes run each lookup together (tile_lanes).
+  template <detail::slab_reads Reads = detail::slab_reads::coherent, unsigned TileLanes = detail::read_tile_lanes>
   __device__ operation_status find(bool active, std::uint32_t key, std::uint32_t& value_out) const
   {
-    return apply_in_tiles<operation::find, Reads>(active, key, value_out);
+    return apply_in_tiles<operation::find, Reads, TileLanes>(active, key, value_out);
   }
   /// Inserts each active lane's pair if its key is absent.
   __device__ operation_status insert(allocator_type& allocator, bool active, std::uint32_t key,
@@ -180,23 +182,24 @@ class slab_table_ref {
     std::uint32_t unused = 0;
     return apply(&allocator, active, operation::insert_or_assign, key, value, unused);
   }
-  /// Erases each active lane's key if present.
+  /// Erases each active lane's key if present; `TileLanes` lanes run each erasure together.
+  template <unsigned TileLanes = detail::read_tile_lanes>
   __device__ operation_status erase(bool active, std::uint32_t key) const
   {
     std::uint32_t unused = 0;
-    return apply_in_tiles<operation::erase, detail::slab_reads::coherent>(active, key, unused);
+    return apply_in_tiles<operation::erase, detail::slab_reads::coherent, TileLanes>(active, key, unused);
   }
 
  private:
-  static constexpr unsigned slots_per_chunk = sizeof(detail::slab_chunk) / sizeof(slot_type);
+  static constexpr unsigned words_per_slot = sizeof(slot_type) / sizeof(std::uint32_t);
 
-  /// The work queue of the operations that never allocate (find, erase): each tile of 8 lanes runs its
-  /// lanes' operations one at a time.
-  template <operation Op, detail::slab_reads Reads>
+  /// The work queue of the operations that never allocate (find, erase): each tile of `TileLanes`
+  /// lanes runs its lanes' operations one at a time.
+  template <operation Op, detail::slab_reads Reads, unsigned TileLanes>
   __device__ operation_status apply_in_tiles(bool active, std::uint32_t key, std::uint32_t& value_out) const
   {
     static_assert(Op == operation::find || Op == operation::erase, "tiles run the operations that never allocate");
-    const detail::read_tile tile;
+    const detail::read_tile<TileLanes> tile;
     const std::uint32_t bucket = active ? table_.bucket_of(key) : 0;
     operation_status own_status = operation_status::not_found;
     unsigned queue;
@@ -215,40 +218,63 @@ class slab_table_ref {
     return own_status;
   }
 
-  /// One find or erase, run by a tile: the protocol of slab_layout.hpp, each lane reading 16 bytes of
-  /// every slab (`slots_per_chunk` slots), the tile combining its lanes' matches with one reduction.
-  template <operation Op, detail::slab_reads Reads>
-  __device__ operation_status run_in_tile(const detail::read_tile& tile, std::uint32_t key, std::uint32_t bucket,
-                                          std::uint32_t& found_value) const
+  /// One find or erase, run by a tile: the protocol of slab_layout.hpp, each lane reading its share of
+  /// every slab (32 / tile lanes words, at least one whole slot, in loads of up to 16 bytes: every slot
+  /// is read with one load, as slab_layout.hpp requires), the tile combining its lanes' matches with one
+  /// reduction. Each lane keeps the value of the first slot it matched, so the lane owning the slot the
+  /// protocol picks can report or erase it. A map in tiles of 32 reads with lanes 0-15 only.
+  template <operation Op, detail::slab_reads Reads, unsigned TileLanes>
+  __device__ operation_status run_in_tile(const detail::read_tile<TileLanes>& tile, std::uint32_t key,
+                                          std::uint32_t bucket, std::uint32_t& found_value) const
   {
+    constexpr unsigned lane_words = slab_words / TileLanes > words_per_slot ? slab_words / TileLanes : words_per_slot;
+    constexpr unsigned reading_lanes = slab_words / lane_words;
+    constexpr unsigned load_words = lane_words < 4 ? lane_words : 4;
     const unsigned rank = tile.rank;
-    const unsigned first_slot = rank * slots_per_chunk;
+    const unsigned first_word = rank * lane_words;
+    const bool reads = reading_lanes == TileLanes || rank < reading_lanes;
     slot_type* slab = table_.head(bucket);
     for (;;) {
-      const detail::slab_chunk seen =
-          detail::load_chunk<Reads>(reinterpret_cast<const detail::slab_chunk*>(slab) + rank);
+      const auto* words = reinterpret_cast<const std::uint32_t*>(slab) + first_word;
       std::uint32_t matches = 0;
+      std::uint32_t matched_value = 0;
+      std::uint32_t last_word = 0;
 #pragma unroll
-      for (unsigned index = 0; index < slots_per_chunk; ++index) {
-        const bool data_slot = first_slot + index < Slots::data_slots;
-        const bool match = data_slot && Slots::key_of(detail::chunk_slot<Slots>(seen, index)) == key;
-        matches |= static_cast<std::uint32_t>(match) << (first_slot + index);
+      for (unsigned load = 0; load < lane_words / load_words; ++load) {
+        std::uint32_t seen[load_words];
+        if (reads) {
+          detail::load_words<Reads>(words + load * load_words, seen);
+        } else {
+#pragma unroll
+          for (unsigned index = 0; index < load_words; ++index) { seen[index] = empty_key; }
+        }
+#pragma unroll
+        for (unsigned index = 0; index < load_words; ++index) {
+          const unsigned word = first_word + load * load_words + index;
+          const unsigned slot = word / words_per_slot;
+          const bool key_word = word % words_per_slot == 0 && slot < Slots::data_slots;
+          if (key_word && seen[index] == key) {
+            // A map slot's value is the next word, in the same load (loads hold whole slots).
+            if (matches == 0 && words_per_slot == 2) { matched_value = seen[(index + 1) % load_words]; }
+            matches |= 1U << slot;
+          }
+        }
+        last_word = seen[load_words - 1];
       }
       slab_summary summary;  // empty_slots stays 0: only insertions look at it
       summary.match_slots = tile.reduce_or(matches);
-      summary.next =
-          tile.shfl(Slots::link_of(detail::chunk_slot<Slots>(seen, slots_per_chunk - 1)), detail::read_tile_lanes - 1);
+      summary.next = tile.shfl(last_word, reading_lanes - 1);
       const step next = next_step(Op, summary);
-      const unsigned owner = next.slot / slots_per_chunk;
-      const slot_type owned = detail::chunk_slot<Slots>(seen, next.slot % slots_per_chunk);
+      const unsigned owner = next.slot * words_per_slot / lane_words;
       switch (next.kind) {
         case step_kind::finish:
-          if (next.status == operation_status::found) { found_value = tile.shfl(Slots::value_of(owned), owner); }
+          if (next.status == operation_status::found) { found_value = tile.shfl(matched_value, owner); }
           return next.status;
         case step_kind::swap_slot: {
           bool swapped = false;
           if (rank == owner) {
-            const slot_type desired = Slots::make_slot(erased_key, Slots::value_of(owned));
+            const slot_type owned = Slots::make_slot(key, matched_value);
+            const slot_type desired = Slots::make_slot(erased_key, matched_value);
             swapped = detail::swap_slot(slab + next.slot, owned, desired) == owned;
           }
           if (tile.shfl(swapped, owner)) { return next.status; }

@@ -23,6 +23,7 @@
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
+#include <warpdex/hash/batch_options.hpp>
 #include <warpdex/hash/detail/slab_table.hpp>
 
 #include <cmath>
@@ -56,21 +57,8 @@ struct slab_capacity {
                                                 " keys need more than 2^32 buckets at this fill");
     slab_capacity capacity;
     capacity.bucket_count = static_cast<std::uint32_t>(std::max(1.0, buckets));
-    // Expected overflow slabs per bucket: sum over j >= 1 of P(G > j * data_slots / entries_per_key), with
-    // G ~ Poisson(groups per bucket) the groups a bucket receives.
-    const double groups_per_bucket = keys_per_bucket / entries_per_key;
-    double overflow = 0.0;
-    for (std::uint32_t chain = 1; chain < 64; ++chain) {
-      double probability = std::exp(-groups_per_bucket);
-      double at_most = 0.0;
-      for (std::uint32_t k = 0; k <= chain * data_slots / entries_per_key; ++k) {
-        at_most += probability;
-        probability *= groups_per_bucket / (k + 1);
-      }
-      const double beyond = std::max(0.0, 1.0 - at_most);
-      if (beyond < 1e-12) { break; }
-      overflow += beyond;
-    }
+    // A bucket receives a Poisson-distributed number of groups (a multimap key and its values share a list).
+    const double overflow = expected_overflow_slabs(keys_per_bucket / entries_per_key, data_slots, entries_per_key);
     const double pool = 2.0 * overflow * capacity.bucket_count + 2.0 * slabs_per_block;
     capacity.pool_slabs = static_cast<std::uint64_t>(std::min(pool, static_cast<double>(max_pool_slabs)));
     return capacity;
@@ -121,7 +109,31 @@ class slab_table_base {
   [[nodiscard]] const slab_table_view<Slots>& view() const { return storage_.view; }
 
   /// Removes every key and returns every pool slab. O(table size).
-  void clear() { initialize_table<Slots>(backend_, storage_.view, storage_.capacity.pool_slabs); }
+  void clear()
+  {
+    initialize_table<Slots>(backend_, storage_.view, storage_.capacity.pool_slabs);
+    expected_entries_ = 0;
+  }
+
+  /// Sets how the bulk operations run from now on: the tile of finds and erasures and the order of a
+  /// batch's elements (both automatic by default; see plan_batch for the rule). Results and semantics
+  /// do not depend on them. Throws warpdex::error, keeping the old options, for a tile size other
+  /// than automatic, 1, 4, 8, 16 or 32 or an unknown order.
+  void set_batch_options(const batch_options& options)
+  {
+    validate(options);
+    options_ = options;
+  }
+  [[nodiscard]] const batch_options& get_batch_options() const { return options_; }
+  /// What a bulk operation of `count` elements would run with now: the options, with the automatic
+  /// choices made from `count`, the bucket count and the expected entries (an upper bound: the entries
+  /// of insertion batches since the last clear, rehash or size(); erasures do not lower it). A batch
+  /// that `inserts` is planned for the entries it leaves behind.
+  [[nodiscard]] batch_plan plan_for(std::uint64_t count, bool inserts = false) const
+  {
+    const std::uint64_t entries = expected_entries_ + (inserts ? count : 0);
+    return plan_batch(options_, count, capacity().bucket_count, entries, Slots::data_slots);
+  }
 
   /// Rebuilds the table with `capacity` (more buckets, a larger pool, or both; smaller works too when
   /// the live entries fit): the live entries are exported, a table of the new capacity is built and
@@ -154,10 +166,16 @@ class slab_table_base {
       }
     }
     storage_ = std::move(fresh);
+    expected_entries_ = live;
   }
 
   /// The number of live keys, counted by walking every list. O(slabs in use).
-  [[nodiscard]] std::uint64_t size() const { return summarize_chains<Slots>(backend_, view()).live_slots; }
+  [[nodiscard]] std::uint64_t size() const
+  {
+    const std::uint64_t live = summarize_chains<Slots>(backend_, view()).live_slots;
+    expected_entries_ = live;
+    return live;
+  }
 
   /// Occupancy and memory use, by walking every list. O(slabs in use).
   [[nodiscard]] slab_statistics statistics() const
@@ -237,7 +255,14 @@ class slab_table_base {
     if (batch.count == 0) { return; }
     const std::string caller = name_ + "::" + operation_name;
     check_input(batch.keys, batch.operations, batch.count, caller);
-    const std::uint64_t exhausted = execute_batch<Slots>(backend_, view(), batch);
+    const bool inserts = batch.operations != nullptr || batch.uniform == operation::insert ||
+                         batch.uniform == operation::insert_or_assign;
+    batch_arguments planned = batch;
+    const batch_plan plan = plan_for(batch.count, inserts);
+    planned.tile_lanes = plan.tile_lanes;
+    planned.by_bucket = plan.by_bucket;
+    const std::uint64_t exhausted = execute_batch<Slots>(backend_, view(), planned);
+    if (inserts) { expected_entries_ += batch.count - exhausted; }
     if (throw_on_exhaustion && exhausted > 0) {
       throw out_of_memory(caller + ": the slab pool of " + std::to_string(capacity().pool_slabs) +
                           " slabs is exhausted; " + std::to_string(exhausted) + " of " + std::to_string(batch.count) +
@@ -314,6 +339,10 @@ class slab_table_base {
   std::string name_;
   key_mode mode_;
   table_storage storage_;
+  batch_options options_;
+  /// An upper bound on the live entries for plan_batch's expected chain length; kept by the members
+  /// that run insertions or count the entries (mutable: size() refreshes it).
+  mutable std::uint64_t expected_entries_ = 0;
 };
 
 }  // namespace detail

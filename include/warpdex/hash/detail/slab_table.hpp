@@ -55,6 +55,8 @@ struct batch_arguments {
   operation_status* statuses = nullptr;
   std::uint8_t* found = nullptr;  ///< written for every element: 1 when the status is found, else 0
   std::uint64_t count = 0;
+  std::uint32_t tile_lanes = 8;  ///< lanes per find or erasure on the cuda backend: 1, 4, 8, 16 or 32
+  bool by_bucket = false;        ///< run the elements stably sorted by bucket (results still at their index)
 };
 
 /// What a walk over each query key's whole list does (the multimap's queries).

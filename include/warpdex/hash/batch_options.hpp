@@ -1,0 +1,117 @@
+#pragma once
+/// @file How a slab table runs its bulk operations: the cooperative tile of the finds and erasures and
+/// the order of a batch's elements, each fixed or chosen automatically from the batch and the expected
+/// chain length (see `plan_batch` for the rule and docs/hash.md for the measurements behind it).
+
+#include <warpdex/core/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace warpdex::hash {
+
+/// Threads that run one find or erasure together, reading one slab per step between them
+/// (insertions always run on a whole warp: its allocator serves them). The host backend accepts
+/// every value and runs one thread per operation.
+enum class tile_lanes : std::uint8_t {
+  automatic = 0,  ///< chosen per batch by plan_batch
+  one = 1,        ///< one thread reads all 128 bytes of a slab (eight 16-byte loads)
+  four = 4,       ///< 32 bytes per lane (two 16-byte loads), 8 operations per warp
+  eight = 8,      ///< 16 bytes per lane (one 16-byte load), 4 operations per warp
+  sixteen = 16,   ///< 8 bytes per lane, 2 operations per warp
+  warp = 32,      ///< 4 bytes per lane (a map: 8 bytes on lanes 0-15), 1 operation per warp
+};
+
+/// In which order a batch's elements run. Results always land at the caller's indices.
+enum class batch_order : std::uint8_t {
+  automatic = 0,  ///< chosen per batch by plan_batch
+  input,          ///< element i runs on thread i
+  by_bucket,      ///< elements are stably sorted by bucket first, so a warp's operations share lists
+};
+
+/// The options of a table's bulk operations (`set_batch_options`). Both automatic by default.
+struct batch_options {
+  tile_lanes tile = tile_lanes::automatic;
+  batch_order order = batch_order::automatic;
+};
+
+/// Throws warpdex::error for a tile size other than automatic, 1, 4, 8, 16 or 32 or an unknown order.
+inline void validate(const batch_options& options)
+{
+  const auto tile = static_cast<std::uint32_t>(options.tile);
+  WARPDEX_EXPECTS(tile == 0 || tile == 1 || tile == 4 || tile == 8 || tile == 16 || tile == 32,
+                  "batch_options: tile_lanes must be automatic, 1, 4, 8, 16 or 32, got " + std::to_string(tile));
+  WARPDEX_EXPECTS(options.order <= batch_order::by_bucket,
+                  "batch_options: unknown batch_order " + std::to_string(static_cast<unsigned>(options.order)));
+}
+
+/// What a batch runs with once the automatic choices are made.
+struct batch_plan {
+  std::uint32_t tile_lanes = 8;  ///< 1, 4, 8, 16 or 32
+  bool by_bucket = false;
+};
+
+/// Expected overflow slabs per list when a bucket receives Poisson(`groups_per_bucket`) groups of
+/// `entries_per_group` entries and a slab holds `data_slots` entries: the sum over j >= 1 of
+/// P(groups > j * data_slots / entries_per_group), counted up to 64 overflow slabs.
+inline double expected_overflow_slabs(double groups_per_bucket, std::uint32_t data_slots,
+                                      std::uint32_t entries_per_group = 1)
+{
+  constexpr std::uint32_t longest_chain_considered = 64;
+  constexpr double negligible = 1e-12;
+  if (groups_per_bucket <= 0.0) { return 0.0; }
+  const double log_mean = std::log(groups_per_bucket);
+  // The Poisson terms in log space (exp(-mean) underflows for large means), summed incrementally.
+  double log_term = -groups_per_bucket;  // log P(G = 0)
+  double at_most = std::exp(log_term);   // P(G <= k)
+  std::uint32_t k = 0;
+  double overflow = 0.0;
+  for (std::uint32_t chain = 1; chain < longest_chain_considered; ++chain) {
+    const std::uint32_t limit = chain * data_slots / entries_per_group;
+    for (; k < limit; ++k) {
+      log_term += log_mean - std::log(static_cast<double>(k) + 1.0);
+      at_most += std::exp(log_term);
+    }
+    const double beyond = std::max(0.0, 1.0 - at_most);
+    if (beyond < negligible) { break; }
+    overflow += beyond;
+  }
+  return overflow;
+}
+
+/// Reordering pays when a batch brings at least this many operations to each bucket on average: the
+/// operations of a list then run in one warp, one after another, and all but the first read its slabs
+/// from L1/L2 instead of DRAM.
+inline constexpr double reorder_min_operations_per_bucket = 4.0;
+/// ... and when lists are at least this many slabs long: the sort and the scattered result writes
+/// cost about 170 bytes per element, a DRAM walk of a list 128 bytes per slab.
+inline constexpr double reorder_min_chain_slabs = 2.0;
+/// Lists at least this long get tiles of 16 lanes: a warp waits for its slowest tile, and with long,
+/// uneven lists two tiles of 16 even out better than four of 8.
+inline constexpr double wide_tile_min_chain_slabs = 2.0;
+
+/// The plan of a batch of `count` elements on a table of `bucket_count` buckets expected to hold
+/// `expected_entries` entries in slabs of `data_slots` entries. Fixed options are taken as they are;
+/// automatic ones follow the rule above: by_bucket when the batch brings >= 4 operations per bucket
+/// and lists are expected to be >= 2 slabs long; tiles of 16 lanes for such lists, else 8 (one
+/// 16-byte load per lane, four slab reads in flight per warp, the best measured choice at 60% fill).
+inline batch_plan plan_batch(const batch_options& options, std::uint64_t count, std::uint32_t bucket_count,
+                             std::uint64_t expected_entries, std::uint32_t data_slots)
+{
+  validate(options);
+  const auto tile = static_cast<std::uint32_t>(options.tile);
+  const double entries_per_bucket = static_cast<double>(expected_entries) / std::max<std::uint32_t>(bucket_count, 1);
+  const double chain_slabs = 1.0 + expected_overflow_slabs(entries_per_bucket, data_slots);
+  const double operations_per_bucket = static_cast<double>(count) / std::max<std::uint32_t>(bucket_count, 1);
+  batch_plan plan;
+  plan.tile_lanes = tile != 0 ? tile : chain_slabs >= wide_tile_min_chain_slabs ? 16 : 8;
+  plan.by_bucket =
+      options.order == batch_order::automatic
+          ? operations_per_bucket >= reorder_min_operations_per_bucket && chain_slabs >= reorder_min_chain_slabs
+          : options.order == batch_order::by_bucket;
+  return plan;
+}
+
+}  // namespace warpdex::hash
