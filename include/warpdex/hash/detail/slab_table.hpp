@@ -55,6 +55,9 @@ struct batch_arguments {
   operation_status* statuses = nullptr;
   std::uint8_t* found = nullptr;  ///< written for every element: 1 when the status is found, else 0
   std::uint64_t count = 0;
+  /// Non-null: only the elements whose entry here is out_of_memory run (the retry after a growth; it
+  /// may alias `statuses`); the others are skipped and their outputs left as they are.
+  const operation_status* retry = nullptr;
 };
 
 /// What a walk over each query key's whole list does (the multimap's queries).
@@ -126,9 +129,14 @@ WARPDEX_HOST_DEVICE void compact_list(const slab_table_view<Slots>& table, std::
   }
 }
 
-/// Fills every base slab with fresh slabs and marks every pool slab free.
+/// Fills every base slab with fresh slabs.
 template <class Slots, class Backend>
-void initialize_table(const Backend& backend, const slab_table_view<Slots>& table, std::uint64_t pool_slabs);
+void initialize_table(const Backend& backend, const slab_table_view<Slots>& table);
+
+/// Marks every unit of a super block of `slabs` units free (`words` bitmap words; units beyond `slabs`
+/// are marked taken).
+template <class Backend>
+void initialize_bitmap(const Backend& backend, std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs);
 
 /// Checks keys (and operation codes) against the input rules without changing anything.
 template <class Backend>
