@@ -18,6 +18,9 @@ void run_split_sort_histogram(context& ctx);
 /// slab_map build / find / erase / mixed batch against an open-addressing baseline, and bytes per pair.
 void run_slab_hash(context& ctx);
 
+/// SlabAlloc, SlabAlloc-light and device-side malloc: 128-byte allocations per second, verified.
+void run_slab_alloc(context& ctx);
+
 /// The LSM (lsm_map) next to a sorted array kept current by sorting and merging each batch.
 void run_lsm(context& ctx);
 

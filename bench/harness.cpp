@@ -221,6 +221,7 @@ const std::vector<benchmark>& registry()
       {"multisplit", run_multisplit},
       {"split/radix_sort_histogram", run_split_sort_histogram},
       {"slab_hash", run_slab_hash},
+      {"slab_alloc", run_slab_alloc},
       {"lsm", run_lsm},
       {"search", run_search_benchmarks},
       {"strmatch", run_strmatch_benchmarks},
