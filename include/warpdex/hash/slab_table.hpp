@@ -13,7 +13,9 @@
 /// - insert_or_assign reports `inserted` or `assigned`;
 /// - erase reports `erased` or `not_found`;
 /// - an insertion that needs a new slab and finds none free reports `out_of_memory` and changes nothing;
-///   the rest of the batch is unaffected. A slab that a concurrent append holds for a moment (it lost
+///   the rest of the batch is unaffected. A growing table (slab_capacity::grows) then adds a super block
+///   and runs those elements again within the same call, so they report out_of_memory only when no
+///   more memory can be had. A slab that a concurrent append holds for a moment (it lost
 ///   the race to link and is about to return it) counts as taken, so with one or two free slabs left an
 ///   insertion may report out_of_memory; retrying that element can then succeed.
 /// Consequences: of several `insert`s of an absent key with no erase in the batch, exactly one reports
