@@ -23,6 +23,8 @@ void run_slab_hash(context& ctx);
 
 /// slab_map's batch options (tile size, bucket order, automatic) side by side at two fills.
 void run_slab_hash_variants(context& ctx);
+/// SlabAlloc, SlabAlloc-light and device-side malloc: 128-byte allocations per second, verified.
+void run_slab_alloc(context& ctx);
 
 /// The LSM (lsm_map) next to a sorted array kept current by sorting and merging each batch.
 void run_lsm(context& ctx);

@@ -1,8 +1,10 @@
-// slab_map on uniform unique 32-bit keys and values at ~60% memory utilization: build, find (present and
-// absent), erase and a mixed batch (20% insert, 20% erase, 30% find present, 30% find absent), each next to
+// slab_map on uniform unique 32-bit keys and values: build, find (present and absent), erase and a mixed
+// batch (20% insert, 20% erase, 30% find present, 30% find absent) at ~60% memory utilization, each next to
 // a baseline measured in the same process on the same data: a static open-addressing table written here
 // (linear probing over 64-bit pairs, one thread per key, load factor 0.5, i.e. 16 bytes per pair, like
-// cuCollections' static_map at that load factor). Plus the slab table's bytes per live pair.
+// cuCollections' static_map at that load factor). Plus the slab table's bytes per live pair, a
+// utilization sweep (build and finds at 20%..90%) and an incremental sweep (batches of 2^16..2^22 keys
+// until the table holds n: throughput and resident bytes per pair).
 #include "benchmarks.hpp"
 
 #include <warpdex/core/buffer.hpp>
@@ -14,10 +16,12 @@
 #include <thrust/count.h>
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>
+#include <thrust/sort.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +37,6 @@ constexpr unsigned block_threads = 256;
 constexpr double sector_bytes = 32;
 /// Keys, values and statuses streamed per element (4 bytes each).
 constexpr double word_bytes = 4;
-/// The slab table's fill of its base slabs: the slab hash's sweet spot, ~60% memory utilization.
-constexpr double base_fill = 0.6;
 /// Shares of the mixed batch in percent: insert, erase, find present (the rest finds absent keys).
 constexpr unsigned mixed_insert_percent = 20;
 constexpr unsigned mixed_erase_percent = 20;
@@ -143,6 +145,23 @@ std::uint64_t count_status(const buffer<operation_status>& statuses, std::uint64
       thrust::count_if(thrust::cuda::par, statuses.data(), statuses.data() + n, status_is{wanted}));
 }
 
+/// Whether the map holds exactly `keys`, each with itself as value (export, sort, compare).
+bool export_matches(const map_type& map, std::span<const std::uint32_t> keys)
+{
+  auto exported_keys = make_device_buffer<std::uint32_t>(keys.size());
+  auto exported_values = make_device_buffer<std::uint32_t>(keys.size());
+  if (map.export_pairs(exported_keys.span(), exported_values.span()) != keys.size()) { return false; }
+  if (!thrust::equal(thrust::cuda::par, exported_keys.data(), exported_keys.data() + keys.size(),
+                     exported_values.data())) {
+    return false;
+  }
+  auto expected = make_device_buffer<std::uint32_t>(keys.size());
+  WARPDEX_CUDA_TRY(cudaMemcpy(expected.data(), keys.data(), keys.size_bytes(), cudaMemcpyDeviceToDevice));
+  thrust::sort(thrust::cuda::par, expected.data(), expected.data() + keys.size());
+  thrust::sort(thrust::cuda::par, exported_keys.data(), exported_keys.data() + keys.size());
+  return thrust::equal(thrust::cuda::par, expected.data(), expected.data() + keys.size(), exported_keys.data());
+}
+
 /// Median of `repetitions` timings of `work`, each after an untimed `prepare` (e.g. rebuilding the table).
 template <class Prepare, class Work>
 double median_prepared_ms(const context& ctx, Prepare&& prepare, Work&& work)
@@ -167,6 +186,9 @@ double median_prepared_ms(const context& ctx, Prepare&& prepare, Work&& work)
   return times[times.size() / 2];
 }
 
+/// The figure a slab_map row compares against.
+const char* const open_baseline = "open-addressing linear probing, 1 thread/key, load factor 0.5 (bench/slab_hash.cu)";
+
 row make_row(const std::string& name, std::uint64_t n, double ms, double baseline_ms, double sol_bytes, bool verified)
 {
   row r;
@@ -175,11 +197,24 @@ row make_row(const std::string& name, std::uint64_t n, double ms, double baselin
   r.median_ms = ms;
   r.value = static_cast<double>(n) / (ms * 1e6);
   r.unit = "Gops/s";
-  r.baseline = "open-addressing linear probing, 1 thread/key, load factor 0.5 (bench/slab_hash.cu)";
+  r.baseline = open_baseline;
   r.baseline_value = static_cast<double>(n) / (baseline_ms * 1e6);
   r.sol_bytes_per_element = sol_bytes;
   r.verified = verified;
   return r;
+}
+
+/// Target memory utilizations of the sweep, in percent: the table's buckets are sized so the keys fill
+/// this share of the base slabs' data slots (slab_capacity::for_keys).
+constexpr unsigned sweep_percents[] = {20, 30, 40, 50, 60, 70, 80, 90};
+/// The utilization of the headline rows (erase, mixed, memory): the slab hash's sweet spot.
+constexpr unsigned headline_percent = 60;
+/// Batch sizes of the incremental sweep (log2): batches of 2^16 .. 2^22 keys until the table holds n.
+constexpr unsigned incremental_batch_logs[] = {16, 18, 20, 22};
+
+std::string row_name(const char* kind, std::uint64_t n, unsigned percent)
+{
+  return std::string("slab_map/") + kind + "/n=" + std::to_string(n) + "/util=" + std::to_string(percent);
 }
 
 }  // namespace
@@ -187,10 +222,20 @@ row make_row(const std::string& name, std::uint64_t n, double ms, double baselin
 void run_slab_hash(context& ctx)
 {
   const std::uint64_t n = std::min(ctx.n(), target_keys);
-  const std::string suffix = "/n=" + std::to_string(n);
   const char* kinds[] = {"build", "find_present", "find_absent", "erase", "mixed", "memory"};
+  auto wanted = [&](const char* kind, unsigned percent) { return ctx.selected(row_name(kind, n, percent)); };
+  auto incremental_name = [&](const char* kind, unsigned batch_log) {
+    return std::string("slab_map/") + kind + "/batch=" + std::to_string(std::uint64_t{1} << batch_log) +
+           "/n=" + std::to_string(n);
+  };
   bool any = false;
-  for (const char* kind : kinds) { any = any || ctx.selected(std::string("slab_hash/") + kind + suffix); }
+  for (const unsigned percent : sweep_percents) {
+    for (const char* kind : kinds) { any = any || wanted(kind, percent); }
+  }
+  for (const unsigned batch_log : incremental_batch_logs) {
+    any = any || ctx.selected(incremental_name("incremental", batch_log)) ||
+          ctx.selected(incremental_name("incremental_resident", batch_log));
+  }
   if (!any) { return; }
 
   const cuda backend{};
@@ -203,14 +248,7 @@ void run_slab_hash(context& ctx)
   auto statuses = make_device_buffer<operation_status>(n);
   auto values_out = make_device_buffer<std::uint32_t>(n);
 
-  // Buckets for n keys at base_fill; the pool also holds the mixed batch's insertions.
-  const double peak_keys = 1.0 + mixed_insert_percent / 100.0;
-  map_type map(backend, map_type::capacity_for(static_cast<std::uint64_t>(peak_keys * n), peak_keys * base_fill));
-  auto build = [&] {
-    map.clear();
-    map.insert(keys, keys);  // value = key, so a find's output can be checked against its query
-  };
-
+  // The baseline, measured once: it does not depend on the slab table's utilization.
   const std::uint64_t open_slots = std::bit_ceil(2 * n);
   auto open_storage = make_device_buffer<unsigned long long>(open_slots);
   const open_table open{open_storage.data(), open_slots - 1};
@@ -220,87 +258,156 @@ void run_slab_hash(context& ctx)
                                                  statuses.data(), n);
     WARPDEX_CHECK_LAUNCH("open_batch");
   };
+  auto open_clear = [&] { WARPDEX_CUDA_TRY(cudaMemsetAsync(open_storage.data(), 0xff, open_storage.size_bytes())); };
   auto open_build = [&] {
-    WARPDEX_CUDA_TRY(cudaMemsetAsync(open_storage.data(), 0xff, open_storage.size_bytes()));
+    open_clear();
     open_run(nullptr, operation::insert, keys, keys.data());
   };
   auto nothing = [] {};
+  const double open_build_ms =
+      median_prepared_ms(ctx, open_clear, [&] { open_run(nullptr, operation::insert, keys, keys.data()); });
+  const double open_find_present_ms =
+      median_prepared_ms(ctx, nothing, [&] { open_run(nullptr, operation::find, keys, nullptr); });
+  const bool open_present_ok = count_status(statuses, n, operation_status::found) == n;
+  const double open_find_absent_ms =
+      median_prepared_ms(ctx, nothing, [&] { open_run(nullptr, operation::find, absent_keys, nullptr); });
+  const bool open_absent_ok = count_status(statuses, n, operation_status::found) == 0;
 
   // Streamed bytes per element plus one sector per random access (two when it writes the sector).
   const double find_sol = 3 * word_bytes + sector_bytes;
   const double update_sol = 3 * word_bytes + 2 * sector_bytes;
 
-  if (ctx.selected("slab_hash/build" + suffix) || ctx.selected("slab_hash/memory" + suffix)) {
-    const double ms = median_prepared_ms(
-        ctx, [&] { map.clear(); }, [&] { map.insert(keys, keys); });
-    const double open_ms = median_prepared_ms(
-        ctx, [&] { WARPDEX_CUDA_TRY(cudaMemsetAsync(open_storage.data(), 0xff, open_storage.size_bytes())); },
-        [&] { open_run(nullptr, operation::insert, keys, keys.data()); });
-    const hash::slab_statistics stats = map.statistics();
-    if (ctx.selected("slab_hash/build" + suffix)) {
-      ctx.add(make_row("slab_hash/build" + suffix, n, ms, open_ms, update_sol, stats.live == n));
+  for (const unsigned percent : sweep_percents) {
+    bool needed = false;
+    for (const char* kind : kinds) { needed = needed || wanted(kind, percent); }
+    if (!needed) { continue; }
+    const double fill = percent / 100.0;
+    // The headline table's pool also holds the mixed batch's insertions (the buckets are those for n keys).
+    const double peak_keys = percent == headline_percent ? 1.0 + mixed_insert_percent / 100.0 : 1.0;
+    map_type map(backend, map_type::capacity_for(static_cast<std::uint64_t>(peak_keys * n), peak_keys * fill));
+    auto build = [&] {
+      map.clear();
+      map.insert(keys, keys);  // value = key, so a find's output can be checked against its query
+    };
+
+    if (wanted("build", percent) || wanted("memory", percent)) {
+      const double ms = median_prepared_ms(
+          ctx, [&] { map.clear(); }, [&] { map.insert(keys, keys); });
+      const hash::slab_statistics stats = map.statistics();
+      if (wanted("build", percent)) {
+        row r = make_row(row_name("build", n, percent), n, ms, open_build_ms, update_sol, stats.live == n);
+        r.unit += " (memory utilization " + std::to_string(stats.memory_utilization) + ")";
+        ctx.add(std::move(r));
+      }
+      if (wanted("memory", percent)) {
+        row r;
+        r.name = row_name("memory", n, percent);
+        r.n = n;
+        r.value = stats.bytes_per_live_entry;
+        r.unit = "bytes/pair (utilization " + std::to_string(stats.memory_utilization) + ", slabs/bucket " +
+                 std::to_string(stats.mean_slabs_per_bucket) + ", reserved " +
+                 std::to_string(static_cast<double>(stats.reserved_bytes) / static_cast<double>(n)) + " bytes/pair)";
+        r.baseline = "open-addressing table bytes per pair at load factor 0.5";
+        r.baseline_value = static_cast<double>(open_storage.size_bytes()) / static_cast<double>(n);
+        r.verified = stats.live == n;
+        ctx.add(std::move(r));
+      }
     }
-    if (ctx.selected("slab_hash/memory" + suffix)) {
-      row r;
-      r.name = "slab_hash/memory" + suffix;
-      r.n = n;
-      r.value = stats.bytes_per_live_entry;
-      r.unit = "bytes/pair (utilization " + std::to_string(stats.memory_utilization) + ", slabs/bucket " +
-               std::to_string(stats.mean_slabs_per_bucket) + ")";
-      r.baseline = "open-addressing table bytes per pair at load factor 0.5";
-      r.baseline_value = static_cast<double>(open_storage.size_bytes()) / static_cast<double>(n);
-      r.verified = stats.live == n;
+
+    auto find_row = [&](const char* kind, std::span<const std::uint32_t> queries, bool present) {
+      if (!wanted(kind, percent)) { return; }
+      build();
+      const double ms =
+          median_prepared_ms(ctx, nothing, [&] { map.find(queries, values_out.span(), statuses.span()); });
+      bool verified = count_status(statuses, n, operation_status::found) == (present ? n : 0);
+      if (present) {
+        verified =
+            verified && thrust::equal(thrust::cuda::par, values_out.data(), values_out.data() + n, queries.data());
+      }
+      verified = verified && (present ? open_present_ok : open_absent_ok);
+      ctx.add(make_row(row_name(kind, n, percent), n, ms, present ? open_find_present_ms : open_find_absent_ms,
+                       find_sol, verified));
+    };
+    find_row("find_present", keys, true);
+    find_row("find_absent", absent_keys, false);
+
+    if (wanted("erase", percent)) {
+      const double ms = median_prepared_ms(ctx, build, [&] { map.erase(keys, statuses.span()); });
+      bool verified = count_status(statuses, n, operation_status::erased) == n && map.size() == 0;
+      const double open_ms =
+          median_prepared_ms(ctx, open_build, [&] { open_run(nullptr, operation::erase, keys, nullptr); });
+      verified = verified && count_status(statuses, n, operation_status::erased) == n;
+      ctx.add(make_row(row_name("erase", n, percent), n, ms, open_ms, update_sol, verified));
+    }
+
+    if (wanted("mixed", percent)) {
+      auto ops = make_device_buffer<operation>(n);
+      auto batch_keys = make_device_buffer<std::uint32_t>(n);
+      make_mixed_batch<<<blocks_for(n), block_threads>>>(all_keys.data(), n, ops.data(), batch_keys.data());
+      WARPDEX_CHECK_LAUNCH("make_mixed_batch");
+      const std::span<const operation> op_span(ops.data(), n);
+      const std::span<const std::uint32_t> key_span(batch_keys.data(), n);
+      const double ms = median_prepared_ms(
+          ctx, build, [&] { map.execute(op_span, key_span, key_span, values_out.span(), statuses.span()); });
+      // Inserted keys were absent and erased keys present, whatever the interleaving.
+      const std::uint64_t inserted = count_status(statuses, n, operation_status::inserted);
+      const std::uint64_t erased = count_status(statuses, n, operation_status::erased);
+      const bool verified =
+          map.size() == n + inserted - erased && count_status(statuses, n, operation_status::out_of_memory) == 0;
+      const double open_ms = median_prepared_ms(
+          ctx, open_build, [&] { open_run(ops.data(), operation::find, key_span, batch_keys.data()); });
+      // Mixed-batch sol: a weighted mean of finds and updates.
+      const double update_share = (mixed_insert_percent + mixed_erase_percent) / 100.0;
+      ctx.add(make_row(row_name("mixed", n, percent), n, ms, open_ms,
+                       update_share * update_sol + (1 - update_share) * find_sol, verified));
+    }
+  }
+
+  // Incremental batches: the table is filled to n keys one batch at a time, each batch a separate call
+  // (validation, kernel, exhaustion read-back), so small batches show the per-call overhead.
+  for (const unsigned batch_log : incremental_batch_logs) {
+    const std::uint64_t batch = std::min(n, std::uint64_t{1} << batch_log);
+    const std::string throughput_name = incremental_name("incremental", batch_log);
+    const std::string resident_name = incremental_name("incremental_resident", batch_log);
+    if (!ctx.selected(throughput_name) && !ctx.selected(resident_name)) { continue; }
+    // Buckets for all n keys, no pool: every overflow slab comes from growth, so the resident size is
+    // what the batches needed. A fresh table for every repetition (untimed), so each one grows.
+    hash::slab_capacity capacity = map_type::capacity_for(n, headline_percent / 100.0);
+    capacity.pool_slabs = 0;
+    std::optional<map_type> fresh;
+    const double ms = median_prepared_ms(
+        ctx,
+        [&] {
+          fresh.reset();
+          fresh.emplace(backend, capacity);
+        },
+        [&] {
+          for (std::uint64_t first = 0; first < n; first += batch) {
+            const auto part = keys.subspan(first, std::min(batch, n - first));
+            fresh->insert(part, part);
+          }
+        });
+    const map_type& map = *fresh;
+    const hash::slab_statistics stats = map.statistics();
+    const bool verified = stats.live == n && export_matches(map, keys);
+    if (ctx.selected(throughput_name)) {
+      row r = make_row(throughput_name, n, ms, open_build_ms, update_sol, verified);
+      r.baseline = std::string("one batch of n keys into ") + open_baseline;
       ctx.add(std::move(r));
     }
-  }
-
-  auto find_row = [&](const std::string& name, std::span<const std::uint32_t> queries, bool present) {
-    if (!ctx.selected(name)) { return; }
-    build();
-    open_build();
-    const double ms = median_prepared_ms(ctx, nothing, [&] { map.find(queries, values_out.span(), statuses.span()); });
-    const std::uint64_t expected = present ? n : 0;
-    bool verified = count_status(statuses, n, operation_status::found) == expected;
-    if (present) {
-      verified = verified && thrust::equal(thrust::cuda::par, values_out.data(), values_out.data() + n, queries.data());
+    if (ctx.selected(resident_name)) {
+      row r;
+      r.name = resident_name;
+      r.n = n;
+      r.value = static_cast<double>(stats.reserved_bytes) / static_cast<double>(n);
+      r.unit = "resident bytes/pair (" + std::to_string(stats.reserved_bytes >> 20) + " MiB, " +
+               std::to_string(stats.super_block_count) + " super blocks; in slabs " +
+               std::to_string(stats.bytes_per_live_entry) + " bytes/pair)";
+      r.baseline = "open-addressing table bytes per pair at load factor 0.5";
+      r.baseline_value = static_cast<double>(open_storage.size_bytes()) / static_cast<double>(n);
+      r.verified = verified;
+      ctx.add(std::move(r));
     }
-    const double open_ms =
-        median_prepared_ms(ctx, nothing, [&] { open_run(nullptr, operation::find, queries, nullptr); });
-    verified = verified && count_status(statuses, n, operation_status::found) == expected;
-    ctx.add(make_row(name, n, ms, open_ms, find_sol, verified));
-  };
-  find_row("slab_hash/find_present" + suffix, keys, true);
-  find_row("slab_hash/find_absent" + suffix, absent_keys, false);
-
-  if (ctx.selected("slab_hash/erase" + suffix)) {
-    const double ms = median_prepared_ms(ctx, build, [&] { map.erase(keys, statuses.span()); });
-    bool verified = count_status(statuses, n, operation_status::erased) == n && map.size() == 0;
-    const double open_ms =
-        median_prepared_ms(ctx, open_build, [&] { open_run(nullptr, operation::erase, keys, nullptr); });
-    verified = verified && count_status(statuses, n, operation_status::erased) == n;
-    ctx.add(make_row("slab_hash/erase" + suffix, n, ms, open_ms, update_sol, verified));
-  }
-
-  if (ctx.selected("slab_hash/mixed" + suffix)) {
-    auto ops = make_device_buffer<operation>(n);
-    auto batch_keys = make_device_buffer<std::uint32_t>(n);
-    make_mixed_batch<<<blocks_for(n), block_threads>>>(all_keys.data(), n, ops.data(), batch_keys.data());
-    WARPDEX_CHECK_LAUNCH("make_mixed_batch");
-    const std::span<const operation> op_span(ops.data(), n);
-    const std::span<const std::uint32_t> key_span(batch_keys.data(), n);
-    const double ms = median_prepared_ms(
-        ctx, build, [&] { map.execute(op_span, key_span, key_span, values_out.span(), statuses.span()); });
-    // Inserted keys were absent and erased keys present, whatever the interleaving.
-    const std::uint64_t inserted = count_status(statuses, n, operation_status::inserted);
-    const std::uint64_t erased = count_status(statuses, n, operation_status::erased);
-    const bool verified =
-        map.size() == n + inserted - erased && count_status(statuses, n, operation_status::out_of_memory) == 0;
-    const double open_ms = median_prepared_ms(
-        ctx, open_build, [&] { open_run(ops.data(), operation::find, key_span, batch_keys.data()); });
-    // Mixed-batch sol: a weighted mean of finds and updates.
-    const double update_share = (mixed_insert_percent + mixed_erase_percent) / 100.0;
-    ctx.add(make_row("slab_hash/mixed" + suffix, n, ms, open_ms,
-                     update_share * update_sol + (1 - update_share) * find_sol, verified));
   }
 }
 

@@ -1,5 +1,6 @@
-// `warpdex hash`: builds a slab_map from generated unique keys, queries present and absent keys, erases a
-// share, runs a mixed batch, and prints each step's throughput, its check, and the table's utilization.
+// `warpdex hash`: builds a slab_map from generated unique keys (or the raw keys of a file), queries present
+// and absent keys, runs a mixed batch, and prints each step's throughput, its check, and the table's
+// utilization.
 // With --multimap it does the same for a slab_multimap: keys with several values each, count, find_all,
 // erase of one instance and of all instances.
 #include "commands.hpp"
@@ -8,6 +9,7 @@
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/generate.hpp>
+#include <warpdex/core/hash.hpp>
 #include <warpdex/hash/slab_map.hpp>
 #include <warpdex/hash/slab_multimap.hpp>
 
@@ -15,6 +17,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,7 +34,80 @@ struct hash_options {
   double base_fill = 0.6;
   std::uint64_t seed = 1;
   bool multimap = false;
+  std::string input;  ///< a file of raw little-endian 32-bit keys; empty: generated keys
 };
+
+/// Bytes of one key in an --input file.
+constexpr std::size_t key_bytes = sizeof(std::uint32_t);
+/// The largest count of distinct keys an --input file may hold: absent keys are drawn by rejection, so
+/// at least half of the key space must stay free.
+constexpr std::uint64_t max_input_distinct_keys = std::uint64_t{hash::max_user_key} / 2;
+
+/// The keys a run builds from and absent keys to query, in host memory.
+struct hash_workload {
+  std::vector<std::uint32_t> keys;    ///< built in this order; a file's keys may repeat
+  std::uint64_t distinct = 0;         ///< distinct keys among them
+  std::vector<std::uint32_t> absent;  ///< keys.size() keys, none of them built
+};
+
+/// Reads `path` as raw little-endian 32-bit keys. Throws warpdex::error, before anything is built, when
+/// the file cannot be read, is empty or not a whole number of keys, or holds a reserved key.
+std::vector<std::uint32_t> read_key_file(const std::string& path)
+{
+  std::ifstream file(path, std::ios::binary);
+  WARPDEX_EXPECTS(file.good(), "hash --input: cannot open '" + path + "'");
+  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  WARPDEX_EXPECTS(!bytes.empty(), "hash --input: '" + path + "' holds no keys");
+  WARPDEX_EXPECTS(bytes.size() % key_bytes == 0, "hash --input: '" + path + "' holds " + std::to_string(bytes.size()) +
+                                                     " bytes, not a whole number of 4-byte keys");
+  std::vector<std::uint32_t> keys(bytes.size() / key_bytes);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const unsigned char* at = bytes.data() + i * key_bytes;
+    keys[i] = static_cast<std::uint32_t>(at[0]) | static_cast<std::uint32_t>(at[1]) << 8 |
+              static_cast<std::uint32_t>(at[2]) << 16 | static_cast<std::uint32_t>(at[3]) << 24;
+    if (hash::is_reserved_key(keys[i])) {
+      char hex[16];
+      std::snprintf(hex, sizeof(hex), "0x%08x", keys[i]);
+      WARPDEX_FAIL("hash --input: key " + std::to_string(i) + " of '" + path + "' is " + hex +
+                   ", a reserved key (empty_key or erased_key); keys must be <= " + std::to_string(hash::max_user_key));
+    }
+  }
+  return keys;
+}
+
+/// The workload of a key file: its keys, and absent keys drawn by rejection from a counter-based hash.
+hash_workload file_workload(const std::string& path, std::uint64_t seed)
+{
+  hash_workload work;
+  work.keys = read_key_file(path);
+  std::vector<std::uint32_t> sorted = work.keys;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  work.distinct = sorted.size();
+  WARPDEX_EXPECTS(work.distinct <= max_input_distinct_keys,
+                  "hash --input: '" + path + "' holds " + std::to_string(work.distinct) + " distinct keys; at most " +
+                      std::to_string(max_input_distinct_keys) + " are supported");
+  for (std::uint64_t draw = 0; work.absent.size() < work.keys.size(); ++draw) {
+    const auto candidate = static_cast<std::uint32_t>(fmix64(seed ^ (draw * 0x9e3779b97f4a7c15ULL)));
+    if (!hash::is_reserved_key(candidate) && !std::binary_search(sorted.begin(), sorted.end(), candidate)) {
+      work.absent.push_back(candidate);
+    }
+  }
+  return work;
+}
+
+/// The workload of 2^size_log2 generated unique keys and as many absent ones.
+template <class Backend>
+hash_workload generated_workload(const Backend& backend, const hash_options& opts)
+{
+  const std::uint64_t n = std::uint64_t{1} << opts.size_log2;
+  const key_set<std::uint32_t> set{n, opts.seed, key_order::shuffled, hash::max_user_key};
+  auto keys = make_buffer<std::uint32_t>(backend, n);
+  generate_keys(backend, set, keys.span());
+  auto absent = make_buffer<std::uint32_t>(backend, n);
+  generate_queries(backend, set, 1.0, opts.seed + 1, absent.span());
+  return {keys.to_vector(), n, absent.to_vector()};
+}
 
 /// Values each key holds in the multimap run.
 constexpr std::uint64_t values_per_key = 4;
@@ -58,19 +135,24 @@ std::uint64_t count_of(const std::vector<operation_status>& statuses, operation_
 }
 
 template <class Backend>
-std::vector<timed_step> run_hash(const Backend& backend, const hash_options& opts, hash::slab_statistics& stats)
+std::vector<timed_step> run_hash(const Backend& backend, const hash_options& opts, const hash_workload& work,
+                                 hash::slab_statistics& stats)
 {
   using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend>;
-  const std::uint64_t n = std::uint64_t{1} << opts.size_log2;
-  const key_set<std::uint32_t> set{n, opts.seed, key_order::shuffled, hash::max_user_key};
+  const std::uint64_t n = work.keys.size();
   auto keys = make_buffer<std::uint32_t>(backend, n);
-  generate_keys(backend, set, keys.span());
+  keys.copy_from(std::span<const std::uint32_t>(work.keys));
+  auto absent = make_buffer<std::uint32_t>(backend, n);
+  absent.copy_from(std::span<const std::uint32_t>(work.absent));
   auto queries = make_buffer<std::uint32_t>(backend, n);
   auto values = make_buffer<std::uint32_t>(backend, n);
   auto statuses = make_buffer<operation_status>(backend, n);
-  // Buckets for n keys at base_fill; the pool also holds the mixed batch's insertions (a quarter of n).
+  // Buckets for the distinct keys at base_fill; the pool also holds the mixed batch's insertions (a
+  // quarter of n), and grows if a file's keys crowd some buckets.
   constexpr double peak_keys = 1.25;
-  map_type map(backend, map_type::capacity_for(static_cast<std::uint64_t>(peak_keys * n), peak_keys * opts.base_fill),
+  map_type map(backend,
+               map_type::capacity_for(static_cast<std::uint64_t>(peak_keys * static_cast<double>(work.distinct)),
+                                      peak_keys * opts.base_fill),
                opts.seed);
   std::vector<timed_step> steps;
 
@@ -78,18 +160,21 @@ std::vector<timed_step> run_hash(const Backend& backend, const hash_options& opt
     progress shown("build");
     timed_step step{"build (insert)", n};
     step.seconds = seconds_of(backend, [&] { map.insert(keys.span(), keys.span(), statuses.span()); });
-    const std::uint64_t inserted = count_of(statuses.to_vector(), operation_status::inserted);
-    step.check = std::to_string(inserted) + " of " + std::to_string(n) + " inserted";
-    step.passed = inserted == n;
+    const auto host_statuses = statuses.to_vector();
+    const std::uint64_t inserted = count_of(host_statuses, operation_status::inserted);
+    const std::uint64_t repeated = count_of(host_statuses, operation_status::already_present);
+    step.check = std::to_string(inserted) + " of " + std::to_string(n) + " inserted, " + std::to_string(repeated) +
+                 " repeated, expected " + std::to_string(work.distinct) + " distinct";
+    step.passed = inserted == work.distinct && inserted + repeated == n && map.size() == work.distinct;
     steps.push_back(step);
   }
-  for (const double absent_fraction : {0.0, 1.0}) {
+  for (const bool present : {true, false}) {
     progress shown("find");
-    timed_step step{absent_fraction == 0.0 ? "find present" : "find absent", n};
-    generate_queries(backend, set, absent_fraction, opts.seed + 1, queries.span());
-    step.seconds = seconds_of(backend, [&] { map.find(queries.span(), values.span(), statuses.span()); });
+    timed_step step{present ? "find present" : "find absent", n};
+    const auto batch = present ? keys.span() : absent.span();
+    step.seconds = seconds_of(backend, [&] { map.find(batch, values.span(), statuses.span()); });
     const std::uint64_t found = count_of(statuses.to_vector(), operation_status::found);
-    const std::uint64_t expected = absent_fraction == 0.0 ? n : 0;
+    const std::uint64_t expected = present ? n : 0;
     step.check = std::to_string(found) + " found, expected " + std::to_string(expected);
     step.passed = found == expected;
     steps.push_back(step);
@@ -98,16 +183,11 @@ std::vector<timed_step> run_hash(const Backend& backend, const hash_options& opt
   {
     progress shown("mixed batch");
     // A quarter each: insert absent keys, erase built keys, find built keys, find absent keys.
-    const std::vector<std::uint32_t> host_queries = [&] {
-      generate_queries(backend, set, 0.5, opts.seed + 2, queries.span());
-      return queries.to_vector();
-    }();
-    const std::vector<std::uint32_t> host_keys = keys.to_vector();
     std::vector<operation> host_ops(n);
     std::vector<std::uint32_t> batch_keys(n);
     for (std::uint64_t i = 0; i < n; ++i) {
       host_ops[i] = i % 4 == 0 ? operation::insert : i % 4 == 1 ? operation::erase : operation::find;
-      batch_keys[i] = i % 4 == 1 ? host_keys[i] : host_queries[i];
+      batch_keys[i] = i % 4 == 0 || i % 4 == 3 ? work.absent[i] : work.keys[i];
     }
     auto ops = make_buffer<operation>(backend, n);
     ops.copy_from(std::span<const operation>(host_ops));
@@ -117,8 +197,8 @@ std::vector<timed_step> run_hash(const Backend& backend, const hash_options& opt
         backend, [&] { map.execute(ops.span(), queries.span(), queries.span(), values.span(), statuses.span()); });
     const auto host_statuses = statuses.to_vector();
     const std::uint64_t size = map.size();
-    const std::uint64_t expected =
-        n + count_of(host_statuses, operation_status::inserted) - count_of(host_statuses, operation_status::erased);
+    const std::uint64_t expected = work.distinct + count_of(host_statuses, operation_status::inserted) -
+                                   count_of(host_statuses, operation_status::erased);
     step.check = std::to_string(size) + " keys after, expected " + std::to_string(expected);
     step.passed = size == expected && count_of(host_statuses, operation_status::out_of_memory) == 0;
     steps.push_back(step);
@@ -239,14 +319,21 @@ void print_hash(const global_options& globals, const hash_options& opts)
         "seed %llu\n",
         choice == backend_choice::cuda ? "cuda" : "host", static_cast<unsigned long long>(multimap_pairs(opts)),
         static_cast<unsigned long long>(values_per_key), opts.base_fill, static_cast<unsigned long long>(opts.seed));
+  } else if (!opts.input.empty()) {
+    std::printf("warpdex hash: slab_map on backend %s, keys of '%s', base fill %.2f, seed %llu\n",
+                choice == backend_choice::cuda ? "cuda" : "host", opts.input.c_str(), opts.base_fill,
+                static_cast<unsigned long long>(opts.seed));
   } else {
     std::printf("warpdex hash: slab_map on backend %s, n = 2^%u unique 32-bit keys, base fill %.2f, seed %llu\n",
                 choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2, opts.base_fill,
                 static_cast<unsigned long long>(opts.seed));
   }
+  // A key file is read and checked before any table is built.
+  const hash_workload from_file = opts.input.empty() ? hash_workload{} : file_workload(opts.input, opts.seed);
   hash::slab_statistics stats;
   const auto steps = visit_backend(choice, [&](const auto& backend) {
-    return opts.multimap ? run_multimap(backend, opts, stats) : run_hash(backend, opts, stats);
+    if (opts.multimap) { return run_multimap(backend, opts, stats); }
+    return run_hash(backend, opts, opts.input.empty() ? generated_workload(backend, opts) : from_file, stats);
   });
   bool all_passed = true;
   std::printf("%-18s %12s  %s\n", "step", "Mops/s", "check");
@@ -272,13 +359,21 @@ void add_hash_command(CLI::App& app, const global_options& globals)
   CLI::App* command = app.add_subcommand("hash",
                                          "Build, query and update a slab hash map; print throughput and "
                                          "utilization");
-  command->add_option("--size-log2", opts->size_log2, "Keys to build from, as a power of two")
-      ->check(CLI::Range(1, 30));
+  CLI::Option* size = command->add_option("--size-log2", opts->size_log2, "Keys to build from, as a power of two")
+                          ->check(CLI::Range(1, 30));
   command->add_option("--base-fill", opts->base_fill, "Average fill of the base slabs after the build, in (0, 0.8]")
       ->check(CLI::Range(0.01, 0.8));
   command->add_option("--seed", opts->seed, "Seed of the keys and of the bucket hash");
-  command->add_flag("--multimap", opts->multimap,
-                    "Use a slab_multimap: keys with several values; count, find_all, erase one / all instances");
+  CLI::Option* multimap =
+      command->add_flag("--multimap", opts->multimap,
+                        "Use a slab_multimap: keys with several values; count, find_all, erase one / all instances");
+  command
+      ->add_option("--input", opts->input,
+                   "Build from the keys of FILE: raw little-endian 32-bit keys (repeats allowed; the reserved keys "
+                   "0xfffffffe and 0xffffffff are rejected)")
+      ->type_name("FILE")
+      ->excludes(size)
+      ->excludes(multimap);
   command->callback([opts, &globals] { print_hash(globals, *opts); });
 }
 

@@ -45,10 +45,10 @@ std::uint64_t next_launch_salt()
   return launches.fetch_add(1, std::memory_order_relaxed);
 }
 
-__global__ void initialize_bitmap(std::uint32_t* bitmap, std::uint64_t words, std::uint64_t pool_slabs)
+__global__ void initialize_bitmap_kernel(std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs)
 {
   const std::uint64_t word = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (word < words) { bitmap[word] = initial_bitmap_word(word, pool_slabs); }
+  if (word < words) { bitmap[word] = initial_bitmap_word(word, slabs); }
 }
 
 __global__ void find_violations_kernel(const std::uint32_t* keys, const operation* operations, std::uint64_t count,
@@ -87,8 +87,9 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const slab_table_ref<Slots> ref(table);
   auto allocator = ref.make_allocator(salt);
   const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool active = position < batch.count;
-  const std::uint64_t i = active ? element_at(order, position) : 0;
+  const bool in_batch = position < batch.count;
+  const std::uint64_t i = in_batch ? element_at(order, position) : 0;
+  const bool active = in_batch && (batch.retry == nullptr || batch.retry[i] == operation_status::out_of_memory);
   const operation op = !active ? operation::find : batch.operations != nullptr ? batch.operations[i] : batch.uniform;
   const std::uint32_t key = active ? batch.keys[i] : 0;
   const std::uint32_t value = active && batch.values_in != nullptr ? batch.values_in[i] : 0;
@@ -277,7 +278,7 @@ __global__ void flush_kernel(slab_table_view<Slots> table)
   const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (bucket >= table.bucket_count) { return; }
   compact_list(table, static_cast<std::uint32_t>(bucket),
-               [&](std::uint32_t slab) { atomicAnd(table.pool.bitmap + slab / 32, ~(1U << (slab % 32))); });
+               [&](std::uint32_t slab) { atomicAnd(table.pool.bitmap_word(slab), ~table.pool.bit_of(slab)); });
 }
 
 template <class T>
@@ -289,14 +290,18 @@ T copy_to_host(const buffer<T>& value)
 }  // namespace
 
 template <class Slots, class Backend>
-void initialize_table(const Backend& backend, const slab_table_view<Slots>& table, std::uint64_t pool_slabs)
+void initialize_table(const Backend& backend, const slab_table_view<Slots>& table)
 {
   WARPDEX_CUDA_TRY(
       cudaMemsetAsync(table.heads, fresh_slab_byte, std::uint64_t{table.bucket_count} * slab_bytes, backend.stream));
-  const std::uint64_t words = std::uint64_t{table.pool.block_count} * bitmap_words_per_block;
+}
+
+template <class Backend>
+void initialize_bitmap(const Backend& backend, std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs)
+{
   if (words == 0) { return; }
-  initialize_bitmap<<<blocks_for(words), block_threads, 0, backend.stream>>>(table.pool.bitmap, words, pool_slabs);
-  WARPDEX_CHECK_LAUNCH("initialize_bitmap");
+  initialize_bitmap_kernel<<<blocks_for(words), block_threads, 0, backend.stream>>>(bitmap, words, slabs);
+  WARPDEX_CHECK_LAUNCH("initialize_bitmap_kernel");
 }
 
 template <class Backend>

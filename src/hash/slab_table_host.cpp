@@ -24,46 +24,46 @@ T load(T& word)
   return std::atomic_ref<T>(word).load(std::memory_order_acquire);
 }
 
-/// A host thread's share of SlabAlloc-light: a resident block it allocates from until it is full.
+/// A host thread's share of SlabAlloc (slab_alloc.hpp): a resident memory block it allocates from until
+/// it is full, then the blocks of candidate_block, as a warp does.
 template <class Slot>
 class host_slab_allocator {
  public:
-  host_slab_allocator(const slab_pool_view<Slot>& pool, std::uint64_t worker) : pool_(pool), worker_(worker)
-  {
-    if (pool.block_count > 0) { resident_ = candidate_block(worker, 0, pool.block_count); }
-  }
+  host_slab_allocator(const slab_pool_view<Slot>& pool, std::uint64_t worker) : pool_(pool), worker_(worker) {}
 
-  /// A free slab's index, or null_slab when every block is full.
+  /// A free slab's address, or null_slab when every block of every super block is full.
   std::uint32_t allocate()
   {
     if (pool_.block_count == 0) { return null_slab; }
     const std::uint64_t tries = std::uint64_t{random_block_attempts} + pool_.block_count;
-    for (std::uint64_t attempt = 0; attempt < tries; ++attempt) {
+    for (; attempt_ < tries; ++attempt_) {
+      if (resident_.words == nullptr) {
+        resident_ = pool_.locate(candidate_block(worker_, attempt_, pool_.block_count));
+      }
       const std::uint32_t slab = allocate_in(resident_);
       if (slab != null_slab) { return slab; }
-      resident_ = attempt < random_block_attempts
-                      ? candidate_block(worker_, static_cast<std::uint32_t>(attempt + 1), pool_.block_count)
-                      : static_cast<std::uint32_t>((attempt - random_block_attempts) % pool_.block_count);
+      resident_.words = nullptr;
     }
+    attempt_ = 0;  // the next allocation sweeps again: other threads may have freed slabs
     return null_slab;
   }
 
-  void free(std::uint32_t slab)
+  void free(std::uint32_t address)
   {
-    std::atomic_ref<std::uint32_t>(pool_.bitmap[slab / 32]).fetch_and(~(1U << (slab % 32)), std::memory_order_release);
+    std::atomic_ref<std::uint32_t>(*pool_.bitmap_word(address))
+        .fetch_and(~slab_pool_view<Slot>::bit_of(address), std::memory_order_release);
   }
 
  private:
-  std::uint32_t allocate_in(std::uint32_t block)
+  static std::uint32_t allocate_in(const typename slab_pool_view<Slot>::located_block& block)
   {
     for (std::uint32_t word = 0; word < bitmap_words_per_block; ++word) {
-      const std::uint64_t index = std::uint64_t{block} * bitmap_words_per_block + word;
-      std::atomic_ref<std::uint32_t> bits(pool_.bitmap[index]);
+      std::atomic_ref<std::uint32_t> bits(block.words[word]);
       std::uint32_t seen = bits.load(std::memory_order_relaxed);
       while (seen != 0xffffffffU) {
         const std::uint32_t bit = 1U << std::countr_one(seen);
         seen = bits.fetch_or(bit, std::memory_order_acq_rel);
-        if ((seen & bit) == 0) { return static_cast<std::uint32_t>(index * 32 + std::countr_zero(bit)); }
+        if ((seen & bit) == 0) { return block.first_address + word * 32 + std::countr_zero(bit); }
       }
     }
     return null_slab;
@@ -71,7 +71,8 @@ class host_slab_allocator {
 
   slab_pool_view<Slot> pool_;
   std::uint64_t worker_;
-  std::uint32_t resident_ = 0;
+  std::uint64_t attempt_ = 0;
+  typename slab_pool_view<Slot>::located_block resident_{nullptr, 0};
 };
 
 template <class Slots>
@@ -166,13 +167,15 @@ std::int64_t signed_count(std::uint64_t count)
 }  // namespace
 
 template <class Slots, class Backend>
-void initialize_table(const Backend&, const slab_table_view<Slots>& table, std::uint64_t pool_slabs)
+void initialize_table(const Backend&, const slab_table_view<Slots>& table)
 {
   std::memset(static_cast<void*>(table.heads), fresh_slab_byte, std::uint64_t{table.bucket_count} * slab_bytes);
-  const std::uint64_t words = std::uint64_t{table.pool.block_count} * bitmap_words_per_block;
-  for (std::uint64_t word = 0; word < words; ++word) {
-    table.pool.bitmap[word] = initial_bitmap_word(word, pool_slabs);
-  }
+}
+
+template <class Backend>
+void initialize_bitmap(const Backend&, std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs)
+{
+  for (std::uint64_t word = 0; word < words; ++word) { bitmap[word] = initial_bitmap_word(word, slabs); }
 }
 
 template <class Backend>
@@ -214,6 +217,7 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < signed_count(batch.count); ++i) {
       const auto index = order.empty() ? static_cast<std::uint64_t>(i) : order[static_cast<std::uint64_t>(i)];
+      if (batch.retry != nullptr && batch.retry[index] != operation_status::out_of_memory) { continue; }
       const operation op = batch.operations != nullptr ? batch.operations[index] : batch.uniform;
       const std::uint32_t value = batch.values_in != nullptr ? batch.values_in[index] : 0;
       std::uint32_t found_value = 0;

@@ -11,10 +11,11 @@
                                                      std::uint64_t);                                         \
   template void walk_lists<map_slots, Backend>(const Backend&, const slab_table_view<map_slots>&,            \
                                                const walk_arguments&);                                       \
-  template std::uint64_t counts_to_offsets<Backend>(const Backend&, std::uint64_t*, std::uint64_t);
+  template std::uint64_t counts_to_offsets<Backend>(const Backend&, std::uint64_t*, std::uint64_t);          \
+  template void initialize_bitmap<Backend>(const Backend&, std::uint32_t*, std::uint64_t, std::uint64_t);
 
 #define WARPDEX_DETAIL_INSTANTIATE_SLAB_LAYOUT(Slots, Backend)                                                      \
-  template void initialize_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint64_t);     \
+  template void initialize_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);                    \
   template std::uint64_t execute_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,               \
                                                        const batch_arguments&);                                     \
   template chain_totals summarize_chains<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);            \

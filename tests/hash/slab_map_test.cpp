@@ -304,10 +304,122 @@ TYPED_TEST(slab_map_test, FillsFromTenToNinetyFivePercentLoseNothing)
   EXPECT_GT(map.statistics().longest_chain, 1u) << "95% of the base slabs should overflow some lists";
 }
 
+TYPED_TEST(slab_map_test, GrowsAcrossSeveralSuperBlocksAndLosesNothing)
+{
+  std::mt19937_64 random(131);
+  constexpr std::size_t batches = 4;
+  constexpr std::size_t batch_keys = 25000;
+  // 256 buckets and no pool: every overflow slab comes from super blocks added by growth (~6700 slabs
+  // in the end, more than three growths of the smallest size).
+  typename TestFixture::map_type map(this->backend(), hash::slab_capacity{256, 0});
+  EXPECT_EQ(map.statistics().super_block_count, 0u);
+  const auto keys = distinct_keys(random, batches * batch_keys);
+  oracle_map oracle;
+  for (std::size_t batch = 0; batch < batches; ++batch) {
+    const std::vector<std::uint32_t> part(keys.begin() + batch * batch_keys, keys.begin() + (batch + 1) * batch_keys);
+    std::vector<std::uint32_t> values(part.size());
+    for (std::size_t i = 0; i < part.size(); ++i) { values[i] = static_cast<std::uint32_t>(random()); }
+    auto device_keys = this->put(part);
+    auto device_values = this->put(values);
+    if (batch % 2 == 0) {  // with statuses: only the elements that ran out run again after a growth
+      auto statuses = this->template poisoned<operation_status>(part.size(), operation_status::found);
+      map.insert(device_keys.span(), device_values.span(), statuses.span());
+      const auto host_statuses = statuses.to_vector();
+      for (std::size_t i = 0; i < part.size(); ++i) { ASSERT_EQ(host_statuses[i], operation_status::inserted) << i; }
+    } else {  // without: the batch runs again whole, and no exception escapes
+      map.insert(device_keys.span(), device_values.span());
+    }
+    for (std::size_t i = 0; i < part.size(); ++i) { oracle.emplace(part[i], values[i]); }
+    ASSERT_EQ(export_map(map), oracle) << "after batch " << batch;
+  }
+  const hash::slab_statistics stats = map.statistics();
+  EXPECT_GE(stats.super_block_count, 3u);
+  EXPECT_EQ(stats.pool_slabs, map.capacity().pool_slabs);
+  EXPECT_GE(stats.pool_slabs, stats.slabs_in_use - 256);
+  // Every key is found with its value, across super blocks.
+  auto device_keys = this->put(keys);
+  auto values_out = this->template poisoned<std::uint32_t>(keys.size(), 0);
+  auto statuses = this->template poisoned<operation_status>(keys.size(), operation_status::not_found);
+  map.find(device_keys.span(), values_out.span(), statuses.span());
+  const auto host_values = values_out.to_vector();
+  const auto host_statuses = statuses.to_vector();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(host_statuses[i], operation_status::found);
+    ASSERT_EQ(host_values[i], oracle.at(keys[i]));
+  }
+  // Erase half, flush (slabs of every super block go back), and the freed room is reused without growth.
+  const std::vector<std::uint32_t> half(keys.begin(), keys.begin() + keys.size() / 2);
+  auto device_half = this->put(half);
+  map.erase(device_half.span());
+  for (const std::uint32_t key : half) { oracle.erase(key); }
+  map.flush();
+  map.insert(device_half.span(), device_half.span());
+  for (const std::uint32_t key : half) { oracle.emplace(key, key); }
+  EXPECT_EQ(export_map(map), oracle);
+  EXPECT_EQ(map.statistics().super_block_count, stats.super_block_count);
+  // clear keeps the super blocks and returns all their slabs.
+  map.clear();
+  EXPECT_EQ(map.size(), 0u);
+  map.insert(device_keys.span(), device_keys.span());
+  EXPECT_EQ(map.size(), keys.size());
+  EXPECT_EQ(map.statistics().super_block_count, stats.super_block_count);
+}
+
+TYPED_TEST(slab_map_test, MixedAndAssigningBatchesGrowAndMatchTheOracle)
+{
+  std::mt19937_64 random(132);
+  typename TestFixture::map_type map(this->backend(), hash::slab_capacity{64, 0});
+  const auto keys = distinct_keys(random, 12000);
+  // insert_or_assign without statuses grows (run again whole).
+  const std::vector<std::uint32_t> first(keys.begin(), keys.begin() + 6000);
+  auto device_first = this->put(first);
+  map.insert_or_assign(device_first.span(), device_first.span());
+  oracle_map oracle;
+  for (const std::uint32_t key : first) { oracle.emplace(key, key); }
+  ASSERT_EQ(export_map(map), oracle);
+  // A mixed batch: inserts of new keys (which need new slabs), assignments, erasures and finds.
+  std::vector<operation> ops;
+  std::vector<std::uint32_t> batch_keys, values;
+  for (std::size_t i = 6000; i < keys.size(); ++i) {
+    ops.push_back(operation::insert);
+    batch_keys.push_back(keys[i]);
+    values.push_back(static_cast<std::uint32_t>(i));
+  }
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    ops.push_back(i % 3 == 0 ? operation::erase : i % 3 == 1 ? operation::insert_or_assign : operation::find);
+    batch_keys.push_back(first[i]);
+    values.push_back(static_cast<std::uint32_t>(i + 1));
+  }
+  const auto [statuses, values_out] = this->execute(map, ops, batch_keys, values);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const std::uint32_t key = batch_keys[i];
+    switch (ops[i]) {
+      case operation::insert:
+        ASSERT_EQ(statuses[i], operation_status::inserted) << i;
+        oracle.emplace(key, values[i]);
+        break;
+      case operation::erase:
+        ASSERT_EQ(statuses[i], operation_status::erased) << i;
+        oracle.erase(key);
+        break;
+      case operation::insert_or_assign:
+        ASSERT_EQ(statuses[i], operation_status::assigned) << i;
+        oracle[key] = values[i];
+        break;
+      case operation::find:
+        ASSERT_EQ(statuses[i], operation_status::found) << i;
+        ASSERT_EQ(values_out[i], key) << i;
+        break;
+    }
+  }
+  EXPECT_EQ(export_map(map), oracle);
+  EXPECT_GE(map.statistics().super_block_count, 1u);
+}
+
 TYPED_TEST(slab_map_test, ExhaustedPoolIsReportedAndTheTableStaysConsistent)
 {
   std::mt19937_64 random(110);
-  const hash::slab_capacity capacity{2, 3};  // room for 5 slabs of 15 pairs
+  const hash::slab_capacity capacity{2, 3, false};  // room for 5 slabs of 15 pairs, no growth
   const std::uint64_t room = 5 * hash::map_slots::data_slots;
   const auto keys = distinct_keys(random, 200);
   typename TestFixture::map_type map(this->backend(), capacity);

@@ -287,8 +287,8 @@ TYPED_TEST(slab_multimap_test, ExhaustedPoolIsReportedAndNothingIsLost)
 {
   constexpr std::uint32_t key = 9;
   constexpr std::size_t attempts = 40;
-  // One bucket and no pool: the base slab holds pairs_per_slab pairs, the rest find no slab.
-  typename TestFixture::multimap_type multimap(this->backend(), hash::slab_capacity{1, 0});
+  // One bucket and no pool that cannot grow: the base slab holds pairs_per_slab pairs, the rest find no slab.
+  typename TestFixture::multimap_type multimap(this->backend(), hash::slab_capacity{1, 0, false});
   std::vector<std::uint32_t> values(attempts);
   for (std::size_t i = 0; i < attempts; ++i) { values[i] = static_cast<std::uint32_t>(i); }
   auto keys = this->put(std::vector<std::uint32_t>(attempts, key));
@@ -305,6 +305,28 @@ TYPED_TEST(slab_multimap_test, ExhaustedPoolIsReportedAndNothingIsLost)
   EXPECT_EQ(this->exported(multimap), by_key(oracle));
   expect_error_mentioning<out_of_memory>([&] { multimap.insert(keys.span(), device_values.span()); },
                                          {"slab_multimap::insert", "exhausted"});
+}
+
+TYPED_TEST(slab_multimap_test, GrowsWithoutStatusesAndKeepsEveryDuplicate)
+{
+  constexpr std::size_t keys_count = 10;
+  constexpr std::size_t values_per_key = 300;
+  // Four buckets and no pool: the 3000 pairs need ~200 slabs, all from growth. Without statuses a
+  // multimap cannot run the batch again whole (that would add pairs twice): only the elements that
+  // ran out run again.
+  typename TestFixture::multimap_type multimap(this->backend(), hash::slab_capacity{4, 0});
+  std::vector<std::uint32_t> keys, values;
+  oracle_multimap oracle;
+  for (std::size_t i = 0; i < keys_count * values_per_key; ++i) {
+    keys.push_back(static_cast<std::uint32_t>(i % keys_count));
+    values.push_back(static_cast<std::uint32_t>(i));
+    oracle.emplace(keys.back(), values.back());
+  }
+  auto device_keys = this->put(keys);
+  auto device_values = this->put(values);
+  multimap.insert(device_keys.span(), device_values.span());
+  EXPECT_EQ(this->exported(multimap), by_key(oracle));
+  EXPECT_GE(multimap.statistics().super_block_count, 1u);
 }
 
 TYPED_TEST(slab_multimap_test, RejectsBadInputBeforeChangingAnything)

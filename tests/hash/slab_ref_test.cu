@@ -4,6 +4,7 @@
 #include "hash/slab_test_support.hpp"
 
 #include <warpdex/core/cuda_check.hpp>
+#include <warpdex/hash/slab_alloc_light.cuh>
 #include <warpdex/hash/slab_ref.cuh>
 
 #include <gtest/gtest.h>
@@ -24,10 +25,11 @@ using hash::operation_status;
 constexpr unsigned threads_per_block = 128;
 
 /// Each warp allocates until the allocator reports exhaustion; lane 0 records every slab it got.
-__global__ void allocate_until_exhausted(hash::slab_pool_view<std::uint32_t> pool, std::uint32_t* slabs,
-                                         unsigned long long* count, std::uint32_t capacity)
+template <class Allocator, class Pool>
+__global__ void allocate_until_exhausted(Pool pool, std::uint32_t* slabs, unsigned long long* count,
+                                         std::uint32_t capacity)
 {
-  hash::slab_warp_allocator<std::uint32_t> allocator(pool, warp::global_warp_id());
+  Allocator allocator(pool, warp::global_warp_id());
   for (;;) {
     const std::uint32_t slab = allocator.allocate();
     if (slab == hash::null_slab) { return; }
@@ -40,7 +42,7 @@ __global__ void allocate_until_exhausted(hash::slab_pool_view<std::uint32_t> poo
 
 class slab_alloc_test : public cuda_test {};
 
-TEST_F(slab_alloc_test, HandsOutEverySlabOnceThenReportsExhaustion)
+TEST_F(slab_alloc_test, LightHandsOutEverySlabOnceThenReportsExhaustion)
 {
   const std::uint64_t pool_slabs = 3 * hash::slabs_per_block + 100;  // a partial last block
   const std::uint32_t blocks = 4;
@@ -48,11 +50,12 @@ TEST_F(slab_alloc_test, HandsOutEverySlabOnceThenReportsExhaustion)
   std::vector<std::uint32_t> words(bitmap.size());
   for (std::size_t word = 0; word < words.size(); ++word) { words[word] = hash::initial_bitmap_word(word, pool_slabs); }
   bitmap.copy_from(std::span<const std::uint32_t>(words));
-  const hash::slab_pool_view<std::uint32_t> pool{nullptr, bitmap.data(), blocks};
+  const hash::light_pool_view<std::uint32_t> pool{nullptr, bitmap.data(), blocks};
   const std::uint32_t capacity = static_cast<std::uint32_t>(pool_slabs) + 64;
   auto slabs = make_filled_buffer<std::uint32_t>(cuda{}, capacity, hash::null_slab);
   auto count = make_filled_buffer<unsigned long long>(cuda{}, 1, 0);
-  allocate_until_exhausted<<<6, threads_per_block>>>(pool, slabs.data(), count.data(), capacity);
+  allocate_until_exhausted<hash::light_warp_allocator<std::uint32_t>>
+      <<<6, threads_per_block>>>(pool, slabs.data(), count.data(), capacity);
   WARPDEX_CHECK_LAUNCH("allocate_until_exhausted");
   ASSERT_EQ(count.to_vector()[0], pool_slabs);
   auto got = slabs.to_vector();
@@ -60,6 +63,55 @@ TEST_F(slab_alloc_test, HandsOutEverySlabOnceThenReportsExhaustion)
   std::sort(got.begin(), got.end());
   for (std::uint64_t i = 0; i < pool_slabs; ++i) { ASSERT_EQ(got[i], i) << "slab " << i << " missing or repeated"; }
   for (const std::uint32_t word : bitmap.to_vector()) { EXPECT_EQ(word, 0xffffffffU); }
+}
+
+TEST_F(slab_alloc_test, FullHandsOutEveryUnitOfEverySuperBlockOnceThenReportsExhaustion)
+{
+  // Three super blocks of different sizes, the first and last with a partial last block.
+  const std::vector<std::uint64_t> super_slabs = {700, 2 * hash::slabs_per_block, hash::slabs_per_block + 33};
+  std::vector<buffer<std::uint32_t>> bitmaps;
+  std::vector<std::uint32_t*> bitmap_pointers;
+  std::vector<std::uint32_t> first_blocks{0};
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t super = 0; super < super_slabs.size(); ++super) {
+    const std::uint64_t blocks = (super_slabs[super] + hash::slabs_per_block - 1) / hash::slabs_per_block;
+    std::vector<std::uint32_t> words(blocks * hash::bitmap_words_per_block);
+    for (std::size_t word = 0; word < words.size(); ++word) {
+      words[word] = hash::initial_bitmap_word(word, super_slabs[super]);
+    }
+    bitmaps.push_back(make_device_buffer<std::uint32_t>(words.size()));
+    bitmaps.back().copy_from(std::span<const std::uint32_t>(words));
+    bitmap_pointers.push_back(bitmaps.back().data());
+    first_blocks.push_back(first_blocks.back() + static_cast<std::uint32_t>(blocks));
+    for (std::uint64_t unit = 0; unit < super_slabs[super]; ++unit) {
+      const auto in_super = static_cast<std::uint32_t>(unit);
+      expected.push_back(hash::slab_address(super, in_super / hash::slabs_per_block, in_super % hash::slabs_per_block));
+    }
+  }
+  auto bitmap_directory = make_device_buffer<std::uint32_t*>(bitmap_pointers.size());
+  bitmap_directory.copy_from(std::span<std::uint32_t* const>(bitmap_pointers));
+  auto first_block_table = make_device_buffer<std::uint32_t>(first_blocks.size());
+  first_block_table.copy_from(std::span<const std::uint32_t>(first_blocks));
+  hash::slab_pool_view<std::uint32_t> pool;
+  pool.bitmaps = bitmap_directory.data();
+  pool.first_blocks = first_block_table.data();
+  pool.super_block_count = static_cast<std::uint32_t>(super_slabs.size());
+  pool.block_count = first_blocks.back();
+  const auto capacity = static_cast<std::uint32_t>(expected.size() + 64);
+  auto slabs = make_filled_buffer<std::uint32_t>(cuda{}, capacity, hash::null_slab);
+  auto count = make_filled_buffer<unsigned long long>(cuda{}, 1, 0);
+  allocate_until_exhausted<hash::slab_warp_allocator<std::uint32_t>>
+      <<<6, threads_per_block>>>(pool, slabs.data(), count.data(), capacity);
+  WARPDEX_CHECK_LAUNCH("allocate_until_exhausted");
+  ASSERT_EQ(count.to_vector()[0], expected.size());
+  auto got = slabs.to_vector();
+  got.resize(expected.size());
+  std::sort(got.begin(), got.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(got, expected) << "a unit was missing, repeated or outside its super block";
+  for (const auto& bitmap : bitmaps) {
+    for (const std::uint32_t word : bitmap.to_vector()) { EXPECT_EQ(word, 0xffffffffU); }
+  }
 }
 
 /// Lanes insert_or_assign (key, i) for their element, then every lane finds its key, then erases the

@@ -145,7 +145,7 @@ TYPED_TEST(slab_set_test, MixedBatchOfDistinctKeysIsExactAndContentionIsAllowed)
 TYPED_TEST(slab_set_test, ExhaustionThrowsAfterTheBatchAndRejectsReservedKeys)
 {
   std::mt19937_64 random(203);
-  typename TestFixture::set_type set(this->backend(), hash::slab_capacity{1, 2});
+  typename TestFixture::set_type set(this->backend(), hash::slab_capacity{1, 2, false});
   const auto keys = distinct_keys(random, 200);
   auto device_keys = this->put(keys);
   expect_error_mentioning<out_of_memory>([&] { set.insert(device_keys.span()); }, {"slab_set::insert", "exhausted"});

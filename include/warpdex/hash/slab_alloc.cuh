@@ -1,5 +1,5 @@
 #pragma once
-/// @file The warp-level half of SlabAlloc-light (slab_alloc.hpp): a warp's resident memory block with its
+/// @file The warp-level half of SlabAlloc (slab_alloc.hpp): a warp's resident memory block with its
 /// occupancy bitmap in registers, one word per lane. CUDA-only.
 
 #include <warpdex/core/warp.cuh>
@@ -19,9 +19,9 @@ class slab_warp_allocator {
   {
   }
 
-  /// A free slab's index, the same in every lane, or null_slab when no block has a free slab (slabs
-  /// held for a moment by other warps' appends count as taken). Warp-collective. One atomicOr in the
-  /// common case.
+  /// A free slab's address, the same in every lane, or null_slab when no block of any super block has
+  /// a free slab (slabs held for a moment by other warps' appends count as taken). Warp-collective. One
+  /// atomicOr in the common case.
   __device__ std::uint32_t allocate()
   {
     if (pool_.block_count == 0) { return null_slab; }
@@ -34,10 +34,10 @@ class slab_warp_allocator {
         std::uint32_t slab = null_slab;
         if (static_cast<int>(warp::lane_id()) == lane) {
           const std::uint32_t bit = 1U << (__ffs(~resident_bits_) - 1);
-          const std::uint32_t before = atomicOr(word_address(), bit);
+          const std::uint32_t before = atomicOr(resident_words_ + lane, bit);
           resident_bits_ = before | bit;
           if ((before & bit) == 0) {
-            slab = resident_block_ * slabs_per_block + static_cast<std::uint32_t>(lane) * 32 + (__ffs(bit) - 1);
+            slab = resident_first_ + static_cast<std::uint32_t>(lane) * 32 + (__ffs(bit) - 1);
           }
         }
         slab = warp::shfl(slab, lane);
@@ -45,30 +45,30 @@ class slab_warp_allocator {
         continue;  // another warp took that bit: the refreshed word says what is left
       }
       if (attempt == tries) { return null_slab; }
-      make_resident(attempt < random_block_attempts
-                        ? candidate_block(worker_, static_cast<std::uint32_t>(attempt), pool_.block_count)
-                        : static_cast<std::uint32_t>((attempt - random_block_attempts) % pool_.block_count));
+      make_resident(candidate_block(worker_, attempt, pool_.block_count));
       ++attempt;
     }
   }
 
-  /// Returns `slab` to the pool. Called by one lane.
-  __device__ void free(std::uint32_t slab) const { atomicAnd(pool_.bitmap + slab / 32, ~(1U << (slab % 32))); }
+  /// Returns the slab at `address` to the pool. Called by one lane.
+  __device__ void free(std::uint32_t address) const
+  {
+    atomicAnd(pool_.bitmap_word(address), ~slab_pool_view<Slot>::bit_of(address));
+  }
 
  private:
-  __device__ std::uint32_t* word_address() const
-  {
-    return pool_.bitmap + static_cast<std::uint64_t>(resident_block_) * bitmap_words_per_block + warp::lane_id();
-  }
   __device__ void make_resident(std::uint32_t block)
   {
-    resident_block_ = block;
-    resident_bits_ = __ldcg(word_address());  // L2: other warps' atomics do not update L1
+    const auto located = pool_.locate(block);
+    resident_words_ = located.words;
+    resident_first_ = located.first_address;
+    resident_bits_ = __ldcg(resident_words_ + warp::lane_id());  // L2: other warps' atomics do not update L1
   }
 
   slab_pool_view<Slot> pool_;
   std::uint64_t worker_;
-  std::uint32_t resident_block_ = 0;
+  std::uint32_t* resident_words_ = nullptr;    ///< the resident block's 32 bitmap words
+  std::uint32_t resident_first_ = 0;           ///< the address of its unit 0
   std::uint32_t resident_bits_ = 0xffffffffU;  ///< none resident yet: the first allocation picks a block
 };
 

@@ -13,7 +13,9 @@
 /// - insert_or_assign reports `inserted` or `assigned`;
 /// - erase reports `erased` or `not_found`;
 /// - an insertion that needs a new slab and finds none free reports `out_of_memory` and changes nothing;
-///   the rest of the batch is unaffected. A slab that a concurrent append holds for a moment (it lost
+///   the rest of the batch is unaffected. A growing table (slab_capacity::grows) then adds a super block
+///   and runs those elements again within the same call, so they report out_of_memory only when no
+///   more memory can be had. A slab that a concurrent append holds for a moment (it lost
 ///   the race to link and is about to return it) counts as taken, so with one or two free slabs left an
 ///   insertion may report out_of_memory; retrying that element can then succeed.
 /// Consequences: of several `insert`s of an absent key with no erase in the batch, exactly one reports
@@ -26,20 +28,26 @@
 #include <warpdex/hash/batch_options.hpp>
 #include <warpdex/hash/detail/slab_table.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace warpdex::hash {
 
 /// How big a table is: its buckets (one 128-byte base slab each) and its pool of overflow slabs. A
-/// table never rehashes by itself: chains grow into the pool, and an insertion that finds the pool
-/// exhausted reports out_of_memory. To resize, call `rehash(capacity)` (one call, see
-/// slab_table_base::rehash).
+/// table never rehashes by itself: chains grow into the pool. When an insertion batch finds the pool
+/// exhausted, a growing table (`grows`, the default) adds a super block to the pool and retries the
+/// elements that ran out, so nothing is lost; a fixed table (or a growing one that cannot get more
+/// memory) reports out_of_memory for them. To change the bucket count, call `rehash(capacity)` (one
+/// call, see slab_table_base::rehash).
 struct slab_capacity {
   std::uint32_t bucket_count = 1;  ///< >= 1
-  std::uint64_t pool_slabs = 0;    ///< overflow slabs, <= max_pool_slabs (0: every list is one slab)
+  std::uint64_t pool_slabs = 0;    ///< overflow slabs at construction, <= max_pool_slabs (0: none yet)
+  /// Whether insertion batches that exhaust the pool add super blocks (slab_table_base::run).
+  bool grows = true;
 
   /// Buckets for `expected_keys` entries that fill a base slab's `data_slots` to `base_fill` on average
   /// (0.6 is the slab hash's sweet spot: most lists stay one slab long), and a pool twice the expected
@@ -68,17 +76,18 @@ struct slab_capacity {
 /// What a table holds and how well it uses its memory (computed by walking every list).
 struct slab_statistics {
   std::uint64_t bucket_count = 0;
-  std::uint64_t pool_slabs = 0;
-  std::uint64_t slabs_in_use = 0;   ///< base slabs plus linked pool slabs
-  std::uint64_t live = 0;           ///< keys present
-  std::uint64_t erased = 0;         ///< erased slots not yet reclaimed by flush
-  std::uint64_t longest_chain = 0;  ///< slabs in the longest list
+  std::uint64_t pool_slabs = 0;         ///< overflow slabs of all super blocks
+  std::uint64_t super_block_count = 0;  ///< super blocks of the pool (each growth adds one)
+  std::uint64_t slabs_in_use = 0;       ///< base slabs plus linked pool slabs
+  std::uint64_t live = 0;               ///< keys present
+  std::uint64_t erased = 0;             ///< erased slots not yet reclaimed by flush
+  std::uint64_t longest_chain = 0;      ///< slabs in the longest list
   double mean_slabs_per_bucket = 0;
   /// Bytes of live entries over bytes of slabs in use (the slab hash's "memory utilization").
   double memory_utilization = 0;
   /// Bytes of slabs in use per live entry (infinite when empty).
   double bytes_per_live_entry = 0;
-  /// Every byte the table owns: base slabs, the whole pool and its bitmap.
+  /// Every byte the table owns: base slabs, every super block of the pool and its bitmap.
   std::uint64_t reserved_bytes = 0;
 };
 
@@ -108,10 +117,11 @@ class slab_table_base {
   /// The storage as kernels see it (for device refs and the backends). A rehash replaces it.
   [[nodiscard]] const slab_table_view<Slots>& view() const { return storage_.view; }
 
-  /// Removes every key and returns every pool slab. O(table size).
+  /// Removes every key and returns every pool slab; super blocks added by growth stay. O(table size).
   void clear()
   {
-    initialize_table<Slots>(backend_, storage_.view, storage_.capacity.pool_slabs);
+    initialize_table<Slots>(backend_, storage_.view);
+    for (super_block& added : storage_.super_blocks) { initialize_super_block(added); }
     expected_entries_ = 0;
   }
 
@@ -185,6 +195,7 @@ class slab_table_base {
     slab_statistics stats;
     stats.bucket_count = capacity.bucket_count;
     stats.pool_slabs = capacity.pool_slabs;
+    stats.super_block_count = storage_.super_blocks.size();
     stats.slabs_in_use = totals.slabs;
     stats.live = totals.live_slots;
     stats.erased = totals.erased_slots;
@@ -193,7 +204,10 @@ class slab_table_base {
     const double bytes_in_use = static_cast<double>(totals.slabs) * slab_bytes;
     stats.memory_utilization = static_cast<double>(totals.live_slots) * sizeof(slot_type) / bytes_in_use;
     stats.bytes_per_live_entry = bytes_in_use / static_cast<double>(totals.live_slots);
-    stats.reserved_bytes = storage_.heads.size_bytes() + storage_.pool.size_bytes() + storage_.bitmap.size_bytes();
+    stats.reserved_bytes = storage_.heads.size_bytes();
+    for (const super_block& added : storage_.super_blocks) {
+      stats.reserved_bytes += added.slabs.size_bytes() + added.bitmap.size_bytes();
+    }
     return stats;
   }
 
@@ -248,27 +262,89 @@ class slab_table_base {
                                             std::to_string(expected) + " keys");
   }
 
-  /// Validates and runs a batch. With `throw_on_exhaustion`, elements that found the pool exhausted
-  /// make it throw warpdex::out_of_memory after the batch (the others took effect).
+  /// Validates and runs a batch that changes nothing and never allocates (finds). With
+  /// `throw_on_exhaustion`, elements that found the pool exhausted make it throw warpdex::out_of_memory
+  /// after the batch (the others took effect).
   void run(const batch_arguments& batch, const char* operation_name, bool throw_on_exhaustion) const
   {
     if (batch.count == 0) { return; }
     const std::string caller = name_ + "::" + operation_name;
     check_input(batch.keys, batch.operations, batch.count, caller);
-    const bool inserts = batch.operations != nullptr || batch.uniform == operation::insert ||
-                         batch.uniform == operation::insert_or_assign;
+    report_exhaustion(execute_planned(batch, false), batch.count, caller, throw_on_exhaustion);
+  }
+
+  /// Validates and runs a batch that may insert. In a growing table, while elements run out of slabs a
+  /// super block is added and only those elements run again (selected by their out_of_memory status;
+  /// a batch without statuses gets a temporary status array, except a uniform insertion batch of unique
+  /// keys, which is simply run again whole: its elements that took effect the first time find their key
+  /// and change nothing). Growth stops when no more memory can be had; the elements still out of
+  /// memory are then reported (thrown with `throw_on_exhaustion`) and the others took effect.
+  void run(const batch_arguments& batch, const char* operation_name, bool throw_on_exhaustion)
+  {
+    if (batch.count == 0) { return; }
+    const std::string caller = name_ + "::" + operation_name;
+    check_input(batch.keys, batch.operations, batch.count, caller);
+    const bool may_insert = batch.operations != nullptr || batch.uniform == operation::insert ||
+                            batch.uniform == operation::insert_or_assign;
+    if (!storage_.capacity.grows || !may_insert) {
+      report_exhaustion(execute_planned(batch, may_insert), batch.count, caller, throw_on_exhaustion);
+      return;
+    }
+    batch_arguments attempt = batch;
+    buffer<operation_status> temporary_statuses;
+    const bool rerun_whole = batch.statuses == nullptr && batch.operations == nullptr && mode_ == key_mode::unique;
+    if (batch.statuses == nullptr && !rerun_whole) {
+      temporary_statuses = make_buffer<operation_status>(backend_, batch.count);
+      attempt.statuses = temporary_statuses.data();
+    }
+    const std::uint64_t first_exhausted = execute_planned(attempt, true);
+    std::uint64_t exhausted = first_exhausted;
+    while (exhausted > 0 && grow()) {
+      attempt.retry = rerun_whole ? nullptr : attempt.statuses;
+      exhausted = execute_planned(attempt, false);
+    }
+    expected_entries_ += first_exhausted - exhausted;  // the retries that took effect
+    report_exhaustion(exhausted, batch.count, caller, throw_on_exhaustion);
+  }
+
+  /// Runs a batch with the tile and order plan_for chooses; a batch that `inserts` adds its elements to
+  /// the expected entries (elements that ran out of memory excepted). Returns the exhausted elements.
+  std::uint64_t execute_planned(const batch_arguments& batch, bool inserts) const
+  {
     batch_arguments planned = batch;
     const batch_plan plan = plan_for(batch.count, inserts);
     planned.tile_lanes = plan.tile_lanes;
     planned.by_bucket = plan.by_bucket;
     const std::uint64_t exhausted = execute_batch<Slots>(backend_, view(), planned);
     if (inserts) { expected_entries_ += batch.count - exhausted; }
-    if (throw_on_exhaustion && exhausted > 0) {
-      throw out_of_memory(caller + ": the slab pool of " + std::to_string(capacity().pool_slabs) +
-                          " slabs is exhausted; " + std::to_string(exhausted) + " of " + std::to_string(batch.count) +
-                          " elements were not inserted (the others were). Build a table with more pool_slabs, "
-                          "flush erased slots, or rehash");
+    return exhausted;
+  }
+
+  /// Adds one super block to the pool: half the pool so far (at least `min_growth_slabs`, at most a
+  /// whole super block), so n insertions grow it O(log n) times. Returns false, changing nothing, when
+  /// the pool has max_super_blocks or the memory is not there.
+  bool grow()
+  {
+    if (storage_.super_blocks.size() >= max_super_blocks) { return false; }
+    const std::uint64_t slabs =
+        std::min(std::max(storage_.capacity.pool_slabs / 2, min_growth_slabs), slabs_per_super_block);
+    try {
+      add_super_block(storage_, slabs);
+    } catch (const out_of_memory&) {
+      return false;
     }
+    return true;
+  }
+
+  void report_exhaustion(std::uint64_t exhausted, std::uint64_t count, const std::string& caller,
+                         bool throw_on_exhaustion) const
+  {
+    if (!throw_on_exhaustion || exhausted == 0) { return; }
+    throw out_of_memory(caller + ": the slab pool of " + std::to_string(capacity().pool_slabs) + " slabs" +
+                        (capacity().grows ? " could not grow further" : " is exhausted") + "; " +
+                        std::to_string(exhausted) + " of " + std::to_string(count) +
+                        " elements were not inserted (the others were). Build a table with more pool_slabs, "
+                        "flush erased slots, or rehash");
   }
 
   /// Throws warpdex::error naming `caller` when a key is reserved or an operation code (when given) is
@@ -301,12 +377,26 @@ class slab_table_base {
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:
-  /// The memory of one capacity and the view kernels take of it.
+  /// The fewest slabs a growth adds: a few memory blocks, so a table that starts small reaches a large
+  /// size in few super blocks.
+  static constexpr std::uint64_t min_growth_slabs = 2 * slabs_per_block;
+
+  /// One super block of the pool: its slabs and its bitmap.
+  struct super_block {
+    buffer<slot_type> slabs;
+    buffer<std::uint32_t> bitmap;
+    std::uint64_t slab_count = 0;
+  };
+
+  /// The memory of one table and the view kernels take of it. The pool's directory (super block
+  /// pointers, bitmap pointers, first blocks) has room for max_super_blocks entries; a growth appends.
   struct table_storage {
     slab_capacity capacity;
     buffer<slot_type> heads;
-    buffer<slot_type> pool;
-    buffer<std::uint32_t> bitmap;
+    std::vector<super_block> super_blocks;
+    buffer<slot_type*> super_block_directory;
+    buffer<std::uint32_t*> bitmap_directory;
+    buffer<std::uint32_t> first_blocks;
     slab_table_view<Slots> view;
   };
 
@@ -317,21 +407,71 @@ class slab_table_base {
     WARPDEX_EXPECTS(
         capacity.pool_slabs <= max_pool_slabs,
         name_ + ": pool_slabs " + std::to_string(capacity.pool_slabs) + " exceeds the 32-bit slab addresses");
-    const std::uint64_t blocks = (capacity.pool_slabs + slabs_per_block - 1) / slabs_per_block;
     table_storage storage;
     storage.capacity = capacity;
+    storage.capacity.pool_slabs = 0;  // counted as the super blocks are added
     storage.heads = make_buffer<slot_type>(backend_, std::uint64_t{capacity.bucket_count} * Slots::slots_per_slab);
-    storage.pool = make_buffer<slot_type>(backend_, capacity.pool_slabs * Slots::slots_per_slab);
-    storage.bitmap = make_buffer<std::uint32_t>(backend_, blocks * bitmap_words_per_block);
+    storage.super_block_directory = make_buffer<slot_type*>(backend_, max_super_blocks);
+    storage.bitmap_directory = make_buffer<std::uint32_t*>(backend_, max_super_blocks);
+    storage.first_blocks = make_buffer<std::uint32_t>(backend_, max_super_blocks + 1);
     storage.view.heads = storage.heads.data();
     storage.view.bucket_count = capacity.bucket_count;
     storage.view.hash = make_universal_hash(seed_, capacity.bucket_count);
-    storage.view.pool.slabs = storage.pool.data();
-    storage.view.pool.bitmap = storage.bitmap.data();
-    storage.view.pool.block_count = static_cast<std::uint32_t>(blocks);
+    storage.view.pool.super_blocks = storage.super_block_directory.data();
+    storage.view.pool.bitmaps = storage.bitmap_directory.data();
+    storage.view.pool.first_blocks = storage.first_blocks.data();
     storage.view.mode = mode_;
-    initialize_table<Slots>(backend_, storage.view, capacity.pool_slabs);
+    initialize_table<Slots>(backend_, storage.view);
+    for (std::uint64_t left = capacity.pool_slabs; left > 0;) {
+      const std::uint64_t slabs = std::min(left, slabs_per_super_block);
+      add_super_block(storage, slabs);
+      left -= slabs;
+    }
     return storage;
+  }
+
+  /// Allocates a super block of `slabs` slabs, marks them free and appends it to `storage`'s pool.
+  /// Strong guarantee: when the memory is not there (warpdex::out_of_memory) nothing changes.
+  void add_super_block(table_storage& storage, std::uint64_t slabs) const
+  {
+    const std::uint64_t blocks = (slabs + slabs_per_block - 1) / slabs_per_block;
+    super_block added;
+    added.slab_count = slabs;
+    added.slabs = make_buffer<slot_type>(backend_, slabs * Slots::slots_per_slab);
+    added.bitmap = make_buffer<std::uint32_t>(backend_, blocks * bitmap_words_per_block);
+    initialize_super_block(added);
+    // The directory is rewritten whole from host copies (at most max_super_blocks entries).
+    std::vector<slot_type*> slab_pointers;
+    std::vector<std::uint32_t*> bitmap_pointers;
+    std::vector<std::uint32_t> first_blocks{0};
+    for (super_block* each : super_block_list(storage, added)) {
+      slab_pointers.push_back(each->slabs.data());
+      bitmap_pointers.push_back(each->bitmap.data());
+      first_blocks.push_back(first_blocks.back() +
+                             static_cast<std::uint32_t>(each->bitmap.size() / bitmap_words_per_block));
+    }
+    storage.super_block_directory.copy_from(std::span<slot_type* const>(slab_pointers));
+    storage.bitmap_directory.copy_from(std::span<std::uint32_t* const>(bitmap_pointers));
+    storage.first_blocks.copy_from(std::span<const std::uint32_t>(first_blocks));
+    backend_.synchronize();  // the host copies die here
+    storage.view.pool.super_block_count = static_cast<std::uint32_t>(slab_pointers.size());
+    storage.view.pool.block_count = first_blocks.back();
+    storage.capacity.pool_slabs += slabs;
+    storage.super_blocks.push_back(std::move(added));
+  }
+
+  /// The super blocks of `storage` followed by `added`.
+  static std::vector<super_block*> super_block_list(table_storage& storage, super_block& added)
+  {
+    std::vector<super_block*> list;
+    for (super_block& each : storage.super_blocks) { list.push_back(&each); }
+    list.push_back(&added);
+    return list;
+  }
+
+  void initialize_super_block(super_block& block) const
+  {
+    initialize_bitmap(backend_, block.bitmap.data(), block.bitmap.size(), block.slab_count);
   }
 
   Backend backend_;

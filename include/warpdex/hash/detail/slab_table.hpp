@@ -57,6 +57,9 @@ struct batch_arguments {
   std::uint64_t count = 0;
   std::uint32_t tile_lanes = 8;  ///< lanes per find or erasure on the cuda backend: 1, 4, 8, 16 or 32
   bool by_bucket = false;        ///< run the elements stably sorted by bucket (results still at their index)
+  /// Non-null: only the elements whose entry here is out_of_memory run (the retry after a growth; it
+  /// may alias `statuses`); the others are skipped and their outputs left as they are.
+  const operation_status* retry = nullptr;
 };
 
 /// What a walk over each query key's whole list does (the multimap's queries).
@@ -128,9 +131,14 @@ WARPDEX_HOST_DEVICE void compact_list(const slab_table_view<Slots>& table, std::
   }
 }
 
-/// Fills every base slab with fresh slabs and marks every pool slab free.
+/// Fills every base slab with fresh slabs.
 template <class Slots, class Backend>
-void initialize_table(const Backend& backend, const slab_table_view<Slots>& table, std::uint64_t pool_slabs);
+void initialize_table(const Backend& backend, const slab_table_view<Slots>& table);
+
+/// Marks every unit of a super block of `slabs` units free (`words` bitmap words; units beyond `slabs`
+/// are marked taken).
+template <class Backend>
+void initialize_bitmap(const Backend& backend, std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs);
 
 /// Checks keys (and operation codes) against the input rules without changing anything.
 template <class Backend>
