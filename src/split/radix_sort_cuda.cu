@@ -70,8 +70,8 @@ void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Ke
   auto totals = make_buffer<unsigned long long>(backend, passes * stride);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
   const unsigned count_blocks = one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, n);
-  radix_digit_count_kernel<Key>
-      <<<count_blocks, digit_count_block_threads, 0, backend.stream>>>(keys_in.data(), n, descending, totals.data());
+  radix_digit_count_kernel<Key><<<count_blocks, digit_count_block_threads, 0, backend.stream>>>(
+      keys_in.data(), n, digit_bits, descending, totals.data());
   WARPDEX_CHECK_LAUNCH("radix_digit_count_kernel");
   const auto host_totals = totals.to_vector();  // synchronizes the stream
 
