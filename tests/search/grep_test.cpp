@@ -82,12 +82,18 @@ class grep_test : public backend_test<Backend> {
     return path;
   }
 
-  /// Compares the output for every flag combination and several chunk sizes (fewer on the GPU, where each
-  /// chunk is a transfer and three kernels).
-  void compare(const std::string& pattern, const std::vector<fs::path>& files)
+  /// Chunk sizes for `compare`: fewer on the GPU, where each chunk is a transfer and three kernels.
+  static std::vector<std::uint64_t> default_chunks()
   {
     std::vector<std::uint64_t> chunks = {4093, std::uint64_t{1} << 26};
     if constexpr (std::is_same_v<Backend, host>) { chunks.insert(chunks.end(), {7, 61}); }
+    return chunks;
+  }
+
+  /// Compares the output for every flag combination and each chunk size.
+  void compare(const std::string& pattern, const std::vector<fs::path>& files,
+               const std::vector<std::uint64_t>& chunks = default_chunks())
+  {
     for (int flags = 0; flags < 8; ++flags) {
       grep_options options;
       options.count_only = (flags & 1) != 0;
@@ -143,6 +149,30 @@ TYPED_TEST(grep_test, long_lines_and_long_patterns_across_chunks)
   this->compare(std::string(1500, 'y'), {file});
   this->compare("xy", {file});
   this->compare("tail", {file});
+}
+
+TYPED_TEST(grep_test, many_chunks_wrap_the_pipeline_with_matches_across_every_boundary)
+{
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  const std::string pattern = "boundary word";
+  constexpr std::uint64_t chunk = 97;  // about 150 chunks: the ring of chunks wraps dozens of times
+  std::string text = words_text(2500, random);
+  // One occurrence across every chunk boundary k * chunk, starting 1 to m - 1 bytes before it.
+  for (std::uint64_t boundary = chunk; boundary + chunk < text.size(); boundary += chunk) {
+    const std::uint64_t before = 1 + (boundary / chunk) % (pattern.size() - 1);
+    text.replace(boundary - before, pattern.size(), pattern);
+  }
+  const auto file = this->write_file("boundaries.txt", text);
+  const auto last_line_open = this->write_file("open.txt", text + pattern);
+  ASSERT_GT(text.size() / chunk, std::uint64_t{4} * grep_pipeline_slots);
+  std::vector<std::uint64_t> chunks = {chunk, chunk + 1};
+  if constexpr (std::is_same_v<TypeParam, host>) { chunks.push_back(pattern.size() / 2); }  // shorter than m
+  ASSERT_NE(reference_grep("-c", pattern, {file}, this->folder_), "0\n");
+  this->compare(pattern, {file}, chunks);
+  this->compare(pattern, {last_line_open, file}, chunks);
+  this->compare("e", {file}, chunks);
 }
 
 TYPED_TEST(grep_test, binary_file_prints_no_lines_but_counts)
