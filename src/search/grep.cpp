@@ -335,11 +335,7 @@ struct owned_stream {
   owned_stream() { WARPDEX_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
   owned_stream(const owned_stream&) = delete;
   owned_stream& operator=(const owned_stream&) = delete;
-  ~owned_stream()
-  {
-    cudaStreamSynchronize(stream);  // a copy may still be in flight when the search ends early
-    cudaStreamDestroy(stream);
-  }
+  ~owned_stream() { cudaStreamDestroy(stream); }
 };
 
 struct owned_event {
@@ -361,9 +357,18 @@ class chunk_searcher<cuda> {
     for (buffer<std::uint8_t>& device : device_) {
       device = make_device_buffer<std::uint8_t>(capacity, backend.stream);
     }
+    backend.synchronize();  // allocated in the order of the backend's stream, filled on the copy stream
   }
 
-  /// The slot's previous search has finished: `search` waits for its positions.
+  chunk_searcher(const chunk_searcher&) = delete;
+  chunk_searcher& operator=(const chunk_searcher&) = delete;
+
+  /// A copy may still be in flight when the search ends early: it must land before its device buffer is
+  /// freed (on the backend's stream) and before its host chunk is.
+  ~chunk_searcher() { cudaStreamSynchronize(copy_.stream); }
+
+  /// Starts copying `next` into device slot `slot`, whose previous search has finished (`search` waits for
+  /// its positions).
   void stage(const chunk& next, int slot)
   {
     WARPDEX_CUDA_TRY(cudaEventRecord(copy_started_[slot].event, copy_.stream));
@@ -389,7 +394,7 @@ class chunk_searcher<cuda> {
  private:
   cuda backend_;
   std::span<const std::uint8_t> pattern_;
-  owned_stream copy_;  // declared before the buffers, so that it outlives them
+  owned_stream copy_;  // declared before the buffers and events, so that it outlives them
   std::array<owned_event, 2> copy_started_;
   std::array<owned_event, 2> copied_;
   std::array<buffer<std::uint8_t>, 2> device_;
