@@ -35,4 +35,7 @@ void run_search_benchmarks(context& ctx);
 /// String matching (DRK, DRK-WOM, DRK-2S) over 2^30 bytes of text, counted.
 void run_strmatch_benchmarks(context& ctx);
 
+/// `warpdex grep` end to end on a generated 4 GiB text file next to GNU grep on the CPU cores.
+void run_grep_benchmarks(context& ctx);
+
 }  // namespace warpdex::bench

@@ -227,6 +227,7 @@ const std::vector<benchmark>& registry()
       {"lsm", run_lsm},
       {"search", run_search_benchmarks},
       {"strmatch", run_strmatch_benchmarks},
+      {"grep", run_grep_benchmarks},
   };
   return all;
 }

@@ -1,4 +1,5 @@
 #include "benchmarks.hpp"
+#include "grep_baseline.hpp"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
@@ -13,7 +14,11 @@
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +88,10 @@ struct letter_text_element {
 
 constexpr std::uint32_t text_log2 = 30;
 constexpr std::uint64_t pattern_lengths[] = {4, 8, 16, 64, 256, 1024};
+constexpr int grep_repetitions = 3;
+constexpr std::uint64_t several_pattern_counts[] = {16, 256};
+constexpr std::uint64_t several_pattern_m =
+    8;  // the shortest; lengths 8 to 15  // of the one-process-per-core grep baseline
 
 }  // namespace
 
@@ -115,6 +124,44 @@ void run_search_benchmarks(context& ctx)
   }
 }
 
+/// Several patterns counted in one pass (k pieces of the text of lengths m to 2m - 1), checked against
+/// one single-pattern count per pattern; the row's baseline is those k passes.
+void run_several_patterns(context& ctx, std::span<const std::uint8_t> device_text,
+                          const std::vector<std::uint8_t>& host_text)
+{
+  const cuda backend{};
+  const std::uint64_t n = host_text.size();
+  for (const std::uint64_t k : several_pattern_counts) {
+    const std::string name = "strmatch/several/k=" + std::to_string(k) + "/m=" + std::to_string(several_pattern_m);
+    if (!ctx.selected(name)) { continue; }
+    std::vector<std::span<const std::uint8_t>> patterns;
+    for (std::uint64_t i = 0; i < k; ++i) {
+      const std::uint64_t m = several_pattern_m + fmix64(i + k) % several_pattern_m;
+      patterns.push_back(std::span<const std::uint8_t>(host_text).subspan(fmix64(i ^ (k << 32)) % (n - m), m));
+    }
+    std::vector<std::uint64_t> found;
+    const double ms = ctx.median_ms(nullptr, [&] {
+      found = count_matches(backend, device_text, std::span<const std::span<const std::uint8_t>>(patterns));
+    });
+    std::vector<std::uint64_t> one_by_one(k);
+    const double baseline_ms = ctx.median_ms(nullptr, [&] {
+      for (std::uint64_t i = 0; i < k; ++i) { one_by_one[i] = count_matches(backend, device_text, patterns[i]); }
+    });
+    row r;
+    r.name = name;
+    r.n = n;
+    r.median_ms = ms;
+    r.value = static_cast<double>(n) / (ms * 1e6);
+    r.unit = "GB/s of text";
+    r.baseline = "count_matches once per pattern (automatic)";
+    r.baseline_value = static_cast<double>(n) / (baseline_ms * 1e6);
+    r.sol_bytes_per_element = 1;
+    r.verified =
+        found == one_by_one && std::all_of(found.begin(), found.end(), [](std::uint64_t count) { return count > 0; });
+    ctx.add(std::move(r));
+  }
+}
+
 void run_strmatch_benchmarks(context& ctx)
 {
   bool any = false;
@@ -123,6 +170,9 @@ void run_strmatch_benchmarks(context& ctx)
       any = any || ctx.selected(std::string("strmatch/") + algorithm + "/m=" + std::to_string(m));
     }
   }
+  for (const std::uint64_t k : several_pattern_counts) {
+    any = any || ctx.selected("strmatch/several/k=" + std::to_string(k) + "/m=" + std::to_string(several_pattern_m));
+  }
   if (!any) { return; }
   const cuda backend{};
   const std::uint64_t n = std::uint64_t{1} << text_log2;
@@ -130,11 +180,36 @@ void run_strmatch_benchmarks(context& ctx)
   WARPDEX_CUDA_TRY(cub::DeviceFor::Bulk(n, letter_text_element{text.data(), 0x7e47}, nullptr));
   const std::vector<std::uint8_t> host_text = text.to_vector();
   const std::span<const std::uint8_t> device_text(text.data(), n);
+  // The baseline: GNU grep on the CPU cores over the same text in a file (in the page cache once written).
+  // The text has no newline, so `grep -c` would stop at its first match: occurrences are counted with
+  // `grep -o | wc -l`, one process per core over pieces overlapping by m - 1 bytes.
+  const bool have_grep = grep_available();
+  const temp_folder folder;
+  const std::filesystem::path text_file = folder.path() / "text";
+  if (have_grep) { write_bytes(text_file, host_text); }
+  std::vector<std::uint64_t> cuts;
+  for (unsigned i = 0; i < cpu_cores(); ++i) { cuts.push_back(n / cpu_cores() * i); }
+  cuts.push_back(n);
   for (const std::uint64_t m : pattern_lengths) {
     // a piece of the text, so that it occurs at least once
     const std::uint64_t from = fmix64(m) % (n - m);
     const std::span<const std::uint8_t> pattern(host_text.data() + from, m);
     const std::uint64_t expected = count_matches(host{}, std::span<const std::uint8_t>(host_text), pattern);
+    std::optional<grep_measure> grep;
+    bool m_selected = false;
+    for (const char* name : {"drk", "wom", "2s"}) {
+      m_selected = m_selected || ctx.selected(std::string("strmatch/") + name + "/m=" + std::to_string(m));
+    }
+    if (have_grep && m_selected) {
+      const auto pieces = write_pieces(folder.path(), "piece", host_text, cuts, m - 1);
+      grep = time_grep(folder.path(), pattern, "-o", "| wc -l", text_file, pieces, grep_repetitions);
+      std::printf(
+          "strmatch grep baseline m=%llu: 1 process %.3f s (%llu found), %u processes %.3f s (%llu found), "
+          "%llu occurrences\n",
+          static_cast<unsigned long long>(m), grep->single_seconds, static_cast<unsigned long long>(grep->single_count),
+          grep->processes, grep->parallel_seconds, static_cast<unsigned long long>(grep->parallel_count),
+          static_cast<unsigned long long>(expected));
+    }
     for (const auto& [name, algorithm] : {std::pair<const char*, match_algorithm>{"drk", match_algorithm::drk},
                                           {"wom", match_algorithm::wom},
                                           {"2s", match_algorithm::two_stage}}) {
@@ -151,9 +226,18 @@ void run_strmatch_benchmarks(context& ctx)
       r.unit = "GB/s of text";
       r.sol_bytes_per_element = 1;  // every text byte read once
       r.verified = found == expected && found > 0;
+      if (grep) {
+        r.baseline = "grep -F -o | wc -l, " + std::to_string(grep->processes) +
+                     " processes over pieces overlapping by m - 1 (1 process: " +
+                     std::to_string(static_cast<double>(n) / grep->single_seconds * 1e-9) + " GB/s)";
+        r.baseline_value = static_cast<double>(n) / grep->parallel_seconds * 1e-9;
+      } else {
+        r.baseline = have_grep ? "" : "grep not found on this machine";
+      }
       ctx.add(std::move(r));
     }
   }
+  run_several_patterns(ctx, device_text, host_text);
 }
 
 }  // namespace warpdex::bench

@@ -258,7 +258,66 @@ match_problem device_problem(const cuda& backend, const match_problem& host_prob
   return problem;
 }
 
+/// Window ends per thread of the several-patterns count.
+constexpr std::uint64_t multi_match_thread_bytes = 64;
+
+/// Counts per pattern: the fingerprint table and the block's counts in shared memory, one global atomic
+/// per pattern and block.
+__global__ void multi_match_kernel(multi_match_problem problem, std::uint32_t pattern_count, std::uint64_t thread_count,
+                                   unsigned long long* counts)
+{
+  __shared__ multi_match_slot table[multi_match_table_slots];
+  __shared__ std::uint32_t block_counts[max_patterns_per_pass];
+  for (std::uint32_t i = threadIdx.x; i < multi_match_table_slots; i += blockDim.x) { table[i] = problem.table[i]; }
+  for (std::uint32_t i = threadIdx.x; i < pattern_count; i += blockDim.x) { block_counts[i] = 0; }
+  __syncthreads();
+  problem.table = table;
+  const std::uint64_t thread = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (thread < thread_count) {
+    scan_multi_match(problem, thread * multi_match_thread_bytes, (thread + 1) * multi_match_thread_bytes,
+                     [shared_counts = &block_counts[0]](std::uint32_t i) { atomicAdd(shared_counts + i, 1U); });
+  }
+  __syncthreads();
+  for (std::uint32_t i = threadIdx.x; i < pattern_count; i += blockDim.x) {
+    if (block_counts[i] != 0) { atomicAdd(&counts[i], block_counts[i]); }
+  }
+}
+
+/// A host vector copied into a new device buffer on the backend's stream.
+template <class T>
+buffer<T> to_device(const cuda& backend, const std::vector<T>& values)
+{
+  auto device = make_buffer<T>(backend, values.size());
+  device.copy_from(values);
+  return device;
+}
+
 }  // namespace
+
+template <>
+struct multi_match_backend<cuda> {
+  static std::vector<std::uint64_t> count(const cuda& backend, std::span<const std::uint8_t> text,
+                                          const multi_match_patterns& patterns)
+  {
+    const auto bytes = to_device(backend, patterns.bytes);
+    const auto offsets = to_device(backend, patterns.offsets);
+    const auto original = to_device(backend, patterns.original);
+    const auto table = to_device(backend, patterns.table);
+    const auto pattern_count = static_cast<std::uint32_t>(patterns.original.size());
+    auto counts = make_buffer<unsigned long long>(backend, pattern_count);
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, sizeof(unsigned long long) * pattern_count, backend.stream));
+    const std::uint64_t thread_count = (text.size() + multi_match_thread_bytes - 1) / multi_match_thread_bytes;
+    if (thread_count > 0) {
+      const auto blocks = static_cast<unsigned>((thread_count + threads_per_block - 1) / threads_per_block);
+      multi_match_kernel<<<blocks, threads_per_block, 0, backend.stream>>>(
+          patterns.problem(text, bytes.data(), offsets.data(), original.data(), table.data()), pattern_count,
+          thread_count, counts.data());
+      WARPDEX_CHECK_LAUNCH("multi_match_kernel");
+    }
+    const std::vector<unsigned long long> found = counts.to_vector();
+    return {found.begin(), found.end()};
+  }
+};
 
 template <>
 struct match_backend<cuda> {

@@ -18,7 +18,7 @@ void scan_subtexts(const match_problem& problem, match_algorithm algorithm, std:
 {
   const prefix_fingerprint prefix = make_prefix_fingerprint(problem.pattern, problem.pattern_size);
   const rabin_karp_constants constants = make_rabin_karp_constants(problem.pattern, problem.pattern_size);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) if (subtexts > 1)
   for (std::int64_t subtext = 0; subtext < subtexts; ++subtext) {
     const std::uint64_t end_begin = static_cast<std::uint64_t>(subtext) * host_subtext_bytes;
     const std::uint64_t end_end = end_begin + host_subtext_bytes;
@@ -63,6 +63,31 @@ struct match_backend<host> {
       return [out, next = offsets[subtext]](std::uint64_t start) mutable { out[next++] = start; };
     });
     return positions;
+  }
+};
+
+template <>
+struct multi_match_backend<host> {
+  static std::vector<std::uint64_t> count(const host&, std::span<const std::uint8_t> text,
+                                          const multi_match_patterns& patterns)
+  {
+    const multi_match_problem problem = patterns.problem(text, patterns.bytes.data(), patterns.offsets.data(),
+                                                         patterns.original.data(), patterns.table.data());
+    const std::size_t pattern_count = patterns.original.size();
+    const auto subtexts = static_cast<std::int64_t>((text.size() + host_subtext_bytes - 1) / host_subtext_bytes);
+    std::vector<std::uint64_t> counts(pattern_count, 0);
+#pragma omp parallel if (subtexts > 1)
+    {
+      std::vector<std::uint64_t> own(pattern_count, 0);
+#pragma omp for schedule(dynamic)
+      for (std::int64_t subtext = 0; subtext < subtexts; ++subtext) {
+        const std::uint64_t end_begin = static_cast<std::uint64_t>(subtext) * host_subtext_bytes;
+        scan_multi_match(problem, end_begin, end_begin + host_subtext_bytes, [&own](std::uint32_t i) { ++own[i]; });
+      }
+#pragma omp critical
+      for (std::size_t i = 0; i < pattern_count; ++i) { counts[i] += own[i]; }
+    }
+    return counts;
   }
 };
 

@@ -4,10 +4,15 @@
 
 #include <warpdex/core/error.hpp>
 #include <warpdex/search/detail/match_scan.hpp>
+#include <warpdex/search/detail/multi_match_scan.hpp>
 #include <warpdex/search/string_match.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <span>
+#include <string>
+#include <vector>
 
 namespace warpdex::detail {
 
@@ -31,9 +36,81 @@ inline match_algorithm concrete_match_algorithm(match_algorithm algorithm, std::
   return pattern_size <= prefix_bytes_max ? match_algorithm::wom : match_algorithm::two_stage;
 }
 
+/// Several patterns prepared for one pass, in host memory: sorted by fingerprint, with their table.
+struct multi_match_patterns {
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint32_t> original;
+  std::vector<multi_match_slot> table;
+  std::uint64_t prefix_length = 0;
+  std::uint64_t prefix_mask = 0;
+
+  /// The problem over `text` with these arrays (or copies of them at the given addresses).
+  [[nodiscard]] multi_match_problem problem(std::span<const std::uint8_t> text, const std::uint8_t* bytes_at,
+                                            const std::uint64_t* offsets_at, const std::uint32_t* original_at,
+                                            const multi_match_slot* table_at) const
+  {
+    return {text.data(), text.size(), bytes_at, offsets_at, original_at, table_at, prefix_length, prefix_mask};
+  }
+};
+
+/// Validates the patterns and prepares them; throws `warpdex::error` for bad input.
+inline multi_match_patterns make_multi_match_patterns(std::span<const std::span<const std::uint8_t>> patterns)
+{
+  WARPDEX_EXPECTS(!patterns.empty(), "count_matches: no patterns given");
+  WARPDEX_EXPECTS(patterns.size() <= max_patterns_per_pass,
+                  "count_matches: " + std::to_string(patterns.size()) + " patterns given, at most " +
+                      std::to_string(max_patterns_per_pass) + " fit in one pass");
+  multi_match_patterns prepared;
+  prepared.prefix_length = prefix_bytes_max;
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    WARPDEX_EXPECTS(!patterns[i].empty(),
+                    "count_matches: pattern " + std::to_string(i) + " is empty (it would match at every position)");
+    prepared.prefix_length = std::min<std::uint64_t>(prepared.prefix_length, patterns[i].size());
+  }
+  std::vector<std::uint64_t> prefixes;
+  for (const auto& pattern : patterns) {
+    prefixes.push_back(make_prefix_fingerprint(pattern.data(), prepared.prefix_length).value);
+  }
+  prepared.prefix_mask = make_prefix_fingerprint(patterns[0].data(), prepared.prefix_length).mask;
+  prepared.original.resize(patterns.size());
+  std::iota(prepared.original.begin(), prepared.original.end(), 0U);
+  std::stable_sort(prepared.original.begin(), prepared.original.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return prefixes[a] < prefixes[b]; });
+  prepared.offsets.push_back(0);
+  for (const std::uint32_t i : prepared.original) {
+    prepared.bytes.insert(prepared.bytes.end(), patterns[i].begin(), patterns[i].end());
+    prepared.offsets.push_back(prepared.bytes.size());
+  }
+  prepared.table.resize(multi_match_table_slots);
+  for (std::uint32_t first = 0; first < prepared.original.size();) {
+    const std::uint64_t prefix = prefixes[prepared.original[first]];
+    std::uint32_t last = first;
+    while (last < prepared.original.size() && prefixes[prepared.original[last]] == prefix) { ++last; }
+    std::uint32_t slot = multi_match_home(prefix);
+    while (prepared.table[slot].count != 0) { slot = (slot + 1) & (multi_match_table_slots - 1); }
+    prepared.table[slot] = {prefix, first, last - first};
+    first = last;
+  }
+  return prepared;
+}
+
+/// Specialized per backend with
+///   static std::vector<std::uint64_t> count(const Backend&, std::span<const std::uint8_t> text,
+///                                           const multi_match_patterns&);
+template <class Backend>
+struct multi_match_backend;
+
 }  // namespace warpdex::detail
 
 namespace warpdex {
+
+template <class Backend>
+std::vector<std::uint64_t> count_matches(const Backend& backend, std::span<const std::uint8_t> text,
+                                         std::span<const std::span<const std::uint8_t>> patterns)
+{
+  return detail::multi_match_backend<Backend>::count(backend, text, detail::make_multi_match_patterns(patterns));
+}
 
 template <class Backend>
 std::uint64_t count_matches(const Backend& backend, std::span<const std::uint8_t> text,
@@ -57,8 +134,10 @@ buffer<std::uint64_t> find_matches(const Backend& backend, std::span<const std::
 
 }  // namespace warpdex
 
-#define WARPDEX_INSTANTIATE_STRING_MATCH(Backend)                                                     \
-  template std::uint64_t count_matches<Backend>(const Backend&, std::span<const std::uint8_t>,        \
-                                                std::span<const std::uint8_t>, match_algorithm);      \
-  template buffer<std::uint64_t> find_matches<Backend>(const Backend&, std::span<const std::uint8_t>, \
-                                                       std::span<const std::uint8_t>, match_algorithm);
+#define WARPDEX_INSTANTIATE_STRING_MATCH(Backend)                                                           \
+  template std::uint64_t count_matches<Backend>(const Backend&, std::span<const std::uint8_t>,              \
+                                                std::span<const std::uint8_t>, match_algorithm);            \
+  template buffer<std::uint64_t> find_matches<Backend>(const Backend&, std::span<const std::uint8_t>,       \
+                                                       std::span<const std::uint8_t>, match_algorithm);     \
+  template std::vector<std::uint64_t> count_matches<Backend>(const Backend&, std::span<const std::uint8_t>, \
+                                                             std::span<const std::span<const std::uint8_t>>);

@@ -7,6 +7,7 @@
 #include <warpdex/search/grep.hpp>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -82,12 +83,18 @@ class grep_test : public backend_test<Backend> {
     return path;
   }
 
-  /// Compares the output for every flag combination and several chunk sizes (fewer on the GPU, where each
-  /// chunk is a transfer and three kernels).
-  void compare(const std::string& pattern, const std::vector<fs::path>& files)
+  /// Chunk sizes for `compare`: fewer on the GPU, where each chunk is a transfer and three kernels.
+  static std::vector<std::uint64_t> default_chunks()
   {
     std::vector<std::uint64_t> chunks = {4093, std::uint64_t{1} << 26};
     if constexpr (std::is_same_v<Backend, host>) { chunks.insert(chunks.end(), {7, 61}); }
+    return chunks;
+  }
+
+  /// Compares the output for every flag combination and each chunk size.
+  void compare(const std::string& pattern, const std::vector<fs::path>& files,
+               const std::vector<std::uint64_t>& chunks = default_chunks())
+  {
     for (int flags = 0; flags < 8; ++flags) {
       grep_options options;
       options.count_only = (flags & 1) != 0;
@@ -143,6 +150,34 @@ TYPED_TEST(grep_test, long_lines_and_long_patterns_across_chunks)
   this->compare(std::string(1500, 'y'), {file});
   this->compare("xy", {file});
   this->compare("tail", {file});
+}
+
+TYPED_TEST(grep_test, many_chunks_wrap_the_pipeline_with_matches_across_every_boundary)
+{
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  const std::string pattern = "boundary word";
+  // Dozens to hundreds of chunks, so the ring of chunks wraps many times; fewer on the GPU, where each chunk
+  // is a transfer and three kernels. The host also takes chunks shorter than the pattern.
+  std::vector<std::uint64_t> chunks = {251};
+  if constexpr (std::is_same_v<TypeParam, host>) { chunks.insert(chunks.end(), {97, 98, pattern.size() / 2}); }
+  for (const std::uint64_t chunk : chunks) {
+    std::string text = words_text(2500, random);
+    // One occurrence across every chunk boundary k * chunk, starting 1 to m - 1 bytes before it.
+    for (std::uint64_t boundary = std::max(chunk, pattern.size()); boundary + pattern.size() < text.size();
+         boundary += std::max(chunk, pattern.size())) {
+      const std::uint64_t before = 1 + (boundary / chunk) % (pattern.size() - 1);
+      text.replace(boundary - before, pattern.size(), pattern);
+    }
+    const auto file = this->write_file("boundaries.txt", text);
+    const auto last_line_open = this->write_file("open.txt", text + pattern);
+    ASSERT_GT(text.size() / chunk, std::uint64_t{8} * grep_pipeline_slots);
+    ASSERT_NE(reference_grep("-c", pattern, {file}, this->folder_), "0\n");
+    this->compare(pattern, {file}, {chunk});
+    this->compare(pattern, {last_line_open, file}, {chunk});
+    this->compare("e", {file}, {chunk});
+  }
 }
 
 TYPED_TEST(grep_test, binary_file_prints_no_lines_but_counts)

@@ -161,6 +161,83 @@ TYPED_TEST(string_match, empty_pattern_is_rejected)
       {"find_matches", "pattern is empty"});
 }
 
+/// Counts of several patterns in one pass against the naive matcher, the text `misalignment` bytes into
+/// its buffer.
+template <class Backend>
+void check_several(const Backend& backend, const bytes& text, const std::vector<bytes>& patterns,
+                   std::uint64_t misalignment)
+{
+  bytes padded(misalignment, 0xAB);
+  padded.insert(padded.end(), text.begin(), text.end());
+  const auto buffer = make_buffer_from<std::uint8_t>(backend, padded);
+  const auto text_span = std::span<const std::uint8_t>(buffer.span()).subspan(misalignment);
+  std::vector<std::span<const std::uint8_t>> views;
+  std::vector<std::uint64_t> expected;
+  for (const bytes& pattern : patterns) {
+    views.emplace_back(pattern);
+    expected.push_back(naive_matches(text, pattern).size());
+  }
+  EXPECT_EQ(count_matches(backend, text_span, std::span<const std::span<const std::uint8_t>>(views)), expected)
+      << "n " << text.size() << ", " << patterns.size() << " patterns, misalignment " << misalignment;
+}
+
+TYPED_TEST(string_match, several_patterns_in_one_pass_match_naive)
+{
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  for (const alphabet kind : {alphabet::random_bytes, alphabet::binary, alphabet::dna, alphabet::words}) {
+    const bytes text = make_text(kind, 30000, random);
+    // one length (the fingerprint covers 8 bytes or the whole pattern), mixed lengths, many patterns
+    for (const std::uint64_t count : {1, 2, 7, 64, 256}) {
+      for (const std::uint64_t shortest : {1, 3, 8, 12}) {
+        std::vector<bytes> same_length;
+        std::vector<bytes> mixed;
+        for (std::uint64_t i = 0; i < count; ++i) {
+          same_length.push_back(make_pattern(text, shortest, random));
+          mixed.push_back(make_pattern(text, shortest + random() % 40, random));
+        }
+        if (count > 1) { mixed.back() = mixed.front(); }  // equal patterns are each counted
+        check_several(this->backend(), text, same_length, random() % 16);
+        check_several(this->backend(), text, mixed, random() % 16);
+      }
+    }
+  }
+}
+
+TYPED_TEST(string_match, several_patterns_at_text_edges_and_longer_than_text)
+{
+  const bytes text(1000, 'a');
+  check_several(this->backend(), text, {bytes(1, 'a'), bytes(9, 'a'), bytes(1000, 'a'), bytes(1001, 'a')}, 5);
+  check_several(this->backend(), bytes{}, {bytes{'a'}, bytes{'b', 'c'}}, 0);
+  bytes edges(65 * 64 + 3, 'c');
+  std::copy_n("abcdefghij", 10, edges.begin());
+  std::copy_n("abcdefghij", 10, edges.end() - 10);
+  std::copy_n("abcdefghij", 10, edges.begin() + 64 * 9 - 5);  // across a GPU thread's window ends
+  check_several(this->backend(), edges,
+                {bytes{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'}, bytes{'j'}, bytes{'c', 'c'}, bytes{0xff}}, 3);
+}
+
+TYPED_TEST(string_match, several_patterns_reject_bad_input)
+{
+  const auto& backend = this->backend();
+  const auto text = make_buffer_from<std::uint8_t>(backend, bytes{'a', 'b'});
+  const std::span<const std::uint8_t> text_span(text.span());
+  const bytes a{'a'};
+  const std::vector<std::span<const std::uint8_t>> none;
+  const std::vector<std::span<const std::uint8_t>> with_empty = {std::span<const std::uint8_t>(a),
+                                                                 std::span<const std::uint8_t>()};
+  const std::vector<std::span<const std::uint8_t>> too_many(max_patterns_per_pass + 1,
+                                                            std::span<const std::uint8_t>(a));
+  using patterns = std::span<const std::span<const std::uint8_t>>;
+  expect_error_mentioning<error>([&] { (void)count_matches(backend, text_span, patterns(none)); },
+                                 {"count_matches", "no patterns"});
+  expect_error_mentioning<error>([&] { (void)count_matches(backend, text_span, patterns(with_empty)); },
+                                 {"count_matches", "pattern 1 is empty"});
+  expect_error_mentioning<error>([&] { (void)count_matches(backend, text_span, patterns(too_many)); },
+                                 {"count_matches", "257 patterns", "at most 256"});
+}
+
 TEST(match_algorithm_names, round_trip_and_reject_unknown)
 {
   for (const match_algorithm algorithm : every_algorithm) {

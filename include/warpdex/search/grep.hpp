@@ -2,7 +2,10 @@
 /// @file Fixed-string grep over streams larger than memory: the engine of `warpdex grep`.
 ///
 /// The input is read in chunks; chunk k is searched for occurrences starting in its own bytes, with the
-/// next m - 1 bytes appended so that occurrences across the boundary are found exactly once. The output
+/// next m - 1 bytes appended so that occurrences across the boundary are found exactly once. The stages
+/// form a pipeline: a reader thread fills a ring of host buffers (pinned with the cuda backend) while the
+/// calling thread copies chunk k + 1 to the GPU on a copy stream, searches chunk k on a search stream and
+/// walks chunk k's lines. The output
 /// follows `grep -F` (GNU grep 3, C locale) for the supported flags: matching lines, or with `-c` the
 /// number of matching lines; `-n` prefixes the line number, `-b` the byte offset of the line's start,
 /// a file name prefix comes first when several files are searched.
@@ -30,13 +33,27 @@ struct grep_options {
   bool line_number = false;    ///< -n: prefix each line with its 1-based number
   bool with_filename = false;  ///< prefix each output line with the input's name (grep does for several files)
   /// Bytes of input searched per step (the overlap of m - 1 bytes comes on top); at least 1. Memory use
-  /// is about twice this on the host, plus as much on the GPU.
+  /// is `grep_pipeline_slots` chunks on the host (pinned with the cuda backend) plus two on the GPU.
   std::uint64_t chunk_bytes = std::uint64_t{1} << 26;
+};
+
+/// Host buffers in the ring between the reader thread and the search: one being read, one being copied,
+/// one being searched and walked, one spare so that the reader never waits for a walk to finish.
+inline constexpr int grep_pipeline_slots = 4;
+
+/// Busy seconds of each pipeline stage over one input. The stages overlap, so their sum may exceed the
+/// elapsed time; the largest one bounds the throughput.
+struct grep_stage_seconds {
+  double read = 0;    ///< the reader thread inside fread
+  double copy = 0;    ///< host-to-device copies (CUDA events on the copy stream; 0 on the host backend)
+  double search = 0;  ///< finding the chunk's matches, their positions back on the host
+  double output = 0;  ///< walking lines and writing the output
 };
 
 struct grep_result {
   std::uint64_t matching_lines = 0;
   bool binary = false;  ///< a NUL byte was seen by the first matching line (then lines were not printed)
+  grep_stage_seconds seconds;
 };
 
 /// Searches `input` for `pattern` and writes grep's output for it to `output`, naming the input `name`.

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace warpdex {
 
@@ -52,6 +53,23 @@ template <class Backend>
 [[nodiscard]] buffer<std::uint64_t> find_matches(const Backend& backend, std::span<const std::uint8_t> text,
                                                  std::span<const std::uint8_t> pattern,
                                                  match_algorithm algorithm = match_algorithm::automatic);
+
+/// The most patterns one `count_matches` call over several patterns takes (its fingerprint table has
+/// twice as many slots and lives in GPU shared memory).
+inline constexpr std::size_t max_patterns_per_pass = 256;
+
+/// For each pattern i, how many positions p have text[p, p + m_i) == patterns[i], all patterns counted in
+/// one pass over the text. Each window's last L = min(8, shortest pattern) bytes are looked up in a table of
+/// the patterns' first L bytes; every pattern starting with them that fits in the text is verified byte
+/// by byte, so counts are exact.
+/// @param text      in the backend's memory (device memory for cuda); may be empty
+/// @param patterns  in host memory: 1 to `max_patterns_per_pass` patterns, each non-empty, any lengths;
+///                  equal patterns are each counted. Otherwise throws `warpdex::error` before any work.
+/// @return the counts in the order of `patterns`. Waits for the backend. O(n + n * candidates per window
+///         * their lengths) work; patterns sharing their first L bytes are all verified at each hit.
+template <class Backend>
+[[nodiscard]] std::vector<std::uint64_t> count_matches(const Backend& backend, std::span<const std::uint8_t> text,
+                                                       std::span<const std::span<const std::uint8_t>> patterns);
 
 /// Views of a string's bytes, for calls with text held in std::string or literals.
 [[nodiscard]] inline std::span<const std::uint8_t> as_bytes(std::string_view text)

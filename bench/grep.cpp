@@ -1,0 +1,273 @@
+// `warpdex grep` end to end on a generated file of several GB, next to GNU grep on the CPU cores, with
+// the busy time of each pipeline stage; and the GNU grep baseline shared with the string matching rows.
+#include "benchmarks.hpp"
+#include "grep_baseline.hpp"
+
+#include <warpdex/core/error.hpp>
+#include <warpdex/core/hash.hpp>
+#include <warpdex/search/grep.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <tuple>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace warpdex::bench {
+
+namespace fs = std::filesystem;
+
+temp_folder::temp_folder() : path_(fs::temp_directory_path() / ("warpdex_bench_grep_" + std::to_string(::getpid())))
+{
+  fs::create_directories(path_);
+}
+
+temp_folder::~temp_folder()
+{
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+bool grep_available()
+{
+  return std::system("grep -F -q x /dev/null 2>/dev/null; test $? -le 1") == 0;
+}
+
+unsigned cpu_cores()
+{
+  return std::max(1U, std::thread::hardware_concurrency());
+}
+
+void write_bytes(const fs::path& path, std::span<const std::uint8_t> bytes)
+{
+  std::ofstream file(path, std::ios::binary);
+  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  WARPDEX_EXPECTS(file.good(), "bench: cannot write " + path.string());
+}
+
+std::vector<fs::path> write_pieces(const fs::path& folder, const std::string& stem, std::span<const std::uint8_t> bytes,
+                                   const std::vector<std::uint64_t>& cuts, std::uint64_t overlap)
+{
+  std::vector<fs::path> pieces;
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    const std::uint64_t end = std::min<std::uint64_t>(bytes.size(), cuts[i + 1] + overlap);
+    pieces.push_back(folder / (stem + "_" + std::to_string(i)));
+    write_bytes(pieces.back(), bytes.subspan(cuts[i], end - cuts[i]));
+  }
+  return pieces;
+}
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/// Runs a shell command; returns the sum of the numbers it printed (one per line) and the seconds it took.
+std::pair<std::uint64_t, double> run_counted(const std::string& command)
+{
+  const auto start = clock_type::now();
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  WARPDEX_EXPECTS(pipe != nullptr, "bench: cannot run " + command);
+  std::string text;
+  char block[4096];
+  for (std::size_t got; (got = std::fread(block, 1, sizeof(block), pipe.get())) > 0;) { text.append(block, got); }
+  pipe.reset();
+  const double seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+  std::istringstream lines(text);
+  std::uint64_t total = 0;
+  for (std::uint64_t value = 0; lines >> value;) { total += value; }
+  return {total, seconds};
+}
+
+}  // namespace
+
+grep_measure time_grep(const fs::path& folder, std::span<const std::uint8_t> pattern, const std::string& flags,
+                       const std::string& suffix, const fs::path& whole, const std::vector<fs::path>& pieces,
+                       int parallel_repetitions)
+{
+  const fs::path pattern_file = folder / "pattern.txt";
+  std::vector<std::uint8_t> pattern_line(pattern.begin(), pattern.end());
+  pattern_line.push_back('\n');
+  write_bytes(pattern_file, pattern_line);
+  const std::string grep = "LC_ALL=C grep -F " + flags + " -f '" + pattern_file.string() + "' ";
+  grep_measure measure;
+  std::tie(measure.single_count, measure.single_seconds) = run_counted(grep + "'" + whole.string() + "' " + suffix);
+  std::string all = "{ ";
+  for (const fs::path& piece : pieces) { all += grep + "'" + piece.string() + "' " + suffix + " & "; }
+  all += "wait; }";
+  std::vector<double> seconds;
+  for (int i = 0; i < parallel_repetitions; ++i) {
+    const auto [count, elapsed] = run_counted(all);
+    measure.parallel_count = count;
+    seconds.push_back(elapsed);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  measure.parallel_seconds = seconds[seconds.size() / 2];
+  measure.processes = static_cast<unsigned>(pieces.size());
+  return measure;
+}
+
+namespace {
+
+constexpr std::uint64_t file_bytes = std::uint64_t{1} << 32;
+constexpr std::uint64_t generator_pieces = 64;  // generated in parallel, each ending with a newline
+constexpr std::uint64_t grep_seed = 0x97e9;
+constexpr int warpdex_repetitions = 3;  // after one warm-up run; the median is reported
+constexpr int grep_parallel_repetitions = 3;
+
+/// Common English words, most frequent first; word r is drawn with weight 1 / (r + 1) (Zipf).
+constexpr const char* vocabulary[] = {
+    "the",   "of",    "and",   "to",    "a",       "in",    "is",     "that",   "for",     "it",     "as",
+    "was",   "with",  "be",    "by",    "on",      "not",   "he",     "this",   "are",     "or",     "his",
+    "from",  "at",    "which", "but",   "have",    "an",    "had",    "they",   "you",     "were",   "their",
+    "one",   "all",   "we",    "can",   "her",     "has",   "there",  "been",   "if",      "more",   "when",
+    "will",  "would", "who",   "so",    "no",      "time",  "people", "water",  "words",   "number", "world",
+    "house", "point", "river", "light", "country", "stone", "garden", "window", "question"};
+constexpr std::uint64_t vocabulary_size = sizeof(vocabulary) / sizeof(vocabulary[0]);
+constexpr std::uint64_t words_per_line = 11;    // on average: lines of about 60 bytes
+constexpr std::uint64_t rare_one_in = 1 << 20;  // words replaced by the rare phrase
+constexpr const char* rare_pattern = "quartz nebula";
+constexpr const char* frequent_pattern = "the";
+
+/// Fills `out` with lines of Zipf-distributed words, the rare phrase now and then; the last byte is '\n'.
+void generate_text(std::span<std::uint8_t> out, std::uint64_t seed)
+{
+  std::vector<double> cumulative;
+  double total = 0;
+  for (std::uint64_t r = 0; r < vocabulary_size; ++r) {
+    cumulative.push_back(total += 1.0 / static_cast<double>(r + 1));
+  }
+  std::uint64_t state = seed;
+  std::uint64_t at = 0;
+  while (at < out.size()) {
+    const std::uint64_t draw = fmix64(++state + seed * 0x9e3779b97f4a7c15ULL);
+    const double u = static_cast<double>(draw >> 11) * 0x1p-53 * total;
+    const char* word = (draw & (rare_one_in - 1)) == 0
+                           ? rare_pattern
+                           : vocabulary[std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin()];
+    for (const char* c = word; *c != 0 && at < out.size(); ++c) { out[at++] = static_cast<std::uint8_t>(*c); }
+    if (at < out.size()) { out[at++] = (draw >> 3) % words_per_line == 0 ? '\n' : ' '; }
+  }
+  out.back() = '\n';
+}
+
+/// Cut points after a newline near each multiple of size / pieces, so that line counts add up.
+std::vector<std::uint64_t> line_cuts(std::span<const std::uint8_t> text, unsigned pieces)
+{
+  std::vector<std::uint64_t> cuts = {0};
+  for (unsigned i = 1; i < pieces; ++i) {
+    const std::uint64_t near = text.size() / pieces * i;
+    const auto newline = std::find(text.begin() + static_cast<std::ptrdiff_t>(near), text.end(), '\n');
+    cuts.push_back(std::min<std::uint64_t>(text.size(), newline - text.begin() + 1));
+  }
+  cuts.push_back(text.size());
+  return cuts;
+}
+
+struct warpdex_run {
+  double seconds = 0;
+  grep_result result;
+};
+
+warpdex_run run_warpdex_grep(const fs::path& file, const std::string& pattern, bool count_only)
+{
+  grep_options options;
+  options.count_only = count_only;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> input(std::fopen(file.string().c_str(), "rb"), std::fclose);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> output(std::fopen("/dev/null", "w"), std::fclose);
+  WARPDEX_EXPECTS(input && output, "bench: cannot open " + file.string());
+  warpdex_run run;
+  const auto start = clock_type::now();
+  run.result = grep_stream(cuda{}, input.get(), file.string(), pattern, options, output.get());
+  std::fflush(output.get());
+  run.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+  return run;
+}
+
+}  // namespace
+
+void run_grep_benchmarks(context& ctx)
+{
+  const std::string size = "/size=" + std::to_string(file_bytes);
+  const char* modes[] = {"count", "lines"};
+  const std::pair<const char*, const char*> patterns[] = {{"rare", rare_pattern}, {"frequent", frequent_pattern}};
+  bool any = false;
+  for (const char* mode : modes) {
+    for (const auto& [kind, text] : patterns) {
+      any = any || ctx.selected(std::string("grep/") + mode + size + "/pattern=" + kind);
+    }
+  }
+  if (!any) { return; }
+  const temp_folder folder;
+  const fs::path file = folder.path() / "text.txt";
+  const bool have_grep = grep_available();
+  const unsigned cores = cpu_cores();
+  std::vector<fs::path> pieces;
+  {
+    std::vector<std::uint8_t> text(file_bytes);
+    std::vector<std::thread> generators;
+    const std::uint64_t piece = file_bytes / generator_pieces;
+    for (std::uint64_t i = 0; i < generator_pieces; ++i) {
+      generators.emplace_back(
+          [&text, piece, i] { generate_text(std::span<std::uint8_t>(text.data() + i * piece, piece), grep_seed + i); });
+    }
+    for (std::thread& generator : generators) { generator.join(); }
+    write_bytes(file, text);
+    if (have_grep) { pieces = write_pieces(folder.path(), "piece", text, line_cuts(text, cores), 0); }
+  }
+  for (const auto& [kind, pattern] : patterns) {
+    std::uint64_t grep_count = 0;
+    bool grep_counted = false;
+    for (const char* mode : modes) {
+      const std::string name = std::string("grep/") + mode + size + "/pattern=" + kind;
+      if (!ctx.selected(name)) { continue; }
+      const bool count_only = std::string(mode) == "count";
+      run_warpdex_grep(file, pattern, count_only);  // warm-up
+      std::vector<warpdex_run> runs;
+      for (int i = 0; i < warpdex_repetitions; ++i) { runs.push_back(run_warpdex_grep(file, pattern, count_only)); }
+      std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.seconds < b.seconds; });
+      const warpdex_run& median = runs[runs.size() / 2];
+      row r;
+      r.name = name;
+      r.n = file_bytes;
+      r.median_ms = median.seconds * 1e3;
+      r.value = static_cast<double>(file_bytes) / median.seconds * 1e-9;
+      r.unit = "GB/s of file";
+      r.sol_bytes_per_element = 1;  // every byte of the file crosses to the GPU once
+      const grep_stage_seconds& busy = median.result.seconds;
+      std::printf("%s: %.3f s; busy seconds: read %.3f, copy %.3f, search %.3f, output %.3f; %llu matching lines\n",
+                  name.c_str(), median.seconds, busy.read, busy.copy, busy.search, busy.output,
+                  static_cast<unsigned long long>(median.result.matching_lines));
+      if (have_grep) {
+        const std::span<const std::uint8_t> pattern_bytes(reinterpret_cast<const std::uint8_t*>(pattern),
+                                                          std::char_traits<char>::length(pattern));
+        const grep_measure measure =
+            time_grep(folder.path(), pattern_bytes, count_only ? "-c" : "", count_only ? "" : "> /dev/null", file,
+                      pieces, grep_parallel_repetitions);
+        if (count_only) {
+          grep_count = measure.single_count;
+          grep_counted = measure.single_count == measure.parallel_count;
+        }
+        r.baseline = std::string("grep -F ") + (count_only ? "-c" : "(lines to /dev/null)") + ", " +
+                     std::to_string(measure.processes) + " processes over line-aligned pieces (1 process: " +
+                     std::to_string(static_cast<double>(file_bytes) / measure.single_seconds * 1e-9) + " GB/s)";
+        r.baseline_value = static_cast<double>(file_bytes) / measure.parallel_seconds * 1e-9;
+      } else {
+        r.baseline = "grep not found on this machine";
+      }
+      r.verified = grep_counted && median.result.matching_lines == grep_count &&
+                   std::all_of(runs.begin(), runs.end(),
+                               [&](const auto& run) { return run.result.matching_lines == grep_count; });
+      ctx.add(std::move(r));
+    }
+  }
+}
+
+}  // namespace warpdex::bench

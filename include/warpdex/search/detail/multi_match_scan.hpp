@@ -1,0 +1,79 @@
+#pragma once
+// Counting several patterns in one pass, shared by the host and the cuda backend. Every pattern's first
+// L = min(8, shortest pattern) bytes are its fingerprint, looked up for each window end in a small
+// open-addressing table; the patterns sharing a fingerprint form one run of the patterns sorted by it, and
+// each pattern of the run that fits in the text is verified byte by byte.
+
+#include <warpdex/core/config.hpp>
+#include <warpdex/core/hash.hpp>
+
+#include <cstdint>
+
+namespace warpdex::detail {
+
+/// Slots of the fingerprint table: a power of two, at least twice the number of patterns, so that
+/// probes stay short; small enough to sit in shared memory.
+inline constexpr std::uint32_t multi_match_table_slots = 512;
+
+/// One fingerprint: the run [first, first + count) of the sorted patterns that begin with it.
+struct multi_match_slot {
+  std::uint64_t prefix = 0;
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;  ///< 0: the slot is empty
+};
+
+/// The patterns as one thread sees them, sorted by fingerprint (`original[j]` is the caller's index of
+/// sorted pattern j, whose bytes are bytes[offsets[j], offsets[j + 1])).
+struct multi_match_problem {
+  const std::uint8_t* text = nullptr;
+  std::uint64_t text_size = 0;
+  const std::uint8_t* bytes = nullptr;
+  const std::uint64_t* offsets = nullptr;
+  const std::uint32_t* original = nullptr;
+  const multi_match_slot* table = nullptr;  ///< multi_match_table_slots entries
+  std::uint64_t prefix_length = 0;          ///< L
+  std::uint64_t prefix_mask = 0;            ///< the low 8 L bits
+};
+
+/// The table slot where a fingerprint's probe starts.
+WARPDEX_HOST_DEVICE inline std::uint32_t multi_match_home(std::uint64_t prefix)
+{
+  return static_cast<std::uint32_t>(fmix64(prefix)) & (multi_match_table_slots - 1);
+}
+
+/// The occurrences of all patterns whose window ends lie in [end_begin, end_end), i.e. that start at
+/// end - (L - 1); `sink(original_index)` receives each verified one.
+template <class Sink>
+WARPDEX_HOST_DEVICE void scan_multi_match(const multi_match_problem& problem, std::uint64_t end_begin,
+                                          std::uint64_t end_end, Sink&& sink)
+{
+  const std::uint64_t k = problem.prefix_length;
+  if (k > problem.text_size) { return; }
+  if (end_begin < k - 1) { end_begin = k - 1; }
+  if (end_end > problem.text_size) { end_end = problem.text_size; }
+  if (end_begin >= end_end) { return; }
+  std::uint64_t window = 0;
+  for (std::uint64_t i = end_begin + 1 - k; i < end_begin; ++i) { window = (window << 8) | problem.text[i]; }
+  for (std::uint64_t end = end_begin; end < end_end; ++end) {
+    window = (window << 8) | problem.text[end];
+    const std::uint64_t prefix = window & problem.prefix_mask;
+    for (std::uint32_t slot = multi_match_home(prefix); problem.table[slot].count != 0;
+         slot = (slot + 1) & (multi_match_table_slots - 1)) {
+      if (problem.table[slot].prefix != prefix) { continue; }
+      const std::uint64_t start = end + 1 - k;
+      const std::uint32_t last = problem.table[slot].first + problem.table[slot].count;
+      for (std::uint32_t j = problem.table[slot].first; j < last; ++j) {
+        const std::uint64_t m = problem.offsets[j + 1] - problem.offsets[j];
+        if (start + m > problem.text_size) { continue; }
+        bool equal = true;
+        for (std::uint64_t i = k; i < m && equal; ++i) {
+          equal = problem.text[start + i] == problem.bytes[problem.offsets[j] + i];
+        }
+        if (equal) { sink(problem.original[j]); }
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace warpdex::detail
