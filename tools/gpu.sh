@@ -3,6 +3,7 @@
 #
 #   tools/gpu.sh build          on a machine with nvcc but no GPU: builds for sm_90 (H100 / H200) in
 #                               build-gpu/ and stages the binaries and the commit in gpu-bundle/
+#                               (and gpu-bundle.tar.gz, which `run` unpacks when the folder is absent)
 #   tools/gpu.sh run OUT_DIR    on the GPU machine, with gpu-bundle/ present: runs the GPU test suites,
 #                               compute-sanitizer (memcheck, racecheck, synccheck) over each suite, and
 #                               the benchmarks; logs, JUnit XML and the JSON record go to OUT_DIR.
@@ -36,14 +37,17 @@ build() {
   commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
   git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
   echo "$commit" > "$bundle/COMMIT"
-  du -sh "$bundle"
-  echo "built $commit into $bundle/"
+  # The compressed copy is what travels to the GPU machine (the binaries' device code is large).
+  tar czf "$bundle.tar.gz" "$bundle"
+  du -sh "$bundle" "$bundle.tar.gz"
+  echo "built $commit into $bundle/ and $bundle.tar.gz"
 }
 
 run() {
   local out=${1:?usage: tools/gpu.sh run OUT_DIR [warpdex-bench arguments]}
   shift
   mkdir -p "$out"
+  if [ ! -f "$bundle/COMMIT" ] && [ -f "$bundle.tar.gz" ]; then tar xzf "$bundle.tar.gz"; fi
   [ -f "$bundle/COMMIT" ] || { echo "no $bundle/: run 'tools/gpu.sh build' first" >&2; exit 2; }
   export LD_LIBRARY_PATH="$PWD/$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   local commit
