@@ -11,7 +11,8 @@
 # `run` goes through every step even when one fails, prints a summary table last and exits non-zero
 # if any step failed. Extra arguments after OUT_DIR go to warpdex-bench (e.g. --filter 'multisplit').
 # WARPDEX_GPU_BUILD_DIR and WARPDEX_GPU_BUNDLE name other folders than build-gpu and gpu-bundle;
-# WARPDEX_RACECHECK_SKIP lists suites racecheck leaves out (see below).
+# WARPDEX_RACECHECK_SKIP lists suites racecheck leaves out (see below); WARPDEX_SANITIZERS names the
+# compute-sanitizer tools to run (default: memcheck racecheck synccheck; empty: none).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # racecheck finds shared-memory hazards only; suites whose kernels are all CUB/Thrust (no shared memory
@@ -74,7 +75,7 @@ run() {
     local name
     name=$(basename "$suite")
     step "$name" "$out/$name.log" "$suite" --gtest_output="xml:$out/$name.xml"
-    for tool in memcheck racecheck synccheck; do
+    for tool in ${WARPDEX_SANITIZERS:-memcheck racecheck synccheck}; do
       if [ "$tool" = racecheck ] && [[ " $racecheck_skip " == *" $name "* ]]; then
         summary+=("$(printf '%-44s %-18s' "$name under $tool" "not run (skip list)")")
         continue
