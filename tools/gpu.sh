@@ -75,7 +75,7 @@ run() {
     local name
     name=$(basename "$suite")
     step "$name" "$out/$name.log" "$suite" --gtest_output="xml:$out/$name.xml"
-    for tool in ${WARPDEX_SANITIZERS:-memcheck racecheck synccheck}; do
+    for tool in ${WARPDEX_SANITIZERS-memcheck racecheck synccheck}; do
       if [ "$tool" = racecheck ] && [[ " $racecheck_skip " == *" $name "* ]]; then
         summary+=("$(printf '%-44s %-18s' "$name under $tool" "not run (skip list)")")
         continue
