@@ -249,13 +249,14 @@ void run_grep_benchmarks(context& ctx)
         const std::span<const std::uint8_t> pattern_bytes(reinterpret_cast<const std::uint8_t*>(pattern),
                                                           std::char_traits<char>::length(pattern));
         const grep_measure measure =
-            time_grep(folder.path(), pattern_bytes, count_only ? "-c" : "", count_only ? "" : "> /dev/null", file,
+            // Lines go through a pipe: GNU grep writing straight to /dev/null stops at the first match.
+            time_grep(folder.path(), pattern_bytes, count_only ? "-c" : "", count_only ? "" : "| cat > /dev/null", file,
                       pieces, grep_parallel_repetitions);
         if (count_only) {
           grep_count = measure.single_count;
           grep_counted = measure.single_count == measure.parallel_count;
         }
-        r.baseline = std::string("grep -F ") + (count_only ? "-c" : "(lines to /dev/null)") + ", " +
+        r.baseline = std::string("grep -F ") + (count_only ? "-c" : "(lines through a pipe to /dev/null)") + ", " +
                      std::to_string(measure.processes) + " processes over line-aligned pieces (1 process: " +
                      std::to_string(static_cast<double>(file_bytes) / measure.single_seconds * 1e-9) + " GB/s)";
         r.baseline_value = static_cast<double>(file_bytes) / measure.parallel_seconds * 1e-9;

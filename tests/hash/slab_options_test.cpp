@@ -301,35 +301,22 @@ TYPED_TEST(slab_options_test, RejectsBadOptionsAndKeepsTheOldOnes)
   EXPECT_EQ(map.get_batch_options().order, batch_order::by_bucket);
 }
 
-TEST(plan_batch, ShortListsKeepEightLanesAndTheInputOrder)
+TEST(plan_batch, AutomaticOptionsTakeTheMeasuredTileAndTheInputOrder)
 {
-  // 60% base fill, a batch as large as the table: lists are about one slab long.
-  const std::uint32_t buckets = 1 << 20;
-  const auto entries = static_cast<std::uint64_t>(0.6 * 15 * buckets);
-  const hash::batch_plan plan = hash::plan_batch({}, entries, buckets, entries, 15);
-  EXPECT_EQ(plan.tile_lanes, 8U);
+  const hash::batch_plan plan = hash::plan_batch({});
+  EXPECT_EQ(plan.tile_lanes, hash::automatic_tile_lanes);
   EXPECT_FALSE(plan.by_bucket);
-}
-
-TEST(plan_batch, LongListsAndLargeBatchesSortByBucketWithWideTiles)
-{
-  const std::uint32_t buckets = 1 << 16;
-  const std::uint64_t entries = std::uint64_t{45} * buckets;  // three slabs per list
-  const hash::batch_plan large = hash::plan_batch({}, entries, buckets, entries, 15);
-  EXPECT_EQ(large.tile_lanes, 16U);
-  EXPECT_TRUE(large.by_bucket);
-  // A small batch does not bring enough operations per bucket to pay for the sort.
-  const hash::batch_plan small = hash::plan_batch({}, buckets, buckets, entries, 15);
-  EXPECT_FALSE(small.by_bucket);
+  const hash::batch_plan fixed_order = hash::plan_batch({tile_lanes::automatic, batch_order::by_bucket});
+  EXPECT_EQ(fixed_order.tile_lanes, hash::automatic_tile_lanes);
+  EXPECT_TRUE(fixed_order.by_bucket);
 }
 
 TEST(plan_batch, FixedOptionsAreTakenAsTheyAre)
 {
-  const hash::batch_plan plan =
-      hash::plan_batch({tile_lanes::one, batch_order::input}, 1 << 20, 1, std::uint64_t{1} << 30, 15);
+  const hash::batch_plan plan = hash::plan_batch({tile_lanes::one, batch_order::input});
   EXPECT_EQ(plan.tile_lanes, 1U);
   EXPECT_FALSE(plan.by_bucket);
-  const hash::batch_plan sorted = hash::plan_batch({tile_lanes::warp, batch_order::by_bucket}, 1, 1 << 20, 0, 31);
+  const hash::batch_plan sorted = hash::plan_batch({tile_lanes::warp, batch_order::by_bucket});
   EXPECT_EQ(sorted.tile_lanes, 32U);
   EXPECT_TRUE(sorted.by_bucket);
 }

@@ -1,7 +1,7 @@
 #pragma once
 /// @file How a slab table runs its bulk operations: the cooperative tile of the finds and erasures and
-/// the order of a batch's elements, each fixed or chosen automatically from the batch and the expected
-/// chain length (see `plan_batch` for the rule and docs/hash.md for the measurements behind it).
+/// the order of a batch's elements, each fixed or automatic (see `plan_batch` for the rule and
+/// docs/hash.md for the sweep behind it).
 
 #include <warpdex/core/error.hpp>
 
@@ -16,7 +16,7 @@ namespace warpdex::hash {
 /// (insertions always run on a whole warp: its allocator serves them). The host backend accepts
 /// every value and runs one thread per operation.
 enum class tile_lanes : std::uint8_t {
-  automatic = 0,  ///< chosen per batch by plan_batch
+  automatic = 0,  ///< chosen by plan_batch
   one = 1,        ///< one thread reads all 128 bytes of a slab (eight 16-byte loads)
   four = 4,       ///< 32 bytes per lane (two 16-byte loads), 8 operations per warp
   eight = 8,      ///< 16 bytes per lane (one 16-byte load), 4 operations per warp
@@ -26,7 +26,7 @@ enum class tile_lanes : std::uint8_t {
 
 /// In which order a batch's elements run. Results always land at the caller's indices.
 enum class batch_order : std::uint8_t {
-  automatic = 0,  ///< chosen per batch by plan_batch
+  automatic = 0,  ///< chosen by plan_batch
   input,          ///< element i runs on thread i
   by_bucket,      ///< elements are stably sorted by bucket first, so a warp's operations share lists
 };
@@ -81,36 +81,21 @@ inline double expected_overflow_slabs(double groups_per_bucket, std::uint32_t da
   return overflow;
 }
 
-/// Reordering pays when a batch brings at least this many operations to each bucket on average: the
-/// operations of a list then run in one warp, one after another, and all but the first read its slabs
-/// from L1/L2 instead of DRAM.
-inline constexpr double reorder_min_operations_per_bucket = 4.0;
-/// ... and when lists are at least this many slabs long: the sort and the scattered result writes
-/// cost about 170 bytes per element, a DRAM walk of a list 128 bytes per slab.
-inline constexpr double reorder_min_chain_slabs = 2.0;
-/// Lists at least this long get tiles of 16 lanes: a warp waits for its slowest tile, and with long,
-/// uneven lists two tiles of 16 even out better than four of 8.
-inline constexpr double wide_tile_min_chain_slabs = 2.0;
+/// The tile of automatic finds and erasures: 4 lanes, 32 bytes each (two 16-byte loads), 8
+/// operations per warp. In the H200 sweep (n = 2^26, lists of about 1 and about 3.5 slabs; docs/hash.md)
+/// it was the fastest fixed choice or within 5% of it in every row.
+inline constexpr std::uint32_t automatic_tile_lanes = 4;
 
-/// The plan of a batch of `count` elements on a table of `bucket_count` buckets expected to hold
-/// `expected_entries` entries in slabs of `data_slots` entries. Fixed options are taken as they are;
-/// automatic ones follow the rule above: by_bucket when the batch brings >= 4 operations per bucket
-/// and lists are expected to be >= 2 slabs long; tiles of 16 lanes for such lists, else 8 (one
-/// 16-byte load per lane, four slab reads in flight per warp, the best measured choice at 60% fill).
-inline batch_plan plan_batch(const batch_options& options, std::uint64_t count, std::uint32_t bucket_count,
-                             std::uint64_t expected_entries, std::uint32_t data_slots)
+/// The plan of a batch: fixed options as they are; automatic ones as measured in the sweep, tiles of
+/// automatic_tile_lanes and the input order (sorting a batch by bucket never paid for its sort there,
+/// not even with lists 3.5 slabs long and 45 operations per bucket).
+inline batch_plan plan_batch(const batch_options& options)
 {
   validate(options);
   const auto tile = static_cast<std::uint32_t>(options.tile);
-  const double entries_per_bucket = static_cast<double>(expected_entries) / std::max<std::uint32_t>(bucket_count, 1);
-  const double chain_slabs = 1.0 + expected_overflow_slabs(entries_per_bucket, data_slots);
-  const double operations_per_bucket = static_cast<double>(count) / std::max<std::uint32_t>(bucket_count, 1);
   batch_plan plan;
-  plan.tile_lanes = tile != 0 ? tile : chain_slabs >= wide_tile_min_chain_slabs ? 16 : 8;
-  plan.by_bucket =
-      options.order == batch_order::automatic
-          ? operations_per_bucket >= reorder_min_operations_per_bucket && chain_slabs >= reorder_min_chain_slabs
-          : options.order == batch_order::by_bucket;
+  plan.tile_lanes = tile != 0 ? tile : automatic_tile_lanes;
+  plan.by_bucket = options.order == batch_order::by_bucket;
   return plan;
 }
 

@@ -122,7 +122,6 @@ class slab_table_base {
   {
     initialize_table<Slots>(backend_, storage_.view);
     for (super_block& added : storage_.super_blocks) { initialize_super_block(added); }
-    expected_entries_ = 0;
   }
 
   /// Sets how the bulk operations run from now on: the tile of finds and erasures and the order of a
@@ -135,15 +134,8 @@ class slab_table_base {
     options_ = options;
   }
   [[nodiscard]] const batch_options& get_batch_options() const { return options_; }
-  /// What a bulk operation of `count` elements would run with now: the options, with the automatic
-  /// choices made from `count`, the bucket count and the expected entries (an upper bound: the entries
-  /// of insertion batches since the last clear, rehash or size(); erasures do not lower it). A batch
-  /// that `inserts` is planned for the entries it leaves behind.
-  [[nodiscard]] batch_plan plan_for(std::uint64_t count, bool inserts = false) const
-  {
-    const std::uint64_t entries = expected_entries_ + (inserts ? count : 0);
-    return plan_batch(options_, count, capacity().bucket_count, entries, Slots::data_slots);
-  }
+  /// What the bulk operations run with now: the options, automatic ones resolved (plan_batch).
+  [[nodiscard]] batch_plan plan() const { return plan_batch(options_); }
 
   /// Rebuilds the table with `capacity` (more buckets, a larger pool, or both; smaller works too when
   /// the live entries fit): the live entries are exported, a table of the new capacity is built and
@@ -176,16 +168,10 @@ class slab_table_base {
       }
     }
     storage_ = std::move(fresh);
-    expected_entries_ = live;
   }
 
   /// The number of live keys, counted by walking every list. O(slabs in use).
-  [[nodiscard]] std::uint64_t size() const
-  {
-    const std::uint64_t live = summarize_chains<Slots>(backend_, view()).live_slots;
-    expected_entries_ = live;
-    return live;
-  }
+  [[nodiscard]] std::uint64_t size() const { return summarize_chains<Slots>(backend_, view()).live_slots; }
 
   /// Occupancy and memory use, by walking every list. O(slabs in use).
   [[nodiscard]] slab_statistics statistics() const
@@ -270,7 +256,7 @@ class slab_table_base {
     if (batch.count == 0) { return; }
     const std::string caller = name_ + "::" + operation_name;
     check_input(batch.keys, batch.operations, batch.count, caller);
-    report_exhaustion(execute_planned(batch, false), batch.count, caller, throw_on_exhaustion);
+    report_exhaustion(execute_planned(batch), batch.count, caller, throw_on_exhaustion);
   }
 
   /// Validates and runs a batch that may insert. In a growing table, while elements run out of slabs a
@@ -287,7 +273,7 @@ class slab_table_base {
     const bool may_insert = batch.operations != nullptr || batch.uniform == operation::insert ||
                             batch.uniform == operation::insert_or_assign;
     if (!storage_.capacity.grows || !may_insert) {
-      report_exhaustion(execute_planned(batch, may_insert), batch.count, caller, throw_on_exhaustion);
+      report_exhaustion(execute_planned(batch), batch.count, caller, throw_on_exhaustion);
       return;
     }
     batch_arguments attempt = batch;
@@ -297,27 +283,22 @@ class slab_table_base {
       temporary_statuses = make_buffer<operation_status>(backend_, batch.count);
       attempt.statuses = temporary_statuses.data();
     }
-    const std::uint64_t first_exhausted = execute_planned(attempt, true);
-    std::uint64_t exhausted = first_exhausted;
+    std::uint64_t exhausted = execute_planned(attempt);
     while (exhausted > 0 && grow()) {
       attempt.retry = rerun_whole ? nullptr : attempt.statuses;
-      exhausted = execute_planned(attempt, false);
+      exhausted = execute_planned(attempt);
     }
-    expected_entries_ += first_exhausted - exhausted;  // the retries that took effect
     report_exhaustion(exhausted, batch.count, caller, throw_on_exhaustion);
   }
 
-  /// Runs a batch with the tile and order plan_for chooses; a batch that `inserts` adds its elements to
-  /// the expected entries (elements that ran out of memory excepted). Returns the exhausted elements.
-  std::uint64_t execute_planned(const batch_arguments& batch, bool inserts) const
+  /// Runs a batch with the tile and order of plan(); returns the elements that found the pool exhausted.
+  std::uint64_t execute_planned(const batch_arguments& batch) const
   {
     batch_arguments planned = batch;
-    const batch_plan plan = plan_for(batch.count, inserts);
-    planned.tile_lanes = plan.tile_lanes;
-    planned.by_bucket = plan.by_bucket;
-    const std::uint64_t exhausted = execute_batch<Slots>(backend_, view(), planned);
-    if (inserts) { expected_entries_ += batch.count - exhausted; }
-    return exhausted;
+    const batch_plan chosen = plan();
+    planned.tile_lanes = chosen.tile_lanes;
+    planned.by_bucket = chosen.by_bucket;
+    return execute_batch<Slots>(backend_, view(), planned);
   }
 
   /// Adds one super block to the pool: half the pool so far (at least `min_growth_slabs`, at most a
@@ -480,9 +461,6 @@ class slab_table_base {
   key_mode mode_;
   table_storage storage_;
   batch_options options_;
-  /// An upper bound on the live entries for plan_batch's expected chain length; kept by the members
-  /// that run insertions or count the entries (mutable: size() refreshes it).
-  mutable std::uint64_t expected_entries_ = 0;
 };
 
 }  // namespace detail

@@ -289,7 +289,11 @@ std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backe
   const std::uint64_t n = keys_in.size();
   const std::uint32_t m = identifier.bucket_count();
   if (n == 0) { return std::vector<std::uint64_t>(m, 0); }
-  if (algorithm == multisplit_algorithm::reduced_bit_sort) {
+  // Above 256 buckets the splitters are searched in global memory once per digit pass: the H200 rows
+  // (docs/split.md) had the reduced-bit sort, which searches them once, ahead at m = 1000 and 4096.
+  const bool splitters_beyond_direct = is_splitter_buckets<Identifier>::value && m > multisplit_direct_max_buckets;
+  if (algorithm == multisplit_algorithm::reduced_bit_sort ||
+      (algorithm == multisplit_algorithm::automatic && splitters_beyond_direct)) {
     return cuda_sorting_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
                                    identifier);
   }
