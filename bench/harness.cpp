@@ -191,6 +191,24 @@ double context::median_ms(stream_t stream, const std::function<void()>& work) co
   return median(std::move(times));
 }
 
+double context::median_prepared_ms(const std::function<void()>& prepare, const std::function<void()>& work) const
+{
+  for (int i = 0; i < opts_.warmup; ++i) {
+    prepare();
+    work();
+  }
+  event_pair events;
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(opts_.repetitions));
+  for (int i = 0; i < opts_.repetitions; ++i) {
+    prepare();
+    events.start(nullptr);
+    work();
+    times.push_back(events.stop_ms(nullptr));
+  }
+  return median(std::move(times));
+}
+
 double measure_copy_bandwidth_GBps(std::size_t bytes, int repetitions)
 {
   auto source = make_device_buffer<std::uint8_t>(bytes);

@@ -63,6 +63,10 @@ class context {
   /// Median time in milliseconds of `repetitions` runs of `work` on `stream` after `warmup` runs, each
   /// run timed alone with CUDA events.
   [[nodiscard]] double median_ms(stream_t stream, const std::function<void()>& work) const;
+  /// The same on the default stream with an untimed `prepare` before every run (e.g. rebuilding the
+  /// table that `work` changes).
+  [[nodiscard]] double median_prepared_ms(const std::function<void()>& prepare,
+                                          const std::function<void()>& work) const;
 
  private:
   options opts_;

@@ -162,30 +162,6 @@ bool export_matches(const map_type& map, std::span<const std::uint32_t> keys)
   return thrust::equal(thrust::cuda::par, expected.data(), expected.data() + keys.size(), exported_keys.data());
 }
 
-/// Median of `repetitions` timings of `work`, each after an untimed `prepare` (e.g. rebuilding the table).
-template <class Prepare, class Work>
-double median_prepared_ms(const context& ctx, Prepare&& prepare, Work&& work)
-{
-  cudaEvent_t start, stop;
-  WARPDEX_CUDA_TRY(cudaEventCreate(&start));
-  WARPDEX_CUDA_TRY(cudaEventCreate(&stop));
-  std::vector<double> times;
-  for (int run = 0; run < ctx.opts().warmup + ctx.opts().repetitions; ++run) {
-    prepare();
-    WARPDEX_CUDA_TRY(cudaEventRecord(start));
-    work();
-    WARPDEX_CUDA_TRY(cudaEventRecord(stop));
-    WARPDEX_CUDA_TRY(cudaEventSynchronize(stop));
-    float ms = 0;
-    WARPDEX_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
-    if (run >= ctx.opts().warmup) { times.push_back(ms); }
-  }
-  WARPDEX_CUDA_TRY(cudaEventDestroy(start));
-  WARPDEX_CUDA_TRY(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
 /// The figure a slab_map row compares against.
 const char* const open_baseline = "open-addressing linear probing, 1 thread/key, load factor 0.5 (bench/slab_hash.cu)";
 
@@ -265,12 +241,12 @@ void run_slab_hash(context& ctx)
   };
   auto nothing = [] {};
   const double open_build_ms =
-      median_prepared_ms(ctx, open_clear, [&] { open_run(nullptr, operation::insert, keys, keys.data()); });
+      ctx.median_prepared_ms(open_clear, [&] { open_run(nullptr, operation::insert, keys, keys.data()); });
   const double open_find_present_ms =
-      median_prepared_ms(ctx, nothing, [&] { open_run(nullptr, operation::find, keys, nullptr); });
+      ctx.median_prepared_ms(nothing, [&] { open_run(nullptr, operation::find, keys, nullptr); });
   const bool open_present_ok = count_status(statuses, n, operation_status::found) == n;
   const double open_find_absent_ms =
-      median_prepared_ms(ctx, nothing, [&] { open_run(nullptr, operation::find, absent_keys, nullptr); });
+      ctx.median_prepared_ms(nothing, [&] { open_run(nullptr, operation::find, absent_keys, nullptr); });
   const bool open_absent_ok = count_status(statuses, n, operation_status::found) == 0;
 
   // Streamed bytes per element plus one sector per random access (two when it writes the sector).
@@ -291,8 +267,7 @@ void run_slab_hash(context& ctx)
     };
 
     if (wanted("build", percent) || wanted("memory", percent)) {
-      const double ms = median_prepared_ms(
-          ctx, [&] { map.clear(); }, [&] { map.insert(keys, keys); });
+      const double ms = ctx.median_prepared_ms([&] { map.clear(); }, [&] { map.insert(keys, keys); });
       const hash::slab_statistics stats = map.statistics();
       if (wanted("build", percent)) {
         row r = make_row(row_name("build", n, percent), n, ms, open_build_ms, update_sol, stats.live == n);
@@ -317,8 +292,7 @@ void run_slab_hash(context& ctx)
     auto find_row = [&](const char* kind, std::span<const std::uint32_t> queries, bool present) {
       if (!wanted(kind, percent)) { return; }
       build();
-      const double ms =
-          median_prepared_ms(ctx, nothing, [&] { map.find(queries, values_out.span(), statuses.span()); });
+      const double ms = ctx.median_prepared_ms(nothing, [&] { map.find(queries, values_out.span(), statuses.span()); });
       bool verified = count_status(statuses, n, operation_status::found) == (present ? n : 0);
       if (present) {
         verified =
@@ -332,10 +306,10 @@ void run_slab_hash(context& ctx)
     find_row("find_absent", absent_keys, false);
 
     if (wanted("erase", percent)) {
-      const double ms = median_prepared_ms(ctx, build, [&] { map.erase(keys, statuses.span()); });
+      const double ms = ctx.median_prepared_ms(build, [&] { map.erase(keys, statuses.span()); });
       bool verified = count_status(statuses, n, operation_status::erased) == n && map.size() == 0;
       const double open_ms =
-          median_prepared_ms(ctx, open_build, [&] { open_run(nullptr, operation::erase, keys, nullptr); });
+          ctx.median_prepared_ms(open_build, [&] { open_run(nullptr, operation::erase, keys, nullptr); });
       verified = verified && count_status(statuses, n, operation_status::erased) == n;
       ctx.add(make_row(row_name("erase", n, percent), n, ms, open_ms, update_sol, verified));
     }
@@ -347,15 +321,15 @@ void run_slab_hash(context& ctx)
       WARPDEX_CHECK_LAUNCH("make_mixed_batch");
       const std::span<const operation> op_span(ops.data(), n);
       const std::span<const std::uint32_t> key_span(batch_keys.data(), n);
-      const double ms = median_prepared_ms(
-          ctx, build, [&] { map.execute(op_span, key_span, key_span, values_out.span(), statuses.span()); });
+      const double ms = ctx.median_prepared_ms(
+          build, [&] { map.execute(op_span, key_span, key_span, values_out.span(), statuses.span()); });
       // Inserted keys were absent and erased keys present, whatever the interleaving.
       const std::uint64_t inserted = count_status(statuses, n, operation_status::inserted);
       const std::uint64_t erased = count_status(statuses, n, operation_status::erased);
       const bool verified =
           map.size() == n + inserted - erased && count_status(statuses, n, operation_status::out_of_memory) == 0;
-      const double open_ms = median_prepared_ms(
-          ctx, open_build, [&] { open_run(ops.data(), operation::find, key_span, batch_keys.data()); });
+      const double open_ms = ctx.median_prepared_ms(
+          open_build, [&] { open_run(ops.data(), operation::find, key_span, batch_keys.data()); });
       // Mixed-batch sol: a weighted mean of finds and updates.
       const double update_share = (mixed_insert_percent + mixed_erase_percent) / 100.0;
       ctx.add(make_row(row_name("mixed", n, percent), n, ms, open_ms,
@@ -375,8 +349,7 @@ void run_slab_hash(context& ctx)
     hash::slab_capacity capacity = map_type::capacity_for(n, headline_percent / 100.0);
     capacity.pool_slabs = 0;
     std::optional<map_type> fresh;
-    const double ms = median_prepared_ms(
-        ctx,
+    const double ms = ctx.median_prepared_ms(
         [&] {
           fresh.reset();
           fresh.emplace(backend, capacity);

@@ -83,30 +83,6 @@ std::uint64_t count_status(const buffer<operation_status>& statuses, std::uint64
       thrust::count_if(thrust::cuda::par, statuses.data(), statuses.data() + n, status_is{wanted}));
 }
 
-/// Median of the timings of `work`, each after an untimed `prepare`.
-template <class Prepare, class Work>
-double median_prepared_ms(const context& ctx, Prepare&& prepare, Work&& work)
-{
-  cudaEvent_t start, stop;
-  WARPDEX_CUDA_TRY(cudaEventCreate(&start));
-  WARPDEX_CUDA_TRY(cudaEventCreate(&stop));
-  std::vector<double> times;
-  for (int run = 0; run < ctx.opts().warmup + ctx.opts().repetitions; ++run) {
-    prepare();
-    WARPDEX_CUDA_TRY(cudaEventRecord(start));
-    work();
-    WARPDEX_CUDA_TRY(cudaEventRecord(stop));
-    WARPDEX_CUDA_TRY(cudaEventSynchronize(stop));
-    float ms = 0;
-    WARPDEX_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
-    if (run >= ctx.opts().warmup) { times.push_back(ms); }
-  }
-  WARPDEX_CUDA_TRY(cudaEventDestroy(start));
-  WARPDEX_CUDA_TRY(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
 }  // namespace
 
 void run_slab_hash_variants(context& ctx)
@@ -158,8 +134,7 @@ void run_slab_hash_variants(context& ctx)
         bool verified = false;
         double sol = find_sol;
         if (kind_name == "build") {
-          ms = median_prepared_ms(
-              ctx,
+          ms = ctx.median_prepared_ms(
               [&] {
                 map.clear();
                 map.set_batch_options(v.options);
@@ -168,8 +143,7 @@ void run_slab_hash_variants(context& ctx)
           verified = count_status(statuses, n, operation_status::inserted) == n && map.size() == n;
           sol = update_sol;
         } else if (kind_name == "erase") {
-          ms = median_prepared_ms(
-              ctx,
+          ms = ctx.median_prepared_ms(
               [&] {
                 build();
                 map.set_batch_options(v.options);
@@ -182,8 +156,7 @@ void run_slab_hash_variants(context& ctx)
           const std::span<const std::uint32_t> queries = present ? keys : absent_keys;
           build();
           map.set_batch_options(v.options);
-          ms = median_prepared_ms(
-              ctx, [] {}, [&] { map.find(queries, values_out.span(), statuses.span()); });
+          ms = ctx.median_prepared_ms([] {}, [&] { map.find(queries, values_out.span(), statuses.span()); });
           verified = count_status(statuses, n, operation_status::found) == (present ? n : 0);
           if (present) {
             verified =

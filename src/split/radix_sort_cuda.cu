@@ -62,9 +62,7 @@ void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Ke
   const std::uint32_t stride = std::uint32_t{1} << digit_bits;  // counters per pass
   const std::uint64_t n = keys_in.size();
   if (n == 0) { return; }
-  const std::uint64_t tile_count = (n + multisplit_tile_keys - 1) / multisplit_tile_keys;
-  WARPDEX_EXPECTS(tile_count <= std::numeric_limits<std::uint32_t>::max(),
-                  std::string(caller) + ": " + std::to_string(n) + " keys are too many tiles");
+  (void)checked_tile_count(caller, n);  // before anything runs: the split kernel indexes tiles in 32 bits
   const bool descending = order == sort_order::descending;
 
   auto totals = make_buffer<unsigned long long>(backend, passes * stride);

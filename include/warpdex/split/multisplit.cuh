@@ -43,6 +43,15 @@ inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_
 /// Threads per block of the one-key-per-thread kernels of the large-m path.
 inline constexpr int multisplit_simple_block_threads = 256;
 
+/// Tiles of n keys; throws when they exceed what the kernels' 32-bit tile indices hold.
+inline std::uint64_t checked_tile_count(const char* caller, std::uint64_t n)
+{
+  const std::uint64_t tile_count = (n + multisplit_tile_keys - 1) / multisplit_tile_keys;
+  WARPDEX_EXPECTS(tile_count <= std::numeric_limits<std::uint32_t>::max(),
+                  std::string(caller) + ": " + std::to_string(n) + " keys are too many tiles");
+  return tile_count;
+}
+
 inline std::uint64_t read_bad_ids(const buffer<unsigned long long>& bad_ids)
 {
   return bad_ids.to_vector().front();  // synchronizes the stream
@@ -66,9 +75,7 @@ std::vector<std::uint64_t> cuda_direct_multisplit(const char* caller, const cuda
                                                   std::uint64_t n, const Identifier& identifier)
 {
   const std::uint32_t m = identifier.bucket_count();
-  const std::uint64_t tile_count = (n + multisplit_tile_keys - 1) / multisplit_tile_keys;
-  WARPDEX_EXPECTS(tile_count <= std::numeric_limits<std::uint32_t>::max(),
-                  std::string(caller) + ": " + std::to_string(n) + " keys are too many tiles");
+  const std::uint64_t tile_count = checked_tile_count(caller, n);
   const std::uint64_t table_size = tile_count * m;
   auto counts = make_buffer<std::uint32_t>(backend, table_size);
   auto first_slots = make_buffer<std::uint64_t>(backend, table_size);
@@ -181,9 +188,7 @@ std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const
                                                        std::uint64_t n, const Identifier& identifier)
 {
   const std::uint32_t m = identifier.bucket_count();
-  const std::uint64_t tile_count = (n + multisplit_tile_keys - 1) / multisplit_tile_keys;
-  WARPDEX_EXPECTS(tile_count <= std::numeric_limits<std::uint32_t>::max(),
-                  std::string(caller) + ": " + std::to_string(n) + " keys are too many tiles");
+  (void)checked_tile_count(caller, n);  // before anything runs: the split kernel indexes tiles in 32 bits
   const std::vector<std::uint64_t> offsets = cuda_full_id_offsets(caller, backend, keys_in, n, identifier);
   auto bucket_starts = make_buffer<std::uint64_t>(backend, m);
   bucket_starts.copy_from(offsets);
