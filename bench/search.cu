@@ -40,7 +40,7 @@ void run_search_case(context& ctx, const sorted_index<key_type, cuda>& index, st
   const std::uint64_t n = keys.size();
   const std::uint64_t q = queries.size();
   const std::string suffix = "/" + order + "/q=" + std::to_string(q) + "/n=" + std::to_string(n);
-  const search_algorithm algorithms[] = {search_algorithm::binary, search_algorithm::btree,
+  const search_algorithm algorithms[] = {search_algorithm::binary, search_algorithm::btree, search_algorithm::kary,
                                          search_algorithm::sorted_queries, search_algorithm::automatic};
   bool any_selected = false;
   for (const search_algorithm algorithm : algorithms) {

@@ -59,8 +59,9 @@ void run_search(const Backend& backend, const search_options& opts)
               std::string(to_string(index.choose(queries.span()))).c_str());
   std::printf("%-16s %12s  %s\n", "lower_bound", "Gqueries/s", "check");
   bool all_passed = true;
-  for (const search_algorithm algorithm : {search_algorithm::automatic, search_algorithm::binary,
-                                           search_algorithm::btree, search_algorithm::sorted_queries}) {
+  for (const search_algorithm algorithm :
+       {search_algorithm::automatic, search_algorithm::binary, search_algorithm::btree, search_algorithm::kary,
+        search_algorithm::sorted_queries}) {
     index.lower_bound(queries.span(), positions.span(), algorithm);  // warm-up
     backend.synchronize();
     const auto started = std::chrono::steady_clock::now();

@@ -9,10 +9,11 @@
 
 namespace warpdex {
 namespace {
-constexpr std::array<std::pair<search_algorithm, std::string_view>, 4> search_algorithm_names{{
+constexpr std::array<std::pair<search_algorithm, std::string_view>, 5> search_algorithm_names{{
     {search_algorithm::automatic, "automatic"},
     {search_algorithm::binary, "binary"},
     {search_algorithm::btree, "btree"},
+    {search_algorithm::kary, "kary"},
     {search_algorithm::sorted_queries, "sorted_queries"},
 }};
 constexpr std::array<std::pair<match_algorithm, std::string_view>, 5> match_algorithm_names{{
@@ -37,7 +38,7 @@ search_algorithm parse_search_algorithm(std::string_view text)
   for (const auto& [value, name] : search_algorithm_names) {
     if (name == text) { return value; }
   }
-  WARPDEX_FAIL("unknown search algorithm '" + std::string(text) + "': use automatic, binary, btree or sorted_queries");
+  WARPDEX_FAIL("unknown search algorithm '" + std::string(text) + "': use automatic, binary, btree, kary or sorted_queries");
 }
 
 std::string_view to_string(match_algorithm algorithm)

@@ -71,10 +71,10 @@ __global__ void binary_search_kernel(static_btree_ref<Key> tree, query_kind kind
 }
 
 /// One warp per group of 32 queries: the lanes load the group coalesced, then the warp searches for each
-/// lane's query in turn and that lane writes the result.
-template <class Key>
-__global__ void btree_search_kernel(static_btree_ref<Key> tree, query_kind kind, const Key* queries,
-                                    std::uint64_t count, search_outputs out)
+/// lane's query in turn (with `warp_search`, a warp-collective bound search) and that lane writes the result.
+template <class Key, class WarpSearch>
+__global__ void warp_search_kernel(static_btree_ref<Key> tree, query_kind kind, const Key* queries, std::uint64_t count,
+                                   search_outputs out, WarpSearch warp_search)
 {
   const unsigned lane = warp::lane_id();
   const std::uint64_t warp_count = std::uint64_t{gridDim.x} * warps_per_block;
@@ -85,10 +85,28 @@ __global__ void btree_search_kernel(static_btree_ref<Key> tree, query_kind kind,
     for (unsigned source = 0; source < in_group; ++source) {
       const Key query = warp::shfl(own_query, static_cast<int>(source));
       answer_query(kind, tree, query, first + source, out, lane == source,
-                   [&](auto bound) { return warp_btree_search_bound<decltype(bound)::value>(tree, query); });
+                   [&](auto bound) { return warp_search(bound, tree, query); });
     }
   }
 }
+
+/// Descends the B+-tree (one coalesced node per level).
+struct btree_warp_search {
+  template <class Bound, class Key>
+  __device__ std::uint64_t operator()(Bound, const static_btree_ref<Key>& tree, Key query) const
+  {
+    return warp_btree_search_bound<Bound::value>(tree, query);
+  }
+};
+
+/// 33-ary search of the key array itself (no index levels).
+struct kary_warp_search {
+  template <class Bound, class Key>
+  __device__ std::uint64_t operator()(Bound, const static_btree_ref<Key>& tree, Key query) const
+  {
+    return warp_kary_search_bound<Bound::value>(tree.keys(), tree.size(), query);
+  }
+};
 
 __global__ void iota_kernel(std::uint32_t* values, std::uint64_t count)
 {
@@ -218,9 +236,14 @@ struct search_backend<cuda> {
     if (count == 0) { return; }
     switch (algorithm) {
       case search_algorithm::btree:
-        btree_search_kernel<<<grid_for(count), threads_per_block, 0, backend.stream>>>(tree, kind, queries.data(),
-                                                                                       count, out);
-        WARPDEX_CHECK_LAUNCH("btree_search_kernel");
+        warp_search_kernel<<<grid_for(count), threads_per_block, 0, backend.stream>>>(tree, kind, queries.data(), count,
+                                                                                      out, btree_warp_search{});
+        WARPDEX_CHECK_LAUNCH("warp_search_kernel (btree)");
+        return;
+      case search_algorithm::kary:
+        warp_search_kernel<<<grid_for(count), threads_per_block, 0, backend.stream>>>(tree, kind, queries.data(), count,
+                                                                                      out, kary_warp_search{});
+        WARPDEX_CHECK_LAUNCH("warp_search_kernel (kary)");
         return;
       case search_algorithm::sorted_queries:
         if (tree.size() > 0) {

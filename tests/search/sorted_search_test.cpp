@@ -17,7 +17,8 @@ namespace {
 
 constexpr std::uint64_t poison = std::numeric_limits<std::uint64_t>::max();
 constexpr search_algorithm every_algorithm[] = {search_algorithm::automatic, search_algorithm::binary,
-                                                search_algorithm::btree, search_algorithm::sorted_queries};
+                                                search_algorithm::btree, search_algorithm::kary,
+                                                search_algorithm::sorted_queries};
 
 template <class Key>
 struct search_case {
@@ -294,7 +295,8 @@ TEST(search_algorithm_names, round_trip_and_reject_unknown)
   for (const search_algorithm algorithm : every_algorithm) {
     EXPECT_EQ(parse_search_algorithm(to_string(algorithm)), algorithm);
   }
-  expect_error_mentioning<error>([] { (void)parse_search_algorithm("kary"); }, {"unknown search algorithm", "kary"});
+  expect_error_mentioning<error>([] { (void)parse_search_algorithm("ternary"); },
+                                 {"unknown search algorithm", "ternary"});
 }
 
 }  // namespace

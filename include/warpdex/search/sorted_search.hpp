@@ -27,12 +27,13 @@ enum class search_algorithm {
   automatic,  ///< chosen per batch by `sorted_index::choose`
   binary,     ///< one thread per query, binary search of the key array (the classic baseline)
   btree,      ///< one warp per query descends the B+-tree, reading one coalesced node per level
+  kary,       ///< one warp per query, 33-ary search of the key array: 32 pivots per step, a ballot picks the slice
   /// sort the queries (by their high key bits, with their positions), search them in that order so that
   /// neighbouring threads share cache lines, and scatter the results back to query order
   sorted_queries,
 };
 
-/// "automatic", "binary", "btree" or "sorted_queries".
+/// "automatic", "binary", "btree", "kary" or "sorted_queries".
 [[nodiscard]] std::string_view to_string(search_algorithm algorithm);
 /// Parses the names `to_string` gives; anything else throws `warpdex::error`.
 [[nodiscard]] search_algorithm parse_search_algorithm(std::string_view text);
