@@ -38,7 +38,8 @@ search_algorithm parse_search_algorithm(std::string_view text)
   for (const auto& [value, name] : search_algorithm_names) {
     if (name == text) { return value; }
   }
-  WARPDEX_FAIL("unknown search algorithm '" + std::string(text) + "': use automatic, binary, btree, kary or sorted_queries");
+  WARPDEX_FAIL("unknown search algorithm '" + std::string(text) +
+               "': use automatic, binary, btree, kary or sorted_queries");
 }
 
 std::string_view to_string(match_algorithm algorithm)
