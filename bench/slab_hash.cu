@@ -6,6 +6,7 @@
 // utilization sweep (build and finds at 20%..90%) and an incremental sweep (batches of 2^16..2^22 keys
 // until the table holds n: throughput and resident bytes per pair).
 #include "benchmarks.hpp"
+#include "slab_bench_support.cuh"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
@@ -30,13 +31,10 @@ namespace {
 
 using hash::operation;
 using hash::operation_status;
+using slab::count_status;
 using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
 
 constexpr unsigned block_threads = 256;
-/// Bytes of one DRAM sector: the least a random access into a table larger than L2 moves.
-constexpr double sector_bytes = 32;
-/// Keys, values and statuses streamed per element (4 bytes each).
-constexpr double word_bytes = 4;
 /// Shares of the mixed batch in percent: insert, erase, find present (the rest finds absent keys).
 constexpr unsigned mixed_insert_percent = 20;
 constexpr unsigned mixed_erase_percent = 20;
@@ -134,17 +132,6 @@ __global__ void make_mixed_batch(const std::uint32_t* keys, std::uint64_t n, ope
   }
 }
 
-struct status_is {
-  operation_status wanted;
-  __host__ __device__ bool operator()(operation_status status) const { return status == wanted; }
-};
-
-std::uint64_t count_status(const buffer<operation_status>& statuses, std::uint64_t n, operation_status wanted)
-{
-  return static_cast<std::uint64_t>(
-      thrust::count_if(thrust::cuda::par, statuses.data(), statuses.data() + n, status_is{wanted}));
-}
-
 /// Whether the map holds exactly `keys`, each with itself as value (export, sort, compare).
 bool export_matches(const map_type& map, std::span<const std::uint32_t> keys)
 {
@@ -215,14 +202,12 @@ void run_slab_hash(context& ctx)
   if (!any) { return; }
 
   const cuda backend{};
-  // 2n distinct keys: the first n are built, the rest are absent (the mixed batch inserts some).
-  const key_set<std::uint32_t> all_set{2 * n, data_seed, key_order::shuffled, hash::max_user_key};
-  auto all_keys = make_device_buffer<std::uint32_t>(2 * n);
-  generate_keys(backend, all_set, all_keys.span());
-  const std::span<const std::uint32_t> keys(all_keys.data(), n);
-  const std::span<const std::uint32_t> absent_keys(all_keys.data() + n, n);
-  auto statuses = make_device_buffer<operation_status>(n);
-  auto values_out = make_device_buffer<std::uint32_t>(n);
+  slab::key_data data(n, data_seed);
+  const std::span<const std::uint32_t> keys = data.keys();
+  const std::span<const std::uint32_t> absent_keys = data.absent_keys();
+  auto& all_keys = data.all_keys;
+  auto& statuses = data.statuses;
+  auto& values_out = data.values_out;
 
   // The baseline, measured once: it does not depend on the slab table's utilization.
   const std::uint64_t open_slots = std::bit_ceil(2 * n);
@@ -249,9 +234,8 @@ void run_slab_hash(context& ctx)
       ctx.median_prepared_ms(nothing, [&] { open_run(nullptr, operation::find, absent_keys, nullptr); });
   const bool open_absent_ok = count_status(statuses, n, operation_status::found) == 0;
 
-  // Streamed bytes per element plus one sector per random access (two when it writes the sector).
-  const double find_sol = 3 * word_bytes + sector_bytes;
-  const double update_sol = 3 * word_bytes + 2 * sector_bytes;
+  constexpr double find_sol = slab::find_sol_bytes;
+  constexpr double update_sol = slab::update_sol_bytes;
 
   for (const unsigned percent : sweep_percents) {
     bool needed = false;

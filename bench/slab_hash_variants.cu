@@ -4,6 +4,7 @@
 // base slot (lists about 3.5 slabs long). Each row's baseline is the fixed tile=8 variant in input order
 // (the choice before the options existed), measured in the same run on the same table.
 #include "benchmarks.hpp"
+#include "slab_bench_support.cuh"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
@@ -30,6 +31,7 @@ using hash::batch_options;
 using hash::batch_order;
 using hash::operation_status;
 using hash::tile_lanes;
+using slab::count_status;
 using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
 
 constexpr std::uint64_t data_seed = 0xd1ac4a54;
@@ -37,9 +39,6 @@ constexpr std::uint64_t data_seed = 0xd1ac4a54;
 constexpr std::uint64_t target_keys = std::uint64_t{1} << 26;
 /// Keys per base-slab data slot: the slab hash's sweet spot (lists ~1 slab), and long lists (~3.5 slabs).
 constexpr double fills[] = {0.6, 3.0};
-/// Bytes of one DRAM sector and of one streamed key, value or status.
-constexpr double sector_bytes = 32;
-constexpr double word_bytes = 4;
 
 struct variant {
   std::string name;
@@ -72,17 +71,6 @@ hash::slab_capacity capacity_at(std::uint64_t keys, double fill)
   return capacity;
 }
 
-struct status_is {
-  operation_status wanted;
-  __host__ __device__ bool operator()(operation_status status) const { return status == wanted; }
-};
-
-std::uint64_t count_status(const buffer<operation_status>& statuses, std::uint64_t n, operation_status wanted)
-{
-  return static_cast<std::uint64_t>(
-      thrust::count_if(thrust::cuda::par, statuses.data(), statuses.data() + n, status_is{wanted}));
-}
-
 }  // namespace
 
 void run_slab_hash_variants(context& ctx)
@@ -105,17 +93,14 @@ void run_slab_hash_variants(context& ctx)
   if (!any) { return; }
 
   const cuda backend{};
-  // 2n distinct keys: the first n are built, the rest are absent.
-  const key_set<std::uint32_t> all_set{2 * n, data_seed, key_order::shuffled, hash::max_user_key};
-  auto all_keys = make_device_buffer<std::uint32_t>(2 * n);
-  generate_keys(backend, all_set, all_keys.span());
-  const std::span<const std::uint32_t> keys(all_keys.data(), n);
-  const std::span<const std::uint32_t> absent_keys(all_keys.data() + n, n);
-  auto statuses = make_device_buffer<operation_status>(n);
-  auto values_out = make_device_buffer<std::uint32_t>(n);
-  // Streamed bytes per element plus one sector per random access (two when it writes the sector).
-  const double find_sol = 3 * word_bytes + sector_bytes;
-  const double update_sol = 3 * word_bytes + 2 * sector_bytes;
+  slab::key_data data(n, data_seed);
+  const std::span<const std::uint32_t> keys = data.keys();
+  const std::span<const std::uint32_t> absent_keys = data.absent_keys();
+  auto& all_keys = data.all_keys;
+  auto& statuses = data.statuses;
+  auto& values_out = data.values_out;
+  constexpr double find_sol = slab::find_sol_bytes;
+  constexpr double update_sol = slab::update_sol_bytes;
 
   for (const double fill : fills) {
     map_type map(backend, capacity_at(n, fill));
