@@ -31,7 +31,7 @@ constexpr std::uint64_t pool_slack = 2;
 /// Super blocks of the full allocator's pool: several, so addresses of every super block are decoded.
 constexpr std::uint32_t super_block_count = 4;
 /// Bytes of one allocation: one slab.
-constexpr std::uint64_t allocation_bytes = hash::slab_bytes;
+constexpr std::uint64_t allocation_bytes = hash::default_slab_bytes;
 /// The device heap for malloc: the allocations plus its own bookkeeping.
 constexpr std::uint64_t malloc_heap_bytes = 4 * allocation_count * allocation_bytes;
 /// Words written and checked per allocation.
@@ -210,7 +210,7 @@ void run_slab_alloc(context& ctx)
     std::vector<word*> slab_pointers, bitmap_pointers;
     std::vector<std::uint32_t> first_blocks{0};
     for (std::uint32_t super = 0; super < super_block_count; ++super) {
-      slabs.push_back(make_device_buffer<word>(super_slabs * hash::slab_words));
+      slabs.push_back(make_device_buffer<word>(super_slabs * tag_words));
       bitmaps.push_back(make_device_buffer<word>(super_blocks_of_memory * hash::bitmap_words_per_block));
       slab_pointers.push_back(slabs.back().data());
       bitmap_pointers.push_back(bitmaps.back().data());
@@ -246,7 +246,7 @@ void run_slab_alloc(context& ctx)
   }
 
   if (ctx.selected("slab_alloc/light" + suffix)) {
-    auto slabs = make_device_buffer<word>(pool_blocks * hash::slabs_per_block * hash::slab_words);
+    auto slabs = make_device_buffer<word>(pool_blocks * hash::slabs_per_block * tag_words);
     auto bitmap = make_device_buffer<word>(pool_blocks * hash::bitmap_words_per_block);
     WARPDEX_CUDA_TRY(cudaMemset(bitmap.data(), 0, bitmap.size_bytes()));
     const hash::light_pool_view<word> pool{slabs.data(), bitmap.data(), static_cast<std::uint32_t>(pool_blocks)};

@@ -26,10 +26,12 @@ T load(T& word)
 
 /// A host thread's share of SlabAlloc (slab_alloc.hpp): a resident memory block it allocates from until
 /// it is full, then the blocks of candidate_block, as a warp does.
-template <class Slot>
+template <class Slot, std::uint32_t SlabBytes>
 class host_slab_allocator {
  public:
-  host_slab_allocator(const slab_pool_view<Slot>& pool, std::uint64_t worker) : pool_(pool), worker_(worker) {}
+  host_slab_allocator(const slab_pool_view<Slot, SlabBytes>& pool, std::uint64_t worker) : pool_(pool), worker_(worker)
+  {
+  }
 
   /// A free slab's address, or null_slab when every block of every super block is full.
   std::uint32_t allocate()
@@ -51,11 +53,11 @@ class host_slab_allocator {
   void free(std::uint32_t address)
   {
     std::atomic_ref<std::uint32_t>(*pool_.bitmap_word(address))
-        .fetch_and(~slab_pool_view<Slot>::bit_of(address), std::memory_order_release);
+        .fetch_and(~slab_pool_view<Slot, SlabBytes>::bit_of(address), std::memory_order_release);
   }
 
  private:
-  static std::uint32_t allocate_in(const typename slab_pool_view<Slot>::located_block& block)
+  static std::uint32_t allocate_in(const typename slab_pool_view<Slot, SlabBytes>::located_block& block)
   {
     for (std::uint32_t word = 0; word < bitmap_words_per_block; ++word) {
       std::atomic_ref<std::uint32_t> bits(block.words[word]);
@@ -69,10 +71,10 @@ class host_slab_allocator {
     return null_slab;
   }
 
-  slab_pool_view<Slot> pool_;
+  slab_pool_view<Slot, SlabBytes> pool_;
   std::uint64_t worker_;
   std::uint64_t attempt_ = 0;
-  typename slab_pool_view<Slot>::located_block resident_{nullptr, 0};
+  typename slab_pool_view<Slot, SlabBytes>::located_block resident_{nullptr, 0};
 };
 
 template <class Slots>
@@ -102,8 +104,9 @@ void make_fresh(slot_t<Slots>* slab)
 }
 
 template <class Slots>
-operation_status run_operation(const slab_table_view<Slots>& table, host_slab_allocator<slot_t<Slots>>& allocator,
-                               operation op, std::uint32_t key, std::uint32_t value, std::uint32_t& value_out)
+operation_status run_operation(const slab_table_view<Slots>& table,
+                               host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, operation op,
+                               std::uint32_t key, std::uint32_t value, std::uint32_t& value_out)
 {
   using slot_type = slot_t<Slots>;
   slot_type* slab = table.head_of(key);
@@ -169,7 +172,7 @@ std::int64_t signed_count(std::uint64_t count)
 template <class Slots, class Backend>
 void initialize_table(const Backend&, const slab_table_view<Slots>& table)
 {
-  std::memset(static_cast<void*>(table.heads), fresh_slab_byte, std::uint64_t{table.bucket_count} * slab_bytes);
+  std::memset(static_cast<void*>(table.heads), fresh_slab_byte, std::uint64_t{table.bucket_count} * Slots::slab_bytes);
 }
 
 template <class Backend>
@@ -213,7 +216,8 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
   std::uint64_t exhausted = 0;
 #pragma omp parallel reduction(+ : exhausted)
   {
-    host_slab_allocator<slot_t<Slots>> allocator(table.pool, static_cast<std::uint64_t>(omp_get_thread_num()));
+    host_slab_allocator<slot_t<Slots>, Slots::slab_bytes> allocator(table.pool,
+                                                                    static_cast<std::uint64_t>(omp_get_thread_num()));
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < signed_count(batch.count); ++i) {
       const auto index = order.empty() ? static_cast<std::uint64_t>(i) : order[static_cast<std::uint64_t>(i)];
@@ -320,7 +324,8 @@ void flush_table(const Backend&, const slab_table_view<Slots>& table)
 {
 #pragma omp parallel
   {
-    host_slab_allocator<slot_t<Slots>> allocator(table.pool, static_cast<std::uint64_t>(omp_get_thread_num()));
+    host_slab_allocator<slot_t<Slots>, Slots::slab_bytes> allocator(table.pool,
+                                                                    static_cast<std::uint64_t>(omp_get_thread_num()));
 #pragma omp for schedule(static)
     for (std::int64_t bucket = 0; bucket < signed_count(table.bucket_count); ++bucket) {
       compact_list(table, static_cast<std::uint32_t>(bucket), [&](std::uint32_t slab) { allocator.free(slab); });

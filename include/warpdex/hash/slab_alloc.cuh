@@ -10,12 +10,13 @@
 namespace warpdex::hash {
 
 /// One warp's allocator. Construct it and call allocate() with the whole warp converged.
-template <class Slot>
+template <class Slot, std::uint32_t SlabBytes = default_slab_bytes>
 class slab_warp_allocator {
  public:
   /// `worker` distinguishes warps (and launches): it picks the blocks to try. Reads nothing until the
   /// first allocation, so a warp that never allocates costs nothing.
-  __device__ slab_warp_allocator(const slab_pool_view<Slot>& pool, std::uint64_t worker) : pool_(pool), worker_(worker)
+  __device__ slab_warp_allocator(const slab_pool_view<Slot, SlabBytes>& pool, std::uint64_t worker)
+      : pool_(pool), worker_(worker)
   {
   }
 
@@ -53,7 +54,7 @@ class slab_warp_allocator {
   /// Returns the slab at `address` to the pool. Called by one lane.
   __device__ void free(std::uint32_t address) const
   {
-    atomicAnd(pool_.bitmap_word(address), ~slab_pool_view<Slot>::bit_of(address));
+    atomicAnd(pool_.bitmap_word(address), ~slab_pool_view<Slot, SlabBytes>::bit_of(address));
   }
 
  private:
@@ -65,7 +66,7 @@ class slab_warp_allocator {
     resident_bits_ = __ldcg(resident_words_ + warp::lane_id());  // L2: other warps' atomics do not update L1
   }
 
-  slab_pool_view<Slot> pool_;
+  slab_pool_view<Slot, SlabBytes> pool_;
   std::uint64_t worker_;
   std::uint32_t* resident_words_ = nullptr;    ///< the resident block's 32 bitmap words
   std::uint32_t resident_first_ = 0;           ///< the address of its unit 0

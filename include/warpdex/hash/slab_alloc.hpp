@@ -2,7 +2,7 @@
 /// @file SlabAlloc: the allocator of the slab tables' overflow slabs (Ashkiani's dissertation, §4).
 ///
 /// Memory is organized as super blocks -> memory blocks -> units (slabs):
-/// - a unit is one 128-byte slab;
+/// - a unit is one slab (128 bytes, or 64 with the smaller nodes);
 /// - a memory block is `slabs_per_block` (1024) units with 32 bitmap words, one per warp lane, bit i of
 ///   lane w's word marking unit w * 32 + i as taken;
 /// - a super block is one allocation of up to `blocks_per_super_block` memory blocks with its bitmap.
@@ -64,9 +64,9 @@ WARPDEX_HOST_DEVICE constexpr std::uint32_t slab_address(std::uint32_t super_blo
 
 /// The pool as kernels and host threads see it. The arrays live in the backend's memory and have room
 /// for max_super_blocks entries, so a growth only appends to them.
-template <class Slot>
+template <class Slot, std::uint32_t SlabBytes = default_slab_bytes>
 struct slab_pool_view {
-  Slot* const* super_blocks = nullptr;      ///< each super block's slabs, each slab_bytes long
+  Slot* const* super_blocks = nullptr;      ///< each super block's slabs, each SlabBytes long
   std::uint32_t* const* bitmaps = nullptr;  ///< each super block's bitmap: bitmap_words_per_block per block
   /// super_block_count + 1 entries: the global number of each super block's first memory block, then
   /// block_count. Global block numbers run over all super blocks in order.
@@ -79,7 +79,7 @@ struct slab_pool_view {
   {
     constexpr std::uint32_t in_super_mask = (1U << super_block_shift) - 1;
     return super_blocks[address >> super_block_shift] +
-           static_cast<std::uint64_t>(address & in_super_mask) * (slab_bytes / sizeof(Slot));
+           static_cast<std::uint64_t>(address & in_super_mask) * (SlabBytes / sizeof(Slot));
   }
 
   /// The bitmap word holding `address`'s bit, and the bit.

@@ -20,15 +20,15 @@ namespace warpdex::hash {
 inline constexpr std::uint64_t max_light_pool_slabs = null_slab;
 
 /// A light pool as kernels see it.
-template <class Slot>
+template <class Slot, std::uint32_t SlabBytes = default_slab_bytes>
 struct light_pool_view {
-  Slot* slabs = nullptr;            ///< the pool's slabs, each slab_bytes long
+  Slot* slabs = nullptr;            ///< the pool's slabs, each SlabBytes long
   std::uint32_t* bitmap = nullptr;  ///< block_count * bitmap_words_per_block words (initial_bitmap_word)
   std::uint32_t block_count = 0;
 
   WARPDEX_HOST_DEVICE Slot* slab(std::uint32_t index) const
   {
-    return slabs + static_cast<std::uint64_t>(index) * (slab_bytes / sizeof(Slot));
+    return slabs + static_cast<std::uint64_t>(index) * (SlabBytes / sizeof(Slot));
   }
 };
 

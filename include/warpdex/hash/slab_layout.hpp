@@ -2,12 +2,13 @@
 /// @file The slab: the node of every slab list, its reserved encodings, and the per-slab protocol that
 /// the CUDA backend (one warp per slab read) and the host backend (one thread per slab read) share.
 ///
-/// A slab is 128 bytes, one coalesced read of a warp. It is an array of slots followed by one link:
+/// A slab is 128 bytes (one coalesced read of a warp) or, on request, 64 bytes (two DRAM sectors instead
+/// of four). It is an array of slots followed by one link:
 ///
-/// | table      | slot                    | slots per slab | data slots | link                      |
-/// |------------|-------------------------|----------------|------------|---------------------------|
-/// | slab_map   | 64-bit (key, value) pair | 16            | 15         | high half of slot 15      |
-/// | slab_set   | 32-bit key              | 32             | 31         | slot 31                   |
+/// | table      | slot                     | slots per slab (128 / 64 B) | data slots | link                  |
+/// |------------|--------------------------|-----------------------------|------------|-----------------------|
+/// | slab_map   | 64-bit (key, value) pair | 16 / 8                      | 15 / 7     | high half of the last |
+/// | slab_set   | 32-bit key               | 32 / 16                     | 31 / 15    | the last slot         |
 ///
 /// A key is never written on its own: a map's key and value change together with one 64-bit
 /// compare-and-swap, and every reader reads a whole slot, so no reader sees a key with a stale value.
@@ -19,10 +20,13 @@
 
 namespace warpdex::hash {
 
-/// Bytes in a slab: 32 lanes of 4 bytes, one 128-byte transaction.
-inline constexpr std::uint32_t slab_bytes = 128;
-/// 32-bit words in a slab.
-inline constexpr std::uint32_t slab_words = slab_bytes / sizeof(std::uint32_t);
+/// Bytes in a slab by default: 32 lanes of 4 bytes, one 128-byte transaction.
+inline constexpr std::uint32_t default_slab_bytes = 128;
+/// Whether the tables offer slabs of `bytes`: 128 (the slab hash's) or 64 (DACHash's smaller nodes).
+WARPDEX_HOST_DEVICE constexpr bool is_supported_slab_size(std::uint32_t bytes)
+{
+  return bytes == 64 || bytes == 128;
+}
 
 /// The key of a slot never written. Reserved: a batch holding it is rejected before anything changes.
 inline constexpr std::uint32_t empty_key = 0xffffffffU;
@@ -63,10 +67,14 @@ enum class operation_status : std::uint32_t {
   out_of_memory = 6,    ///< insert or insert_or_assign: the slab pool was exhausted; the table is unchanged
 };
 
-/// The slot layout of a map: 64-bit pairs, key in the low half.
-struct map_slots {
+/// The slot layout of a map with slabs of `SlabBytes`: 64-bit pairs, key in the low half.
+template <std::uint32_t SlabBytes>
+struct basic_map_slots {
+  static_assert(is_supported_slab_size(SlabBytes), "slabs are 64 or 128 bytes");
   using slot_type = std::uint64_t;
-  static constexpr std::uint32_t slots_per_slab = slab_bytes / sizeof(slot_type);
+  static constexpr std::uint32_t slab_bytes = SlabBytes;
+  static constexpr std::uint32_t slab_words = SlabBytes / sizeof(std::uint32_t);
+  static constexpr std::uint32_t slots_per_slab = SlabBytes / sizeof(slot_type);
   static constexpr std::uint32_t data_slots = slots_per_slab - 1;
   static constexpr std::uint32_t link_slot = slots_per_slab - 1;
   static constexpr bool has_values = true;
@@ -87,10 +95,14 @@ struct map_slots {
   WARPDEX_HOST_DEVICE static constexpr slot_type make_link(std::uint32_t next) { return make_slot(empty_key, next); }
 };
 
-/// The slot layout of a set: 32-bit keys.
-struct set_slots {
+/// The slot layout of a set with slabs of `SlabBytes`: 32-bit keys.
+template <std::uint32_t SlabBytes>
+struct basic_set_slots {
+  static_assert(is_supported_slab_size(SlabBytes), "slabs are 64 or 128 bytes");
   using slot_type = std::uint32_t;
-  static constexpr std::uint32_t slots_per_slab = slab_bytes / sizeof(slot_type);
+  static constexpr std::uint32_t slab_bytes = SlabBytes;
+  static constexpr std::uint32_t slab_words = SlabBytes / sizeof(std::uint32_t);
+  static constexpr std::uint32_t slots_per_slab = SlabBytes / sizeof(slot_type);
   static constexpr std::uint32_t data_slots = slots_per_slab - 1;
   static constexpr std::uint32_t link_slot = slots_per_slab - 1;
   static constexpr bool has_values = false;
@@ -102,6 +114,10 @@ struct set_slots {
   WARPDEX_HOST_DEVICE static constexpr slot_type make_slot(std::uint32_t key, std::uint32_t) { return key; }
   WARPDEX_HOST_DEVICE static constexpr slot_type make_link(std::uint32_t next) { return next; }
 };
+
+/// The default layouts: 128-byte slabs.
+using map_slots = basic_map_slots<default_slab_bytes>;
+using set_slots = basic_set_slots<default_slab_bytes>;
 
 /// What one read of a slab showed about one key: which data slots hold it, which are empty, and
 /// the link to the next slab.

@@ -26,17 +26,17 @@
 
 namespace warpdex::hash {
 
-template <class Key, class Value, class Backend>
-class slab_map : public detail::slab_table_base<map_slots, Backend> {
+template <class Key, class Value, class Backend, std::uint32_t SlabBytes = default_slab_bytes>
+class slab_map : public detail::slab_table_base<basic_map_slots<SlabBytes>, Backend> {
   static_assert(std::is_same_v<Key, std::uint32_t> && std::is_same_v<Value, std::uint32_t>,
                 "slab_map holds 32-bit keys and 32-bit values");
-  using base = detail::slab_table_base<map_slots, Backend>;
+  using base = detail::slab_table_base<basic_map_slots<SlabBytes>, Backend>;
 
  public:
   using key_type = Key;
   using mapped_type = Value;
   /// Pairs a slab holds.
-  static constexpr std::uint32_t pairs_per_slab = map_slots::data_slots;
+  static constexpr std::uint32_t pairs_per_slab = base::slots_type::data_slots;
   /// The seed of the bucket hash when none is given.
   static constexpr std::uint64_t default_seed = 0x51ab4a54;
 

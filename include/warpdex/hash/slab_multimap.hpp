@@ -41,17 +41,17 @@
 
 namespace warpdex::hash {
 
-template <class Key, class Value, class Backend>
-class slab_multimap : public detail::slab_table_base<map_slots, Backend> {
+template <class Key, class Value, class Backend, std::uint32_t SlabBytes = default_slab_bytes>
+class slab_multimap : public detail::slab_table_base<basic_map_slots<SlabBytes>, Backend> {
   static_assert(std::is_same_v<Key, std::uint32_t> && std::is_same_v<Value, std::uint32_t>,
                 "slab_multimap holds 32-bit keys and 32-bit values");
-  using base = detail::slab_table_base<map_slots, Backend>;
+  using base = detail::slab_table_base<basic_map_slots<SlabBytes>, Backend>;
 
  public:
   using key_type = Key;
   using mapped_type = Value;
   /// Pairs a slab holds.
-  static constexpr std::uint32_t pairs_per_slab = map_slots::data_slots;
+  static constexpr std::uint32_t pairs_per_slab = base::slots_type::data_slots;
   /// The seed of the bucket hash when none is given.
   static constexpr std::uint64_t default_seed = 0x51ab3a7;
 
@@ -161,7 +161,7 @@ class slab_multimap : public detail::slab_table_base<map_slots, Backend> {
 
   void run_walk(const detail::walk_arguments& walk) const
   {
-    if (walk.count > 0) { detail::walk_lists<map_slots>(this->backend(), this->view(), walk); }
+    if (walk.count > 0) { detail::walk_lists<typename base::slots_type>(this->backend(), this->view(), walk); }
   }
 };
 

@@ -4,12 +4,14 @@
 ///
 /// Every member is warp-collective: all 32 lanes of a warp call it together (converged), each with its
 /// own operation, and `active` false for lanes with nothing to do. Operations run from a work queue
-/// (the slab hash's loop): insertions one at a time per warp, the 32 lanes reading a slab with one
-/// coalesced 128-byte load and deciding with ballots; finds and erasures, which never allocate, one at a
-/// time per tile of lanes (8 by default, reading the slab as 16 bytes each, so a warp has four slab
-/// reads in flight; 1, 4, 16 or 32 on request). The bucket hash of every lane's key is computed once, by its lane,
-/// before the queue starts. The semantics are those of a batch (slab_table.hpp): operations of every warp of every
-/// kernel in flight on one table are linearizable. Do not flush, clear or destroy the table while a kernel uses a ref.
+/// (the slab hash's loop) per tile of lanes: a tile of 4 lanes by default (1, 8, 16 or 32 on request)
+/// runs its lanes' operations one at a time, each lane reading its share of every slab with one or
+/// two 16-byte loads, the tile deciding with one reduction, so a warp keeps 32 / tile slab reads in
+/// flight. An insertion that reaches the end of a full list is handed to the whole warp, whose
+/// allocator (one resident block, its bitmap in registers) provides the slab it appends. The bucket
+/// hash of every lane's key is computed once, by its lane, before the queue starts. The semantics are
+/// those of a batch (slab_table.hpp): operations of every warp of every kernel in flight on one table
+/// are linearizable. Do not flush, clear or destroy the table while a kernel uses a ref.
 ///
 /// @code
 ///   __global__ void count_words(warpdex::hash::slab_map_ref ref, const std::uint32_t* words, std::size_t n)
@@ -50,9 +52,10 @@ enum class slab_reads {
   read_only,  ///< the non-coherent path (ld.global.nc, cached in L1): only while nothing writes the table
 };
 
-/// Lanes of the tile that reads one slab in the paths that never allocate (find, erase) when none is
-/// asked for: 16 bytes per lane, one vector load, four slab reads in flight per warp.
-inline constexpr unsigned read_tile_lanes = 8;
+/// Lanes of the tile that runs one operation when none is asked for: 4 (a 128-byte slab is read as
+/// two 16-byte loads per lane and a warp keeps eight slab reads in flight), the fastest fixed choice
+/// measured (docs/hash.md).
+inline constexpr unsigned read_tile_lanes = 4;
 
 /// A tile of `Lanes` consecutive lanes (1, 4, 8, 16 or 32): its lanes synchronize only with each
 /// other, so the tiles of a warp may run different steps.
@@ -82,24 +85,41 @@ struct read_tile {
   __device__ std::uint32_t reduce_or(std::uint32_t value) const { return __reduce_or_sync(members, value); }
 };
 
-/// A slab as 32-bit words: a map's slot s is words 2s (key) and 2s + 1 (value), a set's slot s is
-/// word s; the link is the last word in both layouts.
-inline constexpr unsigned link_word = slab_words - 1;
-static_assert(map_slots::link_slot * 2 + 1 == link_word && set_slots::link_slot == link_word,
-              "the link is the last word of a slab");
+/// The vector type that loads `Count` slots of `Slot` at once (16 bytes at most).
+template <class Slot, unsigned Count>
+struct slot_vector;
+template <>
+struct slot_vector<std::uint64_t, 1> {
+  using type = unsigned long long;
+};
+template <>
+struct slot_vector<std::uint64_t, 2> {
+  using type = ulonglong2;
+};
+template <>
+struct slot_vector<std::uint32_t, 1> {
+  using type = unsigned int;
+};
+template <>
+struct slot_vector<std::uint32_t, 2> {
+  using type = uint2;
+};
+template <>
+struct slot_vector<std::uint32_t, 4> {
+  using type = uint4;
+};
 
-template <unsigned Words>
-using word_load = std::conditional_t<Words == 4, uint4, std::conditional_t<Words == 2, uint2, unsigned int>>;
-
-/// Reads `Words` words at `words` (aligned to their size) with one vector load into `out`.
-template <slab_reads Reads, unsigned Words>
-__device__ __forceinline__ void load_words(const std::uint32_t* words, std::uint32_t (&out)[Words])
+/// Reads `Count` slots at `slots` (aligned to the load) with one vector load into `out`. The elements
+/// are whole slots, so a map's key and value are read together.
+template <slab_reads Reads, unsigned Count, class Slot>
+__device__ __forceinline__ void load_slots(const Slot* slots, Slot (&out)[Count])
 {
-  const auto* source = reinterpret_cast<const word_load<Words>*>(words);
-  const word_load<Words> loaded = Reads == slab_reads::read_only ? __ldg(source) : __ldcg(source);
-  if constexpr (Words == 4) {
+  using vector = typename slot_vector<Slot, Count>::type;
+  const auto* source = reinterpret_cast<const vector*>(slots);
+  const vector loaded = Reads == slab_reads::read_only ? __ldg(source) : __ldcg(source);
+  if constexpr (Count == 4) {
     out[0] = loaded.x, out[1] = loaded.y, out[2] = loaded.z, out[3] = loaded.w;
-  } else if constexpr (Words == 2) {
+  } else if constexpr (Count == 2) {
     out[0] = loaded.x, out[1] = loaded.y;
   } else {
     out[0] = loaded;
@@ -121,7 +141,7 @@ template <class Slots>
 class slab_table_ref {
  public:
   using slot_type = typename Slots::slot_type;
-  using allocator_type = slab_warp_allocator<slot_type>;
+  using allocator_type = slab_warp_allocator<slot_type, Slots::slab_bytes>;
 
   /// A ref to the table whose storage `view` describes (`map.view()` / `set.view()`).
   __host__ __device__ explicit slab_table_ref(const detail::slab_table_view<Slots>& view) : table_(view) {}
@@ -133,31 +153,34 @@ class slab_table_ref {
   }
 
   /// Runs each active lane's operation (op, key, value). A found find writes the key's value to
-  /// `value_out`. Insertions need `allocator` (null: they report out_of_memory when their list is full).
-  /// Returns this lane's status (not_found for inactive lanes). Keys must not be reserved.
+  /// `value_out`. `TileLanes` (1, 4, 8, 16 or 32) lanes run each operation together; an insertion that
+  /// reaches the end of a full list is handed to the whole warp, which allocates the slab it appends
+  /// (with `allocator`; null: it reports out_of_memory). Returns this lane's status (not_found for
+  /// inactive lanes). Keys must not be reserved.
+  template <unsigned TileLanes = detail::read_tile_lanes>
   __device__ operation_status apply(allocator_type* allocator, bool active, operation op, std::uint32_t key,
                                     std::uint32_t value, std::uint32_t& value_out) const
   {
+    bool needs_slab = false;
+    operation_status status =
+        apply_in_tiles<detail::slab_reads::coherent, TileLanes>(active, op, key, value, value_out, needs_slab);
     const unsigned lane = warp::lane_id();
-    const std::uint32_t bucket = active ? table_.bucket_of(key) : 0;
-    operation_status own_status = operation_status::not_found;
     unsigned queue;
-    while ((queue = warp::ballot(active)) != 0) {
+    while ((queue = warp::ballot(needs_slab)) != 0) {
       const int source = warp::ffs(queue) - 1;
       const auto source_op = static_cast<operation>(warp::shfl(static_cast<std::uint32_t>(op), source));
       const std::uint32_t source_key = warp::shfl(key, source);
       const std::uint32_t source_value = warp::shfl(value, source);
-      const std::uint32_t source_bucket = warp::shfl(bucket, source);
       std::uint32_t found_value = 0;
-      const operation_status status =
-          run_in_warp(allocator, source_op, source_key, source_value, source_bucket, found_value);
+      const operation_status outcome =
+          run_in_warp(allocator, source_op, source_key, source_value, table_.bucket_of(source_key), found_value);
       if (static_cast<int>(lane) == source) {
-        own_status = status;
-        if (status == operation_status::found) { value_out = found_value; }
-        active = false;
+        status = outcome;
+        if (outcome == operation_status::found) { value_out = found_value; }
+        needs_slab = false;
       }
     }
-    return own_status;
+    return status;
   }
 
   /// Looks each active lane's key up; found keys' values go to `value_out`. With `slab_reads::read_only`
@@ -166,116 +189,132 @@ class slab_table_ref {
   template <detail::slab_reads Reads = detail::slab_reads::coherent, unsigned TileLanes = detail::read_tile_lanes>
   __device__ operation_status find(bool active, std::uint32_t key, std::uint32_t& value_out) const
   {
-    return apply_in_tiles<operation::find, Reads, TileLanes>(active, key, value_out);
+    bool never_set = false;
+    return apply_in_tiles<Reads, TileLanes>(active, operation::find, key, 0, value_out, never_set);
   }
   /// Inserts each active lane's pair if its key is absent.
+  template <unsigned TileLanes = detail::read_tile_lanes>
   __device__ operation_status insert(allocator_type& allocator, bool active, std::uint32_t key,
                                      std::uint32_t value = 0) const
   {
     std::uint32_t unused = 0;
-    return apply(&allocator, active, operation::insert, key, value, unused);
+    return apply<TileLanes>(&allocator, active, operation::insert, key, value, unused);
   }
   /// Inserts or replaces each active lane's pair.
+  template <unsigned TileLanes = detail::read_tile_lanes>
   __device__ operation_status insert_or_assign(allocator_type& allocator, bool active, std::uint32_t key,
                                                std::uint32_t value = 0) const
   {
     std::uint32_t unused = 0;
-    return apply(&allocator, active, operation::insert_or_assign, key, value, unused);
+    return apply<TileLanes>(&allocator, active, operation::insert_or_assign, key, value, unused);
   }
   /// Erases each active lane's key if present; `TileLanes` lanes run each erasure together.
   template <unsigned TileLanes = detail::read_tile_lanes>
   __device__ operation_status erase(bool active, std::uint32_t key) const
   {
     std::uint32_t unused = 0;
-    return apply_in_tiles<operation::erase, detail::slab_reads::coherent, TileLanes>(active, key, unused);
+    bool never_set = false;
+    return apply_in_tiles<detail::slab_reads::coherent, TileLanes>(active, operation::erase, key, 0, unused, never_set);
   }
 
  private:
-  static constexpr unsigned words_per_slot = sizeof(slot_type) / sizeof(std::uint32_t);
-
-  /// The work queue of the operations that never allocate (find, erase): each tile of `TileLanes`
-  /// lanes runs its lanes' operations one at a time.
-  template <operation Op, detail::slab_reads Reads, unsigned TileLanes>
-  __device__ operation_status apply_in_tiles(bool active, std::uint32_t key, std::uint32_t& value_out) const
+  /// The work queue of the tiles: each tile of `TileLanes` lanes runs its lanes' operations one at a
+  /// time. An insertion that needs a new slab changes nothing and sets `needs_slab` (its status is then
+  /// meaningless): the caller runs it again on the whole warp, which can allocate.
+  template <detail::slab_reads Reads, unsigned TileLanes>
+  __device__ __forceinline__ operation_status apply_in_tiles(bool active, operation op, std::uint32_t key,
+                                                             std::uint32_t value, std::uint32_t& value_out,
+                                                             bool& needs_slab) const
   {
-    static_assert(Op == operation::find || Op == operation::erase, "tiles run the operations that never allocate");
     const detail::read_tile<TileLanes> tile;
     const std::uint32_t bucket = active ? table_.bucket_of(key) : 0;
     operation_status own_status = operation_status::not_found;
     unsigned queue;
     while ((queue = tile.ballot(active)) != 0) {
       const unsigned source = lowest_set_bit(queue);
+      const auto source_op = static_cast<operation>(tile.shfl(static_cast<std::uint32_t>(op), source));
       const std::uint32_t source_key = tile.shfl(key, source);
+      const std::uint32_t source_value = tile.shfl(value, source);
       const std::uint32_t source_bucket = tile.shfl(bucket, source);
       std::uint32_t found_value = 0;
-      const operation_status status = run_in_tile<Op, Reads>(tile, source_key, source_bucket, found_value);
+      bool source_needs_slab = false;
+      const operation_status status =
+          run_in_tile<Reads>(tile, source_op, source_key, source_value, source_bucket, found_value, source_needs_slab);
       if (tile.rank == source) {
         own_status = status;
         if (status == operation_status::found) { value_out = found_value; }
+        needs_slab = source_needs_slab;
         active = false;
       }
     }
     return own_status;
   }
 
-  /// One find or erase, run by a tile: the protocol of slab_layout.hpp, each lane reading its share of
-  /// every slab (32 / tile lanes words, at least one whole slot, in loads of up to 16 bytes: every slot
-  /// is read with one load, as slab_layout.hpp requires), the tile combining its lanes' matches with one
-  /// reduction. Each lane keeps the value of the first slot it matched, so the lane owning the slot the
-  /// protocol picks can report or erase it. A map in tiles of 32 reads with lanes 0-15 only.
-  template <operation Op, detail::slab_reads Reads, unsigned TileLanes>
-  __device__ operation_status run_in_tile(const detail::read_tile<TileLanes>& tile, std::uint32_t key,
-                                          std::uint32_t bucket, std::uint32_t& found_value) const
+  /// One operation, run by a tile: the protocol of slab_layout.hpp, each lane reading its share of
+  /// every slab (slots_per_slab / tile lanes slots, at least one, in vector loads of up to 16 bytes
+  /// whose elements are whole slots), the tile combining its lanes' matches and empty slots with one
+  /// reduction each. Each lane keeps the first slot it matched and the first empty one, so the lane
+  /// owning the slot the protocol picks can report or swap it. Tiles wider than a slab's slots read
+  /// with their first lanes only. An insertion that reaches the end of a full list returns with
+  /// `needs_slab` set, having changed nothing.
+  template <detail::slab_reads Reads, unsigned TileLanes>
+  __device__ __forceinline__ operation_status run_in_tile(const detail::read_tile<TileLanes>& tile, operation op,
+                                                          std::uint32_t key, std::uint32_t value, std::uint32_t bucket,
+                                                          std::uint32_t& found_value, bool& needs_slab) const
   {
-    constexpr unsigned lane_words = slab_words / TileLanes > words_per_slot ? slab_words / TileLanes : words_per_slot;
-    constexpr unsigned reading_lanes = slab_words / lane_words;
-    constexpr unsigned load_words = lane_words < 4 ? lane_words : 4;
+    constexpr unsigned lane_slots = Slots::slots_per_slab > TileLanes ? Slots::slots_per_slab / TileLanes : 1;
+    constexpr unsigned reading_lanes = Slots::slots_per_slab / lane_slots;
+    constexpr unsigned max_load_slots = 16 / sizeof(slot_type);
+    constexpr unsigned load_slots = lane_slots < max_load_slots ? lane_slots : max_load_slots;
     const unsigned rank = tile.rank;
-    const unsigned first_word = rank * lane_words;
+    const unsigned first_slot = rank * lane_slots;
     const bool reads = reading_lanes == TileLanes || rank < reading_lanes;
+    const bool inserts = op == operation::insert || op == operation::insert_or_assign;
+    const bool matches_count = !inserts || table_.mode == key_mode::unique;
     slot_type* slab = table_.head(bucket);
     for (;;) {
-      const auto* words = reinterpret_cast<const std::uint32_t*>(slab) + first_word;
-      std::uint32_t matches = 0;
-      std::uint32_t matched_value = 0;
-      std::uint32_t last_word = 0;
+      std::uint32_t matches = 0, empties = 0;
+      slot_type matched = Slots::empty_slot, last = Slots::empty_slot;
 #pragma unroll
-      for (unsigned load = 0; load < lane_words / load_words; ++load) {
-        std::uint32_t seen[load_words];
+      for (unsigned load = 0; load < lane_slots / load_slots; ++load) {
+        slot_type seen[load_slots];
         if (reads) {
-          detail::load_words<Reads>(words + load * load_words, seen);
+          detail::load_slots<Reads>(slab + first_slot + load * load_slots, seen);
         } else {
 #pragma unroll
-          for (unsigned index = 0; index < load_words; ++index) { seen[index] = empty_key; }
+          for (unsigned index = 0; index < load_slots; ++index) { seen[index] = Slots::empty_slot; }
         }
 #pragma unroll
-        for (unsigned index = 0; index < load_words; ++index) {
-          const unsigned word = first_word + load * load_words + index;
-          const unsigned slot = word / words_per_slot;
-          const bool key_word = word % words_per_slot == 0 && slot < Slots::data_slots;
-          if (key_word && seen[index] == key) {
-            // A map slot's value is the next word, in the same load (loads hold whole slots).
-            if (matches == 0 && words_per_slot == 2) { matched_value = seen[(index + 1) % load_words]; }
+        for (unsigned index = 0; index < load_slots; ++index) {
+          const unsigned slot = first_slot + load * load_slots + index;
+          const std::uint32_t seen_key = Slots::key_of(seen[index]);
+          if (slot < Slots::data_slots && seen_key == key && matches_count) {
+            if (matches == 0) { matched = seen[index]; }
             matches |= 1U << slot;
           }
+          if (slot < Slots::data_slots && seen_key == empty_key) { empties |= 1U << slot; }
         }
-        last_word = seen[load_words - 1];
+        last = seen[load_slots - 1];
       }
-      slab_summary summary;  // empty_slots stays 0: only insertions look at it
+      slab_summary summary;
       summary.match_slots = tile.reduce_or(matches);
-      summary.next = tile.shfl(last_word, reading_lanes - 1);
-      const step next = next_step(Op, summary);
-      const unsigned owner = next.slot * words_per_slot / lane_words;
+      summary.empty_slots = inserts ? tile.reduce_or(empties) : 0;
+      summary.next = tile.shfl(Slots::link_of(last), reading_lanes - 1);
+      const step next = next_step(op, summary, table_.mode);
+      const unsigned owner = next.slot / lane_slots;
       switch (next.kind) {
         case step_kind::finish:
-          if (next.status == operation_status::found) { found_value = tile.shfl(matched_value, owner); }
+          if (next.status == operation_status::found) { found_value = tile.shfl(Slots::value_of(matched), owner); }
           return next.status;
         case step_kind::swap_slot: {
           bool swapped = false;
           if (rank == owner) {
-            const slot_type owned = Slots::make_slot(key, matched_value);
-            const slot_type desired = Slots::make_slot(erased_key, matched_value);
-            swapped = detail::swap_slot(slab + next.slot, owned, desired) == owned;
+            // The protocol picks the lowest matching (or, to insert, empty) slot: the owner's first one.
+            const bool into_empty = next.status == operation_status::inserted;
+            const slot_type expected = into_empty ? Slots::empty_slot : matched;
+            const slot_type desired = next.desired_erases ? Slots::make_slot(erased_key, Slots::value_of(matched))
+                                                          : Slots::make_slot(key, value);
+            swapped = detail::swap_slot(slab + next.slot, expected, desired) == expected;
           }
           if (tile.shfl(swapped, owner)) { return next.status; }
           break;  // the slot changed: read the slab again
@@ -283,8 +322,9 @@ class slab_table_ref {
         case step_kind::follow:
           slab = table_.pool.slab(summary.next);
           break;
-        case step_kind::append:  // not a step of find or erase
-          __trap();
+        case step_kind::append:
+          needs_slab = true;
+          return operation_status::out_of_memory;
       }
     }
   }
@@ -348,7 +388,8 @@ class slab_table_ref {
   detail::slab_table_view<Slots> table_;
 };
 
-/// The ref of a slab_map: `slab_map_ref ref(map.view())`.
+/// The ref of a slab_map with 128-byte slabs: `slab_map_ref ref(map.view())`. Any table's ref, 64-byte slabs
+/// included: `slab_table_ref ref(table.view())` (the layout is deduced).
 using slab_map_ref = slab_table_ref<map_slots>;
 /// The ref of a slab_set: `slab_set_ref ref(set.view())`.
 using slab_set_ref = slab_table_ref<set_slots>;

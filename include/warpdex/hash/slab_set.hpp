@@ -12,15 +12,15 @@
 
 namespace warpdex::hash {
 
-template <class Key, class Backend>
-class slab_set : public detail::slab_table_base<set_slots, Backend> {
+template <class Key, class Backend, std::uint32_t SlabBytes = default_slab_bytes>
+class slab_set : public detail::slab_table_base<basic_set_slots<SlabBytes>, Backend> {
   static_assert(std::is_same_v<Key, std::uint32_t>, "slab_set holds 32-bit keys");
-  using base = detail::slab_table_base<set_slots, Backend>;
+  using base = detail::slab_table_base<basic_set_slots<SlabBytes>, Backend>;
 
  public:
   using key_type = Key;
   /// Keys a slab holds.
-  static constexpr std::uint32_t keys_per_slab = set_slots::data_slots;
+  static constexpr std::uint32_t keys_per_slab = base::slots_type::data_slots;
   static constexpr std::uint64_t default_seed = 0x51ab5e7;
 
   /// The capacity for `expected_keys` keys at `base_fill` of the base slabs (slab_capacity::for_keys).

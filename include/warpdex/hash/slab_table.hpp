@@ -102,7 +102,11 @@ namespace detail {
 template <class Slots, class Backend>
 class slab_table_base {
  public:
+  /// The slab layout (slab_layout.hpp): a device ref of this table is `slab_table_ref<slots_type>`.
+  using slots_type = Slots;
   using slot_type = typename Slots::slot_type;
+  /// Bytes in one slab (128, or 64 with the smaller nodes).
+  static constexpr std::uint32_t slab_bytes = Slots::slab_bytes;
 
   /// An empty table of `capacity` on `backend`, hashing with the universal hash drawn from `seed`.
   slab_table_base(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed, const char* name,
@@ -124,7 +128,7 @@ class slab_table_base {
     for (super_block& added : storage_.super_blocks) { initialize_super_block(added); }
   }
 
-  /// Sets how the bulk operations run from now on: the tile of finds and erasures and the order of a
+  /// Sets how the bulk operations run from now on: the tile of every operation and the order of a
   /// batch's elements (both automatic by default; see plan_batch for the rule). Results and semantics
   /// do not depend on them. Throws warpdex::error, keeping the old options, for a tile size other
   /// than automatic, 1, 4, 8, 16 or 32 or an unknown order.
@@ -187,7 +191,7 @@ class slab_table_base {
     stats.erased = totals.erased_slots;
     stats.longest_chain = totals.longest_chain;
     stats.mean_slabs_per_bucket = static_cast<double>(totals.slabs) / capacity.bucket_count;
-    const double bytes_in_use = static_cast<double>(totals.slabs) * slab_bytes;
+    const double bytes_in_use = static_cast<double>(totals.slabs) * Slots::slab_bytes;
     stats.memory_utilization = static_cast<double>(totals.live_slots) * sizeof(slot_type) / bytes_in_use;
     stats.bytes_per_live_entry = bytes_in_use / static_cast<double>(totals.live_slots);
     stats.reserved_bytes = storage_.heads.size_bytes();

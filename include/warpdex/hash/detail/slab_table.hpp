@@ -19,7 +19,7 @@ struct slab_table_view {
   slot_type* heads = nullptr;  ///< bucket_count base slabs
   std::uint32_t bucket_count = 0;
   universal_hash hash;
-  slab_pool_view<slot_type> pool;
+  slab_pool_view<slot_type, Slots::slab_bytes> pool;
   key_mode mode = key_mode::unique;
 
   WARPDEX_HOST_DEVICE slot_type* head(std::uint32_t bucket) const

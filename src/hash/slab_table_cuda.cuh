@@ -1,0 +1,412 @@
+#pragma once
+// The cuda backend of the slab tables: batches run through the device ref (one tile of 1, 4, 8, 16 or
+// 32 lanes per operation; finds through the non-coherent cache; an insertion that appends a slab on
+// the whole warp), optionally in bucket order (a stable radix sort of (bucket, index) pairs first);
+// list walks run one warp per bucket, flush one thread per bucket. Each slab size's layouts are
+// instantiated in a translation unit of their own (slab_table_cuda.cu, slab_table_cuda_64.cu), so the
+// two compile in parallel.
+#include <warpdex/hash/detail/slab_table.hpp>
+#include <warpdex/hash/slab_ref.cuh>
+
+#include <warpdex/core/backend.hpp>
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/warp.cuh>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/scan.h>
+
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+
+namespace warpdex::hash::detail {
+namespace {
+
+/// Threads per block of every kernel here (a multiple of the warp).
+constexpr unsigned block_threads = 256;
+constexpr unsigned warps_per_block = block_threads / warp::size;
+/// Resident blocks per SM the batch kernels ask the compiler for: 8 blocks of 256 threads fill an SM
+/// (2048 threads), which caps them at 32 registers. Their loops wait on one dependent slab read after
+/// another, so the throughput follows the number of operations in flight, i.e. the occupancy.
+constexpr unsigned batch_blocks_per_sm = 8;
+
+unsigned blocks_for(std::uint64_t threads)
+{
+  return static_cast<unsigned>((threads + block_threads - 1) / block_threads);
+}
+
+/// Distinguishes launches, so warps of successive batches start in different pool blocks.
+std::uint64_t next_launch_salt()
+{
+  static std::atomic<std::uint64_t> launches{0};
+  return launches.fetch_add(1, std::memory_order_relaxed);
+}
+
+__global__ void initialize_bitmap_kernel(std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs)
+{
+  const std::uint64_t word = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (word < words) { bitmap[word] = initial_bitmap_word(word, slabs); }
+}
+
+__global__ void find_violations_kernel(const std::uint32_t* keys, const operation* operations, std::uint64_t count,
+                                       batch_violations* violations)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) { return; }
+  auto* first = reinterpret_cast<unsigned long long*>(violations);
+  if (is_reserved_key(keys[i])) { atomicMin(&first[0], static_cast<unsigned long long>(i)); }
+  if (operations != nullptr && static_cast<std::uint32_t>(operations[i]) >= operation_count) {
+    atomicMin(&first[1], static_cast<unsigned long long>(i));
+  }
+}
+
+/// The element thread `position` runs: its own index, or the one at its position in bucket order.
+__device__ std::uint64_t element_at(const std::uint32_t* order, std::uint64_t position)
+{
+  return order != nullptr ? order[position] : position;
+}
+
+/// Writes element i's outputs.
+__device__ void write_result(const batch_arguments& batch, std::uint64_t i, operation_status status,
+                             std::uint32_t found_value)
+{
+  if (status == operation_status::found && batch.values_out != nullptr) { batch.values_out[i] = found_value; }
+  if (batch.statuses != nullptr) { batch.statuses[i] = status; }
+  if (batch.found != nullptr) { batch.found[i] = status == operation_status::found ? 1 : 0; }
+}
+
+/// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
+/// with its own allocator.
+template <class Slots, unsigned TileLanes>
+__global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
+    execute_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order,
+                         std::uint64_t salt, unsigned long long* exhausted)
+{
+  const slab_table_ref<Slots> ref(table);
+  auto allocator = ref.make_allocator(salt);
+  const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool in_batch = position < batch.count;
+  const std::uint64_t i = in_batch ? element_at(order, position) : 0;
+  const bool active = in_batch && (batch.retry == nullptr || batch.retry[i] == operation_status::out_of_memory);
+  const operation op = !active ? operation::find : batch.operations != nullptr ? batch.operations[i] : batch.uniform;
+  const std::uint32_t key = active ? batch.keys[i] : 0;
+  const std::uint32_t value = active && batch.values_in != nullptr ? batch.values_in[i] : 0;
+  std::uint32_t found_value = 0;
+  const operation_status status = ref.template apply<TileLanes>(&allocator, active, op, key, value, found_value);
+  const unsigned exhausted_lanes = warp::ballot(active && status == operation_status::out_of_memory);
+  if (exhausted_lanes != 0 && warp::lane_id() == 0) { atomicAdd(exhausted, warp::popc(exhausted_lanes)); }
+  if (active) { write_result(batch, i, status, found_value); }
+}
+
+/// A batch of finds only: nothing writes the table meanwhile, so slabs are read through the
+/// non-coherent cache.
+template <class Slots, unsigned TileLanes>
+__global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
+    find_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order)
+{
+  const slab_table_ref<Slots> ref(table);
+  const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = position < batch.count;
+  const std::uint64_t i = active ? element_at(order, position) : 0;
+  std::uint32_t found_value = 0;
+  const operation_status status =
+      ref.template find<slab_reads::read_only, TileLanes>(active, active ? batch.keys[i] : 0, found_value);
+  if (active) { write_result(batch, i, status, found_value); }
+}
+
+/// A batch of erasures only.
+template <class Slots, unsigned TileLanes>
+__global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
+    erase_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order)
+{
+  const slab_table_ref<Slots> ref(table);
+  const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = position < batch.count;
+  const std::uint64_t i = active ? element_at(order, position) : 0;
+  const operation_status status = ref.template erase<TileLanes>(active, active ? batch.keys[i] : 0);
+  if (active) { write_result(batch, i, status, 0); }
+}
+
+/// bucket_of(keys[i]) and i, the pairs the bucket order sorts.
+template <class Slots>
+__global__ void bucket_pairs_kernel(slab_table_view<Slots> table, const std::uint32_t* keys, std::uint64_t count,
+                                    std::uint32_t* buckets, std::uint32_t* indices)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) { return; }
+  buckets[i] = table.bucket_of(keys[i]);
+  indices[i] = static_cast<std::uint32_t>(i);
+}
+
+/// The batch's indices stably sorted by bucket (a radix sort over the bucket bits only), or an empty
+/// buffer when the batch runs in input order (as asked, or because it has more than 2^31 - 1 elements).
+template <class Slots, class Backend>
+buffer<std::uint32_t> bucket_order(const Backend& backend, const slab_table_view<Slots>& table,
+                                   const batch_arguments& batch)
+{
+  if (!batch.by_bucket || batch.count > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) { return {}; }
+  const std::uint64_t count = batch.count;
+  auto buckets = make_buffer<std::uint32_t>(backend, count);
+  auto indices = make_buffer<std::uint32_t>(backend, count);
+  auto sorted_buckets = make_buffer<std::uint32_t>(backend, count);
+  auto order = make_buffer<std::uint32_t>(backend, count);
+  bucket_pairs_kernel<Slots><<<blocks_for(count), block_threads, 0, backend.stream>>>(table, batch.keys, count,
+                                                                                      buckets.data(), indices.data());
+  WARPDEX_CHECK_LAUNCH("bucket_pairs_kernel");
+  const int bucket_bits = std::max(1, static_cast<int>(std::bit_width(table.bucket_count - 1)));
+  const auto items = static_cast<int>(count);
+  std::size_t temporary_bytes = 0;
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temporary_bytes, buckets.data(), sorted_buckets.data(),
+                                                   indices.data(), order.data(), items, 0, bucket_bits,
+                                                   backend.stream));
+  auto temporary = make_buffer<std::byte>(backend, temporary_bytes);
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temporary.data(), temporary_bytes, buckets.data(),
+                                                   sorted_buckets.data(), indices.data(), order.data(), items, 0,
+                                                   bucket_bits, backend.stream));
+  return order;
+}
+
+/// Launches the batch's kernel with `TileLanes` lanes per operation: uniform finds and erasures have
+/// their own (they never allocate, and finds read through the non-coherent cache); any other batch
+/// counts its exhausted elements into `exhausted`.
+template <class Slots, unsigned TileLanes, class Backend>
+void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch,
+                  const std::uint32_t* order, unsigned long long* exhausted)
+{
+  const unsigned blocks = blocks_for(batch.count);
+  if (batch.operations == nullptr && batch.uniform == operation::erase) {
+    erase_batch_kernel<Slots, TileLanes><<<blocks, block_threads, 0, backend.stream>>>(table, batch, order);
+    WARPDEX_CHECK_LAUNCH("erase_batch_kernel");
+  } else if (batch.operations == nullptr && batch.uniform == operation::find) {
+    find_batch_kernel<Slots, TileLanes><<<blocks, block_threads, 0, backend.stream>>>(table, batch, order);
+    WARPDEX_CHECK_LAUNCH("find_batch_kernel");
+  } else {
+    execute_batch_kernel<Slots, TileLanes>
+        <<<blocks, block_threads, 0, backend.stream>>>(table, batch, order, next_launch_salt(), exhausted);
+    WARPDEX_CHECK_LAUNCH("execute_batch_kernel");
+  }
+}
+
+/// One warp per bucket walks its list: on each slab, `visit(slot, live_lanes)` with the lane's slot and
+/// the ballot of lanes holding live keys (and of erased ones); `slab` is the slab read.
+template <class Slots, class Visit>
+__device__ void walk_list(const slab_table_view<Slots>& table, std::uint32_t bucket, Visit&& visit)
+{
+  const unsigned lane = warp::lane_id();
+  typename Slots::slot_type* slab = table.head(bucket);
+  for (;;) {
+    const auto slot = lane < Slots::slots_per_slab ? load_slot(slab + lane) : Slots::empty_slot;
+    const bool data_lane = lane < Slots::data_slots;
+    visit(slab, slot, warp::ballot(data_lane && !is_reserved_key(Slots::key_of(slot))),
+          warp::ballot(data_lane && Slots::key_of(slot) == erased_key));
+    const std::uint32_t next = warp::shfl(Slots::link_of(slot), Slots::link_slot);
+    if (next == null_slab) { return; }
+    slab = table.pool.slab(next);
+  }
+}
+
+template <class Slots>
+__global__ void summarize_kernel(slab_table_view<Slots> table, chain_totals* totals)
+{
+  const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+  if (bucket >= table.bucket_count) { return; }
+  unsigned long long live = 0, erased = 0, slabs = 0;
+  walk_list(table, static_cast<std::uint32_t>(bucket), [&](auto, auto, unsigned live_lanes, unsigned erased_lanes) {
+    live += warp::popc(live_lanes);
+    erased += warp::popc(erased_lanes);
+    ++slabs;
+  });
+  if (warp::lane_id() != 0) { return; }
+  auto* sums = reinterpret_cast<unsigned long long*>(totals);
+  atomicAdd(&sums[0], live);
+  atomicAdd(&sums[1], erased);
+  atomicAdd(&sums[2], slabs);
+  atomicMax(&sums[3], slabs);
+}
+
+template <class Slots>
+__global__ void export_kernel(slab_table_view<Slots> table, std::uint32_t* keys_out, std::uint32_t* values_out,
+                              std::uint64_t capacity, unsigned long long* written)
+{
+  const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+  if (bucket >= table.bucket_count) { return; }
+  const unsigned lane = warp::lane_id();
+  walk_list(table, static_cast<std::uint32_t>(bucket), [&](auto, auto slot, unsigned live_lanes, unsigned) {
+    if (live_lanes == 0) { return; }
+    unsigned long long first = 0;
+    if (lane == 0) { first = atomicAdd(written, warp::popc(live_lanes)); }
+    first = warp::shfl(first, 0);
+    if ((live_lanes >> lane & 1U) == 0) { return; }
+    const std::uint64_t at = first + warp::rank_in(live_lanes);
+    if (at >= capacity) { return; }
+    keys_out[at] = Slots::key_of(slot);
+    if (values_out != nullptr) { values_out[at] = Slots::value_of(slot); }
+  });
+}
+
+/// One warp per query walks its key's whole list (the multimap's count, fill and erase_all).
+template <class Slots>
+__global__ void walk_kernel(slab_table_view<Slots> table, walk_arguments walk)
+{
+  const std::uint64_t query = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+  if (query >= walk.count) { return; }
+  const unsigned lane = warp::lane_id();
+  const std::uint32_t key = walk.keys[query];
+  const std::uint64_t begin = walk.kind == list_walk::fill ? walk.offsets[query] : 0;
+  const std::uint64_t room = walk.kind == list_walk::fill ? walk.offsets[query + 1] - begin : 0;
+  std::uint64_t instances = 0;
+  walk_list(table, table.bucket_of(key), [&](auto* slab, auto slot, unsigned, unsigned) {
+    const bool match = lane < Slots::data_slots && Slots::key_of(slot) == key;
+    const unsigned matches = warp::ballot(match);
+    if (walk.kind == list_walk::fill && match) {
+      const std::uint64_t at = instances + warp::rank_in(matches);
+      if (at < room && begin + at < walk.values_capacity) { walk.values_out[begin + at] = Slots::value_of(slot); }
+    }
+    // A slot holding the key changes only by being erased: a failed swap means another erasure won.
+    const bool counts =
+        walk.kind != list_walk::erase_all ||
+        (match && swap_slot(slab + lane, slot, Slots::make_slot(erased_key, Slots::value_of(slot))) == slot);
+    instances += warp::popc(warp::ballot(match && counts));
+  });
+  if (lane != 0) { return; }
+  if (walk.kind == list_walk::count) { walk.counts[query] = instances; }
+  if (walk.kind == list_walk::erase_all && walk.statuses != nullptr) {
+    walk.statuses[query] = instances > 0 ? operation_status::erased : operation_status::not_found;
+  }
+}
+
+template <class Slots>
+__global__ void flush_kernel(slab_table_view<Slots> table)
+{
+  const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (bucket >= table.bucket_count) { return; }
+  compact_list(table, static_cast<std::uint32_t>(bucket),
+               [&](std::uint32_t slab) { atomicAnd(table.pool.bitmap_word(slab), ~table.pool.bit_of(slab)); });
+}
+
+template <class T>
+T copy_to_host(const buffer<T>& value)
+{
+  return value.to_vector()[0];
+}
+
+}  // namespace
+
+template <class Slots, class Backend>
+void initialize_table(const Backend& backend, const slab_table_view<Slots>& table)
+{
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(table.heads, fresh_slab_byte, std::uint64_t{table.bucket_count} * Slots::slab_bytes,
+                                   backend.stream));
+}
+
+template <class Backend>
+void initialize_bitmap(const Backend& backend, std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs)
+{
+  if (words == 0) { return; }
+  initialize_bitmap_kernel<<<blocks_for(words), block_threads, 0, backend.stream>>>(bitmap, words, slabs);
+  WARPDEX_CHECK_LAUNCH("initialize_bitmap_kernel");
+}
+
+template <class Backend>
+batch_violations find_violations(const Backend& backend, const std::uint32_t* keys, const operation* operations,
+                                 std::uint64_t count)
+{
+  const batch_violations none{};
+  auto violations = make_buffer<batch_violations>(backend, 1);
+  violations.copy_from(std::span<const batch_violations>(&none, 1));
+  find_violations_kernel<<<blocks_for(count), block_threads, 0, backend.stream>>>(keys, operations, count,
+                                                                                  violations.data());
+  WARPDEX_CHECK_LAUNCH("find_violations_kernel");
+  return copy_to_host(violations);
+}
+
+template <class Slots, class Backend>
+std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch)
+{
+  const buffer<std::uint32_t> order_buffer = bucket_order(backend, table, batch);
+  const std::uint32_t* order = order_buffer.size() > 0 ? order_buffer.data() : nullptr;
+  // Uniform finds and erasures never allocate: no exhaustion count to read back. (The order buffer is
+  // freed on the stream, after the kernel that reads it.)
+  const bool never_allocates =
+      batch.operations == nullptr && (batch.uniform == operation::find || batch.uniform == operation::erase);
+  buffer<unsigned long long> exhausted;
+  if (!never_allocates) {
+    exhausted = make_buffer<unsigned long long>(backend, 1);
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(exhausted.data(), 0, exhausted.size_bytes(), backend.stream));
+  }
+  switch (batch.tile_lanes) {
+    case 1:
+      launch_batch<Slots, 1>(backend, table, batch, order, exhausted.data());
+      break;
+    case 8:
+      launch_batch<Slots, 8>(backend, table, batch, order, exhausted.data());
+      break;
+    case 16:
+      launch_batch<Slots, 16>(backend, table, batch, order, exhausted.data());
+      break;
+    case 32:
+      launch_batch<Slots, 32>(backend, table, batch, order, exhausted.data());
+      break;
+    default:
+      launch_batch<Slots, read_tile_lanes>(backend, table, batch, order, exhausted.data());
+      break;
+  }
+  return never_allocates ? 0 : copy_to_host(exhausted);
+}
+
+template <class Slots, class Backend>
+chain_totals summarize_chains(const Backend& backend, const slab_table_view<Slots>& table)
+{
+  auto totals = make_buffer<chain_totals>(backend, 1);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
+  summarize_kernel<Slots>
+      <<<blocks_for(std::uint64_t{table.bucket_count} * warp::size), block_threads, 0, backend.stream>>>(table,
+                                                                                                         totals.data());
+  WARPDEX_CHECK_LAUNCH("summarize_kernel");
+  return copy_to_host(totals);
+}
+
+template <class Slots, class Backend>
+std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& table, std::uint32_t* keys_out,
+                          std::uint32_t* values_out, std::uint64_t capacity)
+{
+  auto written = make_buffer<unsigned long long>(backend, 1);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(written.data(), 0, written.size_bytes(), backend.stream));
+  export_kernel<Slots>
+      <<<blocks_for(std::uint64_t{table.bucket_count} * warp::size), block_threads, 0, backend.stream>>>(
+          table, keys_out, values_out, capacity, written.data());
+  WARPDEX_CHECK_LAUNCH("export_kernel");
+  return copy_to_host(written);
+}
+
+template <class Slots, class Backend>
+void walk_lists(const Backend& backend, const slab_table_view<Slots>& table, const walk_arguments& walk)
+{
+  walk_kernel<Slots><<<blocks_for(walk.count * warp::size), block_threads, 0, backend.stream>>>(table, walk);
+  WARPDEX_CHECK_LAUNCH("walk_kernel");
+}
+
+template <class Backend>
+std::uint64_t counts_to_offsets(const Backend& backend, std::uint64_t* counts, std::uint64_t queries)
+{
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(counts + queries, 0, sizeof(std::uint64_t), backend.stream));
+  thrust::exclusive_scan(thrust::cuda::par.on(backend.stream), counts, counts + queries + 1, counts);
+  std::uint64_t total = 0;
+  WARPDEX_CUDA_TRY(cudaMemcpyAsync(&total, counts + queries, sizeof(total), cudaMemcpyDeviceToHost, backend.stream));
+  WARPDEX_CUDA_TRY(cudaStreamSynchronize(backend.stream));
+  return total;
+}
+
+template <class Slots, class Backend>
+void flush_table(const Backend& backend, const slab_table_view<Slots>& table)
+{
+  flush_kernel<Slots><<<blocks_for(table.bucket_count), block_threads, 0, backend.stream>>>(table);
+  WARPDEX_CHECK_LAUNCH("flush_kernel");
+}
+
+}  // namespace warpdex::hash::detail
