@@ -81,23 +81,23 @@ __device__ void write_result(const batch_arguments& batch, std::uint64_t i, oper
 }
 
 /// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
-/// with its own allocator.
-template <class Slots, unsigned TileLanes>
+/// with its own allocator. `Ops`: uniform for insert and insert_or_assign batches, mixed otherwise.
+template <class Slots, unsigned TileLanes, lane_ops Ops>
 __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     execute_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order,
                          std::uint64_t salt, unsigned long long* exhausted)
 {
   const slab_table_ref<Slots> ref(table);
-  auto allocator = ref.make_allocator(salt);
   const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool in_batch = position < batch.count;
   const std::uint64_t i = in_batch ? element_at(order, position) : 0;
   const bool active = in_batch && (batch.retry == nullptr || batch.retry[i] == operation_status::out_of_memory);
-  const operation op = !active ? operation::find : batch.operations != nullptr ? batch.operations[i] : batch.uniform;
+  const operation op = active && batch.operations != nullptr ? batch.operations[i] : batch.uniform;
   const std::uint32_t key = active ? batch.keys[i] : 0;
   const std::uint32_t value = active && batch.values_in != nullptr ? batch.values_in[i] : 0;
   std::uint32_t found_value = 0;
-  const operation_status status = ref.template apply<TileLanes>(&allocator, active, op, key, value, found_value);
+  const operation_status status = ref.template apply_with<TileLanes, Ops>([&] { return ref.make_allocator(salt); },
+                                                                          active, op, key, value, found_value);
   const unsigned exhausted_lanes = warp::ballot(active && status == operation_status::out_of_memory);
   if (exhausted_lanes != 0 && warp::lane_id() == 0) { atomicAdd(exhausted, warp::popc(exhausted_lanes)); }
   if (active) { write_result(batch, i, status, found_value); }
@@ -185,10 +185,14 @@ void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, c
   } else if (batch.operations == nullptr && batch.uniform == operation::find) {
     find_batch_kernel<Slots, TileLanes><<<blocks, block_threads, 0, backend.stream>>>(table, batch, order);
     WARPDEX_CHECK_LAUNCH("find_batch_kernel");
-  } else {
-    execute_batch_kernel<Slots, TileLanes>
+  } else if (batch.operations == nullptr) {
+    execute_batch_kernel<Slots, TileLanes, lane_ops::uniform>
         <<<blocks, block_threads, 0, backend.stream>>>(table, batch, order, next_launch_salt(), exhausted);
-    WARPDEX_CHECK_LAUNCH("execute_batch_kernel");
+    WARPDEX_CHECK_LAUNCH("execute_batch_kernel (uniform)");
+  } else {
+    execute_batch_kernel<Slots, TileLanes, lane_ops::mixed>
+        <<<blocks, block_threads, 0, backend.stream>>>(table, batch, order, next_launch_salt(), exhausted);
+    WARPDEX_CHECK_LAUNCH("execute_batch_kernel (mixed)");
   }
 }
 

@@ -52,6 +52,12 @@ enum class slab_reads {
   read_only,  ///< the non-coherent path (ld.global.nc, cached in L1): only while nothing writes the table
 };
 
+/// Whether the lanes of one call may carry different operations.
+enum class lane_ops {
+  mixed,    ///< each lane its own operation
+  uniform,  ///< every lane the same one: no lane reads another's operation, finds and erasures no value
+};
+
 /// Lanes of the tile that runs one operation when none is asked for: 4 (a 128-byte slab is read as
 /// two 16-byte loads per lane and a warp keeps eight slab reads in flight), the fastest fixed choice
 /// measured (docs/hash.md).
@@ -156,14 +162,78 @@ class slab_table_ref {
   /// `value_out`. `TileLanes` (1, 4, 8, 16 or 32) lanes run each operation together; an insertion that
   /// reaches the end of a full list is handed to the whole warp, which allocates the slab it appends
   /// (with `allocator`; null: it reports out_of_memory). Returns this lane's status (not_found for
-  /// inactive lanes). Keys must not be reserved.
-  template <unsigned TileLanes = detail::read_tile_lanes>
+  /// inactive lanes). Keys must not be reserved. With `lane_ops::uniform`, every lane must pass the same `op`.
+  template <unsigned TileLanes = detail::read_tile_lanes, detail::lane_ops Ops = detail::lane_ops::mixed>
   __device__ operation_status apply(allocator_type* allocator, bool active, operation op, std::uint32_t key,
                                     std::uint32_t value, std::uint32_t& value_out) const
   {
     bool needs_slab = false;
     operation_status status =
-        apply_in_tiles<detail::slab_reads::coherent, TileLanes>(active, op, key, value, value_out, needs_slab);
+        apply_in_tiles<detail::slab_reads::coherent, TileLanes, Ops>(active, op, key, value, value_out, needs_slab);
+    append_in_warp(allocator, needs_slab, op, key, value, status, value_out);
+    return status;
+  }
+
+  /// As apply, with the warp's allocator made by `make_allocator()` (returning an allocator_type) only
+  /// when one of its insertions needs a slab: a warp that never appends keeps no allocator state in
+  /// registers while its tiles run.
+  template <unsigned TileLanes, detail::lane_ops Ops, class MakeAllocator>
+  __device__ operation_status apply_with(MakeAllocator&& make_allocator, bool active, operation op, std::uint32_t key,
+                                         std::uint32_t value, std::uint32_t& value_out) const
+  {
+    bool needs_slab = false;
+    operation_status status =
+        apply_in_tiles<detail::slab_reads::coherent, TileLanes, Ops>(active, op, key, value, value_out, needs_slab);
+    if (warp::ballot(needs_slab) != 0) {
+      allocator_type allocator = make_allocator();
+      append_in_warp(&allocator, needs_slab, op, key, value, status, value_out);
+    }
+    return status;
+  }
+
+  /// Looks each active lane's key up; found keys' values go to `value_out`. With `slab_reads::read_only`
+  /// the slabs are read through the non-coherent cache: only while no kernel writes the table.
+  /// `TileLanes` (1, 4, 8, 16 or 32) lanes run each lookup together (tile_lanes).
+  template <detail::slab_reads Reads = detail::slab_reads::coherent, unsigned TileLanes = detail::read_tile_lanes>
+  __device__ operation_status find(bool active, std::uint32_t key, std::uint32_t& value_out) const
+  {
+    bool never_set = false;
+    return apply_in_tiles<Reads, TileLanes, detail::lane_ops::uniform>(active, operation::find, key, 0, value_out,
+                                                                       never_set);
+  }
+  /// Inserts each active lane's pair if its key is absent.
+  template <unsigned TileLanes = detail::read_tile_lanes>
+  __device__ operation_status insert(allocator_type& allocator, bool active, std::uint32_t key,
+                                     std::uint32_t value = 0) const
+  {
+    std::uint32_t unused = 0;
+    return apply<TileLanes, detail::lane_ops::uniform>(&allocator, active, operation::insert, key, value, unused);
+  }
+  /// Inserts or replaces each active lane's pair.
+  template <unsigned TileLanes = detail::read_tile_lanes>
+  __device__ operation_status insert_or_assign(allocator_type& allocator, bool active, std::uint32_t key,
+                                               std::uint32_t value = 0) const
+  {
+    std::uint32_t unused = 0;
+    return apply<TileLanes, detail::lane_ops::uniform>(&allocator, active, operation::insert_or_assign, key, value,
+                                                       unused);
+  }
+  /// Erases each active lane's key if present; `TileLanes` lanes run each erasure together.
+  template <unsigned TileLanes = detail::read_tile_lanes>
+  __device__ operation_status erase(bool active, std::uint32_t key) const
+  {
+    std::uint32_t unused = 0;
+    bool never_set = false;
+    return apply_in_tiles<detail::slab_reads::coherent, TileLanes, detail::lane_ops::uniform>(
+        active, operation::erase, key, 0, unused, never_set);
+  }
+
+ private:
+  /// The insertions whose lanes have `needs_slab` set run one at a time on the whole warp, which
+  /// appends the slab they need; their `status` and `value_out` are replaced.
+  __device__ void append_in_warp(allocator_type* allocator, bool needs_slab, operation op, std::uint32_t key,
+                                 std::uint32_t value, operation_status& status, std::uint32_t& value_out) const
+  {
     const unsigned lane = warp::lane_id();
     unsigned queue;
     while ((queue = warp::ballot(needs_slab)) != 0) {
@@ -180,48 +250,12 @@ class slab_table_ref {
         needs_slab = false;
       }
     }
-    return status;
   }
 
-  /// Looks each active lane's key up; found keys' values go to `value_out`. With `slab_reads::read_only`
-  /// the slabs are read through the non-coherent cache: only while no kernel writes the table.
-  /// `TileLanes` (1, 4, 8, 16 or 32) lanes run each lookup together (tile_lanes).
-  template <detail::slab_reads Reads = detail::slab_reads::coherent, unsigned TileLanes = detail::read_tile_lanes>
-  __device__ operation_status find(bool active, std::uint32_t key, std::uint32_t& value_out) const
-  {
-    bool never_set = false;
-    return apply_in_tiles<Reads, TileLanes>(active, operation::find, key, 0, value_out, never_set);
-  }
-  /// Inserts each active lane's pair if its key is absent.
-  template <unsigned TileLanes = detail::read_tile_lanes>
-  __device__ operation_status insert(allocator_type& allocator, bool active, std::uint32_t key,
-                                     std::uint32_t value = 0) const
-  {
-    std::uint32_t unused = 0;
-    return apply<TileLanes>(&allocator, active, operation::insert, key, value, unused);
-  }
-  /// Inserts or replaces each active lane's pair.
-  template <unsigned TileLanes = detail::read_tile_lanes>
-  __device__ operation_status insert_or_assign(allocator_type& allocator, bool active, std::uint32_t key,
-                                               std::uint32_t value = 0) const
-  {
-    std::uint32_t unused = 0;
-    return apply<TileLanes>(&allocator, active, operation::insert_or_assign, key, value, unused);
-  }
-  /// Erases each active lane's key if present; `TileLanes` lanes run each erasure together.
-  template <unsigned TileLanes = detail::read_tile_lanes>
-  __device__ operation_status erase(bool active, std::uint32_t key) const
-  {
-    std::uint32_t unused = 0;
-    bool never_set = false;
-    return apply_in_tiles<detail::slab_reads::coherent, TileLanes>(active, operation::erase, key, 0, unused, never_set);
-  }
-
- private:
   /// The work queue of the tiles: each tile of `TileLanes` lanes runs its lanes' operations one at a
   /// time. An insertion that needs a new slab changes nothing and sets `needs_slab` (its status is then
   /// meaningless): the caller runs it again on the whole warp, which can allocate.
-  template <detail::slab_reads Reads, unsigned TileLanes>
+  template <detail::slab_reads Reads, unsigned TileLanes, detail::lane_ops Ops>
   __device__ __forceinline__ operation_status apply_in_tiles(bool active, operation op, std::uint32_t key,
                                                              std::uint32_t value, std::uint32_t& value_out,
                                                              bool& needs_slab) const
@@ -232,9 +266,13 @@ class slab_table_ref {
     unsigned queue;
     while ((queue = tile.ballot(active)) != 0) {
       const unsigned source = lowest_set_bit(queue);
-      const auto source_op = static_cast<operation>(tile.shfl(static_cast<std::uint32_t>(op), source));
+      const operation source_op = Ops == detail::lane_ops::uniform
+                                      ? op
+                                      : static_cast<operation>(tile.shfl(static_cast<std::uint32_t>(op), source));
       const std::uint32_t source_key = tile.shfl(key, source);
-      const std::uint32_t source_value = tile.shfl(value, source);
+      const bool uses_value =
+          Ops == detail::lane_ops::mixed || op == operation::insert || op == operation::insert_or_assign;
+      const std::uint32_t source_value = uses_value ? tile.shfl(value, source) : 0;
       const std::uint32_t source_bucket = tile.shfl(bucket, source);
       std::uint32_t found_value = 0;
       bool source_needs_slab = false;
