@@ -145,6 +145,11 @@ template <class Backend>
 batch_violations find_violations(const Backend& backend, const std::uint32_t* keys, const operation* operations,
                                  std::uint64_t count);
 
+/// The first element of operations[0, count) whose code is `code`, or count when none is (a table
+/// that lacks an operation rejects a batch holding it before anything runs). Reads nothing else.
+template <class Backend>
+std::uint64_t find_operation(const Backend& backend, const operation* operations, std::uint64_t count, operation code);
+
 /// Runs a validated batch; returns how many elements ended out_of_memory.
 template <class Slots, class Backend>
 std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch);
