@@ -2,7 +2,7 @@
 // and absent keys, runs a mixed batch, and prints each step's throughput, its check, and the table's
 // utilization.
 // With --multimap it does the same for a slab_multimap: keys with several values each, count, find_all,
-// erase of one instance and of all instances.
+// erase of one instance and of all instances, and a mixed batch.
 #include "commands.hpp"
 #include "progress.hpp"
 
@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -213,7 +214,8 @@ std::uint64_t multimap_pairs(const hash_options& opts)
 }
 
 /// The multimap run: n pairs, values_per_key per key (key j holds values_per_key * j + r for each r),
-/// then count, find_all, erase of one instance per key and erase_all of half the keys, each checked.
+/// then count, find_all, erase of one instance per key, erase_all of half the keys and a mixed batch,
+/// each checked.
 template <class Backend>
 std::vector<timed_step> run_multimap(const Backend& backend, const hash_options& opts, hash::slab_statistics& stats)
 {
@@ -305,6 +307,48 @@ std::vector<timed_step> run_multimap(const Backend& backend, const hash_options&
     }
     step.check = std::string("counts after: ") + (counts_match ? "as expected" : "WRONG");
     step.passed = counts_match;
+    steps.push_back(step);
+  }
+  {
+    progress shown("mixed batch");
+    // One element per key, a quarter each: insert a new value, erase one instance, find (twice). Keys
+    // below half hold nothing now, the others values_per_key - 1 of their values, so each outcome is known.
+    const std::uint64_t half = key_count / 2;
+    std::vector<operation> host_ops(key_count);
+    std::vector<std::uint32_t> new_values(key_count);
+    for (std::uint64_t j = 0; j < key_count; ++j) {
+      host_ops[j] = j % 4 == 0 ? operation::insert : j % 4 == 1 ? operation::erase : operation::find;
+      new_values[j] = static_cast<std::uint32_t>(host_keys.size() + j);
+    }
+    auto ops = make_buffer<operation>(backend, key_count);
+    ops.copy_from(std::span<const operation>(host_ops));
+    auto values_in = make_buffer<std::uint32_t>(backend, key_count);
+    values_in.copy_from(std::span<const std::uint32_t>(new_values));
+    auto mixed_statuses = make_buffer<operation_status>(backend, key_count);
+    const std::uint64_t size_before = multimap.size();
+    timed_step step{"mixed batch", key_count};
+    step.seconds = seconds_of(backend, [&] {
+      multimap.execute(ops.span(), distinct_span, values_in.span(), found.span().first(key_count),
+                       mixed_statuses.span());
+    });
+    const auto host_statuses = mixed_statuses.to_vector();
+    const auto host_found = found.to_vector();
+    std::uint64_t wrong = 0;
+    for (std::uint64_t j = 0; j < key_count; ++j) {
+      const bool holds = j >= half;
+      const operation_status expected = host_ops[j] == operation::insert  ? operation_status::inserted
+                                        : !holds                          ? operation_status::not_found
+                                        : host_ops[j] == operation::erase ? operation_status::erased
+                                                                          : operation_status::found;
+      const bool value_ok = expected != operation_status::found || host_found[j] / values_per_key == j;
+      wrong += host_statuses[j] == expected && value_ok ? 0 : 1;
+    }
+    const std::uint64_t expected_size = size_before + count_of(host_statuses, operation_status::inserted) -
+                                        count_of(host_statuses, operation_status::erased);
+    const std::uint64_t size_after = multimap.size();
+    step.check = std::to_string(wrong) + " wrong outcomes, " + std::to_string(size_after) + " pairs after, expected " +
+                 std::to_string(expected_size);
+    step.passed = wrong == 0 && size_after == expected_size;
     steps.push_back(step);
   }
   return steps;

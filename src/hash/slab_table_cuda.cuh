@@ -54,15 +54,17 @@ __global__ void initialize_bitmap_kernel(std::uint32_t* bitmap, std::uint64_t wo
 }
 
 __global__ void find_violations_kernel(const std::uint32_t* keys, const operation* operations, std::uint64_t count,
-                                       batch_violations* violations)
+                                       std::uint32_t unsupported, batch_violations* violations)
 {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) { return; }
   auto* first = reinterpret_cast<unsigned long long*>(violations);
   if (is_reserved_key(keys[i])) { atomicMin(&first[0], static_cast<unsigned long long>(i)); }
-  if (operations != nullptr && static_cast<std::uint32_t>(operations[i]) >= operation_count) {
+  if (operations == nullptr) { return; }
+  if (static_cast<std::uint32_t>(operations[i]) >= operation_count) {
     atomicMin(&first[1], static_cast<unsigned long long>(i));
   }
+  if (is_unsupported(operations[i], unsupported)) { atomicMin(&first[2], static_cast<unsigned long long>(i)); }
 }
 
 /// The element thread `position` runs: its own index, or the one at its position in bucket order.
@@ -318,12 +320,12 @@ void initialize_bitmap(const Backend& backend, std::uint32_t* bitmap, std::uint6
 
 template <class Backend>
 batch_violations find_violations(const Backend& backend, const std::uint32_t* keys, const operation* operations,
-                                 std::uint64_t count)
+                                 std::uint64_t count, std::uint32_t unsupported)
 {
   const batch_violations none{};
   auto violations = make_buffer<batch_violations>(backend, 1);
   violations.copy_from(std::span<const batch_violations>(&none, 1));
-  find_violations_kernel<<<blocks_for(count), block_threads, 0, backend.stream>>>(keys, operations, count,
+  find_violations_kernel<<<blocks_for(count), block_threads, 0, backend.stream>>>(keys, operations, count, unsupported,
                                                                                   violations.data());
   WARPDEX_CHECK_LAUNCH("find_violations_kernel");
   return copy_to_host(violations);

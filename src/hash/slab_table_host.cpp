@@ -183,22 +183,22 @@ void initialize_bitmap(const Backend&, std::uint32_t* bitmap, std::uint64_t word
 
 template <class Backend>
 batch_violations find_violations(const Backend&, const std::uint32_t* keys, const operation* operations,
-                                 std::uint64_t count)
+                                 std::uint64_t count, std::uint32_t unsupported)
 {
-  batch_violations found{count, count};
   std::uint64_t first_key = count;
   std::uint64_t first_operation = count;
-#pragma omp parallel for reduction(min : first_key, first_operation)
+  std::uint64_t first_unsupported = count;
+#pragma omp parallel for reduction(min : first_key, first_operation, first_unsupported)
   for (std::int64_t i = 0; i < signed_count(count); ++i) {
     const auto index = static_cast<std::uint64_t>(i);
     if (is_reserved_key(keys[index])) { first_key = std::min(first_key, index); }
-    if (operations != nullptr && static_cast<std::uint32_t>(operations[index]) >= operation_count) {
+    if (operations == nullptr) { continue; }
+    if (static_cast<std::uint32_t>(operations[index]) >= operation_count) {
       first_operation = std::min(first_operation, index);
     }
+    if (is_unsupported(operations[index], unsupported)) { first_unsupported = std::min(first_unsupported, index); }
   }
-  found.first_reserved_key = first_key;
-  found.first_bad_operation = first_operation;
-  return found;
+  return {first_key, first_operation, first_unsupported};
 }
 
 template <class Slots, class Backend>

@@ -21,6 +21,19 @@
 ///   values and their exclusive scan, the offsets; `find_all` (the fill pass) writes query i's values
 ///   into values[offsets[i], offsets[i + 1]) in no particular order. It never writes more than a query's
 ///   range nor beyond `values`, so offsets from a stale count pass cannot overrun the output.
+/// - execute (a mixed batch): element i does operations[i], one of find, insert and erase, on
+///   (keys[i], values_in[i]); all run concurrently and each takes effect atomically at one instant
+///   within the call (it is linearizable), in any order. So for one key the statuses and the pairs left
+///   are those of SOME sequential run of the batch's operations on it, starting from its pairs before
+///   the batch, where insert adds its pair (`inserted`, or `out_of_memory` adding nothing), erase
+///   removes one instance (`erased`) or finds none (`not_found`), and find reports `found` with the
+///   value of an instance present at its instant (the first in list order it met) or `not_found`.
+///   Which instance an erase removes is not specified. Consequences: the pairs left are those before
+///   the batch plus the inserted ones less one per `erased`; an erase or find reports not_found only
+///   when the key can have held no instance at its instant, so only when every instance it held
+///   before the batch was erased in the batch (a key holding more instances than the batch erases
+///   sees every erase report erased and every find found). `insert_or_assign` has no meaning here: a
+///   batch holding it is rejected, as is an unknown operation code.
 /// Reserved keys (`hash::empty_key`, `hash::erased_key`) reject the whole batch with warpdex::error
 /// before anything changes; values are unrestricted. Every span is in the backend's memory.
 ///
@@ -97,6 +110,25 @@ class slab_multimap : public detail::slab_table_base<basic_map_slots<SlabBytes>,
     detail::walk_arguments walk = make_walk(detail::list_walk::erase_all, keys, "erase_all");
     walk.statuses = statuses.data();
     run_walk(walk);
+  }
+
+  /// A mixed batch: element i does operations[i] (find, insert or erase) on (keys[i], values_in[i]), all
+  /// concurrently (see the semantics above); statuses[i] says what it did and values_out[i] receives the
+  /// value of a found find (other elements' values_out stay unwritten). values_in is read for insertions
+  /// only. Exhaustion is reported per element (a growing table first grows and runs those elements
+  /// again). Throws warpdex::error, changing nothing, for a size mismatch, an insert_or_assign element,
+  /// an operation code outside [0, operation_count) or a reserved key, naming the element.
+  /// O(n * list length).
+  void execute(std::span<const operation> operations, std::span<const Key> keys, std::span<const Value> values_in,
+               std::span<Value> values_out, std::span<operation_status> statuses)
+  {
+    this->check_output(keys.size(), operations.size(), "execute", "operations");
+    this->check_output(keys.size(), values_in.size(), "execute", "values_in");
+    this->check_output(keys.size(), values_out.size(), "execute", "values_out");
+    this->check_output(keys.size(), statuses.size(), "execute", "statuses");
+    detail::batch_arguments batch = base::uniform_batch(operation::find, keys, values_in, values_out, statuses);
+    batch.operations = operations.data();
+    this->run(batch, "execute", false);
   }
 
   /// counts[i] = the number of values keys[i] holds. O(n * list length).

@@ -337,10 +337,15 @@ class slab_table_base {
   void check_input(const std::uint32_t* keys, const operation* operations, std::uint64_t count,
                    const std::string& caller) const
   {
-    const batch_violations violations = find_violations(backend_, keys, operations, count);
+    const batch_violations violations =
+        find_violations(backend_, keys, operations, count, unsupported_operations(mode_));
     if (violations.first_bad_operation < count) {
       throw_violation(caller, violations.first_bad_operation,
                       "has an operation code outside [0, " + std::to_string(operation_count) + ")");
+    }
+    if (violations.first_unsupported_operation < count) {
+      throw_violation(caller, violations.first_unsupported_operation,
+                      "is insert_or_assign, which a multimap does not have (insert adds a pair, erase removes one)");
     }
     if (violations.first_reserved_key < count) {
       throw_violation(caller, violations.first_reserved_key,

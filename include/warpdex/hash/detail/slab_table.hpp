@@ -86,7 +86,27 @@ struct walk_arguments {
 struct batch_violations {
   std::uint64_t first_reserved_key = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t first_bad_operation = std::numeric_limits<std::uint64_t>::max();
+  /// The first operation the table does not have (multimaps: insert_or_assign).
+  std::uint64_t first_unsupported_operation = std::numeric_limits<std::uint64_t>::max();
 };
+
+/// The bit of `op` in a set of operations (bit c: code c).
+WARPDEX_HOST_DEVICE constexpr std::uint32_t operation_bit(operation op)
+{
+  return 1U << static_cast<std::uint32_t>(op);
+}
+
+/// The operations a table in `mode` does not have in a mixed batch: a multimap has no insert_or_assign.
+WARPDEX_HOST_DEVICE constexpr std::uint32_t unsupported_operations(key_mode mode)
+{
+  return mode == key_mode::duplicates ? operation_bit(operation::insert_or_assign) : 0U;
+}
+
+/// Whether `op` is a known code that `unsupported` (operation bits) leaves out.
+WARPDEX_HOST_DEVICE constexpr bool is_unsupported(operation op, std::uint32_t unsupported)
+{
+  return static_cast<std::uint32_t>(op) < operation_count && (unsupported & operation_bit(op)) != 0;
+}
 
 /// Sums over every slab list of a table.
 struct chain_totals {
@@ -140,10 +160,11 @@ void initialize_table(const Backend& backend, const slab_table_view<Slots>& tabl
 template <class Backend>
 void initialize_bitmap(const Backend& backend, std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs);
 
-/// Checks keys (and operation codes) against the input rules without changing anything.
+/// Checks keys (and operation codes: unknown ones, and those in `unsupported`, operation bits) against
+/// the input rules without changing anything.
 template <class Backend>
 batch_violations find_violations(const Backend& backend, const std::uint32_t* keys, const operation* operations,
-                                 std::uint64_t count);
+                                 std::uint64_t count, std::uint32_t unsupported);
 
 /// Runs a validated batch; returns how many elements ended out_of_memory.
 template <class Slots, class Backend>
