@@ -7,8 +7,9 @@
 # (WARPDEX_PROFILE_SIZE_LOG2, default 24), profiling the first WARPDEX_PROFILE_LAUNCHES (default 8)
 # launches of kernels whose names match the regular expression KERNELS (ours and the baseline's), and
 # writes OUT_DIR/NAME.txt: per kernel, the speed-of-light
-# throughputs (DRAM, SM, L1/shared, L2), achieved occupancy and its limiters, issue-slot use and the
-# warp stall reasons, which say whether a kernel is bound by bytes, instructions or latency.
+# throughputs (DRAM, SM, L1/shared, L2), achieved occupancy and its limiters, issue-slot use, executed
+# instructions and the busiest pipes, and the warp stall reasons, which say whether a kernel is bound
+# by bytes, instructions or latency.
 # Clocks are left as the machine has them (--clock-control none).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ while [ $# -ge 3 ]; do
   shift 3
   ncu --clock-control none --kernel-name "regex:$kernels" --launch-count "$launches" \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section MemoryWorkloadAnalysis \
+    --section MemoryWorkloadAnalysis --section InstructionStats --section ComputeWorkloadAnalysis \
     "$bundle/warpdex-bench" --filter "$filter" --size-log2 "$size_log2" --repetitions 10 --warmup 1 \
     --no-record >"$out/$name.txt" 2>&1 || failed=1
   echo "$name: $(grep -c 'Section: GPU Speed Of Light Throughput' "$out/$name.txt") kernel launches profiled"
