@@ -63,32 +63,28 @@ enum class lane_ops {
 /// measured (docs/hash.md).
 inline constexpr unsigned read_tile_lanes = 4;
 
-/// A tile of `Lanes` consecutive lanes (1, 4, 8, 16 or 32): its lanes synchronize only with each
-/// other, so the tiles of a warp may run different steps.
+/// A tile of `Lanes` consecutive lanes (1, 4, 8, 16 or 32) that runs one operation at a time. The
+/// tiles of a warp run in lockstep, every lane taking part in each warp-wide vote and shuffle (a tile
+/// with nothing to do idles through the step): collectives over a full warp need no convergence
+/// barrier, where collectives over a tile's lanes alone made the warp's tiles diverge and wait at
+/// every step.
 template <unsigned Lanes>
 struct read_tile {
   static_assert(Lanes == 1 || Lanes == 4 || Lanes == 8 || Lanes == 16 || Lanes == 32, "tiles of 1, 4, 8, 16 or 32");
   static constexpr unsigned lanes = Lanes;
-  unsigned rank;     ///< this lane's index in the tile
-  unsigned members;  ///< the tile's lanes as a warp lane mask
+  static constexpr unsigned tile_mask = Lanes == unsigned{warp::size} ? ~0U : (1U << (Lanes % warp::size)) - 1U;
+  unsigned rank;        ///< this lane's index in the tile
+  unsigned first_lane;  ///< the warp lane of the tile's rank 0
 
-  __device__ read_tile()
-      : rank(warp::lane_id() % Lanes),
-        members((Lanes == unsigned{warp::size} ? ~0U : (1U << (Lanes % unsigned{warp::size})) - 1U)
-                << (warp::lane_id() - warp::lane_id() % Lanes))
-  {
-  }
-  /// Bit r: tile lane r's predicate.
-  __device__ unsigned ballot(bool predicate) const
-  {
-    return (__ballot_sync(members, predicate) & members) >> (warp::lane_id() - rank);
-  }
+  __device__ read_tile() : rank(warp::lane_id() % Lanes), first_lane(warp::lane_id() - warp::lane_id() % Lanes) {}
+  /// Bit r: tile lane r's predicate. Warp-collective.
+  __device__ unsigned ballot(bool predicate) const { return (warp::ballot(predicate) >> first_lane) & tile_mask; }
+  /// `value` of tile lane `source_rank` (each tile its own). Warp-collective.
   template <class T>
   __device__ T shfl(T value, unsigned source_rank) const
   {
-    return __shfl_sync(members, value, static_cast<int>(source_rank), static_cast<int>(Lanes));
+    return warp::shfl(value, static_cast<int>(first_lane + source_rank));
   }
-  __device__ std::uint32_t reduce_or(std::uint32_t value) const { return __reduce_or_sync(members, value); }
 };
 
 /// The vector type that loads `Count` slots of `Slot` at once (16 bytes at most).
@@ -253,116 +249,120 @@ class slab_table_ref {
   }
 
   /// The work queue of the tiles: each tile of `TileLanes` lanes runs its lanes' operations one at a
-  /// time. An insertion that needs a new slab changes nothing and sets `needs_slab` (its status is then
-  /// meaningless): the caller runs it again on the whole warp, which can allocate.
+  /// time, by the protocol of slab_layout.hpp, all tiles of the warp in lockstep. Each step a tile
+  /// with no operation under way takes its lowest waiting lane's, every busy tile reads its current
+  /// slab (each lane its share: slots_per_slab / tile lanes slots, at least one, in vector loads of up
+  /// to 16 bytes whose elements are whole slots; tiles wider than a slab's slots read with their
+  /// first lanes), and the tile decides from two votes: the lanes that hold a matching slot and those
+  /// that hold an empty one. The lowest such lane owns the slot the protocol picks (slots are spread
+  /// over the lanes in order), so it swaps it or reports its value. An insertion that reaches the end
+  /// of a full list changes nothing and sets `needs_slab` (its status is then meaningless): the caller
+  /// runs it again on the whole warp, which can allocate. Warp-collective.
   template <detail::slab_reads Reads, unsigned TileLanes, detail::lane_ops Ops>
   __device__ __forceinline__ operation_status apply_in_tiles(bool active, operation op, std::uint32_t key,
                                                              std::uint32_t value, std::uint32_t& value_out,
                                                              bool& needs_slab) const
   {
-    const detail::read_tile<TileLanes> tile;
-    const std::uint32_t bucket = active ? table_.bucket_of(key) : 0;
-    operation_status own_status = operation_status::not_found;
-    unsigned queue;
-    while ((queue = tile.ballot(active)) != 0) {
-      const unsigned source = lowest_set_bit(queue);
-      const operation source_op = Ops == detail::lane_ops::uniform
-                                      ? op
-                                      : static_cast<operation>(tile.shfl(static_cast<std::uint32_t>(op), source));
-      const std::uint32_t source_key = tile.shfl(key, source);
-      const bool uses_value =
-          Ops == detail::lane_ops::mixed || op == operation::insert || op == operation::insert_or_assign;
-      const std::uint32_t source_value = uses_value ? tile.shfl(value, source) : 0;
-      const std::uint32_t source_bucket = tile.shfl(bucket, source);
-      std::uint32_t found_value = 0;
-      bool source_needs_slab = false;
-      const operation_status status =
-          run_in_tile<Reads>(tile, source_op, source_key, source_value, source_bucket, found_value, source_needs_slab);
-      if (tile.rank == source) {
-        own_status = status;
-        if (status == operation_status::found) { value_out = found_value; }
-        needs_slab = source_needs_slab;
-        active = false;
-      }
-    }
-    return own_status;
-  }
-
-  /// One operation, run by a tile: the protocol of slab_layout.hpp, each lane reading its share of
-  /// every slab (slots_per_slab / tile lanes slots, at least one, in vector loads of up to 16 bytes
-  /// whose elements are whole slots), the tile combining its lanes' matches and empty slots with one
-  /// reduction each. Each lane keeps the first slot it matched and the first empty one, so the lane
-  /// owning the slot the protocol picks can report or swap it. Tiles wider than a slab's slots read
-  /// with their first lanes only. An insertion that reaches the end of a full list returns with
-  /// `needs_slab` set, having changed nothing.
-  template <detail::slab_reads Reads, unsigned TileLanes>
-  __device__ __forceinline__ operation_status run_in_tile(const detail::read_tile<TileLanes>& tile, operation op,
-                                                          std::uint32_t key, std::uint32_t value, std::uint32_t bucket,
-                                                          std::uint32_t& found_value, bool& needs_slab) const
-  {
     constexpr unsigned lane_slots = Slots::slots_per_slab > TileLanes ? Slots::slots_per_slab / TileLanes : 1;
     constexpr unsigned reading_lanes = Slots::slots_per_slab / lane_slots;
     constexpr unsigned max_load_slots = 16 / sizeof(slot_type);
     constexpr unsigned load_slots = lane_slots < max_load_slots ? lane_slots : max_load_slots;
-    const unsigned rank = tile.rank;
-    const unsigned first_slot = rank * lane_slots;
-    const bool reads = reading_lanes == TileLanes || rank < reading_lanes;
-    const bool inserts = op == operation::insert || op == operation::insert_or_assign;
-    const bool matches_count = !inserts || table_.mode == key_mode::unique;
-    slot_type* slab = table_.head(bucket);
+    constexpr unsigned no_slot = ~0U;
+    constexpr bool mixed = Ops == detail::lane_ops::mixed;
+    const detail::read_tile<TileLanes> tile;
+    const unsigned first_slot = tile.rank * lane_slots;
+    const bool reads = reading_lanes == TileLanes || tile.rank < reading_lanes;
+    const bool may_insert = mixed || op == operation::insert || op == operation::insert_or_assign;
+    const bool may_swap = may_insert || op == operation::erase;
+    const std::uint32_t bucket = active ? table_.bucket_of(key) : 0;
+    operation_status own_status = operation_status::not_found;
+    // The tile's operation under way, the same in each of its lanes.
+    bool busy = false;
+    unsigned source = 0;
+    operation current_op = op;
+    std::uint32_t current_key = 0, current_value = 0;
+    slot_type* slab = nullptr;
     for (;;) {
-      std::uint32_t matches = 0, empties = 0;
-      slot_type matched = Slots::empty_slot, last = Slots::empty_slot;
-#pragma unroll
-      for (unsigned load = 0; load < lane_slots / load_slots; ++load) {
-        slot_type seen[load_slots];
-        if (reads) {
-          detail::load_slots<Reads>(slab + first_slot + load * load_slots, seen);
-        } else {
-#pragma unroll
-          for (unsigned index = 0; index < load_slots; ++index) { seen[index] = Slots::empty_slot; }
-        }
-#pragma unroll
-        for (unsigned index = 0; index < load_slots; ++index) {
-          const unsigned slot = first_slot + load * load_slots + index;
-          const std::uint32_t seen_key = Slots::key_of(seen[index]);
-          if (slot < Slots::data_slots && seen_key == key && matches_count) {
-            if (matches == 0) { matched = seen[index]; }
-            matches |= 1U << slot;
-          }
-          if (slot < Slots::data_slots && seen_key == empty_key) { empties |= 1U << slot; }
-        }
-        last = seen[load_slots - 1];
+      const unsigned waiting = tile.ballot(active);
+      const bool starts = !busy && waiting != 0;
+      if (starts) { source = lowest_set_bit(waiting); }
+      const std::uint32_t source_key = tile.shfl(key, source);
+      const std::uint32_t source_bucket = tile.shfl(bucket, source);
+      const std::uint32_t source_op = mixed ? tile.shfl(static_cast<std::uint32_t>(op), source) : 0U;
+      const std::uint32_t source_value = may_insert ? tile.shfl(value, source) : 0U;
+      if (starts) {
+        busy = true;
+        current_key = source_key;
+        current_value = source_value;
+        current_op = mixed ? static_cast<operation>(source_op) : op;
+        slab = table_.head(source_bucket);
       }
+      if (!warp::any(busy)) { return own_status; }
+      const bool inserts = current_op == operation::insert || current_op == operation::insert_or_assign;
+      const bool matches_count = !inserts || table_.mode == key_mode::unique;
+      unsigned first_match = no_slot, first_empty = no_slot;
+      slot_type matched = Slots::empty_slot, last = Slots::empty_slot;
+      if (busy && reads) {
+#pragma unroll
+        for (unsigned load = 0; load < lane_slots / load_slots; ++load) {
+          slot_type seen[load_slots];
+          detail::load_slots<Reads>(slab + first_slot + load * load_slots, seen);
+#pragma unroll
+          for (unsigned index = 0; index < load_slots; ++index) {
+            const unsigned slot = first_slot + load * load_slots + index;
+            const std::uint32_t seen_key = Slots::key_of(seen[index]);
+            if (slot < Slots::data_slots && seen_key == current_key && matches_count && first_match == no_slot) {
+              first_match = slot;
+              matched = seen[index];
+            }
+            if (slot < Slots::data_slots && seen_key == empty_key && first_empty == no_slot) { first_empty = slot; }
+          }
+          last = seen[load_slots - 1];
+        }
+      }
+      const unsigned match_lanes = tile.ballot(first_match != no_slot);
+      const unsigned empty_lanes = may_insert ? tile.ballot(inserts && first_empty != no_slot) : 0U;
+      // The protocol needs the lowest matching (empty) slot: it lies in the lowest such lane.
       slab_summary summary;
-      summary.match_slots = tile.reduce_or(matches);
-      summary.empty_slots = inserts ? tile.reduce_or(empties) : 0;
+      summary.match_slots = match_lanes != 0 ? 1U << (lowest_set_bit(match_lanes) * lane_slots) : 0U;
+      summary.empty_slots = empty_lanes != 0 ? 1U << (lowest_set_bit(empty_lanes) * lane_slots) : 0U;
       summary.next = tile.shfl(Slots::link_of(last), reading_lanes - 1);
-      const step next = next_step(op, summary, table_.mode);
+      const step next = next_step(current_op, summary, table_.mode);
       const unsigned owner = next.slot / lane_slots;
+      bool swapped = false;
+      if (may_swap && busy && next.kind == step_kind::swap_slot && tile.rank == owner) {
+        const bool into_empty = next.status == operation_status::inserted;
+        const unsigned slot = into_empty ? first_empty : first_match;
+        const slot_type expected = into_empty ? Slots::empty_slot : matched;
+        const slot_type desired = next.desired_erases ? Slots::make_slot(erased_key, Slots::value_of(matched))
+                                                      : Slots::make_slot(current_key, current_value);
+        swapped = detail::swap_slot(slab + slot, expected, desired) == expected;
+      }
+      const bool swap_took = may_swap && tile.ballot(swapped) != 0;
+      const std::uint32_t owner_value = tile.shfl(Slots::value_of(matched), owner);
+      if (!busy) { continue; }
+      bool done = true;
       switch (next.kind) {
         case step_kind::finish:
-          if (next.status == operation_status::found) { found_value = tile.shfl(Slots::value_of(matched), owner); }
-          return next.status;
-        case step_kind::swap_slot: {
-          bool swapped = false;
-          if (rank == owner) {
-            // The protocol picks the lowest matching (or, to insert, empty) slot: the owner's first one.
-            const bool into_empty = next.status == operation_status::inserted;
-            const slot_type expected = into_empty ? Slots::empty_slot : matched;
-            const slot_type desired = next.desired_erases ? Slots::make_slot(erased_key, Slots::value_of(matched))
-                                                          : Slots::make_slot(key, value);
-            swapped = detail::swap_slot(slab + next.slot, expected, desired) == expected;
-          }
-          if (tile.shfl(swapped, owner)) { return next.status; }
-          break;  // the slot changed: read the slab again
-        }
+          break;
+        case step_kind::swap_slot:
+          done = swap_took;  // else the slot changed: read the slab again
+          break;
         case step_kind::follow:
           slab = table_.pool.slab(summary.next);
+          done = false;
           break;
         case step_kind::append:
-          needs_slab = true;
-          return operation_status::out_of_memory;
+          break;
+      }
+      if (!done) { continue; }
+      busy = false;
+      if (tile.rank == source) {
+        const bool appends = next.kind == step_kind::append;
+        own_status = appends ? operation_status::out_of_memory : next.status;
+        if (own_status == operation_status::found) { value_out = owner_value; }
+        needs_slab = appends;
+        active = false;
       }
     }
   }
