@@ -1,7 +1,6 @@
 #pragma once
-/// @file How a slab table runs its bulk operations: the cooperative tile of the finds and erasures and
-/// the order of a batch's elements, each fixed or automatic (see `plan_batch` for the rule and
-/// docs/hash.md for the sweep behind it).
+/// @file How a slab table runs its bulk operations: the cooperative tile of each operation and the order of a batch's
+/// elements, each fixed or automatic (see `plan_batch` for the rule and docs/hash.md for the sweep behind it).
 
 #include <warpdex/core/error.hpp>
 
@@ -12,9 +11,10 @@
 
 namespace warpdex::hash {
 
-/// Threads that run one find or erasure together, reading one slab per step between them
-/// (insertions always run on a whole warp: its allocator serves them). The host backend accepts
-/// every value and runs one thread per operation.
+/// Threads that run one operation together, reading one slab per step between them (an insertion that
+/// must append a slab hands that step to the whole warp: its allocator serves it). The host backend
+/// accepts every value and runs one thread per operation. Bytes per lane for 128-byte slabs (64-byte
+/// slabs: half, and tiles wider than the slab's slots read with their first lanes):
 enum class tile_lanes : std::uint8_t {
   automatic = 0,  ///< chosen by plan_batch
   one = 1,        ///< one thread reads all 128 bytes of a slab (eight 16-byte loads)
@@ -81,9 +81,9 @@ inline double expected_overflow_slabs(double groups_per_bucket, std::uint32_t da
   return overflow;
 }
 
-/// The tile of automatic finds and erasures: 4 lanes, 32 bytes each (two 16-byte loads), 8
-/// operations per warp. In the H200 sweep (n = 2^26, lists of about 1 and about 3.5 slabs; docs/hash.md)
-/// it was the fastest fixed choice or within 5% of it in every row.
+/// The automatic tile: 4 lanes, 32 bytes each of a 128-byte slab (two 16-byte loads), 8 operations per
+/// warp. In the H200 sweeps (n = 2^26, lists of about 1 and about 3.5 slabs; docs/hash.md) it was the
+/// fastest fixed choice in every row for finds, erasures and insertions.
 inline constexpr std::uint32_t automatic_tile_lanes = 4;
 
 /// The plan of a batch: fixed options as they are; automatic ones as measured in the sweep, tiles of

@@ -2,13 +2,13 @@
 /// @file `slab_map<Key, Value, Backend>`: a concurrent hash map of 32-bit keys and values in slab lists
 /// (the slab hash), unique-key mode.
 ///
-/// B buckets, each the head of a list of 128-byte slabs holding 15 (key, value) pairs and a link. On
-/// the cuda backend a warp runs its 32 lanes' operations one at a time, reading each slab with one
-/// coalesced load and deciding with ballots; the host backend runs the same protocol with one thread
-/// per operation. Insertions, assignments, erasures and finds run concurrently in one batch: see
-/// slab_table.hpp for exactly which outcomes a batch may show when several of its operations touch
-/// one key. Reserved keys: `hash::empty_key` and `hash::erased_key` (keys must be <= max_user_key);
-/// values are unrestricted. Every span passed to a member is in the backend's memory.
+/// B buckets, each the head of a list of slabs: 128 bytes holding 15 (key, value) pairs and a link, or
+/// with `SlabBytes = 64`, 7 pairs and a link. On the cuda backend tiles of lanes (4 by default, see
+/// batch_options.hpp) run the operations, each lane reading its share of a slab and the tile deciding
+/// with ballots; the host backend runs the same protocol with one thread per operation. Insertions, assignments,
+/// erasures and finds run concurrently in one batch: see slab_table.hpp for exactly which outcomes a batch may show
+/// when several of its operations touch one key. Reserved keys: `hash::empty_key` and `hash::erased_key` (keys must be
+/// <= max_user_key); values are unrestricted. Every span passed to a member is in the backend's memory.
 ///
 /// Example:
 /// @code

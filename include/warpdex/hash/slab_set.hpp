@@ -1,7 +1,8 @@
 #pragma once
 /// @file `slab_set<Key, Backend>`: a concurrent hash set of 32-bit keys in slab lists, unique-key mode.
 ///
-/// As slab_map (slab_map.hpp), with 31 keys and a link per 128-byte slab. Batch semantics: slab_table.hpp.
+/// As slab_map (slab_map.hpp), with 31 keys and a link per 128-byte slab (15 and a link with `SlabBytes = 64`).
+/// Batch semantics: slab_table.hpp.
 /// Reserved keys: `hash::empty_key` and `hash::erased_key`. Every span is in the backend's memory.
 
 #include <warpdex/hash/slab_table.hpp>
