@@ -2,7 +2,8 @@
 // and absent keys, runs a mixed batch, and prints each step's throughput, its check, and the table's
 // utilization.
 // With --multimap it does the same for a slab_multimap: keys with several values each, count, find_all,
-// erase of one instance and of all instances, and a mixed batch.
+// erase of one instance and of all instances, and a mixed batch. --slab-bytes picks the slab size of
+// either table.
 #include "commands.hpp"
 #include "progress.hpp"
 
@@ -22,6 +23,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace warpdex::cli {
@@ -36,7 +38,17 @@ struct hash_options {
   std::uint64_t seed = 1;
   bool multimap = false;
   std::string input;  ///< a file of raw little-endian 32-bit keys; empty: generated keys
+  std::uint32_t slab_bytes = hash::default_slab_bytes;  ///< 128 or 64 (hash::is_supported_slab_size)
 };
+
+/// Calls `run` with the slab size as a std::integral_constant, for the tables' template argument.
+template <class Run>
+auto visit_slab_bytes(std::uint32_t slab_bytes, Run&& run)
+{
+  constexpr std::uint32_t small_slab_bytes = 64;
+  if (slab_bytes == small_slab_bytes) { return run(std::integral_constant<std::uint32_t, small_slab_bytes>{}); }
+  return run(std::integral_constant<std::uint32_t, hash::default_slab_bytes>{});
+}
 
 /// Bytes of one key in an --input file.
 constexpr std::size_t key_bytes = sizeof(std::uint32_t);
@@ -135,11 +147,11 @@ std::uint64_t count_of(const std::vector<operation_status>& statuses, operation_
   return static_cast<std::uint64_t>(std::count(statuses.begin(), statuses.end(), wanted));
 }
 
-template <class Backend>
+template <std::uint32_t SlabBytes, class Backend>
 std::vector<timed_step> run_hash(const Backend& backend, const hash_options& opts, const hash_workload& work,
                                  hash::slab_statistics& stats)
 {
-  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend>;
+  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend, SlabBytes>;
   const std::uint64_t n = work.keys.size();
   auto keys = make_buffer<std::uint32_t>(backend, n);
   keys.copy_from(std::span<const std::uint32_t>(work.keys));
@@ -216,10 +228,10 @@ std::uint64_t multimap_pairs(const hash_options& opts)
 /// The multimap run: n pairs, values_per_key per key (key j holds values_per_key * j + r for each r),
 /// then count, find_all, erase of one instance per key, erase_all of half the keys and a mixed batch,
 /// each checked.
-template <class Backend>
+template <std::uint32_t SlabBytes, class Backend>
 std::vector<timed_step> run_multimap(const Backend& backend, const hash_options& opts, hash::slab_statistics& stats)
 {
-  using multimap_type = hash::slab_multimap<std::uint32_t, std::uint32_t, Backend>;
+  using multimap_type = hash::slab_multimap<std::uint32_t, std::uint32_t, Backend, SlabBytes>;
   const std::uint64_t key_count = multimap_pairs(opts) / values_per_key;
   const key_set<std::uint32_t> set{key_count, opts.seed, key_order::shuffled, hash::max_user_key};
   auto distinct = make_buffer<std::uint32_t>(backend, key_count);
@@ -356,28 +368,37 @@ std::vector<timed_step> run_multimap(const Backend& backend, const hash_options&
 
 void print_hash(const global_options& globals, const hash_options& opts)
 {
+  WARPDEX_EXPECTS(hash::is_supported_slab_size(opts.slab_bytes),
+                  "hash --slab-bytes: slabs are 64 or 128 bytes, got " + std::to_string(opts.slab_bytes));
   const backend_choice choice = selected_backend(globals);
+  const unsigned slab_bytes = opts.slab_bytes;
   if (opts.multimap) {
     std::printf(
-        "warpdex hash: slab_multimap on backend %s, n = %llu pairs, %llu values per key, base fill %.2f, "
-        "seed %llu\n",
-        choice == backend_choice::cuda ? "cuda" : "host", static_cast<unsigned long long>(multimap_pairs(opts)),
-        static_cast<unsigned long long>(values_per_key), opts.base_fill, static_cast<unsigned long long>(opts.seed));
+        "warpdex hash: slab_multimap of %u-byte slabs on backend %s, n = %llu pairs, %llu values per key, base "
+        "fill %.2f, seed %llu\n",
+        slab_bytes, choice == backend_choice::cuda ? "cuda" : "host",
+        static_cast<unsigned long long>(multimap_pairs(opts)), static_cast<unsigned long long>(values_per_key),
+        opts.base_fill, static_cast<unsigned long long>(opts.seed));
   } else if (!opts.input.empty()) {
-    std::printf("warpdex hash: slab_map on backend %s, keys of '%s', base fill %.2f, seed %llu\n",
-                choice == backend_choice::cuda ? "cuda" : "host", opts.input.c_str(), opts.base_fill,
+    std::printf("warpdex hash: slab_map of %u-byte slabs on backend %s, keys of '%s', base fill %.2f, seed %llu\n",
+                slab_bytes, choice == backend_choice::cuda ? "cuda" : "host", opts.input.c_str(), opts.base_fill,
                 static_cast<unsigned long long>(opts.seed));
   } else {
-    std::printf("warpdex hash: slab_map on backend %s, n = 2^%u unique 32-bit keys, base fill %.2f, seed %llu\n",
-                choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2, opts.base_fill,
-                static_cast<unsigned long long>(opts.seed));
+    std::printf(
+        "warpdex hash: slab_map of %u-byte slabs on backend %s, n = 2^%u unique 32-bit keys, base fill %.2f, seed "
+        "%llu\n",
+        slab_bytes, choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2, opts.base_fill,
+        static_cast<unsigned long long>(opts.seed));
   }
   // A key file is read and checked before any table is built.
   const hash_workload from_file = opts.input.empty() ? hash_workload{} : file_workload(opts.input, opts.seed);
   hash::slab_statistics stats;
   const auto steps = visit_backend(choice, [&](const auto& backend) {
-    if (opts.multimap) { return run_multimap(backend, opts, stats); }
-    return run_hash(backend, opts, opts.input.empty() ? generated_workload(backend, opts) : from_file, stats);
+    return visit_slab_bytes(opts.slab_bytes, [&](auto slab_bytes) {
+      if (opts.multimap) { return run_multimap<decltype(slab_bytes)::value>(backend, opts, stats); }
+      return run_hash<decltype(slab_bytes)::value>(
+          backend, opts, opts.input.empty() ? generated_workload(backend, opts) : from_file, stats);
+    });
   });
   bool all_passed = true;
   std::printf("%-18s %12s  %s\n", "step", "Mops/s", "check");
@@ -411,6 +432,7 @@ void add_hash_command(CLI::App& app, const global_options& globals)
   CLI::Option* multimap =
       command->add_flag("--multimap", opts->multimap,
                         "Use a slab_multimap: keys with several values; count, find_all, erase one / all instances");
+  command->add_option("--slab-bytes", opts->slab_bytes, "Bytes in a slab of the table: 128 (default) or 64");
   command
       ->add_option("--input", opts->input,
                    "Build from the keys of FILE: raw little-endian 32-bit keys (repeats allowed; the reserved keys "

@@ -1,6 +1,7 @@
-// slab_map on every backend against std::unordered_map: each operation alone, mixed batches (exact
-// oracle for distinct keys, the allowed-outcomes check under same-key contention), fills from 10% to
-// 95%, pool exhaustion, flush, and export + oracle after every batch.
+// slab_map on every backend with 128- and 64-byte slabs against std::unordered_map: each operation
+// alone, mixed batches (exact oracle for distinct keys, the allowed-outcomes check under same-key
+// contention), fills from 10% to 95%, growth, pool exhaustion, flush, statistics, and export + oracle
+// after every batch.
 #include "hash/outcome_check.hpp"
 #include "hash/slab_test_support.hpp"
 #include "support/expect_error.hpp"
@@ -21,10 +22,12 @@ using hash::operation;
 using hash::operation_status;
 using oracle_map = std::unordered_map<std::uint32_t, std::uint32_t>;
 
-template <class Backend>
-class slab_map_test : public slab_backend_test<Backend> {
+template <class Config>
+class slab_map_test : public slab_backend_test<typename Config::backend_type> {
  protected:
-  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend>;
+  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, typename Config::backend_type, Config::slab_bytes>;
+  /// Pairs one slab holds (15, or 7 in 64-byte slabs).
+  static constexpr std::uint32_t pairs_per_slab = map_type::pairs_per_slab;
 
   /// Inserts pairs (must fit) and mirrors them in the oracle.
   void insert_all(map_type& map, const std::vector<std::uint32_t>& keys, const std::vector<std::uint32_t>& values,
@@ -50,7 +53,7 @@ class slab_map_test : public slab_backend_test<Backend> {
     return {statuses.to_vector(), values_out.to_vector()};
   }
 };
-TYPED_TEST_SUITE(slab_map_test, all_backends, backend_names);
+TYPED_TEST_SUITE(slab_map_test, all_slab_configs, slab_config_names);
 
 TYPED_TEST(slab_map_test, InsertThenFindPresentAndAbsentKeys)
 {
@@ -282,7 +285,7 @@ TYPED_TEST(slab_map_test, FillsFromTenToNinetyFivePercentLoseNothing)
 {
   std::mt19937_64 random(109);
   const hash::slab_capacity capacity{64, 256};
-  const std::uint64_t base_pairs = std::uint64_t{capacity.bucket_count} * hash::map_slots::data_slots;
+  const std::uint64_t base_pairs = std::uint64_t{capacity.bucket_count} * TestFixture::pairs_per_slab;
   const std::uint64_t most = base_pairs * 95 / 100;
   const auto keys = distinct_keys(random, most);
   typename TestFixture::map_type map(this->backend(), capacity);
@@ -299,7 +302,9 @@ TYPED_TEST(slab_map_test, FillsFromTenToNinetyFivePercentLoseNothing)
     EXPECT_EQ(stats.live, oracle.size());
     EXPECT_GE(stats.slabs_in_use, capacity.bucket_count);
     EXPECT_NEAR(stats.memory_utilization,
-                static_cast<double>(oracle.size()) * 8 / (static_cast<double>(stats.slabs_in_use) * 128), 1e-12);
+                static_cast<double>(oracle.size()) * sizeof(std::uint64_t) /
+                    (static_cast<double>(stats.slabs_in_use) * TestFixture::map_type::slab_bytes),
+                1e-12);
   }
   EXPECT_GT(map.statistics().longest_chain, 1u) << "95% of the base slabs should overflow some lists";
 }
@@ -309,9 +314,11 @@ TYPED_TEST(slab_map_test, GrowsAcrossSeveralSuperBlocksAndLosesNothing)
   std::mt19937_64 random(131);
   constexpr std::size_t batches = 4;
   constexpr std::size_t batch_keys = 25000;
-  // 256 buckets and no pool: every overflow slab comes from super blocks added by growth (~6700 slabs
-  // in the end, more than three growths of the smallest size).
-  typename TestFixture::map_type map(this->backend(), hash::slab_capacity{256, 0});
+  // 256 buckets (512 of 64-byte slabs, for lists as many slabs long) and no pool: every overflow slab
+  // comes from super blocks added by growth (~6700 slabs of 128 bytes in the end, twice as many of 64;
+  // more than three growths of the smallest size).
+  constexpr std::uint32_t buckets = 256 * hash::default_slab_bytes / TestFixture::map_type::slab_bytes;
+  typename TestFixture::map_type map(this->backend(), hash::slab_capacity{buckets, 0});
   EXPECT_EQ(map.statistics().super_block_count, 0u);
   const auto keys = distinct_keys(random, batches * batch_keys);
   oracle_map oracle;
@@ -335,7 +342,7 @@ TYPED_TEST(slab_map_test, GrowsAcrossSeveralSuperBlocksAndLosesNothing)
   const hash::slab_statistics stats = map.statistics();
   EXPECT_GE(stats.super_block_count, 3u);
   EXPECT_EQ(stats.pool_slabs, map.capacity().pool_slabs);
-  EXPECT_GE(stats.pool_slabs, stats.slabs_in_use - 256);
+  EXPECT_GE(stats.pool_slabs, stats.slabs_in_use - buckets);
   // Every key is found with its value, across super blocks.
   auto device_keys = this->put(keys);
   auto values_out = this->template poisoned<std::uint32_t>(keys.size(), 0);
@@ -419,8 +426,8 @@ TYPED_TEST(slab_map_test, MixedAndAssigningBatchesGrowAndMatchTheOracle)
 TYPED_TEST(slab_map_test, ExhaustedPoolIsReportedAndTheTableStaysConsistent)
 {
   std::mt19937_64 random(110);
-  const hash::slab_capacity capacity{2, 3, false};  // room for 5 slabs of 15 pairs, no growth
-  const std::uint64_t room = 5 * hash::map_slots::data_slots;
+  const hash::slab_capacity capacity{2, 3, false};  // room for 5 slabs of 15 (or 7) pairs, no growth
+  const std::uint64_t room = 5 * TestFixture::pairs_per_slab;
   const auto keys = distinct_keys(random, 200);
   typename TestFixture::map_type map(this->backend(), capacity);
   // Inserts with statuses, retrying the elements that reported out_of_memory while retries still insert
@@ -465,10 +472,11 @@ TYPED_TEST(slab_map_test, ExhaustedPoolIsReportedAndTheTableStaysConsistent)
   EXPECT_EQ(stats.erased, 0u);
   EXPECT_EQ(stats.live, 0u);
   EXPECT_EQ(stats.slabs_in_use, capacity.bucket_count);
-  // 50 keys need at most 5 slabs however the two buckets share them.
+  // Four slabs' worth of keys need at most 5 slabs however the two buckets share them.
+  const std::size_t refill = 4 * TestFixture::pairs_per_slab;
   oracle.clear();
-  insert_until_full(std::vector<std::uint32_t>(keys.begin(), keys.begin() + 50), oracle);
-  EXPECT_EQ(oracle.size(), 50u);
+  insert_until_full(std::vector<std::uint32_t>(keys.begin(), keys.begin() + refill), oracle);
+  EXPECT_EQ(oracle.size(), refill);
 }
 
 TYPED_TEST(slab_map_test, FlushKeepsEveryLivePair)
@@ -576,18 +584,24 @@ TYPED_TEST(slab_map_test, RejectsBadInputBeforeChangingAnything)
 
 TYPED_TEST(slab_map_test, StatisticsDescribeTheLists)
 {
+  constexpr std::uint32_t slab_bytes = TestFixture::map_type::slab_bytes;
+  static_assert(TestFixture::map_type::pairs_per_slab == slab_bytes / sizeof(std::uint64_t) - 1);
   typename TestFixture::map_type map(this->backend(), hash::slab_capacity{1, 8});
   oracle_map oracle;
   std::vector<std::uint32_t> keys(40);
   for (std::size_t i = 0; i < keys.size(); ++i) { keys[i] = static_cast<std::uint32_t>(i); }
   this->insert_all(map, keys, keys, oracle);
+  // One list of full slabs and a partial last one: 15 + 15 + 10 in 128-byte slabs, 5 * 7 + 5 in 64-byte ones.
+  const std::uint64_t slabs = (keys.size() + TestFixture::pairs_per_slab - 1) / TestFixture::pairs_per_slab;
   const auto stats = map.statistics();
   EXPECT_EQ(stats.live, 40u);
-  EXPECT_EQ(stats.slabs_in_use, 3u);  // 15 + 15 + 10
-  EXPECT_EQ(stats.longest_chain, 3u);
-  EXPECT_DOUBLE_EQ(stats.mean_slabs_per_bucket, 3.0);
-  EXPECT_DOUBLE_EQ(stats.bytes_per_live_entry, 3.0 * 128 / 40);
-  EXPECT_EQ(stats.reserved_bytes, 9u * 128 + hash::bitmap_words_per_block * 4);
+  EXPECT_EQ(stats.slabs_in_use, slabs);
+  EXPECT_EQ(stats.longest_chain, slabs);
+  EXPECT_DOUBLE_EQ(stats.mean_slabs_per_bucket, static_cast<double>(slabs));
+  EXPECT_DOUBLE_EQ(stats.bytes_per_live_entry, static_cast<double>(slabs * slab_bytes) / 40);
+  EXPECT_DOUBLE_EQ(stats.memory_utilization, 40.0 * sizeof(std::uint64_t) / static_cast<double>(slabs * slab_bytes));
+  // The base slab, a pool of 8 slabs and its bitmap.
+  EXPECT_EQ(stats.reserved_bytes, 9u * slab_bytes + hash::bitmap_words_per_block * sizeof(std::uint32_t));
   map.clear();
   EXPECT_EQ(map.size(), 0u);
   EXPECT_EQ(map.statistics().slabs_in_use, 1u);
@@ -646,7 +660,7 @@ TYPED_TEST(slab_map_test, RehashThatCannotSucceedLeavesTheTableAsItWas)
   typename TestFixture::map_type map(this->backend(), capacity);
   oracle_map oracle;
   this->insert_all(map, keys, keys, oracle);
-  // Two buckets and one pool slab hold 45 pairs, not 1000.
+  // Two buckets and one pool slab hold 45 pairs (21 in 64-byte slabs), not 1000.
   expect_error_mentioning<out_of_memory>(
       [&] {
         map.rehash(hash::slab_capacity{2, 1});

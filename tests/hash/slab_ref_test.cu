@@ -1,6 +1,6 @@
 // The device-side pieces in user kernels: the warp allocator hands out every slab of a pool exactly
-// once and then reports exhaustion, and a slab_map_ref inserts, finds and erases from a user kernel
-// with the results the host backend gives for the same operations.
+// once and then reports exhaustion, and a map's ref (128- or 64-byte slabs) inserts, finds and erases
+// from a user kernel with the results the host backend gives for the same operations.
 #include "hash/slab_test_support.hpp"
 
 #include <warpdex/core/cuda_check.hpp>
@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <random>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -116,7 +117,8 @@ TEST_F(slab_alloc_test, FullHandsOutEveryUnitOfEverySuperBlockOnceThenReportsExh
 
 /// Lanes insert_or_assign (key, i) for their element, then every lane finds its key, then erases the
 /// keys at odd positions; the statuses of each phase go to the outputs.
-__global__ void use_ref(hash::slab_map_ref ref, const std::uint32_t* keys, std::uint64_t n, operation_status* inserted,
+template <class Ref>
+__global__ void use_ref(Ref ref, const std::uint32_t* keys, std::uint64_t n, operation_status* inserted,
                         operation_status* found, std::uint32_t* found_values, operation_status* erased)
 {
   auto allocator = ref.make_allocator(7);
@@ -200,21 +202,24 @@ TEST_F(slab_ref_test, CoherentFindsInEveryTileSizeMatchTheOracle)
       32);
 }
 
-TEST_F(slab_ref_test, UserKernelInsertsFindsAndErases)
+/// use_ref on a map of `SlabBytes` slabs, its ref deduced from the map's view, against the oracle.
+template <std::uint32_t SlabBytes>
+void expect_user_kernel_matches_the_oracle()
 {
-  std::mt19937_64 random(301);
+  seeded_random random;
   const std::uint64_t n = 5000;
   const auto keys = distinct_keys(random, n);
-  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
+  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda, SlabBytes>;
   map_type map(cuda{}, map_type::capacity_for(n, 0.9));
   auto device_keys = to_backend(cuda{}, keys);
   auto inserted = make_device_buffer<operation_status>(n);
   auto found = make_device_buffer<operation_status>(n);
   auto found_values = make_device_buffer<std::uint32_t>(n);
   auto erased = make_device_buffer<operation_status>(n);
+  const hash::slab_table_ref ref(map.view());
+  static_assert(std::is_same_v<decltype(ref), const hash::slab_table_ref<typename map_type::slots_type>>);
   use_ref<<<static_cast<unsigned>((n + threads_per_block - 1) / threads_per_block), threads_per_block>>>(
-      hash::slab_map_ref(map.view()), device_keys.data(), n, inserted.data(), found.data(), found_values.data(),
-      erased.data());
+      ref, device_keys.data(), n, inserted.data(), found.data(), found_values.data(), erased.data());
   WARPDEX_CHECK_LAUNCH("use_ref");
   const auto host_inserted = inserted.to_vector();
   const auto host_found = found.to_vector();
@@ -229,6 +234,16 @@ TEST_F(slab_ref_test, UserKernelInsertsFindsAndErases)
     if (i % 2 == 0) { oracle.emplace(keys[i], static_cast<std::uint32_t>(i)); }
   }
   EXPECT_EQ(export_map(map), oracle);
+}
+
+TEST_F(slab_ref_test, UserKernelInsertsFindsAndErases)
+{
+  expect_user_kernel_matches_the_oracle<hash::default_slab_bytes>();
+}
+
+TEST_F(slab_ref_test, UserKernelInsertsFindsAndErasesInSixtyFourByteSlabs)
+{
+  expect_user_kernel_matches_the_oracle<64>();
 }
 
 /// The same batches on both backends leave the same pairs and report the same statuses.

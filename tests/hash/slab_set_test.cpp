@@ -1,5 +1,5 @@
-// slab_set on every backend against std::unordered_set: insert, contains, erase, mixed batches (exact
-// and under contention), exhaustion, flush and bad input.
+// slab_set on every backend with 128- and 64-byte slabs against std::unordered_set: insert, contains, erase, mixed
+// batches (exact and under contention), exhaustion, flush and bad input.
 #include "hash/outcome_check.hpp"
 #include "hash/slab_test_support.hpp"
 #include "support/expect_error.hpp"
@@ -21,10 +21,10 @@ using hash::operation;
 using hash::operation_status;
 using oracle_set = std::unordered_set<std::uint32_t>;
 
-template <class Backend>
-class slab_set_test : public slab_backend_test<Backend> {
+template <class Config>
+class slab_set_test : public slab_backend_test<typename Config::backend_type> {
  protected:
-  using set_type = hash::slab_set<std::uint32_t, Backend>;
+  using set_type = hash::slab_set<std::uint32_t, typename Config::backend_type, Config::slab_bytes>;
 
   std::vector<operation_status> execute(set_type& set, const std::vector<operation>& ops,
                                         const std::vector<std::uint32_t>& keys) const
@@ -37,7 +37,7 @@ class slab_set_test : public slab_backend_test<Backend> {
     return statuses.to_vector();
   }
 };
-TYPED_TEST_SUITE(slab_set_test, all_backends, backend_names);
+TYPED_TEST_SUITE(slab_set_test, all_slab_configs, slab_config_names);
 
 TYPED_TEST(slab_set_test, InsertContainsEraseMatchTheOracle)
 {
@@ -151,8 +151,10 @@ TYPED_TEST(slab_set_test, ExhaustionThrowsAfterTheBatchAndRejectsReservedKeys)
   expect_error_mentioning<out_of_memory>([&] { set.insert(device_keys.span()); }, {"slab_set::insert", "exhausted"});
   const oracle_set held = export_set(set);
   // A slab held for a moment by a concurrent append counts as taken, so at most one may stay unused.
-  EXPECT_GE(held.size(), 2u * hash::set_slots::data_slots);
-  EXPECT_LE(held.size(), 3u * hash::set_slots::data_slots);
+  constexpr std::uint32_t keys_per_slab = TestFixture::set_type::keys_per_slab;
+  static_assert(keys_per_slab == TestFixture::set_type::slab_bytes / sizeof(std::uint32_t) - 1);
+  EXPECT_GE(held.size(), 2u * keys_per_slab);
+  EXPECT_LE(held.size(), 3u * keys_per_slab);
   for (const std::uint32_t key : held) { EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()); }
   auto reserved = this->put(std::vector<std::uint32_t>{hash::erased_key});
   expect_error_mentioning<error>([&] { set.insert(reserved.span()); }, {"slab_set::insert", "element 0", "reserved"});

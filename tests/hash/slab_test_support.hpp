@@ -1,6 +1,7 @@
 #pragma once
-// Helpers of the slab table suites: moving vectors to and from a backend, random distinct keys, and
-// exporting a table into an oracle container for comparison.
+// Helpers of the slab table suites: the (backend, slab size) parameters of the typed suites, moving
+// vectors to and from a backend, random distinct keys, fresh seeds, and exporting a table into an oracle
+// container for comparison.
 
 #include "support/backend_fixture.hpp"
 
@@ -11,12 +12,54 @@
 
 #include <cstdint>
 #include <random>
+#include <source_location>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 namespace warpdex::testing {
+
+/// A parameter of the typed slab suites: the backend and the slab size (hash::is_supported_slab_size).
+template <class Backend, std::uint32_t SlabBytes>
+struct slab_config {
+  using backend_type = Backend;
+  static constexpr std::uint32_t slab_bytes = SlabBytes;
+};
+
+/// Every backend of the build with each slab size.
+#if WARPDEX_HAS_CUDA
+using all_slab_configs = ::testing::Types<slab_config<host, hash::default_slab_bytes>, slab_config<host, 64>,
+                                          slab_config<cuda, hash::default_slab_bytes>, slab_config<cuda, 64>>;
+#else
+using all_slab_configs = ::testing::Types<slab_config<host, hash::default_slab_bytes>, slab_config<host, 64>>;
+#endif
+
+/// Names the typed cases after the backend, with the slab size when it is not the default
+/// ("suite/host.test", "suite/cuda_slab64.test").
+struct slab_config_names {
+  template <class Config>
+  static std::string GetName(int /*index*/)
+  {
+    std::string name(Config::backend_type::name);
+    if (Config::slab_bytes != hash::default_slab_bytes) { name += "_slab" + std::to_string(Config::slab_bytes); }
+    return name;
+  }
+};
+
+/// A random engine seeded afresh on every run; while it lives, a failing assertion prints its seed.
+class seeded_random : public std::mt19937_64 {
+ public:
+  explicit seeded_random(std::uint64_t seed = std::random_device{}(),
+                         std::source_location where = std::source_location::current())
+      : std::mt19937_64(seed), trace_(where.file_name(), static_cast<int>(where.line()), "seed " + std::to_string(seed))
+  {
+  }
+
+ private:
+  ::testing::ScopedTrace trace_;
+};
 
 /// A value no operation writes: outputs are filled with it to show which elements were left alone.
 inline constexpr std::uint32_t poison_value = 0xa5a5a5a5U;
@@ -59,9 +102,9 @@ inline std::vector<std::uint32_t> distinct_keys(std::mt19937_64& random, std::si
   return keys;
 }
 
-template <class Backend>
+template <class Backend, std::uint32_t SlabBytes>
 std::unordered_map<std::uint32_t, std::uint32_t> export_map(
-    const hash::slab_map<std::uint32_t, std::uint32_t, Backend>& map)
+    const hash::slab_map<std::uint32_t, std::uint32_t, Backend, SlabBytes>& map)
 {
   const std::uint64_t size = map.size();
   auto keys = make_buffer<std::uint32_t>(map.backend(), size);
@@ -76,8 +119,8 @@ std::unordered_map<std::uint32_t, std::uint32_t> export_map(
   return pairs;
 }
 
-template <class Backend>
-std::unordered_set<std::uint32_t> export_set(const hash::slab_set<std::uint32_t, Backend>& set)
+template <class Backend, std::uint32_t SlabBytes>
+std::unordered_set<std::uint32_t> export_set(const hash::slab_set<std::uint32_t, Backend, SlabBytes>& set)
 {
   const std::uint64_t size = set.size();
   auto keys = make_buffer<std::uint32_t>(set.backend(), size);
