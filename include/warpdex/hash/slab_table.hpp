@@ -37,7 +37,7 @@
 
 namespace warpdex::hash {
 
-/// How big a table is: its buckets (one 128-byte base slab each) and its pool of overflow slabs. A
+/// How big a table is: its buckets (one base slab each) and its pool of overflow slabs. A
 /// table never rehashes by itself: chains grow into the pool. When an insertion batch finds the pool
 /// exhausted, a growing table (`grows`, the default) adds a super block to the pool and retries the
 /// elements that ran out, so nothing is lost; a fixed table (or a growing one that cannot get more
