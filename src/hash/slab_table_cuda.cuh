@@ -34,10 +34,6 @@ constexpr unsigned warps_per_block = block_threads / warp::size;
 /// (2048 threads), which caps them at 32 registers. Their loops wait on one dependent slab read after
 /// another, so the throughput follows the number of operations in flight, i.e. the occupancy.
 constexpr unsigned batch_blocks_per_sm = 8;
-/// Uniform insertion batches (insert, insert_or_assign) ask for 6 (40 registers, no spills): on the
-/// H200 they built 13.1 G keys/s at util=60 where 8 blocks built 12.4, while mixed batches ran 14.6
-/// with 6 and 15.6 with 8 (7 made no difference to either).
-constexpr unsigned uniform_insertion_blocks_per_sm = 6;
 
 unsigned blocks_for(std::uint64_t threads)
 {
@@ -89,8 +85,7 @@ __device__ void write_result(const batch_arguments& batch, std::uint64_t i, oper
 /// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
 /// with its own allocator. `Ops`: uniform for insert and insert_or_assign batches, mixed otherwise.
 template <class Slots, unsigned TileLanes, lane_ops Ops>
-__global__ void __launch_bounds__(block_threads,
-                                  Ops == lane_ops::uniform ? uniform_insertion_blocks_per_sm : batch_blocks_per_sm)
+__global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     execute_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order,
                          std::uint64_t salt, unsigned long long* exhausted)
 {
