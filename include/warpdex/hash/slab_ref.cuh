@@ -6,12 +6,12 @@
 /// own operation, and `active` false for lanes with nothing to do. Operations run from a work queue
 /// (the slab hash's loop) per tile of lanes: a tile of 4 lanes by default (1, 8, 16 or 32 on request)
 /// runs its lanes' operations one at a time, each lane reading its share of every slab with one or
-/// two 16-byte loads, the tile deciding with one reduction, so a warp keeps 32 / tile slab reads in
-/// flight. An insertion that reaches the end of a full list is handed to the whole warp, whose
-/// allocator (one resident block, its bitmap in registers) provides the slab it appends. The bucket
-/// hash of every lane's key is computed once, by its lane, before the queue starts. The semantics are
-/// those of a batch (slab_table.hpp): operations of every warp of every kernel in flight on one table
-/// are linearizable. Do not flush, clear or destroy the table while a kernel uses a ref.
+/// two 16-byte loads, so a warp keeps 32 / tile slab reads in flight; the tiles of a warp run in
+/// lockstep and decide with warp-wide votes. An insertion that reaches the end of a full list is handed to the whole
+/// warp, whose allocator (one resident block, its bitmap in registers) provides the slab it appends. The bucket hash of
+/// every lane's key is computed once, by its lane, before the queue starts. The semantics are those of a batch
+/// (slab_table.hpp): operations of every warp of every kernel in flight on one table are linearizable. Do not flush,
+/// clear or destroy the table while a kernel uses a ref.
 ///
 /// @code
 ///   __global__ void count_words(warpdex::hash::slab_map_ref ref, const std::uint32_t* words, std::size_t n)
