@@ -175,7 +175,9 @@ class fill_rows {
     r.value = static_cast<double>(n_) / (ms * 1e6);
     r.unit = "Gops/s";
     if (const auto baseline = baseline_ms_.find(k); baseline != baseline_ms_.end()) {
-      r.baseline = "slab_map of 128-byte slabs with tile=8 in input order (the fixed default before tiles of 4), same keys and run";
+      r.baseline =
+          "slab_map of 128-byte slabs with tile=8 in input order (the fixed default before tiles of 4), same keys and "
+          "run";
       r.baseline_value = static_cast<double>(n_) / (baseline->second * 1e6);
     }
     r.sol_bytes_per_element = sol_bytes;
