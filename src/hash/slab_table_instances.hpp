@@ -13,7 +13,7 @@
 /// The entry points that do not depend on the layout.
 #define WARPDEX_INSTANTIATE_SLAB_TABLE_SHARED(Backend)                                                       \
   template batch_violations find_violations<Backend>(const Backend&, const std::uint32_t*, const operation*, \
-                                                     std::uint64_t, std::uint32_t);                                         \
+                                                     std::uint64_t, std::uint32_t);                          \
   template std::uint64_t counts_to_offsets<Backend>(const Backend&, std::uint64_t*, std::uint64_t);          \
   template void initialize_bitmap<Backend>(const Backend&, std::uint32_t*, std::uint64_t, std::uint64_t);
 
