@@ -100,13 +100,7 @@ class slab_map : public detail::slab_table_base<basic_map_slots<SlabBytes>, Back
   void execute(std::span<const operation> operations, std::span<const Key> keys, std::span<const Value> values_in,
                std::span<Value> values_out, std::span<operation_status> statuses)
   {
-    this->check_output(keys.size(), operations.size(), "execute", "operations");
-    this->check_output(keys.size(), values_in.size(), "execute", "values_in");
-    this->check_output(keys.size(), values_out.size(), "execute", "values_out");
-    this->check_output(keys.size(), statuses.size(), "execute", "statuses");
-    detail::batch_arguments batch = base::uniform_batch(operation::find, keys, values_in, values_out, statuses);
-    batch.operations = operations.data();
-    this->run(batch, "execute", false);
+    this->execute_pairs(operations, keys, values_in, values_out, statuses);
   }
 
   /// Writes every live pair (in no particular order) into the first size() elements of the outputs and

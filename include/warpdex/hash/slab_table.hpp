@@ -230,6 +230,21 @@ class slab_table_base {
   }
 
  protected:
+  /// The mixed batch of the tables with values (slab_map::execute, slab_multimap::execute): checks the
+  /// sizes, then runs it (input rules and growth as run).
+  void execute_pairs(std::span<const operation> operations, std::span<const std::uint32_t> keys,
+                     std::span<const std::uint32_t> values_in, std::span<std::uint32_t> values_out,
+                     std::span<operation_status> statuses)
+  {
+    check_output(keys.size(), operations.size(), "execute", "operations");
+    check_output(keys.size(), values_in.size(), "execute", "values_in");
+    check_output(keys.size(), values_out.size(), "execute", "values_out");
+    check_output(keys.size(), statuses.size(), "execute", "statuses");
+    batch_arguments batch = uniform_batch(operation::find, keys, values_in, values_out, statuses);
+    batch.operations = operations.data();
+    run(batch, "execute", false);
+  }
+
   [[nodiscard]] static batch_arguments uniform_batch(operation op, std::span<const std::uint32_t> keys,
                                                      std::span<const std::uint32_t> values_in,
                                                      std::span<std::uint32_t> values_out,
