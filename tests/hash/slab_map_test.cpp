@@ -209,28 +209,10 @@ TYPED_TEST(slab_map_test, MixedBatchOfDistinctKeysMatchesTheOracleExactly)
     }
     const auto [statuses, values_out] = this->execute(map, ops, keys, values);
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      const auto it = oracle.find(keys[i]);
-      const bool present = it != oracle.end();
       SCOPED_TRACE("round " + std::to_string(round) + " element " + std::to_string(i));
-      switch (ops[i]) {
-        case operation::find:
-          ASSERT_EQ(statuses[i], present ? operation_status::found : operation_status::not_found);
-          ASSERT_EQ(values_out[i], present ? it->second : poison_value);
-          break;
-        case operation::insert:
-          ASSERT_EQ(statuses[i], present ? operation_status::already_present : operation_status::inserted);
-          if (!present) { oracle.emplace(keys[i], values[i]); }
-          ASSERT_EQ(values_out[i], poison_value);
-          break;
-        case operation::insert_or_assign:
-          ASSERT_EQ(statuses[i], present ? operation_status::assigned : operation_status::inserted);
-          oracle[keys[i]] = values[i];
-          break;
-        case operation::erase:
-          ASSERT_EQ(statuses[i], present ? operation_status::erased : operation_status::not_found);
-          oracle.erase(keys[i]);
-          break;
-      }
+      const expected_outcome expected = apply_to_oracle(oracle, ops[i], keys[i], values[i]);
+      ASSERT_EQ(statuses[i], expected.status);
+      ASSERT_EQ(values_out[i], expected.value_out);
     }
     ASSERT_EQ(export_map(map), oracle) << "after round " << round;
   }

@@ -2,6 +2,7 @@
 // pairs, count, find_all (count pass, offsets, fill pass; compared as multisets per query), erase of one
 // instance and of all instances, many lanes inserting one key at once, exhaustion, flush and rehash, and
 // bad input rejected before anything changes.
+#include "hash/multimap_check.hpp"
 #include "hash/outcome_check.hpp"
 #include "hash/slab_test_support.hpp"
 #include "support/expect_error.hpp"
@@ -35,9 +36,6 @@ constexpr auto unwritten_status = static_cast<operation_status>(0xdead);
 /// The operations a multimap's mixed batch holds.
 constexpr operation multimap_operations[] = {operation::find, operation::insert, operation::erase};
 
-/// A multiset of values per key, order-free: what two multimaps are compared by.
-using value_multisets = std::map<std::uint32_t, std::vector<std::uint32_t>>;
-
 value_multisets by_key(const oracle_multimap& pairs)
 {
   value_multisets sets;
@@ -46,17 +44,8 @@ value_multisets by_key(const oracle_multimap& pairs)
   return sets;
 }
 
-std::vector<std::uint32_t> sorted_values_of(const oracle_multimap& pairs, std::uint32_t key)
-{
-  std::vector<std::uint32_t> values;
-  const auto [first, last] = pairs.equal_range(key);
-  for (auto it = first; it != last; ++it) { values.push_back(it->second); }
-  std::sort(values.begin(), values.end());
-  return values;
-}
-
 template <class Backend>
-class slab_multimap_test : public slab_backend_test<Backend> {
+class slab_multimap_test : public multimap_backend_test<Backend> {
  protected:
   using multimap_type = hash::slab_multimap<std::uint32_t, std::uint32_t, Backend>;
 
@@ -70,56 +59,6 @@ class slab_multimap_test : public slab_backend_test<Backend> {
     multimap.insert(device_keys.span(), device_values.span(), statuses.span());
     for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::inserted); }
     for (std::size_t i = 0; i < keys.size(); ++i) { oracle.emplace(keys[i], values[i]); }
-  }
-
-  value_multisets exported(const multimap_type& multimap) const
-  {
-    const std::uint64_t size = multimap.size();
-    auto keys = make_buffer<std::uint32_t>(this->backend(), size);
-    auto values = make_buffer<std::uint32_t>(this->backend(), size);
-    EXPECT_EQ(multimap.export_pairs(keys.span(), values.span()), size);
-    const auto host_keys = keys.to_vector();
-    const auto host_values = values.to_vector();
-    oracle_multimap pairs;
-    for (std::size_t i = 0; i < host_keys.size(); ++i) { pairs.emplace(host_keys[i], host_values[i]); }
-    return by_key(pairs);
-  }
-
-  /// Runs count and both passes of find_all on `queries` and checks each query against the oracle:
-  /// counts, offsets, and the values of each query's range as a multiset; poison past the total stays.
-  void expect_queries_match(const multimap_type& multimap, const std::vector<std::uint32_t>& queries,
-                            const oracle_multimap& oracle) const
-  {
-    constexpr std::uint64_t poison_count = 0xdeadbeefULL;
-    constexpr std::size_t spare_values = 7;
-    auto device_queries = this->put(queries);
-    auto counts = this->template poisoned<std::uint64_t>(queries.size(), poison_count);
-    multimap.count(device_queries.span(), counts.span());
-    auto offsets = this->template poisoned<std::uint64_t>(queries.size() + 1, poison_count);
-    const std::uint64_t total = multimap.find_all_offsets(device_queries.span(), offsets.span());
-    auto values = this->template poisoned<std::uint32_t>(total + spare_values, poison_value);
-    multimap.find_all(device_queries.span(), offsets.span(), values.span());
-
-    const auto host_counts = counts.to_vector();
-    const auto host_offsets = offsets.to_vector();
-    const auto host_values = values.to_vector();
-    std::uint64_t expected_offset = 0;
-    for (std::size_t i = 0; i < queries.size(); ++i) {
-      const auto expected = sorted_values_of(oracle, queries[i]);
-      ASSERT_EQ(host_counts[i], expected.size()) << "query " << i << " key " << queries[i];
-      ASSERT_EQ(host_offsets[i], expected_offset) << "query " << i;
-      std::vector<std::uint32_t> got(
-          host_values.begin() + static_cast<std::ptrdiff_t>(expected_offset),
-          host_values.begin() + static_cast<std::ptrdiff_t>(expected_offset + expected.size()));
-      std::sort(got.begin(), got.end());
-      ASSERT_EQ(got, expected) << "query " << i << " key " << queries[i];
-      expected_offset += expected.size();
-    }
-    ASSERT_EQ(host_offsets[queries.size()], expected_offset);
-    ASSERT_EQ(total, expected_offset);
-    for (std::size_t i = total; i < host_values.size(); ++i) {
-      ASSERT_EQ(host_values[i], poison_value) << "find_all wrote past the total";
-    }
   }
 
   /// Runs a mixed batch with poisoned outputs; returns the statuses and values_out.
@@ -164,13 +103,13 @@ TYPED_TEST(slab_multimap_test, InsertKeepsEveryPairAndQueriesMatchTheOracle)
   std::vector<std::uint32_t> queries(distinct.begin(), distinct.end());
   queries.insert(queries.end(), keys.begin(), keys.begin() + 500);
   std::shuffle(queries.begin(), queries.end(), random);
-  this->expect_queries_match(multimap, queries, oracle);
+  this->expect_queries_match(multimap, queries, by_key(oracle));
   // A second batch onto present keys adds to them.
   std::vector<std::uint32_t> more_values(keys.size());
   for (auto& value : more_values) { value = static_cast<std::uint32_t>(random()); }
   this->insert_all(multimap, keys, more_values, oracle);
   EXPECT_EQ(this->exported(multimap), by_key(oracle));
-  this->expect_queries_match(multimap, queries, oracle);
+  this->expect_queries_match(multimap, queries, by_key(oracle));
 }
 
 TYPED_TEST(slab_multimap_test, ManyLanesInsertingOneKeyAllSucceed)
@@ -190,7 +129,7 @@ TYPED_TEST(slab_multimap_test, ManyLanesInsertingOneKeyAllSucceed)
   this->insert_all(multimap, keys, values, oracle);
   EXPECT_EQ(multimap.size(), n);
   EXPECT_EQ(this->exported(multimap), by_key(oracle));
-  this->expect_queries_match(multimap, {contended_key, other_key, contended_key + 2}, oracle);
+  this->expect_queries_match(multimap, {contended_key, other_key, contended_key + 2}, by_key(oracle));
 }
 
 TYPED_TEST(slab_multimap_test, CapacityForSeveralValuesPerKeyHoldsThemAll)
@@ -299,7 +238,7 @@ TYPED_TEST(slab_multimap_test, EraseRemovesOneInstanceAndEraseAllRemovesEvery)
     oracle.erase(key);
   }
   EXPECT_EQ(this->exported(multimap), by_key(oracle));
-  this->expect_queries_match(multimap, distinct, oracle);
+  this->expect_queries_match(multimap, distinct, by_key(oracle));
 
   // Flush reclaims the erased slots and keeps every pair; rehash keeps the duplicates.
   multimap.flush();
@@ -307,7 +246,7 @@ TYPED_TEST(slab_multimap_test, EraseRemovesOneInstanceAndEraseAllRemovesEvery)
   EXPECT_EQ(this->exported(multimap), by_key(oracle));
   multimap.rehash(hash::slab_capacity{64, 2048});
   EXPECT_EQ(this->exported(multimap), by_key(oracle));
-  this->expect_queries_match(multimap, distinct, oracle);
+  this->expect_queries_match(multimap, distinct, by_key(oracle));
 }
 
 TYPED_TEST(slab_multimap_test, ExhaustedPoolIsReportedAndNothingIsLost)

@@ -175,29 +175,9 @@ TYPED_TEST(slab_options_test, MixedBatchOfDistinctKeysMatchesTheOracleUnderEvery
     const auto host_statuses = statuses.to_vector();
     const auto host_values = values_out.to_vector();
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      const auto before = oracle.find(keys[i]);
-      const bool present = before != oracle.end();
-      operation_status expected = operation_status::not_found;
-      std::uint32_t expected_value = poison_value;
-      switch (ops[i]) {
-        case operation::find:
-          if (present) { expected = operation_status::found, expected_value = before->second; }
-          break;
-        case operation::insert:
-          expected = present ? operation_status::already_present : operation_status::inserted;
-          if (!present) { oracle.emplace(keys[i], values[i]); }
-          break;
-        case operation::insert_or_assign:
-          expected = present ? operation_status::assigned : operation_status::inserted;
-          oracle[keys[i]] = values[i];
-          break;
-        case operation::erase:
-          expected = present ? operation_status::erased : operation_status::not_found;
-          oracle.erase(keys[i]);
-          break;
-      }
-      ASSERT_EQ(host_statuses[i], expected) << "element " << i;
-      ASSERT_EQ(host_values[i], expected_value) << "element " << i;
+      const expected_outcome expected = apply_to_oracle(oracle, ops[i], keys[i], values[i]);
+      ASSERT_EQ(host_statuses[i], expected.status) << "element " << i;
+      ASSERT_EQ(host_values[i], expected.value_out) << "element " << i;
     }
     ASSERT_EQ(export_map(map), oracle);
   }

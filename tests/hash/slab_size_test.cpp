@@ -3,6 +3,7 @@
 // insertions on long lists of 128- and 64-byte maps under every tile size, which must all give the
 // oracle's results (the cuda backend runs each operation on a tile, handing appends to the whole warp;
 // the host backend ignores the tile).
+#include "hash/multimap_check.hpp"
 #include "hash/outcome_check.hpp"
 #include "hash/slab_test_support.hpp"
 
@@ -52,63 +53,10 @@ constexpr std::uint32_t small_slab_bytes = 64;
 /// Each key holds 1 to this many pairs; some pairs repeat exactly.
 constexpr std::uint32_t most_values_per_key = 5;
 
-using value_multisets = std::map<std::uint32_t, std::vector<std::uint32_t>>;
-
 template <class Backend>
-class slab_small_multimap_test : public slab_backend_test<Backend> {
+class slab_small_multimap_test : public multimap_backend_test<Backend> {
  protected:
   using multimap_type = hash::slab_multimap<std::uint32_t, std::uint32_t, Backend, small_slab_bytes>;
-
-  /// Every live pair, as a sorted multiset of values per key.
-  value_multisets exported(const multimap_type& multimap) const
-  {
-    const std::uint64_t size = multimap.size();
-    auto keys = make_buffer<std::uint32_t>(this->backend(), size);
-    auto values = make_buffer<std::uint32_t>(this->backend(), size);
-    EXPECT_EQ(multimap.export_pairs(keys.span(), values.span()), size);
-    const auto host_keys = keys.to_vector();
-    const auto host_values = values.to_vector();
-    value_multisets pairs;
-    for (std::size_t i = 0; i < host_keys.size(); ++i) { pairs[host_keys[i]].push_back(host_values[i]); }
-    for (auto& [key, key_values] : pairs) { std::sort(key_values.begin(), key_values.end()); }
-    return pairs;
-  }
-
-  /// count and both passes of find_all on `queries` against the oracle (sorted values per key); the
-  /// poison past the total stays.
-  void expect_queries_match(const multimap_type& multimap, const std::vector<std::uint32_t>& queries,
-                            const value_multisets& oracle) const
-  {
-    constexpr std::uint64_t poison_count = 0xdeadbeefULL;
-    constexpr std::size_t spare_values = 5;
-    auto device_queries = this->put(queries);
-    auto counts = this->template poisoned<std::uint64_t>(queries.size(), poison_count);
-    multimap.count(device_queries.span(), counts.span());
-    auto offsets = this->template poisoned<std::uint64_t>(queries.size() + 1, poison_count);
-    const std::uint64_t total = multimap.find_all_offsets(device_queries.span(), offsets.span());
-    auto values = this->template poisoned<std::uint32_t>(total + spare_values, poison_value);
-    multimap.find_all(device_queries.span(), offsets.span(), values.span());
-    const auto host_counts = counts.to_vector();
-    const auto host_offsets = offsets.to_vector();
-    const auto host_values = values.to_vector();
-    std::uint64_t offset = 0;
-    for (std::size_t i = 0; i < queries.size(); ++i) {
-      const auto at = oracle.find(queries[i]);
-      const std::vector<std::uint32_t> expected = at == oracle.end() ? std::vector<std::uint32_t>{} : at->second;
-      ASSERT_EQ(host_counts[i], expected.size()) << "query " << i << " key " << queries[i];
-      ASSERT_EQ(host_offsets[i], offset) << "query " << i;
-      std::vector<std::uint32_t> got(host_values.begin() + static_cast<std::ptrdiff_t>(offset),
-                                     host_values.begin() + static_cast<std::ptrdiff_t>(offset + expected.size()));
-      std::sort(got.begin(), got.end());
-      ASSERT_EQ(got, expected) << "query " << i << " key " << queries[i];
-      offset += expected.size();
-    }
-    ASSERT_EQ(host_offsets[queries.size()], offset);
-    ASSERT_EQ(total, offset);
-    for (std::size_t i = total; i < host_values.size(); ++i) {
-      ASSERT_EQ(host_values[i], poison_value) << "find_all wrote past the total";
-    }
-  }
 };
 TYPED_TEST_SUITE(slab_small_multimap_test, all_backends, backend_names);
 
@@ -273,29 +221,9 @@ TYPED_TEST(slab_tile_test, MixedBatchWithInsertionsOnLongListsMatchesTheOracleUn
   for (const std::uint32_t key : initial) { oracle.emplace(key, key); }
   typename TestFixture::outcome expected;
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    const auto at = oracle.find(keys[i]);
-    const bool present = at != oracle.end();
-    operation_status status = operation_status::not_found;
-    std::uint32_t value_out = poison_value;
-    switch (ops[i]) {
-      case operation::find:
-        if (present) { status = operation_status::found, value_out = at->second; }
-        break;
-      case operation::insert:
-        status = present ? operation_status::already_present : operation_status::inserted;
-        if (!present) { oracle.emplace(keys[i], values[i]); }
-        break;
-      case operation::insert_or_assign:
-        status = present ? operation_status::assigned : operation_status::inserted;
-        oracle[keys[i]] = values[i];
-        break;
-      case operation::erase:
-        status = present ? operation_status::erased : operation_status::not_found;
-        oracle.erase(keys[i]);
-        break;
-    }
-    expected.statuses.push_back(status);
-    expected.values_out.push_back(value_out);
+    const expected_outcome outcome = apply_to_oracle(oracle, ops[i], keys[i], values[i]);
+    expected.statuses.push_back(outcome.status);
+    expected.values_out.push_back(outcome.value_out);
   }
   expected.pairs = oracle;
   for (const tile_lanes tile : every_fixed_tile) {

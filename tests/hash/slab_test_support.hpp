@@ -119,6 +119,40 @@ std::unordered_map<std::uint32_t, std::uint32_t> export_map(
   return pairs;
 }
 
+/// What one element of a mixed batch on a key no other element touches must report: its status, and
+/// the value a found find writes (poison_value otherwise: values_out stays unwritten). Runs the
+/// operation on `oracle`, which it updates.
+struct expected_outcome {
+  hash::operation_status status = hash::operation_status::not_found;
+  std::uint32_t value_out = poison_value;
+};
+inline expected_outcome apply_to_oracle(std::unordered_map<std::uint32_t, std::uint32_t>& oracle, hash::operation op,
+                                        std::uint32_t key, std::uint32_t value)
+{
+  using hash::operation_status;
+  const auto at = oracle.find(key);
+  const bool present = at != oracle.end();
+  expected_outcome expected;
+  switch (op) {
+    case hash::operation::find:
+      if (present) { expected = {operation_status::found, at->second}; }
+      break;
+    case hash::operation::insert:
+      expected.status = present ? operation_status::already_present : operation_status::inserted;
+      if (!present) { oracle.emplace(key, value); }
+      break;
+    case hash::operation::insert_or_assign:
+      expected.status = present ? operation_status::assigned : operation_status::inserted;
+      oracle[key] = value;
+      break;
+    case hash::operation::erase:
+      expected.status = present ? operation_status::erased : operation_status::not_found;
+      oracle.erase(key);
+      break;
+  }
+  return expected;
+}
+
 template <class Backend, std::uint32_t SlabBytes>
 std::unordered_set<std::uint32_t> export_set(const hash::slab_set<std::uint32_t, Backend, SlabBytes>& set)
 {
