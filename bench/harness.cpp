@@ -5,6 +5,7 @@
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/error.hpp>
+#include <warpdex/core/timing.hpp>
 
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
@@ -19,43 +20,6 @@
 
 namespace warpdex::bench {
 namespace {
-
-/// A pair of CUDA events, destroyed with the object.
-class event_pair {
- public:
-  event_pair()
-  {
-    WARPDEX_CUDA_TRY(cudaEventCreate(&start_));
-    WARPDEX_CUDA_TRY(cudaEventCreate(&stop_));
-  }
-  event_pair(const event_pair&) = delete;
-  event_pair& operator=(const event_pair&) = delete;
-  ~event_pair()
-  {
-    (void)cudaEventDestroy(start_);
-    (void)cudaEventDestroy(stop_);
-  }
-  void start(stream_t stream) { WARPDEX_CUDA_TRY(cudaEventRecord(start_, stream)); }
-  float stop_ms(stream_t stream)
-  {
-    WARPDEX_CUDA_TRY(cudaEventRecord(stop_, stream));
-    WARPDEX_CUDA_TRY(cudaEventSynchronize(stop_));
-    float milliseconds = 0;
-    WARPDEX_CUDA_TRY(cudaEventElapsedTime(&milliseconds, start_, stop_));
-    return milliseconds;
-  }
-
- private:
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
-};
-
-double median(std::vector<double> values)
-{
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
-}
 
 std::string today()
 {
@@ -178,35 +142,12 @@ void context::add(row result)
 
 double context::median_ms(stream_t stream, const std::function<void()>& work) const
 {
-  for (int i = 0; i < opts_.warmup; ++i) { work(); }
-  WARPDEX_CUDA_TRY(cudaStreamSynchronize(stream));
-  event_pair events;
-  std::vector<double> times;
-  times.reserve(static_cast<std::size_t>(opts_.repetitions));
-  for (int i = 0; i < opts_.repetitions; ++i) {
-    events.start(stream);
-    work();
-    times.push_back(events.stop_ms(stream));
-  }
-  return median(std::move(times));
+  return warpdex::median_ms(cuda{stream}, timing(), work);
 }
 
 double context::median_prepared_ms(const std::function<void()>& prepare, const std::function<void()>& work) const
 {
-  for (int i = 0; i < opts_.warmup; ++i) {
-    prepare();
-    work();
-  }
-  event_pair events;
-  std::vector<double> times;
-  times.reserve(static_cast<std::size_t>(opts_.repetitions));
-  for (int i = 0; i < opts_.repetitions; ++i) {
-    prepare();
-    events.start(nullptr);
-    work();
-    times.push_back(events.stop_ms(nullptr));
-  }
-  return median(std::move(times));
+  return warpdex::median_ms(cuda{}, timing(), work, prepare);
 }
 
 double measure_copy_bandwidth_GBps(std::size_t bytes, int repetitions)
@@ -216,20 +157,13 @@ double measure_copy_bandwidth_GBps(std::size_t bytes, int repetitions)
   constexpr int pattern = 0x5a;
   WARPDEX_CUDA_TRY(cudaMemsetAsync(source.data(), pattern, bytes, nullptr));
   WARPDEX_CUDA_TRY(cudaMemsetAsync(destination.data(), 0, bytes, nullptr));
-  for (int i = 0; i < 2; ++i) {
+  const double ms = warpdex::median_ms(cuda{}, timing_options{2, repetitions}, [&] {
     WARPDEX_CUDA_TRY(cudaMemcpyAsync(destination.data(), source.data(), bytes, cudaMemcpyDeviceToDevice, nullptr));
-  }
-  event_pair events;
-  std::vector<double> times;
-  for (int i = 0; i < repetitions; ++i) {
-    events.start(nullptr);
-    WARPDEX_CUDA_TRY(cudaMemcpyAsync(destination.data(), source.data(), bytes, cudaMemcpyDeviceToDevice, nullptr));
-    times.push_back(events.stop_ms(nullptr));
-  }
+  });
   const std::vector<std::uint8_t> copied = destination.to_vector();
   const bool intact = std::all_of(copied.begin(), copied.end(), [](std::uint8_t b) { return b == pattern; });
   WARPDEX_EXPECTS(intact, "the device-to-device copy that measures bandwidth produced wrong bytes");
-  return 2.0 * static_cast<double>(bytes) / (median(std::move(times)) * 1e6);
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e6);
 }
 
 const std::vector<benchmark>& registry()

@@ -3,6 +3,7 @@
 // each family adds its benchmarks. Shared by `warpdex-bench` and `warpdex bench`.
 
 #include <warpdex/core/backend.hpp>
+#include <warpdex/core/timing.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -52,6 +53,8 @@ class context {
   [[nodiscard]] const device_info& device() const { return device_; }
   [[nodiscard]] double copy_bandwidth_GBps() const { return copy_bandwidth_GBps_; }
   [[nodiscard]] std::uint64_t n() const { return std::uint64_t{1} << opts_.size_log2; }
+  /// The warm-up and repetitions of every timed row (warpdex::median_ms, shared with the CLI).
+  [[nodiscard]] timing_options timing() const { return {opts_.warmup, opts_.repetitions}; }
 
   /// Whether a row of this name is selected by the filter (benchmarks skip work for unselected rows).
   [[nodiscard]] bool selected(const std::string& row_name) const;
@@ -61,7 +64,7 @@ class context {
   [[nodiscard]] const std::vector<row>& rows() const { return rows_; }
 
   /// Median time in milliseconds of `repetitions` runs of `work` on `stream` after `warmup` runs, each
-  /// run timed alone with CUDA events.
+  /// run timed alone with CUDA events (warpdex::median_ms).
   [[nodiscard]] double median_ms(stream_t stream, const std::function<void()>& work) const;
   /// The same on the default stream with an untimed `prepare` before every run (e.g. rebuilding the
   /// table that `work` changes).
