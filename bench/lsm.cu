@@ -1,6 +1,7 @@
 // The LSM rows: bulk build, batch insertion, lookup, count, range and cleanup, each next to the
 // sorted-array baseline (a sorted array kept current by CUB-sorting each batch and merging it in,
 // queried with binary searches) measured in this process on the same data.
+#include "baselines.hpp"
 #include "benchmarks.hpp"
 
 #include <warpdex/core/buffer.hpp>
@@ -85,49 +86,7 @@ double timed_ms(Work&& work)
   return ms;
 }
 
-/// The baseline: a sorted array of pairs, kept current by radix-sorting each batch and merging it in.
-class sorted_array {
- public:
-  explicit sorted_array(std::uint64_t capacity)
-      : keys_(make_device_buffer<key_type>(capacity)),
-        values_(make_device_buffer<value_type>(capacity)),
-        spare_keys_(make_device_buffer<key_type>(capacity)),
-        spare_values_(make_device_buffer<value_type>(capacity))
-  {
-  }
-
-  /// Inserts a batch of new keys (the benchmark's batches hold keys not yet present).
-  void insert(const key_type* keys, const value_type* values, std::uint64_t n)
-  {
-    if (batch_keys_.size() < n) {
-      batch_keys_ = make_device_buffer<key_type>(n);
-      batch_values_ = make_device_buffer<value_type>(n);
-    }
-    std::size_t temp_bytes = 0;
-    const int items = static_cast<int>(n);
-    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, batch_keys_.data(), values,
-                                                     batch_values_.data(), items));
-    if (temp_.size() < temp_bytes) { temp_ = make_device_buffer<std::uint8_t>(temp_bytes); }
-    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes, keys, batch_keys_.data(), values,
-                                                     batch_values_.data(), items));
-    thrust::merge_by_key(thrust::cuda::par, batch_keys_.data(), batch_keys_.data() + n, keys_.data(),
-                         keys_.data() + size_, batch_values_.data(), values_.data(), spare_keys_.data(),
-                         spare_values_.data());
-    keys_.swap(spare_keys_);
-    values_.swap(spare_values_);
-    size_ += n;
-  }
-
-  void clear() { size_ = 0; }
-  [[nodiscard]] const key_type* keys() const { return keys_.data(); }
-  [[nodiscard]] const value_type* values() const { return values_.data(); }
-  [[nodiscard]] std::uint64_t size() const { return size_; }
-
- private:
-  buffer<key_type> keys_, values_, spare_keys_, spare_values_, batch_keys_, batch_values_;
-  buffer<std::uint8_t> temp_;
-  std::uint64_t size_ = 0;
-};
+using sorted_array = baselines::sorted_array_map;
 
 /// The sorted-array baseline searches with the same binary search the search family uses.
 __host__ __device__ inline std::uint64_t first_not_below(const key_type* keys, std::uint64_t size, key_type key)
@@ -240,8 +199,8 @@ void run_build(context& ctx, std::uint64_t n)
     WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, input.keys.data(), sorted_keys.data(),
                                                      input.values.data(), sorted_values.data(), items));
   });
-  sorted_array sorted(n);
-  sorted.insert(input.keys.data(), input.values.data(), n);
+  sorted_array sorted(backend_choice::cuda, n);
+  sorted.insert(cuda{}, input.keys.data(), input.values.data(), n);
   ctx.add(make_row(name, n, ms, "Gpairs/s", "cub::DeviceRadixSort::SortPairs", baseline_ms, 2 * pair_bytes,
                    same_contents(map, sorted)));
 }
@@ -255,10 +214,10 @@ void run_insert(context& ctx, std::uint64_t n, std::uint32_t batch_log2)
   const std::uint64_t batch = std::uint64_t{1} << batch_log2;
   const pairs input = generate_pairs(n, seed + batch_log2);
   map_type map(cuda{}, lsm_options{batch, 0.0});
-  sorted_array sorted(n);
+  sorted_array sorted(backend_choice::cuda, n);
   // One untimed batch on each side first: allocator pools and kernels warm.
   map.insert(input.keys.span().first(batch), input.values.span().first(batch));
-  sorted.insert(input.keys.data(), input.values.data(), batch);
+  sorted.insert(cuda{}, input.keys.data(), input.values.data(), batch);
   map = map_type(cuda{}, lsm_options{batch, 0.0});
   sorted.clear();
   double ms = 0;
@@ -266,7 +225,8 @@ void run_insert(context& ctx, std::uint64_t n, std::uint32_t batch_log2)
   for (std::uint64_t offset = 0; offset < n; offset += batch) {
     ms += timed_ms(
         [&] { map.insert(input.keys.span().subspan(offset, batch), input.values.span().subspan(offset, batch)); });
-    baseline_ms += timed_ms([&] { sorted.insert(input.keys.data() + offset, input.values.data() + offset, batch); });
+    baseline_ms +=
+        timed_ms([&] { sorted.insert(cuda{}, input.keys.data() + offset, input.values.data() + offset, batch); });
   }
   ctx.add(make_row(name, n, ms, "Gpairs/s", "sorted array: CUB SortPairs of each batch + thrust::merge_by_key",
                    baseline_ms, 2 * pair_bytes, same_contents(map, sorted)));
@@ -286,11 +246,11 @@ void run_queries(context& ctx)
   const std::uint64_t resident = (std::uint64_t{1} << resident_log2) - batch;
   const pairs input = generate_pairs(resident, seed);
   map_type map(cuda{}, lsm_options{batch, 0.0});
-  sorted_array sorted(resident);
+  sorted_array sorted(backend_choice::cuda, resident);
   for (std::uint64_t offset = 0; offset < resident; offset += batch) {
     map.insert(input.keys.span().subspan(offset, batch), input.values.span().subspan(offset, batch));
   }
-  sorted.insert(input.keys.data(), input.values.data(), resident);
+  sorted.insert(cuda{}, input.keys.data(), input.values.data(), resident);
   const std::string shape =
       "q=" + power(query_log2) + "/n=" + std::to_string(resident) + "/levels=" + std::to_string(map.occupied_levels());
 

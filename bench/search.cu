@@ -1,4 +1,5 @@
 #include "benchmarks.hpp"
+#include "baselines.hpp"
 #include "grep_baseline.hpp"
 
 #include <warpdex/core/buffer.hpp>
@@ -51,9 +52,8 @@ void run_search_case(context& ctx, const sorted_index<key_type, cuda>& index, st
   auto expected = make_device_buffer<std::uint64_t>(q);
   auto positions = make_device_buffer<std::uint64_t>(q);
   const auto policy = thrust::cuda::par.on(nullptr);
-  const double baseline_ms = ctx.median_ms(nullptr, [&] {
-    thrust::lower_bound(policy, keys.data(), keys.data() + n, queries.data(), queries.data() + q, expected.data());
-  });
+  const double baseline_ms =
+      ctx.median_ms(nullptr, [&] { baselines::lower_bound(cuda{}, keys, queries, expected.span()); });
   const double baseline_value = static_cast<double>(q) / (baseline_ms * 1e6);
   for (const search_algorithm algorithm : algorithms) {
     const std::string name = algorithm == search_algorithm::automatic ? "auto" : std::string(to_string(algorithm));
@@ -66,7 +66,7 @@ void run_search_case(context& ctx, const sorted_index<key_type, cuda>& index, st
     r.median_ms = ms;
     r.value = static_cast<double>(q) / (ms * 1e6);
     r.unit = "Gqueries/s";
-    r.baseline = "thrust::lower_bound, same keys and queries";
+    r.baseline = baselines::lower_bound_name(backend_choice::cuda);
     r.baseline_value = baseline_value;
     r.sol_bytes_per_element = search_bytes_per_query;
     r.verified = thrust::equal(policy, positions.data(), positions.data() + q, expected.data());

@@ -5,6 +5,7 @@
 // cuCollections' static_map at that load factor). Plus the slab table's bytes per live pair, a
 // utilization sweep (build and finds at 20%..90%) and an incremental sweep (batches of 2^16..2^22 keys
 // until the table holds n: throughput and resident bytes per pair).
+#include "baselines.hpp"
 #include "benchmarks.hpp"
 #include "slab_bench_support.cuh"
 
@@ -34,74 +35,11 @@ using hash::operation_status;
 using slab::count_status;
 using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
 
-constexpr unsigned block_threads = 256;
 constexpr std::uint64_t data_seed = 0x5eed5eed;
 /// Keys per row: the issue's targets (and the SlabHash and cuCollections figures they compare with) are
 /// for n = 2^26 keys, whatever --size-log2 asks of the other benchmarks; a smaller --size-log2 still
 /// shrinks the rows (quick runs).
 constexpr std::uint64_t target_keys = std::uint64_t{1} << 26;
-
-unsigned blocks_for(std::uint64_t n)
-{
-  return static_cast<unsigned>((n + block_threads - 1) / block_threads);
-}
-
-// ---- The baseline: a static open-addressing table with linear probing. ----
-
-constexpr std::uint64_t open_empty = ~std::uint64_t{0};
-constexpr std::uint32_t open_erased_key = hash::erased_key;
-
-struct open_table {
-  unsigned long long* slots;
-  std::uint64_t mask;  // slot count - 1 (a power of two)
-};
-
-__device__ std::uint64_t open_home(const open_table& table, std::uint32_t key)
-{
-  return fmix32(key) & table.mask;
-}
-
-/// One element of a batch on the baseline table; returns its status as the slab table would.
-__device__ operation_status open_apply(const open_table& table, operation op, std::uint32_t key, std::uint32_t value,
-                                       std::uint32_t& found_value)
-{
-  for (std::uint64_t at = open_home(table, key);; at = (at + 1) & table.mask) {
-    unsigned long long seen = __ldcg(table.slots + at);
-    const auto seen_key = static_cast<std::uint32_t>(seen);
-    if (seen_key == key) {
-      if (op == operation::find) {
-        found_value = static_cast<std::uint32_t>(seen >> 32);
-        return operation_status::found;
-      }
-      if (op == operation::erase) {
-        const unsigned long long erased = (seen & 0xffffffff00000000ULL) | open_erased_key;
-        return atomicCAS(table.slots + at, seen, erased) == seen ? operation_status::erased
-                                                                 : operation_status::not_found;
-      }
-      return operation_status::already_present;
-    }
-    if (seen == open_empty) {
-      if (op != operation::insert) { return operation_status::not_found; }
-      const unsigned long long pair = (static_cast<unsigned long long>(value) << 32) | key;
-      seen = atomicCAS(table.slots + at, open_empty, pair);
-      if (seen == open_empty) { return operation_status::inserted; }
-      if (static_cast<std::uint32_t>(seen) == key) { return operation_status::already_present; }
-    }
-  }
-}
-
-__global__ void open_batch(open_table table, const operation* ops, operation uniform, const std::uint32_t* keys,
-                           const std::uint32_t* values, std::uint32_t* values_out, operation_status* statuses,
-                           std::uint64_t n)
-{
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) { return; }
-  std::uint32_t found_value = 0;
-  const operation op = ops != nullptr ? ops[i] : uniform;
-  const operation_status status = open_apply(table, op, keys[i], values != nullptr ? values[i] : 0, found_value);
-  if (status == operation_status::found && values_out != nullptr) { values_out[i] = found_value; }
-  if (statuses != nullptr) { statuses[i] = status; }
-}
 
 // ---- Checks. ----
 
@@ -123,7 +61,7 @@ bool export_matches(const map_type& map, std::span<const std::uint32_t> keys)
 }
 
 /// The figure a slab_map row compares against.
-const char* const open_baseline = "open-addressing linear probing, 1 thread/key, load factor 0.5 (bench/slab_hash.cu)";
+const std::string open_baseline = baselines::open_addressing_map::name();
 
 row make_row(const std::string& name, std::uint64_t n, double ms, double baseline_ms, double sol_bytes, bool verified)
 {
@@ -182,28 +120,22 @@ void run_slab_hash(context& ctx)
   auto& values_out = data.values_out;
 
   // The baseline, measured once: it does not depend on the slab table's utilization.
-  const std::uint64_t open_slots = std::bit_ceil(2 * n);
-  auto open_storage = make_device_buffer<unsigned long long>(open_slots);
-  const open_table open{open_storage.data(), open_slots - 1};
-  auto open_run = [&](const operation* ops, operation uniform, std::span<const std::uint32_t> batch_keys,
-                      const std::uint32_t* values) {
-    open_batch<<<blocks_for(n), block_threads>>>(open, ops, uniform, batch_keys.data(), values, values_out.data(),
-                                                 statuses.data(), n);
-    WARPDEX_CHECK_LAUNCH("open_batch");
+  baselines::open_addressing_map open(n);
+  auto open_run = [&](std::span<const operation> ops, operation uniform, std::span<const std::uint32_t> batch_keys,
+                      std::span<const std::uint32_t> values) {
+    open.apply(backend, ops, uniform, batch_keys, values, values_out.span(), statuses.span());
   };
-  auto open_clear = [&] { WARPDEX_CUDA_TRY(cudaMemsetAsync(open_storage.data(), 0xff, open_storage.size_bytes())); };
+  auto open_clear = [&] { open.clear(); };
   auto open_build = [&] {
     open_clear();
-    open_run(nullptr, operation::insert, keys, keys.data());
+    open_run({}, operation::insert, keys, keys);
   };
   auto nothing = [] {};
-  const double open_build_ms =
-      ctx.median_prepared_ms(open_clear, [&] { open_run(nullptr, operation::insert, keys, keys.data()); });
-  const double open_find_present_ms =
-      ctx.median_prepared_ms(nothing, [&] { open_run(nullptr, operation::find, keys, nullptr); });
+  const double open_build_ms = ctx.median_prepared_ms(open_clear, [&] { open_run({}, operation::insert, keys, keys); });
+  const double open_find_present_ms = ctx.median_prepared_ms(nothing, [&] { open_run({}, operation::find, keys, {}); });
   const bool open_present_ok = count_status(statuses, n, operation_status::found) == n;
   const double open_find_absent_ms =
-      ctx.median_prepared_ms(nothing, [&] { open_run(nullptr, operation::find, absent_keys, nullptr); });
+      ctx.median_prepared_ms(nothing, [&] { open_run({}, operation::find, absent_keys, {}); });
   const bool open_absent_ok = count_status(statuses, n, operation_status::found) == 0;
 
   constexpr double find_sol = slab::find_sol_bytes;
@@ -239,7 +171,7 @@ void run_slab_hash(context& ctx)
                  std::to_string(stats.mean_slabs_per_bucket) + ", reserved " +
                  std::to_string(static_cast<double>(stats.reserved_bytes) / static_cast<double>(n)) + " bytes/pair)";
         r.baseline = "open-addressing table bytes per pair at load factor 0.5";
-        r.baseline_value = static_cast<double>(open_storage.size_bytes()) / static_cast<double>(n);
+        r.baseline_value = static_cast<double>(open.bytes()) / static_cast<double>(n);
         r.verified = stats.live == n;
         ctx.add(std::move(r));
       }
@@ -264,8 +196,7 @@ void run_slab_hash(context& ctx)
     if (wanted("erase", percent)) {
       const double ms = ctx.median_prepared_ms(build, [&] { map.erase(keys, statuses.span()); });
       bool verified = count_status(statuses, n, operation_status::erased) == n && map.size() == 0;
-      const double open_ms =
-          ctx.median_prepared_ms(open_build, [&] { open_run(nullptr, operation::erase, keys, nullptr); });
+      const double open_ms = ctx.median_prepared_ms(open_build, [&] { open_run({}, operation::erase, keys, {}); });
       verified = verified && count_status(statuses, n, operation_status::erased) == n;
       ctx.add(make_row(row_name("erase", n, percent), n, ms, open_ms, update_sol, verified));
     }
@@ -277,8 +208,8 @@ void run_slab_hash(context& ctx)
       const double ms = ctx.median_prepared_ms(
           build, [&] { map.execute(op_span, key_span, key_span, values_out.span(), statuses.span()); });
       const bool verified = slab::mixed_batch_verified(map, statuses, n);
-      const double open_ms = ctx.median_prepared_ms(
-          open_build, [&] { open_run(op_span.data(), operation::find, key_span, key_span.data()); });
+      const double open_ms =
+          ctx.median_prepared_ms(open_build, [&] { open_run(op_span, operation::find, key_span, key_span); });
       ctx.add(make_row(row_name("mixed", n, percent), n, ms, open_ms, slab::mixed_sol_bytes, verified));
     }
   }
@@ -323,7 +254,7 @@ void run_slab_hash(context& ctx)
                std::to_string(stats.super_block_count) + " super blocks; in slabs " +
                std::to_string(stats.bytes_per_live_entry) + " bytes/pair)";
       r.baseline = "open-addressing table bytes per pair at load factor 0.5";
-      r.baseline_value = static_cast<double>(open_storage.size_bytes()) / static_cast<double>(n);
+      r.baseline_value = static_cast<double>(open.bytes()) / static_cast<double>(n);
       r.verified = verified;
       ctx.add(std::move(r));
     }

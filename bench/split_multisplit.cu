@@ -7,6 +7,7 @@
 //   ceil(log2 m) bits; pairs carry key and value packed in 64 bits);
 // - delta with m = 2 and m = 3, keys: cub::DevicePartition::If (2-way, 3-way).
 #include "benchmarks.hpp"
+#include "baselines.hpp"
 #include "verify.cuh"
 
 #include <warpdex/core/buffer.hpp>
@@ -39,7 +40,6 @@ using value32 = std::uint32_t;
 constexpr double key_split_bytes = 3 * sizeof(key32);
 constexpr double pair_split_bytes = key_split_bytes + 2 * sizeof(value32);
 constexpr std::uint64_t bench_seed = 0x5eed5917;
-constexpr int label_block_threads = 256;
 
 /// Output positions i where the multisplit is wrong: the bucket decreases, or (pairs, whose values are
 /// input positions) the key is not the input key of its value, or equal buckets do not keep input order.
@@ -78,27 +78,13 @@ bool is_stable_split(const key32* keys_in, const key32* keys_out, const value32*
   return multiset_fingerprint(positions, n, nullptr) == identity;
 }
 
-template <class Identifier>
-__global__ void label_kernel(const key32* keys, std::uint64_t n, Identifier identifier, std::uint32_t* labels)
-{
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) { labels[i] = identifier(keys[i]); }
-}
-
-__global__ void pack_kernel(const key32* keys, const value32* values, std::uint64_t n, std::uint64_t* packed)
-{
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) { packed[i] = (std::uint64_t{keys[i]} << 32) | values[i]; }
-}
-
 /// Device buffers of one benchmark input: keys, positions as values, outputs, scratch for baselines.
 struct split_data {
   std::uint64_t n;
   buffer<key32> keys_in, keys_out;
   buffer<value32> values_in, values_out;
-  buffer<std::uint32_t> labels, labels_out;
-  buffer<std::uint64_t> packed_in, packed_out;
-  buffer<std::uint8_t> temp;
+  buffer<std::uint32_t> labels, labels_out;  // the partition baseline's counts and third part
+  baselines::scratch temp;
 
   explicit split_data(std::uint64_t size)
       : n(size),
@@ -154,68 +140,28 @@ void add_split_row(context& ctx, split_data& data, const std::string& name, cons
   ctx.add(std::move(r));
 }
 
-/// CUB radix sort over bits [0, bits): keys, or pairs.
+/// CUB radix sort over bits [0, bits): keys, or pairs (baselines::sort_by_bits).
 auto radix_sort_baseline(split_data& data, int bits, bool pairs)
 {
-  const auto n = data.n;
-  std::size_t bytes = 0;
-  if (pairs) {
-    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, data.keys_in.data(), data.keys_out.data(),
-                                                     data.values_in.data(), data.values_out.data(), n, 0, bits));
-  } else {
-    WARPDEX_CUDA_TRY(
-        cub::DeviceRadixSort::SortKeys(nullptr, bytes, data.keys_in.data(), data.keys_out.data(), n, 0, bits));
-  }
-  data.reserve_temp(bytes);
-  return [&data, n, bits, pairs, bytes]() mutable {
-    if (pairs) {
-      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(data.temp.data(), bytes, data.keys_in.data(),
-                                                       data.keys_out.data(), data.values_in.data(),
-                                                       data.values_out.data(), n, 0, bits));
-    } else {
-      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(data.temp.data(), bytes, data.keys_in.data(),
-                                                      data.keys_out.data(), n, 0, bits));
-    }
+  return [&data, bits, pairs] {
+    const std::span<const value32> values_in =
+        pairs ? std::as_const(data.values_in).span() : std::span<const value32>{};
+    const std::span<value32> values_out = pairs ? data.values_out.span() : std::span<value32>{};
+    baselines::sort_by_bits(cuda{}, std::as_const(data.keys_in).span(), data.keys_out.span(), values_in, values_out, 0,
+                            bits, data.temp);
   };
 }
 
-/// The reduced-bit sort: label, then sort (label, key) pairs (or (label, packed key-value)).
+/// The reduced-bit sort: label, then sort (label, key) pairs (baselines::sort_by_bucket).
 template <class Identifier>
 auto reduced_bit_sort_baseline(split_data& data, const Identifier& identifier, bool pairs)
 {
-  const auto n = data.n;
-  const int bits = detail::bucket_id_bits(identifier.bucket_count());
-  if (data.labels.size() < n) {
-    data.labels = make_device_buffer<std::uint32_t>(n);
-    data.labels_out = make_device_buffer<std::uint32_t>(n);
-  }
-  if (pairs && data.packed_in.size() < n) {
-    data.packed_in = make_device_buffer<std::uint64_t>(n);
-    data.packed_out = make_device_buffer<std::uint64_t>(n);
-  }
-  std::size_t bytes = 0;
-  if (pairs) {
-    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, data.labels.data(), data.labels_out.data(),
-                                                     data.packed_in.data(), data.packed_out.data(), n, 0, bits));
-  } else {
-    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, data.labels.data(), data.labels_out.data(),
-                                                     data.keys_in.data(), data.keys_out.data(), n, 0, bits));
-  }
-  data.reserve_temp(bytes);
-  const auto blocks = static_cast<unsigned>((n + label_block_threads - 1) / label_block_threads);
-  return [&data, identifier, n, bits, pairs, bytes, blocks]() mutable {
-    label_kernel<<<blocks, label_block_threads>>>(data.keys_in.data(), n, identifier, data.labels.data());
-    if (pairs) {
-      pack_kernel<<<blocks, label_block_threads>>>(data.keys_in.data(), data.values_in.data(), n,
-                                                   data.packed_in.data());
-      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(data.temp.data(), bytes, data.labels.data(),
-                                                       data.labels_out.data(), data.packed_in.data(),
-                                                       data.packed_out.data(), n, 0, bits));
-    } else {
-      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(data.temp.data(), bytes, data.labels.data(),
-                                                       data.labels_out.data(), data.keys_in.data(),
-                                                       data.keys_out.data(), n, 0, bits));
-    }
+  return [&data, identifier, pairs] {
+    const std::span<const value32> values_in =
+        pairs ? std::as_const(data.values_in).span() : std::span<const value32>{};
+    const std::span<value32> values_out = pairs ? data.values_out.span() : std::span<value32>{};
+    baselines::sort_by_bucket(cuda{}, std::as_const(data.keys_in).span(), data.keys_out.span(), values_in, values_out,
+                              identifier, data.temp);
   };
 }
 
