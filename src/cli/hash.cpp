@@ -1,11 +1,12 @@
 // `warpdex hash`: builds a slab_map from generated unique keys (or the raw keys of a file), queries present
-// and absent keys, runs a mixed batch, and prints each step's throughput, its check, and the table's
-// utilization.
+// and absent keys, runs a mixed batch, and prints each step's warm throughput next to the baseline table,
+// its check, and the table's utilization (hash_workload.cpp).
 // With --multimap it does the same for a slab_multimap: keys with several values each, count, find_all,
 // erase of one instance and of all instances, and a mixed batch. --slab-bytes picks the slab size of
 // either table.
 #include "commands.hpp"
 #include "progress.hpp"
+#include "workloads.hpp"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
@@ -56,13 +57,6 @@ constexpr std::size_t key_bytes = sizeof(std::uint32_t);
 /// at least half of the key space must stay free.
 constexpr std::uint64_t max_input_distinct_keys = std::uint64_t{hash::max_user_key} / 2;
 
-/// The keys a run builds from and absent keys to query, in host memory.
-struct hash_workload {
-  std::vector<std::uint32_t> keys;    ///< built in this order; a file's keys may repeat
-  std::uint64_t distinct = 0;         ///< distinct keys among them
-  std::vector<std::uint32_t> absent;  ///< keys.size() keys, none of them built
-};
-
 /// Reads `path` as raw little-endian 32-bit keys. Throws warpdex::error, before anything is built, when
 /// the file cannot be read, is empty or not a whole number of keys, or holds a reserved key.
 std::vector<std::uint32_t> read_key_file(const std::string& path)
@@ -89,9 +83,9 @@ std::vector<std::uint32_t> read_key_file(const std::string& path)
 }
 
 /// The workload of a key file: its keys, and absent keys drawn by rejection from a counter-based hash.
-hash_workload file_workload(const std::string& path, std::uint64_t seed)
+hash_request file_workload(const std::string& path, std::uint64_t seed)
 {
-  hash_workload work;
+  hash_request work;
   work.keys = read_key_file(path);
   std::vector<std::uint32_t> sorted = work.keys;
   std::sort(sorted.begin(), sorted.end());
@@ -107,19 +101,6 @@ hash_workload file_workload(const std::string& path, std::uint64_t seed)
     }
   }
   return work;
-}
-
-/// The workload of 2^size_log2 generated unique keys and as many absent ones.
-template <class Backend>
-hash_workload generated_workload(const Backend& backend, const hash_options& opts)
-{
-  const std::uint64_t n = std::uint64_t{1} << opts.size_log2;
-  const key_set<std::uint32_t> set{n, opts.seed, key_order::shuffled, hash::max_user_key};
-  auto keys = make_buffer<std::uint32_t>(backend, n);
-  generate_keys(backend, set, keys.span());
-  auto absent = make_buffer<std::uint32_t>(backend, n);
-  generate_queries(backend, set, 1.0, opts.seed + 1, absent.span());
-  return {keys.to_vector(), n, absent.to_vector()};
 }
 
 /// Values each key holds in the multimap run.
@@ -145,78 +126,6 @@ double seconds_of(const Backend& backend, Work&& work)
 std::uint64_t count_of(const std::vector<operation_status>& statuses, operation_status wanted)
 {
   return static_cast<std::uint64_t>(std::count(statuses.begin(), statuses.end(), wanted));
-}
-
-template <std::uint32_t SlabBytes, class Backend>
-std::vector<timed_step> run_hash(const Backend& backend, const hash_options& opts, const hash_workload& work,
-                                 hash::slab_statistics& stats)
-{
-  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend, SlabBytes>;
-  const std::uint64_t n = work.keys.size();
-  auto keys = make_buffer<std::uint32_t>(backend, n);
-  keys.copy_from(std::span<const std::uint32_t>(work.keys));
-  auto absent = make_buffer<std::uint32_t>(backend, n);
-  absent.copy_from(std::span<const std::uint32_t>(work.absent));
-  auto queries = make_buffer<std::uint32_t>(backend, n);
-  auto values = make_buffer<std::uint32_t>(backend, n);
-  auto statuses = make_buffer<operation_status>(backend, n);
-  // Buckets for the distinct keys at base_fill; the pool also holds the mixed batch's insertions (a
-  // quarter of n), and grows if a file's keys crowd some buckets.
-  constexpr double peak_keys = 1.25;
-  map_type map(backend,
-               map_type::capacity_for(static_cast<std::uint64_t>(peak_keys * static_cast<double>(work.distinct)),
-                                      peak_keys * opts.base_fill),
-               opts.seed);
-  std::vector<timed_step> steps;
-
-  {
-    progress shown("build");
-    timed_step step{"build (insert)", n};
-    step.seconds = seconds_of(backend, [&] { map.insert(keys.span(), keys.span(), statuses.span()); });
-    const auto host_statuses = statuses.to_vector();
-    const std::uint64_t inserted = count_of(host_statuses, operation_status::inserted);
-    const std::uint64_t repeated = count_of(host_statuses, operation_status::already_present);
-    step.check = std::to_string(inserted) + " of " + std::to_string(n) + " inserted, " + std::to_string(repeated) +
-                 " repeated, expected " + std::to_string(work.distinct) + " distinct";
-    step.passed = inserted == work.distinct && inserted + repeated == n && map.size() == work.distinct;
-    steps.push_back(step);
-  }
-  for (const bool present : {true, false}) {
-    progress shown("find");
-    timed_step step{present ? "find present" : "find absent", n};
-    const auto batch = present ? keys.span() : absent.span();
-    step.seconds = seconds_of(backend, [&] { map.find(batch, values.span(), statuses.span()); });
-    const std::uint64_t found = count_of(statuses.to_vector(), operation_status::found);
-    const std::uint64_t expected = present ? n : 0;
-    step.check = std::to_string(found) + " found, expected " + std::to_string(expected);
-    step.passed = found == expected;
-    steps.push_back(step);
-  }
-  stats = map.statistics();
-  {
-    progress shown("mixed batch");
-    // A quarter each: insert absent keys, erase built keys, find built keys, find absent keys.
-    std::vector<operation> host_ops(n);
-    std::vector<std::uint32_t> batch_keys(n);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      host_ops[i] = i % 4 == 0 ? operation::insert : i % 4 == 1 ? operation::erase : operation::find;
-      batch_keys[i] = i % 4 == 0 || i % 4 == 3 ? work.absent[i] : work.keys[i];
-    }
-    auto ops = make_buffer<operation>(backend, n);
-    ops.copy_from(std::span<const operation>(host_ops));
-    queries.copy_from(std::span<const std::uint32_t>(batch_keys));
-    timed_step step{"mixed batch", n};
-    step.seconds = seconds_of(
-        backend, [&] { map.execute(ops.span(), queries.span(), queries.span(), values.span(), statuses.span()); });
-    const auto host_statuses = statuses.to_vector();
-    const std::uint64_t size = map.size();
-    const std::uint64_t expected = work.distinct + count_of(host_statuses, operation_status::inserted) -
-                                   count_of(host_statuses, operation_status::erased);
-    step.check = std::to_string(size) + " keys after, expected " + std::to_string(expected);
-    step.passed = size == expected && count_of(host_statuses, operation_status::out_of_memory) == 0;
-    steps.push_back(step);
-  }
-  return steps;
 }
 
 /// Pairs of the multimap run: 2^size_log2, rounded down to whole keys, at least one key's values.
@@ -390,18 +299,38 @@ void print_hash(const global_options& globals, const hash_options& opts)
         slab_bytes, choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2, opts.base_fill,
         static_cast<unsigned long long>(opts.seed));
   }
-  // A key file is read and checked before any table is built.
-  const hash_workload from_file = opts.input.empty() ? hash_workload{} : file_workload(opts.input, opts.seed);
+  if (!opts.multimap) {
+    // A key file is read and checked before any table is built.
+    hash_request request =
+        opts.input.empty() ? generated_hash_request(opts.size_log2, opts.seed) : file_workload(opts.input, opts.seed);
+    request.base_fill = opts.base_fill;
+    request.seed = opts.seed;
+    request.slab_bytes = opts.slab_bytes;
+    std::string statistics;
+    std::vector<measurement> results;
+    {
+      progress shown("build, finds and a mixed batch, each next to the baseline table");
+      results = measure_hash(choice, request, cli_timing, statistics);
+    }
+    bool all_passed = true;
+    for (const measurement& m : results) {
+      std::printf("%s\n", m.operation.c_str());
+      print_measurement(m);
+      all_passed = all_passed && m.ok();
+    }
+    std::printf("%s\n", statistics.c_str());
+    WARPDEX_EXPECTS(all_passed, "hash: a step failed its check");
+    return;
+  }
+  // The multimap has no benchmark rows: each of its steps runs once, timed alone.
   hash::slab_statistics stats;
   const auto steps = visit_backend(choice, [&](const auto& backend) {
     return visit_slab_bytes(opts.slab_bytes, [&](auto slab_bytes) {
-      if (opts.multimap) { return run_multimap<decltype(slab_bytes)::value>(backend, opts, stats); }
-      return run_hash<decltype(slab_bytes)::value>(
-          backend, opts, opts.input.empty() ? generated_workload(backend, opts) : from_file, stats);
+      return run_multimap<decltype(slab_bytes)::value>(backend, opts, stats);
     });
   });
   bool all_passed = true;
-  std::printf("%-18s %12s  %s\n", "step", "Mops/s", "check");
+  std::printf("%-18s %12s  %s\n", "step (one run)", "Mops/s", "check");
   for (const timed_step& step : steps) {
     std::printf("%-18s %12.1f  %s: %s\n", step.what.c_str(), static_cast<double>(step.operations) / step.seconds / 1e6,
                 step.passed ? "ok" : "FAILED", step.check.c_str());

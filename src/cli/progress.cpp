@@ -39,7 +39,10 @@ void progress::display_until_done()
   do {
     const double fraction = fraction_.load(std::memory_order_relaxed);
     if (fraction >= 0) {
-      std::fprintf(stderr, "\r\033[K%s %3.0f%%  %.1f s", step_.c_str(), 100 * fraction, elapsed_seconds());
+      constexpr int bar_width = 20;
+      const int filled = static_cast<int>(fraction * bar_width + 0.5);
+      std::fprintf(stderr, "\r\033[K[%.*s%*s] %3.0f%%  %s  %.1f s", filled, "####################", bar_width - filled,
+                   "", 100 * fraction, step_.c_str(), elapsed_seconds());
     } else {
       std::fprintf(stderr, "\r\033[K%s  %.1f s", step_.c_str(), elapsed_seconds());
     }

@@ -18,7 +18,7 @@ class progress {
   progress& operator=(const progress&) = delete;
   ~progress();
 
-  /// Fraction of the step done, in [0, 1]; steps that cannot tell show the elapsed time only.
+  /// Fraction of the step done, in [0, 1], shown as a bar; steps that cannot tell show the elapsed time only.
   void update(double fraction) { fraction_.store(fraction, std::memory_order_relaxed); }
 
   /// Seconds since the step started.
