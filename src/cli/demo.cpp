@@ -1,144 +1,196 @@
-// `warpdex demo`: the main job. Generates every kind of input warpdex's tests and benchmarks use on the
-// selected backend, checks each on the host against its definition, and reports the throughput.
+// `warpdex demo`: the main job, a tour of the library. Every family runs its main operation on generated
+// data sized to the backend, each timed warm next to the baseline a user would otherwise call and
+// checked against an oracle (workloads.hpp); one table at the end, optionally written as JSON.
 #include "commands.hpp"
+#include "measurement.hpp"
 #include "progress.hpp"
+#include "workloads.hpp"
 
-#include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/generate.hpp>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace warpdex::cli {
 namespace {
 
-using key_type = std::uint32_t;
+/// Elements per input unless --size-log2 says otherwise: about a second of work per step on each backend.
+constexpr std::uint32_t cuda_size_log2 = 26;
+constexpr std::uint32_t host_size_log2 = 22;
+/// The tour's steps hold at most this many bytes per element at once (the hash step: keys, absent
+/// keys, the mixed batch, values, statuses, the table and its baseline): the size is lowered until
+/// that fits in half of the free memory.
+constexpr std::uint64_t peak_bytes_per_element = 96;
+/// Warm-up and timed runs: the benchmark's rule (median of at least 10) on the GPU; fewer on the host,
+/// whose baselines run for seconds, so that the tour stays within minutes on two cores.
+constexpr timing_options cuda_tour_timing{2, 10};
+constexpr timing_options host_tour_timing{1, 5};
 
 struct demo_options {
-  std::uint32_t size_log2 = 22;
+  std::uint32_t size_log2 = 0;  ///< 0: the backend's default
   std::uint64_t seed = 1;
+  std::vector<std::string> families;  ///< empty: all
+  std::string json;
 };
 
-struct step_result {
+/// One step of the tour: a family's operation on n generated elements.
+struct tour_step {
+  std::string family;
   std::string what;
-  double seconds = 0;
-  std::string check;
-  bool passed = false;
+  std::function<std::vector<measurement>(backend_choice, std::uint32_t size_log2, std::uint64_t seed,
+                                         const timing_options&)>
+      run;
 };
 
-std::uint64_t distinct_count(std::vector<key_type> keys)
+std::vector<std::uint32_t> generated_keys(std::uint32_t size_log2, std::uint64_t seed)
 {
-  std::sort(keys.begin(), keys.end());
-  return static_cast<std::uint64_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+  std::vector<std::uint32_t> keys(std::uint64_t{1} << size_log2);
+  generate_keys(host{}, key_set<std::uint32_t>{keys.size(), seed}, std::span<std::uint32_t>(keys));
+  return keys;
 }
 
-/// Runs `generate` on the backend into a fresh buffer of n keys and returns them on the host with the
-/// generation time (synchronized, so the time is the backend's).
-template <class Backend, class Generate>
-std::vector<key_type> timed_generate(const Backend& backend, std::uint64_t n, double& seconds, Generate&& generate)
+const std::vector<tour_step>& tour()
 {
-  auto keys = make_buffer<key_type>(backend, n);
-  const auto started = std::chrono::steady_clock::now();
-  generate(keys.span());
-  backend.synchronize();
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return keys.to_vector();
+  static const std::vector<tour_step> steps = {
+    {"split", "multisplit of keys into 32 buckets",
+     [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
+       return std::vector<measurement>{
+           measure_multisplit(backend, generated_keys(size_log2, seed), split_request{"bits", 32, 0, false}, timing)};
+     }},
+    {"split", "radix sort of keys",
+     [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
+       return std::vector<measurement>{measure_radix_sort(backend, generated_keys(size_log2, seed), timing)};
+     }},
+    {"hash", "slab_map build and find",
+     [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
+       hash_request request = generated_hash_request(size_log2, seed);
+       request.mixed = false;
+       std::string statistics;
+       return measure_hash(backend, request, timing, statistics);
+     }},
+#if WARPDEX_CLI_LSM
+    {"lsm", "lsm_map batched inserts and lookups",
+     [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
+       const std::uint32_t batch_log2 = std::min<std::uint32_t>(16, size_log2);
+       return measure_lsm(backend, lsm_request{batch_log2, std::uint64_t{1} << (size_log2 - batch_log2), seed}, timing);
+     }},
+#endif
+    {"search", "sorted-array search",
+     [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
+       return measure_search(backend, search_request{size_log2, size_log2, 0.5, false, seed}, {"automatic"}, timing);
+     }},
+    {"grep", "fixed-string search of text",
+     [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
+       return measure_string_match(backend, string_match_request{size_log2 + 2, seed}, timing);
+     }},
+  };
+  return steps;
 }
 
-template <class Backend>
-std::vector<step_result> run_demo(const Backend& backend, const demo_options& opts)
+/// The families a tour can visit, for --family's check.
+std::vector<std::string> family_names()
 {
-  const std::uint64_t n = std::uint64_t{1} << opts.size_log2;
-  std::vector<step_result> results;
-  const key_set<key_type> unique_set{n, opts.seed};
-  const key_set<key_type> sorted_set{n, opts.seed, key_order::sorted};
+  std::vector<std::string> names;
+  for (const tour_step& step : tour()) {
+    if (std::find(names.begin(), names.end(), step.family) == names.end()) { names.push_back(step.family); }
+  }
+  return names;
+}
 
-  {
-    progress shown("unique keys");
-    step_result step{"unique keys"};
-    const auto keys =
-        timed_generate(backend, n, step.seconds, [&](auto out) { generate_keys(backend, unique_set, out); });
-    const std::uint64_t distinct = distinct_count(keys);
-    step.check = std::to_string(distinct) + " distinct of " + std::to_string(n);
-    step.passed = distinct == n;
-    results.push_back(step);
+/// The default size of the backend, lowered until the tour's peak fits in half of the free memory.
+std::uint32_t tour_size_log2(backend_choice backend, std::uint32_t asked)
+{
+  std::uint32_t size_log2 = asked != 0 ? asked : backend == backend_choice::cuda ? cuda_size_log2 : host_size_log2;
+  std::uint64_t free_bytes = 0;
+  if (backend == backend_choice::cuda) {
+    free_bytes = query_device(0).free_memory_bytes;
+  } else {
+    free_bytes =
+        static_cast<std::uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   }
-  {
-    progress shown("sorted keys");
-    step_result step{"sorted keys"};
-    const auto keys =
-        timed_generate(backend, n, step.seconds, [&](auto out) { generate_keys(backend, sorted_set, out); });
-    step.passed = std::adjacent_find(keys.begin(), keys.end(), std::greater_equal<>()) == keys.end();
-    step.check = step.passed ? "strictly increasing" : "NOT strictly increasing";
-    results.push_back(step);
+  const auto fits = [&](std::uint32_t log2) { return (peak_bytes_per_element << log2) <= free_bytes / 2; };
+  if (asked != 0) {
+    WARPDEX_EXPECTS(fits(size_log2), "demo --size-log2 " + std::to_string(asked) + ": the tour needs about " +
+                                         std::to_string((peak_bytes_per_element << size_log2) >> 20) +
+                                         " MiB, more than half of the " + std::to_string(free_bytes >> 20) +
+                                         " MiB free on the " + (backend == backend_choice::cuda ? "GPU" : "host"));
+    return size_log2;
   }
-  {
-    progress shown("keys with 25% duplicates");
-    step_result step{"keys, 25% duplicates"};
-    const auto keys = timed_generate(backend, n, step.seconds,
-                                     [&](auto out) { generate_keys_with_duplicates(backend, out, 0.25, opts.seed); });
-    const std::uint64_t distinct = distinct_count(keys);
-    const std::uint64_t expected = n - n / 4;
-    step.check = std::to_string(distinct) + " distinct, expected " + std::to_string(expected);
-    step.passed = distinct == expected;
-    results.push_back(step);
+  while (size_log2 > 10 && !fits(size_log2)) { --size_log2; }
+  return size_log2;
+}
+
+void run_demo(const global_options& globals, const demo_options& opts)
+{
+  const std::vector<std::string> known = family_names();
+  for (const std::string& family : opts.families) {
+    WARPDEX_EXPECTS(std::find(known.begin(), known.end(), family) != known.end(),
+                    "demo --family: no family '" + family + "'; the tour has split, hash, " +
+#if WARPDEX_CLI_LSM
+                        "lsm, " +
+#endif
+                        "search and grep");
   }
-  {
-    progress shown("Zipf keys");
-    step_result step{"Zipf keys, s = 1"};
-    const key_set<key_type> pool{n / 16, opts.seed};
-    const auto keys = timed_generate(backend, n, step.seconds,
-                                     [&](auto out) { generate_zipf_keys(backend, pool, 1.0, opts.seed, out); });
-    std::vector<key_type> ranked_keys(3);
-    generate_keys(host{}, key_set<key_type>{3, opts.seed}, std::span<key_type>(ranked_keys));
-    // Rank r has probability ~ 1/r: the top keys must appear in decreasing counts.
-    std::uint64_t counts[3];
-    for (int rank = 0; rank < 3; ++rank) {
-      counts[rank] = static_cast<std::uint64_t>(std::count(keys.begin(), keys.end(), ranked_keys[rank]));
+  const backend_choice backend = selected_backend(globals);
+  const std::uint32_t size_log2 = tour_size_log2(backend, opts.size_log2);
+  const timing_options timing = backend == backend_choice::cuda ? cuda_tour_timing : host_tour_timing;
+  std::vector<const tour_step*> chosen;
+  for (const tour_step& step : tour()) {
+    if (opts.families.empty() ||
+        std::find(opts.families.begin(), opts.families.end(), step.family) != opts.families.end()) {
+      chosen.push_back(&step);
     }
-    step.check = "top ranks " + std::to_string(counts[0]) + " > " + std::to_string(counts[1]) + " > " +
-                 std::to_string(counts[2]);
-    step.passed = counts[0] > counts[1] && counts[1] > counts[2];
-    results.push_back(step);
   }
-  {
-    progress shown("queries, half absent");
-    step_result step{"queries, 50% absent"};
-    const auto queries = timed_generate(backend, n, step.seconds,
-                                        [&](auto out) { generate_queries(backend, sorted_set, 0.5, opts.seed, out); });
-    std::vector<key_type> keys(n);
-    generate_keys(host{}, sorted_set, std::span<key_type>(keys));
-    const auto absent = static_cast<std::uint64_t>(std::count_if(
-        queries.begin(), queries.end(), [&](key_type q) { return !std::binary_search(keys.begin(), keys.end(), q); }));
-    step.check = std::to_string(absent) + " absent, expected " + std::to_string(n / 2);
-    step.passed = absent == n / 2;
-    results.push_back(step);
-  }
-  return results;
-}
+  std::printf(
+      "warpdex demo: backend %s, 2^%u elements per step, seed %llu, %zu steps; each rate is the median of %d "
+      "runs after %d warm-up, next to its baseline in the same run\n",
+      backend == backend_choice::cuda ? "cuda" : "host", size_log2, static_cast<unsigned long long>(opts.seed),
+      chosen.size(), timing.repetitions, timing.warmup);
+  std::fflush(stdout);
 
-void print_demo(const global_options& globals, const demo_options& opts)
-{
-  const backend_choice choice = selected_backend(globals);
-  const std::uint64_t n = std::uint64_t{1} << opts.size_log2;
-  std::printf("warpdex demo: backend %s, n = 2^%u 32-bit keys, seed %llu\n",
-              choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2,
-              static_cast<unsigned long long>(opts.seed));
-  const auto results = visit_backend(choice, [&](const auto& backend) { return run_demo(backend, opts); });
-  bool all_passed = true;
-  std::printf("%-24s %12s  %s\n", "generated", "Mkeys/s", "check");
-  for (const step_result& step : results) {
-    std::printf("%-24s %12.1f  %s: %s\n", step.what.c_str(), static_cast<double>(n) / step.seconds / 1e6,
-                step.passed ? "ok" : "FAILED", step.check.c_str());
-    all_passed = all_passed && step.passed;
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<measurement> rows;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const tour_step& step = *chosen[i];
+    progress shown("[" + std::to_string(i + 1) + "/" + std::to_string(chosen.size()) + "] " + step.family + ": " +
+                   step.what);
+    shown.update(static_cast<double>(i) / static_cast<double>(chosen.size()));
+    for (measurement& m : step.run(backend, size_log2, opts.seed, timing)) { rows.push_back(std::move(m)); }
   }
-  WARPDEX_EXPECTS(all_passed, "demo: a generated input failed its check");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  print_table(rows);
+  const auto failed = std::count_if(rows.begin(), rows.end(), [](const measurement& m) { return !m.ok(); });
+  std::printf("\n%zu operations, %lld failed their check, %.1f s in all\n", rows.size(), static_cast<long long>(failed),
+              seconds);
+  if (!opts.json.empty()) {
+    nlohmann::json record;
+    record["backend"] = backend == backend_choice::cuda ? "cuda" : "host";
+    if (backend == backend_choice::cuda) { record["gpu"] = query_device(0).name; }
+    record["size_log2"] = size_log2;
+    record["seed"] = opts.seed;
+    record["warmup"] = timing.warmup;
+    record["repetitions"] = timing.repetitions;
+    record["seconds"] = seconds;
+    record["rows"] = to_json(rows);
+    std::ofstream file(opts.json);
+    WARPDEX_EXPECTS(file.good(), "demo --json: cannot write " + opts.json);
+    file << record.dump(2) << '\n';
+    WARPDEX_EXPECTS(file.good(), "demo --json: writing " + opts.json + " failed");
+    std::printf("table written to %s\n", opts.json.c_str());
+  }
+  WARPDEX_EXPECTS(failed == 0, "demo: " + std::to_string(failed) + " operation(s) failed their check");
 }
 
 }  // namespace
@@ -146,10 +198,16 @@ void print_demo(const global_options& globals, const demo_options& opts)
 void add_demo_command(CLI::App& app, const global_options& globals)
 {
   auto opts = std::make_shared<demo_options>();
-  CLI::App* demo = app.add_subcommand("demo", "Run the main job on generated data and check every result");
-  demo->add_option("--size-log2", opts->size_log2, "Keys per input, as a power of two")->check(CLI::Range(1, 30));
+  CLI::App* demo = app.add_subcommand(
+      "demo", "Tour every family on generated data: warm rates next to their baselines, every result checked");
+  demo->add_option("--size-log2", opts->size_log2,
+                   "Elements per step, as a power of two (default: 26 on cuda, 22 on host, lowered to fit memory)")
+      ->check(CLI::Range(1, 28));
   demo->add_option("--seed", opts->seed, "Seed of every generated input");
-  demo->callback([opts, &globals] { print_demo(globals, *opts); });
+  demo->add_option("--family", opts->families, "Visit only these families (split, hash, lsm, search, grep)")
+      ->delimiter(',');
+  demo->add_option("--json", opts->json, "Also write the table to FILE as JSON")->type_name("FILE");
+  demo->callback([opts, &globals] { run_demo(globals, *opts); });
 }
 
 }  // namespace warpdex::cli
