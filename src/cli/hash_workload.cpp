@@ -19,11 +19,6 @@ namespace {
 using hash::operation;
 using hash::operation_status;
 
-double seconds_since(std::chrono::steady_clock::time_point started)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-}
-
 std::uint64_t count_of(const std::vector<operation_status>& statuses, operation_status wanted)
 {
   return static_cast<std::uint64_t>(std::count(statuses.begin(), statuses.end(), wanted));
@@ -94,12 +89,7 @@ std::vector<measurement> hash_on(const Backend& backend, const hash_request& req
     baseline_build();
   };
   const auto step = [&](std::string operation_name) {
-    measurement m;
-    m.family = "hash";
-    m.operation = std::move(operation_name);
-    m.backend = std::string(Backend::name);
-    m.n = n;
-    m.unit = "Gops/s";
+    measurement m = make_measurement("hash", std::move(operation_name), Backend::name, n, "Gops/s");
     m.setup_seconds = setup_seconds;
     m.baseline = std::remove_cvref_t<decltype(baseline)>::name();
     m.checked = true;

@@ -17,15 +17,10 @@ namespace {
 using key_type = std::uint32_t;
 using value_type = std::uint32_t;
 
-double seconds_since(std::chrono::steady_clock::time_point started)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-}
-
 template <class Backend>
 std::vector<measurement> lsm_on(const Backend& backend, const lsm_request& request, const timing_options& timing)
 {
-  const backend_choice choice = Backend::name == "cuda" ? backend_choice::cuda : backend_choice::host;
+  const backend_choice choice = choice_of<Backend>();
   const std::uint64_t batch = std::uint64_t{1} << request.batch_log2;
   const std::uint64_t n = batch * request.batches;
   WARPDEX_EXPECTS(request.batches >= 1 && n <= UINT32_MAX, "lsm: between 1 and 2^32 - 1 keys in all");
@@ -50,12 +45,8 @@ std::vector<measurement> lsm_on(const Backend& backend, const lsm_request& reque
   const auto query_span = std::as_const(queries).span();
   std::vector<measurement> results;
   {
-    measurement m;
-    m.family = "lsm";
-    m.operation = "lsm_map insert, batches of " + size_text(batch);
-    m.backend = std::string(Backend::name);
-    m.n = n;
-    m.unit = "Gpairs/s";
+    measurement m =
+        make_measurement("lsm", "lsm_map insert, batches of " + size_text(batch), Backend::name, n, "Gpairs/s");
     m.setup_seconds = setup_seconds;
     m.baseline = baselines::sorted_array_map::name(choice);
     m.baseline_ms = median_ms(
@@ -85,12 +76,7 @@ std::vector<measurement> lsm_on(const Backend& backend, const lsm_request& reque
     results.push_back(std::move(m));
   }
   {
-    measurement m;
-    m.family = "lsm";
-    m.operation = "lsm_map lookup, half absent";
-    m.backend = std::string(Backend::name);
-    m.n = n;
-    m.unit = "Gqueries/s";
+    measurement m = make_measurement("lsm", "lsm_map lookup, half absent", Backend::name, n, "Gqueries/s");
     m.setup_seconds = setup_seconds;
     m.baseline = baselines::lower_bound_name(choice) + " on the sorted array";
     const std::span<const key_type> sorted_keys(sorted.keys(), sorted.size());

@@ -19,6 +19,23 @@ std::pair<double, std::string> readable(double value, const std::string& unit)
 
 }  // namespace
 
+measurement make_measurement(std::string family, std::string operation, std::string_view backend, std::uint64_t n,
+                             std::string unit)
+{
+  measurement m;
+  m.family = std::move(family);
+  m.operation = std::move(operation);
+  m.backend = std::string(backend);
+  m.n = n;
+  m.unit = std::move(unit);
+  return m;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point started)
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
 std::string size_text(std::uint64_t n)
 {
   if (n > 0 && std::has_single_bit(n)) { return "2^" + std::to_string(std::countr_zero(n)); }

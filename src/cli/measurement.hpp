@@ -8,8 +8,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warpdex::cli {
@@ -39,6 +41,20 @@ struct measurement {
  private:
   [[nodiscard]] double rate(double ms) const { return ms > 0 ? static_cast<double>(n) / (ms * 1e6) : 0; }
 };
+
+/// A measurement with its identity filled in (the rest comes from the run).
+[[nodiscard]] measurement make_measurement(std::string family, std::string operation, std::string_view backend,
+                                           std::uint64_t n, std::string unit);
+
+/// Seconds since `started` on a steady clock: setup and check times.
+[[nodiscard]] double seconds_since(std::chrono::steady_clock::time_point started);
+
+/// The choice that names a backend type, for the baselines' names.
+template <class Backend>
+constexpr backend_choice choice_of()
+{
+  return Backend::name == "host" ? backend_choice::host : backend_choice::cuda;
+}
 
 /// The warm-up and repetitions the CLI times with unless told otherwise: the benchmark's defaults.
 inline constexpr timing_options cli_timing{3, 15};

@@ -16,16 +16,11 @@ namespace {
 
 using key_type = std::uint32_t;
 
-double seconds_since(std::chrono::steady_clock::time_point started)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-}
-
 template <class Backend>
 std::vector<measurement> search_on(const Backend& backend, const search_request& request,
                                    const std::vector<std::string>& algorithms, const timing_options& timing)
 {
-  const backend_choice choice = Backend::name == "cuda" ? backend_choice::cuda : backend_choice::host;
+  const backend_choice choice = choice_of<Backend>();
   const std::uint64_t n = std::uint64_t{1} << request.keys_log2;
   const std::uint64_t q = std::uint64_t{1} << request.queries_log2;
   auto started = std::chrono::steady_clock::now();
@@ -53,16 +48,12 @@ std::vector<measurement> search_on(const Backend& backend, const search_request&
   std::vector<measurement> results;
   for (const std::string& name : algorithms) {
     const search_algorithm algorithm = parse_search_algorithm(name);
-    measurement m;
-    m.family = "search";
-    m.operation =
-        "lower_bound " + name +
-        (algorithm == search_algorithm::automatic ? " (" + std::string(to_string(index.choose(query_span))) + ")"
-                                                  : std::string()) +
-        ", " + (request.sorted_queries ? "sorted" : "random") + " queries";
-    m.backend = std::string(Backend::name);
-    m.n = q;
-    m.unit = "Gqueries/s";
+    const std::string chosen = algorithm == search_algorithm::automatic
+                                   ? " (" + std::string(to_string(index.choose(query_span))) + ")"
+                                   : std::string();
+    measurement m = make_measurement(
+        "search", "lower_bound " + name + chosen + ", " + (request.sorted_queries ? "sorted" : "random") + " queries",
+        Backend::name, q, "Gqueries/s");
     m.setup_seconds = setup_seconds;
     m.baseline = baselines::lower_bound_name(choice) + " over " + size_text(n) + " keys";
     m.baseline_ms = baseline_ms;

@@ -18,11 +18,6 @@ namespace {
 
 using key_type = std::uint32_t;
 
-double seconds_since(std::chrono::steady_clock::time_point started)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-}
-
 std::uint32_t bucket_bits(std::uint32_t m)
 {
   std::uint32_t bits = 0;
@@ -53,13 +48,10 @@ measurement run_split(const Backend& backend, const std::vector<key_type>& keys,
                       const BackendIdentifier& identifier, std::string baseline_name, Baseline&& baseline)
 {
   const std::uint64_t n = keys.size();
-  measurement m;
-  m.family = "split";
-  m.operation = std::string("multisplit ") + (request.pairs ? "pairs" : "keys") + ", " + request.identifier +
-                " m=" + std::to_string(identifier.bucket_count());
-  m.backend = std::string(Backend::name);
-  m.n = n;
-  m.unit = request.pairs ? "Gpairs/s" : "Gkeys/s";
+  measurement m = make_measurement("split",
+                                   std::string("multisplit ") + (request.pairs ? "pairs" : "keys") + ", " +
+                                       request.identifier + " m=" + std::to_string(identifier.bucket_count()),
+                                   Backend::name, n, request.pairs ? "Gpairs/s" : "Gkeys/s");
 
   auto started = std::chrono::steady_clock::now();
   auto keys_in = make_buffer<key_type>(backend, n);
@@ -119,7 +111,7 @@ measurement split_on(const Backend& backend, const std::vector<key_type>& keys, 
   const std::uint32_t m = request.buckets;
   WARPDEX_EXPECTS(m >= 1, "split: --buckets must be at least 1");
   baselines::scratch temp;
-  const backend_choice choice = Backend::name == "cuda" ? backend_choice::cuda : backend_choice::host;
+  const backend_choice choice = choice_of<Backend>();
   if (request.identifier == "bits") {
     const bit_field_buckets identifier{request.shift, bucket_bits(m)};
     WARPDEX_EXPECTS(request.shift + identifier.bits <= 32, "split: the bit field [" + std::to_string(request.shift) +
@@ -163,13 +155,8 @@ template <class Backend>
 measurement radix_sort_on(const Backend& backend, const std::vector<key_type>& keys, const timing_options& timing)
 {
   const std::uint64_t n = keys.size();
-  const backend_choice choice = Backend::name == "cuda" ? backend_choice::cuda : backend_choice::host;
-  measurement m;
-  m.family = "split";
-  m.operation = "radix_sort keys32";
-  m.backend = std::string(Backend::name);
-  m.n = n;
-  m.unit = "Gkeys/s";
+  const backend_choice choice = choice_of<Backend>();
+  measurement m = make_measurement("split", "radix_sort keys32", Backend::name, n, "Gkeys/s");
   auto started = std::chrono::steady_clock::now();
   auto keys_in = make_buffer<key_type>(backend, n);
   keys_in.copy_from(keys);

@@ -16,11 +16,6 @@
 namespace warpdex::cli {
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point started)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-}
-
 /// Text of lower-case words over a small alphabet (so that the pattern's prefixes recur, as in prose)
 /// with the pattern planted about every 4 KiB.
 std::vector<std::uint8_t> generated_text(std::uint64_t bytes, std::string_view pattern, std::uint64_t seed)
@@ -74,12 +69,7 @@ std::vector<measurement> string_match_on(const Backend& backend, const string_ma
   auto stored = make_buffer<std::uint8_t>(backend, n);
   stored.copy_from(std::span<const std::uint8_t>(text));
   backend.synchronize();
-  measurement m;
-  m.family = "grep";
-  m.operation = "count_matches of an 8-byte pattern";
-  m.backend = std::string(Backend::name);
-  m.n = n;
-  m.unit = "GB/s";
+  measurement m = make_measurement("grep", "count_matches of an 8-byte pattern", Backend::name, n, "GB/s");
   m.setup_seconds = seconds_since(started);
   m.baseline = "std::boyer_moore_horspool_searcher, " + std::to_string(omp_get_max_threads()) + " host threads";
   std::uint64_t expected = 0;
