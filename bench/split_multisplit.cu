@@ -226,7 +226,18 @@ std::string row_name(bool pairs, const char* kind, std::uint32_t m)
 
 void run_multisplit(context& ctx)
 {
-  if (!ctx.selected("multisplit/")) { return; }
+  // Nothing is generated unless some row is selected (names as the loops below build them).
+  bool any = false;
+  for (const bool pairs : {false, true}) {
+    for (const char* kind : {"bits", "delta", "splitters"}) {
+      for (const std::uint32_t m : {2U, 3U, 8U, 32U, 64U, 256U, 1000U, 1024U, 4096U}) {
+        for (const char* suffix : {"", "/three_pass", "/single_pass", "/super_bucket", "/reduced_bit_sort"}) {
+          any = any || ctx.selected(row_name(pairs, kind, m) + suffix);
+        }
+      }
+    }
+  }
+  if (!any) { return; }
   split_data data(ctx.n());
   data.generate(0xffffffffU);
   for (const bool pairs : {false, true}) {
