@@ -24,3 +24,20 @@ cmake --install build-host --prefix build-host/install
 cmake -S examples/consumer -B build-consumer -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build-host/install"
 cmake --build build-consumer -j "$build_jobs"
 build-consumer/warpdex_consumer
+
+echo "== plots"
+# tools/plot.py on a committed record: every chart written and non-empty; a malformed record is refused.
+tools/python-env.sh
+plots=$(mktemp -d)
+.venv/bin/python tools/plot.py -o "$plots" bench/results/2026-11-21-nvidia-h200-round4-final.json
+for chart in slab_map-ratio slab_map-sol slab_map-sweep copy-sol; do
+  [ -s "$plots/$chart.png" ] || { echo "tools/plot.py wrote no $chart.png"; exit 1; }
+done
+printf '{"rows": [{"name": "x/y", "value": "fast", "verified": true}]}' > "$plots/bad.json"
+if .venv/bin/python tools/plot.py -o "$plots" "$plots/bad.json" 2> "$plots/bad.log"; then
+  echo "tools/plot.py accepted a malformed record"; exit 1
+fi
+.venv/bin/python tools/plot.py -o "$plots/newest" --family slab_map  # the newest record of a family
+[ -s "$plots/newest/slab_map-ratio.png" ] || { echo "tools/plot.py: no chart from the newest record"; exit 1; }
+grep -q 'bad.json: row 0 (x/y): "value" must be a finite number' "$plots/bad.log" || { cat "$plots/bad.log"; exit 1; }
+rm -rf "$plots"
