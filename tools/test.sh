@@ -41,3 +41,9 @@ fi
 [ -s "$plots/newest/slab_map-ratio.png" ] || { echo "tools/plot.py: no chart from the newest record"; exit 1; }
 grep -q 'bad.json: row 0 (x/y): "value" must be a finite number' "$plots/bad.log" || { cat "$plots/bad.log"; exit 1; }
 rm -rf "$plots"
+
+echo "== api reference"
+# Doxygen over the public headers (Doxyfile); any warning is an error.
+rm -rf build-docs
+doxygen Doxyfile
+[ -s build-docs/html/index.html ] || { echo "doxygen wrote no build-docs/html/index.html"; exit 1; }
