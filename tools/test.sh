@@ -2,7 +2,9 @@
 # Installs what is missing, then builds and runs every test:
 #  1. the full build (CUDA backend when nvcc is found): all suites; GPU tests skip, saying why, without a GPU;
 #  2. the host-only build (no CUDA at all), which must build and pass on its own;
-#  3. the examples/consumer project, built against the installed package through find_package(warpdex).
+#  3. the examples/consumer project, built against the installed package through find_package(warpdex);
+#  4. the guides' examples (examples/*_example.cpp, the same code as in docs/), built that way and run;
+#  5. tools/plot.py on a committed benchmark record; 6. the API reference (doxygen, warnings are errors).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -24,3 +26,40 @@ cmake --install build-host --prefix build-host/install
 cmake -S examples/consumer -B build-consumer -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build-host/install"
 cmake --build build-consumer -j "$build_jobs"
 build-consumer/warpdex_consumer
+
+echo "== examples"
+# The family guides' examples (docs/<family>.md shows each verbatim: checked first), built against the
+# installed package and run on the host backend; each checks its own result.
+python3 tools/check-docs.py
+rm -rf build-examples
+cmake -S examples -B build-examples -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build-host/install"
+cmake --build build-examples -j "$build_jobs"
+ctest --test-dir build-examples --output-on-failure
+
+echo "== plots"
+# tools/plot.py on a committed record: every chart written and non-empty; a malformed record is refused.
+tools/python-env.sh
+plots=$(mktemp -d)
+.venv/bin/python tools/plot.py -o "$plots" bench/results/2026-11-21-nvidia-h200-round4-final.json
+for chart in slab_map-ratio slab_map-sol slab_map-sweep copy-sol; do
+  [ -s "$plots/$chart.png" ] || { echo "tools/plot.py wrote no $chart.png"; exit 1; }
+done
+.venv/bin/python tools/plot.py -o "$plots/newest" --family slab_map  # the newest record of a family
+[ -s "$plots/newest/slab_map-ratio.png" ] || { echo "tools/plot.py: no chart from the newest record"; exit 1; }
+refused() {  # refused FILE_CONTENT EXPECTED_MESSAGE: tools/plot.py exits non-zero, saying what is wrong
+  printf '%s' "$1" > "$plots/bad.json"
+  if .venv/bin/python tools/plot.py -o "$plots" "$plots/bad.json" 2> "$plots/bad.log"; then
+    echo "tools/plot.py accepted a malformed record: $1"; exit 1
+  fi
+  grep -qF "$2" "$plots/bad.log" || { echo "expected: $2"; cat "$plots/bad.log"; exit 1; }
+}
+refused '{"rows": [{"name": "x/y", "value": "fast", "verified": true}]}' 'bad.json: row 0 (x/y): "value" must be a finite number'
+refused '{"rows": [' 'bad.json: not JSON'
+refused '{"commit": "abc"}' 'bad.json: no "rows" list'
+rm -rf "$plots"
+
+echo "== api reference"
+# Doxygen over the public headers (Doxyfile); any warning is an error.
+rm -rf build-docs
+doxygen Doxyfile
+[ -s build-docs/html/index.html ] || { echo "doxygen wrote no build-docs/html/index.html"; exit 1; }

@@ -37,9 +37,11 @@ enum class match_algorithm {
 [[nodiscard]] match_algorithm parse_match_algorithm(std::string_view text);
 
 /// How many positions p have text[p, p + m) == pattern (m = pattern.size()).
+/// @param backend  `warpdex::cuda` or `warpdex::host`; the work runs on it
 /// @param text     in the backend's memory (device memory for cuda); may be empty
 /// @param pattern  in host memory, any length >= 1; an empty pattern throws `warpdex::error` (it would
 ///                 match everywhere). A pattern longer than the text has no occurrences: the result is 0.
+/// @param algorithm  which scan (`match_algorithm`); every one gives the same count
 /// Waits for the backend. O(n + candidates * m / 32) work.
 template <class Backend>
 [[nodiscard]] std::uint64_t count_matches(const Backend& backend, std::span<const std::uint8_t> text,
@@ -62,6 +64,7 @@ inline constexpr std::size_t max_patterns_per_pass = 256;
 /// one pass over the text. Each window's last L = min(8, shortest pattern) bytes are looked up in a table of
 /// the patterns' first L bytes; every pattern starting with them that fits in the text is verified byte
 /// by byte, so counts are exact.
+/// @param backend   `warpdex::cuda` or `warpdex::host`; the work runs on it
 /// @param text      in the backend's memory (device memory for cuda); may be empty
 /// @param patterns  in host memory: 1 to `max_patterns_per_pass` patterns, each non-empty, any lengths;
 ///                  equal patterns are each counted. Otherwise throws `warpdex::error` before any work.

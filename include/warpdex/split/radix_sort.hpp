@@ -22,7 +22,7 @@ namespace warpdex {
 enum class sort_order { ascending, descending };
 
 /// Bits of one radix sort pass unless the caller names another width: 256 buckets, the direct
-/// multisplit's largest bucket count (a per-GPU default comes from the rows radix_sort/keys32/digit=<d>).
+/// multisplit's largest bucket count (a per-GPU default comes from the rows `radix_sort/keys32/digit=<d>`).
 inline constexpr std::uint32_t radix_sort_digit_bits = 8;
 /// The widest digit a pass takes (`digit_bits` must lie in [1, this]).
 inline constexpr std::uint32_t radix_sort_max_digit_bits = 8;

@@ -139,7 +139,7 @@ class warp_multisplit_match {
 };
 
 /// The largest bucket count for which `warp_multisplit` takes the ballot variant: every m measured.
-/// On an H200 (rows warp_multisplit/<ballot|match>/m=<m>, 2^28 ids) the ballot variant ran 1.2x the
+/// On an H200 (rows `warp_multisplit/<ballot|match>/m=<m>`, 2^28 ids) the ballot variant ran 1.2x the
 /// match variant at m = 2, 4.7x at m = 32 and 2.8x at m = 256 (docs/split.md).
 inline constexpr std::uint32_t warp_multisplit_ballot_max_buckets = 256;
 
