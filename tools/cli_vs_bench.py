@@ -34,7 +34,9 @@ def main(bundle: str, out: str) -> int:
     out_dir = pathlib.Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     record = out_dir / "bench_cli_rows.json"
-    subprocess.run([f"{bundle}/warpdex-bench", "--filter", BENCH_FILTER, "--output", str(record)], check=True)
+    commit = pathlib.Path(bundle, "COMMIT").read_text().strip()
+    subprocess.run([f"{bundle}/warpdex-bench", "--filter", BENCH_FILTER, "--output", str(record), "--commit", commit],
+                   check=True)
     rows = json.loads(record.read_text())["rows"]
     outputs = {}
     results = []
@@ -63,7 +65,7 @@ def main(bundle: str, out: str) -> int:
     print(f"\n{'operation':<36} {'CLI':>10} {'bench':>10} {'CLI/bench':>10}")
     for r in results:
         print(f"{r['operation']:<36} {r['cli_value']:>10.3f} {r['bench_value']:>10.3f} {r['cli_over_bench']:>10.3f}")
-    (out_dir / "cli_vs_bench.json").write_text(json.dumps(results, indent=2) + "\n")
+    (out_dir / "cli_vs_bench.json").write_text(json.dumps({"commit": commit, "pairs": results}, indent=2) + "\n")
     return 1 if failed else 0
 
 

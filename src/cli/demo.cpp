@@ -43,6 +43,7 @@ struct demo_options {
   std::uint64_t seed = 1;
   std::vector<std::string> families;  ///< empty: all
   std::string json;
+  std::string commit = "unknown";  ///< written into the JSON table
 };
 
 /// One step of the tour: a family's operation on n generated elements.
@@ -176,6 +177,7 @@ void run_demo(const global_options& globals, const demo_options& opts)
               seconds);
   if (!opts.json.empty()) {
     nlohmann::json record;
+    record["commit"] = opts.commit;
     record["backend"] = backend == backend_choice::cuda ? "cuda" : "host";
     if (backend == backend_choice::cuda) { record["gpu"] = query_device(0).name; }
     record["size_log2"] = size_log2;
@@ -207,6 +209,7 @@ void add_demo_command(CLI::App& app, const global_options& globals)
   demo->add_option("--family", opts->families, "Visit only these families (split, hash, lsm, search, grep)")
       ->delimiter(',');
   demo->add_option("--json", opts->json, "Also write the table to FILE as JSON")->type_name("FILE");
+  demo->add_option("--commit", opts->commit, "The source commit, written into the JSON table");
   demo->callback([opts, &globals] { run_demo(globals, *opts); });
 }
 
