@@ -15,8 +15,8 @@ namespace warpdex::dpp::detail {
 
 #if defined(__CUDACC__)
 template <class T>
-using atomic_ref = cuda::atomic_ref<T, cuda::thread_scope_device>;
-inline constexpr auto relaxed = cuda::memory_order_relaxed;
+using atomic_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_device>;
+inline constexpr auto relaxed = ::cuda::memory_order_relaxed;
 #else
 template <class T>
 using atomic_ref = std::atomic_ref<T>;
