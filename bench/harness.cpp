@@ -246,6 +246,8 @@ const std::vector<benchmark>& registry()
       {"search", run_search_benchmarks},
       {"strmatch", run_strmatch_benchmarks},
       {"grep", run_grep_benchmarks},
+      {"dpp/dedup", run_dpp_dedup},
+      {"dpp/hashfight", run_dpp_hashfight},
   };
   return all;
 }

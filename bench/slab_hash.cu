@@ -6,6 +6,7 @@
 // utilization sweep (build and finds at 20%..90%) and an incremental sweep (batches of 2^16..2^22 keys
 // until the table holds n: throughput and resident bytes per pair).
 #include "benchmarks.hpp"
+#include "open_addressing.cuh"
 #include "slab_bench_support.cuh"
 
 #include <warpdex/core/buffer.hpp>
@@ -33,6 +34,8 @@ using hash::operation;
 using hash::operation_status;
 using slab::count_status;
 using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
+using open_addressing::open_batch;
+using open_addressing::open_table;
 
 constexpr unsigned block_threads = 256;
 constexpr std::uint64_t data_seed = 0x5eed5eed;
@@ -44,63 +47,6 @@ constexpr std::uint64_t target_keys = std::uint64_t{1} << 26;
 unsigned blocks_for(std::uint64_t n)
 {
   return static_cast<unsigned>((n + block_threads - 1) / block_threads);
-}
-
-// ---- The baseline: a static open-addressing table with linear probing. ----
-
-constexpr std::uint64_t open_empty = ~std::uint64_t{0};
-constexpr std::uint32_t open_erased_key = hash::erased_key;
-
-struct open_table {
-  unsigned long long* slots;
-  std::uint64_t mask;  // slot count - 1 (a power of two)
-};
-
-__device__ std::uint64_t open_home(const open_table& table, std::uint32_t key)
-{
-  return fmix32(key) & table.mask;
-}
-
-/// One element of a batch on the baseline table; returns its status as the slab table would.
-__device__ operation_status open_apply(const open_table& table, operation op, std::uint32_t key, std::uint32_t value,
-                                       std::uint32_t& found_value)
-{
-  for (std::uint64_t at = open_home(table, key);; at = (at + 1) & table.mask) {
-    unsigned long long seen = __ldcg(table.slots + at);
-    const auto seen_key = static_cast<std::uint32_t>(seen);
-    if (seen_key == key) {
-      if (op == operation::find) {
-        found_value = static_cast<std::uint32_t>(seen >> 32);
-        return operation_status::found;
-      }
-      if (op == operation::erase) {
-        const unsigned long long erased = (seen & 0xffffffff00000000ULL) | open_erased_key;
-        return atomicCAS(table.slots + at, seen, erased) == seen ? operation_status::erased
-                                                                 : operation_status::not_found;
-      }
-      return operation_status::already_present;
-    }
-    if (seen == open_empty) {
-      if (op != operation::insert) { return operation_status::not_found; }
-      const unsigned long long pair = (static_cast<unsigned long long>(value) << 32) | key;
-      seen = atomicCAS(table.slots + at, open_empty, pair);
-      if (seen == open_empty) { return operation_status::inserted; }
-      if (static_cast<std::uint32_t>(seen) == key) { return operation_status::already_present; }
-    }
-  }
-}
-
-__global__ void open_batch(open_table table, const operation* ops, operation uniform, const std::uint32_t* keys,
-                           const std::uint32_t* values, std::uint32_t* values_out, operation_status* statuses,
-                           std::uint64_t n)
-{
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) { return; }
-  std::uint32_t found_value = 0;
-  const operation op = ops != nullptr ? ops[i] : uniform;
-  const operation_status status = open_apply(table, op, keys[i], values != nullptr ? values[i] : 0, found_value);
-  if (status == operation_status::found && values_out != nullptr) { values_out[i] = found_value; }
-  if (statuses != nullptr) { statuses[i] = status; }
 }
 
 // ---- Checks. ----
@@ -123,21 +69,12 @@ bool export_matches(const map_type& map, std::span<const std::uint32_t> keys)
 }
 
 /// The figure a slab_map row compares against.
-const char* const open_baseline = "open-addressing linear probing, 1 thread/key, load factor 0.5 (bench/slab_hash.cu)";
+const char* const open_baseline =
+    "open-addressing linear probing, 1 thread/key, load factor 0.5 (bench/open_addressing.cuh)";
 
 row make_row(const std::string& name, std::uint64_t n, double ms, double baseline_ms, double sol_bytes, bool verified)
 {
-  row r;
-  r.name = name;
-  r.n = n;
-  r.median_ms = ms;
-  r.value = static_cast<double>(n) / (ms * 1e6);
-  r.unit = "Gops/s";
-  r.baseline = open_baseline;
-  r.baseline_value = static_cast<double>(n) / (baseline_ms * 1e6);
-  r.sol_bytes_per_element = sol_bytes;
-  r.verified = verified;
-  return r;
+  return throughput_row(name, n, ms, "Gops/s", open_baseline, baseline_ms, sol_bytes, verified);
 }
 
 /// Target memory utilizations of the sweep, in percent: the table's buckets are sized so the keys fill

@@ -58,6 +58,7 @@ int main()
     map.find(std::span<const std::uint32_t>(query_buffer.data(), queries.size()), found.span());
     const auto answers = found.to_vector();
     std::printf("key 1 -> %u, key 7 -> %s\n", answers[0], answers[1] == map_type::miss_value ? "absent" : "present");
-    return external.size() == 6 && distinct.size() == 7 && answers[0] == 2 && answers[1] == map_type::miss_value ? 0 : 1;
+    return external.size() == 6 && distinct.size() == 7 && answers[0] == 2 && answers[1] == map_type::miss_value ? 0
+                                                                                                                 : 1;
   });
 }

@@ -165,7 +165,8 @@ struct check_winner {
     if (winner != position) {
       if (elements[winner] == element) {
         relaxed_store(once + position, std::uint8_t{0});
-        relaxed_store(once + winner, std::uint8_t{0});
+        // Read first: the many copies of a frequent element would otherwise all store into one word.
+        if (relaxed_load(once + winner) != 0) { relaxed_store(once + winner, std::uint8_t{0}); }
       } else {
         stays = true;
       }
