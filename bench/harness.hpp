@@ -11,7 +11,6 @@
 #include <optional>
 #include <regex>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace warpdex::bench {
@@ -40,24 +39,6 @@ struct options {
   std::string commit = "unknown";  ///< the source commit the binary was built from
   bool write_record = true;
 };
-
-/// A throughput row: n elements in `ms` (value in G`unit`/s), next to `baseline` that took `baseline_ms`
-/// on the same data.
-inline row throughput_row(std::string name, std::uint64_t n, double ms, std::string unit, std::string baseline,
-                          double baseline_ms, double sol_bytes_per_element, bool verified)
-{
-  row r;
-  r.name = std::move(name);
-  r.n = n;
-  r.median_ms = ms;
-  r.value = static_cast<double>(n) / (ms * 1e6);
-  r.unit = std::move(unit);
-  r.baseline = std::move(baseline);
-  r.baseline_value = static_cast<double>(n) / (baseline_ms * 1e6);
-  r.sol_bytes_per_element = sol_bytes_per_element;
-  r.verified = verified;
-  return r;
-}
 
 /// Adds the options above to a command (`warpdex-bench` or `warpdex bench`).
 void add_options(CLI::App& app, options& opts);

@@ -6,6 +6,7 @@
 // utilization sweep (build and finds at 20%..90%) and an incremental sweep (batches of 2^16..2^22 keys
 // until the table holds n: throughput and resident bytes per pair).
 #include "benchmarks.hpp"
+#include "throughput_row.hpp"
 #include "open_addressing.cuh"
 #include "slab_bench_support.cuh"
 
