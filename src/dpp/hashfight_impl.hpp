@@ -125,17 +125,20 @@ struct equals_value {
   WARPDEX_HOST_DEVICE bool operator()(T value) const { return value == reserved; }
 };
 
-/// Free memory the backend could give a build.
+/// The most memory the backend could ever give a build: the device's memory (free memory would miss
+/// what warpdex's pool caches, which the pool returns when an allocation needs it), or the host's
+/// physical memory. A build that fits this but not what is free fails in its allocation, with
+/// warpdex::out_of_memory from the memory resource.
 #if defined(__CUDACC__)
-inline std::uint64_t available_bytes(const cuda&)
+inline std::uint64_t memory_limit_bytes(const cuda&)
 {
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   WARPDEX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return free_bytes;
+  return total_bytes;
 }
 #else
-inline std::uint64_t available_bytes(const host&)
+inline std::uint64_t memory_limit_bytes(const host&)
 {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_bytes = sysconf(_SC_PAGESIZE);
@@ -180,12 +183,12 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
   detail::reject_reserved(backend, keys, empty_key, "key");
   detail::reject_reserved(backend, values, miss_value, "value");
   const std::uint64_t needed = hashfight_build_bytes(n, sizeof(entry), options);
-  const std::uint64_t available = detail::available_bytes(backend);
+  const std::uint64_t available = detail::memory_limit_bytes(backend);
   if (needed > available) {
     throw out_of_memory("hashfight_map: building " + std::to_string(n) + " pairs at load factor " +
                         std::to_string(options.load_factor) + " needs about " + std::to_string(needed >> 20) +
-                        " MiB, more than the " + std::to_string(available >> 20) + " MiB " +
-                        std::string(Backend::name) + " memory free; use fewer pairs or a smaller load factor");
+                        " MiB, more than the " + std::to_string(available >> 20) + " MiB of " +
+                        std::string(Backend::name) + " memory; use fewer pairs or a smaller load factor");
   }
 
   detail::reporting_allocation_failure("hashfight_map", [&] {

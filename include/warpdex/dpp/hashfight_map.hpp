@@ -34,9 +34,10 @@
 /// key and cannot be stored. Either in a build throws `warpdex::error` naming the first position.
 ///
 /// **Memory.** Sub-tables about 1.6 * n * load_factor entries in all, leftovers up to `leftover_limit`
-/// pairs, and, during the build, 9 bytes per pair of scratch. A build that would not fit in the
-/// backend's free memory throws `warpdex::out_of_memory` before allocating; one that runs out anyway
-/// frees what it took and throws the same.
+/// pairs, and, during the build, 9 bytes per pair of scratch. A build whose estimate exceeds the
+/// backend's whole memory (the device's, or the host's physical memory) throws `warpdex::out_of_memory`
+/// before allocating; one that runs out of free memory on the way frees what it took and throws the
+/// same (from the memory resource, naming the free and total memory).
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -131,7 +132,7 @@ class hashfight_map {
 /// Peak bytes a build of `pairs` pairs needs beyond its inputs, from the expected rounds: a round at load
 /// factor f stores f * (1 - e^(-1/f)) of its actives, so the sub-tables hold pairs * f / that fraction
 /// slots in all; plus 9 bytes of scratch per pair (two lists of 32-bit positions and a flag) and the
-/// leftovers. The build checks it against free memory before starting.
+/// leftovers. The build checks it against the backend's memory before starting.
 [[nodiscard]] inline std::uint64_t hashfight_build_bytes(std::uint64_t pairs, std::size_t entry_bytes,
                                                          const hashfight_options& options)
 {
