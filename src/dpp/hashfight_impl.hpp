@@ -215,8 +215,6 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
       const auto end = thrust::copy_if(detail::policy(backend), actives.data(), actives.data() + active,
                                        collided.data(), survivors.data(), detail::is_set{});
       const auto stayed = static_cast<std::uint64_t>(end - survivors.data());
-      size_ += static_cast<std::uint64_t>(thrust::count_if(detail::policy(backend), table.data(), table.data() + slots,
-                                                           detail::slot_is_occupied<Key, Value>{}));
       active = stayed;
       actives.swap(survivors);
       views.push_back(view);
@@ -237,7 +235,6 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
     thrust::reduce_by_key(detail::policy_nosync(backend), left_keys.data(), left_keys.data() + active,
                           left_values.data(), leftover_keys_.data(), leftover_values_.data(), thrust::equal_to<Key>(),
                           thrust::maximum<Value>());
-    size_ += distinct;
     views_ = make_buffer<subtable>(backend, views.size());
     views_.copy_from(views);
     backend.synchronize();
@@ -279,6 +276,21 @@ void hashfight_map<Key, Value, Backend>::contains(std::span<const Key> queries, 
                       detail::is_not_miss<Value>{});
     backend_.synchronize();
   });
+}
+
+template <class Key, class Value, class Backend>
+std::uint64_t hashfight_map<Key, Value, Backend>::size() const
+{
+  // Counted on first use rather than in the build: a pass over every sub-table the build does not need.
+  if (!size_) {
+    std::uint64_t stored = leftover_keys_.size();
+    for (const auto& table : subtables_) {
+      stored += static_cast<std::uint64_t>(thrust::count_if(
+          detail::policy(backend_), table.data(), table.data() + table.size(), detail::slot_is_occupied<Key, Value>{}));
+    }
+    size_ = stored;
+  }
+  return *size_;
 }
 
 template <class Key, class Value, class Backend>

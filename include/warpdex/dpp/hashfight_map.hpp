@@ -46,6 +46,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -109,8 +110,8 @@ class hashfight_map {
   /// found[i] = 1 when queries[i] is stored, else 0. Requires equal sizes.
   void contains(std::span<const Key> queries, std::span<std::uint8_t> found) const;
 
-  /// Distinct keys stored.
-  [[nodiscard]] std::uint64_t size() const { return size_; }
+  /// Distinct keys stored (counted over the sub-tables on the first call, O(slots); then cached).
+  [[nodiscard]] std::uint64_t size() const;
   /// Fight rounds of the build (= sub-tables).
   [[nodiscard]] std::uint32_t rounds() const { return static_cast<std::uint32_t>(subtables_.size()); }
   /// Distinct keys in the sorted leftovers.
@@ -126,7 +127,7 @@ class hashfight_map {
   buffer<hashfight_subtable<Key, Value>> views_;
   buffer<Key> leftover_keys_;
   buffer<Value> leftover_values_;
-  std::uint64_t size_ = 0;
+  mutable std::optional<std::uint64_t> size_;
 };
 
 /// Peak bytes a build of `pairs` pairs needs beyond its inputs, from the expected rounds: a round at load
