@@ -38,12 +38,4 @@ void run_strmatch_benchmarks(context& ctx);
 /// `warpdex grep` end to end on a generated 4 GiB text file next to GNU grep on the CPU cores.
 void run_grep_benchmarks(context& ctx);
 
-/// Duplicate search (hash fighting, sort; once / unique / counts) next to CUB sort + unique / run-length
-/// encode (dpp_dedup.cu).
-void run_dpp_dedup(context& ctx);
-
-/// hashfight_map build and finds at three load factors next to the open-addressing baseline
-/// (dpp_hashfight.cu).
-void run_dpp_hashfight(context& ctx);
-
 }  // namespace warpdex::bench

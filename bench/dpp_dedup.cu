@@ -8,6 +8,7 @@
 // for unique rows; for tuples (no radix sort of 12-byte keys in CUB) thrust::sort + thrust::reduce_by_key.
 // Types: u32 at n (duplicate fractions 0, 0.5, 0.99), u64 and tri (uint32x3, a triangle face) at n / 2.
 #include "benchmarks.hpp"
+#include "dpp_benchmarks.hpp"
 #include "throughput_row.hpp"
 
 #include <warpdex/core/buffer.hpp>

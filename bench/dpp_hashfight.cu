@@ -6,6 +6,7 @@
 // Speed of light: a build reads its pair and touches one random 32-byte sector twice (fight, check); a
 // find reads its key, writes its value and reads one random sector.
 #include "benchmarks.hpp"
+#include "dpp_benchmarks.hpp"
 #include "throughput_row.hpp"
 #include "open_addressing.cuh"
 

@@ -1,6 +1,7 @@
 #include "harness.hpp"
 
 #include "benchmarks.hpp"
+#include "dpp_benchmarks.hpp"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
