@@ -99,19 +99,17 @@ std::vector<dpp_step> dedup_workload(const Backend& backend, std::uint64_t n, do
   {
     progress shown("dedup: counts");
     dpp_step step{"dedup counts (sort)"};
-    std::uint64_t distinct = 0;
+    dpp::element_counts<std::uint32_t> counted;
+    step.seconds = timed(backend, [&] { counted = dpp::count_elements(backend, in); });
+    const auto elements = counted.elements.to_vector();
+    const auto counts = counted.counts.to_vector();
+    const std::uint64_t distinct = elements.size();
     std::uint64_t wrong = 0;
-    step.seconds = timed(backend, [&] {
-      const auto counted = dpp::count_elements(backend, in);
-      const auto elements = counted.elements.to_vector();
-      const auto counts = counted.counts.to_vector();
-      distinct = elements.size();
-      for (std::size_t i = 0; i < elements.size(); ++i) {
-        const auto entry = oracle.find(elements[i]);
-        wrong +=
-            (entry == oracle.end() || entry->second != counts[i] || (i > 0 && elements[i - 1] >= elements[i])) ? 1 : 0;
-      }
-    });
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      const auto entry = oracle.find(elements[i]);
+      wrong +=
+          (entry == oracle.end() || entry->second != counts[i] || (i > 0 && elements[i - 1] >= elements[i])) ? 1 : 0;
+    }
     step.elements = n;
     wrong += distinct != oracle.size() ? 1 : 0;
     step.check = std::to_string(distinct) + " distinct, " + std::to_string(wrong) + " wrong";
@@ -236,6 +234,9 @@ void print_steps(const std::vector<dpp_step>& steps)
 
 struct dedup_options {
   std::string path;
+  std::uint32_t generated_log2 = 0;  ///< > 0: no file; the generated workload of 2^this uint32 keys
+  double duplicate_fraction = 0.5;
+  std::uint64_t seed = 1;
   unsigned record_bytes = 4;
   bool lines = false;
   bool once = false;
@@ -412,6 +413,14 @@ void dedup_records(const Backend& backend, const dedup_options& opts, const std:
 void dedup_file(const global_options& globals, const dedup_options& opts)
 {
   const backend_choice choice = selected_backend(globals);
+  if (opts.generated_log2 > 0) {
+    std::printf("warpdex dedup: 2^%u generated uint32 keys, duplicate fraction %.2f, backend %s\n", opts.generated_log2,
+                opts.duplicate_fraction, choice == backend_choice::cuda ? "cuda" : "host");
+    print_steps(
+        run_dedup_workload(choice, std::uint64_t{1} << opts.generated_log2, opts.duplicate_fraction, opts.seed));
+    return;
+  }
+  WARPDEX_EXPECTS(!opts.path.empty(), "dedup: give a FILE, or --size-log2 for generated keys");
   if (opts.lines) {
     dedup_lines(choice, opts);
     return;
@@ -533,7 +542,16 @@ void add_dedup_command(CLI::App& app, const global_options& globals)
   auto opts = std::make_shared<dedup_options>();
   CLI::App* command = app.add_subcommand(
       "dedup", "Duplicate search in a file: distinct records or lines with counts, or those occurring once");
-  command->add_option("FILE", opts->path, "Input file: raw fixed-size records, or text with --lines")->required();
+  CLI::Option* file =
+      command->add_option("FILE", opts->path, "Input file: raw fixed-size records, or text with --lines");
+  command
+      ->add_option("--size-log2", opts->generated_log2,
+                   "No file: 2^N generated uint32 keys, once-flags by both methods and counts, each checked")
+      ->check(CLI::Range(1, 31))
+      ->excludes(file);
+  command->add_option("--dup", opts->duplicate_fraction, "With --size-log2: the fraction of keys that repeat others")
+      ->check(CLI::Range(0.0, 1.0));
+  command->add_option("--seed", opts->seed, "With --size-log2: seed of the generated keys");
   CLI::Option* record = command
                             ->add_option("--record-bytes", opts->record_bytes,
                                          "Record size of a raw file: 4 or 8 (integers), 12 or 16 (tuples of "
