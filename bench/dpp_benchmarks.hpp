@@ -14,4 +14,8 @@ void run_dpp_dedup(context& ctx);
 /// (dpp_hashfight.cu).
 void run_dpp_hashfight(context& ctx);
 
+/// hashfight_map on the host backend next to tbb::concurrent_unordered_map with as many threads
+/// (dpp_hashfight_host.cpp; built when TBB is found).
+void run_dpp_hashfight_host(context& ctx);
+
 }  // namespace warpdex::bench

@@ -34,6 +34,10 @@ build() {
   cp "$build_dir/bench/warpdex-bench" "$build_dir/src/cli/warpdex" "$bundle/"
   # The GPU machine's image may lack the OpenMP runtime of this compiler: ship it beside the binaries.
   cp "$(g++ -print-file-name=libgomp.so.1)" "$bundle/lib/"
+  # ... and TBB's, which the host HashFight benchmark compares with (when the build found it).
+  local tbb_library
+  tbb_library=$(ldd "$build_dir/bench/warpdex-bench" | awk '/libtbb\.so/ {print $3}')
+  if [ -n "$tbb_library" ]; then cp "$tbb_library" "$bundle/lib/"; fi
   local commit
   commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
   git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
