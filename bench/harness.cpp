@@ -1,6 +1,7 @@
 #include "harness.hpp"
 
 #include "benchmarks.hpp"
+#include "dpp_benchmarks.hpp"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
@@ -169,17 +170,22 @@ double measure_copy_bandwidth_GBps(std::size_t bytes, int repetitions)
 const std::vector<benchmark>& registry()
 {
   static const std::vector<benchmark> all = {
-      {"baseline/cub_radix_sort", run_cub_radix_sort},
-      {"multisplit", run_multisplit},
-      {"warp_multisplit", run_warp_multisplit},
-      {"split/radix_sort_histogram", run_split_sort_histogram},
-      {"slab_hash", run_slab_hash},
-      {"slab_map_variants", run_slab_hash_variants},
-      {"slab_alloc", run_slab_alloc},
-      {"lsm", run_lsm},
-      {"search", run_search_benchmarks},
-      {"strmatch", run_strmatch_benchmarks},
-      {"grep", run_grep_benchmarks},
+    {"baseline/cub_radix_sort", run_cub_radix_sort},
+    {"multisplit", run_multisplit},
+    {"warp_multisplit", run_warp_multisplit},
+    {"split/radix_sort_histogram", run_split_sort_histogram},
+    {"slab_hash", run_slab_hash},
+    {"slab_map_variants", run_slab_hash_variants},
+    {"slab_alloc", run_slab_alloc},
+    {"lsm", run_lsm},
+    {"search", run_search_benchmarks},
+    {"strmatch", run_strmatch_benchmarks},
+    {"grep", run_grep_benchmarks},
+    {"dpp/dedup", run_dpp_dedup},
+    {"dpp/hashfight", run_dpp_hashfight},
+#if WARPDEX_BENCH_TBB
+    {"dpp/hashfight_host", run_dpp_hashfight_host},
+#endif
   };
   return all;
 }

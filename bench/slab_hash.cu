@@ -7,6 +7,7 @@
 // until the table holds n: throughput and resident bytes per pair).
 #include "baselines.hpp"
 #include "benchmarks.hpp"
+#include "throughput_row.hpp"
 #include "slab_bench_support.cuh"
 
 #include <warpdex/core/buffer.hpp>
@@ -65,17 +66,7 @@ const std::string open_baseline = baselines::open_addressing_map::name();
 
 row make_row(const std::string& name, std::uint64_t n, double ms, double baseline_ms, double sol_bytes, bool verified)
 {
-  row r;
-  r.name = name;
-  r.n = n;
-  r.median_ms = ms;
-  r.value = static_cast<double>(n) / (ms * 1e6);
-  r.unit = "Gops/s";
-  r.baseline = open_baseline;
-  r.baseline_value = static_cast<double>(n) / (baseline_ms * 1e6);
-  r.sol_bytes_per_element = sol_bytes;
-  r.verified = verified;
-  return r;
+  return throughput_row(name, n, ms, "Gops/s", open_baseline, baseline_ms, sol_bytes, verified);
 }
 
 /// Target memory utilizations of the sweep, in percent: the table's buckets are sized so the keys fill

@@ -17,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 # racecheck finds shared-memory hazards only; suites whose kernels are all CUB/Thrust (no shared memory
 # of warpdex's own) are left out of it, because it runs them for many minutes. Override to change.
-racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_lsm}
+racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_lsm warpdex_tests_dpp}
 build_dir=${WARPDEX_GPU_BUILD_DIR:-build-gpu}
 bundle=${WARPDEX_GPU_BUNDLE:-gpu-bundle}
 
@@ -34,6 +34,10 @@ build() {
   cp "$build_dir/bench/warpdex-bench" "$build_dir/src/cli/warpdex" "$bundle/"
   # The GPU machine's image may lack the OpenMP runtime of this compiler: ship it beside the binaries.
   cp "$(g++ -print-file-name=libgomp.so.1)" "$bundle/lib/"
+  # ... and TBB's, which the host HashFight benchmark compares with (when the build found it).
+  local tbb_library
+  tbb_library=$(ldd "$build_dir/bench/warpdex-bench" | awk '/libtbb\.so/ {print $3}')
+  if [ -n "$tbb_library" ]; then cp "$tbb_library" "$bundle/lib/"; fi
   local commit
   commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
   git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"

@@ -41,4 +41,10 @@ void add_search_command(CLI::App& app, const global_options& globals);
 /// `warpdex grep [-c] [-b] [-n] PATTERN FILE...`: fixed-string grep with grep's output.
 void add_grep_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex dedup FILE`: distinct records or text lines with counts, or those occurring once (dpp).
+void add_dedup_command(CLI::App& app, const global_options& globals);
+
+/// `warpdex hashfight`: a HashFight static table built and queried, throughput and memory (dpp).
+void add_hashfight_command(CLI::App& app, const global_options& globals);
+
 }  // namespace warpdex::cli

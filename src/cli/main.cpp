@@ -37,6 +37,10 @@ int main(int argc, char** argv)
 #if WARPDEX_CLI_LSM
   warpdex::cli::add_lsm_command(app, globals);
 #endif
+#if WARPDEX_CLI_DPP
+  warpdex::cli::add_dedup_command(app, globals);
+  warpdex::cli::add_hashfight_command(app, globals);
+#endif
   warpdex::cli::add_search_command(app, globals);
   warpdex::cli::add_grep_command(app, globals);
 

@@ -1,0 +1,21 @@
+#pragma once
+// The dpp family's benchmarks, listed in registry() (harness.cpp). Declared apart from benchmarks.hpp
+// so that adding them leaves the other benchmarks' translation units untouched.
+
+#include "harness.hpp"
+
+namespace warpdex::bench {
+
+/// Duplicate search (hash fighting, sort; once / unique / counts) next to CUB sort + unique / run-length
+/// encode (dpp_dedup.cu).
+void run_dpp_dedup(context& ctx);
+
+/// hashfight_map build and finds at three load factors next to the open-addressing baseline
+/// (dpp_hashfight.cu).
+void run_dpp_hashfight(context& ctx);
+
+/// hashfight_map on the host backend next to tbb::concurrent_unordered_map with as many threads
+/// (dpp_hashfight_host.cpp; built when TBB is found).
+void run_dpp_hashfight_host(context& ctx);
+
+}  // namespace warpdex::bench

@@ -1,0 +1,225 @@
+// Duplicate search (dpp/duplicates.hpp) on the GPU, next to CUB in the same process on the same data:
+//   dedup/hash/<type>/n=<n>/dup=<f>    elements occurring once, by hash fighting
+//   dedup/sort/<type>/n=<n>/dup=<f>    elements occurring once, by sorting
+//   dedup/unique/<type>/n=<n>/dup=<f>  distinct elements (ascending)
+//   dedup/counts/<type>/n=<n>/dup=<f>  distinct elements with counts (ascending)
+// Baselines: cub::DeviceRadixSort::SortKeys + cub::DeviceRunLengthEncode::Encode (unique elements and
+// counts, from which the once-elements follow) for once / counts rows, SortKeys + cub::DeviceSelect::Unique
+// for unique rows; for tuples (no radix sort of 12-byte keys in CUB) thrust::sort + thrust::reduce_by_key.
+// Types: u32 at n (duplicate fractions 0, 0.5, 0.99), u64 and tri (uint32x3, a triangle face) at n / 2.
+#include "benchmarks.hpp"
+#include "dpp_benchmarks.hpp"
+#include "throughput_row.hpp"
+
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/generate.hpp>
+#include <warpdex/core/hash.hpp>
+#include <warpdex/dpp/duplicates.hpp>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/count.h>
+#include <thrust/equal.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/constant_iterator.h>
+#include <thrust/reduce.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+#include <thrust/unique.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+
+namespace warpdex::bench {
+namespace {
+
+using dpp::uint32x3;
+
+constexpr std::uint64_t data_seed = 0xdedddedd;
+
+template <class Element>
+const char* type_name()
+{
+  if constexpr (std::is_same_v<Element, std::uint32_t>) { return "u32"; }
+  if constexpr (std::is_same_v<Element, std::uint64_t>) { return "u64"; }
+  return "tri";
+}
+
+std::string row_name(const char* method, const char* type, std::uint64_t n, double dup)
+{
+  char fraction[16];
+  std::snprintf(fraction, sizeof(fraction), "%g", dup);
+  return std::string("dedup/") + method + "/" + type + "/n=" + std::to_string(n) + "/dup=" + fraction;
+}
+
+/// A triangle face from a 32-bit key: injective (word 0 is the key), the other words vary with it.
+struct face_of_key {
+  __host__ __device__ uint32x3 operator()(std::uint32_t key) const
+  {
+    return uint32x3{{key, fmix32(key ^ 0x9e3779b9U), fmix32(key + 0x7f4a7c15U)}};
+  }
+};
+
+struct count_is_one {
+  __host__ __device__ bool operator()(std::uint32_t count) const { return count == 1; }
+};
+
+/// The baseline's distinct elements and counts of `in` (sorted copy in `sorted`).
+template <class Element>
+struct baseline_runs {
+  explicit baseline_runs(std::uint64_t n)
+      : sorted(make_device_buffer<Element>(n)),
+        unique(make_device_buffer<Element>(n)),
+        counts(make_device_buffer<std::uint32_t>(n)),
+        run_count(make_device_buffer<std::uint64_t>(1))
+  {
+  }
+  buffer<Element> sorted;
+  buffer<Element> unique;
+  buffer<std::uint32_t> counts;
+  buffer<std::uint64_t> run_count;
+  buffer<std::uint8_t> temp;
+  std::size_t temp_bytes = 0;
+};
+
+/// One baseline pass: sort, then run-length encode (`with_counts`) or select unique.
+template <class Element>
+void baseline_pass(const Element* in, std::uint64_t n, baseline_runs<Element>& runs, bool with_counts)
+{
+  if constexpr (std::is_integral_v<Element>) {
+    std::size_t sort_bytes = 0;
+    std::size_t second_bytes = 0;
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, in, runs.sorted.data(), n));
+    if (with_counts) {
+      WARPDEX_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(nullptr, second_bytes, runs.sorted.data(), runs.unique.data(),
+                                                          runs.counts.data(), runs.run_count.data(), n));
+    } else {
+      WARPDEX_CUDA_TRY(cub::DeviceSelect::Unique(nullptr, second_bytes, runs.sorted.data(), runs.unique.data(),
+                                                 runs.run_count.data(), n));
+    }
+    const std::size_t needed = std::max(sort_bytes, second_bytes);
+    if (runs.temp_bytes < needed) {
+      runs.temp = make_device_buffer<std::uint8_t>(needed);
+      runs.temp_bytes = needed;
+    }
+    sort_bytes = runs.temp_bytes;
+    second_bytes = runs.temp_bytes;
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(runs.temp.data(), sort_bytes, in, runs.sorted.data(), n));
+    if (with_counts) {
+      WARPDEX_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(runs.temp.data(), second_bytes, runs.sorted.data(),
+                                                          runs.unique.data(), runs.counts.data(), runs.run_count.data(),
+                                                          n));
+    } else {
+      WARPDEX_CUDA_TRY(cub::DeviceSelect::Unique(runs.temp.data(), second_bytes, runs.sorted.data(), runs.unique.data(),
+                                                 runs.run_count.data(), n));
+    }
+  } else {
+    WARPDEX_CUDA_TRY(cudaMemcpyAsync(runs.sorted.data(), in, n * sizeof(Element), cudaMemcpyDeviceToDevice));
+    thrust::sort(thrust::cuda::par_nosync, runs.sorted.data(), runs.sorted.data() + n);
+    const auto end =
+        thrust::reduce_by_key(thrust::cuda::par, runs.sorted.data(), runs.sorted.data() + n,
+                              thrust::constant_iterator<std::uint32_t>(1), runs.unique.data(), runs.counts.data());
+    const std::uint64_t count = static_cast<std::uint64_t>(end.first - runs.unique.data());
+    WARPDEX_CUDA_TRY(cudaMemcpyAsync(runs.run_count.data(), &count, sizeof(count), cudaMemcpyHostToDevice));
+    WARPDEX_CUDA_TRY(cudaStreamSynchronize(nullptr));
+  }
+}
+
+template <class Element>
+const char* baseline_name(bool with_counts)
+{
+  if constexpr (std::is_integral_v<Element>) {
+    return with_counts ? "cub::DeviceRadixSort::SortKeys + cub::DeviceRunLengthEncode::Encode"
+                       : "cub::DeviceRadixSort::SortKeys + cub::DeviceSelect::Unique";
+  }
+  return "thrust::sort (merge sort) + thrust::reduce_by_key";
+}
+
+/// Whether any row of this type, size and duplicate fraction is selected.
+bool rows_wanted(const context& ctx, const char* type, std::uint64_t n, double dup)
+{
+  bool any = false;
+  for (const char* method : {"hash", "sort", "unique", "counts"}) {
+    any = any || ctx.selected(row_name(method, type, n, dup));
+  }
+  return any;
+}
+
+template <class Element>
+void dedup_rows(context& ctx, const buffer<Element>& input, double dup)
+{
+  const std::uint64_t n = input.size();
+  const char* type = type_name<Element>();
+  const cuda backend{};
+  const std::span<const Element> in(input.data(), n);
+  baseline_runs<Element> runs(n);
+  const double rle_ms = ctx.median_ms(nullptr, [&] { baseline_pass(input.data(), n, runs, true); });
+  const std::uint64_t distinct = runs.run_count.to_vector()[0];
+  const auto once_count = static_cast<std::uint64_t>(
+      thrust::count_if(thrust::cuda::par, runs.counts.data(), runs.counts.data() + distinct, count_is_one{}));
+  const double streamed = 2.0 * sizeof(Element);  // read each element, write it (or less) once
+
+  auto add = [&](const char* method, double ms, double baseline_ms, bool with_counts, bool verified) {
+    ctx.add(throughput_row(row_name(method, type, n, dup), n, ms, "Gelements/s", baseline_name<Element>(with_counts),
+                           baseline_ms, streamed, verified));
+  };
+
+  for (const auto method : {dpp::duplicate_method::hash_fight, dpp::duplicate_method::sort}) {
+    const char* name = method == dpp::duplicate_method::hash_fight ? "hash" : "sort";
+    if (!ctx.selected(row_name(name, type, n, dup))) { continue; }
+    buffer<Element> once;
+    const double ms = ctx.median_ms(nullptr, [&] { once = dpp::elements_occurring_once(backend, in, method); });
+    add(name, ms, rle_ms, true, once.size() == once_count);
+  }
+  if (ctx.selected(row_name("counts", type, n, dup))) {
+    dpp::element_counts<Element> counted;
+    const double ms = ctx.median_ms(nullptr, [&] { counted = dpp::count_elements(backend, in); });
+    bool verified =
+        counted.elements.size() == distinct &&
+        thrust::equal(thrust::cuda::par, counted.elements.data(), counted.elements.data() + distinct,
+                      runs.unique.data()) &&
+        thrust::equal(thrust::cuda::par, counted.counts.data(), counted.counts.data() + distinct, runs.counts.data());
+    add("counts", ms, rle_ms, true, verified);
+  }
+  if (ctx.selected(row_name("unique", type, n, dup))) {
+    const double unique_ms = ctx.median_ms(nullptr, [&] { baseline_pass(input.data(), n, runs, false); });
+    buffer<Element> unique;
+    const double ms = ctx.median_ms(nullptr, [&] { unique = dpp::unique_elements(backend, in); });
+    const bool verified = unique.size() == distinct &&
+                          thrust::equal(thrust::cuda::par, unique.data(), unique.data() + distinct, runs.unique.data());
+    add("unique", ms, unique_ms, false, verified);
+  }
+}
+
+}  // namespace
+
+void run_dpp_dedup(context& ctx)
+{
+  const std::uint64_t n = ctx.n();
+  const cuda backend{};
+  for (const double dup : {0.0, 0.5, 0.99}) {
+    if (!rows_wanted(ctx, "u32", n, dup)) { continue; }
+    auto keys = make_device_buffer<std::uint32_t>(n);
+    generate_keys_with_duplicates(backend, keys.span(), dup, data_seed);
+    dedup_rows<std::uint32_t>(ctx, keys, dup);
+  }
+  const std::uint64_t half = n / 2;
+  if (rows_wanted(ctx, "u64", half, 0.5)) {
+    auto keys = make_device_buffer<std::uint64_t>(half);
+    generate_keys_with_duplicates(backend, keys.span(), 0.5, data_seed);
+    dedup_rows<std::uint64_t>(ctx, keys, 0.5);
+  }
+  if (rows_wanted(ctx, "tri", half, 0.5)) {
+    auto keys = make_device_buffer<std::uint32_t>(half);
+    generate_keys_with_duplicates(backend, keys.span(), 0.5, data_seed);
+    auto faces = make_device_buffer<uint32x3>(half);
+    thrust::transform(thrust::cuda::par, keys.data(), keys.data() + half, faces.data(), face_of_key{});
+    dedup_rows<uint32x3>(ctx, faces, 0.5);
+  }
+}
+
+}  // namespace warpdex::bench

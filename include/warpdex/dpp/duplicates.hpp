@@ -1,0 +1,126 @@
+#pragma once
+/// @file Duplicate-element search (Lessley, Ch. III): which elements of an array occur exactly once, the
+/// elements that do, the distinct elements, and each distinct element with its count, by sorting or by
+/// hash fighting, on either backend with the same results. Built only with the CCCL headers (docs/dpp.md).
+///
+/// Element types: std::uint32_t, std::uint64_t, dpp::uint32x2, uint32x3, uint32x4 (element.hpp). Every
+/// span lies in the backend's memory (device memory for `cuda`). Inputs of up to 2^32 - 2 elements.
+///
+/// **Sort method.** Stable sort of (element, position) → runs of equal elements → counts, first
+/// positions and the once-flags. O(n log n) work (radix sort for the integer types on the GPU, merge sort
+/// for tuples).
+///
+/// **Hash-fighting method** (once-indicator and once-elements only). Round r hashes every active element
+/// (all of them at first) with 32-bit FNV-1a (round 0: the reference offset basis; round r > 0 a basis
+/// drawn from r, so elements whose reference hashes were made to collide part ways) into a table of
+/// `ceil(hash_fight_table_factor * active)` slots of element positions, and then:
+///  1. *Fight* (one algorithm call): every active element stores its position into its slot with a
+///     relaxed atomic store. Several elements race for a slot; exactly one store, any one, survives
+///     (last writer wins). The race is the method: no element waits, and the stores are atomic only so
+///     that the race is defined behaviour in C++ and no position tears.
+///  2. *Check* (a later call, so every store of the fight is visible): every active element reads its
+///     slot's winner. The winner itself is done. An element equal to the winner's element is a
+///     duplicate: it clears its own once-flag and the winner's (several losers may clear the winner's
+///     flag at once: relaxed atomic stores of one value, so the outcome is the same whoever writes) and
+///     is done. An element unequal to the winner's (a hash collision) stays active.
+///  3. The actives shrink to the survivors (order kept), and the table to the new count.
+/// Every element equal to a round's winner leaves in that round, so a distinct element's copies leave
+/// together and the flags are exact whatever the race's outcome: the once-indicator is deterministic.
+/// Each occupied slot retires at least one distinct element per round, so the rounds are at most the
+/// largest number of distinct elements sharing a slot (thesis bound); with a fresh basis each round that
+/// shrinks geometrically in expectation (about 1/e of the distinct actives collide at a table factor of
+/// 1). After `hash_fight_max_rounds` rounds any remaining actives (possible only with input built against
+/// the hash) are finished by the sort method, so the worst case is bounded by the sort's.
+///
+/// **Output order** (deterministic, equal for both methods and both backends): the once-indicator is per
+/// input position; the once-elements are in input order; distinct elements and counts are in ascending
+/// element order (`element_order::ascending`) or in the order of each element's first occurrence
+/// (`element_order::first_occurrence`).
+///
+/// Errors: a size mismatch or too many elements throws `warpdex::error` before anything is written;
+/// exhausted memory throws `warpdex::out_of_memory` (outputs may then be partly written).
+
+#include <warpdex/core/backend.hpp>
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/dpp/element.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+
+namespace warpdex::dpp {
+
+/// How the duplicate search finds equal elements.
+enum class duplicate_method {
+  automatic,   ///< the method the benchmarks found faster for the element type (see `resolve_method`)
+  sort,        ///< stable sort by element, then runs of equal elements
+  hash_fight,  ///< hash fighting (once-indicator and once-elements; the others sort)
+};
+
+/// "auto", "sort" or "hash" (also "hash_fight"); anything else throws `warpdex::error`.
+[[nodiscard]] duplicate_method parse_duplicate_method(std::string_view text);
+[[nodiscard]] std::string_view duplicate_method_name(duplicate_method method);
+
+/// The method `automatic` stands for with this element type: sort for 32- and 64-bit integers (one
+/// radix sort beats the random scatters of fighting on GPUs), hash fighting for tuples (which sort by
+/// comparison).
+template <class Element>
+[[nodiscard]] constexpr duplicate_method resolve_method(duplicate_method method)
+{
+  if (method != duplicate_method::automatic) { return method; }
+  return std::is_integral_v<Element> ? duplicate_method::sort : duplicate_method::hash_fight;
+}
+
+/// Hash fighting's table slots per active element: 1 (the thesis's choice); the slot array is 4 bytes
+/// an active element, so larger tables cost more traffic than the fewer collisions save.
+inline constexpr double hash_fight_table_factor = 1.0;
+/// Rounds of hash fighting before the remaining actives are handed to the sort method.
+inline constexpr std::uint32_t hash_fight_max_rounds = 32;
+/// The most elements one call accepts: positions are 32-bit, and one value is kept free.
+inline constexpr std::uint64_t max_duplicate_search_elements = 0xfffffffeULL;
+
+/// The order of distinct elements in `unique_elements` and `count_elements`.
+enum class element_order {
+  ascending,         ///< ascending element order (tuples lexicographically)
+  first_occurrence,  ///< the order of each element's first position in the input
+};
+
+/// Distinct elements with the number of times each occurs and the position of its first occurrence.
+template <class Element>
+struct element_counts {
+  buffer<Element> elements;
+  buffer<std::uint64_t> counts;
+  buffer<std::uint64_t> first_positions;
+};
+
+/// What a hash-fighting run did (zero rounds for the sort method).
+struct duplicate_search_stats {
+  std::uint32_t rounds = 0;            ///< fight rounds run
+  std::uint64_t sorted_remainder = 0;  ///< actives handed to the sort method after the last round
+};
+
+/// once[i] = 1 when elements[i] occurs exactly once in `elements`, else 0. Requires
+/// once.size() == elements.size(). Deterministic (see the file comment). `max_rounds` bounds hash
+/// fighting's rounds before the sort method finishes the rest (tests lower it to reach that path).
+template <class Element, class Backend>
+duplicate_search_stats find_once(const Backend& backend, std::span<const Element> elements,
+                                 std::span<std::uint8_t> once, duplicate_method method = duplicate_method::automatic,
+                                 std::uint32_t max_rounds = hash_fight_max_rounds);
+
+/// The elements that occur exactly once, in input order ("remove all duplicates").
+template <class Element, class Backend>
+[[nodiscard]] buffer<Element> elements_occurring_once(const Backend& backend, std::span<const Element> elements,
+                                                      duplicate_method method = duplicate_method::automatic);
+
+/// The distinct elements (one of each), in `order`. Sort method.
+template <class Element, class Backend>
+[[nodiscard]] buffer<Element> unique_elements(const Backend& backend, std::span<const Element> elements,
+                                              element_order order = element_order::ascending);
+
+/// The distinct elements with their counts and first positions, in `order`. Sort method.
+template <class Element, class Backend>
+[[nodiscard]] element_counts<Element> count_elements(const Backend& backend, std::span<const Element> elements,
+                                                     element_order order = element_order::ascending);
+
+}  // namespace warpdex::dpp

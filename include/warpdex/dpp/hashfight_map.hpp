@@ -1,0 +1,148 @@
+#pragma once
+/// @file `warpdex::dpp::hashfight_map`: the HashFight static hash table (Lessley, Ch. IV): built once from
+/// a batch of pairs by hash fighting, then queried in batches, on either backend with the same answers.
+/// Built only with the CCCL headers (docs/dpp.md).
+///
+/// **Layout.** A sequence of sub-tables of entries {key, value} (8 bytes for k32/v32, 16 for k64/v64,
+/// each aligned to its size so an entry is one memory access), then a sorted array of leftover pairs.
+///
+/// **Build** (n pairs; every pair active at first). While more than `leftover_limit` pairs are active and
+/// fewer than `max_rounds` rounds ran: a new sub-table of ceil(active * load_factor) empty slots, and
+///  1. *Fight* (one algorithm call): every active pair stores its key into the key word of its slot
+///     (slot = murmur fmix64(key ^ round seed) scaled to the sub-table) with a relaxed atomic store.
+///     Racing stores to one slot: exactly one, any one, survives, untorn.
+///  2. *Check* (the next call, after every store of the fight): every active pair reads its slot's key.
+///     When it is its own key, the pair is stored: it raises the slot's value word to its value with a
+///     relaxed atomic max (values start at 0) and leaves. Otherwise (another key won) it stays active.
+///  3. The actives shrink to the pairs that stay, in order.
+/// All pairs of one key hash to one slot, so they leave together, in the round their key wins; the value
+/// word is written only by pairs of the winning key. The leftovers are sorted by key (duplicates reduced
+/// to their largest value) for binary search. Each round stores at least one key per occupied slot; at a
+/// load factor of 1 about 37% of the actives collide, so the rounds shrink geometrically (the thesis saw
+/// never more than 10 rounds down to a leftover limit of 2^20).
+///
+/// **Duplicate keys in a build:** of the pairs with one key, the one with the LARGEST value survives
+/// (deterministic, equal on both backends; the thesis's "last writer wins" is not deterministic).
+///
+/// **Find** (one thread per query, any order): the query probes the sub-tables in build order: its own key
+/// → the value; an empty slot → a definite miss (had the key been stored later, it would have fought
+/// for this slot, which would not be empty); another key → the next sub-table. Past the last, a binary
+/// search of the leftovers. O(rounds + log leftovers) per query, about 1.6 probes on average.
+///
+/// **Reserved encodings** (validated before anything is allocated): key `empty_key` (all ones) marks an
+/// empty slot and cannot be stored; value `miss_value` (all ones) is what `find` answers for an absent
+/// key and cannot be stored. Either in a build throws `warpdex::error` naming the first position.
+///
+/// **Memory.** Sub-tables about 1.6 * n * load_factor entries in all, leftovers up to `leftover_limit`
+/// pairs, and, during the build, 9 bytes per pair of scratch. A build whose estimate exceeds the
+/// backend's whole memory (the device's, or the host's physical memory) throws `warpdex::out_of_memory`
+/// before allocating; one that runs out of free memory on the way frees what it took and throws the
+/// same (from the memory resource, naming the free and total memory).
+
+#include <warpdex/core/backend.hpp>
+#include <warpdex/core/buffer.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace warpdex::dpp {
+
+/// Construction parameters of a `hashfight_map`.
+struct hashfight_options {
+  /// Slots of a sub-table per active pair (>= 1; the thesis measured 1.03 to 2.0).
+  double load_factor = 1.03;
+  /// Once this few pairs are active the rest go to the sorted leftovers (the thesis's HASHING_LIMIT).
+  std::uint64_t leftover_limit = std::uint64_t{1} << 20;
+  /// Fight rounds at most; any pairs still active afterwards go to the leftovers (>= 1).
+  std::uint32_t max_rounds = 16;
+  /// Seeds the per-round hash functions.
+  std::uint64_t seed = 0x6861736866696768ULL;
+};
+
+/// One slot of a sub-table: a key and its value, accessed as one aligned unit.
+template <class Key, class Value>
+struct alignas(sizeof(Key) + sizeof(Value)) hashfight_entry {
+  Key key;
+  Value value;
+};
+
+/// Where one sub-table lies and how its slots are addressed (kernel-side view).
+template <class Key, class Value>
+struct hashfight_subtable {
+  hashfight_entry<Key, Value>* entries;
+  std::uint64_t slots;
+  std::uint64_t seed;
+};
+
+/// A static map from `Key` to `Value` built by HashFight. Supported: (std::uint32_t, std::uint32_t) and
+/// (std::uint64_t, std::uint64_t). Spans lie in the backend's memory. Queries are const and may run
+/// concurrently with each other; the map is immutable after construction.
+template <class Key, class Value, class Backend>
+class hashfight_map {
+ public:
+  using key_type = Key;
+  using value_type = Value;
+  /// The reserved key: marks an empty slot; cannot be stored.
+  static constexpr Key empty_key = std::numeric_limits<Key>::max();
+  /// The reserved value: `find`'s answer for an absent key; cannot be stored.
+  static constexpr Value miss_value = std::numeric_limits<Value>::max();
+
+  /// Builds the map from keys[i] -> values[i] (see the file comment for duplicates). Throws
+  /// `warpdex::error` on a size mismatch, a reserved key or value, more than 2^32 - 2 pairs or options
+  /// out of range, and `warpdex::out_of_memory` when the table does not fit; nothing is kept then.
+  hashfight_map(const Backend& backend, std::span<const Key> keys, std::span<const Value> values,
+                hashfight_options options = {});
+  ~hashfight_map();
+  hashfight_map(hashfight_map&&) noexcept;
+  hashfight_map& operator=(hashfight_map&&) noexcept;
+  hashfight_map(const hashfight_map&) = delete;
+  hashfight_map& operator=(const hashfight_map&) = delete;
+
+  /// values[i] = the value of queries[i], or `miss_value` when absent. Requires equal sizes. Any query
+  /// value is allowed (`empty_key` is simply absent).
+  void find(std::span<const Key> queries, std::span<Value> values) const;
+
+  /// found[i] = 1 when queries[i] is stored, else 0. Requires equal sizes.
+  void contains(std::span<const Key> queries, std::span<std::uint8_t> found) const;
+
+  /// Distinct keys stored (counted over the sub-tables on the first call, O(slots); then cached).
+  [[nodiscard]] std::uint64_t size() const;
+  /// Fight rounds of the build (= sub-tables).
+  [[nodiscard]] std::uint32_t rounds() const { return static_cast<std::uint32_t>(subtables_.size()); }
+  /// Distinct keys in the sorted leftovers.
+  [[nodiscard]] std::uint64_t leftover_size() const { return leftover_keys_.size(); }
+  /// Bytes the map holds (sub-tables, leftovers, the sub-table views).
+  [[nodiscard]] std::uint64_t memory_bytes() const;
+  [[nodiscard]] const hashfight_options& options() const { return options_; }
+
+ private:
+  Backend backend_;
+  hashfight_options options_;
+  std::vector<buffer<hashfight_entry<Key, Value>>> subtables_;
+  buffer<hashfight_subtable<Key, Value>> views_;
+  buffer<Key> leftover_keys_;
+  buffer<Value> leftover_values_;
+  mutable std::optional<std::uint64_t> size_;
+};
+
+/// Peak bytes a build of `pairs` pairs needs beyond its inputs, from the expected rounds: a round at load
+/// factor f stores f * (1 - e^(-1/f)) of its actives, so the sub-tables hold pairs * f / that fraction
+/// slots in all; plus 9 bytes of scratch per pair (two lists of 32-bit positions and a flag) and the
+/// leftovers. The build checks it against the backend's memory before starting.
+[[nodiscard]] inline std::uint64_t hashfight_build_bytes(std::uint64_t pairs, std::size_t entry_bytes,
+                                                         const hashfight_options& options)
+{
+  const double f = options.load_factor;
+  const double stored_fraction = f * (1.0 - std::exp(-1.0 / f));
+  const double slots = static_cast<double>(pairs) * f / stored_fraction;
+  const double leftovers = static_cast<double>(std::min(pairs, options.leftover_limit)) * 2.0 * entry_bytes;
+  return static_cast<std::uint64_t>(
+      std::min(slots * static_cast<double>(entry_bytes) + 9.0 * static_cast<double>(pairs) + leftovers, 1.8e19));
+}
+
+}  // namespace warpdex::dpp

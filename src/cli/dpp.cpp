@@ -1,0 +1,596 @@
+// `warpdex dedup` and `warpdex hashfight`: the dpp family's duplicate search and HashFight table on a
+// file or on generated data, timed, with an oracle check on request (--check).
+//
+// dedup --lines reads text lines: a line ends at '\n'; a '\r' just before it is dropped (CRLF files
+// count like LF files, and "a\r\n" equals "a\n"); a last line without a final newline is a line; NUL and
+// every other byte are ordinary line content, written back verbatim. Lines are grouped by a 64-bit hash
+// of their bytes (two FNV-1a passes) with the library's count_elements; every line is then compared
+// byte by byte with the first line of its group, so a hash collision cannot merge distinct lines (one
+// found is reported and the grouping redone exactly on the host).
+#include "commands.hpp"
+#include "dpp_workloads.hpp"
+#include "progress.hpp"
+
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/error.hpp>
+#include <warpdex/core/generate.hpp>
+#include <warpdex/core/hash.hpp>
+#include <warpdex/dpp/duplicates.hpp>
+#include <warpdex/dpp/hashfight_map.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace warpdex::cli {
+namespace {
+
+using dpp::uint32x2;
+using dpp::uint32x3;
+using dpp::uint32x4;
+
+/// Seconds `work` takes on the backend (synchronized).
+template <class Backend, class Work>
+double timed(const Backend& backend, Work&& work)
+{
+  const auto started = std::chrono::steady_clock::now();
+  work();
+  backend.synchronize();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+template <class T, class Backend>
+buffer<T> to_backend(const Backend& backend, std::span<const T> values)
+{
+  auto result = make_buffer<T>(backend, values.size());
+  result.copy_from(values);
+  return result;
+}
+
+std::vector<char> read_whole_file(const std::string& command, const std::string& path)
+{
+  std::ifstream file(path, std::ios::binary);
+  WARPDEX_EXPECTS(file.good(), command + ": cannot open '" + path + "'");
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+// ---- generated workloads (shared with the demo tour) ----
+
+template <class Backend>
+std::vector<dpp_step> dedup_workload(const Backend& backend, std::uint64_t n, double duplicate_fraction,
+                                     std::uint64_t seed)
+{
+  auto keys = make_buffer<std::uint32_t>(backend, n);
+  generate_keys_with_duplicates(backend, keys.span(), duplicate_fraction, seed);
+  const std::vector<std::uint32_t> host_keys = keys.to_vector();
+  std::unordered_map<std::uint32_t, std::uint64_t> oracle;
+  for (const std::uint32_t key : host_keys) { ++oracle[key]; }
+  const std::span<const std::uint32_t> in(keys.data(), n);
+
+  std::vector<dpp_step> steps;
+  for (const auto method : {dpp::duplicate_method::hash_fight, dpp::duplicate_method::sort}) {
+    progress shown("dedup: once-flags by " + std::string(dpp::duplicate_method_name(method)));
+    dpp_step step{"dedup once (" + std::string(dpp::duplicate_method_name(method)) + ")"};
+    auto once = make_buffer<std::uint8_t>(backend, n);
+    step.seconds = timed(backend, [&] { dpp::find_once(backend, in, once.span(), method); });
+    step.elements = n;
+    const std::vector<std::uint8_t> flags = once.to_vector();
+    std::uint64_t wrong = 0;
+    std::uint64_t singles = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const bool expected = oracle[host_keys[i]] == 1;
+      wrong += (flags[i] != 0) != expected ? 1 : 0;
+      singles += expected ? 1 : 0;
+    }
+    step.check = std::to_string(singles) + " of " + std::to_string(n) + " once, " + std::to_string(wrong) + " wrong";
+    step.passed = wrong == 0;
+    steps.push_back(step);
+  }
+  {
+    progress shown("dedup: counts");
+    dpp_step step{"dedup counts (sort)"};
+    dpp::element_counts<std::uint32_t> counted;
+    step.seconds = timed(backend, [&] { counted = dpp::count_elements(backend, in); });
+    const auto elements = counted.elements.to_vector();
+    const auto counts = counted.counts.to_vector();
+    const std::uint64_t distinct = elements.size();
+    std::uint64_t wrong = 0;
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      const auto entry = oracle.find(elements[i]);
+      wrong +=
+          (entry == oracle.end() || entry->second != counts[i] || (i > 0 && elements[i - 1] >= elements[i])) ? 1 : 0;
+    }
+    step.elements = n;
+    wrong += distinct != oracle.size() ? 1 : 0;
+    step.check = std::to_string(distinct) + " distinct, " + std::to_string(wrong) + " wrong";
+    step.passed = wrong == 0;
+    steps.push_back(step);
+  }
+  return steps;
+}
+
+/// A value for key k that is never the reserved miss value.
+template <class Key>
+Key value_of(Key key)
+{
+  return static_cast<Key>(fmix64(key) % static_cast<std::uint64_t>(dpp::hashfight_map<Key, Key, host>::miss_value));
+}
+
+template <class Key, class Backend>
+std::vector<dpp_step> hashfight_workload(const Backend& backend, std::span<const Key> host_keys,
+                                         const key_set<Key>* generated_from, dpp::hashfight_options options, bool check,
+                                         std::uint64_t* memory_bytes, std::uint64_t* rounds)
+{
+  using map_type = dpp::hashfight_map<Key, Key, Backend>;
+  const std::uint64_t n = host_keys.size();
+  std::vector<Key> host_values(n);
+  for (std::uint64_t i = 0; i < n; ++i) { host_values[i] = value_of(host_keys[i]); }
+  std::unordered_map<Key, Key> oracle;
+  if (check) {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      auto [entry, inserted] = oracle.try_emplace(host_keys[i], host_values[i]);
+      if (!inserted) { entry->second = std::max(entry->second, host_values[i]); }
+    }
+  }
+  const auto keys = to_backend<Key>(backend, host_keys);
+  const auto values = to_backend<Key>(backend, host_values);
+  const std::uint64_t seed = options.seed;
+  std::vector<dpp_step> steps;
+  std::unique_ptr<map_type> map;
+  {
+    progress shown("hashfight: build");
+    dpp_step step{"build"};
+    step.seconds = timed(backend, [&] {
+      map = std::make_unique<map_type>(backend, std::span<const Key>(keys.data(), n),
+                                       std::span<const Key>(values.data(), n), options);
+    });
+    step.elements = n;
+    step.passed = !check || map->size() == oracle.size();
+    step.check = check ? std::to_string(map->size()) + " keys stored, " + std::to_string(oracle.size()) + " distinct"
+                       : "not checked";
+    steps.push_back(step);
+  }
+  if (memory_bytes != nullptr) { *memory_bytes = map->memory_bytes(); }
+  if (rounds != nullptr) { *rounds = map->rounds(); }
+  // Queries: built keys drawn at random (present), and keys outside the built set (absent: guaranteed
+  // for generated keys; for a file's keys, keys of another keyed permutation, mostly absent).
+  for (const bool present : {true, false}) {
+    const std::string what = present ? "find present" : "find absent";
+    progress shown("hashfight: " + what);
+    std::vector<Key> queries(n);
+    if (present) {
+      for (std::uint64_t i = 0; i < n; ++i) { queries[i] = host_keys[fmix64(i ^ seed) % n]; }
+    } else if (generated_from != nullptr) {
+      generate_queries(host{}, *generated_from, 1.0, seed + 1, std::span<Key>(queries));
+    } else {
+      generate_keys(host{}, key_set<Key>{n, seed ^ 0xab5e47ULL, key_order::shuffled, static_cast<Key>(~Key{0} - 1)},
+                    std::span<Key>(queries));
+    }
+    const auto query_buffer = to_backend<Key>(backend, queries);
+    auto found = make_buffer<Key>(backend, n);
+    dpp_step step{what};
+    step.seconds = timed(backend, [&] { map->find(std::span<const Key>(query_buffer.data(), n), found.span()); });
+    step.elements = n;
+    if (check) {
+      const std::vector<Key> answers = found.to_vector();
+      std::uint64_t wrong = 0;
+      std::uint64_t hits = 0;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const auto entry = oracle.find(queries[i]);
+        const Key expected = entry == oracle.end() ? map_type::miss_value : entry->second;
+        wrong += answers[i] != expected ? 1 : 0;
+        hits += entry != oracle.end() ? 1 : 0;
+      }
+      step.check = std::to_string(hits) + " of " + std::to_string(n) + " present, " + std::to_string(wrong) + " wrong";
+      step.passed = wrong == 0;
+    } else {
+      step.check = "not checked";
+      step.passed = true;
+    }
+    steps.push_back(step);
+  }
+  return steps;
+}
+
+/// The distinct keys the generated workloads build from (the reserved all-ones key excluded).
+template <class Key>
+key_set<Key> generated_key_set(std::uint64_t n, std::uint64_t seed)
+{
+  return key_set<Key>{n, seed, key_order::shuffled, static_cast<Key>(~Key{0} - 1)};
+}
+
+template <class Key>
+std::vector<Key> generated_keys(const key_set<Key>& set)
+{
+  std::vector<Key> keys(set.size);
+  generate_keys(host{}, set, std::span<Key>(keys));
+  return keys;
+}
+
+void print_steps(const std::vector<dpp_step>& steps)
+{
+  std::printf("%-22s %10s %12s  %s\n", "step", "ms", "Melem/s", "check");
+  bool all_passed = true;
+  for (const dpp_step& step : steps) {
+    std::printf("%-22s %10.2f %12.1f  %s: %s\n", step.what.c_str(), step.seconds * 1e3,
+                static_cast<double>(step.elements) / std::max(step.seconds, 1e-9) / 1e6, step.passed ? "ok" : "FAILED",
+                step.check.c_str());
+    all_passed = all_passed && step.passed;
+  }
+  WARPDEX_EXPECTS(all_passed, "a step failed its check");
+}
+
+// ---- dedup of a file ----
+
+struct dedup_options {
+  std::string path;
+  std::uint32_t generated_log2 = 0;  ///< > 0: no file; the generated workload of 2^this uint32 keys
+  double duplicate_fraction = 0.5;
+  std::uint64_t seed = 1;
+  unsigned record_bytes = 4;
+  bool lines = false;
+  bool once = false;
+  bool check = false;
+  std::string method = "auto";
+  std::string output;
+};
+
+/// Splits text into lines (see the file comment).
+std::vector<std::string_view> split_lines(std::string_view text)
+{
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    const std::size_t next = end == std::string_view::npos ? text.size() : end + 1;
+    if (end == std::string_view::npos) { end = text.size(); }
+    std::size_t length = end - start;
+    if (end < text.size() && length > 0 && text[end - 1] == '\r') { --length; }
+    lines.push_back(text.substr(start, length));
+    start = next;
+  }
+  return lines;
+}
+
+std::uint64_t line_hash(std::string_view line)
+{
+  const auto* bytes = reinterpret_cast<const unsigned char*>(line.data());
+  const std::uint64_t low = fnv1a_32(bytes, line.size());
+  const std::uint64_t high = fnv1a_32(bytes, line.size(), fmix32(fnv1a_32_offset_basis));
+  return high << 32 | low;
+}
+
+/// Distinct lines with counts in order of first occurrence, by the library (hash + count_elements +
+/// exact comparison), or exactly on the host when a hash collision shows up.
+struct line_counts {
+  std::vector<std::uint64_t> first_line;  ///< index of each distinct line's first occurrence
+  std::vector<std::uint64_t> counts;
+  bool collision = false;
+};
+
+line_counts host_line_counts(const std::vector<std::string_view>& lines)
+{
+  line_counts result;
+  std::unordered_map<std::string_view, std::size_t> index;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto [entry, inserted] = index.try_emplace(lines[i], result.counts.size());
+    if (inserted) {
+      result.first_line.push_back(i);
+      result.counts.push_back(0);
+    }
+    ++result.counts[entry->second];
+  }
+  return result;
+}
+
+template <class Backend>
+line_counts library_line_counts(const Backend& backend, const std::vector<std::string_view>& lines)
+{
+  std::vector<std::uint64_t> hashes(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) { hashes[i] = line_hash(lines[i]); }
+  const auto input = to_backend<std::uint64_t>(backend, hashes);
+  const auto counted = dpp::count_elements(backend, std::span<const std::uint64_t>(input.data(), input.size()),
+                                           dpp::element_order::first_occurrence);
+  line_counts result{counted.first_positions.to_vector(), counted.counts.to_vector()};
+  // Exactness: every line equals the first line of its hash group.
+  std::unordered_map<std::uint64_t, std::uint64_t> first_of_hash;
+  const auto group_hashes = counted.elements.to_vector();
+  for (std::size_t g = 0; g < group_hashes.size(); ++g) {
+    first_of_hash.emplace(group_hashes[g], result.first_line[g]);
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i] != lines[first_of_hash.at(hashes[i])]) {
+      auto exact = host_line_counts(lines);
+      exact.collision = true;
+      return exact;
+    }
+  }
+  return result;
+}
+
+void write_line(std::FILE* out, std::string_view line)
+{
+  std::fwrite(line.data(), 1, line.size(), out);
+  std::fputc('\n', out);
+}
+
+void dedup_lines(backend_choice choice, const dedup_options& opts)
+{
+  const std::vector<char> text = read_whole_file("dedup", opts.path);
+  const std::vector<std::string_view> lines = split_lines(std::string_view(text.data(), text.size()));
+  line_counts counts;
+  double seconds = 0;
+  {
+    progress shown("dedup: grouping lines");
+    const auto started = std::chrono::steady_clock::now();
+    counts = visit_backend(choice, [&](const auto& backend) { return library_line_counts(backend, lines); });
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  if (counts.collision) {
+    std::fprintf(stderr, "warpdex dedup: two distinct lines share a 64-bit hash; grouped exactly on the host\n");
+  }
+  for (std::size_t g = 0; g < counts.counts.size(); ++g) {
+    const std::string_view line = lines[counts.first_line[g]];
+    if (opts.once) {
+      if (counts.counts[g] == 1) { write_line(stdout, line); }
+    } else {
+      std::printf("%7llu ", static_cast<unsigned long long>(counts.counts[g]));
+      write_line(stdout, line);
+    }
+  }
+  std::fflush(stdout);
+  std::fprintf(stderr, "warpdex dedup: %zu lines, %zu distinct, %.2f ms\n", lines.size(), counts.counts.size(),
+               seconds * 1e3);
+  if (opts.check) {
+    const line_counts exact = host_line_counts(lines);
+    WARPDEX_EXPECTS(exact.first_line == counts.first_line && exact.counts == counts.counts,
+                    "dedup --check: the library's line counts differ from std::unordered_map's");
+    std::fprintf(stderr, "warpdex dedup: check passed (std::unordered_map of the lines)\n");
+  }
+}
+
+template <class Element, class Backend>
+void dedup_records(const Backend& backend, const dedup_options& opts, const std::vector<char>& bytes)
+{
+  const std::uint64_t n = bytes.size() / sizeof(Element);
+  std::vector<Element> records(n);
+  if (n != 0) { std::memcpy(records.data(), bytes.data(), n * sizeof(Element)); }
+  const auto input = to_backend<Element>(backend, records);
+  const std::span<const Element> in(input.data(), n);
+  const dpp::duplicate_method method = dpp::parse_duplicate_method(opts.method);
+  buffer<Element> result;
+  double seconds = 0;
+  {
+    progress shown(opts.once ? "dedup: records occurring once" : "dedup: distinct records");
+    seconds = timed(backend, [&] {
+      result = opts.once ? dpp::elements_occurring_once(backend, in, method)
+                         : dpp::unique_elements(backend, in, dpp::element_order::first_occurrence);
+    });
+  }
+  const std::vector<Element> kept = result.to_vector();
+  std::printf(
+      "%llu records of %u bytes, %llu %s, %.2f ms (%s)\n", static_cast<unsigned long long>(n), opts.record_bytes,
+      static_cast<unsigned long long>(kept.size()), opts.once ? "occurring once" : "distinct", seconds * 1e3,
+      opts.once ? std::string(dpp::duplicate_method_name(dpp::resolve_method<Element>(method))).c_str() : "sort");
+  if (!opts.output.empty()) {
+    std::ofstream out(opts.output, std::ios::binary);
+    WARPDEX_EXPECTS(out.good(), "dedup --output: cannot create '" + opts.output + "'");
+    out.write(reinterpret_cast<const char*>(kept.data()), static_cast<std::streamsize>(kept.size() * sizeof(Element)));
+    WARPDEX_EXPECTS(out.good(), "dedup --output: writing '" + opts.output + "' failed");
+  }
+  if (opts.check) {
+    // The oracle: std::sort of the records, then runs; the kept records in input order of first
+    // occurrence.
+    std::vector<std::uint64_t> order(n);
+    for (std::uint64_t i = 0; i < n; ++i) { order[i] = i; }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint64_t a, std::uint64_t b) { return records[a] < records[b]; });
+    std::vector<std::uint64_t> expected_positions;
+    for (std::uint64_t j = 0; j < n;) {
+      std::uint64_t end = j + 1;
+      while (end < n && records[order[end]] == records[order[j]]) { ++end; }
+      if (!opts.once || end - j == 1) { expected_positions.push_back(order[j]); }
+      j = end;
+    }
+    std::sort(expected_positions.begin(), expected_positions.end());
+    bool same = expected_positions.size() == kept.size();
+    for (std::size_t i = 0; same && i < kept.size(); ++i) { same = records[expected_positions[i]] == kept[i]; }
+    WARPDEX_EXPECTS(same, "dedup --check: the library's records differ from the std::sort oracle's");
+    std::printf("check passed (std::sort of the records)\n");
+  }
+}
+
+void dedup_file(const global_options& globals, const dedup_options& opts)
+{
+  const backend_choice choice = selected_backend(globals);
+  if (opts.generated_log2 > 0) {
+    std::printf("warpdex dedup: 2^%u generated uint32 keys, duplicate fraction %.2f, backend %s\n", opts.generated_log2,
+                opts.duplicate_fraction, choice == backend_choice::cuda ? "cuda" : "host");
+    print_steps(
+        run_dedup_workload(choice, std::uint64_t{1} << opts.generated_log2, opts.duplicate_fraction, opts.seed));
+    return;
+  }
+  WARPDEX_EXPECTS(!opts.path.empty(), "dedup: give a FILE, or --size-log2 for generated keys");
+  if (opts.lines) {
+    dedup_lines(choice, opts);
+    return;
+  }
+  const std::vector<char> bytes = read_whole_file("dedup", opts.path);
+  WARPDEX_EXPECTS(bytes.size() % opts.record_bytes == 0,
+                  "dedup: '" + opts.path + "' holds " + std::to_string(bytes.size()) +
+                      " bytes, not a whole number of " + std::to_string(opts.record_bytes) + "-byte records (" +
+                      std::to_string(bytes.size() % opts.record_bytes) + " bytes left over)");
+  visit_backend(choice, [&](const auto& backend) {
+    switch (opts.record_bytes) {
+      case 4:
+        dedup_records<std::uint32_t>(backend, opts, bytes);
+        break;
+      case 8:
+        dedup_records<std::uint64_t>(backend, opts, bytes);
+        break;
+      case 12:
+        dedup_records<uint32x3>(backend, opts, bytes);
+        break;
+      default:
+        dedup_records<uint32x4>(backend, opts, bytes);
+        break;
+    }
+  });
+}
+
+// ---- hashfight ----
+
+struct hashfight_cli_options {
+  std::uint32_t size_log2 = 22;
+  unsigned key_bytes = 4;
+  double load_factor = 1.03;
+  std::uint64_t leftover_limit = dpp::hashfight_options{}.leftover_limit;
+  std::string keys_path;
+  std::uint64_t seed = 1;
+  bool check = false;
+};
+
+template <class Key>
+std::vector<Key> read_keys(const std::string& path)
+{
+  const std::vector<char> bytes = read_whole_file("hashfight", path);
+  WARPDEX_EXPECTS(bytes.size() % sizeof(Key) == 0, "hashfight --keys: '" + path + "' holds " +
+                                                       std::to_string(bytes.size()) + " bytes, not a whole number of " +
+                                                       std::to_string(sizeof(Key)) + "-byte keys");
+  std::vector<Key> keys(bytes.size() / sizeof(Key));
+  if (!keys.empty()) { std::memcpy(keys.data(), bytes.data(), bytes.size()); }
+  return keys;
+}
+
+template <class Key>
+void hashfight_run(backend_choice choice, const hashfight_cli_options& opts)
+{
+  const auto set = generated_key_set<Key>(std::uint64_t{1} << opts.size_log2, opts.seed);
+  const std::vector<Key> keys = opts.keys_path.empty() ? generated_keys(set) : read_keys<Key>(opts.keys_path);
+  std::uint64_t memory = 0;
+  std::uint64_t rounds = 0;
+  const auto steps = visit_backend(choice, [&](const auto& backend) {
+    dpp::hashfight_options options;
+    options.load_factor = opts.load_factor;
+    options.leftover_limit = opts.leftover_limit;
+    options.seed = opts.seed;
+    return hashfight_workload<Key>(backend, std::span<const Key>(keys), opts.keys_path.empty() ? &set : nullptr,
+                                   options, opts.check, &memory, &rounds);
+  });
+  print_steps(steps);
+  std::printf("map: %llu rounds, %.1f MB, %.2f bytes per pair\n", static_cast<unsigned long long>(rounds),
+              static_cast<double>(memory) / 1e6,
+              keys.empty() ? 0.0 : static_cast<double>(memory) / static_cast<double>(keys.size()));
+}
+
+void hashfight_command(const global_options& globals, const hashfight_cli_options& opts)
+{
+  const backend_choice choice = selected_backend(globals);
+  std::printf("warpdex hashfight: k%u/v%u on backend %s, %s, load factor %.2f, leftover limit %llu\n",
+              opts.key_bytes * 8, opts.key_bytes * 8, choice == backend_choice::cuda ? "cuda" : "host",
+              opts.keys_path.empty() ? ("2^" + std::to_string(opts.size_log2) + " generated keys").c_str()
+                                     : ("keys of '" + opts.keys_path + "'").c_str(),
+              opts.load_factor, static_cast<unsigned long long>(opts.leftover_limit));
+  if (opts.key_bytes == 4) {
+    hashfight_run<std::uint32_t>(choice, opts);
+  } else {
+    hashfight_run<std::uint64_t>(choice, opts);
+  }
+}
+
+}  // namespace
+
+std::vector<dpp_step> run_dedup_workload(backend_choice resolved, std::uint64_t n, double duplicate_fraction,
+                                         std::uint64_t seed)
+{
+  return visit_backend(resolved,
+                       [&](const auto& backend) { return dedup_workload(backend, n, duplicate_fraction, seed); });
+}
+
+std::vector<dpp_step> run_hashfight_workload(backend_choice resolved, std::uint64_t n, unsigned key_bytes,
+                                             double load_factor, std::uint64_t seed, std::uint64_t* memory_bytes)
+{
+  dpp::hashfight_options options;
+  options.load_factor = load_factor;
+  options.seed = seed;
+  return visit_backend(resolved, [&](const auto& backend) {
+    if (key_bytes == 8) {
+      const auto set = generated_key_set<std::uint64_t>(n, seed);
+      const auto keys = generated_keys(set);
+      return hashfight_workload<std::uint64_t>(backend, std::span<const std::uint64_t>(keys), &set, options, true,
+                                               memory_bytes, nullptr);
+    }
+    const auto set = generated_key_set<std::uint32_t>(n, seed);
+    const auto keys = generated_keys(set);
+    return hashfight_workload<std::uint32_t>(backend, std::span<const std::uint32_t>(keys), &set, options, true,
+                                             memory_bytes, nullptr);
+  });
+}
+
+void add_dedup_command(CLI::App& app, const global_options& globals)
+{
+  auto opts = std::make_shared<dedup_options>();
+  CLI::App* command = app.add_subcommand(
+      "dedup", "Duplicate search in a file: distinct records or lines with counts, or those occurring once");
+  CLI::Option* file =
+      command->add_option("FILE", opts->path, "Input file: raw fixed-size records, or text with --lines");
+  command
+      ->add_option("--size-log2", opts->generated_log2,
+                   "No file: 2^N generated uint32 keys, once-flags by both methods and counts, each checked")
+      ->check(CLI::Range(1, 31))
+      ->excludes(file);
+  command->add_option("--dup", opts->duplicate_fraction, "With --size-log2: the fraction of keys that repeat others")
+      ->check(CLI::Range(0.0, 1.0));
+  command->add_option("--seed", opts->seed, "With --size-log2: seed of the generated keys");
+  CLI::Option* record = command
+                            ->add_option("--record-bytes", opts->record_bytes,
+                                         "Record size of a raw file: 4 or 8 (integers), 12 or 16 (tuples of "
+                                         "32-bit words); little-endian")
+                            ->check(CLI::IsMember({4, 8, 12, 16}));
+  command
+      ->add_flag("--lines", opts->lines,
+                 "Text lines: each distinct line with its count in order of first occurrence (like sort | uniq -c, "
+                 "in input order); CRLF counts as LF, a missing final newline is fine, NUL is ordinary content")
+      ->excludes(record);
+  command->add_flag("--once", opts->once, "Print only the lines / records occurring exactly once");
+  command->add_option("--method", opts->method, "Records with --once: auto, sort or hash (hash fighting)")
+      ->check(CLI::IsMember({"auto", "sort", "hash"}));
+  command->add_option("--output", opts->output, "Records: write the kept records to FILE (raw)")->type_name("FILE");
+  command->add_flag("--check", opts->check, "Verify against a std oracle on the host");
+  command->callback([opts, &globals] { dedup_file(globals, *opts); });
+}
+
+void add_hashfight_command(CLI::App& app, const global_options& globals)
+{
+  auto opts = std::make_shared<hashfight_cli_options>();
+  CLI::App* command = app.add_subcommand(
+      "hashfight", "Build a HashFight static hash table, find present and absent keys; throughput and memory");
+  CLI::Option* size = command->add_option("--size-log2", opts->size_log2, "Generated keys, as a power of two")
+                          ->check(CLI::Range(0, 31));
+  command->add_option("--key-bytes", opts->key_bytes, "4 (k32/v32) or 8 (k64/v64)")->check(CLI::IsMember({4, 8}));
+  command->add_option("--load-factor", opts->load_factor, "Sub-table slots per active key, >= 1")
+      ->check(CLI::Range(1.0, 64.0));
+  command
+      ->add_option("--keys", opts->keys_path,
+                   "Build from the raw little-endian keys of FILE (repeats allowed: the largest value wins; the "
+                   "all-ones key is reserved)")
+      ->type_name("FILE")
+      ->excludes(size);
+  command->add_option("--leftover-limit", opts->leftover_limit,
+                      "Keys left active when fighting stops; they are sorted and binary-searched");
+  command->add_option("--seed", opts->seed, "Seed of the generated keys and of the table's hash functions");
+  command->add_flag("--check", opts->check, "Verify every answer against std::unordered_map");
+  command->callback([opts, &globals] { hashfight_command(globals, *opts); });
+}
+
+}  // namespace warpdex::cli

@@ -1,0 +1,308 @@
+#pragma once
+// hashfight_map (include/warpdex/dpp/hashfight_map.hpp), written once against Thrust execution policies;
+// hashfight_cuda.cu and hashfight_host.cpp instantiate it for their backend.
+
+#include "duplicates_impl.hpp"
+
+#include <warpdex/core/hash.hpp>
+#include <warpdex/dpp/hashfight_map.hpp>
+#include <warpdex/search/search_device.hpp>
+
+#include <thrust/find.h>
+#include <thrust/functional.h>
+#include <thrust/transform.h>
+
+#if defined(__CUDACC__)
+#include <warpdex/core/cuda_check.hpp>
+
+#include <cuda_runtime.h>
+#else
+#include <unistd.h>
+#endif
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warpdex::dpp::detail {
+
+/// The seed of fight round r's hash function.
+WARPDEX_HOST_DEVICE constexpr std::uint64_t hashfight_round_seed(std::uint64_t seed, std::uint32_t round)
+{
+  return fmix64(seed + 0x9e3779b97f4a7c15ULL * (round + 1));
+}
+
+/// hash scaled to [0, slots): the high word of hash * slots (no division).
+WARPDEX_HOST_DEVICE inline std::uint64_t scale_to_slots(std::uint64_t hash, std::uint64_t slots)
+{
+#if defined(__CUDA_ARCH__)
+  return __umul64hi(hash, slots);
+#else
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(hash) * slots) >> 64);
+#endif
+}
+
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE hashfight_entry<Key, Value>* slot_of(const hashfight_subtable<Key, Value>& table, Key key)
+{
+  return table.entries + scale_to_slots(fmix64(static_cast<std::uint64_t>(key) ^ table.seed), table.slots);
+}
+
+/// Fight: the pair's key into its slot's key word; racing stores, one survives untorn.
+template <class Key, class Value>
+struct fight_key {
+  const Key* keys;
+  hashfight_subtable<Key, Value> table;
+  WARPDEX_HOST_DEVICE void operator()(std::uint32_t position) const
+  {
+    relaxed_store(&slot_of(table, keys[position])->key, keys[position]);
+  }
+};
+
+/// Check: the pair's key won its slot → raise the slot's value to the pair's and leave (collided = 0);
+/// another key won → stay (collided = 1). Only pairs of the winning key touch the value word.
+template <class Key, class Value>
+struct check_key {
+  const Key* keys;
+  const Value* values;
+  const std::uint32_t* actives;
+  hashfight_subtable<Key, Value> table;
+  std::uint8_t* collided;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
+  {
+    const std::uint32_t position = actives[k];
+    const Key key = keys[position];
+    hashfight_entry<Key, Value>* entry = slot_of(table, key);
+    const bool won = relaxed_load(&entry->key) == key;
+    if (won) { relaxed_fetch_max(&entry->value, values[position]); }
+    collided[k] = won ? 0 : 1;
+  }
+};
+
+template <class Key, class Value>
+struct slot_is_occupied {
+  WARPDEX_HOST_DEVICE bool operator()(const hashfight_entry<Key, Value>& entry) const
+  {
+    return entry.key != std::numeric_limits<Key>::max();
+  }
+};
+
+/// The value of a key, or the miss value: sub-tables in build order, then the sorted leftovers.
+template <class Key, class Value>
+struct find_value {
+  const hashfight_subtable<Key, Value>* tables;
+  std::uint32_t table_count;
+  const Key* leftover_keys;
+  const Value* leftover_values;
+  std::uint64_t leftover_count;
+  WARPDEX_HOST_DEVICE Value operator()(Key key) const
+  {
+    constexpr Key empty = std::numeric_limits<Key>::max();
+    constexpr Value miss = std::numeric_limits<Value>::max();
+    if (key == empty) { return miss; }
+    for (std::uint32_t t = 0; t < table_count; ++t) {
+      const hashfight_entry<Key, Value> entry = *slot_of(tables[t], key);
+      if (entry.key == key) { return entry.value; }
+      if (entry.key == empty) { return miss; }
+    }
+    const std::uint64_t at = binary_search_bound<bound_kind::lower>(leftover_keys, leftover_count, key);
+    return at < leftover_count && leftover_keys[at] == key ? leftover_values[at] : miss;
+  }
+};
+
+template <class Value>
+struct is_not_miss {
+  WARPDEX_HOST_DEVICE std::uint8_t operator()(Value value) const
+  {
+    return value != std::numeric_limits<Value>::max() ? 1 : 0;
+  }
+};
+
+template <class T>
+struct equals_value {
+  T reserved;
+  WARPDEX_HOST_DEVICE bool operator()(T value) const { return value == reserved; }
+};
+
+/// The most memory the backend could ever give a build: the device's memory (free memory would miss
+/// what warpdex's pool caches, which the pool returns when an allocation needs it), or the host's
+/// physical memory. A build that fits this but not what is free fails in its allocation, with
+/// warpdex::out_of_memory from the memory resource.
+#if defined(__CUDACC__)
+inline std::uint64_t memory_limit_bytes(const cuda&)
+{
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  WARPDEX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return total_bytes;
+}
+#else
+inline std::uint64_t memory_limit_bytes(const host&)
+{
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_bytes = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page_bytes > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_bytes)
+                                     : ~std::uint64_t{0};
+}
+#endif
+
+/// Throws when a span of the backend's memory holds `reserved`, naming the first position.
+template <class T, class Backend>
+void reject_reserved(const Backend& backend, std::span<const T> items, T reserved, const char* what)
+{
+  const T* first =
+      thrust::find_if(policy(backend), items.data(), items.data() + items.size(), equals_value<T>{reserved});
+  if (first != items.data() + items.size()) {
+    WARPDEX_FAIL(std::string("hashfight_map: ") + what + " " + std::to_string(first - items.data()) + " is " +
+                 std::to_string(reserved) + ", the reserved " +
+                 (std::string(what) == "key" ? "empty key" : "miss value") + "; it cannot be stored");
+  }
+}
+
+}  // namespace warpdex::dpp::detail
+
+namespace warpdex::dpp {
+
+template <class Key, class Value, class Backend>
+hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::span<const Key> keys,
+                                                  std::span<const Value> values, hashfight_options options)
+    : backend_(backend), options_(options)
+{
+  using entry = hashfight_entry<Key, Value>;
+  using subtable = hashfight_subtable<Key, Value>;
+  const std::uint64_t n = keys.size();
+  WARPDEX_EXPECTS(values.size() == n,
+                  "hashfight_map: " + std::to_string(n) + " keys but " + std::to_string(values.size()) + " values");
+  WARPDEX_EXPECTS(n <= max_duplicate_search_elements, "hashfight_map: " + std::to_string(n) +
+                                                          " pairs exceed the limit of " +
+                                                          std::to_string(max_duplicate_search_elements));
+  WARPDEX_EXPECTS(std::isfinite(options.load_factor) && options.load_factor >= 1.0,
+                  "hashfight_map: the load factor must be >= 1, got " + std::to_string(options.load_factor));
+  WARPDEX_EXPECTS(options.max_rounds >= 1, "hashfight_map: max_rounds must be >= 1");
+  detail::reject_reserved(backend, keys, empty_key, "key");
+  detail::reject_reserved(backend, values, miss_value, "value");
+  const std::uint64_t needed = hashfight_build_bytes(n, sizeof(entry), options);
+  const std::uint64_t available = detail::memory_limit_bytes(backend);
+  if (needed > available) {
+    throw out_of_memory("hashfight_map: building " + std::to_string(n) + " pairs at load factor " +
+                        std::to_string(options.load_factor) + " needs about " + std::to_string(needed >> 20) +
+                        " MiB, more than the " + std::to_string(available >> 20) + " MiB of " +
+                        std::string(Backend::name) + " memory; use fewer pairs or a smaller load factor");
+  }
+
+  detail::reporting_allocation_failure("hashfight_map", [&] {
+    auto actives = make_buffer<std::uint32_t>(backend, n);
+    auto survivors = make_buffer<std::uint32_t>(backend, n);
+    auto collided = make_buffer<std::uint8_t>(backend, n);
+    thrust::sequence(detail::policy_nosync(backend), actives.data(), actives.data() + n, std::uint32_t{0});
+    std::uint64_t active = n;
+    std::vector<subtable> views;
+    while (active > options.leftover_limit && views.size() < options.max_rounds) {
+      const auto slots = std::max<std::uint64_t>(
+          1, static_cast<std::uint64_t>(std::ceil(static_cast<double>(active) * options.load_factor)));
+      auto table = make_buffer<entry>(backend, slots);
+      thrust::fill(detail::policy_nosync(backend), table.data(), table.data() + slots, entry{empty_key, Value{0}});
+      const subtable view{table.data(), slots,
+                          detail::hashfight_round_seed(options.seed, static_cast<std::uint32_t>(views.size()))};
+      // Two algorithm calls: every store of the fight is visible to the check.
+      thrust::for_each(detail::policy_nosync(backend), actives.data(), actives.data() + active,
+                       detail::fight_key<Key, Value>{keys.data(), view});
+      thrust::for_each(
+          detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+          thrust::counting_iterator<std::uint64_t>(active),
+          detail::check_key<Key, Value>{keys.data(), values.data(), actives.data(), view, collided.data()});
+      const auto end = thrust::copy_if(detail::policy(backend), actives.data(), actives.data() + active,
+                                       collided.data(), survivors.data(), detail::is_set{});
+      const auto stayed = static_cast<std::uint64_t>(end - survivors.data());
+      active = stayed;
+      actives.swap(survivors);
+      views.push_back(view);
+      subtables_.push_back(std::move(table));
+    }
+    // The leftovers: sorted by key, one pair per key with its largest value.
+    auto left_keys = make_buffer<Key>(backend, active);
+    auto left_values = make_buffer<Value>(backend, active);
+    thrust::gather(detail::policy_nosync(backend), actives.data(), actives.data() + active, keys.data(),
+                   left_keys.data());
+    thrust::gather(detail::policy_nosync(backend), actives.data(), actives.data() + active, values.data(),
+                   left_values.data());
+    thrust::sort_by_key(detail::policy_nosync(backend), left_keys.data(), left_keys.data() + active,
+                        left_values.data());
+    const std::uint64_t distinct = detail::count_runs(backend, left_keys.data(), active);
+    leftover_keys_ = make_buffer<Key>(backend, distinct);
+    leftover_values_ = make_buffer<Value>(backend, distinct);
+    thrust::reduce_by_key(detail::policy_nosync(backend), left_keys.data(), left_keys.data() + active,
+                          left_values.data(), leftover_keys_.data(), leftover_values_.data(), thrust::equal_to<Key>(),
+                          thrust::maximum<Value>());
+    views_ = make_buffer<subtable>(backend, views.size());
+    views_.copy_from(views);
+    backend.synchronize();
+  });
+}
+
+template <class Key, class Value, class Backend>
+hashfight_map<Key, Value, Backend>::~hashfight_map() = default;
+template <class Key, class Value, class Backend>
+hashfight_map<Key, Value, Backend>::hashfight_map(hashfight_map&&) noexcept = default;
+template <class Key, class Value, class Backend>
+hashfight_map<Key, Value, Backend>& hashfight_map<Key, Value, Backend>::operator=(hashfight_map&&) noexcept = default;
+
+template <class Key, class Value, class Backend>
+void hashfight_map<Key, Value, Backend>::find(std::span<const Key> queries, std::span<Value> values) const
+{
+  WARPDEX_EXPECTS(values.size() == queries.size(), "hashfight_map::find: " + std::to_string(queries.size()) +
+                                                       " queries but " + std::to_string(values.size()) + " values");
+  detail::reporting_allocation_failure("hashfight_map::find", [&] {
+    thrust::transform(
+        detail::policy_nosync(backend_), queries.data(), queries.data() + queries.size(), values.data(),
+        detail::find_value<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()), leftover_keys_.data(),
+                                       leftover_values_.data(), leftover_keys_.size()});
+    backend_.synchronize();
+  });
+}
+
+template <class Key, class Value, class Backend>
+void hashfight_map<Key, Value, Backend>::contains(std::span<const Key> queries, std::span<std::uint8_t> found) const
+{
+  WARPDEX_EXPECTS(found.size() == queries.size(), "hashfight_map::contains: " + std::to_string(queries.size()) +
+                                                      " queries but " + std::to_string(found.size()) + " flags");
+  detail::reporting_allocation_failure("hashfight_map::contains", [&] {
+    const auto values = thrust::make_transform_iterator(
+        queries.data(),
+        detail::find_value<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()), leftover_keys_.data(),
+                                       leftover_values_.data(), leftover_keys_.size()});
+    thrust::transform(detail::policy_nosync(backend_), values, values + queries.size(), found.data(),
+                      detail::is_not_miss<Value>{});
+    backend_.synchronize();
+  });
+}
+
+template <class Key, class Value, class Backend>
+std::uint64_t hashfight_map<Key, Value, Backend>::size() const
+{
+  // Counted on first use rather than in the build: a pass over every sub-table the build does not need.
+  if (!size_) {
+    std::uint64_t stored = leftover_keys_.size();
+    for (const auto& table : subtables_) {
+      stored += static_cast<std::uint64_t>(thrust::count_if(
+          detail::policy(backend_), table.data(), table.data() + table.size(), detail::slot_is_occupied<Key, Value>{}));
+    }
+    size_ = stored;
+  }
+  return *size_;
+}
+
+template <class Key, class Value, class Backend>
+std::uint64_t hashfight_map<Key, Value, Backend>::memory_bytes() const
+{
+  std::uint64_t bytes = views_.size_bytes() + leftover_keys_.size_bytes() + leftover_values_.size_bytes();
+  for (const auto& table : subtables_) { bytes += table.size_bytes(); }
+  return bytes;
+}
+
+}  // namespace warpdex::dpp
+
+#define WARPDEX_INSTANTIATE_HASHFIGHT(Backend)                         \
+  template class hashfight_map<std::uint32_t, std::uint32_t, Backend>; \
+  template class hashfight_map<std::uint64_t, std::uint64_t, Backend>;

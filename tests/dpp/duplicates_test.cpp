@@ -1,0 +1,243 @@
+// Duplicate search against a std::map oracle on every backend of the build, for every element type and
+// method: duplicate fractions 0 / 0.01 / 0.5 / 0.99, Zipf skew, edge cases, FNV-1a collisions built on
+// purpose, and the sorted remainder after a bounded fight.
+#include "dpp_test_support.hpp"
+#include "support/backend_fixture.hpp"
+#include "support/expect_error.hpp"
+
+#include <warpdex/dpp/duplicates.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace {
+
+using namespace warpdex::testing;
+using namespace warpdex::dpp;
+
+template <class Backend>
+class duplicates_test : public backend_test<Backend> {
+};
+TYPED_TEST_SUITE(duplicates_test, all_backends, backend_names);
+
+/// The oracle: each distinct element's count and first position.
+template <class Element>
+struct oracle {
+  explicit oracle(const std::vector<Element>& elements)
+  {
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      auto [entry, inserted] = runs.try_emplace(elements[i], 0, i);
+      ++entry->second.first;
+    }
+  }
+  std::map<Element, std::pair<std::uint64_t, std::uint64_t>> runs;  // element -> (count, first position)
+};
+
+/// Every output of every method on `elements`, checked against the oracle.
+template <class Element, class Backend>
+void expect_all_outputs_match(const Backend& backend, const std::vector<Element>& elements)
+{
+  const oracle<Element> expected(elements);
+  const auto input = make_buffer_from<Element>(backend, elements);
+  const std::span<const Element> in(input.data(), input.size());
+  std::vector<std::uint8_t> expected_once(elements.size());
+  std::vector<Element> expected_once_elements;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    expected_once[i] = expected.runs.at(elements[i]).first == 1 ? 1 : 0;
+    if (expected_once[i] != 0) { expected_once_elements.push_back(elements[i]); }
+  }
+  for (const auto method : {duplicate_method::sort, duplicate_method::hash_fight, duplicate_method::automatic}) {
+    SCOPED_TRACE(std::string(duplicate_method_name(method)));
+    auto once = make_filled_buffer<std::uint8_t>(backend, elements.size(), 7);
+    find_once(backend, in, once.span(), method);
+    EXPECT_EQ(once.to_vector(), expected_once);
+    EXPECT_EQ(elements_occurring_once(backend, in, method).to_vector(), expected_once_elements);
+  }
+
+  std::vector<Element> ascending;
+  std::vector<std::uint64_t> ascending_counts;
+  std::vector<std::uint64_t> ascending_firsts;
+  for (const auto& [element, run] : expected.runs) {
+    ascending.push_back(element);
+    ascending_counts.push_back(run.first);
+    ascending_firsts.push_back(run.second);
+  }
+  std::vector<std::size_t> by_first(ascending.size());
+  for (std::size_t i = 0; i < by_first.size(); ++i) { by_first[i] = i; }
+  std::sort(by_first.begin(), by_first.end(),
+            [&](std::size_t a, std::size_t b) { return ascending_firsts[a] < ascending_firsts[b]; });
+  std::vector<Element> first_order;
+  std::vector<std::uint64_t> first_counts;
+  std::vector<std::uint64_t> first_firsts;
+  for (const std::size_t i : by_first) {
+    first_order.push_back(ascending[i]);
+    first_counts.push_back(ascending_counts[i]);
+    first_firsts.push_back(ascending_firsts[i]);
+  }
+
+  EXPECT_EQ(unique_elements(backend, in).to_vector(), ascending);
+  EXPECT_EQ(unique_elements(backend, in, element_order::first_occurrence).to_vector(), first_order);
+  const auto counted = count_elements(backend, in);
+  EXPECT_EQ(counted.elements.to_vector(), ascending);
+  EXPECT_EQ(counted.counts.to_vector(), ascending_counts);
+  EXPECT_EQ(counted.first_positions.to_vector(), ascending_firsts);
+  const auto counted_first = count_elements(backend, in, element_order::first_occurrence);
+  EXPECT_EQ(counted_first.elements.to_vector(), first_order);
+  EXPECT_EQ(counted_first.counts.to_vector(), first_counts);
+  EXPECT_EQ(counted_first.first_positions.to_vector(), first_firsts);
+}
+
+template <class Element, class Backend>
+void duplicate_fractions(const Backend& backend, std::uint64_t seed)
+{
+  SCOPED_TRACE(sizeof(Element));
+  for (const double fraction : {0.0, 0.01, 0.5, 0.99}) {
+    SCOPED_TRACE(fraction);
+    expect_all_outputs_match(backend, elements_with_duplicates<Element>(3000, fraction, seed));
+  }
+}
+
+template <class Backend>
+void every_type_at_duplicate_fractions(const Backend& backend, std::uint64_t seed)
+{
+  duplicate_fractions<std::uint32_t>(backend, seed);
+  duplicate_fractions<std::uint64_t>(backend, seed);
+  duplicate_fractions<uint32x2>(backend, seed);
+  duplicate_fractions<uint32x3>(backend, seed);
+  duplicate_fractions<uint32x4>(backend, seed);
+}
+
+TYPED_TEST(duplicates_test, matches_oracle_at_duplicate_fractions)
+{
+  every_type_at_duplicate_fractions(this->backend(), case_seed(1));
+}
+
+TYPED_TEST(duplicates_test, matches_oracle_with_a_fresh_seed)
+{
+  every_type_at_duplicate_fractions(this->backend(), fresh_seed());
+}
+
+TYPED_TEST(duplicates_test, zipf_skewed_duplicates)
+{
+  const std::uint64_t seed = case_seed(2);
+  for (const double exponent : {0.5, 1.0, 1.5}) {
+    SCOPED_TRACE(exponent);
+    expect_all_outputs_match(this->backend(), zipf_elements<std::uint32_t>(4000, exponent, seed));
+    expect_all_outputs_match(this->backend(), zipf_elements<uint32x3>(4000, exponent, seed));
+  }
+}
+
+template <class Element, class Backend>
+void edge_cases(const Backend& backend)
+{
+  SCOPED_TRACE(sizeof(Element));
+  expect_all_outputs_match(backend, std::vector<Element>{});
+  expect_all_outputs_match(backend, std::vector<Element>{element_from_key<Element>(5)});
+  expect_all_outputs_match(backend, std::vector<Element>(777, element_from_key<Element>(9)));
+  expect_all_outputs_match(backend, std::vector<Element>{element_from_key<Element>(0), element_from_key<Element>(0)});
+  std::vector<Element> distinct;
+  for (std::uint64_t k = 0; k < 1000; ++k) { distinct.push_back(element_from_key<Element>(1000 - k)); }
+  expect_all_outputs_match(backend, distinct);
+  // The extreme values are ordinary elements.
+  const Element zero{};
+  Element ones{};
+  if constexpr (std::is_integral_v<Element>) {
+    ones = ~Element{0};
+  } else {
+    for (auto& word : ones.word) { word = ~std::uint32_t{0}; }
+  }
+  expect_all_outputs_match(backend, std::vector<Element>{ones, zero, ones, element_from_key<Element>(3)});
+}
+
+TYPED_TEST(duplicates_test, empty_one_all_equal_all_distinct_extremes)
+{
+  edge_cases<std::uint32_t>(this->backend());
+  edge_cases<std::uint64_t>(this->backend());
+  edge_cases<uint32x2>(this->backend());
+  edge_cases<uint32x3>(this->backend());
+  edge_cases<uint32x4>(this->backend());
+}
+
+TYPED_TEST(duplicates_test, elements_built_to_share_one_fnv1a_hash)
+{
+  const auto keys = fnv1a_colliding_keys(300, case_seed(3));
+  ASSERT_GE(keys.size(), 300u);
+  std::vector<std::uint64_t> elements;
+  std::vector<uint32x2> pairs;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    // Every third key twice, every fifth three times: duplicates hiding among collisions.
+    const std::size_t copies = 1 + (i % 3 == 0 ? 1 : 0) + (i % 5 == 0 ? 2 : 0);
+    for (std::size_t c = 0; c < copies; ++c) {
+      elements.push_back(keys[i]);
+      pairs.push_back(uint32x2{{static_cast<std::uint32_t>(keys[i]), static_cast<std::uint32_t>(keys[i] >> 32)}});
+    }
+  }
+  std::mt19937_64 random(case_seed(4));
+  std::shuffle(elements.begin(), elements.end(), random);
+  std::shuffle(pairs.begin(), pairs.end(), random);
+  ASSERT_EQ(element_fnv1a(elements[0]), element_fnv1a(elements[1]));
+  ASSERT_EQ(element_fnv1a(pairs[0]), element_fnv1a(elements[0]));
+  expect_all_outputs_match(this->backend(), elements);
+  expect_all_outputs_match(this->backend(), pairs);
+  // A fresh basis each round parts them: a handful of rounds, not one per distinct element.
+  const auto input = make_buffer_from<std::uint64_t>(this->backend(), elements);
+  auto once = make_buffer<std::uint8_t>(this->backend(), elements.size());
+  const auto stats = find_once(this->backend(), std::span<const std::uint64_t>(input.data(), input.size()), once.span(),
+                               duplicate_method::hash_fight);
+  EXPECT_LT(stats.rounds, 20u);
+  EXPECT_EQ(stats.sorted_remainder, 0u);
+}
+
+TYPED_TEST(duplicates_test, rounds_cut_short_finish_by_sorting)
+{
+  const auto elements = elements_with_duplicates<uint32x3>(5000, 0.5, case_seed(5));
+  const oracle<uint32x3> expected(elements);
+  const auto input = make_buffer_from<uint32x3>(this->backend(), elements);
+  const std::span<const uint32x3> in(input.data(), input.size());
+  for (const std::uint32_t max_rounds : {0u, 1u, 2u}) {
+    SCOPED_TRACE(max_rounds);
+    auto once = make_buffer<std::uint8_t>(this->backend(), elements.size());
+    const auto stats = find_once(this->backend(), in, once.span(), duplicate_method::hash_fight, max_rounds);
+    EXPECT_EQ(stats.rounds, max_rounds);
+    EXPECT_GT(stats.sorted_remainder, 0u);
+    const auto flags = once.to_vector();
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      ASSERT_EQ(flags[i], expected.runs.at(elements[i]).first == 1 ? 1 : 0) << "position " << i;
+    }
+  }
+}
+
+TYPED_TEST(duplicates_test, size_mismatch_is_rejected_before_writing)
+{
+  const std::vector<std::uint32_t> elements = {1, 2, 2};
+  const auto input = make_buffer_from<std::uint32_t>(this->backend(), elements);
+  auto once = make_filled_buffer<std::uint8_t>(this->backend(), 2, 7);
+  expect_error_mentioning<warpdex::error>(
+      [&] { find_once(this->backend(), std::span<const std::uint32_t>(input.data(), input.size()), once.span()); },
+      {"dpp::find_once", "3 elements but 2 once-flags"});
+  EXPECT_EQ(once.to_vector(), (std::vector<std::uint8_t>{7, 7}));
+}
+
+TEST(duplicate_method_names, parse_and_name)
+{
+  EXPECT_EQ(parse_duplicate_method("sort"), duplicate_method::sort);
+  EXPECT_EQ(parse_duplicate_method("hash"), duplicate_method::hash_fight);
+  EXPECT_EQ(parse_duplicate_method("auto"), duplicate_method::automatic);
+  expect_error_mentioning<warpdex::error>([] { (void)parse_duplicate_method("radix"); },
+                                          {"'radix'", "auto, sort or hash"});
+  EXPECT_EQ(resolve_method<std::uint32_t>(duplicate_method::automatic), duplicate_method::sort);
+  EXPECT_EQ(resolve_method<uint32x3>(duplicate_method::automatic), duplicate_method::hash_fight);
+}
+
+TEST(element_hash, tuple_hash_is_fnv1a_of_the_words)
+{
+  const uint32x3 face{{7, 11, 0xdeadbeef}};
+  EXPECT_EQ(element_fnv1a(face), warpdex::fnv1a_32_tuple(7U, 11U, 0xdeadbeefU));
+  EXPECT_EQ(element_fnv1a(std::uint64_t{0x0102030405060708ULL}),
+            warpdex::fnv1a_32_tuple(std::uint64_t{0x0102030405060708ULL}));
+}
+
+}  // namespace

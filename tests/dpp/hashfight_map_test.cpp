@@ -1,0 +1,273 @@
+// hashfight_map against a std::unordered_map oracle on every backend of the build, k32/v32 and k64/v64:
+// load factors, queries 0 / 50 / 90 % absent, duplicate keys (the largest value survives), 64-bit keys
+// whose low words collide, reserved encodings, edge cases and a table too large for memory.
+#include "dpp_test_support.hpp"
+#include "support/backend_fixture.hpp"
+#include "support/expect_error.hpp"
+
+#include <warpdex/dpp/hashfight_map.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+using namespace warpdex::testing;
+using warpdex::dpp::hashfight_map;
+using warpdex::dpp::hashfight_options;
+
+template <class Backend>
+class hashfight_map_test : public backend_test<Backend> {
+};
+TYPED_TEST_SUITE(hashfight_map_test, all_backends, backend_names);
+
+/// Options that make small tests fight: a leftover limit far below the pair count.
+hashfight_options fighting(double load_factor, std::uint64_t leftover_limit = 16)
+{
+  hashfight_options options;
+  options.load_factor = load_factor;
+  options.leftover_limit = leftover_limit;
+  return options;
+}
+
+/// The oracle of a build: the largest value of each key.
+template <class Key>
+std::unordered_map<Key, Key> oracle_of(const std::vector<Key>& keys, const std::vector<Key>& values)
+{
+  std::unordered_map<Key, Key> model;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    auto [entry, inserted] = model.try_emplace(keys[i], values[i]);
+    if (!inserted) { entry->second = std::max(entry->second, values[i]); }
+  }
+  return model;
+}
+
+/// Builds from the pairs, then checks size, find and contains on `queries` against the oracle.
+template <class Key, class Backend>
+void expect_map_matches(const Backend& backend, const std::vector<Key>& keys, const std::vector<Key>& values,
+                        const std::vector<Key>& queries, hashfight_options options)
+{
+  using map_type = hashfight_map<Key, Key, Backend>;
+  const auto model = oracle_of(keys, values);
+  const auto key_buffer = make_buffer_from<Key>(backend, keys);
+  const auto value_buffer = make_buffer_from<Key>(backend, values);
+  const map_type map(backend, std::span<const Key>(key_buffer.data(), keys.size()),
+                     std::span<const Key>(value_buffer.data(), values.size()), options);
+  EXPECT_EQ(map.size(), model.size());
+  EXPECT_GT(map.memory_bytes() + (keys.empty() ? 1 : 0), 0u);
+  const auto query_buffer = make_buffer_from<Key>(backend, queries);
+  const std::span<const Key> query_span(query_buffer.data(), queries.size());
+  auto found_values = make_filled_buffer<Key>(backend, queries.size(), Key{7});
+  auto found = make_filled_buffer<std::uint8_t>(backend, queries.size(), 7);
+  map.find(query_span, found_values.span());
+  map.contains(query_span, found.span());
+  const auto got_values = found_values.to_vector();
+  const auto got_found = found.to_vector();
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    const auto entry = model.find(queries[i]);
+    const Key expected = entry == model.end() ? map_type::miss_value : entry->second;
+    ASSERT_EQ(got_values[i], expected) << "query " << i << " key " << queries[i];
+    ASSERT_EQ(got_found[i], entry == model.end() ? 0 : 1) << "query " << i;
+  }
+}
+
+/// n distinct keys (below the reserved one) with values, and queries of which `absent` are absent.
+template <class Key>
+void build_and_query(std::uint64_t n, double absent, hashfight_options options, std::uint64_t seed,
+                     std::vector<Key>& keys, std::vector<Key>& values, std::vector<Key>& queries)
+{
+  const warpdex::key_set<Key> set{n, seed, warpdex::key_order::shuffled, static_cast<Key>(~Key{0} - 1)};
+  keys.resize(n);
+  warpdex::generate_keys(warpdex::host{}, set, std::span<Key>(keys));
+  values.resize(n);
+  for (std::uint64_t i = 0; i < n; ++i) { values[i] = static_cast<Key>(warpdex::fmix64(keys[i]) % (~Key{0})); }
+  queries.resize(2 * n);
+  warpdex::generate_queries(warpdex::host{}, set, absent, seed + 1, std::span<Key>(queries));
+  (void)options;
+}
+
+template <class Key, class Backend>
+void load_factors_and_absent_fractions(const Backend& backend, std::uint64_t seed)
+{
+  SCOPED_TRACE(sizeof(Key));
+  for (const double load_factor : {1.03, 1.5, 2.0}) {
+    for (const double absent : {0.0, 0.5, 0.9}) {
+      SCOPED_TRACE(load_factor);
+      SCOPED_TRACE(absent);
+      std::vector<Key> keys, values, queries;
+      build_and_query<Key>(5000, absent, fighting(load_factor), seed, keys, values, queries);
+      expect_map_matches(backend, keys, values, queries, fighting(load_factor));
+    }
+  }
+}
+
+TYPED_TEST(hashfight_map_test, matches_oracle_at_load_factors_and_absent_fractions)
+{
+  load_factors_and_absent_fractions<std::uint32_t>(this->backend(), case_seed(1));
+  load_factors_and_absent_fractions<std::uint64_t>(this->backend(), case_seed(1));
+}
+
+TYPED_TEST(hashfight_map_test, matches_oracle_with_a_fresh_seed)
+{
+  hashfight_options options = fighting(1.03);
+  options.seed = fresh_seed();
+  std::vector<std::uint64_t> keys, values, queries;
+  build_and_query<std::uint64_t>(20000, 0.5, options, fresh_seed(), keys, values, queries);
+  expect_map_matches(this->backend(), keys, values, queries, options);
+}
+
+TYPED_TEST(hashfight_map_test, rounds_and_leftovers)
+{
+  std::vector<std::uint32_t> keys, values, queries;
+  build_and_query<std::uint32_t>(4000, 0.5, {}, case_seed(2), keys, values, queries);
+  const auto key_buffer = make_buffer_from<std::uint32_t>(this->backend(), keys);
+  const auto value_buffer = make_buffer_from<std::uint32_t>(this->backend(), values);
+  const std::span<const std::uint32_t> k(key_buffer.data(), keys.size());
+  const std::span<const std::uint32_t> v(value_buffer.data(), values.size());
+  // The default leftover limit exceeds the pairs: no round, all sorted.
+  const hashfight_map<std::uint32_t, std::uint32_t, TypeParam> sorted_only(this->backend(), k, v);
+  EXPECT_EQ(sorted_only.rounds(), 0u);
+  EXPECT_EQ(sorted_only.leftover_size(), keys.size());
+  // No leftover limit: rounds until every key is stored, each round storing most of the rest.
+  const hashfight_map<std::uint32_t, std::uint32_t, TypeParam> all_fought(this->backend(), k, v, fighting(1.03, 0));
+  EXPECT_GT(all_fought.rounds(), 1u);
+  EXPECT_LT(all_fought.rounds(), 16u);
+  EXPECT_EQ(all_fought.leftover_size(), 0u);
+  EXPECT_EQ(all_fought.size(), keys.size());
+  // One round only: the rest are leftovers.
+  hashfight_options one_round = fighting(1.03, 0);
+  one_round.max_rounds = 1;
+  expect_map_matches(this->backend(), keys, values, queries, one_round);
+  const hashfight_map<std::uint32_t, std::uint32_t, TypeParam> one(this->backend(), k, v, one_round);
+  EXPECT_EQ(one.rounds(), 1u);
+  EXPECT_GT(one.leftover_size(), 0u);
+}
+
+template <class Key, class Backend>
+void duplicate_keys_keep_the_largest_value(const Backend& backend, std::uint64_t seed)
+{
+  SCOPED_TRACE(sizeof(Key));
+  std::mt19937_64 random(seed);
+  std::vector<Key> keys;
+  std::vector<Key> values;
+  for (std::uint64_t i = 0; i < 6000; ++i) {
+    keys.push_back(static_cast<Key>(random() % 1500));  // about 4 pairs per key
+    values.push_back(static_cast<Key>(random() % 100000));
+  }
+  keys.push_back(3);  // one key many times, the largest value in the middle
+  values.push_back(5);
+  for (Key v : {Key{1}, Key{900000}, Key{2}}) {
+    keys.push_back(11);
+    values.push_back(v);
+  }
+  std::vector<Key> queries(keys);
+  for (Key q = 1500; q < 1600; ++q) { queries.push_back(q); }
+  expect_map_matches(backend, keys, values, queries, fighting(1.03));       // fought
+  expect_map_matches(backend, keys, values, queries, hashfight_options{});  // all leftovers
+  // Every pair one key.
+  expect_map_matches(backend, std::vector<Key>(3000, Key{42}), std::vector<Key>(3000, Key{8}), {Key{42}, Key{41}},
+                     fighting(1.03));
+}
+
+TYPED_TEST(hashfight_map_test, duplicate_keys_keep_the_largest_value)
+{
+  duplicate_keys_keep_the_largest_value<std::uint32_t>(this->backend(), case_seed(3));
+  duplicate_keys_keep_the_largest_value<std::uint64_t>(this->backend(), case_seed(3));
+}
+
+TYPED_TEST(hashfight_map_test, keys_whose_low_words_collide)
+{
+  std::vector<std::uint64_t> keys;
+  std::vector<std::uint64_t> values;
+  for (std::uint64_t high = 0; high < 3000; ++high) {
+    keys.push_back(high << 32 | 0x12345678U);
+    values.push_back(high);
+  }
+  std::vector<std::uint64_t> queries(keys);
+  for (std::uint64_t high = 3000; high < 4000; ++high) { queries.push_back(high << 32 | 0x12345678U); }
+  queries.push_back(0x12345678U);
+  expect_map_matches(this->backend(), keys, values, queries, fighting(1.03));
+  expect_map_matches(this->backend(), keys, values, queries, hashfight_options{});
+}
+
+template <class Key, class Backend>
+void edge_cases(const Backend& backend)
+{
+  SCOPED_TRACE(sizeof(Key));
+  constexpr Key reserved = ~Key{0};
+  expect_map_matches<Key>(backend, std::vector<Key>{}, std::vector<Key>{}, {Key{0}, Key{1}, reserved}, fighting(1.03));
+  expect_map_matches<Key>(backend, {Key{0}}, {Key{0}}, {Key{0}, Key{1}, reserved}, fighting(1.03, 0));
+  // The largest storable key and value are ordinary.
+  expect_map_matches<Key>(backend, {Key(reserved - 1), Key{5}}, {Key(reserved - 1), Key{0}},
+                          {Key(reserved - 1), Key{5}, reserved}, fighting(1.03, 0));
+}
+
+TYPED_TEST(hashfight_map_test, empty_one_pair_extremes)
+{
+  edge_cases<std::uint32_t>(this->backend());
+  edge_cases<std::uint64_t>(this->backend());
+}
+
+template <class Key, class Backend>
+void reserved_encodings_are_rejected(const Backend& backend)
+{
+  using map_type = hashfight_map<Key, Key, Backend>;
+  const std::vector<Key> keys = {1, 2, map_type::empty_key, 4};
+  const std::vector<Key> values = {1, map_type::miss_value, 3, 4};
+  const std::vector<Key> ordinary = {1, 2, 3, 4};
+  const auto bad_keys = make_buffer_from<Key>(backend, keys);
+  const auto bad_values = make_buffer_from<Key>(backend, values);
+  const auto good = make_buffer_from<Key>(backend, ordinary);
+  const std::span<const Key> good_span(good.data(), 4);
+  expect_error_mentioning<warpdex::error>(
+      [&] { const map_type map(backend, std::span<const Key>(bad_keys.data(), 4), good_span); },
+      {"hashfight_map: key 2 is", "reserved empty key"});
+  expect_error_mentioning<warpdex::error>(
+      [&] { const map_type map(backend, good_span, std::span<const Key>(bad_values.data(), 4)); },
+      {"hashfight_map: value 1 is", "reserved miss value"});
+  expect_error_mentioning<warpdex::error>(
+      [&] { const map_type map(backend, good_span, std::span<const Key>(good.data(), 3)); }, {"4 keys but 3 values"});
+  hashfight_options low;
+  low.load_factor = 0.5;
+  expect_error_mentioning<warpdex::error>([&] { const map_type map(backend, good_span, good_span, low); },
+                                          {"load factor must be >= 1"});
+}
+
+TYPED_TEST(hashfight_map_test, reserved_encodings_and_bad_arguments_are_rejected)
+{
+  reserved_encodings_are_rejected<std::uint32_t>(this->backend());
+  reserved_encodings_are_rejected<std::uint64_t>(this->backend());
+}
+
+TYPED_TEST(hashfight_map_test, a_table_larger_than_memory_is_a_clear_error)
+{
+  using map_type = hashfight_map<std::uint64_t, std::uint64_t, TypeParam>;
+  std::vector<std::uint64_t> keys, values, queries;
+  build_and_query<std::uint64_t>(1000, 0.5, {}, case_seed(4), keys, values, queries);
+  const auto key_buffer = make_buffer_from<std::uint64_t>(this->backend(), keys);
+  const auto value_buffer = make_buffer_from<std::uint64_t>(this->backend(), values);
+  const std::span<const std::uint64_t> k(key_buffer.data(), keys.size());
+  const std::span<const std::uint64_t> v(value_buffer.data(), values.size());
+  hashfight_options huge = fighting(1e12);  // ~10^15 slots
+  expect_error_mentioning<warpdex::out_of_memory>([&] { const map_type map(this->backend(), k, v, huge); },
+                                                  {"hashfight_map: building 1000 pairs", "MiB of", "use fewer pairs"});
+  // Nothing was kept: an ordinary build right after works.
+  expect_map_matches(this->backend(), keys, values, queries, fighting(1.03));
+}
+
+TYPED_TEST(hashfight_map_test, query_size_mismatch_is_rejected)
+{
+  const std::vector<std::uint32_t> keys = {1, 2, 3};
+  const auto key_buffer = make_buffer_from<std::uint32_t>(this->backend(), keys);
+  const std::span<const std::uint32_t> k(key_buffer.data(), 3);
+  const hashfight_map<std::uint32_t, std::uint32_t, TypeParam> map(this->backend(), k, k);
+  auto out = make_buffer<std::uint32_t>(this->backend(), 2);
+  expect_error_mentioning<warpdex::error>([&] { map.find(k, out.span()); }, {"3 queries but 2 values"});
+}
+
+}  // namespace
