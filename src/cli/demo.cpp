@@ -2,6 +2,9 @@
 // data sized to the backend, each timed warm next to the baseline a user would otherwise call and
 // checked against an oracle (workloads.hpp); one table at the end, optionally written as JSON.
 #include "commands.hpp"
+#if WARPDEX_CLI_DPP
+#include "dpp_workloads.hpp"
+#endif
 #include "measurement.hpp"
 #include "progress.hpp"
 #include "workloads.hpp"
@@ -88,6 +91,19 @@ const std::vector<tour_step>& tour()
        return measure_lsm(backend, lsm_request{batch_log2, std::uint64_t{1} << (size_log2 - batch_log2), seed}, timing);
      }},
 #endif
+#if WARPDEX_CLI_DPP
+    {"dpp", "duplicate search, half the keys repeated",
+     [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
+       return as_measurements(run_dedup_workload(backend, std::uint64_t{1} << size_log2, 0.5, seed, timing), "",
+                              backend);
+     }},
+    {"dpp", "HashFight table build and find",
+     [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
+       return as_measurements(
+           run_hashfight_workload(backend, std::uint64_t{1} << size_log2, 4, 1.03, seed, nullptr, timing), "hashfight ",
+           backend);
+     }},
+#endif
     {"search", "sorted-array search",
      [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
        return measure_search(backend, search_request{size_log2, size_log2, 0.5, false, seed}, {"automatic"}, timing);
@@ -108,6 +124,13 @@ std::vector<std::string> family_names()
     if (std::find(names.begin(), names.end(), step.family) == names.end()) { names.push_back(step.family); }
   }
   return names;
+}
+
+std::string joined(const std::vector<std::string>& names)
+{
+  std::string text;
+  for (const std::string& name : names) { text += (text.empty() ? "" : ", ") + name; }
+  return text;
 }
 
 /// The default size of the backend, lowered until the tour's peak fits in half of the free memory.
@@ -138,11 +161,7 @@ void run_demo(const global_options& globals, const demo_options& opts)
   const std::vector<std::string> known = family_names();
   for (const std::string& family : opts.families) {
     WARPDEX_EXPECTS(std::find(known.begin(), known.end(), family) != known.end(),
-                    "demo --family: no family '" + family + "'; the tour has split, hash, " +
-#if WARPDEX_CLI_LSM
-                        "lsm, " +
-#endif
-                        "search and grep");
+                    "demo --family: no family '" + family + "'; the tour has " + joined(known));
   }
   const backend_choice backend = selected_backend(globals);
   const std::uint32_t size_log2 = tour_size_log2(backend, opts.size_log2);
@@ -206,7 +225,7 @@ void add_demo_command(CLI::App& app, const global_options& globals)
                    "Elements per step, as a power of two (default: 26 on cuda, 22 on host, lowered to fit memory)")
       ->check(CLI::Range(1, 28));
   demo->add_option("--seed", opts->seed, "Seed of every generated input");
-  demo->add_option("--family", opts->families, "Visit only these families (split, hash, lsm, search, grep)")
+  demo->add_option("--family", opts->families, "Visit only these families (split, hash, lsm, dpp, search, grep)")
       ->delimiter(',');
   demo->add_option("--json", opts->json, "Also write the table to FILE as JSON")->type_name("FILE");
   demo->add_option("--commit", opts->commit, "The source commit, written into the JSON table");

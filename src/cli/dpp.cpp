@@ -9,6 +9,7 @@
 // found is reported and the grouping redone exactly on the host).
 #include "commands.hpp"
 #include "dpp_workloads.hpp"
+#include "hash_baseline.hpp"
 #include "progress.hpp"
 
 #include <warpdex/core/buffer.hpp>
@@ -26,9 +27,11 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -68,7 +71,7 @@ std::vector<char> read_whole_file(const std::string& command, const std::string&
 
 template <class Backend>
 std::vector<dpp_step> dedup_workload(const Backend& backend, std::uint64_t n, double duplicate_fraction,
-                                     std::uint64_t seed)
+                                     std::uint64_t seed, const timing_options& timing)
 {
   auto keys = make_buffer<std::uint32_t>(backend, n);
   generate_keys_with_duplicates(backend, keys.span(), duplicate_fraction, seed);
@@ -76,13 +79,23 @@ std::vector<dpp_step> dedup_workload(const Backend& backend, std::uint64_t n, do
   std::unordered_map<std::uint32_t, std::uint64_t> oracle;
   for (const std::uint32_t key : host_keys) { ++oracle[key]; }
   const std::span<const std::uint32_t> in(keys.data(), n);
+  // The baseline: sorting the keys, the first half of sort + run-length encode (so a lower bound of it).
+  auto sorted = make_buffer<std::uint32_t>(backend, n);
+  baselines::scratch temp;
+  const double sort_seconds =
+      median_ms(backend, timing, [&] { baselines::sort_by_bits(backend, in, sorted.span(), {}, {}, 0, 32, temp); }) /
+      1e3;
+  const std::string sort_name =
+      baselines::sort_by_bits_name(choice_of<Backend>(), false, 0, 32) + " alone (a lower bound of sort + unique)";
 
   std::vector<dpp_step> steps;
   for (const auto method : {dpp::duplicate_method::hash_fight, dpp::duplicate_method::sort}) {
     progress shown("dedup: once-flags by " + std::string(dpp::duplicate_method_name(method)));
     dpp_step step{"dedup once (" + std::string(dpp::duplicate_method_name(method)) + ")"};
     auto once = make_buffer<std::uint8_t>(backend, n);
-    step.seconds = timed(backend, [&] { dpp::find_once(backend, in, once.span(), method); });
+    step.seconds = median_ms(backend, timing, [&] { dpp::find_once(backend, in, once.span(), method); }) / 1e3;
+    step.baseline = sort_name;
+    step.baseline_seconds = sort_seconds;
     step.elements = n;
     const std::vector<std::uint8_t> flags = once.to_vector();
     std::uint64_t wrong = 0;
@@ -100,7 +113,9 @@ std::vector<dpp_step> dedup_workload(const Backend& backend, std::uint64_t n, do
     progress shown("dedup: counts");
     dpp_step step{"dedup counts (sort)"};
     dpp::element_counts<std::uint32_t> counted;
-    step.seconds = timed(backend, [&] { counted = dpp::count_elements(backend, in); });
+    step.seconds = median_ms(backend, timing, [&] { counted = dpp::count_elements(backend, in); }) / 1e3;
+    step.baseline = sort_name;
+    step.baseline_seconds = sort_seconds;
     const auto elements = counted.elements.to_vector();
     const auto counts = counted.counts.to_vector();
     const std::uint64_t distinct = elements.size();
@@ -129,7 +144,8 @@ Key value_of(Key key)
 template <class Key, class Backend>
 std::vector<dpp_step> hashfight_workload(const Backend& backend, std::span<const Key> host_keys,
                                          const key_set<Key>* generated_from, dpp::hashfight_options options, bool check,
-                                         std::uint64_t* memory_bytes, std::uint64_t* rounds)
+                                         std::uint64_t* memory_bytes, std::uint64_t* rounds,
+                                         const timing_options& timing)
 {
   using map_type = dpp::hashfight_map<Key, Key, Backend>;
   const std::uint64_t n = host_keys.size();
@@ -150,10 +166,14 @@ std::vector<dpp_step> hashfight_workload(const Backend& backend, std::span<const
   {
     progress shown("hashfight: build");
     dpp_step step{"build"};
-    step.seconds = timed(backend, [&] {
-      map = std::make_unique<map_type>(backend, std::span<const Key>(keys.data(), n),
-                                       std::span<const Key>(values.data(), n), options);
-    });
+    step.seconds = median_ms(
+                       backend, timing,
+                       [&] {
+                         map = std::make_unique<map_type>(backend, std::span<const Key>(keys.data(), n),
+                                                          std::span<const Key>(values.data(), n), options);
+                       },
+                       [&] { map.reset(); }) /
+                   1e3;
     step.elements = n;
     step.passed = !check || map->size() == oracle.size();
     step.check = check ? std::to_string(map->size()) + " keys stored, " + std::to_string(oracle.size()) + " distinct"
@@ -162,6 +182,23 @@ std::vector<dpp_step> hashfight_workload(const Backend& backend, std::span<const
   }
   if (memory_bytes != nullptr) { *memory_bytes = map->memory_bytes(); }
   if (rounds != nullptr) { *rounds = map->rounds(); }
+  // The baseline table of the hash family (32-bit keys and values only): build, then the same finds.
+  std::optional<decltype(make_hash_baseline(backend, n))> baseline;
+  auto baseline_statuses = make_buffer<hash::operation_status>(backend, std::is_same_v<Key, std::uint32_t> ? n : 0);
+  auto baseline_values = make_buffer<std::uint32_t>(backend, std::is_same_v<Key, std::uint32_t> ? n : 0);
+  if constexpr (std::is_same_v<Key, std::uint32_t>) {
+    baseline.emplace(n);
+    steps.back().baseline = std::remove_cvref_t<decltype(*baseline)>::name();
+    steps.back().baseline_seconds =
+        median_ms(
+            backend, timing,
+            [&] {
+              baseline->apply(backend, {}, hash::operation::insert, std::span<const Key>(keys.data(), n),
+                              std::span<const Key>(values.data(), n), {}, baseline_statuses.span());
+            },
+            [&] { baseline->clear(); }) /
+        1e3;
+  }
   // Queries: built keys drawn at random (present), and keys outside the built set (absent: guaranteed
   // for generated keys; for a file's keys, keys of another keyed permutation, mostly absent).
   for (const bool present : {true, false}) {
@@ -179,8 +216,20 @@ std::vector<dpp_step> hashfight_workload(const Backend& backend, std::span<const
     const auto query_buffer = to_backend<Key>(backend, queries);
     auto found = make_buffer<Key>(backend, n);
     dpp_step step{what};
-    step.seconds = timed(backend, [&] { map->find(std::span<const Key>(query_buffer.data(), n), found.span()); });
+    step.seconds =
+        median_ms(backend, timing, [&] { map->find(std::span<const Key>(query_buffer.data(), n), found.span()); }) /
+        1e3;
     step.elements = n;
+    if constexpr (std::is_same_v<Key, std::uint32_t>) {
+      step.baseline = std::remove_cvref_t<decltype(*baseline)>::name();
+      step.baseline_seconds =
+          median_ms(backend, timing,
+                    [&] {
+                      baseline->apply(backend, {}, hash::operation::find, std::span<const Key>(query_buffer.data(), n),
+                                      {}, baseline_values.span(), baseline_statuses.span());
+                    }) /
+          1e3;
+    }
     if (check) {
       const std::vector<Key> answers = found.to_vector();
       std::uint64_t wrong = 0;
@@ -219,13 +268,18 @@ std::vector<Key> generated_keys(const key_set<Key>& set)
 
 void print_steps(const std::vector<dpp_step>& steps)
 {
-  std::printf("%-22s %10s %12s  %s\n", "step", "ms", "Melem/s", "check");
+  std::printf("each time is the median of %d runs after %d warm-up\n", cli_timing.repetitions, cli_timing.warmup);
+  std::printf("%-22s %10s %12s %14s  %s\n", "step", "ms", "Melem/s", "baseline ms", "check");
   bool all_passed = true;
   for (const dpp_step& step : steps) {
-    std::printf("%-22s %10.2f %12.1f  %s: %s\n", step.what.c_str(), step.seconds * 1e3,
-                static_cast<double>(step.elements) / std::max(step.seconds, 1e-9) / 1e6, step.passed ? "ok" : "FAILED",
-                step.check.c_str());
+    const std::string baseline = step.baseline.empty() ? "-" : std::to_string(step.baseline_seconds * 1e3);
+    std::printf("%-22s %10.2f %12.1f %14s  %s: %s\n", step.what.c_str(), step.seconds * 1e3,
+                static_cast<double>(step.elements) / std::max(step.seconds, 1e-9) / 1e6, baseline.c_str(),
+                step.passed ? "ok" : "FAILED", step.check.c_str());
     all_passed = all_passed && step.passed;
+  }
+  for (const dpp_step& step : steps) {
+    if (!step.baseline.empty()) { std::printf("baseline of %s: %s\n", step.what.c_str(), step.baseline.c_str()); }
   }
   WARPDEX_EXPECTS(all_passed, "a step failed its check");
 }
@@ -485,7 +539,7 @@ void hashfight_run(backend_choice choice, const hashfight_cli_options& opts)
     options.leftover_limit = opts.leftover_limit;
     options.seed = opts.seed;
     return hashfight_workload<Key>(backend, std::span<const Key>(keys), opts.keys_path.empty() ? &set : nullptr,
-                                   options, opts.check, &memory, &rounds);
+                                   options, opts.check, &memory, &rounds, cli_timing);
   });
   print_steps(steps);
   std::printf("map: %llu rounds, %.1f MB, %.2f bytes per pair\n", static_cast<unsigned long long>(rounds),
@@ -511,14 +565,33 @@ void hashfight_command(const global_options& globals, const hashfight_cli_option
 }  // namespace
 
 std::vector<dpp_step> run_dedup_workload(backend_choice resolved, std::uint64_t n, double duplicate_fraction,
-                                         std::uint64_t seed)
+                                         std::uint64_t seed, const timing_options& timing)
 {
-  return visit_backend(resolved,
-                       [&](const auto& backend) { return dedup_workload(backend, n, duplicate_fraction, seed); });
+  return visit_backend(
+      resolved, [&](const auto& backend) { return dedup_workload(backend, n, duplicate_fraction, seed, timing); });
+}
+
+std::vector<measurement> as_measurements(const std::vector<dpp_step>& steps, const std::string& prefix,
+                                         backend_choice resolved)
+{
+  std::vector<measurement> rows;
+  for (const dpp_step& step : steps) {
+    measurement m = make_measurement("dpp", prefix + step.what, resolved == backend_choice::cuda ? "cuda" : "host",
+                                     step.elements, "Gelements/s");
+    m.median_ms = step.seconds * 1e3;
+    m.baseline = step.baseline;
+    m.baseline_ms = step.baseline_seconds * 1e3;
+    m.checked = step.check != "not checked";
+    m.passed = step.passed;
+    m.check = step.check;
+    rows.push_back(std::move(m));
+  }
+  return rows;
 }
 
 std::vector<dpp_step> run_hashfight_workload(backend_choice resolved, std::uint64_t n, unsigned key_bytes,
-                                             double load_factor, std::uint64_t seed, std::uint64_t* memory_bytes)
+                                             double load_factor, std::uint64_t seed, std::uint64_t* memory_bytes,
+                                             const timing_options& timing)
 {
   dpp::hashfight_options options;
   options.load_factor = load_factor;
@@ -528,12 +601,12 @@ std::vector<dpp_step> run_hashfight_workload(backend_choice resolved, std::uint6
       const auto set = generated_key_set<std::uint64_t>(n, seed);
       const auto keys = generated_keys(set);
       return hashfight_workload<std::uint64_t>(backend, std::span<const std::uint64_t>(keys), &set, options, true,
-                                               memory_bytes, nullptr);
+                                               memory_bytes, nullptr, timing);
     }
     const auto set = generated_key_set<std::uint32_t>(n, seed);
     const auto keys = generated_keys(set);
     return hashfight_workload<std::uint32_t>(backend, std::span<const std::uint32_t>(keys), &set, options, true,
-                                             memory_bytes, nullptr);
+                                             memory_bytes, nullptr, timing);
   });
 }
 

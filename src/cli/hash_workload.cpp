@@ -1,7 +1,7 @@
 // The slab_map workload of `warpdex hash` and the demo tour.
 #include "workloads.hpp"
 
-#include "baselines.hpp"
+#include "hash_baseline.hpp"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
@@ -22,20 +22,6 @@ using hash::operation_status;
 std::uint64_t count_of(const std::vector<operation_status>& statuses, operation_status wanted)
 {
   return static_cast<std::uint64_t>(std::count(statuses.begin(), statuses.end(), wanted));
-}
-
-template <class Backend>
-auto make_baseline(const Backend&, std::uint64_t keys)
-{
-#if WARPDEX_HAS_CUDA
-  if constexpr (std::is_same_v<Backend, cuda>) {
-    return baselines::open_addressing_map(keys);
-  } else {
-    return baselines::unordered_map_baseline(keys);
-  }
-#else
-  return baselines::unordered_map_baseline(keys);
-#endif
 }
 
 template <std::uint32_t SlabBytes, class Backend>
@@ -70,7 +56,7 @@ std::vector<measurement> hash_on(const Backend& backend, const hash_request& req
                map_type::capacity_for(static_cast<std::uint64_t>(peak_keys * static_cast<double>(request.distinct)),
                                       peak_keys * request.base_fill),
                request.seed);
-  auto baseline = make_baseline(backend, static_cast<std::uint64_t>(peak_keys * static_cast<double>(n)));
+  auto baseline = make_hash_baseline(backend, static_cast<std::uint64_t>(peak_keys * static_cast<double>(n)));
   backend.synchronize();
   const double setup_seconds = seconds_since(started);
 
