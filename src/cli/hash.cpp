@@ -5,6 +5,7 @@
 // erase of one instance and of all instances, and a mixed batch. --slab-bytes picks the slab size of
 // either table.
 #include "commands.hpp"
+#include "input.hpp"
 #include "progress.hpp"
 
 #include <warpdex/core/buffer.hpp>
@@ -18,8 +19,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <span>
 #include <string>
@@ -50,11 +49,13 @@ auto visit_slab_bytes(std::uint32_t slab_bytes, Run&& run)
   return run(std::integral_constant<std::uint32_t, hash::default_slab_bytes>{});
 }
 
-/// Bytes of one key in an --input file.
-constexpr std::size_t key_bytes = sizeof(std::uint32_t);
 /// The largest count of distinct keys an --input file may hold: absent keys are drawn by rejection, so
 /// at least half of the key space must stay free.
 constexpr std::uint64_t max_input_distinct_keys = std::uint64_t{hash::max_user_key} / 2;
+
+/// Host bytes an --input run needs per key of the file, at most (measured: peak RSS over keys on the
+/// host backend): the keys, their sorted copy, as many absent keys, the table and the answers.
+constexpr std::uint64_t input_host_bytes_per_key = 64;
 
 /// The keys a run builds from and absent keys to query, in host memory.
 struct hash_workload {
@@ -67,17 +68,8 @@ struct hash_workload {
 /// the file cannot be read, is empty or not a whole number of keys, or holds a reserved key.
 std::vector<std::uint32_t> read_key_file(const std::string& path)
 {
-  std::ifstream file(path, std::ios::binary);
-  WARPDEX_EXPECTS(file.good(), "hash --input: cannot open '" + path + "'");
-  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  WARPDEX_EXPECTS(!bytes.empty(), "hash --input: '" + path + "' holds no keys");
-  WARPDEX_EXPECTS(bytes.size() % key_bytes == 0, "hash --input: '" + path + "' holds " + std::to_string(bytes.size()) +
-                                                     " bytes, not a whole number of 4-byte keys");
-  std::vector<std::uint32_t> keys(bytes.size() / key_bytes);
+  std::vector<std::uint32_t> keys = read_raw_keys("hash --input", path, input_host_bytes_per_key);
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    const unsigned char* at = bytes.data() + i * key_bytes;
-    keys[i] = static_cast<std::uint32_t>(at[0]) | static_cast<std::uint32_t>(at[1]) << 8 |
-              static_cast<std::uint32_t>(at[2]) << 16 | static_cast<std::uint32_t>(at[3]) << 24;
     if (hash::is_reserved_key(keys[i])) {
       char hex[16];
       std::snprintf(hex, sizeof(hex), "0x%08x", keys[i]);
@@ -426,7 +418,7 @@ void add_hash_command(CLI::App& app, const global_options& globals)
                                          "utilization");
   CLI::Option* size = command->add_option("--size-log2", opts->size_log2, "Keys to build from, as a power of two")
                           ->check(CLI::Range(1, 30));
-  command->add_option("--base-fill", opts->base_fill, "Average fill of the base slabs after the build, in (0, 0.8]")
+  command->add_option("--base-fill", opts->base_fill, "Average fill of the base slabs after the build, in [0.01, 0.8]")
       ->check(CLI::Range(0.01, 0.8));
   command->add_option("--seed", opts->seed, "Seed of the keys and of the bucket hash");
   CLI::Option* multimap =

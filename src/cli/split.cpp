@@ -1,6 +1,7 @@
 // `warpdex split`: a stable multisplit of generated keys or of a raw file of uint32 keys, checked against
 // the stable-sort oracle on the host, with both throughputs.
 #include "commands.hpp"
+#include "input.hpp"
 #include "progress.hpp"
 
 #include <warpdex/core/buffer.hpp>
@@ -12,7 +13,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -32,20 +32,23 @@ struct split_options {
   std::uint32_t size_log2 = 24;
   std::uint64_t seed = 1;
   std::string input;  ///< raw little-endian uint32 keys; empty: generated keys
+  key_type delta = 0;  ///< the delta identifier's bucket width; 0: ceil(2^32 / m)
 };
 
-std::vector<key_type> read_keys(const std::string& path)
+/// Host bytes a run needs per key: the keys, the backend's input and output, the oracle's order, its
+/// stable_sort buffer and the output read back; with --pairs, the values' four arrays too.
+std::uint64_t host_bytes_per_key(bool pairs)
 {
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  WARPDEX_EXPECTS(file.good(), "split: cannot open " + path);
-  const auto bytes = static_cast<std::uint64_t>(file.tellg());
-  WARPDEX_EXPECTS(bytes % sizeof(key_type) == 0,
-                  "split: " + path + " holds " + std::to_string(bytes) + " bytes, not a whole number of uint32 keys");
-  std::vector<key_type> keys(bytes / sizeof(key_type));
-  file.seekg(0);
-  file.read(reinterpret_cast<char*>(keys.data()), static_cast<std::streamsize>(bytes));
-  WARPDEX_EXPECTS(file.good(), "split: reading " + path + " failed");
-  return keys;
+  return (pairs ? 10 : 6) * sizeof(key_type);
+}
+
+/// The delta of the delta identifier: --delta, or ceil(2^32 / m) (the key space in m even buckets; for
+/// m = 1, 2^32 - 1, so that every key but 0xffffffff fits).
+key_type delta_of(const split_options& opts)
+{
+  if (opts.delta != 0) { return opts.delta; }
+  const std::uint64_t even = ((std::uint64_t{1} << 32) + opts.buckets - 1) / opts.buckets;
+  return static_cast<key_type>(std::min<std::uint64_t>(even, UINT32_MAX));
 }
 
 std::uint32_t bucket_bits(std::uint32_t m)
@@ -130,7 +133,7 @@ void split_on(const Backend& backend, const split_options& opts, const std::vect
     const bit_field_buckets identifier{opts.shift, bucket_bits(m)};
     run_split(backend, opts, keys, identifier, identifier);
   } else if (opts.identifier == "delta") {
-    const delta_buckets identifier{static_cast<key_type>((std::uint64_t{1} << 32) / m), m};
+    const delta_buckets identifier{delta_of(opts), m};
     run_split(backend, opts, keys, identifier, identifier);
   } else {
     // m - 1 evenly spaced splitters over the 32-bit key space.
@@ -151,7 +154,7 @@ void split_command(const global_options& globals, const split_options& opts)
     keys.resize(std::uint64_t{1} << opts.size_log2);
     generate_keys(host{}, key_set<key_type>{keys.size(), opts.seed}, std::span<key_type>(keys));
   } else {
-    keys = read_keys(opts.input);
+    keys = read_raw_keys("split --input", opts.input, host_bytes_per_key(opts.pairs));
   }
   WARPDEX_EXPECTS(keys.size() <= UINT32_MAX, "split: at most 2^32 - 1 keys");
   visit_backend(selected_backend(globals), [&](const auto& backend) { split_on(backend, opts, keys); });
@@ -167,13 +170,27 @@ void add_split_command(CLI::App& app, const global_options& globals)
       ->check(CLI::IsMember({"bits", "delta", "splitters"}));
   split->add_option("--buckets,-m", opts->buckets, "Number of buckets m (a power of two for bits)")
       ->check(CLI::Range(1U, 1U << 24));
-  split->add_option("--shift", opts->shift, "First bit of the field (bits identifier)")->check(CLI::Range(0, 31));
+  CLI::Option* shift =
+      split->add_option("--shift", opts->shift, "First bit of the field (bits identifier)")->check(CLI::Range(0, 31));
+  CLI::Option* delta = split->add_option("--delta", opts->delta, "Keys per bucket (delta identifier); default ceil(2^32 / m)")
+                           ->check(CLI::Range(1U, UINT32_MAX));
   split->add_flag("--pairs", opts->pairs, "Split key-value pairs (values: input positions) instead of keys");
-  split->add_option("--size-log2", opts->size_log2, "Generated keys, as a power of two")->check(CLI::Range(0, 30));
-  split->add_option("--seed", opts->seed, "Seed of the generated keys");
+  CLI::Option* size =
+      split->add_option("--size-log2", opts->size_log2, "Generated keys, as a power of two")->check(CLI::Range(0, 30));
+  CLI::Option* seed = split->add_option("--seed", opts->seed, "Seed of the generated keys");
   split->add_option("--input", opts->input, "Raw file of little-endian uint32 keys instead of generated ones")
-      ->check(CLI::ExistingFile);
-  split->callback([opts, &globals] { split_command(globals, *opts); });
+      ->type_name("FILE")
+      ->excludes(size)
+      ->excludes(seed);
+  split->callback([opts, &globals, shift, delta] {
+    if (shift->count() > 0 && opts->identifier != "bits") {
+      usage_error("--shift applies to --identifier bits only, not " + opts->identifier);
+    }
+    if (delta->count() > 0 && opts->identifier != "delta") {
+      usage_error("--delta applies to --identifier delta only, not " + opts->identifier);
+    }
+    split_command(globals, *opts);
+  });
 }
 
 }  // namespace warpdex::cli
