@@ -38,8 +38,7 @@ struct grep_command_options {
   bool no_messages = false;
   bool byte_offset = false;
   bool line_number = false;
-  bool with_filename = false;
-  bool no_filename = false;
+  int with_filename = 0;  ///< the last of -H (1) and -h (-1) wins, as in grep; 0: neither
   bool recursive = false;
   std::string color = "never";
   std::uint64_t chunk_mib = 0;  ///< 0: the backend's default
@@ -60,10 +59,9 @@ class grep_run {
     }
     patterns_.insert(patterns_.end(), opts_.expressions.begin(), opts_.expressions.end());
     for (const std::string& file : opts_.pattern_files) { read_pattern_file(file); }
-    if (patterns_.empty()) {  // -f of an empty file: no pattern, nothing matches (but -v selects everything)
-      patterns_.push_back("");
-      no_patterns_ = true;
-    }
+    // Nothing can match (grep -f /dev/null): like GNU grep, fail at once, reading no file, unless every
+    // line is selected (-v) or files are listed by having no match (-L).
+    if (patterns_.empty() && !opts_.invert_match && !opts_.files_without_match) { return 1; }
     options_ = make_options(operands);
     implicit_operand_ = operands.empty();
     if (operands.empty()) { operands.push_back(opts_.recursive ? "." : "-"); }
@@ -106,7 +104,7 @@ class grep_run {
                      : opts_.files_without_match ? grep_output::files_without_match
                      : opts_.count               ? grep_output::count
                                                  : grep_output::lines;
-    options.with_filename = opts_.with_filename || (!opts_.no_filename && operands.size() > 1);
+    options.with_filename = opts_.with_filename > 0 || (opts_.with_filename == 0 && operands.size() > 1);
     options.color = opts_.color == "always" || (opts_.color == "auto" && isatty(fileno(stdout)) != 0 &&
                                                 std::getenv("TERM") != nullptr &&
                                                 std::string(std::getenv("TERM")) != "dumb");
@@ -138,12 +136,15 @@ class grep_run {
     }
     if (S_ISDIR(status.st_mode)) {
       if (!opts_.recursive) {
+        // GNU grep reads it as a file that fails at once: a count of 0 (-c), listed by -L.
         message(operand, "Is a directory");
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> nothing(std::fopen("/dev/null", "rb"), std::fclose);
+        if (nothing) { search_stream(nothing.get(), operand, options_); }
         return;
       }
       grep_options options = options_;
       // grep -r names the files it finds when its one operand is a directory (-h aside).
-      options.with_filename = options.with_filename || !opts_.no_filename;
+      options.with_filename = options.with_filename || opts_.with_filename >= 0;
       // Without operands grep -r searches "." and names what it finds without "./".
       search_directory(operand, implicit_operand_ ? "" : operand, options);
       return;
@@ -209,7 +210,6 @@ class grep_run {
       message(shown, e.what());
       return;
     }
-    if (no_patterns_ && !opts_.invert_match) { result.matching_lines = 0; }
     selected_ = selected_ || result.matching_lines > 0;
     if (result.binary_matches) {
       std::fflush(stdout);
@@ -221,7 +221,6 @@ class grep_run {
   backend_choice choice_;
   const grep_command_options& opts_;
   std::vector<std::string> patterns_;
-  bool no_patterns_ = false;
   bool implicit_operand_ = false;
   grep_options options_;
   bool selected_ = false;
@@ -240,8 +239,11 @@ void add_grep_command(CLI::App& app, const global_options& globals)
       "selected, 1 none was, 2 trouble");
   grep->set_help_flag("--help", "Print this help message and exit");  // -h is grep's --no-filename
   grep->add_option("-e,--regexp", opts->expressions, "A pattern (a fixed string; newlines separate several)")
-      ->type_name("PATTERNS");
-  grep->add_option("-f,--file", opts->pattern_files, "Read patterns from FILE, one a line")->type_name("FILE");
+      ->type_name("PATTERNS")
+      ->allow_extra_args(false);  // one value per -e, as grep
+  grep->add_option("-f,--file", opts->pattern_files, "Read patterns from FILE, one a line")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
   grep->add_flag("-i,--ignore-case", opts->ignore_case, "ASCII letters match either case");
   grep->add_flag("-v,--invert-match", opts->invert_match, "Select the lines that do not match");
   grep->add_flag("-w,--word-regexp", opts->word_regexp, "Match only whole words");
@@ -254,8 +256,10 @@ void add_grep_command(CLI::App& app, const global_options& globals)
   grep->add_flag("-s,--no-messages", opts->no_messages, "No messages about unreadable files");
   grep->add_flag("-b,--byte-offset", opts->byte_offset, "Prefix the byte offset of each line (with -o: match)");
   grep->add_flag("-n,--line-number", opts->line_number, "Prefix each line with its line number");
-  grep->add_flag("-H,--with-filename", opts->with_filename, "Prefix each line with its file's name");
-  grep->add_flag("-h,--no-filename", opts->no_filename, "Never prefix file names");
+  grep->add_flag_callback("-H,--with-filename", [opts] { opts->with_filename = 1; }, "Prefix each line with its file's name")
+      ->trigger_on_parse();  // in command-line order: the last of -H and -h wins
+  grep->add_flag_callback("-h,--no-filename", [opts] { opts->with_filename = -1; }, "Never prefix file names")
+      ->trigger_on_parse();
   grep->add_flag("-r,-R,--recursive", opts->recursive, "Search the files under each directory (default: .)");
   grep->add_flag("--color{auto},--colour{auto}", opts->color,
                  "Mark matches, names and numbers: --color=WHEN, WHEN never, always or auto (a terminal); "

@@ -66,7 +66,6 @@ class pattern_set {
  public:
   pattern_set(std::span<const std::string> given, bool ignore_case) : ignore_case_(ignore_case)
   {
-    WARPDEX_EXPECTS(!given.empty(), "grep: no pattern given");
     for (const std::string& text : given) {
       std::size_t begin = 0;
       while (true) {
@@ -84,7 +83,7 @@ class pattern_set {
     std::stable_sort(patterns_.begin(), patterns_.end(),
                      [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
     patterns_.erase(std::unique(patterns_.begin(), patterns_.end()), patterns_.end());
-    has_empty_ = patterns_.back().empty();
+    has_empty_ = !patterns_.empty() && patterns_.back().empty();
     if (!has_empty_) { make_cursors(); }
   }
 
@@ -116,6 +115,7 @@ class pattern_set {
   /// newline, so one found in a range of whole lines lies within a line.
   [[nodiscard]] occurrence find(const byte* from, const byte* end) const
   {
+    if (patterns_.empty()) { return {}; }
     if (has_empty_) { return longest_at(from, end).at != nullptr ? longest_at(from, end) : occurrence{from, 0}; }
     if (cursors_.empty()) {  // too many patterns for a cursor each: a byte-by-byte scan over a table
       for (const byte* at = from; at < end; ++at) {
@@ -350,6 +350,9 @@ class line_walker {
       return;
     }
     if (!options_.only_matching) { prefix(offset); }
+    // GNU grep -F's quirk: with -w and -x and one pattern, a match holds its line's newline.
+    const bool newline_in_match =
+        options_.line_regexp && options_.word_regexp && patterns_.patterns().size() == 1;
     const byte* printed = line;
     for (const byte* from = line; from <= line_end;) {
       const occurrence found = options_.line_regexp ? first_match(finder, line, line_end)
@@ -366,6 +369,7 @@ class line_walker {
       }
       if (options_.color) { write_text(match_color); }
       write(found.at, found.size);
+      if (newline_in_match) { std::fputc('\n', output_); }
       if (options_.color) { write_text(sgr_end); }
       if (options_.only_matching) { std::fputc('\n', output_); }
       printed = found.at + found.size;
@@ -374,7 +378,7 @@ class line_walker {
     }
     if (!options_.only_matching) {
       write(printed, line_end - printed);
-      std::fputc('\n', output_);
+      if (!newline_in_match) { std::fputc('\n', output_); }
     }
   }
 

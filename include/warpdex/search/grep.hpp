@@ -88,9 +88,9 @@ struct grep_result {
 };
 
 /// Searches `input` for `patterns` and writes grep's output to `output`, naming the input `name`.
-/// Each pattern is split at its newlines; at least one pattern must be given (an empty one matches every
-/// line). Throws `warpdex::error` when reading or writing fails (the message says which), and for a zero
-/// chunk size or no patterns.
+/// Each pattern is split at its newlines; an empty pattern matches every line, and no patterns at all
+/// match no line (as `grep -f /dev/null`). Throws `warpdex::error` when reading or writing fails (the
+/// message says which), and for a zero chunk size.
 template <class Backend>
 grep_result grep_stream(const Backend& backend, std::FILE* input, std::string_view name,
                         std::span<const std::string> patterns, const grep_options& options, std::FILE* output);
