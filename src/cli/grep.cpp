@@ -59,9 +59,15 @@ class grep_run {
     }
     patterns_.insert(patterns_.end(), opts_.expressions.begin(), opts_.expressions.end());
     for (const std::string& file : opts_.pattern_files) { read_pattern_file(file); }
-    // Nothing can match (grep -f /dev/null): like GNU grep, fail at once, reading no file, unless every
-    // line is selected (-v) or files are listed by having no match (-L).
-    if (patterns_.empty() && !opts_.invert_match && !opts_.files_without_match) { return 1; }
+    // Like GNU grep, fail at once, reading no file, when no line can be selected: no patterns (grep -f
+    // /dev/null) without -v, or the one empty pattern with -v and neither -x nor -w; unless files are
+    // listed for having no selected line (-L).
+    const bool no_patterns = patterns_.empty();
+    const bool one_empty = patterns_.size() == 1 && patterns_.front().empty();
+    if (!opts_.files_without_match && ((no_patterns && !opts_.invert_match) ||
+                                       (one_empty && opts_.invert_match && !opts_.line_regexp && !opts_.word_regexp))) {
+      return 1;
+    }
     options_ = make_options(operands);
     implicit_operand_ = operands.empty();
     if (operands.empty()) { operands.push_back(opts_.recursive ? "." : "-"); }

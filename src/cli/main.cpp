@@ -63,9 +63,11 @@ std::string first_word(int argc, char** argv)
 /// Flushes standard output; false (and errno set) when what was written could not be.
 bool flushed_stdout()
 {
-  std::cout.flush();
   errno = 0;
   const bool flushed = std::fflush(stdout) == 0;
+  const int cause = errno;
+  std::cout.flush();  // synchronized with stdio: flushes stdout again, which may clear errno
+  errno = cause;
   return flushed && !std::ferror(stdout) && std::cout.good();
 }
 

@@ -126,7 +126,11 @@ class pattern_set {
       }
       return {};
     }
-    for (cursor& c : cursors_) { c.next = nullptr; }  // each search starts afresh (the range may differ)
+    if (end != searched_end_ || from < searched_from_) {  // the positions found stay valid for later starts
+      for (cursor& c : cursors_) { c.next = nullptr; }
+    }
+    searched_end_ = end;
+    searched_from_ = from;
     const byte* start = from;
     while (true) {
       const byte* candidate = nullptr;
@@ -177,6 +181,8 @@ class pattern_set {
   bool has_empty_ = false;
   std::vector<std::string> patterns_;
   mutable std::vector<cursor> cursors_;
+  mutable const byte* searched_from_ = nullptr;  ///< the last search's range, for which cursors_ hold
+  mutable const byte* searched_end_ = nullptr;
   std::array<bool, 256> first_bytes_{};
 };
 
