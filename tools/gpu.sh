@@ -34,6 +34,15 @@ build() {
   cp "$build_dir/bench/warpdex-bench" "$build_dir/src/cli/warpdex" "$bundle/"
   # The GPU machine's image may lack the OpenMP runtime of this compiler: ship it beside the binaries.
   cp "$(g++ -print-file-name=libgomp.so.1)" "$bundle/lib/"
+  # ripgrep, the baseline of the grep benchmark rows, found by warpdex-bench in bin/ beside it, with the
+  # PCRE2 library it links (the GPU machine has neither).
+  if command -v rg > /dev/null; then
+    mkdir -p "$bundle/bin"
+    cp "$(command -v rg)" "$bundle/bin/rg"
+    ldd "$(command -v rg)" | awk '/libpcre2/ { print $3 }' | xargs -r -I{} cp {} "$bundle/lib/"
+  else
+    echo "rg not found: the grep benchmark rows will compare with GNU grep only (tools/install-deps.sh installs ripgrep)"
+  fi
   local commit
   commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
   git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
