@@ -259,7 +259,9 @@ void run_grep_benchmarks(context& ctx)
     }
     for (std::thread& generator : generators) { generator.join(); }
     write_bytes(file, text);
-    if (have_grep || !ripgrep.empty()) { pieces = write_pieces(folder.path(), "piece", text, line_cuts(text, cores), 0); }
+    if (have_grep || !ripgrep.empty()) {
+      pieces = write_pieces(folder.path(), "piece", text, line_cuts(text, cores), 0);
+    }
   }
   for (const auto& [kind, pattern] : patterns) {
     std::uint64_t grep_count = 0;
@@ -309,14 +311,14 @@ void run_grep_benchmarks(context& ctx)
         // The baseline is ripgrep with a thread per core over the line-aligned pieces (one file alone is
         // searched by one of its threads); ripgrep on the whole file and GNU grep are named beside it.
         const std::string threads = std::to_string(cores);
-        const grep_measure rg =
-            time_tool(ripgrep + " --no-config -F -j " + threads + (count_only ? " -c --no-filename" : "") + " -f",
-                      folder.path(), pattern_bytes, count_only ? "" : "| cat > /dev/null", file, pieces,
-                      grep_parallel_repetitions);
+        const grep_measure rg = time_tool(
+            ripgrep + " --no-config -F -j " + threads + (count_only ? " -c --no-filename" : "") + " -f", folder.path(),
+            pattern_bytes, count_only ? "" : "| cat > /dev/null", file, pieces, grep_parallel_repetitions);
         if (count_only) {
           ripgrep_agrees = rg.single_count == grep_count && rg.parallel_count == grep_count;
           std::printf("%s: rg -c counted %llu (whole file) and %llu (pieces)\n", name.c_str(),
-                      static_cast<unsigned long long>(rg.single_count), static_cast<unsigned long long>(rg.parallel_count));
+                      static_cast<unsigned long long>(rg.single_count),
+                      static_cast<unsigned long long>(rg.parallel_count));
         }
         r.baseline = "ripgrep (rg -F -j " + threads + (count_only ? " -c" : ", lines through a pipe to /dev/null") +
                      ") over " + std::to_string(pieces.size()) + " line-aligned pieces (the whole file: " +

@@ -111,9 +111,9 @@ class grep_run {
                      : opts_.count               ? grep_output::count
                                                  : grep_output::lines;
     options.with_filename = opts_.with_filename > 0 || (opts_.with_filename == 0 && operands.size() > 1);
-    options.color = opts_.color == "always" || (opts_.color == "auto" && isatty(fileno(stdout)) != 0 &&
-                                                std::getenv("TERM") != nullptr &&
-                                                std::string(std::getenv("TERM")) != "dumb");
+    options.color =
+        opts_.color == "always" || (opts_.color == "auto" && isatty(fileno(stdout)) != 0 &&
+                                    std::getenv("TERM") != nullptr && std::string(std::getenv("TERM")) != "dumb");
     const std::uint64_t default_bytes =
         choice_ == backend_choice::cuda ? grep_default_cuda_chunk_bytes : grep_default_host_chunk_bytes;
     options.chunk_bytes = opts_.chunk_mib == 0 ? default_bytes : opts_.chunk_mib << 20;
@@ -135,7 +135,7 @@ class grep_run {
       search_stream(stdin, "(standard input)", options_);
       return;
     }
-    struct stat status{};
+    struct stat status {};
     if (::stat(operand.c_str(), &status) != 0) {
       message(operand, std::strerror(errno));
       return;
@@ -177,7 +177,7 @@ class grep_run {
       if (stop_) { return; }
       const std::string child = path + (path.back() == '/' ? "" : "/") + name;
       const std::string child_shown = shown.empty() ? name : shown + (shown.back() == '/' ? "" : "/") + name;
-      struct stat status{};
+      struct stat status {};
       if (::lstat(child.c_str(), &status) != 0) {
         message(child_shown, std::strerror(errno));
         continue;
@@ -262,20 +262,24 @@ void add_grep_command(CLI::App& app, const global_options& globals)
   grep->add_flag("-s,--no-messages", opts->no_messages, "No messages about unreadable files");
   grep->add_flag("-b,--byte-offset", opts->byte_offset, "Prefix the byte offset of each line (with -o: match)");
   grep->add_flag("-n,--line-number", opts->line_number, "Prefix each line with its line number");
-  grep->add_flag_callback("-H,--with-filename", [opts] { opts->with_filename = 1; }, "Prefix each line with its file's name")
+  grep->add_flag_callback(
+          "-H,--with-filename", [opts] { opts->with_filename = 1; }, "Prefix each line with its file's name")
       ->trigger_on_parse();  // in command-line order: the last of -H and -h wins
-  grep->add_flag_callback("-h,--no-filename", [opts] { opts->with_filename = -1; }, "Never prefix file names")
+  grep->add_flag_callback(
+          "-h,--no-filename", [opts] { opts->with_filename = -1; }, "Never prefix file names")
       ->trigger_on_parse();
   grep->add_flag("-r,-R,--recursive", opts->recursive, "Search the files under each directory (default: .)");
   grep->add_flag("--color{auto},--colour{auto}", opts->color,
                  "Mark matches, names and numbers: --color=WHEN, WHEN never, always or auto (a terminal); "
                  "--color alone is auto")
       ->check(CLI::IsMember({"never", "always", "auto"}));
-  grep->add_option("--chunk-mib", opts->chunk_mib, "MiB of input searched per step (default: 1 on the host, 64 on "
-                                                   "the GPU); a chunk never exceeds what a regular file needs")
+  grep->add_option("--chunk-mib", opts->chunk_mib,
+                   "MiB of input searched per step (default: 1 on the host, 64 on "
+                   "the GPU); a chunk never exceeds what a regular file needs")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
-  grep->add_option("arguments", opts->arguments, "PATTERNS (unless -e or -f gives them), then the files; - or none: "
-                                                 "standard input")
+  grep->add_option("arguments", opts->arguments,
+                   "PATTERNS (unless -e or -f gives them), then the files; - or none: "
+                   "standard input")
       ->type_name("[PATTERNS] [FILE...]");
   grep->callback([opts, &globals] {
     if (opts->files_with_matches && opts->files_without_match) { usage_error("grep: -l and -L exclude each other"); }

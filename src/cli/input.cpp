@@ -51,9 +51,10 @@ void expect_fits(const std::string& command, const std::string& path, std::uint6
 {
   const std::uint64_t available = available_host_memory();
   const double needed = static_cast<double>(keys) * static_cast<double>(bytes_per_key);
-  WARPDEX_EXPECTS(keys <= available / bytes_per_key, command + ": " + quoted(path) + ": file too large for host memory (" +
-                                           std::to_string(file_bytes) + " bytes): the run needs about " +
-                                           gigabytes(needed) + ", " + gigabytes(static_cast<double>(available)) + " are available");
+  WARPDEX_EXPECTS(keys <= available / bytes_per_key,
+                  command + ": " + quoted(path) + ": file too large for host memory (" + std::to_string(file_bytes) +
+                      " bytes): the run needs about " + gigabytes(needed) + ", " +
+                      gigabytes(static_cast<double>(available)) + " are available");
 }
 
 std::uint32_t little_endian(const unsigned char* at)
@@ -80,9 +81,8 @@ std::uint64_t available_host_memory()
 std::vector<std::uint32_t> read_raw_keys(const std::string& command, const std::string& path,
                                          std::uint64_t bytes_per_key)
 {
-  struct stat status{};
-  WARPDEX_EXPECTS(::stat(path.c_str(), &status) == 0,
-                  command + ": " + quoted(path) + ": " + std::strerror(errno));
+  struct stat status {};
+  WARPDEX_EXPECTS(::stat(path.c_str(), &status) == 0, command + ": " + quoted(path) + ": " + std::strerror(errno));
   WARPDEX_EXPECTS(!S_ISDIR(status.st_mode), command + ": " + quoted(path) + " is a directory, not a file of keys");
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
   WARPDEX_EXPECTS(file != nullptr, command + ": cannot open " + quoted(path) + ": " + std::strerror(errno));
@@ -108,9 +108,7 @@ std::vector<std::uint32_t> read_raw_keys(const std::string& command, const std::
     total += got;
     const std::size_t bytes = pending + got;
     const std::size_t whole = bytes / key_bytes;
-    if (!regular && whole > 0) {
-      expect_fits(command, path, total, keys.size() + whole, bytes_per_key);
-    }
+    if (!regular && whole > 0) { expect_fits(command, path, total, keys.size() + whole, bytes_per_key); }
     for (std::size_t i = 0; i < whole; ++i) { keys.push_back(little_endian(block.data() + i * key_bytes)); }
     pending = bytes - whole * key_bytes;
     std::memmove(block.data(), block.data() + whole * key_bytes, pending);

@@ -118,8 +118,8 @@ int main(int argc, char** argv)
   } catch (const CLI::ParseError& e) {
     const std::string word = first_word(argc, argv);
     const auto commands = app.get_subcommands([](const CLI::App*) { return true; });
-    const bool known =
-        word.empty() || std::any_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->check_name(word); });
+    const bool known = word.empty() || std::any_of(commands.begin(), commands.end(),
+                                                   [&](const CLI::App* c) { return c->check_name(word); });
     if (!known) {
       std::fprintf(stderr, "warpdex: unknown command '%s' (commands: %s; see warpdex --help)\n", word.c_str(),
                    command_names(app).c_str());

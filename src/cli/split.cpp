@@ -31,7 +31,7 @@ struct split_options {
   bool pairs = false;
   std::uint32_t size_log2 = 24;
   std::uint64_t seed = 1;
-  std::string input;  ///< raw little-endian uint32 keys; empty: generated keys
+  std::string input;   ///< raw little-endian uint32 keys; empty: generated keys
   key_type delta = 0;  ///< the delta identifier's bucket width; 0: ceil(2^32 / m)
 };
 
@@ -172,8 +172,9 @@ void add_split_command(CLI::App& app, const global_options& globals)
       ->check(CLI::Range(1U, 1U << 24));
   CLI::Option* shift =
       split->add_option("--shift", opts->shift, "First bit of the field (bits identifier)")->check(CLI::Range(0, 31));
-  CLI::Option* delta = split->add_option("--delta", opts->delta, "Keys per bucket (delta identifier); default ceil(2^32 / m)")
-                           ->check(CLI::Range(1U, UINT32_MAX));
+  CLI::Option* delta =
+      split->add_option("--delta", opts->delta, "Keys per bucket (delta identifier); default ceil(2^32 / m)")
+          ->check(CLI::Range(1U, UINT32_MAX));
   split->add_flag("--pairs", opts->pairs, "Split key-value pairs (values: input positions) instead of keys");
   CLI::Option* size =
       split->add_option("--size-log2", opts->size_log2, "Generated keys, as a power of two")->check(CLI::Range(0, 30));

@@ -357,12 +357,11 @@ class line_walker {
     }
     if (!options_.only_matching) { prefix(offset); }
     // GNU grep -F's quirk: with -w and -x and one pattern, a match holds its line's newline.
-    const bool newline_in_match =
-        options_.line_regexp && options_.word_regexp && patterns_.patterns().size() == 1;
+    const bool newline_in_match = options_.line_regexp && options_.word_regexp && patterns_.patterns().size() == 1;
     const byte* printed = line;
     for (const byte* from = line; from <= line_end;) {
-      const occurrence found = options_.line_regexp ? first_match(finder, line, line_end)
-                                                    : first_match(finder, from, line_end);
+      const occurrence found =
+          options_.line_regexp ? first_match(finder, line, line_end) : first_match(finder, from, line_end);
       if (found.at == nullptr || found.at < from) { break; }
       if (found.size == 0) {  // empty matches are not printed
         from = found.at + 1;
@@ -508,7 +507,7 @@ class chunk_reader {
   chunk_reader(std::FILE* input, std::string_view name, std::uint64_t chunk_bytes, bool pinned)
       : input_(input), name_(name), capacity_(chunk_bytes), pinned_(pinned)
   {
-    struct stat status{};
+    struct stat status {};
     if (::fstat(fileno(input), &status) == 0 && S_ISREG(status.st_mode)) {
       const auto left = static_cast<std::uint64_t>(std::max<off_t>(status.st_size - ::ftello(input), 0));
       capacity_ = std::min<std::uint64_t>(capacity_, std::max<std::uint64_t>(left + 1, 4096));
@@ -666,7 +665,8 @@ template <>
 class chunk_searcher<cuda> {
  public:
   chunk_searcher(const cuda& backend, const pattern_set& patterns, const grep_options&)
-      : backend_(backend), patterns_(patterns),
+      : backend_(backend),
+        patterns_(patterns),
         on_device_(patterns.patterns().size() == 1 && !patterns.ignore_case() && !patterns.has_empty())
   {
   }

@@ -10,7 +10,6 @@
 
 namespace {
 
-
 /// The line number in a "file:line" location, or -1 when `file` is not named.
 int line_named_after(const std::string& location, const std::string& file)
 {

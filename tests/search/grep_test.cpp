@@ -212,7 +212,8 @@ TYPED_TEST(grep_test, binary_file_prints_no_lines_but_counts_with_nul_ending_lin
   EXPECT_EQ(warpdex_grep(this->backend(), options, "absent", {file}), "");
   options.output = grep_output::count;
   // NUL bytes end lines in binary input, as in GNU grep: 4 lines hold "text".
-  EXPECT_EQ(warpdex_grep(this->backend(), options, "text", {file}), reference_grep("-c", "text", {file}, this->folder_));
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "text", {file}),
+            reference_grep("-c", "text", {file}, this->folder_));
   EXPECT_EQ(warpdex_grep(this->backend(), options, "text", {file}), "4\n");
 }
 
@@ -245,8 +246,9 @@ TYPED_TEST(grep_test, a_write_error_is_reported)
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> full(std::fopen("/dev/full", "wb"), std::fclose);
   ASSERT_TRUE(full);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> input(std::fopen(file.string().c_str(), "rb"), std::fclose);
-  expect_error_mentioning<error>([&] { (void)grep_stream(this->backend(), input.get(), "lines.txt", "a", grep_options{}, full.get()); },
-                                 {"write error", "No space left on device"});
+  expect_error_mentioning<error>(
+      [&] { (void)grep_stream(this->backend(), input.get(), "lines.txt", "a", grep_options{}, full.get()); },
+      {"write error", "No space left on device"});
 }
 
 }  // namespace
