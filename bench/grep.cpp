@@ -87,30 +87,43 @@ std::pair<std::uint64_t, double> run_counted(const std::string& command)
   return {total, seconds};
 }
 
-}  // namespace
-
-grep_measure time_grep(const fs::path& folder, std::span<const std::uint8_t> pattern, const std::string& flags,
-                       const std::string& suffix, const fs::path& whole, const std::vector<fs::path>& pieces,
-                       int parallel_repetitions)
+/// Writes the pattern, newline-terminated, to a file in `folder` for the tools' -f; returns its quoted path.
+std::string quoted_pattern_file(const fs::path& folder, std::span<const std::uint8_t> pattern)
 {
   const fs::path pattern_file = folder / "pattern.txt";
   std::vector<std::uint8_t> pattern_line(pattern.begin(), pattern.end());
   pattern_line.push_back('\n');
   write_bytes(pattern_file, pattern_line);
-  const std::string grep = "LC_ALL=C grep -F " + flags + " -f '" + pattern_file.string() + "' ";
+  return "'" + pattern_file.string() + "'";
+}
+
+/// Times `whole` once and `all` (the pieces) `repetitions` times, the median kept.
+grep_measure measure_commands(const std::string& whole, const std::string& all, int repetitions)
+{
   grep_measure measure;
-  std::tie(measure.single_count, measure.single_seconds) = run_counted(grep + "'" + whole.string() + "' " + suffix);
-  std::string all = "{ ";
-  for (const fs::path& piece : pieces) { all += grep + "'" + piece.string() + "' " + suffix + " & "; }
-  all += "wait; }";
+  std::tie(measure.single_count, measure.single_seconds) = run_counted(whole);
   std::vector<double> seconds;
-  for (int i = 0; i < parallel_repetitions; ++i) {
+  for (int i = 0; i < repetitions; ++i) {
     const auto [count, elapsed] = run_counted(all);
     measure.parallel_count = count;
     seconds.push_back(elapsed);
   }
   std::sort(seconds.begin(), seconds.end());
   measure.parallel_seconds = seconds[seconds.size() / 2];
+  return measure;
+}
+
+}  // namespace
+
+grep_measure time_grep(const fs::path& folder, std::span<const std::uint8_t> pattern, const std::string& flags,
+                       const std::string& suffix, const fs::path& whole, const std::vector<fs::path>& pieces,
+                       int parallel_repetitions)
+{
+  const std::string grep = "LC_ALL=C grep -F " + flags + " -f " + quoted_pattern_file(folder, pattern) + " ";
+  std::string all = "{ ";
+  for (const fs::path& piece : pieces) { all += grep + "'" + piece.string() + "' " + suffix + " & "; }
+  all += "wait; }";
+  grep_measure measure = measure_commands(grep + "'" + whole.string() + "' " + suffix, all, parallel_repetitions);
   measure.processes = static_cast<unsigned>(pieces.size());
   return measure;
 }
@@ -130,24 +143,10 @@ grep_measure time_tool(const std::string& tool, const fs::path& folder, std::spa
                        const std::string& suffix, const fs::path& whole, const std::vector<fs::path>& pieces,
                        int repetitions)
 {
-  const fs::path pattern_file = folder / "pattern.txt";
-  std::vector<std::uint8_t> pattern_line(pattern.begin(), pattern.end());
-  pattern_line.push_back('\n');
-  write_bytes(pattern_file, pattern_line);
-  const std::string command = "LC_ALL=C " + tool + " '" + pattern_file.string() + "' ";
-  grep_measure measure;
-  std::tie(measure.single_count, measure.single_seconds) = run_counted(command + "'" + whole.string() + "' " + suffix);
+  const std::string command = "LC_ALL=C " + tool + " " + quoted_pattern_file(folder, pattern) + " ";
   std::string all = command;
   for (const fs::path& piece : pieces) { all += "'" + piece.string() + "' "; }
-  all += suffix;
-  std::vector<double> seconds;
-  for (int i = 0; i < repetitions; ++i) {
-    const auto [count, elapsed] = run_counted(all);
-    measure.parallel_count = count;
-    seconds.push_back(elapsed);
-  }
-  std::sort(seconds.begin(), seconds.end());
-  measure.parallel_seconds = seconds[seconds.size() / 2];
+  grep_measure measure = measure_commands(command + "'" + whole.string() + "' " + suffix, all + suffix, repetitions);
   measure.processes = 1;
   return measure;
 }
