@@ -365,6 +365,8 @@ void print_hash(const global_options& globals, const hash_options& opts)
                   "hash --slab-bytes: slabs are 64 or 128 bytes, got " + std::to_string(opts.slab_bytes));
   const backend_choice choice = selected_backend(globals);
   const unsigned slab_bytes = opts.slab_bytes;
+  // A key file is read and checked before anything is printed or built.
+  const hash_workload from_file = opts.input.empty() ? hash_workload{} : file_workload(opts.input, opts.seed);
   if (opts.multimap) {
     std::printf(
         "warpdex hash: slab_multimap of %u-byte slabs on backend %s, n = %llu pairs, %llu values per key, base "
@@ -383,8 +385,6 @@ void print_hash(const global_options& globals, const hash_options& opts)
         slab_bytes, choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2, opts.base_fill,
         static_cast<unsigned long long>(opts.seed));
   }
-  // A key file is read and checked before any table is built.
-  const hash_workload from_file = opts.input.empty() ? hash_workload{} : file_workload(opts.input, opts.seed);
   hash::slab_statistics stats;
   const auto steps = visit_backend(choice, [&](const auto& backend) {
     return visit_slab_bytes(opts.slab_bytes, [&](auto slab_bytes) {
