@@ -37,6 +37,10 @@ namespace {
 
 using byte = std::uint8_t;
 
+/// GNU grep's reads: 96 KiB at a time (grep 3, a line that fits). Its binary input begins with the
+/// buffer of its first NUL byte.
+constexpr std::uint64_t grep_gnu_read_bytes = std::uint64_t{96} << 10;
+
 byte fold(byte c)
 {
   return c >= 'A' && c <= 'Z' ? static_cast<byte>(c + ('a' - 'A')) : c;
@@ -232,10 +236,50 @@ class line_walker {
   template <class Finder>
   void walk(byte* data, std::size_t size, std::uint64_t base, const Finder& finder)
   {
-    if (!result_.binary && std::memchr(data, 0, size) != nullptr) { result_.binary = true; }
-    if (result_.binary) { std::replace(data, data + size, byte{0}, byte{'\n'}); }
-    const byte* end = data + size;
-    const byte* line = data;
+    std::size_t binary_from = result_.binary ? 0 : size;
+    if (const auto* nul = static_cast<const byte*>(result_.binary ? nullptr : std::memchr(data, 0, size))) {
+      binary_from = gnu_buffer_start(data, nul - data, base);
+    }
+    walk_lines(data, 0, binary_from, base, finder);
+    if (binary_from < size && !done_) {
+      result_.binary = true;
+      std::replace(data + binary_from, data + size, byte{0}, byte{'\n'});
+      walk_lines(data, binary_from, size, base, finder);
+    }
+    if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }
+  }
+
+  /// Ends the input: prints the count (-c) or the name (-L).
+  void finish()
+  {
+    if (options_.output == grep_output::count) {
+      prefix_name();
+      std::fprintf(output_, "%llu\n", static_cast<unsigned long long>(result_.matching_lines));
+    } else if (options_.output == grep_output::files_without_match && result_.matching_lines == 0) {
+      print_name_line();
+    }
+    if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }
+  }
+
+ private:
+  /// Where GNU grep's buffer holding the NUL byte at data[nul] begins: GNU grep reads 96 KiB at a time, a
+  /// buffer beginning with the incomplete line its previous read ended in. (0 when that lies before the
+  /// chunk, which only chunks shorter than GNU grep's reads allow.)
+  static std::size_t gnu_buffer_start(const byte* data, std::size_t nul, std::uint64_t base)
+  {
+    const std::uint64_t read_start = (base + nul) / grep_gnu_read_bytes * grep_gnu_read_bytes;
+    if (read_start <= base) { return 0; }
+    const std::size_t at = read_start - base;
+    const auto* newline = static_cast<const byte*>(memrchr(data, '\n', at));
+    return newline != nullptr ? newline + 1 - data : 0;
+  }
+
+  /// Walks the lines in data[begin, stop), at a line start.
+  template <class Finder>
+  void walk_lines(const byte* data, std::size_t begin, std::size_t stop, std::uint64_t base, const Finder& finder)
+  {
+    const byte* end = data + stop;
+    const byte* line = data + begin;
     // With -v, -x or an empty pattern every line is tested; otherwise the search jumps to the next match.
     const bool every_line = options_.invert_match || options_.line_regexp || patterns_.has_empty();
     while (line < end && !done_) {
@@ -260,22 +304,8 @@ class line_walker {
       ++line_number_;
       line = line_end + 1;
     }
-    if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }
   }
 
-  /// Ends the input: prints the count (-c) or the name (-L).
-  void finish()
-  {
-    if (options_.output == grep_output::count) {
-      prefix_name();
-      std::fprintf(output_, "%llu\n", static_cast<unsigned long long>(result_.matching_lines));
-    } else if (options_.output == grep_output::files_without_match && result_.matching_lines == 0) {
-      print_name_line();
-    }
-    if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }
-  }
-
- private:
   static const byte* find_newline(const byte* from, const byte* end)
   {
     const auto* newline = static_cast<const byte*>(std::memchr(from, '\n', end - from));
@@ -549,13 +579,19 @@ class chunk_reader {
     return make_host_buffer<byte>(bytes);
   }
 
-  /// Reads into `into` from `filled` on until it is full or the input ends; returns the new fill.
+  /// Reads into `into` from `filled` on until it is full or the input ends; returns the new fill. A read
+  /// longer than GNU grep's ends where one of its reads does, so that binary input begins where it does
+  /// for GNU grep.
   std::uint64_t fill(buffer<byte>& into, std::uint64_t filled, bool& at_end)
   {
     const auto start = clock_type::now();
-    while (filled < into.size()) {
-      const std::size_t got = std::fread(into.data() + filled, 1, into.size() - filled, input_);
+    std::uint64_t want = into.size() - filled;
+    if (want > grep_gnu_read_bytes) { want -= (read_ + want) % grep_gnu_read_bytes; }
+    const std::uint64_t target = filled + want;
+    while (filled < target) {
+      const std::size_t got = std::fread(into.data() + filled, 1, target - filled, input_);
       filled += got;
+      read_ += got;
       if (got == 0) {
         WARPDEX_EXPECTS(!std::ferror(input_), "cannot read " + std::string(name_) + ": " + std::strerror(errno));
         at_end = true;
@@ -608,6 +644,7 @@ class chunk_reader {
   std::FILE* input_;
   std::string_view name_;
   std::uint64_t capacity_;
+  std::uint64_t read_ = 0;  ///< bytes read from the input so far
   bool pinned_;
   std::array<chunk, grep_pipeline_slots> chunks_;
   slot_queue free_;

@@ -20,11 +20,14 @@
 /// one pattern without -i is found on the GPU (`find_matches` over the chunk, copied there while the
 /// previous chunk is searched); several patterns or -i are searched on the host.
 ///
-/// Binary input, as GNU grep: from the first chunk holding a NUL byte on, the input is binary: NUL bytes
-/// end lines, and unless counting (-c) or listing (-l, -L, quiet), the search stops at the first selected
-/// line, which is not printed; `grep_result::binary_matches` then asks the caller to report "NAME: binary
-/// file matches". GNU grep decides per its own buffer of 32 KiB or more, so the outputs agree when a
-/// file's first NUL lies in its first 32 KiB or after its last selected line.
+/// Binary input, as GNU grep: GNU grep reads 96 KiB at a time, and from the buffer holding the first NUL
+/// byte on (from the start of the line its read began in), the input is binary: NUL bytes end lines, and
+/// unless counting (-c) or listing (-l, -L, quiet), the search stops at the first selected line, which is
+/// not printed; `grep_result::binary_matches` then asks the caller to report "NAME: binary file matches".
+/// The reads here end where GNU grep's do, so the outputs agree on regular files for chunks of at least
+/// 96 KiB when the lines around the first NUL are shorter than 4 KiB (after a longer incomplete line GNU
+/// grep shortens its read by a page, at an offset set by its buffer's address), and whenever the first
+/// NUL lies in the first 96 KiB.
 
 #include <warpdex/core/backend.hpp>
 
