@@ -393,7 +393,7 @@ class line_walker {
       const occurrence found =
           options_.line_regexp ? first_match(finder, line, line_end) : first_match(finder, from, line_end);
       if (found.at == nullptr || found.at < from) { break; }
-      if (found.size == 0) {  // empty matches are not printed
+      if (found.size == 0 && !newline_in_match) {  // empty matches are not printed
         from = found.at + 1;
         continue;
       }
