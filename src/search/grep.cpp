@@ -123,9 +123,8 @@ class pattern_set {
     if (has_empty_) { return longest_at(from, end).at != nullptr ? longest_at(from, end) : occurrence{from, 0}; }
     if (cursors_.empty()) {  // too many patterns for a cursor each: a byte-by-byte scan over a table
       for (const byte* at = from; at < end; ++at) {
-        if (first_bytes_[*at]) {
-          const occurrence found = longest_at(at, end);
-          if (found.at != nullptr) { return found; }
+        for (const std::uint32_t i : by_first_byte_[*at]) {  // longest first
+          if (matches_at(patterns_[i], at, end)) { return {at, patterns_[i].size()}; }
         }
       }
       return {};
@@ -166,8 +165,10 @@ class pattern_set {
   {
     constexpr std::size_t max_cursors = 16;
     for (const std::string& pattern : patterns_) {
-      first_bytes_[static_cast<byte>(pattern[0])] = true;
-      if (ignore_case_) { first_bytes_[static_cast<byte>(std::toupper(static_cast<byte>(pattern[0])))] = true; }
+      const auto index = static_cast<std::uint32_t>(&pattern - patterns_.data());
+      const auto first = static_cast<byte>(pattern[0]);
+      by_first_byte_[first].push_back(index);
+      if (ignore_case_ && first >= 'a' && first <= 'z') { by_first_byte_[first - ('a' - 'A')].push_back(index); }
       std::size_t rarest = 0;
       for (std::size_t i = 1; i < pattern.size(); ++i) {
         if (byte_rank(static_cast<byte>(pattern[i])) < byte_rank(static_cast<byte>(pattern[rarest]))) { rarest = i; }
@@ -187,7 +188,7 @@ class pattern_set {
   mutable std::vector<cursor> cursors_;
   mutable const byte* searched_from_ = nullptr;  ///< the last search's range, for which cursors_ hold
   mutable const byte* searched_end_ = nullptr;
-  std::array<bool, 256> first_bytes_{};
+  std::array<std::vector<std::uint32_t>, 256> by_first_byte_;  ///< patterns by first byte, longest first
 };
 
 /// Occurrences of the single pattern found on the backend, as chunk offsets in ascending order: the

@@ -117,6 +117,8 @@ def main():
                 out.write("\n".join(rng.sample(WORDS, 3)).encode("latin-1") + b"\n")
             with open(os.path.join(work, "empty"), "wb"):
                 pass
+            with open(os.path.join(work, "many"), "wb") as out:  # more patterns than the memchr cursors
+                out.write("\n".join(rng.sample(WORDS, 20)).encode("latin-1") + b"\n")
             for case in range(args.cases):
                 flags = rng.sample(FLAGS, rng.randint(0, 3))
                 if "-l" in flags and "-L" in flags:
@@ -126,7 +128,7 @@ def main():
                 patterns = pattern_choices(rng)
                 pattern_args = []
                 if rng.random() < 0.1:
-                    pattern_args = ["-f", rng.choice(["patterns", "empty"])]
+                    pattern_args = ["-f", rng.choice(["patterns", "empty", "many", "many"])]
                 elif len(patterns) > 1 or rng.random() < 0.2:
                     for p in patterns:
                         pattern_args += ["-e", p]
