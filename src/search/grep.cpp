@@ -115,6 +115,9 @@ class pattern_set {
     return {};
   }
 
+  /// Forgets the positions found so far: the bytes searched next are new (a chunk read into a buffer).
+  void forget() const { searched_end_ = nullptr; }
+
   /// The leftmost-longest occurrence in [from, end), or one with a null `at`. Occurrences never hold a
   /// newline, so one found in a range of whole lines lies within a line.
   [[nodiscard]] occurrence find(const byte* from, const byte* end) const
@@ -237,6 +240,7 @@ class line_walker {
   template <class Finder>
   void walk(byte* data, std::size_t size, std::uint64_t base, const Finder& finder)
   {
+    patterns_.forget();
     std::size_t binary_from = result_.binary ? 0 : size;
     if (const auto* nul = static_cast<const byte*>(result_.binary ? nullptr : std::memchr(data, 0, size))) {
       binary_from = gnu_buffer_start(data, nul - data, base);
@@ -245,6 +249,7 @@ class line_walker {
     if (binary_from < size && !done_) {
       result_.binary = true;
       std::replace(data + binary_from, data + size, byte{0}, byte{'\n'});
+      patterns_.forget();
       walk_lines(data, binary_from, size, base, finder);
     }
     if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }

@@ -232,6 +232,22 @@ TYPED_TEST(grep_test, no_patterns_select_no_line_and_inverted_every_line)
   EXPECT_EQ(read_all(output.get()), "abc\n\nxyz\n");
 }
 
+TYPED_TEST(grep_test, a_buffer_reused_at_the_same_size_is_searched_afresh)
+{
+  // Chunks of exactly 10 lines: chunk 4 lands in chunk 0's buffer, at the same size; chunk 0 has no
+  // match, chunk 4 has ten (with one pattern and several, so that the host's search runs either way).
+  std::string text;
+  for (int line = 0; line < 80; ++line) { text += line >= 40 && line < 50 ? "zzzzzzzzz\n" : "aaaaaaaaa\n"; }
+  const auto file = this->write_file("same_size.txt", text);
+  grep_options options;
+  options.output = grep_output::count;
+  options.chunk_bytes = 100;
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "zzz", {file}), "10\n");
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "zzz\nyyy", {file}), "10\n");
+  options.ignore_case = true;
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "ZZZ", {file}), "10\n");
+}
+
 TYPED_TEST(grep_test, a_zero_chunk_is_rejected)
 {
   const auto file = this->write_file("some.txt", "abc\n");
