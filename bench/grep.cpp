@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <string>
@@ -86,31 +87,67 @@ std::pair<std::uint64_t, double> run_counted(const std::string& command)
   return {total, seconds};
 }
 
-}  // namespace
-
-grep_measure time_grep(const fs::path& folder, std::span<const std::uint8_t> pattern, const std::string& flags,
-                       const std::string& suffix, const fs::path& whole, const std::vector<fs::path>& pieces,
-                       int parallel_repetitions)
+/// Writes the pattern, newline-terminated, to a file in `folder` for the tools' -f; returns its quoted path.
+std::string quoted_pattern_file(const fs::path& folder, std::span<const std::uint8_t> pattern)
 {
   const fs::path pattern_file = folder / "pattern.txt";
   std::vector<std::uint8_t> pattern_line(pattern.begin(), pattern.end());
   pattern_line.push_back('\n');
   write_bytes(pattern_file, pattern_line);
-  const std::string grep = "LC_ALL=C grep -F " + flags + " -f '" + pattern_file.string() + "' ";
+  return "'" + pattern_file.string() + "'";
+}
+
+/// Times `whole` once and `all` (the pieces) `repetitions` times, the median kept.
+grep_measure measure_commands(const std::string& whole, const std::string& all, int repetitions)
+{
   grep_measure measure;
-  std::tie(measure.single_count, measure.single_seconds) = run_counted(grep + "'" + whole.string() + "' " + suffix);
-  std::string all = "{ ";
-  for (const fs::path& piece : pieces) { all += grep + "'" + piece.string() + "' " + suffix + " & "; }
-  all += "wait; }";
+  std::tie(measure.single_count, measure.single_seconds) = run_counted(whole);
   std::vector<double> seconds;
-  for (int i = 0; i < parallel_repetitions; ++i) {
+  for (int i = 0; i < repetitions; ++i) {
     const auto [count, elapsed] = run_counted(all);
     measure.parallel_count = count;
     seconds.push_back(elapsed);
   }
   std::sort(seconds.begin(), seconds.end());
   measure.parallel_seconds = seconds[seconds.size() / 2];
+  return measure;
+}
+
+}  // namespace
+
+grep_measure time_grep(const fs::path& folder, std::span<const std::uint8_t> pattern, const std::string& flags,
+                       const std::string& suffix, const fs::path& whole, const std::vector<fs::path>& pieces,
+                       int parallel_repetitions)
+{
+  const std::string grep = "LC_ALL=C grep -F " + flags + " -f " + quoted_pattern_file(folder, pattern) + " ";
+  std::string all = "{ ";
+  for (const fs::path& piece : pieces) { all += grep + "'" + piece.string() + "' " + suffix + " & "; }
+  all += "wait; }";
+  grep_measure measure = measure_commands(grep + "'" + whole.string() + "' " + suffix, all, parallel_repetitions);
   measure.processes = static_cast<unsigned>(pieces.size());
+  return measure;
+}
+
+std::string ripgrep_command()
+{
+  std::error_code failed;
+  const fs::path beside = fs::read_symlink("/proc/self/exe", failed).parent_path() / "bin" / "rg";
+  if (!failed && fs::exists(beside, failed) &&
+      std::system(("'" + beside.string() + "' --version > /dev/null 2>&1").c_str()) == 0) {
+    return "'" + beside.string() + "'";
+  }
+  return std::system("rg --version > /dev/null 2>&1") == 0 ? "rg" : "";
+}
+
+grep_measure time_tool(const std::string& tool, const fs::path& folder, std::span<const std::uint8_t> pattern,
+                       const std::string& suffix, const fs::path& whole, const std::vector<fs::path>& pieces,
+                       int repetitions)
+{
+  const std::string command = "LC_ALL=C " + tool + " " + quoted_pattern_file(folder, pattern) + " ";
+  std::string all = command;
+  for (const fs::path& piece : pieces) { all += "'" + piece.string() + "' "; }
+  grep_measure measure = measure_commands(command + "'" + whole.string() + "' " + suffix, all + suffix, repetitions);
+  measure.processes = 1;
   return measure;
 }
 
@@ -179,7 +216,7 @@ struct warpdex_run {
 warpdex_run run_warpdex_grep(const fs::path& file, const std::string& pattern, bool count_only)
 {
   grep_options options;
-  options.count_only = count_only;
+  options.output = count_only ? grep_output::count : grep_output::lines;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> input(std::fopen(file.string().c_str(), "rb"), std::fclose);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> output(std::fopen("/dev/null", "w"), std::fclose);
   WARPDEX_EXPECTS(input && output, "bench: cannot open " + file.string());
@@ -208,6 +245,7 @@ void run_grep_benchmarks(context& ctx)
   const temp_folder folder;
   const fs::path file = folder.path() / "text.txt";
   const bool have_grep = grep_available();
+  const std::string ripgrep = ripgrep_command();
   const unsigned cores = cpu_cores();
   std::vector<fs::path> pieces;
   {
@@ -220,7 +258,9 @@ void run_grep_benchmarks(context& ctx)
     }
     for (std::thread& generator : generators) { generator.join(); }
     write_bytes(file, text);
-    if (have_grep) { pieces = write_pieces(folder.path(), "piece", text, line_cuts(text, cores), 0); }
+    if (have_grep || !ripgrep.empty()) {
+      pieces = write_pieces(folder.path(), "piece", text, line_cuts(text, cores), 0);
+    }
   }
   for (const auto& [kind, pattern] : patterns) {
     std::uint64_t grep_count = 0;
@@ -245,9 +285,11 @@ void run_grep_benchmarks(context& ctx)
       std::printf("%s: %.3f s; busy seconds: read %.3f, copy %.3f, search %.3f, output %.3f; %llu matching lines\n",
                   name.c_str(), median.seconds, busy.read, busy.copy, busy.search, busy.output,
                   static_cast<unsigned long long>(median.result.matching_lines));
+      const std::span<const std::uint8_t> pattern_bytes(reinterpret_cast<const std::uint8_t*>(pattern),
+                                                        std::char_traits<char>::length(pattern));
+      std::string grep_text = "grep not found on this machine";
+      std::optional<double> grep_value;
       if (have_grep) {
-        const std::span<const std::uint8_t> pattern_bytes(reinterpret_cast<const std::uint8_t*>(pattern),
-                                                          std::char_traits<char>::length(pattern));
         const grep_measure measure =
             // Lines go through a pipe: GNU grep writing straight to /dev/null stops at the first match.
             time_grep(folder.path(), pattern_bytes, count_only ? "-c" : "", count_only ? "" : "| cat > /dev/null", file,
@@ -256,14 +298,34 @@ void run_grep_benchmarks(context& ctx)
           grep_count = measure.single_count;
           grep_counted = measure.single_count == measure.parallel_count;
         }
-        r.baseline = std::string("grep -F ") + (count_only ? "-c" : "(lines through a pipe to /dev/null)") + ", " +
-                     std::to_string(measure.processes) + " processes over line-aligned pieces (1 process: " +
-                     std::to_string(static_cast<double>(file_bytes) / measure.single_seconds * 1e-9) + " GB/s)";
-        r.baseline_value = static_cast<double>(file_bytes) / measure.parallel_seconds * 1e-9;
-      } else {
-        r.baseline = "grep not found on this machine";
+        grep_text = std::string("grep -F ") + (count_only ? "-c" : "(lines through a pipe to /dev/null)") + ", " +
+                    std::to_string(measure.processes) + " processes over line-aligned pieces (1 process: " +
+                    std::to_string(static_cast<double>(file_bytes) / measure.single_seconds * 1e-9) + " GB/s)";
+        grep_value = static_cast<double>(file_bytes) / measure.parallel_seconds * 1e-9;
       }
-      r.verified = grep_counted && median.result.matching_lines == grep_count &&
+      r.baseline = grep_text;
+      r.baseline_value = grep_value;
+      bool ripgrep_agrees = true;
+      if (!ripgrep.empty()) {
+        // The baseline is ripgrep with a thread per core over the line-aligned pieces (one file alone is
+        // searched by one of its threads); ripgrep on the whole file and GNU grep are named beside it.
+        const std::string threads = std::to_string(cores);
+        const grep_measure rg = time_tool(
+            ripgrep + " --no-config -F -j " + threads + (count_only ? " -c --no-filename" : "") + " -f", folder.path(),
+            pattern_bytes, count_only ? "" : "| cat > /dev/null", file, pieces, grep_parallel_repetitions);
+        if (count_only) {
+          ripgrep_agrees = rg.single_count == grep_count && rg.parallel_count == grep_count;
+          std::printf("%s: rg -c counted %llu (whole file) and %llu (pieces)\n", name.c_str(),
+                      static_cast<unsigned long long>(rg.single_count),
+                      static_cast<unsigned long long>(rg.parallel_count));
+        }
+        r.baseline = "ripgrep (rg -F -j " + threads + (count_only ? " -c" : ", lines through a pipe to /dev/null") +
+                     ") over " + std::to_string(pieces.size()) + " line-aligned pieces (the whole file: " +
+                     std::to_string(static_cast<double>(file_bytes) / rg.single_seconds * 1e-9) + " GB/s); " +
+                     grep_text + (grep_value ? ": " + std::to_string(*grep_value) + " GB/s" : "");
+        r.baseline_value = static_cast<double>(file_bytes) / rg.parallel_seconds * 1e-9;
+      }
+      r.verified = grep_counted && ripgrep_agrees && median.result.matching_lines == grep_count &&
                    std::all_of(runs.begin(), runs.end(),
                                [&](const auto& run) { return run.result.matching_lines == grep_count; });
       ctx.add(std::move(r));

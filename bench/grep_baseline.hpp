@@ -50,6 +50,18 @@ void write_bytes(const std::filesystem::path& path, std::span<const std::uint8_t
                                                               const std::vector<std::uint64_t>& cuts,
                                                               std::uint64_t overlap);
 
+/// The ripgrep command to run: bin/rg beside the running benchmark (tools/gpu.sh build bundles it there),
+/// else `rg` on the PATH; empty when neither runs.
+[[nodiscard]] std::string ripgrep_command();
+
+/// As `time_grep`, for any command line `tool` that takes the pattern file after it: `tool` PATTERN_FILE
+/// FILE... `suffix` (e.g. "rg -F -j 16 -c --no-filename -f"). The pieces are searched by one process,
+/// given all of them (a tool with threads of its own, such as ripgrep).
+[[nodiscard]] grep_measure time_tool(const std::string& tool, const std::filesystem::path& folder,
+                                     std::span<const std::uint8_t> pattern, const std::string& suffix,
+                                     const std::filesystem::path& whole,
+                                     const std::vector<std::filesystem::path>& pieces, int repetitions);
+
 /// Times `LC_ALL=C grep -F <flags> -f <pattern file> FILE <suffix>` on `whole` alone and on every piece
 /// at once (one process each); the pattern goes through a file in `folder`. `suffix` ends the shell
 /// pipeline of each grep (e.g. "| wc -l" or "> /dev/null"). Counts are the printed numbers, summed.

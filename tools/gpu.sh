@@ -38,6 +38,15 @@ build() {
   local tbb_library
   tbb_library=$(ldd "$build_dir/bench/warpdex-bench" | awk '/libtbb\.so/ {print $3}')
   if [ -n "$tbb_library" ]; then cp "$tbb_library" "$bundle/lib/"; fi
+  # ripgrep, the baseline of the grep benchmark rows, found by warpdex-bench in bin/ beside it, with the
+  # PCRE2 library it links (the GPU machine has neither).
+  if command -v rg > /dev/null; then
+    mkdir -p "$bundle/bin"
+    cp "$(command -v rg)" "$bundle/bin/rg"
+    ldd "$(command -v rg)" | awk '/libpcre2/ { print $3 }' | xargs -r -I{} cp {} "$bundle/lib/"
+  else
+    echo "rg not found: the grep benchmark rows will compare with GNU grep only (tools/install-deps.sh installs ripgrep)"
+  fi
   local commit
   commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
   git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"

@@ -12,7 +12,25 @@ namespace warpdex::cli {
 /// Options every subcommand understands (given before or after the subcommand's name).
 struct global_options {
   std::string backend = "auto";
+  bool verbose = false;  ///< --verbose: errors name their source location too
 };
+
+/// The exit statuses of `warpdex` (grep's are its own: 0 selected, 1 none selected, 2 trouble).
+inline constexpr int exit_success = 0;
+inline constexpr int exit_failure = 1;  ///< an error while running, or a failed check
+inline constexpr int exit_usage = 2;    ///< a usage error (command line), or a write error on standard output
+
+/// The status `warpdex` exits with when the command returns normally (exit_success unless a command sets
+/// another, as grep does).
+[[nodiscard]] int& command_status();
+
+/// Makes every numeric option of `app` and its subcommands reject what CLI11 would take silently: NaN
+/// and infinities, integers past the type's range (which strtoull saturates), a sign on an unsigned
+/// value, and anything but decimal digits. Call once all commands are added.
+void check_numbers_strictly(CLI::App& app);
+
+/// A usage error found after parsing (options that do not apply together): exits with exit_usage.
+[[noreturn]] void usage_error(const std::string& message);
 
 /// The backend that --backend selects on this machine; throws a clear error when it cannot run here.
 [[nodiscard]] backend_choice selected_backend(const global_options& globals);

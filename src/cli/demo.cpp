@@ -2,6 +2,7 @@
 // data sized to the backend, each timed warm next to the baseline a user would otherwise call and
 // checked against an oracle (workloads.hpp); one table at the end, optionally written as JSON.
 #include "commands.hpp"
+#include "input.hpp"
 #if WARPDEX_CLI_DPP
 #include "dpp_workloads.hpp"
 #endif
@@ -13,7 +14,6 @@
 #include <warpdex/core/generate.hpp>
 
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -141,8 +141,7 @@ std::uint32_t tour_size_log2(backend_choice backend, std::uint32_t asked)
   if (backend == backend_choice::cuda) {
     free_bytes = query_device(0).free_memory_bytes;
   } else {
-    free_bytes =
-        static_cast<std::uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    free_bytes = available_host_memory();
   }
   const auto fits = [&](std::uint32_t log2) { return (peak_bytes_per_element << log2) <= free_bytes / 2; };
   if (asked != 0) {

@@ -128,9 +128,11 @@ measurement split_on(const Backend& backend, const std::vector<key_type>& keys, 
                      });
   }
   if (request.identifier == "delta") {
-    // delta = ceil(2^32 / m), so that every 32-bit key falls in [0, m); with m = 1 the widest delta
-    // leaves the one key 2^32 - 1 outside, which the multisplit reports.
-    const std::uint64_t delta = std::min<std::uint64_t>(((std::uint64_t{1} << 32) + m - 1) / m, UINT32_MAX);
+    // delta = ceil(2^32 / m) unless given, so that every 32-bit key falls in [0, m); with m = 1 the
+    // widest delta, 2^32 - 1, leaves the one key 2^32 - 1 outside, which the multisplit reports.
+    const std::uint64_t delta = request.delta != 0
+                                    ? request.delta
+                                    : std::min<std::uint64_t>(((std::uint64_t{1} << 32) + m - 1) / m, UINT32_MAX);
     const delta_buckets identifier{static_cast<key_type>(delta), m};
     return run_split(backend, keys, request, timing, identifier, identifier, baselines::sort_by_bucket_name(choice),
                      [&](auto keys_in, auto keys_out, auto values_in, auto values_out) {

@@ -19,6 +19,7 @@ struct split_request {
   std::string identifier = "bits";  ///< bits, delta or splitters
   std::uint32_t buckets = 32;       ///< m
   std::uint32_t shift = 0;          ///< first bit of the field (bits)
+  std::uint32_t delta = 0;          ///< keys per bucket (delta); 0: ceil(2^32 / m)
   bool pairs = false;               ///< split key-value pairs (values: input positions)
 };
 

@@ -1,6 +1,7 @@
-// The streaming fixed-string grep: a reader thread fills a ring of chunks overlapping by m - 1 bytes,
-// each chunk is searched on the backend (copied to the GPU while the previous one is searched), and the
-// host walks the lines of each chunk alongside the sorted match positions.
+// The streaming fixed-string grep: a reader thread fills a ring of chunks of whole lines; the calling
+// thread finds each chunk's candidates (memchr on the patterns' rarest bytes on the host, `find_matches`
+// on the GPU for one case-sensitive pattern) and walks its lines with grep's rules for -v, -w, -x, -o,
+// -c, -l, -L, -q and binary input.
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/search/grep.hpp>
@@ -10,15 +11,19 @@
 #include <warpdex/core/cuda_check.hpp>
 #endif
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -30,121 +35,451 @@
 namespace warpdex {
 namespace {
 
-/// The per-input state of the line walk, carried from chunk to chunk.
-class line_printer {
+using byte = std::uint8_t;
+
+/// GNU grep's reads: 96 KiB at a time (grep 3, a line that fits). Its binary input begins with the
+/// buffer of its first NUL byte.
+constexpr std::uint64_t grep_gnu_read_bytes = std::uint64_t{96} << 10;
+
+byte fold(byte c)
+{
+  return c >= 'A' && c <= 'Z' ? static_cast<byte>(c + ('a' - 'A')) : c;
+}
+
+bool is_word_byte(byte c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/// How common a byte is in text, higher is more common: the search looks for each pattern's rarest byte.
+int byte_rank(byte c)
+{
+  static constexpr std::string_view by_frequency = " etaoinsrhldcumfpgwybvkxjqz\nETAOINSRHLDCUMFPGWYBVKXJQZ0123456789";
+  const std::size_t at = by_frequency.find(static_cast<char>(c));
+  return at == std::string_view::npos ? 0 : static_cast<int>(by_frequency.size() - at);
+}
+
+/// An occurrence: its first byte and its length.
+struct occurrence {
+  const byte* at = nullptr;
+  std::size_t size = 0;
+};
+
+/// The patterns, split at newlines (folded with -i), and the leftmost-longest search over them.
+class pattern_set {
  public:
-  line_printer(std::string_view name, const grep_options& options, std::FILE* output)
-      : name_(name), options_(options), output_(output)
+  pattern_set(std::span<const std::string> given, bool ignore_case) : ignore_case_(ignore_case)
   {
+    for (const std::string& text : given) {
+      std::size_t begin = 0;
+      while (true) {
+        const std::size_t end = std::min(text.find('\n', begin), text.size());
+        std::string pattern = text.substr(begin, end - begin);
+        if (ignore_case_) {
+          for (char& c : pattern) { c = static_cast<char>(fold(static_cast<byte>(c))); }
+        }
+        patterns_.push_back(std::move(pattern));
+        if (end == text.size()) { break; }
+        begin = end + 1;
+      }
+    }
+    // Longest first, so that the first pattern found at a position is the longest there.
+    std::stable_sort(patterns_.begin(), patterns_.end(),
+                     [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    patterns_.erase(std::unique(patterns_.begin(), patterns_.end()), patterns_.end());
+    has_empty_ = !patterns_.empty() && patterns_.back().empty();
+    if (!has_empty_) { make_cursors(); }
   }
 
-  /// Whether a NUL byte in the next chunk would make the input binary (only until the first match).
-  [[nodiscard]] bool needs_nul_check() const
+  [[nodiscard]] bool has_empty() const { return has_empty_; }
+  [[nodiscard]] bool ignore_case() const { return ignore_case_; }
+  [[nodiscard]] const std::vector<std::string>& patterns() const { return patterns_; }
+
+  /// Whether `pattern` occurs at `at` (with `end` the end of the searched bytes).
+  [[nodiscard]] bool matches_at(const std::string& pattern, const byte* at, const byte* end) const
   {
-    return !result_.binary && result_.matching_lines == 0 && !line_has_match_;
+    if (static_cast<std::size_t>(end - at) < pattern.size()) { return false; }
+    if (!ignore_case_) { return std::memcmp(at, pattern.data(), pattern.size()) == 0; }
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (fold(at[i]) != static_cast<byte>(pattern[i])) { return false; }
+    }
+    return true;
   }
 
-  /// Walks the lines of `data[0, size)` (input bytes from offset `base` on) given the sorted positions of
-  /// the occurrences that start there; `has_nul` says whether the bytes hold a NUL. Jumps from match to
-  /// match: the lines in between are only counted (with -n). Returns false once nothing more needs to be
-  /// read.
-  bool walk(const std::uint8_t* data, std::uint64_t size, std::uint64_t base, const std::vector<std::uint64_t>& starts,
-            bool has_nul)
+  /// The longest pattern at `at`, or an occurrence with a null `at`.
+  [[nodiscard]] occurrence longest_at(const byte* at, const byte* end) const
   {
-    result_.binary = result_.binary || (has_nul && needs_nul_check());
-    std::uint64_t position = 0;  // the first byte not walked yet; the current line began there or earlier
-    std::size_t next_match = 0;
+    for (const std::string& pattern : patterns_) {
+      if (matches_at(pattern, at, end)) { return {at, pattern.size()}; }
+    }
+    return {};
+  }
+
+  /// Forgets the positions found so far: the bytes searched next are new (a chunk read into a buffer).
+  void forget() const { searched_end_ = nullptr; }
+
+  /// The leftmost-longest occurrence in [from, end), or one with a null `at`. Occurrences never hold a
+  /// newline, so one found in a range of whole lines lies within a line.
+  [[nodiscard]] occurrence find(const byte* from, const byte* end) const
+  {
+    if (patterns_.empty()) { return {}; }
+    if (has_empty_) { return longest_at(from, end).at != nullptr ? longest_at(from, end) : occurrence{from, 0}; }
+    if (cursors_.empty()) {  // too many patterns for a cursor each: a byte-by-byte scan over a table
+      for (const byte* at = from; at < end; ++at) {
+        for (const std::uint32_t i : by_first_byte_[*at]) {  // longest first
+          if (matches_at(patterns_[i], at, end)) { return {at, patterns_[i].size()}; }
+        }
+      }
+      return {};
+    }
+    if (end != searched_end_ || from < searched_from_) {  // the positions found stay valid for later starts
+      for (cursor& c : cursors_) { c.next = nullptr; }
+    }
+    searched_end_ = end;
+    searched_from_ = from;
+    const byte* start = from;
     while (true) {
-      const std::uint64_t target = next_match < starts.size() ? starts[next_match] - base : size;
-      // Lines ending before the next match do not match, except the current one if an earlier chunk matched it.
-      if (const auto* first_end =
-              static_cast<const std::uint8_t*>(std::memchr(data + position, '\n', target - position))) {
-        if (!finish_line(data + position, first_end - (data + position))) { return false; }
-        const auto* last_end = static_cast<const std::uint8_t*>(memrchr(first_end, '\n', data + target - first_end));
-        if (options_.line_number) { line_number_ += std::count(first_end + 1, last_end + 1, '\n'); }
-        position = last_end + 1 - data;
-        line_start_ = base + position;
+      const byte* candidate = nullptr;
+      for (cursor& c : cursors_) {
+        if (c.next == nullptr || c.next < start + c.offset) {
+          const byte* scan = start + c.offset;
+          const byte* hit = scan < end ? static_cast<const byte*>(std::memchr(scan, c.value, end - scan)) : nullptr;
+          c.next = hit != nullptr ? hit : end + c.offset;  // past every candidate
+        }
+        const byte* begins = c.next - c.offset;
+        if (candidate == nullptr || begins < candidate) { candidate = begins; }
       }
-      if (next_match == starts.size()) {
-        keep(data + position, size - position);
-        return true;
-      }
-      line_has_match_ = true;
-      const auto* line_end = static_cast<const std::uint8_t*>(std::memchr(data + target, '\n', size - target));
-      const std::uint64_t end = line_end != nullptr ? static_cast<std::uint64_t>(line_end - data) : size;
-      while (next_match < starts.size() && starts[next_match] - base < end) { ++next_match; }
-      if (line_end == nullptr) {
-        keep(data + position, size - position);
-        return true;
-      }
-      if (!finish_line(data + position, end - position)) { return false; }
-      position = end + 1;
-      line_start_ = base + position;
+      if (candidate >= end) { return {}; }
+      const occurrence found = longest_at(candidate, end);
+      if (found.at != nullptr) { return found; }
+      start = candidate + 1;
     }
-  }
-
-  /// Ends the input: a last line without a newline is a line too. Prints the count with -c.
-  grep_result finish()
-  {
-    if (line_bytes_ > 0) { finish_line(nullptr, 0); }
-    if (options_.count_only) {
-      prefix_name();
-      std::fprintf(output_, "%llu\n", static_cast<unsigned long long>(result_.matching_lines));
-    }
-    return result_;
   }
 
  private:
-  [[nodiscard]] bool keeps_lines() const { return !options_.count_only && !result_.binary; }
+  /// A pattern's rarest byte at `offset`: candidates start `offset` bytes before each of its occurrences.
+  struct cursor {
+    byte value = 0;
+    std::size_t offset = 0;
+    const byte* next = nullptr;  ///< the value's next position found, or end + offset for none
+  };
 
-  /// Adds the start of a line that continues in the next chunk.
-  void keep(const std::uint8_t* bytes, std::uint64_t count)
+  void make_cursors()
   {
-    if (keeps_lines()) { current_line_.append(reinterpret_cast<const char*>(bytes), count); }
-    line_bytes_ += count;
+    constexpr std::size_t max_cursors = 16;
+    for (const std::string& pattern : patterns_) {
+      const auto index = static_cast<std::uint32_t>(&pattern - patterns_.data());
+      const auto first = static_cast<byte>(pattern[0]);
+      by_first_byte_[first].push_back(index);
+      if (ignore_case_ && first >= 'a' && first <= 'z') { by_first_byte_[first - ('a' - 'A')].push_back(index); }
+      std::size_t rarest = 0;
+      for (std::size_t i = 1; i < pattern.size(); ++i) {
+        if (byte_rank(static_cast<byte>(pattern[i])) < byte_rank(static_cast<byte>(pattern[rarest]))) { rarest = i; }
+      }
+      const auto value = static_cast<byte>(pattern[rarest]);
+      cursors_.push_back({value, rarest});
+      if (ignore_case_ && value >= 'a' && value <= 'z') {
+        cursors_.push_back({static_cast<byte>(value - ('a' - 'A')), rarest});
+      }
+    }
+    if (cursors_.size() > max_cursors) { cursors_.clear(); }
   }
 
-  void prefix_name()
+  bool ignore_case_;
+  bool has_empty_ = false;
+  std::vector<std::string> patterns_;
+  mutable std::vector<cursor> cursors_;
+  mutable const byte* searched_from_ = nullptr;  ///< the last search's range, for which cursors_ hold
+  mutable const byte* searched_end_ = nullptr;
+  std::array<std::vector<std::uint32_t>, 256> by_first_byte_;  ///< patterns by first byte, longest first
+};
+
+/// Occurrences of the single pattern found on the backend, as chunk offsets in ascending order: the
+/// leftmost at or after a position is a binary search away.
+class position_list {
+ public:
+  position_list(const byte* data, std::vector<std::uint64_t> positions, std::size_t pattern_size)
+      : data_(data), positions_(std::move(positions)), pattern_size_(pattern_size)
   {
-    if (options_.with_filename) {
-      std::fwrite(name_.data(), 1, name_.size(), output_);
+  }
+
+  [[nodiscard]] occurrence find(const byte* from, const byte* end) const
+  {
+    const auto next = std::lower_bound(positions_.begin(), positions_.end(), static_cast<std::uint64_t>(from - data_));
+    if (next == positions_.end() || data_ + *next + pattern_size_ > end) { return {}; }
+    return {data_ + *next, pattern_size_};
+  }
+
+ private:
+  const byte* data_;
+  std::vector<std::uint64_t> positions_;
+  std::size_t pattern_size_;
+};
+
+constexpr std::string_view sgr_end = "\33[m\33[K";
+constexpr std::string_view match_color = "\33[01;31m\33[K";
+constexpr std::string_view name_color = "\33[35m\33[K";
+constexpr std::string_view number_color = "\33[32m\33[K";
+constexpr std::string_view separator_color = "\33[36m\33[K";
+
+/// The per-input state of the line walk, carried from chunk to chunk, and grep's output.
+class line_walker {
+ public:
+  line_walker(const pattern_set& patterns, std::string_view name, const grep_options& options, std::FILE* output)
+      : patterns_(patterns), name_(name), options_(options), output_(output)
+  {
+  }
+
+  /// Whether the rest of the input changes nothing (-l, -q after a selected line; binary after one).
+  [[nodiscard]] bool done() const { return done_; }
+  [[nodiscard]] grep_result& result() { return result_; }
+
+  /// Walks the whole lines in data[0, size) (input bytes from offset `base` on; the last line may lack
+  /// its newline only at the end of the input), with `finder` giving leftmost-longest occurrences.
+  /// NUL bytes make the input binary: they are turned into newlines first, as GNU grep does.
+  template <class Finder>
+  void walk(byte* data, std::size_t size, std::uint64_t base, const Finder& finder)
+  {
+    patterns_.forget();
+    std::size_t binary_from = result_.binary ? 0 : size;
+    if (const auto* nul = static_cast<const byte*>(result_.binary ? nullptr : std::memchr(data, 0, size))) {
+      binary_from = gnu_buffer_start(data, nul - data, base);
+    }
+    walk_lines(data, 0, binary_from, base, finder);
+    if (binary_from < size && !done_) {
+      result_.binary = true;
+      std::replace(data + binary_from, data + size, byte{0}, byte{'\n'});
+      patterns_.forget();
+      walk_lines(data, binary_from, size, base, finder);
+    }
+    if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }
+  }
+
+  /// Ends the input: prints the count (-c) or the name (-L).
+  void finish()
+  {
+    if (options_.output == grep_output::count) {
+      prefix_name();
+      std::fprintf(output_, "%llu\n", static_cast<unsigned long long>(result_.matching_lines));
+    } else if (options_.output == grep_output::files_without_match && result_.matching_lines == 0) {
+      print_name_line();
+    }
+    if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }
+  }
+
+ private:
+  /// Where GNU grep's buffer holding the NUL byte at data[nul] begins: GNU grep reads 96 KiB at a time, a
+  /// buffer beginning with the incomplete line its previous read ended in. (0 when that lies before the
+  /// chunk, which only chunks shorter than GNU grep's reads allow.)
+  static std::size_t gnu_buffer_start(const byte* data, std::size_t nul, std::uint64_t base)
+  {
+    const std::uint64_t read_start = (base + nul) / grep_gnu_read_bytes * grep_gnu_read_bytes;
+    if (read_start <= base) { return 0; }
+    const std::size_t at = read_start - base;
+    const auto* newline = static_cast<const byte*>(memrchr(data, '\n', at));
+    return newline != nullptr ? newline + 1 - data : 0;
+  }
+
+  /// Walks the lines in data[begin, stop), at a line start.
+  template <class Finder>
+  void walk_lines(const byte* data, std::size_t begin, std::size_t stop, std::uint64_t base, const Finder& finder)
+  {
+    const byte* end = data + stop;
+    const byte* line = data + begin;
+    // With -v, -x or an empty pattern every line is tested; otherwise the search jumps to the next match.
+    const bool every_line = options_.invert_match || options_.line_regexp || patterns_.has_empty();
+    while (line < end && !done_) {
+      if (every_line) {
+        const byte* line_end = find_newline(line, end);
+        const occurrence first = first_match(finder, line, line_end);
+        if ((first.at != nullptr) != options_.invert_match) { select(line, line_end, base + (line - data), finder); }
+        ++line_number_;
+        line = line_end + 1;
+        continue;
+      }
+      const occurrence first = first_match(finder, line, end);
+      if (first.at == nullptr) {
+        if (options_.line_number) { line_number_ += std::count(line, end, '\n'); }
+        break;
+      }
+      const byte* newline_before = static_cast<const byte*>(memrchr(line, '\n', first.at - line));
+      const byte* line_start = newline_before != nullptr ? newline_before + 1 : line;
+      if (options_.line_number) { line_number_ += std::count(line, line_start, '\n'); }
+      const byte* line_end = find_newline(first.at, end);
+      select(line_start, line_end, base + (line_start - data), finder);
+      ++line_number_;
+      line = line_end + 1;
+    }
+  }
+
+  static const byte* find_newline(const byte* from, const byte* end)
+  {
+    const auto* newline = static_cast<const byte*>(std::memchr(from, '\n', end - from));
+    return newline != nullptr ? newline : end;
+  }
+
+  [[nodiscard]] bool whole_word(occurrence found, const byte* line, const byte* line_end) const
+  {
+    return (found.at == line || !is_word_byte(found.at[-1])) &&
+           (found.at + found.size == line_end || !is_word_byte(found.at[found.size]));
+  }
+
+  /// The leftmost occurrence in [from, end) that -w and -x allow (the line of each starts at or before
+  /// `from` only when `from` is a line start).
+  template <class Finder>
+  occurrence first_match(const Finder& finder, const byte* from, const byte* end) const
+  {
+    if (options_.line_regexp) {  // from is a line start and end its line's end here
+      for (const std::string& pattern : patterns_.patterns()) {
+        if (pattern.size() == static_cast<std::size_t>(end - from) && patterns_.matches_at(pattern, from, end)) {
+          return {from, pattern.size()};
+        }
+      }
+      return {};
+    }
+    for (const byte* start = from; start <= end;) {
+      const occurrence found = finder.find(start, end);
+      if (found.at == nullptr || !options_.word_regexp) { return found; }
+      const byte* line = found.at;
+      while (line > from && line[-1] != '\n') { --line; }
+      const byte* line_end = find_newline(found.at, end);
+      if (whole_word(found, line, line_end)) { return found; }
+      // A shorter pattern at the same place may form a whole word.
+      for (const std::string& pattern : patterns_.patterns()) {
+        const occurrence shorter{found.at, pattern.size()};
+        if (pattern.size() < found.size && patterns_.matches_at(pattern, found.at, line_end) &&
+            whole_word(shorter, line, line_end)) {
+          return shorter;
+        }
+      }
+      start = found.at + 1;
+    }
+    return {};
+  }
+
+  /// A selected line [line, line_end) starting at input offset `offset`.
+  template <class Finder>
+  void select(const byte* line, const byte* line_end, std::uint64_t offset, const Finder& finder)
+  {
+    ++result_.matching_lines;
+    switch (options_.output) {
+      case grep_output::count:
+        return;
+      case grep_output::files_without_match:
+        done_ = true;
+        return;
+      case grep_output::quiet:
+        done_ = true;
+        return;
+      case grep_output::files_with_matches:
+        print_name_line();
+        done_ = true;
+        return;
+      case grep_output::lines:
+        break;
+    }
+    if (result_.binary) {
+      result_.binary_matches = true;
+      done_ = true;
+      return;
+    }
+    const bool marks_matches = !options_.invert_match && (options_.only_matching || options_.color);
+    if (!marks_matches) {
+      if (options_.only_matching) { return; }  // -o -v prints nothing
+      prefix(offset);
+      write(line, line_end - line);
+      std::fputc('\n', output_);
+      return;
+    }
+    if (!options_.only_matching) { prefix(offset); }
+    // GNU grep -F's quirk: with -w and -x and one pattern, a match holds its line's newline.
+    const bool newline_in_match = options_.line_regexp && options_.word_regexp && patterns_.patterns().size() == 1;
+    const byte* printed = line;
+    for (const byte* from = line; from <= line_end;) {
+      const occurrence found =
+          options_.line_regexp ? first_match(finder, line, line_end) : first_match(finder, from, line_end);
+      if (found.at == nullptr || found.at < from) { break; }
+      if (found.size == 0 && !newline_in_match) {  // empty matches are not printed
+        from = found.at + 1;
+        continue;
+      }
+      if (options_.only_matching) {
+        prefix(offset + (found.at - line));
+      } else {
+        write(printed, found.at - printed);
+      }
+      if (options_.color) { write_text(match_color); }
+      write(found.at, found.size);
+      if (newline_in_match) { std::fputc('\n', output_); }
+      if (options_.color) { write_text(sgr_end); }
+      if (options_.only_matching) { std::fputc('\n', output_); }
+      printed = found.at + found.size;
+      from = printed;
+      if (options_.line_regexp) { break; }
+    }
+    if (!options_.only_matching) {
+      write(printed, line_end - printed);
+      if (!newline_in_match) { std::fputc('\n', output_); }
+    }
+  }
+
+  void write(const byte* bytes, std::size_t size) { std::fwrite(bytes, 1, size, output_); }
+  void write_text(std::string_view text) { std::fwrite(text.data(), 1, text.size(), output_); }
+
+  void separator()
+  {
+    if (options_.color) {
+      write_text(separator_color);
+      std::fputc(':', output_);
+      write_text(sgr_end);
+    } else {
       std::fputc(':', output_);
     }
   }
 
-  /// Completes the current line, whose last `size` bytes are at `tail`; false when the input is binary
-  /// and has matched, which ends the search (its lines are not printed).
-  bool finish_line(const std::uint8_t* tail, std::uint64_t size)
+  void prefix_name()
   {
-    const bool matched = line_has_match_;
-    line_has_match_ = false;
-    ++line_number_;
-    line_bytes_ = 0;
-    if (matched) {
-      ++result_.matching_lines;
-      if (result_.binary && !options_.count_only) { return false; }  // the caller reports the binary match
-      if (!options_.count_only) {
-        prefix_name();
-        if (options_.line_number) { std::fprintf(output_, "%llu:", static_cast<unsigned long long>(line_number_)); }
-        if (options_.byte_offset) { std::fprintf(output_, "%llu:", static_cast<unsigned long long>(line_start_)); }
-        std::fwrite(current_line_.data(), 1, current_line_.size(), output_);
-        if (size > 0) { std::fwrite(tail, 1, size, output_); }
-        std::fputc('\n', output_);
-      }
-    }
-    current_line_.clear();
-    return true;
+    if (!options_.with_filename) { return; }
+    print_name();
+    separator();
   }
 
+  void print_name()
+  {
+    if (options_.color) { write_text(name_color); }
+    write_text(name_);
+    if (options_.color) { write_text(sgr_end); }
+  }
+
+  void print_name_line()
+  {
+    print_name();
+    std::fputc('\n', output_);
+  }
+
+  void print_number(std::uint64_t number)
+  {
+    if (options_.color) { write_text(number_color); }
+    std::fprintf(output_, "%llu", static_cast<unsigned long long>(number));
+    if (options_.color) { write_text(sgr_end); }
+    separator();
+  }
+
+  /// File name, line number and byte offset, as requested.
+  void prefix(std::uint64_t offset)
+  {
+    prefix_name();
+    if (options_.line_number) { print_number(line_number_ + 1); }
+    if (options_.byte_offset) { print_number(offset); }
+  }
+
+  const pattern_set& patterns_;
   std::string_view name_;
   const grep_options& options_;
   std::FILE* output_;
   grep_result result_;
-  std::uint64_t line_number_ = 0;  ///< lines completed so far
-  std::uint64_t line_start_ = 0;   ///< input offset of the current line
-  std::uint64_t line_bytes_ = 0;   ///< bytes of the current line seen in earlier chunks
-  bool line_has_match_ = false;
-  std::string current_line_;  ///< the current line's bytes from earlier chunks, when lines are printed
+  std::uint64_t line_number_ = 0;  ///< lines before the current one
+  bool done_ = false;
 };
 
 using clock_type = std::chrono::steady_clock;
@@ -193,32 +528,28 @@ class slot_queue {
   bool closed_ = false;
 };
 
-/// One chunk in a host buffer: input bytes [base, base + filled), of which occurrences starting in the
-/// first `own` belong to this chunk (the rest are the next chunk's first m - 1 bytes).
+/// One chunk of whole lines in a host buffer: input bytes [base, base + size).
 struct chunk {
-  buffer<std::uint8_t> bytes;
+  buffer<byte> bytes;
   std::uint64_t base = 0;
-  std::uint64_t filled = 0;
-  std::uint64_t own = 0;
+  std::uint64_t size = 0;
 };
 
-/// A reader thread filling a ring of `grep_pipeline_slots` chunks in input order. The last chunk is the
-/// first one not filled completely (it may be empty).
+/// A reader thread filling a ring of `grep_pipeline_slots` chunks of whole lines, in input order. A
+/// buffer is allocated when first used, at the chunk size or, for a regular file, no more than the file
+/// needs; it grows while a line does not fit.
 class chunk_reader {
  public:
-  chunk_reader(std::FILE* input, std::string_view name, std::uint64_t chunk_bytes, std::uint64_t overlap,
-               [[maybe_unused]] bool pinned)
+  chunk_reader(std::FILE* input, std::string_view name, std::uint64_t chunk_bytes, bool pinned)
+      : input_(input), name_(name), capacity_(chunk_bytes), pinned_(pinned)
   {
-    for (chunk& slot : chunks_) {
-#if WARPDEX_HAS_CUDA
-      slot.bytes = pinned ? make_pinned_buffer<std::uint8_t>(chunk_bytes + overlap)
-                          : make_host_buffer<std::uint8_t>(chunk_bytes + overlap);
-#else
-      slot.bytes = make_host_buffer<std::uint8_t>(chunk_bytes + overlap);
-#endif
+    struct stat status {};
+    if (::fstat(fileno(input), &status) == 0 && S_ISREG(status.st_mode)) {
+      const auto left = static_cast<std::uint64_t>(std::max<off_t>(status.st_size - ::ftello(input), 0));
+      capacity_ = std::min<std::uint64_t>(capacity_, std::max<std::uint64_t>(left + 1, 4096));
     }
     for (int slot = 0; slot < grep_pipeline_slots; ++slot) { free_.push(slot); }
-    thread_ = std::thread([this, input, name, chunk_bytes, overlap] { read_all(input, name, chunk_bytes, overlap); });
+    thread_ = std::thread([this] { read_all(); });
   }
 
   chunk_reader(const chunk_reader&) = delete;
@@ -241,40 +572,74 @@ class chunk_reader {
   }
 
   /// Gives a chunk from `next` back to the reader.
-  void release(const chunk& done)
-  {
-    free_.push(static_cast<int>(&done - chunks_.data()));
-  }
+  void release(const chunk& done) { free_.push(static_cast<int>(&done - chunks_.data())); }
 
-  [[nodiscard]] double read_seconds() const
-  {
-    return static_cast<double>(read_nanoseconds_.load()) * 1e-9;
-  }
+  [[nodiscard]] double read_seconds() const { return static_cast<double>(read_nanoseconds_.load()) * 1e-9; }
 
  private:
-  void read_all(std::FILE* input, std::string_view name, std::uint64_t chunk_bytes, std::uint64_t overlap)
+  buffer<byte> allocate(std::uint64_t bytes) const
+  {
+#if WARPDEX_HAS_CUDA
+    if (pinned_) { return make_pinned_buffer<byte>(bytes); }
+#endif
+    return make_host_buffer<byte>(bytes);
+  }
+
+  /// Reads into `into` from `filled` on until it is full or the input ends; returns the new fill. A read
+  /// longer than GNU grep's ends where one of its reads does, so that binary input begins where it does
+  /// for GNU grep.
+  std::uint64_t fill(buffer<byte>& into, std::uint64_t filled, bool& at_end)
+  {
+    const auto start = clock_type::now();
+    std::uint64_t want = into.size() - filled;
+    if (want > grep_gnu_read_bytes) { want -= (read_ + want) % grep_gnu_read_bytes; }
+    const std::uint64_t target = filled + want;
+    while (filled < target) {
+      const std::size_t got = std::fread(into.data() + filled, 1, target - filled, input_);
+      filled += got;
+      read_ += got;
+      if (got == 0) {
+        WARPDEX_EXPECTS(!std::ferror(input_), "cannot read " + std::string(name_) + ": " + std::strerror(errno));
+        at_end = true;
+        break;
+      }
+    }
+    read_nanoseconds_ += std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - start).count();
+    return filled;
+  }
+
+  void read_all()
   {
     try {
-      const std::uint64_t capacity = chunk_bytes + overlap;
-      std::vector<std::uint8_t> carry;  // the previous chunk's last m - 1 bytes begin the next one
+      std::vector<byte> carry;  // the previous chunk's incomplete last line begins the next one
       std::uint64_t base = 0;
+      bool at_end = false;
       for (std::optional<int> slot = free_.pop(); slot; slot = free_.pop()) {
         chunk& next = chunks_[*slot];
-        std::copy(carry.begin(), carry.end(), next.bytes.data());
-        next.base = base;
-        next.filled = carry.size();
-        const auto start = clock_type::now();
-        for (std::size_t got = 1; got > 0 && next.filled < capacity; next.filled += got) {
-          got = std::fread(next.bytes.data() + next.filled, 1, capacity - next.filled, input);
+        if (next.bytes.size() < std::max<std::uint64_t>(capacity_, carry.size() + 1)) {
+          next.bytes = allocate(std::max<std::uint64_t>(capacity_, 2 * carry.size()));
         }
-        read_nanoseconds_ += std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - start).count();
-        WARPDEX_EXPECTS(!std::ferror(input), "grep: cannot read " + std::string(name) + ": " + std::strerror(errno));
-        const bool last = next.filled < capacity;
-        next.own = last ? next.filled : chunk_bytes;
-        carry.assign(next.bytes.data() + next.own, next.bytes.data() + next.filled);
-        base += next.own;
+        std::copy(carry.begin(), carry.end(), next.bytes.data());
+        std::uint64_t filled = at_end ? carry.size() : fill(next.bytes, carry.size(), at_end);
+        std::uint64_t whole = filled;  // bytes up to the last newline, or all at the end of the input
+        while (!at_end) {
+          const auto* newline = static_cast<const byte*>(memrchr(next.bytes.data(), '\n', filled));
+          if (newline != nullptr) {
+            whole = newline + 1 - next.bytes.data();
+            break;
+          }
+          buffer<byte> larger = allocate(2 * next.bytes.size());  // a line longer than the chunk
+          std::copy(next.bytes.data(), next.bytes.data() + filled, larger.data());
+          next.bytes = std::move(larger);
+          filled = fill(next.bytes, filled, at_end);
+          whole = filled;
+        }
+        carry.assign(next.bytes.data() + whole, next.bytes.data() + filled);
+        next.base = base;
+        next.size = whole;
+        base += whole;
         filled_.push(*slot);
-        if (last) { break; }
+        if (at_end && carry.empty()) { break; }
       }
     } catch (...) {
       error_ = std::current_exception();  // published to next() by closing the queue
@@ -282,6 +647,11 @@ class chunk_reader {
     filled_.close();
   }
 
+  std::FILE* input_;
+  std::string_view name_;
+  std::uint64_t capacity_;
+  std::uint64_t read_ = 0;  ///< bytes read from the input so far
+  bool pinned_;
   std::array<chunk, grep_pipeline_slots> chunks_;
   slot_queue free_;
   slot_queue filled_;
@@ -290,42 +660,27 @@ class chunk_reader {
   std::thread thread_;
 };
 
-/// The positions in `found` (ascending, relative to the chunk) that start in the chunk's own bytes, as
-/// input offsets.
-std::vector<std::uint64_t> own_matches(std::span<const std::uint64_t> found, const chunk& searched)
-{
-  std::vector<std::uint64_t> starts(found.begin(), std::lower_bound(found.begin(), found.end(), searched.own));
-  for (std::uint64_t& start : starts) { start += searched.base; }
-  return starts;
-}
-
-/// Searches chunks on a backend: `stage` starts moving a chunk to where the backend searches it (into
-/// device slot `slot`, 0 or 1), `search` returns its own matches. Stage chunk k + 1 before searching k.
+/// Finds candidates of a chunk on the backend: `stage` starts moving a chunk to where the backend searches
+/// it (device slot 0 or 1); `walk` searches it and walks its lines. Stage chunk k + 1 before walking k.
 template <class Backend>
 class chunk_searcher;
 
 template <>
 class chunk_searcher<host> {
  public:
-  chunk_searcher(const host& backend, std::uint64_t, std::span<const std::uint8_t> pattern)
-      : backend_(backend), pattern_(pattern)
-  {
-  }
+  chunk_searcher(const host&, const pattern_set& patterns, const grep_options&) : patterns_(patterns) {}
 
   void stage(const chunk&, int) {}
 
-  std::vector<std::uint64_t> search(const chunk& searched, int)
+  void walk(chunk& searched, int, line_walker& walker, grep_stage_seconds&)
   {
-    const auto found =
-        find_matches(backend_, std::span<const std::uint8_t>(searched.bytes.data(), searched.filled), pattern_);
-    return own_matches(found.span(), searched);
+    walker.walk(searched.bytes.data(), searched.size, searched.base, patterns_);
   }
 
   [[nodiscard]] double copy_seconds() const { return 0; }
 
  private:
-  host backend_;
-  std::span<const std::uint8_t> pattern_;
+  const pattern_set& patterns_;
 };
 
 #if WARPDEX_HAS_CUDA
@@ -346,18 +701,17 @@ struct owned_event {
   ~owned_event() { cudaEventDestroy(event); }
 };
 
-/// Two device buffers used in turn: chunk k + 1 is copied into one on a copy stream while chunk k is
-/// searched in the other on the backend's stream, which waits for the copy's event.
+/// One case-sensitive pattern: two device buffers used in turn; chunk k + 1 is copied into one on a copy
+/// stream while chunk k is searched in the other on the backend's stream, which waits for the copy's
+/// event. Otherwise (several patterns, -i, an empty pattern) the host searches.
 template <>
 class chunk_searcher<cuda> {
  public:
-  chunk_searcher(const cuda& backend, std::uint64_t capacity, std::span<const std::uint8_t> pattern)
-      : backend_(backend), pattern_(pattern)
+  chunk_searcher(const cuda& backend, const pattern_set& patterns, const grep_options&)
+      : backend_(backend),
+        patterns_(patterns),
+        on_device_(patterns.patterns().size() == 1 && !patterns.ignore_case() && !patterns.has_empty())
   {
-    for (buffer<std::uint8_t>& device : device_) {
-      device = make_device_buffer<std::uint8_t>(capacity, backend.stream);
-    }
-    backend.synchronize();  // allocated in the order of the backend's stream, filled on the copy stream
   }
 
   chunk_searcher(const chunk_searcher&) = delete;
@@ -367,37 +721,51 @@ class chunk_searcher<cuda> {
   /// freed (on the backend's stream) and before its host chunk is.
   ~chunk_searcher() { cudaStreamSynchronize(copy_.stream); }
 
-  /// Starts copying `next` into device slot `slot`, whose previous search has finished (`search` waits for
-  /// its positions).
   void stage(const chunk& next, int slot)
   {
+    if (!on_device_) { return; }
+    if (device_[slot].size() < next.size) {  // the first chunk, or a chunk grown by a long line
+      WARPDEX_CUDA_TRY(cudaStreamSynchronize(copy_.stream));
+      backend_.synchronize();
+      device_[slot] = make_device_buffer<byte>(next.bytes.size(), backend_.stream);
+      backend_.synchronize();
+    }
     WARPDEX_CUDA_TRY(cudaEventRecord(copy_started_[slot].event, copy_.stream));
     WARPDEX_CUDA_TRY(
-        cudaMemcpyAsync(device_[slot].data(), next.bytes.data(), next.filled, cudaMemcpyHostToDevice, copy_.stream));
+        cudaMemcpyAsync(device_[slot].data(), next.bytes.data(), next.size, cudaMemcpyHostToDevice, copy_.stream));
     WARPDEX_CUDA_TRY(cudaEventRecord(copied_[slot].event, copy_.stream));
   }
 
-  std::vector<std::uint64_t> search(const chunk& searched, int slot)
+  void walk(chunk& searched, int slot, line_walker& walker, grep_stage_seconds& seconds)
   {
+    if (!on_device_) {
+      walker.walk(searched.bytes.data(), searched.size, searched.base, patterns_);
+      return;
+    }
+    const auto search_start = clock_type::now();
     WARPDEX_CUDA_TRY(cudaStreamWaitEvent(backend_.stream, copied_[slot].event, 0));
-    const auto found =
-        find_matches(backend_, std::span<const std::uint8_t>(device_[slot].data(), searched.filled), pattern_)
+    const std::string& pattern = patterns_.patterns().front();
+    std::vector<std::uint64_t> found =
+        find_matches(backend_, std::span<const byte>(device_[slot].data(), searched.size), as_bytes(pattern))
             .to_vector();
     float copy_ms = 0;
     WARPDEX_CUDA_TRY(cudaEventElapsedTime(&copy_ms, copy_started_[slot].event, copied_[slot].event));
     copy_seconds_ += copy_ms * 1e-3;
-    return own_matches(found, searched);
+    seconds.search += seconds_since(search_start);
+    walker.walk(searched.bytes.data(), searched.size, searched.base,
+                position_list(searched.bytes.data(), std::move(found), pattern.size()));
   }
 
   [[nodiscard]] double copy_seconds() const { return copy_seconds_; }
 
  private:
   cuda backend_;
-  std::span<const std::uint8_t> pattern_;
+  const pattern_set& patterns_;
+  bool on_device_;
   owned_stream copy_;  // declared before the buffers and events, so that it outlives them
   std::array<owned_event, 2> copy_started_;
   std::array<owned_event, 2> copied_;
-  std::array<buffer<std::uint8_t>, 2> device_;
+  std::array<buffer<byte>, 2> device_;
   double copy_seconds_ = 0;
 };
 #endif
@@ -405,48 +773,44 @@ class chunk_searcher<cuda> {
 }  // namespace
 
 template <class Backend>
-grep_result grep_stream(const Backend& backend, std::FILE* input, std::string_view name, std::string_view pattern,
-                        const grep_options& options, std::FILE* output)
+grep_result grep_stream(const Backend& backend, std::FILE* input, std::string_view name,
+                        std::span<const std::string> patterns, const grep_options& options, std::FILE* output)
 {
-  WARPDEX_EXPECTS(!pattern.empty(), "grep: the pattern is empty");
-  WARPDEX_EXPECTS(pattern.find('\n') == std::string_view::npos,
-                  "grep: the pattern contains a newline; search for one line's text at a time");
   WARPDEX_EXPECTS(options.chunk_bytes >= 1, "grep: the chunk size must be at least 1 byte");
-  const std::uint64_t overlap = pattern.size() - 1;
-  chunk_reader reader(input, name, options.chunk_bytes, overlap, !std::is_same_v<Backend, host>);
-  chunk_searcher<Backend> searcher(backend, options.chunk_bytes + overlap, as_bytes(pattern));
-  line_printer printer(name, options, output);
+  const pattern_set set(patterns, options.ignore_case);
+  line_walker walker(set, name, options, output);
   grep_stage_seconds seconds;
-  int slot = 0;
-  chunk* current = reader.next();
-  if (current != nullptr) { searcher.stage(*current, slot); }
-  for (bool more = current != nullptr; more; slot = 1 - slot) {
-    chunk* following = reader.next();
-    if (following != nullptr) { searcher.stage(*following, 1 - slot); }
-    const auto search_start = clock_type::now();
-    const std::vector<std::uint64_t> starts = searcher.search(*current, slot);
-    seconds.search += seconds_since(search_start);
-    const auto walk_start = clock_type::now();
-    const bool has_nul = printer.needs_nul_check() && std::memchr(current->bytes.data(), 0, current->own) != nullptr;
-    more = printer.walk(current->bytes.data(), current->own, current->base, starts, has_nul) && following != nullptr;
-    seconds.output += seconds_since(walk_start);
-    reader.release(*current);
-    current = following;
+  {
+    chunk_reader reader(input, name, options.chunk_bytes, !std::is_same_v<Backend, host>);
+    chunk_searcher<Backend> searcher(backend, set, options);
+    int slot = 0;
+    chunk* current = reader.next();
+    if (current != nullptr) { searcher.stage(*current, slot); }
+    while (current != nullptr && !walker.done()) {
+      chunk* following = reader.next();
+      if (following != nullptr) { searcher.stage(*following, 1 - slot); }
+      const auto walk_start = clock_type::now();
+      const double searched_before = seconds.search;
+      searcher.walk(*current, slot, walker, seconds);
+      seconds.output += seconds_since(walk_start) - (seconds.search - searched_before);
+      reader.release(*current);
+      current = following;
+      slot = 1 - slot;
+    }
+    seconds.read = reader.read_seconds();
+    seconds.copy = searcher.copy_seconds();
   }
-  const auto finish_start = clock_type::now();
-  grep_result result = printer.finish();
-  seconds.output += seconds_since(finish_start);
-  seconds.read = reader.read_seconds();
-  seconds.copy = searcher.copy_seconds();
+  walker.finish();
+  grep_result result = walker.result();
   result.seconds = seconds;
   return result;
 }
 
-template grep_result grep_stream<host>(const host&, std::FILE*, std::string_view, std::string_view, const grep_options&,
-                                       std::FILE*);
+template grep_result grep_stream<host>(const host&, std::FILE*, std::string_view, std::span<const std::string>,
+                                       const grep_options&, std::FILE*);
 #if WARPDEX_HAS_CUDA
-template grep_result grep_stream<cuda>(const cuda&, std::FILE*, std::string_view, std::string_view, const grep_options&,
-                                       std::FILE*);
+template grep_result grep_stream<cuda>(const cuda&, std::FILE*, std::string_view, std::span<const std::string>,
+                                       const grep_options&, std::FILE*);
 #endif
 
 }  // namespace warpdex

@@ -1,6 +1,6 @@
 // `grep_stream` against `grep -F` on generated files: every supported flag combination, chunk sizes that
 // put occurrences and lines across chunk boundaries, several files, a last line without a newline,
-// binary files, bad patterns.
+// binary files, empty and multi-line patterns, no patterns, write errors.
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
 
@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -91,17 +92,32 @@ class grep_test : public backend_test<Backend> {
     return chunks;
   }
 
-  /// Compares the output for every flag combination and each chunk size.
+  /// Compares the output for every combination of -c, -b and -n, then for -i, -v, -w, -x, -o, -l and -L
+  /// (each with -n), at each chunk size.
   void compare(const std::string& pattern, const std::vector<fs::path>& files,
                const std::vector<std::uint64_t>& chunks = default_chunks())
   {
-    for (int flags = 0; flags < 8; ++flags) {
+    for (int flags = 0; flags < 15; ++flags) {
       grep_options options;
-      options.count_only = (flags & 1) != 0;
-      options.byte_offset = (flags & 2) != 0;
-      options.line_number = (flags & 4) != 0;
-      const std::string flag_text = std::string(options.count_only ? " -c" : "") + (options.byte_offset ? " -b" : "") +
-                                    (options.line_number ? " -n" : "");
+      std::string flag_text;
+      if (flags < 8) {
+        options.output = (flags & 1) != 0 ? grep_output::count : grep_output::lines;
+        options.byte_offset = (flags & 2) != 0;
+        options.line_number = (flags & 4) != 0;
+        flag_text = std::string((flags & 1) != 0 ? " -c" : "") + (options.byte_offset ? " -b" : "") +
+                    (options.line_number ? " -n" : "");
+      } else {
+        options.line_number = true;
+        static const char* const names[] = {" -i", " -v", " -w", " -x", " -o", " -l", " -L"};
+        flag_text = std::string(" -n") + names[flags - 8];
+        options.ignore_case = flags == 8;
+        options.invert_match = flags == 9;
+        options.word_regexp = flags == 10;
+        options.line_regexp = flags == 11;
+        options.only_matching = flags == 12;
+        if (flags == 13) { options.output = grep_output::files_with_matches; }
+        if (flags == 14) { options.output = grep_output::files_without_match; }
+      }
       const std::string expected = reference_grep(flag_text, pattern, files, folder_);
       for (const std::uint64_t chunk : chunks) {
         options.chunk_bytes = chunk;
@@ -135,7 +151,8 @@ TYPED_TEST(grep_test, output_matches_grep_for_every_flag_and_chunk_size)
   const auto first = this->write_file("first.txt", words_text(3000, random));
   const auto second = this->write_file("second.txt", words_text(500, random) + "warp at the end, no newline");
   const auto empty = this->write_file("empty.txt", "");
-  for (const std::string pattern : {"warp", "a", "warpdex lane", "e\tx", "no newline", "never there"}) {
+  for (const std::string pattern :
+       {"warp", "a", "warpdex lane", "e\tx", "no newline", "never there", "WARP", "", "beta\nlane", "the\nthe a"}) {
     this->compare(pattern, {first});
     this->compare(pattern, {first, second, empty});
   }
@@ -180,9 +197,9 @@ TYPED_TEST(grep_test, many_chunks_wrap_the_pipeline_with_matches_across_every_bo
   }
 }
 
-TYPED_TEST(grep_test, binary_file_prints_no_lines_but_counts)
+TYPED_TEST(grep_test, binary_file_prints_no_lines_but_counts_with_nul_ending_lines)
 {
-  const std::string content = std::string("text\n") + '\0' + "more text\nand text again\n";
+  const std::string content = std::string("text\n") + '\0' + "more text" + '\0' + "text\nand text again\n";
   const auto file = this->write_file("binary.bin", content);
   grep_options options;
   EXPECT_EQ(warpdex_grep(this->backend(), options, "text", {file}), "");  // grep says so on stderr
@@ -190,22 +207,64 @@ TYPED_TEST(grep_test, binary_file_prints_no_lines_but_counts)
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> output(std::tmpfile(), std::fclose);
   const grep_result result = grep_stream(this->backend(), input.get(), "binary.bin", "text", options, output.get());
   EXPECT_TRUE(result.binary);
-  EXPECT_GE(result.matching_lines, 1U);
+  EXPECT_TRUE(result.binary_matches);
+  EXPECT_EQ(result.matching_lines, 1U);  // the search stops at the first selected line
   EXPECT_EQ(warpdex_grep(this->backend(), options, "absent", {file}), "");
-  options.count_only = true;
-  EXPECT_EQ(warpdex_grep(this->backend(), options, "text", {file}), "3\n");
+  options.output = grep_output::count;
+  // NUL bytes end lines in binary input, as in GNU grep: 4 lines hold "text".
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "text", {file}),
+            reference_grep("-c", "text", {file}, this->folder_));
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "text", {file}), "4\n");
 }
 
-TYPED_TEST(grep_test, bad_patterns_are_rejected)
+TYPED_TEST(grep_test, no_patterns_select_no_line_and_inverted_every_line)
+{
+  const auto file = this->write_file("some.txt", "abc\n\nxyz");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> output(std::tmpfile(), std::fclose);
+  for (const bool invert : {false, true}) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> input(std::fopen(file.string().c_str(), "rb"), std::fclose);
+    grep_options options;
+    options.invert_match = invert;
+    const grep_result result =
+        grep_stream(this->backend(), input.get(), "some.txt", std::span<const std::string>(), options, output.get());
+    EXPECT_EQ(result.matching_lines, invert ? 3U : 0U);
+  }
+  EXPECT_EQ(read_all(output.get()), "abc\n\nxyz\n");
+}
+
+TYPED_TEST(grep_test, a_buffer_reused_at_the_same_size_is_searched_afresh)
+{
+  // Chunks of exactly 10 lines: chunk 4 lands in chunk 0's buffer, at the same size; chunk 0 has no
+  // match, chunk 4 has ten (with one pattern and several, so that the host's search runs either way).
+  std::string text;
+  for (int line = 0; line < 80; ++line) { text += line >= 40 && line < 50 ? "zzzzzzzzz\n" : "aaaaaaaaa\n"; }
+  const auto file = this->write_file("same_size.txt", text);
+  grep_options options;
+  options.output = grep_output::count;
+  options.chunk_bytes = 100;
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "zzz", {file}), "10\n");
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "zzz\nyyy", {file}), "10\n");
+  options.ignore_case = true;
+  EXPECT_EQ(warpdex_grep(this->backend(), options, "ZZZ", {file}), "10\n");
+}
+
+TYPED_TEST(grep_test, a_zero_chunk_is_rejected)
 {
   const auto file = this->write_file("some.txt", "abc\n");
-  expect_error_mentioning<error>([&] { warpdex_grep(this->backend(), grep_options{}, "", {file}); },
-                                 {"grep", "pattern is empty"});
-  expect_error_mentioning<error>([&] { warpdex_grep(this->backend(), grep_options{}, "a\nb", {file}); },
-                                 {"grep", "newline"});
   grep_options zero_chunk;
   zero_chunk.chunk_bytes = 0;
   expect_error_mentioning<error>([&] { warpdex_grep(this->backend(), zero_chunk, "a", {file}); }, {"chunk size"});
+}
+
+TYPED_TEST(grep_test, a_write_error_is_reported)
+{
+  const auto file = this->write_file("lines.txt", std::string(1 << 20, 'a') + "\n");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> full(std::fopen("/dev/full", "wb"), std::fclose);
+  ASSERT_TRUE(full);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> input(std::fopen(file.string().c_str(), "rb"), std::fclose);
+  expect_error_mentioning<error>(
+      [&] { (void)grep_stream(this->backend(), input.get(), "lines.txt", "a", grep_options{}, full.get()); },
+      {"write error", "No space left on device"});
 }
 
 }  // namespace

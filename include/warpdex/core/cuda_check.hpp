@@ -39,10 +39,10 @@ inline const char* cuda_error_hint(cudaError_t status)
 [[noreturn]] inline void throw_cuda_error(cudaError_t status, const char* what, const char* file, int line)
 {
   std::string message = std::string("CUDA error in ") + what + ": " + cudaGetErrorName(status) + ": " +
-                        cudaGetErrorString(status) + cuda_error_hint(status) + " [" + file + ":" +
-                        std::to_string(line) + "]";
-  if (status == cudaErrorMemoryAllocation) { throw out_of_memory(message); }
-  throw cuda_error(static_cast<int>(status), message);
+                        cudaGetErrorString(status) + cuda_error_hint(status);
+  std::string location = std::string(file) + ":" + std::to_string(line);
+  if (status == cudaErrorMemoryAllocation) { throw out_of_memory(message, std::move(location)); }
+  throw cuda_error(static_cast<int>(status), message, std::move(location));
 }
 
 }  // namespace warpdex::detail

@@ -1,41 +1,74 @@
 #pragma once
 /// @file Fixed-string grep over streams larger than memory: the engine of `warpdex grep`.
 ///
-/// The input is read in chunks; chunk k is searched for occurrences starting in its own bytes, with the
-/// next m - 1 bytes appended so that occurrences across the boundary are found exactly once. The stages
-/// form a pipeline: a reader thread fills a ring of host buffers (pinned with the cuda backend) while the
-/// calling thread copies chunk k + 1 to the GPU on a copy stream, searches chunk k on a search stream and
-/// walks chunk k's lines. The output
-/// follows `grep -F` (GNU grep 3, C locale) for the supported flags: matching lines, or with `-c` the
-/// number of matching lines; `-n` prefixes the line number, `-b` the byte offset of the line's start,
-/// a file name prefix comes first when several files are searched.
+/// The output follows GNU `grep -F` (GNU grep 3, C locale, LC_ALL=C) byte for byte for the options of
+/// `grep_options`: selected lines, or with -c their number, -l / -L the file's name, -o each match; -n
+/// and -b prefixes, the file name first when `with_filename`; --color's escape sequences (GNU's default
+/// GREP_COLORS). Patterns are fixed strings: a pattern holding newlines is several patterns, an empty
+/// pattern matches every line (with -x every empty line). -i folds ASCII letters only (the C locale).
+/// -w selects a line holding an occurrence of a pattern with no word byte ([A-Za-z0-9_]) right before or
+/// after it; -x a line equal to a pattern. -o prints, from left to right, the leftmost-longest occurrences
+/// that do not overlap (with -w, only occurrences forming whole words).
 ///
-/// Binary input: when a NUL byte occurs in the chunk holding the first matching line or before it, the
-/// input is binary: its lines are not printed and the search stops at the first match (the result says
-/// so, and `warpdex grep` then prints "NAME: binary file matches" on standard error, as GNU grep does);
-/// with -c it is counted like text.
+/// The input is read in chunks of whole lines: a reader thread fills a ring of `grep_pipeline_slots`
+/// buffers (pinned with the cuda backend) while the calling thread searches and prints the previous ones.
+/// A line longer than the chunk grows its buffer to hold it (memory is bounded by the chunk size and the
+/// longest line, never by the file); a chunk is never larger than a regular input file needs.
 ///
-/// Differences from GNU grep, by design: a pattern must not contain a newline (grep would read it as
-/// several patterns); GNU grep also looks for encoding errors, and may treat NUL bytes as line ends in
-/// binary files, which can change counts there.
+/// Search: on the host backend, one pass per chunk that jumps between candidates found with memchr on the
+/// patterns' rarest bytes, verified in place, then from the matching line's end on. On the cuda backend,
+/// one pattern without -i is found on the GPU (`find_matches` over the chunk, copied there while the
+/// previous chunk is searched); several patterns or -i are searched on the host.
+///
+/// Binary input, as GNU grep: GNU grep reads 96 KiB at a time, and from the buffer holding the first NUL
+/// byte on (from the start of the line its read began in), the input is binary: NUL bytes end lines, and
+/// unless counting (-c) or listing (-l, -L, quiet), the search stops at the first selected line, which is
+/// not printed; `grep_result::binary_matches` then asks the caller to report "NAME: binary file matches".
+/// The reads here end where GNU grep's do, so the outputs agree on regular files for chunks of at least
+/// 96 KiB when the lines around the first NUL are shorter than 4 KiB (after a longer incomplete line GNU
+/// grep shortens its read by a page, at an offset set by its buffer's address), and whenever the first
+/// NUL lies in the first 96 KiB.
 
 #include <warpdex/core/backend.hpp>
 
 #include <cstdint>
 #include <cstdio>
+#include <span>
+#include <string>
 #include <string_view>
 
 namespace warpdex {
 
+/// What `grep_stream` prints for one input.
+enum class grep_output {
+  lines,                ///< the selected lines (or with `only_matching` their matches)
+  count,                ///< -c: the number of selected lines
+  files_with_matches,   ///< -l: the input's name when a line is selected (the search stops there)
+  files_without_match,  ///< -L: the input's name when no line is selected
+  quiet,                ///< -q: nothing (the search stops at the first selected line)
+};
+
 struct grep_options {
-  bool count_only = false;     ///< -c: print the number of matching lines instead of the lines
-  bool byte_offset = false;    ///< -b: prefix each line with the byte offset of its start
-  bool line_number = false;    ///< -n: prefix each line with its 1-based number
-  bool with_filename = false;  ///< prefix each output line with the input's name (grep does for several files)
-  /// Bytes of input searched per step (the overlap of m - 1 bytes comes on top); at least 1. Memory use
-  /// is `grep_pipeline_slots` chunks on the host (pinned with the cuda backend) plus two on the GPU.
+  grep_output output = grep_output::lines;
+  bool ignore_case = false;    ///< -i: ASCII letters match either case
+  bool invert_match = false;   ///< -v: select the lines that do not match
+  bool word_regexp = false;    ///< -w: matches must be whole words
+  bool line_regexp = false;    ///< -x: matches must be whole lines
+  bool only_matching = false;  ///< -o: print each match on a line of its own instead of the line
+  bool byte_offset = false;    ///< -b: prefix the byte offset of the line's start (with -o: of the match)
+  bool line_number = false;    ///< -n: prefix the 1-based line number
+  bool with_filename = false;  ///< -H: prefix the input's name (grep does so for several files)
+  bool color = false;          ///< --color=always: GNU grep's escape sequences around names, numbers, matches
+  /// Bytes of input searched per step, at least 1 (a chunk holds whole lines, so a longer line makes a
+  /// larger one). Memory use is `grep_pipeline_slots` chunks on the host (pinned with the cuda backend)
+  /// plus, with the cuda backend, two on the GPU and the positions of one chunk's matches.
   std::uint64_t chunk_bytes = std::uint64_t{1} << 26;
 };
+
+/// The chunk size `warpdex grep` uses when none is given: small on the host (the chunks stay in the
+/// caches), large on the GPU (each chunk is one copy and one kernel).
+inline constexpr std::uint64_t grep_default_host_chunk_bytes = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t grep_default_cuda_chunk_bytes = std::uint64_t{1} << 26;
 
 /// Host buffers in the ring between the reader thread and the search: one being read, one being copied,
 /// one being searched and walked, one spare so that the reader never waits for a walk to finish.
@@ -46,20 +79,32 @@ inline constexpr int grep_pipeline_slots = 4;
 struct grep_stage_seconds {
   double read = 0;    ///< the reader thread inside fread
   double copy = 0;    ///< host-to-device copies (CUDA events on the copy stream; 0 on the host backend)
-  double search = 0;  ///< finding the chunk's matches, their positions back on the host
-  double output = 0;  ///< walking lines and writing the output
+  double search = 0;  ///< finding candidates on the backend (GPU kernels and positions back; 0 on the host)
+  double output = 0;  ///< the host's pass over the lines: matching on the host, printing
 };
 
 struct grep_result {
-  std::uint64_t matching_lines = 0;
-  bool binary = false;  ///< a NUL byte was seen by the first matching line (then lines were not printed)
+  std::uint64_t matching_lines = 0;  ///< selected lines (with -v the lines without a match); at most 1 with -l / -q
+  bool binary = false;               ///< a NUL byte was read (the input was treated as binary from there on)
+  bool binary_matches = false;       ///< a selected line in binary input went unprinted: report "binary file matches"
   grep_stage_seconds seconds;
 };
 
-/// Searches `input` for `pattern` and writes grep's output for it to `output`, naming the input `name`.
-/// Throws `warpdex::error` for an empty pattern or one with a newline, and when reading fails.
+/// Searches `input` for `patterns` and writes grep's output to `output`, naming the input `name`.
+/// Each pattern is split at its newlines; an empty pattern matches every line, and no patterns at all
+/// match no line (as `grep -f /dev/null`). Throws `warpdex::error` when reading or writing fails (the
+/// message says which), and for a zero chunk size.
+template <class Backend>
+grep_result grep_stream(const Backend& backend, std::FILE* input, std::string_view name,
+                        std::span<const std::string> patterns, const grep_options& options, std::FILE* output);
+
+/// One pattern (which may hold newlines, as grep's PATTERNS do).
 template <class Backend>
 grep_result grep_stream(const Backend& backend, std::FILE* input, std::string_view name, std::string_view pattern,
-                        const grep_options& options, std::FILE* output);
+                        const grep_options& options, std::FILE* output)
+{
+  const std::string patterns[] = {std::string(pattern)};
+  return grep_stream(backend, input, name, std::span<const std::string>(patterns), options, output);
+}
 
 }  // namespace warpdex

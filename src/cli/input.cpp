@@ -1,0 +1,123 @@
+// The raw key file reader shared by `split --input` and `hash --input`.
+#include "input.hpp"
+
+#include <warpdex/core/error.hpp>
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <string>
+
+namespace warpdex::cli {
+namespace {
+
+constexpr std::uint64_t key_bytes = sizeof(std::uint32_t);
+
+/// A field of /proc/self/status or /proc/meminfo ("Name:   123 kB") in bytes, or UINT64_MAX.
+std::uint64_t kilobyte_field(const char* file, const std::string& name)
+{
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, name.size() + 1, name + ":") == 0) {
+      return std::strtoull(line.c_str() + name.size() + 1, nullptr, 10) * 1024;
+    }
+  }
+  return std::numeric_limits<std::uint64_t>::max();
+}
+
+std::string gigabytes(double bytes)
+{
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f GB", bytes / 1e9);
+  return text;
+}
+
+std::string quoted(const std::string& path)
+{
+  return "'" + path + "'";
+}
+
+/// Throws unless `keys` keys of `bytes_per_key` bytes each fit in the host memory available.
+void expect_fits(const std::string& command, const std::string& path, std::uint64_t file_bytes, std::uint64_t keys,
+                 std::uint64_t bytes_per_key)
+{
+  const std::uint64_t available = available_host_memory();
+  const double needed = static_cast<double>(keys) * static_cast<double>(bytes_per_key);
+  WARPDEX_EXPECTS(keys <= available / bytes_per_key,
+                  command + ": " + quoted(path) + ": file too large for host memory (" + std::to_string(file_bytes) +
+                      " bytes): the run needs about " + gigabytes(needed) + ", " +
+                      gigabytes(static_cast<double>(available)) + " are available");
+}
+
+std::uint32_t little_endian(const unsigned char* at)
+{
+  return static_cast<std::uint32_t>(at[0]) | static_cast<std::uint32_t>(at[1]) << 8 |
+         static_cast<std::uint32_t>(at[2]) << 16 | static_cast<std::uint32_t>(at[3]) << 24;
+}
+
+}  // namespace
+
+std::uint64_t available_host_memory()
+{
+  std::uint64_t available = kilobyte_field("/proc/meminfo", "MemAvailable");
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const std::uint64_t used = kilobyte_field("/proc/self/status", "VmSize");
+    const std::uint64_t left =
+        used == std::numeric_limits<std::uint64_t>::max() || used >= limit.rlim_cur ? 0 : limit.rlim_cur - used;
+    available = std::min(available, left);
+  }
+  return available;
+}
+
+std::vector<std::uint32_t> read_raw_keys(const std::string& command, const std::string& path,
+                                         std::uint64_t bytes_per_key)
+{
+  struct stat status {};
+  WARPDEX_EXPECTS(::stat(path.c_str(), &status) == 0, command + ": " + quoted(path) + ": " + std::strerror(errno));
+  WARPDEX_EXPECTS(!S_ISDIR(status.st_mode), command + ": " + quoted(path) + " is a directory, not a file of keys");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  WARPDEX_EXPECTS(file != nullptr, command + ": cannot open " + quoted(path) + ": " + std::strerror(errno));
+  const bool regular = S_ISREG(status.st_mode);
+  const auto file_bytes = static_cast<std::uint64_t>(status.st_size);
+  if (regular) {
+    WARPDEX_EXPECTS(file_bytes > 0, command + ": " + quoted(path) + " is empty: it holds no keys");
+    WARPDEX_EXPECTS(file_bytes % key_bytes == 0, command + ": " + quoted(path) + " holds " +
+                                                     std::to_string(file_bytes) +
+                                                     " bytes, not a whole number of 4-byte keys");
+    expect_fits(command, path, file_bytes, file_bytes / key_bytes, bytes_per_key);
+  }
+  // Read in blocks, converting from little-endian as they come: no second copy of the file.
+  std::vector<std::uint32_t> keys;
+  if (regular) { keys.reserve(file_bytes / key_bytes); }
+  constexpr std::size_t block_bytes = std::size_t{1} << 20;
+  std::vector<unsigned char> block(block_bytes);
+  std::size_t pending = 0;  // bytes of an incomplete key at the block's start
+  std::uint64_t total = 0;
+  while (true) {
+    const std::size_t got = std::fread(block.data() + pending, 1, block_bytes - pending, file.get());
+    WARPDEX_EXPECTS(!std::ferror(file.get()), command + ": cannot read " + quoted(path) + ": " + std::strerror(errno));
+    total += got;
+    const std::size_t bytes = pending + got;
+    const std::size_t whole = bytes / key_bytes;
+    if (!regular && whole > 0) { expect_fits(command, path, total, keys.size() + whole, bytes_per_key); }
+    for (std::size_t i = 0; i < whole; ++i) { keys.push_back(little_endian(block.data() + i * key_bytes)); }
+    pending = bytes - whole * key_bytes;
+    std::memmove(block.data(), block.data() + whole * key_bytes, pending);
+    if (got == 0) { break; }
+  }
+  WARPDEX_EXPECTS(total > 0, command + ": " + quoted(path) + " is empty: it holds no keys");
+  WARPDEX_EXPECTS(pending == 0, command + ": " + quoted(path) + " holds " + std::to_string(total) +
+                                    " bytes, not a whole number of 4-byte keys");
+  return keys;
+}
+
+}  // namespace warpdex::cli

@@ -1,0 +1,24 @@
+#pragma once
+// Reading the raw key files of `split --input` and `hash --input`: every check a user's file can fail is
+// made before the keys are allocated, with a message naming the file.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warpdex::cli {
+
+/// Bytes of host memory this process may still allocate: the smaller of MemAvailable (/proc/meminfo) and
+/// what the address-space limit (ulimit -v) leaves; UINT64_MAX when neither is known.
+[[nodiscard]] std::uint64_t available_host_memory();
+
+/// Reads `path` as raw little-endian 32-bit keys for `command` (named in messages, e.g. "hash --input").
+/// `bytes_per_key` is the host memory the command needs per key of the file, all its copies together:
+/// a file whose keys would need more than `available_host_memory()` is rejected before any is read
+/// ("file too large for host memory"). Throws warpdex::error when the path does not exist or cannot be
+/// opened, is a directory, holds no bytes, or not a whole number of keys, and when reading fails.
+/// Pipes and devices are read up to the same memory limit.
+[[nodiscard]] std::vector<std::uint32_t> read_raw_keys(const std::string& command, const std::string& path,
+                                                       std::uint64_t bytes_per_key);
+
+}  // namespace warpdex::cli

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Feeds every file reader of `warpdex` random files for a bounded time: raw keys (`split --input`,
+`hash --input`) and text (`grep`, whose output is compared with GNU grep -F byte for byte: the files stay
+under 32 KiB, so both greps see a NUL byte in their first buffer and agree on binary files too).
+
+A run fails on a crash (a signal), a hang (a timeout), an exit status other than the documented ones
+(keys: 0 done, 1 a clear error; grep: 0, 1, 2), an error that is not one line "warpdex: error: ...", or a
+grep output different from GNU grep's. Fixed seeds first, then a fresh one, each printed for replay.
+
+usage: fuzz_readers.py WARPDEX [--seconds S] [--seed N]
+"""
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT = 30
+
+
+def random_keys(rng):
+    """Bytes for a raw key file: random, structured, reserved keys, truncated keys, empty."""
+    shape = rng.random()
+    count = rng.choice([0, 1, 2, 3, 17, 255, 1024, rng.randint(0, 5000)])
+    if shape < 0.3:
+        data = bytes(rng.getrandbits(8) for _ in range(4 * count))
+    elif shape < 0.5:
+        data = b"".join(rng.choice([b"\xff\xff\xff\xff", b"\xfe\xff\xff\xff", b"\0\0\0\0", b"\x01\0\0\0"])
+                        for _ in range(count))
+    elif shape < 0.7:
+        data = b"".join(rng.randint(0, 0xFFFFFFFD).to_bytes(4, "little") for _ in range(count))
+    else:
+        data = b"".join((i % 7).to_bytes(4, "little") for i in range(count))  # many repeats
+    if rng.random() < 0.2:
+        data += bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 3)))  # a partial key
+    return data
+
+
+def random_text(rng):
+    """Bytes for grep: text, random bytes, NUL bytes, long lines, no final newline, CR LF."""
+    alphabet = rng.choice([b"ab\n", b"abc \n", b"the quick brown fox\n", bytes(range(256)), b"a\0\n", b"\r\n xy"])
+    size = rng.choice([0, 1, 2, 100, 4096, rng.randint(0, 30000)])
+    data = bytearray(rng.choice(alphabet) for _ in range(size))
+    if rng.random() < 0.1:
+        data += b"x" * rng.randint(5000, 25000)  # a long line
+    return bytes(data[:32000])
+
+
+def pattern(rng):
+    return rng.choice(["a", "b", "ab", "the", "fox", "x", " ", "aa", "\r", "xy", "abc", "zz", ""])
+
+
+class Runner:
+    def __init__(self, warpdex):
+        self.warpdex = warpdex
+        self.runs = 0
+        self.failures = 0
+
+    def fail(self, what, command, detail):
+        self.failures += 1
+        if self.failures <= 10:
+            print(f"FAILED ({what}): {' '.join(command)}\n  {detail}")
+
+    def run(self, command):
+        self.runs += 1
+        try:
+            done = subprocess.run(command, capture_output=True, timeout=TIMEOUT, env=dict(os.environ, LC_ALL="C"))
+        except subprocess.TimeoutExpired:
+            return None
+        return done
+
+    def keys(self, command_name, path, seed):
+        command = [self.warpdex, "--backend", "host", command_name, "--input", path]
+        done = self.run(command)
+        if done is None:
+            return self.fail(f"hang, seed {seed}", command, f"no exit within {TIMEOUT} s")
+        if done.returncode < 0:
+            return self.fail(f"crash, seed {seed}", command, f"signal {-done.returncode}")
+        errors = [line for line in done.stderr.decode(errors="replace").splitlines() if line]
+        if done.returncode not in (0, 1):
+            return self.fail(f"status, seed {seed}", command, f"exit status {done.returncode}: {errors}")
+        if done.returncode == 1 and (len(errors) != 1 or not errors[0].startswith("warpdex: error: ")):
+            return self.fail(f"message, seed {seed}", command, f"not one clear line: {errors}")
+
+    def grep(self, path, rng, seed):
+        flags = rng.sample(["-c", "-v", "-i", "-w", "-x", "-o", "-n", "-b", "-l", "-L"], rng.randint(0, 2))
+        if "-l" in flags and "-L" in flags:
+            flags.remove("-L")
+        tail = flags + ["-e", pattern(rng)] + ([path] if rng.random() < 0.8 else [path, path])
+        command = [self.warpdex, "--backend", "host", "grep"] + tail
+        done = self.run(command)
+        if done is None:
+            return self.fail(f"hang, seed {seed}", command, f"no exit within {TIMEOUT} s")
+        if done.returncode < 0:
+            return self.fail(f"crash, seed {seed}", command, f"signal {-done.returncode}")
+        expected = subprocess.run(["grep", "-F"] + tail, capture_output=True, env=dict(os.environ, LC_ALL="C"))
+        if (done.returncode, done.stdout) != (expected.returncode, expected.stdout):
+            return self.fail(f"differs from GNU grep, seed {seed}", command,
+                             f"status {done.returncode} vs {expected.returncode}, stdout {done.stdout[:200]!r} vs "
+                             f"{expected.stdout[:200]!r}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("warpdex")
+    parser.add_argument("--seconds", type=float, default=8)
+    parser.add_argument("--seed", type=int)
+    args = parser.parse_args()
+    runner = Runner(os.path.abspath(args.warpdex))
+    seeds = [args.seed] if args.seed is not None else [11, 12, random.SystemRandom().randrange(1 << 30)]
+    deadline = time.monotonic() + args.seconds
+    with tempfile.TemporaryDirectory() as work:
+        for index, seed in enumerate(seeds):
+            rng = random.Random(seed)
+            share = deadline - (len(seeds) - index - 1) * args.seconds / len(seeds)
+            files = 0
+            while time.monotonic() < share or files < 3:
+                files += 1
+                keys = os.path.join(work, f"keys{files}.bin")
+                with open(keys, "wb") as out:
+                    out.write(random_keys(rng))
+                runner.keys(rng.choice(["split", "hash"]), keys, seed)
+                text = os.path.join(work, f"text{files}.txt")
+                with open(text, "wb") as out:
+                    out.write(random_text(rng))
+                for _ in range(3):
+                    runner.grep(text, rng, seed)
+            print(f"seed {seed}: {files} key files and {files} text files")
+    print(f"{runner.runs - runner.failures} of {runner.runs} runs clean")
+    return 1 if runner.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
