@@ -9,6 +9,8 @@
 #include <warpdex/lsm/lsm_map.hpp>
 #include <warpdex/search/search_device.hpp>
 
+#include "../core/thrust_policy.hpp"
+
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/count.h>
@@ -50,31 +52,6 @@
 
 namespace warpdex::detail {
 
-/// Thrust's temporary storage from the backend's memory resource: the stream-ordered device pool on
-/// cuda, so the many small temporaries of batch updates neither synchronize nor call cudaMalloc.
-struct resource_allocator {
-  using value_type = char;
-  memory_resource* resource;
-  stream_t stream;
-  char* allocate(std::ptrdiff_t bytes)
-  {
-    return static_cast<char*>(resource->allocate(static_cast<std::size_t>(bytes), stream));
-  }
-  void deallocate(char* pointer, std::size_t bytes) { resource->deallocate(pointer, bytes, stream); }
-};
-
-#if defined(__CUDACC__)
-inline auto policy(const cuda& backend)
-{
-  return thrust::cuda::par(resource_allocator{backend.resource(), backend.stream}).on(backend.stream);
-}
-#else
-inline auto policy(const host& backend)
-{
-  return thrust::omp::par(resource_allocator{backend.resource(), nullptr});
-}
-#endif
-
 #if defined(__CUDACC__)
 /// Stable sort of (key, value) pairs by key from the inputs into the outputs: CUB's radix sort, with
 /// no copies around it (thrust::stable_sort_by_key sorts in place, so the caller would copy first).
@@ -101,20 +78,6 @@ void stable_sort_pairs(const host& backend, const Key* keys_in, const Value* val
   thrust::stable_sort_by_key(policy(backend), keys_out, keys_out + n, values_out);
 }
 #endif
-
-/// One value from the backend's memory.
-template <class T, class Backend>
-T read_back(const Backend& backend, const T* pointer)
-{
-  T value{};
-  if constexpr (std::is_same_v<Backend, host>) {
-    value = *pointer;
-  } else {
-    copy_device_bytes(&value, pointer, sizeof(T), backend.stream);
-    synchronize(backend.stream);
-  }
-  return value;
-}
 
 // ---- searches shared by the query functors ----
 
