@@ -41,4 +41,7 @@ void add_search_command(CLI::App& app, const global_options& globals);
 /// `warpdex grep [-c] [-b] [-n] PATTERN FILE...`: fixed-string grep with grep's output.
 void add_grep_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex sssp GRAPH --source S [-o DIST]`: shortest paths on a graph file or a generated graph.
+void add_sssp_command(CLI::App& app, const global_options& globals);
+
 }  // namespace warpdex::cli

@@ -39,6 +39,9 @@ int main(int argc, char** argv)
 #endif
   warpdex::cli::add_search_command(app, globals);
   warpdex::cli::add_grep_command(app, globals);
+#if WARPDEX_CLI_GRAPH
+  warpdex::cli::add_sssp_command(app, globals);
+#endif
 
   try {
     app.parse(argc, argv);

@@ -14,6 +14,7 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/reduce.h>
+#include <thrust/remove.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
 #include <thrust/tuple.h>
@@ -49,10 +50,13 @@ struct is_self_loop {
   {
     return static_cast<vertex_id>(key >> 32) == static_cast<vertex_id>(key);
   }
-  template <class Weight>
-  WARPDEX_HOST_DEVICE bool operator()(const thrust::tuple<std::uint64_t, Weight>& arc) const
+};
+/// The same on a (key, weight) tuple.
+struct is_weighted_self_loop {
+  template <class Arc>
+  WARPDEX_HOST_DEVICE bool operator()(const Arc& arc) const
   {
-    return (*this)(thrust::get<0>(arc));
+    return is_self_loop{}(static_cast<std::uint64_t>(thrust::get<0>(arc)));
   }
 };
 /// -0.0 becomes +0.0, so that weights compare and add like their values everywhere.
@@ -153,7 +157,7 @@ csr_graph<Weight, Backend> build(const Backend& backend, const edge_list<Weight>
   std::uint64_t kept = 0;
   if (weighted) {
     auto zipped = thrust::make_zip_iterator(thrust::make_tuple(keys.data(), weights.data()));
-    kept = static_cast<std::uint64_t>(thrust::remove_if(exec, zipped, zipped + arcs, is_self_loop{}) - zipped);
+    kept = static_cast<std::uint64_t>(thrust::remove_if(exec, zipped, zipped + arcs, is_weighted_self_loop{}) - zipped);
     thrust::sort_by_key(exec, keys.data(), keys.data() + kept, weights.data());
     auto unique_keys = make_buffer<std::uint64_t>(backend, kept);
     auto unique_weights = make_buffer<Weight>(backend, kept);

@@ -378,6 +378,7 @@ graph_file<Weight> read_graph_file(const std::string& path, const graph_read_opt
   }
   graph_file<Weight> file;
   file.format = format;
+  file.id_base = format == graph_format::snap ? 0 : 1;
   line_reader reader(path, options.progress);
   switch (format) {
     case graph_format::dimacs:

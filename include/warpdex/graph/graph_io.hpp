@@ -83,6 +83,9 @@ struct graph_file {
   bool directed = true;
   bool compact_ids = false;  ///< SNAP ids may be sparse: build with compacted ids
   graph_format format = graph_format::automatic;
+  /// The id the file gives vertex 0 (1 for DIMACS and Matrix Market, 0 for SNAP): for mapping ids a user
+  /// types or reads back.
+  std::uint64_t id_base = 0;
 
   [[nodiscard]] graph_build_options build_options() const { return {directed, compact_ids}; }
 };
