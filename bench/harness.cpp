@@ -246,6 +246,7 @@ const std::vector<benchmark>& registry()
       {"search", run_search_benchmarks},
       {"strmatch", run_strmatch_benchmarks},
       {"grep", run_grep_benchmarks},
+      {"sssp", run_sssp},
   };
   return all;
 }

@@ -34,6 +34,10 @@ build() {
   cp "$build_dir/bench/warpdex-bench" "$build_dir/src/cli/warpdex" "$bundle/"
   # The GPU machine's image may lack the OpenMP runtime of this compiler: ship it beside the binaries.
   cp "$(g++ -print-file-name=libgomp.so.1)" "$bundle/lib/"
+  # zlib (graph files) likewise: whichever libz the binaries were linked against.
+  local libz
+  libz=$(ldd "$build_dir/src/cli/warpdex" | awk '/libz\.so/ {print $3; exit}')
+  if [ -n "$libz" ]; then cp -L "$libz" "$bundle/lib/"; fi
   local commit
   commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
   git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"

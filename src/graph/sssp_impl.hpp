@@ -406,6 +406,7 @@ class sssp_run {
                                                  std::span<vertex_id>(split.data(), count), identifier);
       statistics_.bucketing_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - bucketing_started).count();
+      statistics_.bucketed_vertices += count;
       std::uint32_t bucket = 0;
       while (bucket + 1 < bucket_count && offsets[bucket + 1] == offsets[bucket]) { ++bucket; }
       if (bucket + 1 == bucket_count) {
@@ -446,6 +447,7 @@ class sssp_run {
                                    below_threshold<distance_type>{distances_.data(), threshold});
         near_count = static_cast<std::uint64_t>(ends.first - near.data());
         far_count = static_cast<std::uint64_t>(ends.second - far.data());
+        statistics_.bucketed_vertices += added_count;
         backend_.synchronize();
         statistics_.bucketing_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - bucketing_started).count();
@@ -458,6 +460,7 @@ class sssp_run {
       const auto ends = thrust::partition_copy(exec, far.data(), far.data() + far_count, near.data(), far_rest.data(),
                                                below_threshold<distance_type>{distances_.data(), threshold});
       near_count = static_cast<std::uint64_t>(ends.first - near.data());
+      statistics_.bucketed_vertices += far_count;
       far_count = static_cast<std::uint64_t>(ends.second - far_rest.data());
       std::swap(far, far_rest);
       backend_.synchronize();

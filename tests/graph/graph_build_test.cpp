@@ -11,6 +11,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -245,6 +248,23 @@ TEST(graph_generators, weight_distributions)
       },
       {"min (3.000000) <= max (2.000000)"});
   expect_error_mentioning<error>([] { (void)generate_rmat<float>({.scale = 0}, std::nullopt); }, {"scale 0"});
+}
+
+std::string file_text(const std::string& path)
+{
+  std::ifstream file(path);
+  EXPECT_TRUE(file.good()) << path;
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+TEST(graph_docs, the_page_opens_with_the_compiled_example)
+{
+  const std::string example = file_text(WARPDEX_SOURCE_DIR "/tests/graph/docs_example.cpp");
+  const std::string code = example.substr(example.find("#include"));
+  const std::string page = file_text(WARPDEX_SOURCE_DIR "/docs/graph.md");
+  EXPECT_NE(page.find(code), std::string::npos) << "docs/graph.md no longer holds tests/graph/docs_example.cpp";
 }
 
 }  // namespace

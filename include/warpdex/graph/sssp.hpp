@@ -74,10 +74,11 @@ struct sssp_statistics {
   sssp_algorithm algorithm = sssp_algorithm::automatic;  ///< the algorithm that ran (never automatic)
   double delta = 0;                                      ///< the bucket width used (0 for bellman_ford)
   std::uint64_t rounds = 0;                              ///< relaxation rounds
-  std::uint64_t relaxed_arcs = 0;  ///< arcs relaxed over all rounds (>= reached arcs; the redundant work)
-  std::uint64_t reached = 0;       ///< vertices with a finite distance (the source included)
-  double bucketing_seconds = 0;    ///< time in delta-stepping's multisplits / near-far's partitions
-  double seconds = 0;              ///< the whole call, predecessors included
+  std::uint64_t relaxed_arcs = 0;       ///< arcs relaxed over all rounds (>= reached arcs; the redundant work)
+  std::uint64_t reached = 0;            ///< vertices with a finite distance (the source included)
+  double bucketing_seconds = 0;         ///< time in delta-stepping's multisplits / near-far's partitions
+  std::uint64_t bucketed_vertices = 0;  ///< queue entries those multisplits / partitions moved
+  double seconds = 0;                   ///< the whole call, predecessors included
 };
 
 /// Distances (and predecessors) in the graph's backend memory, one per vertex.
