@@ -6,6 +6,7 @@
 #include <warpdex/graph/csr_graph.hpp>
 
 #include "../core/thrust_policy.hpp"
+#include "host_copy.hpp"
 
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
@@ -184,20 +185,6 @@ csr_graph<Weight, Backend> build(const Backend& backend, const edge_list<Weight>
   backend.synchronize();
   return csr_graph<Weight, Backend>(backend, vertex_count, options.directed, weighted, std::move(row_offsets),
                                     std::move(columns), std::move(weights), std::move(original_ids));
-}
-
-/// A copy of backend memory in a host vector.
-template <class T, class Backend>
-std::vector<T> to_host(std::span<const T> values, const Backend& backend)
-{
-  std::vector<T> result(values.size());
-  if (!values.empty()) {
-    stream_t stream = nullptr;
-    if constexpr (requires { backend.stream; }) { stream = backend.stream; }
-    warpdex::detail::copy_device_bytes(result.data(), values.data(), values.size_bytes(), stream);
-    warpdex::detail::synchronize(stream);
-  }
-  return result;
 }
 
 template <class Weight, class Backend>

@@ -112,15 +112,22 @@ struct out_degree {
   WARPDEX_HOST_DEVICE std::uint64_t operator()(vertex_id v) const { return row_offsets[v + 1] - row_offsets[v]; }
 };
 
-/// The arc of a frontier slot: slot e belongs to frontier item owner (the last whose start is <= e).
+/// An arc of the frontier: from `source` (a frontier vertex) to `target`, at index `arc` of the CSR.
+struct located_arc {
+  vertex_id source;
+  std::uint64_t arc;
+  vertex_id target;
+};
+
+/// The arc of a frontier slot: slot e belongs to the last frontier item whose start is <= e.
 struct frontier_arc {
   const vertex_id* frontier;
   const std::uint64_t* starts;
   const std::uint64_t* row_offsets;
+  const vertex_id* columns;
   std::uint32_t count;
 
-  /// (vertex, arc index) of slot e.
-  WARPDEX_HOST_DEVICE thrust::pair<vertex_id, std::uint64_t> operator()(std::uint64_t slot) const
+  WARPDEX_HOST_DEVICE located_arc operator()(std::uint64_t slot) const
   {
     std::uint32_t low = 0;
     std::uint32_t high = count;  // invariant: starts[low] <= slot < starts[high] (starts[count] = the total)
@@ -133,7 +140,8 @@ struct frontier_arc {
       }
     }
     const vertex_id u = frontier[low];
-    return {u, row_offsets[u] + (slot - starts[low])};
+    const std::uint64_t arc = row_offsets[u] + (slot - starts[low]);
+    return {u, arc, columns[arc]};
   }
 };
 
@@ -149,13 +157,10 @@ struct relax_slot {
 
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t slot) const
   {
-    const auto located = arcs(slot);
-    const vertex_id u = located.first;
-    const std::uint64_t arc = located.second;
-    const vertex_id v = graph.columns[arc];
-    const Distance candidate = extend(relaxed_load(&distances[u]), graph.weight(arc));
-    const bool improved = candidate < atomic_min_value(&distances[v], candidate);
-    out[slot] = improved && atomic_exchange_flag(&queued[v], 1) == 0 ? v : no_vertex;
+    const located_arc a = arcs(slot);
+    const Distance candidate = extend(relaxed_load(&distances[a.source]), graph.weight(a.arc));
+    const bool improved = candidate < atomic_min_value(&distances[a.target], candidate);
+    out[slot] = improved && atomic_exchange_flag(&queued[a.target], 1) == 0 ? a.target : no_vertex;
   }
 };
 
@@ -174,16 +179,13 @@ struct tight_slot {
 
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t slot) const
   {
-    const auto located = arcs(slot);
-    const vertex_id u = located.first;
-    const std::uint64_t arc = located.second;
-    const vertex_id v = graph.columns[arc];
+    const located_arc a = arcs(slot);
     out[slot] = no_vertex;
-    if (!(extend(distances[u], graph.weight(arc)) == distances[v])) { return; }
-    // A level at or below this one: v is in an earlier level (or this one's frontier).
-    if (atomic_min_value(&levels[v], level + 1) <= level) { return; }
-    atomic_min_value(&predecessors[v], u);
-    if (atomic_exchange_flag(&queued[v], 1) == 0) { out[slot] = v; }
+    if (!(extend(distances[a.source], graph.weight(a.arc)) == distances[a.target])) { return; }
+    // A level at or below this one: the target is in an earlier level (or this one's frontier).
+    if (atomic_min_value(&levels[a.target], level + 1) <= level) { return; }
+    atomic_min_value(&predecessors[a.target], a.source);
+    if (atomic_exchange_flag(&queued[a.target], 1) == 0) { out[slot] = a.target; }
   }
 };
 
@@ -323,7 +325,8 @@ class sssp_run {
     ++statistics_.rounds;
     if (slots == 0) { return 0; }
     auto out = make_buffer<vertex_id>(backend_, slots);
-    const frontier_arc arcs{frontier, starts.data(), view_.row_offsets, static_cast<std::uint32_t>(count)};
+    const frontier_arc arcs{frontier, starts.data(), view_.row_offsets, view_.columns,
+                            static_cast<std::uint32_t>(count)};
     thrust::for_each(exec, thrust::counting_iterator<std::uint64_t>(0), thrust::counting_iterator<std::uint64_t>(slots),
                      make_slot(arcs, out.data()));
     return static_cast<std::uint64_t>(thrust::copy_if(exec, out.data(), out.data() + slots, next, is_vertex{}) - next);

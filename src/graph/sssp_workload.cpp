@@ -3,6 +3,8 @@
 #include <warpdex/graph/generators.hpp>
 #include <warpdex/graph/sssp_workload.hpp>
 
+#include "host_copy.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -80,19 +82,6 @@ std::uint64_t spec_number(const std::string& spec, const std::string& text)
   return value;
 }
 
-template <class T, class Backend>
-std::vector<T> to_host(std::span<const T> values, const Backend& backend)
-{
-  std::vector<T> result(values.size());
-  if (!values.empty()) {
-    stream_t stream = nullptr;
-    if constexpr (requires { backend.stream; }) { stream = backend.stream; }
-    detail::copy_device_bytes(result.data(), values.data(), values.size_bytes(), stream);
-    detail::synchronize(stream);
-  }
-  return result;
-}
-
 template <class Weight, class Backend>
 sssp_workload_report run_on(const Backend& backend, const sssp_workload_options& options)
 {
@@ -132,9 +121,9 @@ sssp_workload_report run_on(const Backend& backend, const sssp_workload_options&
     if (d != unreachable<Weight>) { report.max_distance = std::max(report.max_distance, static_cast<double>(d)); }
   }
   if (options.verify) {
-    const auto offsets = to_host(graph.row_offsets(), backend);
-    const auto columns = to_host(graph.columns(), backend);
-    const auto weights = to_host(graph.weights(), backend);
+    const auto offsets = detail::to_host(graph.row_offsets(), backend);
+    const auto columns = detail::to_host(graph.columns(), backend);
+    const auto weights = detail::to_host(graph.weights(), backend);
     const auto started = std::chrono::steady_clock::now();
     const auto expected = sequential_dijkstra<Weight>(offsets, columns, weights, source);
     report.dijkstra_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

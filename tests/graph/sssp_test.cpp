@@ -264,6 +264,34 @@ TYPED_TEST(sssp_test, bad_input_is_rejected)
   expect_error_mentioning<error>([&] { (void)sssp(negative, 0); }, {"arc 0 has weight -4", "weights >= 0"});
 }
 
+#if WARPDEX_HAS_CUDA
+class sssp_cuda_scale : public warpdex::testing::cuda_test {};
+
+/// Larger graphs than the typed cases (GPU only: seconds on the host's 2 cores would be too long): the
+/// cuda backend equals the host backend and the sequential Dijkstra, predecessors included.
+TEST_F(sssp_cuda_scale, larger_graphs_equal_the_host_backend)
+{
+  const weight_distribution weights{.min_weight = 0, .max_weight = 1000, .seed = std::random_device{}()};
+  SCOPED_TRACE("weight seed " + std::to_string(weights.seed));
+  const auto rmat = generate_rmat<float>({.scale = 16, .edge_factor = 16, .seed = weights.seed}, weights);
+  const auto grid = generate_grid<std::int32_t>({.width = 300, .height = 200}, weights);
+  for (const sssp_algorithm algorithm : all_algorithms) {
+    SCOPED_TRACE(to_string(algorithm));
+    const sssp_options options{.algorithm = algorithm, .predecessors = true};
+    const auto on_gpu = sssp(build_csr_graph(cuda{}, rmat), 0, options);
+    const auto on_host = sssp(build_csr_graph(host{}, rmat), 0, options);
+    ASSERT_EQ(on_gpu.distances.to_vector(), on_host.distances.to_vector());
+    ASSERT_EQ(on_gpu.predecessors.to_vector(), on_host.predecessors.to_vector());
+    const auto grid_gpu = build_csr_graph(cuda{}, grid, {.directed = false});
+    const auto grid_result = sssp(grid_gpu, 12345, options);
+    const auto arcs = to_edge_list(grid_gpu);
+    const auto distances = grid_result.distances.to_vector();
+    ASSERT_EQ(distances, boost_dijkstra(arcs, 12345));
+    expect_shortest_path_tree(arcs, offsets_of(arcs), 12345, distances, grid_result.predecessors.to_vector());
+  }
+}
+#endif
+
 TEST(sssp_names, parse_and_print)
 {
   for (const sssp_algorithm algorithm : all_algorithms) {
