@@ -344,7 +344,7 @@ class sssp_run {
     }
   }
 
-  /// The bucket width: the option, or 32 x mean weight / mean out-degree.
+  /// The bucket width: the option, or warp_width x mean weight / mean out-degree^2 (sssp.hpp).
   distance_type choose_delta()
   {
     double delta = options_.delta;
@@ -361,7 +361,7 @@ class sssp_run {
                         static_cast<double>(arcs);
         }
         const double mean_degree = static_cast<double>(arcs) / static_cast<double>(n_);
-        delta = warp_width * mean_weight / mean_degree;
+        delta = warp_width * mean_weight / (mean_degree * mean_degree);
       }
     }
     if constexpr (std::is_integral_v<Weight>) {

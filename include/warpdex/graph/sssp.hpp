@@ -60,8 +60,10 @@ enum class sssp_algorithm {
 struct sssp_options {
   sssp_algorithm algorithm = sssp_algorithm::automatic;
   /// Bucket width of delta-stepping and near-far; 0 chooses it: delta = 32 x the mean arc weight / the
-  /// mean out-degree (at least 1 for integer weights; a bucket then spans about a warp's worth of the
-  /// weight a vertex's arcs add), or 1 when the graph has no arcs. Must be >= 0 and finite.
+  /// mean out-degree squared (rounded, at least 1, for integer weights; 1 when the graph has no arcs).
+  /// Narrow buckets for well-connected graphs, where the redundant relaxations of wide buckets cost most,
+  /// wide ones for road-like graphs, where the rounds cost most (docs/graph.md has the measurements).
+  /// Must be >= 0 and finite.
   double delta = 0;
   /// Buckets of delta-stepping's multisplit, >= 2 (Davidson et al. found 10 best).
   std::uint32_t bucket_count = 10;
