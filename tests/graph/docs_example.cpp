@@ -1,5 +1,5 @@
-// The example that opens docs/graph.md (a test checks that the page holds this file verbatim from the
-// first #include): shortest paths on a small road network, on the GPU when there is one.
+// The example that opens docs/graph.md (a test checks that the page holds this file verbatim from its
+// first include line on): shortest paths on a small road network, on the GPU when there is one.
 #include <warpdex/core/backend.hpp>
 #include <warpdex/graph/csr_graph.hpp>
 #include <warpdex/graph/sssp.hpp>
