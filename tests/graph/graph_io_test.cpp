@@ -1,6 +1,7 @@
 // Graph file readers: each format read plain and gzip-compressed, weights generated for files without,
 // and every malformed input rejected with the file, the line and what is wrong.
 #include <warpdex/graph/graph_io.hpp>
+#include <warpdex/graph/sssp_workload.hpp>
 
 #include "support/expect_error.hpp"
 
@@ -180,6 +181,30 @@ TEST(graph_io, truncated_gzip_and_missing_files)
   expect_error_mentioning<error>([] { (void)read_graph_file<float>("/nonexistent/graph.gr"); },
                                  {"cannot read the graph file /nonexistent/graph.gr"});
   expect_error_mentioning<error>([] { (void)parse_graph_format("csv"); }, {"unknown graph format 'csv'"});
+}
+
+TEST(sssp_workload, a_dimacs_file_from_its_one_based_source_to_a_distance_file)
+{
+  const std::string output =
+      (std::filesystem::temp_directory_path() /
+       ("warpdex_sssp_workload_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".txt"))
+          .string();
+  const auto report = run_sssp_workload(
+      backend_choice::host,
+      {.graph = WARPDEX_SOURCE_DIR "/tests/graph/data/road.gr", .source = 1, .repetitions = 1, .output = output});
+  EXPECT_TRUE(report.verified);
+  EXPECT_EQ(report.vertices, 5U);
+  EXPECT_EQ(report.statistics.reached, 4U);
+  EXPECT_EQ(report.max_distance, 8.0);
+  std::ifstream file(output);
+  const std::string written((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, "1 0\n2 3\n3 1\n4 8\n5 inf\n");  // the file's ids; 5 is not reached from 1
+  std::filesystem::remove(output);
+  expect_error_mentioning<error>([] { (void)load_graph<float>("rmat:x", {}); }, {"graph 'rmat:x': 'x' is not"});
+  expect_error_mentioning<error>([] { (void)load_graph<float>("grid:3", {}); }, {"grid:WIDTHxHEIGHT"});
+  const auto grid = load_graph<std::int32_t>("grid:3x2", {});
+  EXPECT_FALSE(grid.directed);
+  EXPECT_EQ(grid.edges.size(), 7U);
 }
 
 }  // namespace
