@@ -38,4 +38,8 @@ void run_strmatch_benchmarks(context& ctx);
 /// `warpdex grep` end to end on a generated 4 GiB text file next to GNU grep on the CPU cores.
 void run_grep_benchmarks(context& ctx);
 
+/// SSSP: delta-stepping on multisplit, near-far and Bellman-Ford on R-MAT and a grid, in GTEPS, next to
+/// near-far and a sequential Dijkstra; the bucketing's share of the time and its speed.
+void run_sssp(context& ctx);
+
 }  // namespace warpdex::bench

@@ -181,6 +181,7 @@ const std::vector<benchmark>& registry()
     {"search", run_search_benchmarks},
     {"strmatch", run_strmatch_benchmarks},
     {"grep", run_grep_benchmarks},
+    {"sssp", run_sssp},
     {"dpp/dedup", run_dpp_dedup},
     {"dpp/hashfight", run_dpp_hashfight},
 #if WARPDEX_BENCH_TBB

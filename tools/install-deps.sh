@@ -4,7 +4,8 @@
 # backend is built too; without it, the host backend alone.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev ccache git python3 python3-venv doxygen libtbb-dev ripgrep)
+packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev ccache git python3 python3-venv doxygen
+          libtbb-dev ripgrep zlib1g-dev libboost-graph-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

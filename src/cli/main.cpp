@@ -112,6 +112,9 @@ int main(int argc, char** argv)
 #endif
   add_search_command(app, globals);
   add_grep_command(app, globals);
+#if WARPDEX_CLI_GRAPH
+  add_sssp_command(app, globals);
+#endif
   check_numbers_strictly(app);
 
   try {

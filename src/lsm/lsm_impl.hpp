@@ -11,6 +11,8 @@
 #include <warpdex/lsm/lsm_map.hpp>
 #include <warpdex/search/search_device.hpp>
 
+#include "../core/thrust_policy.hpp"
+
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/count.h>

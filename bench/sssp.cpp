@@ -1,0 +1,186 @@
+// The SSSP rows: delta-stepping on multisplit, near-far and Bellman-Ford from one source in one run on an
+// R-MAT graph and a road-like grid, in GTEPS (the graph's arcs / the median time). Delta-stepping's
+// baseline is near-far (the paper's comparison); near-far's and Bellman-Ford's is a sequential
+// binary-heap Dijkstra on one host core (the CPU baseline: Boost is not on the GPU machine), timed in this
+// process on the same graph, which also verifies every row. Two more rows per graph give the share of
+// delta-stepping's time spent bucketing and the bucketing's speed in Gkeys/s (to hold against the
+// multisplit rows of the same m).
+#include "benchmarks.hpp"
+
+#include <warpdex/graph/generators.hpp>
+#include <warpdex/graph/sssp.hpp>
+#include <warpdex/graph/sssp_workload.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace warpdex::bench {
+namespace {
+
+using weight_type = std::int32_t;  // the paper's integer weights in [0, 1000]
+constexpr std::uint32_t rmat_edge_factor = 16;
+/// The least bytes a round must move per arc it relaxes: the target id and the weight.
+constexpr double arc_bytes = sizeof(graph::vertex_id) + sizeof(weight_type);
+constexpr graph::sssp_algorithm algorithms[] = {graph::sssp_algorithm::delta_stepping, graph::sssp_algorithm::near_far,
+                                                graph::sssp_algorithm::bellman_ford};
+
+struct named_graph {
+  std::string name;  ///< "rmat" or "grid"
+  graph::edge_list<weight_type> edges;
+  bool directed = true;
+};
+
+std::string row_prefix(const std::string& what, const std::string& graph_name,
+                       const graph::csr_graph<weight_type, cuda>& g)
+{
+  return "sssp/" + what + "/" + graph_name + "/v=" + std::to_string(g.vertex_count()) +
+         "/e=" + std::to_string(g.edge_count());
+}
+
+/// The rows of a graph, up to the arc count, which is known only after the build (repeats merged).
+std::vector<std::string> row_prefixes(const std::string& graph_name, std::uint64_t vertices)
+{
+  std::vector<std::string> prefixes;
+  for (const std::string what : {"delta-stepping", "near-far", "bellman-ford", "bucketing-share", "bucketing"}) {
+    prefixes.push_back("sssp/" + what + "/" + graph_name + "/v=" + std::to_string(vertices) + "/e=");
+  }
+  return prefixes;
+}
+
+/// Whether any row of the graph may be selected (so generating, building and Dijkstra are worth it).
+bool graph_selected(const context& ctx, const std::string& graph_name, std::uint64_t vertices)
+{
+  for (const std::string& prefix : row_prefixes(graph_name, vertices)) {
+    if (ctx.selected(prefix)) { return true; }
+  }
+  return false;
+}
+
+void run_graph(context& ctx, const named_graph& input)
+{
+  const cuda backend{};
+  const auto g = graph::build_csr_graph(backend, input.edges, {.directed = input.directed});
+  const graph::vertex_id source = 0;
+
+  // The CPU baseline and the oracle.
+  std::vector<std::uint64_t> host_offsets(g.vertex_count() + 1);
+  std::vector<graph::vertex_id> host_columns(g.edge_count());
+  std::vector<weight_type> host_weights(g.edge_count());
+  warpdex::detail::copy_device_bytes(host_offsets.data(), g.row_offsets().data(), g.row_offsets().size_bytes(),
+                                     nullptr);
+  warpdex::detail::copy_device_bytes(host_columns.data(), g.columns().data(), g.columns().size_bytes(), nullptr);
+  warpdex::detail::copy_device_bytes(host_weights.data(), g.weights().data(), g.weights().size_bytes(), nullptr);
+  warpdex::detail::synchronize(nullptr);
+  const auto dijkstra_started = std::chrono::steady_clock::now();
+  const auto expected = graph::sequential_dijkstra<weight_type>(host_offsets, host_columns, host_weights, source);
+  const double dijkstra_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - dijkstra_started).count();
+  const double arcs = static_cast<double>(g.edge_count());
+  const auto gteps = [&](double ms) { return arcs / (ms * 1e6); };
+
+  std::vector<double> median(std::size(algorithms));
+  std::vector<bool> verified(std::size(algorithms));
+  std::vector<graph::sssp_statistics> statistics(std::size(algorithms));
+  for (std::size_t a = 0; a < std::size(algorithms); ++a) {
+    const graph::sssp_options options{.algorithm = algorithms[a]};
+    graph::sssp_result<weight_type, cuda> result;
+    median[a] = ctx.median_ms(nullptr, [&] { result = graph::sssp(g, source, options); });
+    verified[a] = result.distances.to_vector() == expected;
+    statistics[a] = result.statistics;
+  }
+  const std::string dijkstra_name = "sequential binary-heap Dijkstra, 1 host core, same graph";
+  for (std::size_t a = 0; a < std::size(algorithms); ++a) {
+    const std::string name = row_prefix(graph::to_string(algorithms[a]), input.name, g);
+    if (!ctx.selected(name)) { continue; }
+    row r;
+    r.name = name;
+    r.n = g.edge_count();
+    r.median_ms = median[a];
+    r.value = gteps(median[a]);
+    r.unit = "GTEPS";
+    const bool against_near_far = algorithms[a] == graph::sssp_algorithm::delta_stepping;
+    r.baseline = against_near_far ? "near-far (Davidson et al.), same run" : dijkstra_name;
+    r.baseline_value = against_near_far ? gteps(median[1]) : gteps(dijkstra_ms);
+    r.sol_bytes_per_element = arc_bytes;
+    r.verified = verified[a];
+    ctx.add(r);
+    std::printf("  %s: delta %.0f, %llu rounds, %.2f relaxations per arc, %llu reached\n",
+                graph::to_string(algorithms[a]).c_str(), statistics[a].delta,
+                static_cast<unsigned long long>(statistics[a].rounds),
+                static_cast<double>(statistics[a].relaxed_arcs) / arcs,
+                static_cast<unsigned long long>(statistics[a].reached));
+  }
+  // Delta-stepping with a quarter and four times the automatic delta: the data to re-tune the rule by.
+  for (const double factor : {0.25, 4.0}) {
+    const double delta = std::max(1.0, std::round(statistics[0].delta * factor));
+    const std::string name =
+        row_prefix("delta-stepping", input.name, g) + "/delta=" + std::to_string(static_cast<long long>(delta));
+    if (!ctx.selected(name)) { continue; }
+    const graph::sssp_options options{.algorithm = graph::sssp_algorithm::delta_stepping, .delta = delta};
+    graph::sssp_result<weight_type, cuda> result;
+    row r;
+    r.name = name;
+    r.n = g.edge_count();
+    r.median_ms = ctx.median_ms(nullptr, [&] { result = graph::sssp(g, source, options); });
+    r.value = gteps(r.median_ms);
+    r.unit = "GTEPS";
+    r.baseline = "delta-stepping with the automatic delta " + std::to_string(statistics[0].delta) + ", same run";
+    r.baseline_value = gteps(median[0]);
+    r.sol_bytes_per_element = arc_bytes;
+    r.verified = result.distances.to_vector() == expected;
+    ctx.add(r);
+    std::printf("  delta %.0f: %llu rounds, %.2f relaxations per arc\n", delta,
+                static_cast<unsigned long long>(result.statistics.rounds),
+                static_cast<double>(result.statistics.relaxed_arcs) / arcs);
+  }
+  const std::string share_name = row_prefix("bucketing-share", input.name, g);
+  const std::string speed_name = row_prefix("bucketing", input.name, g);
+  if (ctx.selected(share_name)) {
+    const graph::sssp_statistics& s = statistics[0];
+    row share;
+    share.name = share_name;
+    share.n = g.edge_count();
+    share.median_ms = 1e3 * s.bucketing_seconds;
+    share.value = s.seconds > 0 ? s.bucketing_seconds / s.seconds : 0;
+    share.unit = "fraction of the time";
+    share.verified = verified[0];
+    ctx.add(share);
+  }
+  if (ctx.selected(speed_name)) {
+    const graph::sssp_statistics& s = statistics[0];
+    row speed;
+    speed.name = speed_name;
+    speed.n = s.bucketed_vertices;
+    speed.median_ms = 1e3 * s.bucketing_seconds;
+    speed.value = s.bucketing_seconds > 0 ? static_cast<double>(s.bucketed_vertices) / s.bucketing_seconds / 1e9 : 0;
+    speed.unit = "Gkeys/s";
+    speed.verified = verified[0];
+    ctx.add(speed);
+  }
+}
+
+}  // namespace
+
+void run_sssp(context& ctx)
+{
+  // Full size (--size-log2 28): R-MAT with 2^24 vertices and 16 x 2^24 edges, and a 4096 x 4096 grid.
+  const std::uint32_t scale = ctx.opts().size_log2 > 8 ? ctx.opts().size_log2 - 4 : 4;
+  const graph::weight_distribution weights{.min_weight = 0, .max_weight = 1000, .seed = 0x555b};
+  if (graph_selected(ctx, "rmat", std::uint64_t{1} << scale)) {
+    named_graph rmat{
+        "rmat", graph::generate_rmat<weight_type>({.scale = scale, .edge_factor = rmat_edge_factor}, weights), true};
+    run_graph(ctx, rmat);
+  }
+  const std::uint32_t side = std::uint32_t{1} << (scale / 2);
+  if (graph_selected(ctx, "grid", std::uint64_t{side} * side)) {
+    named_graph grid{"grid", graph::generate_grid<weight_type>({.width = side, .height = side}, weights), false};
+    run_graph(ctx, grid);
+  }
+}
+
+}  // namespace warpdex::bench

@@ -1,0 +1,104 @@
+#pragma once
+/// @file Single-source shortest paths on a `csr_graph` with weights >= 0, on either backend: delta-stepping
+/// with the frontier bucketed by the split family's multisplit (Ashkiani et al.'s Multisplit-SSSP), Davidson
+/// et al.'s near-far, and Bellman-Ford over a frontier.
+///
+/// ```
+/// const auto g = warpdex::graph::build_csr_graph(warpdex::cuda{}, edges, {.directed = true});
+/// auto result = warpdex::graph::sssp(g, 0, {.predecessors = true});
+/// const auto distances = result.distances.to_vector();  // unreachable: graph::unreachable<std::int32_t>
+/// ```
+///
+/// Distances: `distance_t<Weight>` is std::uint64_t for std::int32_t weights (sums never overflow) and float
+/// for float weights. An unreachable vertex has distance `unreachable<Weight>` (the largest uint64, or
+/// +infinity) and predecessor `no_vertex`. An unweighted graph counts every arc as weight 1 (hop counts).
+///
+/// Results are the same on both backends and for every algorithm: integer distances are exact; float
+/// distances are float32 sums along a path, the fixpoint of d(v) = min over arcs (u, v) of fl(d(u) + w),
+/// which is what a sequential Dijkstra computes with float32 additions too (equal bit for bit; against
+/// exact real arithmetic they differ by the rounding of the sums, about path length x 2^-24 relatively).
+/// Predecessors form a shortest-path tree: pred[source] = source, and for every other reached v,
+/// d(v) = fl(d(pred[v]) + w(pred[v], v)) with the tree reaching v from the source in the fewest arcs among
+/// such tight arcs (smallest predecessor id on ties), so the tree is deterministic too, also with
+/// zero-weight cycles.
+
+#include <warpdex/graph/csr_graph.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+namespace warpdex::graph {
+
+template <class Weight>
+using distance_t = std::conditional_t<std::is_integral_v<Weight>, std::uint64_t, float>;
+
+/// The distance of a vertex the source does not reach.
+template <class Weight>
+inline constexpr distance_t<Weight> unreachable = std::is_integral_v<Weight>
+                                                      ? std::numeric_limits<distance_t<Weight>>::max()
+                                                      : std::numeric_limits<distance_t<Weight>>::infinity();
+
+enum class sssp_algorithm {
+  automatic,  ///< delta_stepping (the paper's fastest on both social and road graphs; docs/graph.md)
+  /// delta-stepping (Meyer and Sanders): the pending vertices are split into `bucket_count` buckets of
+  /// width delta by tentative distance with warpdex::multisplit each round, and the lowest nonempty
+  /// bucket is relaxed (the last bucket collects everything further away)
+  delta_stepping,
+  /// near-far (Davidson et al.): a near queue below a threshold and a far pile; the far pile is split
+  /// (a two-way partition) only when the near queue runs dry, and the threshold grows by delta
+  near_far,
+  bellman_ford,  ///< relax every vertex whose distance changed in the previous round (a frontier)
+};
+
+/// Parses "auto", "delta-stepping", "near-far" or "bellman-ford"; anything else throws `warpdex::error`.
+[[nodiscard]] sssp_algorithm parse_sssp_algorithm(const std::string& text);
+/// The name `parse_sssp_algorithm` reads ("delta-stepping", ...).
+[[nodiscard]] std::string to_string(sssp_algorithm algorithm);
+
+struct sssp_options {
+  sssp_algorithm algorithm = sssp_algorithm::automatic;
+  /// Bucket width of delta-stepping and near-far; 0 chooses it: delta = 32 x the mean arc weight / the
+  /// mean out-degree squared (rounded, at least 1, for integer weights; 1 when the graph has no arcs).
+  /// Narrow buckets for well-connected graphs, where the redundant relaxations of wide buckets cost most,
+  /// wide ones for road-like graphs, where the rounds cost most (docs/graph.md has the measurements).
+  /// Must be >= 0 and finite.
+  double delta = 0;
+  /// Buckets of delta-stepping's multisplit, >= 2 (Davidson et al. found 10 best).
+  std::uint32_t bucket_count = 10;
+  /// Also compute the predecessor tree (one more pass over the tight arcs, BFS-like).
+  bool predecessors = false;
+};
+
+/// What a run did, for reports and benchmarks.
+struct sssp_statistics {
+  sssp_algorithm algorithm = sssp_algorithm::automatic;  ///< the algorithm that ran (never automatic)
+  double delta = 0;                                      ///< the bucket width used (0 for bellman_ford)
+  std::uint64_t rounds = 0;                              ///< relaxation rounds
+  std::uint64_t relaxed_arcs = 0;       ///< arcs relaxed over all rounds (>= reached arcs; the redundant work)
+  std::uint64_t reached = 0;            ///< vertices with a finite distance (the source included)
+  double bucketing_seconds = 0;         ///< time in delta-stepping's multisplits / near-far's partitions
+  std::uint64_t bucketed_vertices = 0;  ///< queue entries those multisplits / partitions moved
+  double seconds = 0;                   ///< the whole call, predecessors included
+};
+
+/// Distances (and predecessors) in the graph's backend memory, one per vertex.
+template <class Weight, class Backend>
+struct sssp_result {
+  buffer<distance_t<Weight>> distances;
+  buffer<vertex_id> predecessors;  ///< empty unless asked for
+  sssp_statistics statistics;
+};
+
+/// Shortest paths from `source` (a vertex index: `graph.vertex_of(id)` maps a file's id). Throws
+/// `warpdex::error`, before any work, when the source is out of range or an arc weight is negative or NaN
+/// (`build_csr_graph` rejects those already; a graph assembled by hand is checked here), or when an
+/// option is out of range. Work: O(m + n) per round; rounds: about the number of delta buckets the
+/// distances span times the relaxations per bucket (delta-stepping, near-far), the diameter in arcs
+/// (bellman_ford). Synchronizes the backend's stream each round.
+template <class Weight, class Backend>
+[[nodiscard]] sssp_result<Weight, Backend> sssp(const csr_graph<Weight, Backend>& graph, vertex_id source,
+                                                const sssp_options& options = {});
+
+}  // namespace warpdex::graph

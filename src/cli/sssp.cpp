@@ -1,0 +1,76 @@
+// `warpdex sssp GRAPH --source S [-o DIST] [--algorithm A]`: shortest paths from one source on a graph
+// file or a generated graph, with the vertices reached, the largest distance, the time and GTEPS, checked
+// against a sequential Dijkstra on the host.
+#include "commands.hpp"
+#include "progress.hpp"
+
+#include <warpdex/graph/sssp_workload.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace warpdex::cli {
+namespace {
+
+struct sssp_cli_options {
+  graph::sssp_workload_options workload;
+  std::string algorithm = "auto";
+  std::string weights = "uniform";
+  std::string weight_type = "int";
+  bool no_verify = false;
+};
+
+void run_sssp_command(const global_options& globals, sssp_cli_options opts)
+{
+  opts.workload.sssp.algorithm = graph::parse_sssp_algorithm(opts.algorithm);
+  opts.workload.weights.kind = graph::parse_weight_shape(opts.weights);
+  opts.workload.float_weights = opts.weight_type == "float";
+  opts.workload.verify = !opts.no_verify;
+  std::optional<progress> shown;
+  shown.emplace("sssp on " + opts.workload.graph + " (read or generate, build, run, check)");
+  opts.workload.progress = [&shown](double fraction) {
+    if (shown) { shown->update(fraction); }
+  };
+  // The progress line covers reading and building; the runs report their own times.
+  const graph::sssp_workload_report report = graph::run_sssp_workload(selected_backend(globals), opts.workload);
+  shown.reset();
+  std::printf("warpdex sssp: %s\n", report.summary().c_str());
+  if (!opts.workload.output.empty()) { std::printf("distances written to %s\n", opts.workload.output.c_str()); }
+}
+
+}  // namespace
+
+void add_sssp_command(CLI::App& app, const global_options& globals)
+{
+  auto opts = std::make_shared<sssp_cli_options>();
+  CLI::App* sssp = app.add_subcommand(
+      "sssp", "Shortest paths from one source on a graph file (.gr, .mtx, SNAP; gzip too) or a generated graph");
+  sssp->add_option("graph", opts->workload.graph,
+                   "A graph file, or rmat:SCALE[:DEGREE], grid:WxH, small-world:N[:K[:P]]")
+      ->required();
+  sssp->add_option("--source,-s", opts->workload.source, "The source vertex (the file's id)");
+  sssp->add_option("-o,--output", opts->workload.output, "Write 'ID DISTANCE' lines here (inf: unreachable)");
+  sssp->add_option("--algorithm", opts->algorithm, "auto, delta-stepping, near-far or bellman-ford")
+      ->check(CLI::IsMember({"auto", "delta-stepping", "near-far", "bellman-ford"}));
+  sssp->add_option("--delta", opts->workload.sssp.delta, "Bucket width (0: chosen from the weights and degrees)")
+      ->check(CLI::NonNegativeNumber);
+  sssp->add_option("--buckets", opts->workload.sssp.bucket_count, "Buckets of delta-stepping's multisplit")
+      ->check(CLI::Range(2U, 1U << 16));
+  sssp->add_option("--weight-type", opts->weight_type, "int (32-bit, exact distances) or float")
+      ->check(CLI::IsMember({"int", "float"}));
+  sssp->add_option("--weights", opts->weights, "Generated weights (graphs without): uniform or skewed")
+      ->check(CLI::IsMember({"uniform", "skewed"}));
+  sssp->add_option("--min-weight", opts->workload.weights.min_weight, "Smallest generated weight")
+      ->check(CLI::NonNegativeNumber);
+  sssp->add_option("--max-weight", opts->workload.weights.max_weight, "Largest generated weight")
+      ->check(CLI::NonNegativeNumber);
+  sssp->add_option("--seed", opts->workload.weights.seed, "Seed of generated graphs and weights");
+  sssp->add_option("--repetitions", opts->workload.repetitions, "Timed runs (the median is reported)")
+      ->check(CLI::Range(1, 1000));
+  sssp->add_flag("--no-verify", opts->no_verify, "Skip the check against a sequential Dijkstra on the host");
+  sssp->callback([opts, &globals] { run_sssp_command(globals, *opts); });
+}
+
+}  // namespace warpdex::cli

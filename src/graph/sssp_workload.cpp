@@ -1,0 +1,223 @@
+// The SSSP workload (sssp_workload.hpp) and the sequential Dijkstra it checks against.
+#include <warpdex/core/error.hpp>
+#include <warpdex/graph/generators.hpp>
+#include <warpdex/graph/sssp_workload.hpp>
+
+#include "host_copy.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <limits>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace warpdex::graph {
+
+template <class Weight>
+std::vector<distance_t<Weight>> sequential_dijkstra(std::span<const std::uint64_t> row_offsets,
+                                                    std::span<const vertex_id> columns, std::span<const Weight> weights,
+                                                    vertex_id source)
+{
+  using distance = distance_t<Weight>;
+  const std::size_t n = row_offsets.size() - 1;
+  std::vector<distance> distances(n, unreachable<Weight>);
+  using entry = std::pair<distance, vertex_id>;
+  std::priority_queue<entry, std::vector<entry>, std::greater<>> heap;
+  distances[source] = 0;
+  heap.emplace(0, source);
+  while (!heap.empty()) {
+    const auto [d, u] = heap.top();
+    heap.pop();
+    if (d != distances[u]) { continue; }  // a stale entry
+    for (std::uint64_t arc = row_offsets[u]; arc < row_offsets[u + 1]; ++arc) {
+      const distance candidate = d + static_cast<distance>(weights.empty() ? Weight(1) : weights[arc]);
+      const vertex_id v = columns[arc];
+      if (candidate < distances[v]) {
+        distances[v] = candidate;
+        heap.emplace(candidate, v);
+      }
+    }
+  }
+  return distances;
+}
+
+template std::vector<std::uint64_t> sequential_dijkstra<std::int32_t>(std::span<const std::uint64_t>,
+                                                                      std::span<const vertex_id>,
+                                                                      std::span<const std::int32_t>, vertex_id);
+template std::vector<float> sequential_dijkstra<float>(std::span<const std::uint64_t>, std::span<const vertex_id>,
+                                                       std::span<const float>, vertex_id);
+
+namespace {
+
+std::vector<std::string> split_spec(const std::string& spec, char separator)
+{
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = spec.find(separator, start);
+    parts.push_back(spec.substr(start, end - start));
+    if (end == std::string::npos) { return parts; }
+    start = end + 1;
+  }
+}
+
+std::uint64_t spec_number(const std::string& spec, const std::string& text)
+{
+  std::size_t used = 0;
+  std::uint64_t value = 0;
+  try {
+    value = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  WARPDEX_EXPECTS(used == text.size() && !text.empty() && text[0] != '-',
+                  "graph '" + spec + "': '" + text + "' is not a non-negative integer");
+  return value;
+}
+
+template <class Weight, class Backend>
+sssp_workload_report run_on(const Backend& backend, const sssp_workload_options& options)
+{
+  const graph_file<Weight> file = load_graph<Weight>(options.graph, options.weights, options.progress);
+  const auto graph = build_csr_graph(backend, file.edges, file.build_options());
+  WARPDEX_EXPECTS(options.source >= file.id_base, "source " + std::to_string(options.source) +
+                                                      " is not a vertex: the file's ids start at " +
+                                                      std::to_string(file.id_base));
+  WARPDEX_EXPECTS(file.compact_ids || options.source - file.id_base < graph.vertex_count(),
+                  "source " + std::to_string(options.source) + " is out of range: the graph's ids are " +
+                      std::to_string(file.id_base) + " .. " + std::to_string(file.id_base + graph.vertex_count() - 1));
+  const vertex_id source = graph.vertex_of(options.source - file.id_base);
+  sssp_workload_report report;
+  report.graph = options.graph;
+  report.backend = std::string(Backend::name);
+  report.vertices = graph.vertex_count();
+  report.arcs = graph.edge_count();
+  report.directed = graph.directed();
+
+  (void)sssp(graph, source, options.sssp);  // warm-up: the memory pool, the kernels' first launch
+  std::vector<double> times;
+  sssp_result<Weight, Backend> result;
+  for (int run = 0; run < std::max(1, options.repetitions); ++run) {
+    const auto started = std::chrono::steady_clock::now();
+    result = sssp(graph, source, options.sssp);
+    backend.synchronize();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  report.median_seconds = sorted[sorted.size() / 2];
+  report.statistics = result.statistics;
+  report.gteps = static_cast<double>(report.arcs) / report.median_seconds / 1e9;
+
+  const auto distances = result.distances.to_vector();
+  for (const auto d : distances) {
+    if (d != unreachable<Weight>) { report.max_distance = std::max(report.max_distance, static_cast<double>(d)); }
+  }
+  if (options.verify) {
+    const auto offsets = detail::to_host(graph.row_offsets(), backend);
+    const auto columns = detail::to_host(graph.columns(), backend);
+    const auto weights = detail::to_host(graph.weights(), backend);
+    const auto started = std::chrono::steady_clock::now();
+    const auto expected = sequential_dijkstra<Weight>(offsets, columns, weights, source);
+    report.dijkstra_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    WARPDEX_EXPECTS(expected == distances, "sssp: the distances differ from the sequential Dijkstra's (a bug in " +
+                                               to_string(result.statistics.algorithm) + " on the " + report.backend +
+                                               " backend)");
+    report.verified = true;
+  }
+  if (!options.output.empty()) {
+    std::ofstream out(options.output);
+    WARPDEX_EXPECTS(out.good(), "sssp: cannot write " + options.output);
+    out << std::setprecision(std::numeric_limits<distance_t<Weight>>::max_digits10);  // floats read back exactly
+    for (vertex_id v = 0; v < distances.size(); ++v) {
+      out << graph.id_of(v) + file.id_base << ' ';
+      if (distances[v] == unreachable<Weight>) {
+        out << "inf\n";
+      } else {
+        out << distances[v] << '\n';
+      }
+    }
+    WARPDEX_EXPECTS(out.good(), "sssp: writing " + options.output + " failed");
+  }
+  return report;
+}
+
+}  // namespace
+
+template <class Weight>
+graph_file<Weight> load_graph(const std::string& spec, const weight_distribution& weights,
+                              const std::function<void(double)>& progress)
+{
+  const std::vector<std::string> parts = split_spec(spec, ':');
+  graph_file<Weight> file;
+  if (parts[0] == "rmat" && parts.size() >= 2 && parts.size() <= 3) {
+    rmat_parameters parameters{.scale = static_cast<std::uint32_t>(spec_number(spec, parts[1])), .seed = weights.seed};
+    if (parts.size() == 3) { parameters.edge_factor = static_cast<std::uint32_t>(spec_number(spec, parts[2])); }
+    file.edges = generate_rmat<Weight>(parameters, weights);
+    file.directed = true;
+  } else if (parts[0] == "grid" && parts.size() == 2) {
+    const auto sides = split_spec(parts[1], 'x');
+    WARPDEX_EXPECTS(sides.size() == 2, "graph '" + spec + "': a grid is grid:WIDTHxHEIGHT");
+    file.edges = generate_grid<Weight>({.width = static_cast<std::uint32_t>(spec_number(spec, sides[0])),
+                                        .height = static_cast<std::uint32_t>(spec_number(spec, sides[1]))},
+                                       weights);
+    file.directed = false;
+  } else if (parts[0] == "small-world" && parts.size() >= 2 && parts.size() <= 4) {
+    small_world_parameters parameters{.vertices = static_cast<std::uint32_t>(spec_number(spec, parts[1])),
+                                      .seed = weights.seed};
+    if (parts.size() >= 3) { parameters.neighbours = static_cast<std::uint32_t>(spec_number(spec, parts[2])); }
+    if (parts.size() == 4) {
+      try {
+        parameters.rewire = std::stod(parts[3]);
+      } catch (const std::exception&) {
+        WARPDEX_FAIL("graph '" + spec + "': the rewiring probability '" + parts[3] + "' is not a number");
+      }
+    }
+    file.edges = generate_small_world<Weight>(parameters, weights);
+    file.directed = false;
+  } else {
+    file = read_graph_file<Weight>(spec, {.generate_weights = true, .weights = weights, .progress = progress});
+  }
+  return file;
+}
+
+template graph_file<std::int32_t> load_graph<std::int32_t>(const std::string&, const weight_distribution&,
+                                                           const std::function<void(double)>&);
+template graph_file<float> load_graph<float>(const std::string&, const weight_distribution&,
+                                             const std::function<void(double)>&);
+
+sssp_workload_report run_sssp_workload(backend_choice backend, const sssp_workload_options& options)
+{
+  return visit_backend(backend, [&](const auto& resolved) {
+    return options.float_weights ? run_on<float>(resolved, options) : run_on<std::int32_t>(resolved, options);
+  });
+}
+
+std::string sssp_workload_report::summary() const
+{
+  char text[1024];
+  std::snprintf(
+      text, sizeof text,
+      "graph %s: %llu vertices, %llu arcs (%s)\n"
+      "sssp %s on %s: reached %llu vertices, max distance %.10g, %.3f ms (median), %.3f GTEPS\n"
+      "  delta %.6g, %llu rounds, %llu arcs relaxed (%.2f per arc), bucketing %.1f%% of the time\n"
+      "  check: %s",
+      graph.c_str(), static_cast<unsigned long long>(vertices), static_cast<unsigned long long>(arcs),
+      directed ? "directed" : "undirected", to_string(statistics.algorithm).c_str(), backend.c_str(),
+      static_cast<unsigned long long>(statistics.reached), max_distance, median_seconds * 1e3, gteps, statistics.delta,
+      static_cast<unsigned long long>(statistics.rounds), static_cast<unsigned long long>(statistics.relaxed_arcs),
+      arcs > 0 ? static_cast<double>(statistics.relaxed_arcs) / static_cast<double>(arcs) : 0.0,
+      statistics.seconds > 0 ? 100 * statistics.bucketing_seconds / statistics.seconds : 0.0,
+      verified ? ("equals a sequential Dijkstra (" + std::to_string(dijkstra_seconds * 1e3) + " ms on 1 core)").c_str()
+               : "not checked");
+  return text;
+}
+
+}  // namespace warpdex::graph

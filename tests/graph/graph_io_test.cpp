@@ -1,0 +1,211 @@
+// Graph file readers: each format read plain and gzip-compressed, weights generated for files without,
+// and every malformed input rejected with the file, the line and what is wrong.
+#include <warpdex/graph/graph_io.hpp>
+#include <warpdex/graph/sssp_workload.hpp>
+
+#include "support/expect_error.hpp"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warpdex::graph {
+namespace {
+
+using warpdex::testing::expect_error_mentioning;
+
+/// A file in the test's temporary folder, removed with the object.
+class temporary_file {
+ public:
+  temporary_file(const std::string& name, std::string_view contents, bool gzip = false)
+      : path_(std::filesystem::temp_directory_path() /
+              ("warpdex_graph_io_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+               std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + name))
+  {
+    if (gzip) {
+      gzFile file = gzopen(path_.c_str(), "wb");
+      EXPECT_NE(file, nullptr);
+      EXPECT_EQ(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())),
+                static_cast<int>(contents.size()));
+      gzclose(file);
+    } else {
+      std::ofstream(path_, std::ios::binary) << contents;
+    }
+  }
+  ~temporary_file() { std::filesystem::remove(path_); }
+  [[nodiscard]] std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+constexpr std::string_view dimacs_text =
+    "c a small road network\n"
+    "p sp 4 5\n"
+    "a 1 2 7\n"
+    "a 2 3 1\r\n"  // Windows line ends are accepted
+    "\n"
+    "a 3 1 0\n"
+    "a 4 4 2\n"
+    "a 1 2 3";  // no newline at the end
+
+TEST(graph_io, dimacs_plain_and_gzip)
+{
+  for (const bool gzip : {false, true}) {
+    SCOPED_TRACE(gzip ? "gzip" : "plain");
+    const temporary_file file(gzip ? "road.gr.gz" : "road.gr", dimacs_text, gzip);
+    double last_progress = -1;
+    const auto read = read_graph_file<std::int32_t>(file.path(), {.progress = [&](double f) { last_progress = f; }});
+    EXPECT_EQ(read.format, graph_format::dimacs);
+    EXPECT_TRUE(read.directed);
+    EXPECT_FALSE(read.compact_ids);
+    EXPECT_EQ(read.edges.vertex_count, 4U);
+    EXPECT_EQ(read.edges.sources, (std::vector<vertex_id>{0, 1, 2, 3, 0}));
+    EXPECT_EQ(read.edges.targets, (std::vector<vertex_id>{1, 2, 0, 3, 1}));
+    EXPECT_EQ(read.edges.weights, (std::vector<std::int32_t>{7, 1, 0, 2, 3}));
+    EXPECT_DOUBLE_EQ(last_progress, 1.0);
+  }
+}
+
+TEST(graph_io, matrix_market_fields_and_symmetry)
+{
+  const temporary_file real("m.mtx",
+                            "%%MatrixMarket matrix coordinate real symmetric\n% comment\n3 3 2\n2 1 0.5\n3 3 1e2\n");
+  const auto read = read_graph_file<float>(real.path());
+  EXPECT_FALSE(read.directed);
+  EXPECT_EQ(read.edges.vertex_count, 3U);
+  EXPECT_EQ(read.edges.sources, (std::vector<vertex_id>{1, 2}));
+  EXPECT_EQ(read.edges.weights, (std::vector<float>{0.5F, 100.0F}));
+  expect_error_mentioning<error>([&] { (void)read_graph_file<std::int32_t>(real.path()); },
+                                 {real.path() + ":1:", "read the graph with float weights"});
+
+  const temporary_file pattern("p.mtx.gz", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n", true);
+  const auto unweighted = read_graph_file<std::int32_t>(pattern.path());
+  EXPECT_TRUE(unweighted.directed);
+  EXPECT_FALSE(unweighted.edges.weighted());
+  const auto generated = read_graph_file<std::int32_t>(
+      pattern.path(), {.generate_weights = true, .weights = {.min_weight = 5, .max_weight = 5}});
+  EXPECT_EQ(generated.edges.weights, std::vector<std::int32_t>{5});
+
+  const temporary_file integer("i.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n2 1 12\n");
+  EXPECT_EQ(read_graph_file<std::int32_t>(integer.path()).edges.weights, std::vector<std::int32_t>{12});
+}
+
+TEST(graph_io, snap_with_and_without_weights)
+{
+  const temporary_file weighted("w.txt", "# Undirected graph: test\n# FromNodeId\tToNodeId\n10\t20\t3\n20 30 4.0\n");
+  const auto read = read_graph_file<float>(weighted.path());
+  EXPECT_EQ(read.format, graph_format::snap);
+  EXPECT_FALSE(read.directed);
+  EXPECT_TRUE(read.compact_ids);
+  EXPECT_EQ(read.edges.sources, (std::vector<vertex_id>{10, 20}));
+  EXPECT_EQ(read.edges.weights, (std::vector<float>{3, 4}));
+  EXPECT_TRUE(read_graph_file<float>(weighted.path(), {.snap_directed = 1}).directed);
+
+  const temporary_file plain("p.txt", "# Directed graph\n0 1\n1 2\n");
+  const auto unweighted = read_graph_file<std::int32_t>(plain.path(), {.generate_weights = true});
+  EXPECT_TRUE(unweighted.directed);
+  ASSERT_EQ(unweighted.edges.weights.size(), 2U);
+  EXPECT_GE(unweighted.edges.weights[0], 1);
+  EXPECT_LE(unweighted.edges.weights[0], 1000);
+}
+
+struct malformed_case {
+  std::string_view name;
+  std::string_view text;
+  std::vector<std::string_view> fragments;
+};
+
+TEST(graph_io, malformed_files_name_the_line_and_the_problem)
+{
+  const std::vector<malformed_case> cases = {
+      {"t.gr", "p sp 2 1\na 1 2\n", {":2:", "'a FROM TO WEIGHT' (2 fields)"}},
+      {"t.gr", "p sp 2 2\na 1 2 3\n", {":2:", "ends after 1 of the 2 arcs"}},
+      {"t.gr", "p sp 2 1\na 1 3 1\n", {":2:", "vertex id 3 is out of range", "declares 2 vertices"}},
+      {"t.gr", "p sp 2 1\na 0 1 1\n", {":2:", "vertex id 0 is out of range: ids start at 1"}},
+      {"t.gr", "p sp 2 1\na 1 2 -5\n", {":2:", "weight -5 is negative"}},
+      {"t.gr", "p sp 2 1\na 1 2 x\n", {":2:", "weight 'x' is not a number"}},
+      {"t.gr", "p sp 2 1\na 1 2 1.5\n", {":2:", "weight 1.5 is not an integer"}},
+      {"t.gr", "p sp 2 1\na 1 2 99999999999\n", {":2:", "does not fit a 32-bit integer"}},
+      {"t.gr", "a 1 2 1\n", {":1:", "an arc before the 'p sp"}},
+      {"t.gr", "c only comments\n", {":1:", "no 'p sp VERTICES ARCS' line"}},
+      {"t.gr", "p sp 2 1\np sp 2 1\n", {":2:", "a second 'p' line"}},
+      {"t.gr", "p sp 2 1\nq 1 2\n", {":2:", "unknown line type 'q'"}},
+      {"t.gr", "p sp 2 1\na 1 2 1\na 2 1 1\n", {":3:", "more arcs than the 1"}},
+      {"t.gr", "p sp 2 1\na 1x 2 1\n", {":2:", "vertex id '1x' is not a non-negative integer"}},
+      {"t.mtx", "%%MatrixMarket matrix array real general\n", {":1:", "only coordinate"}},
+      {"t.mtx", "%%MatrixMarket matrix coordinate complex general\n", {":1:", "field 'complex'"}},
+      {"t.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n", {":1:", "symmetry 'skew-symmetric'"}},
+      {"t.mtx", "3 3 1\n", {":1:", "expected the banner"}},
+      {"t.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n", {":2:", "must be square"}},
+      {"t.mtx",
+       "%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 2\n",
+       {":3:", "ends after 1 of the 2 entries"}},
+      {"t.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2\n", {":3:", "has 3 fields, this one 2"}},
+      {"t.mtx",
+       "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n3 1\n",
+       {":3:", "vertex id 3 is out of range"}},
+      {"t.mtx", "", {":0:", "an empty file"}},
+      {"t.txt", "0 1 2\n1 2\n", {":2:", "the first edge had 3"}},
+      {"t.txt", "0\n", {":1:", "'FROM TO' or 'FROM TO WEIGHT' (1 fields)"}},
+      {"t.txt", "0 5000000000\n", {":1:", "does not fit the 32-bit vertex ids"}},
+      {"t.txt", "0 -1\n", {":1:", "vertex id '-1' is not a non-negative integer"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.name) + ": " + std::string(c.text));
+    const temporary_file file(std::string(c.name), c.text);
+    std::vector<std::string_view> fragments = c.fragments;
+    const std::string path = file.path();
+    fragments.push_back(path);
+    expect_error_mentioning<error>([&] { (void)read_graph_file<std::int32_t>(path); }, fragments);
+  }
+}
+
+TEST(graph_io, truncated_gzip_and_missing_files)
+{
+  // A gzip stream cut in the middle: zlib reports it, and the error says where the reading stopped.
+  std::string text = "p sp 1000 1000\n";
+  for (int i = 0; i < 1000; ++i) { text += "a " + std::to_string(i % 1000 + 1) + " 1 " + std::to_string(i) + "\n"; }
+  const temporary_file whole("whole.gr.gz", text, true);
+  std::ifstream in(whole.path(), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const temporary_file cut("cut.gr", std::string_view(bytes).substr(0, bytes.size() / 2));
+  expect_error_mentioning<error>([&] { (void)read_graph_file<std::int32_t>(cut.path()); },
+                                 {cut.path(), "the gzip stream ends early", "a truncated gzip file"});
+  expect_error_mentioning<error>([] { (void)read_graph_file<float>("/nonexistent/graph.gr"); },
+                                 {"cannot read the graph file /nonexistent/graph.gr"});
+  expect_error_mentioning<error>([] { (void)parse_graph_format("csv"); }, {"unknown graph format 'csv'"});
+}
+
+TEST(sssp_workload, a_dimacs_file_from_its_one_based_source_to_a_distance_file)
+{
+  const std::string output =
+      (std::filesystem::temp_directory_path() /
+       ("warpdex_sssp_workload_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".txt"))
+          .string();
+  const auto report = run_sssp_workload(
+      backend_choice::host,
+      {.graph = WARPDEX_SOURCE_DIR "/tests/graph/data/road.gr", .source = 1, .repetitions = 1, .output = output});
+  EXPECT_TRUE(report.verified);
+  EXPECT_EQ(report.vertices, 5U);
+  EXPECT_EQ(report.statistics.reached, 4U);
+  EXPECT_EQ(report.max_distance, 8.0);
+  std::ifstream file(output);
+  const std::string written((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, "1 0\n2 3\n3 1\n4 8\n5 inf\n");  // the file's ids; 5 is not reached from 1
+  std::filesystem::remove(output);
+  expect_error_mentioning<error>([] { (void)load_graph<float>("rmat:x", {}); }, {"graph 'rmat:x': 'x' is not"});
+  expect_error_mentioning<error>([] { (void)load_graph<float>("grid:3", {}); }, {"grid:WIDTHxHEIGHT"});
+  const auto grid = load_graph<std::int32_t>("grid:3x2", {});
+  EXPECT_FALSE(grid.directed);
+  EXPECT_EQ(grid.edges.size(), 7U);
+}
+
+}  // namespace
+}  // namespace warpdex::graph

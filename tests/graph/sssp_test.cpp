@@ -1,0 +1,304 @@
+// sssp against Boost.Graph's dijkstra_shortest_paths on every generator (fixed and fresh seeds), every
+// algorithm, both weight types and every backend; the predecessor tree checked as a shortest-path tree;
+// the corner cases (self-loops, parallel arcs, zero-weight cycles, one vertex, unreachable vertices) and
+// the errors.
+#include <warpdex/graph/csr_graph.hpp>
+#include <warpdex/graph/generators.hpp>
+#include <warpdex/graph/sssp.hpp>
+
+#include "support/backend_fixture.hpp"
+#include "support/expect_error.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace warpdex::graph {
+namespace {
+
+using warpdex::testing::all_backends;
+using warpdex::testing::backend_names;
+using warpdex::testing::backend_test;
+using warpdex::testing::expect_error_mentioning;
+
+template <class Backend>
+class sssp_test : public backend_test<Backend> {
+};
+TYPED_TEST_SUITE(sssp_test, all_backends, backend_names);
+
+constexpr sssp_algorithm all_algorithms[] = {sssp_algorithm::automatic, sssp_algorithm::delta_stepping,
+                                             sssp_algorithm::near_far, sssp_algorithm::bellman_ford};
+
+/// Boost's Dijkstra over the graph's arcs, with the same distance type (so float sums round alike);
+/// unreachable vertices get `unreachable<Weight>`.
+template <class Weight>
+std::vector<distance_t<Weight>> boost_dijkstra(const edge_list<Weight>& arcs, vertex_id source)
+{
+  using distance = distance_t<Weight>;
+  using boost_graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                            boost::property<boost::edge_weight_t, distance>>;
+  boost_graph g(arcs.vertex_count);
+  for (std::size_t i = 0; i < arcs.size(); ++i) {
+    boost::add_edge(arcs.sources[i], arcs.targets[i], arcs.weighted() ? static_cast<distance>(arcs.weights[i]) : 1, g);
+  }
+  std::vector<distance> distances(arcs.vertex_count);
+  const distance infinity = std::numeric_limits<distance>::max();
+  boost::dijkstra_shortest_paths(
+      g, source, boost::distance_map(distances.data()).distance_inf(infinity).distance_zero(distance{0}));
+  for (auto& d : distances) {
+    if (d == infinity) { d = unreachable<Weight>; }
+  }
+  return distances;
+}
+
+/// pred[source] = source; every other reached v has a tight arc from pred[v]; the tree reaches v from the
+/// source without a cycle; unreached vertices have no predecessor.
+template <class Weight>
+void expect_shortest_path_tree(const edge_list<Weight>& arcs, const std::vector<std::uint64_t>& offsets,
+                               vertex_id source, const std::vector<distance_t<Weight>>& distances,
+                               const std::vector<vertex_id>& predecessors)
+{
+  const std::size_t n = distances.size();
+  ASSERT_EQ(predecessors.size(), n);
+  ASSERT_EQ(predecessors[source], source);
+  for (vertex_id v = 0; v < n; ++v) {
+    if (v == source) { continue; }
+    if (distances[v] == unreachable<Weight>) {
+      ASSERT_EQ(predecessors[v], no_vertex) << "unreached vertex " << v;
+      continue;
+    }
+    const vertex_id p = predecessors[v];
+    ASSERT_LT(p, n) << "reached vertex " << v << " has no predecessor";
+    bool tight = false;
+    for (std::uint64_t arc = offsets[p]; arc < offsets[p + 1]; ++arc) {
+      const distance_t<Weight> w = arcs.weighted() ? static_cast<distance_t<Weight>>(arcs.weights[arc]) : 1;
+      tight = tight || (arcs.targets[arc] == v && distances[p] + w == distances[v]);
+    }
+    ASSERT_TRUE(tight) << "arc " << p << " -> " << v << " is missing or not tight";
+  }
+  // Walk up from every vertex: the source within n steps (0 = unknown, 1 = on the walk, 2 = reaches it).
+  std::vector<std::uint8_t> state(n, 0);
+  state[source] = 2;
+  for (vertex_id v = 0; v < n; ++v) {
+    if (distances[v] == unreachable<Weight>) { continue; }
+    std::vector<vertex_id> walk;
+    vertex_id at = v;
+    while (state[at] == 0) {
+      state[at] = 1;
+      walk.push_back(at);
+      at = predecessors[at];
+    }
+    ASSERT_EQ(state[at], 2) << "the predecessors of " << v << " run in a cycle";
+    for (const vertex_id w : walk) { state[w] = 2; }
+  }
+}
+
+/// The CSR offsets of arcs listed in CSR order.
+template <class Weight>
+std::vector<std::uint64_t> offsets_of(const edge_list<Weight>& arcs)
+{
+  std::vector<std::uint64_t> offsets(arcs.vertex_count + 1, 0);
+  for (const vertex_id s : arcs.sources) { ++offsets[s + 1]; }
+  for (std::size_t v = 0; v < arcs.vertex_count; ++v) { offsets[v + 1] += offsets[v]; }
+  return offsets;
+}
+
+/// Every algorithm from `source` equals Boost's distances; predecessor trees are valid and equal.
+template <class Weight, class Backend>
+void expect_all_algorithms_match_dijkstra(const csr_graph<Weight, Backend>& graph, vertex_id source)
+{
+  const edge_list<Weight> arcs = to_edge_list(graph);
+  const auto expected = boost_dijkstra(arcs, source);
+  const auto offsets = offsets_of(arcs);
+  std::vector<vertex_id> first_tree;
+  for (const sssp_algorithm algorithm : all_algorithms) {
+    SCOPED_TRACE("algorithm " + to_string(algorithm));
+    const auto result = sssp(graph, source, {.algorithm = algorithm, .predecessors = true});
+    const auto distances = result.distances.to_vector();
+    ASSERT_EQ(distances.size(), expected.size());
+    for (std::size_t v = 0; v < expected.size(); ++v) { ASSERT_EQ(distances[v], expected[v]) << "vertex " << v; }
+    const auto predecessors = result.predecessors.to_vector();
+    expect_shortest_path_tree(arcs, offsets, source, distances, predecessors);
+    if (first_tree.empty()) {
+      first_tree = predecessors;
+    } else {
+      ASSERT_EQ(predecessors, first_tree) << "the tree differs between algorithms";
+    }
+    const auto reached = static_cast<std::uint64_t>(
+        std::count_if(expected.begin(), expected.end(), [](auto d) { return d != unreachable<Weight>; }));
+    EXPECT_EQ(result.statistics.reached, reached);
+    EXPECT_NE(result.statistics.algorithm, sssp_algorithm::automatic);
+  }
+}
+
+template <class Weight, class Backend>
+void check_generated_graphs(const Backend& backend, std::uint64_t seed)
+{
+  SCOPED_TRACE("seed " + std::to_string(seed) + (std::is_integral_v<Weight> ? " int32" : " float"));
+  weight_distribution uniform{.min_weight = 0, .max_weight = 1000, .seed = seed};
+  weight_distribution skewed = uniform;
+  skewed.kind = weight_distribution::shape::skewed;
+  {
+    SCOPED_TRACE("rmat uniform");
+    const auto g =
+        build_csr_graph(backend, generate_rmat<Weight>({.scale = 12, .edge_factor = 8, .seed = seed}, uniform));
+    expect_all_algorithms_match_dijkstra(g, 0);
+  }
+  {
+    SCOPED_TRACE("rmat skewed, undirected, from a low-degree vertex");
+    const auto g = build_csr_graph(
+        backend, generate_rmat<Weight>({.scale = 10, .edge_factor = 4, .seed = seed}, skewed), {.directed = false});
+    expect_all_algorithms_match_dijkstra(g, static_cast<vertex_id>(seed % g.vertex_count()));
+  }
+  {
+    SCOPED_TRACE("grid");
+    const auto g =
+        build_csr_graph(backend, generate_grid<Weight>({.width = 64, .height = 48}, uniform), {.directed = false});
+    expect_all_algorithms_match_dijkstra(g, static_cast<vertex_id>(seed % g.vertex_count()));
+  }
+  {
+    SCOPED_TRACE("small world, unweighted");
+    const auto g = build_csr_graph(
+        backend,
+        generate_small_world<Weight>({.vertices = 5000, .neighbours = 4, .rewire = 0.05, .seed = seed}, std::nullopt),
+        {.directed = false});
+    expect_all_algorithms_match_dijkstra(g, 1);
+  }
+}
+
+TYPED_TEST(sssp_test, generated_graphs_match_boost_dijkstra)
+{
+  const std::uint64_t fresh = std::random_device{}();
+  for (const std::uint64_t seed : {std::uint64_t{7}, fresh}) {
+    check_generated_graphs<std::int32_t>(this->backend(), seed);
+    check_generated_graphs<float>(this->backend(), seed);
+  }
+}
+
+TYPED_TEST(sssp_test, corner_cases)
+{
+  // Self-loops, parallel arcs (the lighter one counts), a zero-weight cycle, unreachable vertices.
+  edge_list<std::int32_t> edges;
+  edges.vertex_count = 8;
+  edges.add(0, 0, 5);  // self-loop
+  edges.add(0, 1, 9);
+  edges.add(0, 1, 4);  // parallel, lighter
+  edges.add(1, 2, 0);  // zero-weight cycle 1 -> 2 -> 3 -> 1
+  edges.add(2, 3, 0);
+  edges.add(3, 1, 0);
+  edges.add(3, 4, 2);
+  edges.add(6, 7, 1);  // 5, 6, 7 unreachable from 0
+  const auto g = build_csr_graph(this->backend(), edges);
+  expect_all_algorithms_match_dijkstra(g, 0);
+  const auto result = sssp(g, 0, {.predecessors = true});
+  const auto distances = result.distances.to_vector();
+  EXPECT_EQ(distances, (std::vector<std::uint64_t>{0, 4, 4, 4, 6, unreachable<std::int32_t>, unreachable<std::int32_t>,
+                                                   unreachable<std::int32_t>}));
+  // The tree takes the fewest tight arcs: 1 from 0, 2 from 1, 3 from 2, 4 from 3.
+  EXPECT_EQ(result.predecessors.to_vector(), (std::vector<vertex_id>{0, 0, 1, 2, 3, no_vertex, no_vertex, no_vertex}));
+  EXPECT_EQ(result.statistics.reached, 5U);
+
+  // One vertex, no arcs.
+  edge_list<float> single;
+  single.vertex_count = 1;
+  const auto one = build_csr_graph(this->backend(), single);
+  for (const sssp_algorithm algorithm : all_algorithms) {
+    const auto alone = sssp(one, 0, {.algorithm = algorithm, .predecessors = true});
+    EXPECT_EQ(alone.distances.to_vector(), std::vector<float>{0.0F});
+    EXPECT_EQ(alone.predecessors.to_vector(), std::vector<vertex_id>{0});
+  }
+
+  // Every weight 0: distances 0 along any path, and a tree all the same.
+  edge_list<float> zeros;
+  for (vertex_id v = 0; v + 1 < 50; ++v) { zeros.add(v + 1, v, 0.0F), zeros.add(v, v + 1, 0.0F); }
+  expect_all_algorithms_match_dijkstra(build_csr_graph(this->backend(), zeros), 25);
+}
+
+TYPED_TEST(sssp_test, given_delta_and_bucket_counts_give_the_same_distances)
+{
+  // Weights up to 100: delta 1 then means hundreds of buckets, still quick.
+  const auto g = build_csr_graph(
+      this->backend(),
+      generate_grid<std::int32_t>({.width = 20, .height = 20}, weight_distribution{.max_weight = 100, .seed = 4}),
+      {.directed = false});
+  const auto expected = boost_dijkstra(to_edge_list(g), 17);
+  for (const double delta : {1.0, 37.0, 5000.0, 1e9}) {
+    for (const std::uint32_t buckets : {2U, 3U, 64U}) {
+      for (const sssp_algorithm algorithm : {sssp_algorithm::delta_stepping, sssp_algorithm::near_far}) {
+        const auto result = sssp(g, 17, {.algorithm = algorithm, .delta = delta, .bucket_count = buckets});
+        ASSERT_EQ(result.distances.to_vector(), expected)
+            << to_string(algorithm) << " delta " << delta << " buckets " << buckets;
+        EXPECT_EQ(result.statistics.delta, delta);
+      }
+    }
+  }
+}
+
+TYPED_TEST(sssp_test, bad_input_is_rejected)
+{
+  edge_list<std::int32_t> edges;
+  edges.add(0, 1, 3);
+  const auto g = build_csr_graph(this->backend(), edges);
+  expect_error_mentioning<error>([&] { (void)sssp(g, 2); }, {"source 2 is out of range", "2 vertices"});
+  expect_error_mentioning<error>([&] { (void)sssp(g, 0, {.delta = -1}); }, {"delta must be >= 0"});
+  expect_error_mentioning<error>([&] { (void)sssp(g, 0, {.bucket_count = 1}); }, {"bucket_count must be >= 2"});
+  const auto empty = build_csr_graph(this->backend(), edge_list<std::int32_t>{});
+  expect_error_mentioning<error>([&] { (void)sssp(empty, 0); }, {"the graph has no vertices"});
+
+  // A graph assembled by hand with a negative weight: sssp checks the weights itself.
+  const auto backend = this->backend();
+  const std::vector<std::uint64_t> offsets{0, 1, 1};
+  const std::vector<vertex_id> columns{1};
+  const std::vector<std::int32_t> weights{-4};
+  csr_graph<std::int32_t, TypeParam> negative(backend, 2, true, true,
+                                              warpdex::testing::make_buffer_from<std::uint64_t>(backend, offsets),
+                                              warpdex::testing::make_buffer_from<vertex_id>(backend, columns),
+                                              warpdex::testing::make_buffer_from<std::int32_t>(backend, weights), {});
+  expect_error_mentioning<error>([&] { (void)sssp(negative, 0); }, {"arc 0 has weight -4", "weights >= 0"});
+}
+
+#if WARPDEX_HAS_CUDA
+class sssp_cuda_scale : public warpdex::testing::cuda_test {};
+
+/// Larger graphs than the typed cases (GPU only; "Huge" keeps it out of the sanitizer runs): the
+/// cuda backend equals the host backend and the sequential Dijkstra, predecessors included.
+TEST_F(sssp_cuda_scale, HugeGraphsEqualTheHostBackend)
+{
+  const weight_distribution weights{.min_weight = 0, .max_weight = 1000, .seed = std::random_device{}()};
+  SCOPED_TRACE("weight seed " + std::to_string(weights.seed));
+  const auto rmat = generate_rmat<float>({.scale = 16, .edge_factor = 16, .seed = weights.seed}, weights);
+  const auto grid = generate_grid<std::int32_t>({.width = 300, .height = 200}, weights);
+  for (const sssp_algorithm algorithm : all_algorithms) {
+    SCOPED_TRACE(to_string(algorithm));
+    const sssp_options options{.algorithm = algorithm, .predecessors = true};
+    const auto on_gpu = sssp(build_csr_graph(cuda{}, rmat), 0, options);
+    const auto on_host = sssp(build_csr_graph(host{}, rmat), 0, options);
+    ASSERT_EQ(on_gpu.distances.to_vector(), on_host.distances.to_vector());
+    ASSERT_EQ(on_gpu.predecessors.to_vector(), on_host.predecessors.to_vector());
+    const auto grid_gpu = build_csr_graph(cuda{}, grid, {.directed = false});
+    const auto grid_result = sssp(grid_gpu, 12345, options);
+    const auto arcs = to_edge_list(grid_gpu);
+    const auto distances = grid_result.distances.to_vector();
+    ASSERT_EQ(distances, boost_dijkstra(arcs, 12345));
+    expect_shortest_path_tree(arcs, offsets_of(arcs), 12345, distances, grid_result.predecessors.to_vector());
+  }
+}
+#endif
+
+TEST(sssp_names, parse_and_print)
+{
+  for (const sssp_algorithm algorithm : all_algorithms) {
+    EXPECT_EQ(parse_sssp_algorithm(to_string(algorithm)), algorithm);
+  }
+  expect_error_mentioning<error>([] { (void)parse_sssp_algorithm("dijkstra"); }, {"unknown SSSP algorithm 'dijkstra'"});
+}
+
+}  // namespace
+}  // namespace warpdex::graph
