@@ -16,7 +16,7 @@
 #include <warpdex/split/bucket_identifiers.hpp>
 #include <warpdex/split/multisplit.hpp>
 
-#include "../core/thrust_policy.hpp"
+#include "../core/thrust_backend.hpp"
 
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>

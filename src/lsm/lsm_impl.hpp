@@ -11,7 +11,6 @@
 #include <warpdex/lsm/lsm_map.hpp>
 #include <warpdex/search/search_device.hpp>
 
-#include "../core/thrust_policy.hpp"
 
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
