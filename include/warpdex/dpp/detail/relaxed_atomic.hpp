@@ -23,10 +23,21 @@ using atomic_ref = std::atomic_ref<T>;
 inline constexpr auto relaxed = std::memory_order_relaxed;
 #endif
 
+// On the GPU, cuda::atomic_ref of a single byte reads (and compare-and-swaps) the aligned 32-bit word
+// around it, which reaches past the end of a byte array whose size is not a multiple of 4
+// (compute-sanitizer's memcheck reports it). A volatile byte access is a relaxed access in PTX's memory
+// model, and a single byte cannot tear: bytes take that path.
+
 /// *place = value, atomically (racing stores: one of them survives, untorn).
 template <class T>
 WARPDEX_HOST_DEVICE void relaxed_store(T* place, T value)
 {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 1) {
+    *static_cast<volatile T*>(place) = value;
+    return;
+  }
+#endif
   atomic_ref<T>(*place).store(value, relaxed);
 }
 
@@ -34,6 +45,9 @@ WARPDEX_HOST_DEVICE void relaxed_store(T* place, T value)
 template <class T>
 WARPDEX_HOST_DEVICE T relaxed_load(T* place)
 {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 1) { return *static_cast<volatile T*>(place); }
+#endif
   return atomic_ref<T>(*place).load(relaxed);
 }
 
