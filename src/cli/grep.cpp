@@ -61,11 +61,12 @@ class grep_run {
     for (const std::string& file : opts_.pattern_files) { read_pattern_file(file); }
     // Like GNU grep, fail at once, reading no file, when no line can be selected: no patterns (grep -f
     // /dev/null) without -v, or the one empty pattern with -v and neither -x nor -w; unless files are
-    // listed for having no selected line (-L).
+    // listed for having no selected line (-L, which -q overrides).
     const bool no_patterns = patterns_.empty();
     const bool one_empty = patterns_.size() == 1 && patterns_.front().empty();
-    if (!opts_.files_without_match && ((no_patterns && !opts_.invert_match) ||
-                                       (one_empty && opts_.invert_match && !opts_.line_regexp && !opts_.word_regexp))) {
+    const bool lists_unselected = opts_.files_without_match && !opts_.quiet;
+    if (!lists_unselected && ((no_patterns && !opts_.invert_match) ||
+                              (one_empty && opts_.invert_match && !opts_.line_regexp && !opts_.word_regexp))) {
       return 1;
     }
     options_ = make_options(operands);
