@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "dpp_workloads.hpp"
 #include "hash_baseline.hpp"
+#include "workloads.hpp"
 #include "progress.hpp"
 
 #include <warpdex/core/buffer.hpp>
@@ -50,14 +51,6 @@ double timed(const Backend& backend, Work&& work)
   work();
   backend.synchronize();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-}
-
-template <class T, class Backend>
-buffer<T> to_backend(const Backend& backend, std::span<const T> values)
-{
-  auto result = make_buffer<T>(backend, values.size());
-  result.copy_from(values);
-  return result;
 }
 
 std::vector<char> read_whole_file(const std::string& command, const std::string& path)

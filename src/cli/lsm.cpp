@@ -52,14 +52,6 @@ void timed(const Backend& backend, operation_time& total, std::uint64_t elements
   total.elements += elements;
 }
 
-template <class T, class Backend>
-buffer<T> to_backend(const Backend& backend, const std::vector<T>& values)
-{
-  auto result = make_buffer<T>(backend, values.size());
-  result.copy_from(values);
-  return result;
-}
-
 /// Checks every answer of one round of queries against the model; returns the number of wrong answers.
 std::uint64_t wrong_answers(const std::map<key_type, value_type>& model, const std::vector<key_type>& queries,
                             const std::vector<value_type>& values, const std::vector<std::uint8_t>& found,
@@ -111,8 +103,8 @@ void run_workload(const Backend& backend, const lsm_cli_options& opts)
       const double position = static_cast<double>((i * 2654435761u) % batch) / static_cast<double>(batch);
       operations[i] = position < opts.erase_fraction ? lsm_operation::erase : lsm_operation::insert;
     }
-    const auto values = to_backend(backend, batch_values);
-    const auto operation_buffer = to_backend(backend, operations);
+    const auto values = to_backend<value_type>(backend, batch_values);
+    const auto operation_buffer = to_backend<lsm_operation>(backend, operations);
     timed(backend, times[0], batch, [&] { map.update(keys.span(), values.span(), operation_buffer.span()); });
     if (verify) {
       std::map<key_type, std::pair<bool, value_type>> outcome;
@@ -141,7 +133,7 @@ void run_workload(const Backend& backend, const lsm_cli_options& opts)
       const std::uint64_t upper = static_cast<std::uint64_t>(query_keys[i]) + opts.range_width - 1;
       upper_keys[i] = static_cast<key_type>(std::min<std::uint64_t>(upper, UINT32_MAX));
     }
-    const auto upper = to_backend(backend, upper_keys);
+    const auto upper = to_backend<key_type>(backend, upper_keys);
     auto found = make_buffer<std::uint8_t>(backend, query_count);
     auto found_values = make_buffer<value_type>(backend, query_count);
     auto counts = make_buffer<std::uint64_t>(backend, query_count);

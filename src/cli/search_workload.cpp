@@ -59,12 +59,7 @@ std::vector<measurement> search_on(const Backend& backend, const search_request&
     m.baseline_ms = baseline_ms;
     m.median_ms = median_ms(backend, timing, [&] { index.lower_bound(query_span, positions.span(), algorithm); });
     started = std::chrono::steady_clock::now();
-    const auto found = positions.to_vector();
-    std::uint64_t wrong = 0;
-    for (std::uint64_t i = 0; i < q; ++i) { wrong += found[i] != expected_positions[i] ? 1 : 0; }
-    m.checked = true;
-    m.passed = wrong == 0;
-    m.check = std::to_string(wrong) + " positions differ from the baseline's";
+    check_against_baseline(m, positions.to_vector(), expected_positions, "positions");
     m.check_seconds = seconds_since(started);
     results.push_back(std::move(m));
   }

@@ -175,13 +175,7 @@ measurement radix_sort_on(const Backend& backend, const std::vector<key_type>& k
   m.median_ms = median_ms(backend, timing, [&] { radix_sort(backend, input, keys_out.span()); });
 
   started = std::chrono::steady_clock::now();
-  const auto out = keys_out.to_vector();
-  const auto sorted = expected.to_vector();
-  std::uint64_t wrong = 0;
-  for (std::uint64_t i = 0; i < n; ++i) { wrong += out[i] != sorted[i] ? 1 : 0; }
-  m.checked = true;
-  m.passed = wrong == 0;
-  m.check = std::to_string(wrong) + " keys differ from the baseline's sort";
+  check_against_baseline(m, keys_out.to_vector(), expected.to_vector(), "keys");
   m.check_seconds = seconds_since(started);
   return m;
 }

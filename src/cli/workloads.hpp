@@ -7,12 +7,39 @@
 #include "measurement.hpp"
 
 #include <warpdex/core/backend.hpp>
+#include <warpdex/core/buffer.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace warpdex::cli {
+
+/// A copy of host values in the backend's memory (setup of a workload).
+template <class T, class Backend>
+buffer<T> to_backend(const Backend& backend, std::span<const T> values)
+{
+  auto result = make_buffer<T>(backend, values.size());
+  result.copy_from(values);
+  return result;
+}
+
+/// Records in `m` the check of a result against the baseline's: how many elements differ, in words
+/// naming `what` they are.
+template <class T>
+void check_against_baseline(measurement& m, const std::vector<T>& result, const std::vector<T>& expected,
+                            const std::string& what)
+{
+  std::uint64_t wrong = result.size() == expected.size() ? 0 : 1;
+  for (std::size_t i = 0; i < std::min(result.size(), expected.size()); ++i) {
+    wrong += result[i] != expected[i] ? 1 : 0;
+  }
+  m.checked = true;
+  m.passed = wrong == 0;
+  m.check = std::to_string(wrong) + " " + what + " differ from the baseline's";
+}
 
 /// A multisplit as `warpdex split` describes it.
 struct split_request {
