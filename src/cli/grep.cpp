@@ -42,6 +42,7 @@ struct grep_command_options {
   bool recursive = false;
   std::string color = "never";
   std::uint64_t chunk_mib = 0;  ///< 0: the backend's default
+  unsigned reader_threads = 0;  ///< 0: the backend's default
 };
 
 /// One run of grep over its operands, with grep's exit status.
@@ -118,6 +119,7 @@ class grep_run {
     const std::uint64_t default_bytes =
         choice_ == backend_choice::cuda ? grep_default_cuda_chunk_bytes : grep_default_host_chunk_bytes;
     options.chunk_bytes = opts_.chunk_mib == 0 ? default_bytes : opts_.chunk_mib << 20;
+    options.reader_threads = opts_.reader_threads;
     return options;
   }
 
@@ -278,6 +280,10 @@ void add_grep_command(CLI::App& app, const global_options& globals)
                    "MiB of input searched per step (default: 1 on the host, 64 on "
                    "the GPU); a chunk never exceeds what a regular file needs")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
+  grep->add_option("--reader-threads", opts->reader_threads,
+                   "Threads reading each chunk of a regular file (default: 1 on the host, one per core up to "
+                   "16 on the GPU)")
+      ->check(CLI::Range(1U, 256U));
   grep->add_option("arguments", opts->arguments,
                    "PATTERNS (unless -e or -f gives them), then the files; - or none: "
                    "standard input")

@@ -1,10 +1,12 @@
-// The streaming fixed-string grep: a reader thread fills a ring of chunks of whole lines; the calling
-// thread finds each chunk's candidates (memchr on the patterns' rarest bytes on the host, `find_matches`
-// on the GPU for one case-sensitive pattern) and walks its lines with grep's rules for -v, -w, -x, -o,
-// -c, -l, -L, -q and binary input.
+// The streaming fixed-string grep: a reader thread (with helpers for a regular file) fills a ring of
+// chunks of whole lines; the calling thread finds each chunk's candidates (memchr on the patterns' rarest
+// bytes on the host, `find_matches` on the GPU for one case-sensitive pattern) and walks its lines with
+// grep's rules for -v, -w, -x, -o, -c, -l, -L, -q and binary input, or, when nothing but the lines is
+// asked for, takes the matching lines (or their number) formatted by the GPU.
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/search/grep.hpp>
+#include <warpdex/search/line_match.hpp>
 #include <warpdex/search/string_match.hpp>
 
 #if WARPDEX_HAS_CUDA
@@ -12,6 +14,7 @@
 #endif
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -40,6 +43,8 @@ using byte = std::uint8_t;
 /// GNU grep's reads: 96 KiB at a time (grep 3, a line that fits). Its binary input begins with the
 /// buffer of its first NUL byte.
 constexpr std::uint64_t grep_gnu_read_bytes = std::uint64_t{96} << 10;
+/// The least bytes one reader thread reads with pread in a step (smaller reads spend more on the calls).
+constexpr std::uint64_t parallel_read_piece = std::uint64_t{4} << 20;
 
 byte fold(byte c)
 {
@@ -233,6 +238,31 @@ class line_walker {
   /// Whether the rest of the input changes nothing (-l, -q after a selected line; binary after one).
   [[nodiscard]] bool done() const { return done_; }
   [[nodiscard]] grep_result& result() { return result_; }
+  [[nodiscard]] bool binary() const { return result_.binary; }
+
+  /// Takes `count` selected lines of a chunk without NUL bytes whose output, when lines are printed, is
+  /// `formatted` (made by the backend from options that add nothing but the file name).
+  void take_lines(std::uint64_t count, std::span<const byte> formatted)
+  {
+    result_.matching_lines += count;
+    if (count == 0) { return; }
+    switch (options_.output) {
+      case grep_output::count:
+        return;
+      case grep_output::files_with_matches:
+        print_name_line();
+        [[fallthrough]];
+      case grep_output::files_without_match:
+      case grep_output::quiet:
+        result_.matching_lines = 1;
+        done_ = true;
+        break;
+      case grep_output::lines:
+        write(formatted.data(), formatted.size());
+        break;
+    }
+    if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }
+  }
 
   /// Walks the whole lines in data[0, size) (input bytes from offset `base` on; the last line may lack
   /// its newline only at the end of the input), with `finder` giving leftmost-longest occurrences.
@@ -537,16 +567,23 @@ struct chunk {
 
 /// A reader thread filling a ring of `grep_pipeline_slots` chunks of whole lines, in input order. A
 /// buffer is allocated when first used, at the chunk size or, for a regular file, no more than the file
-/// needs; it grows while a line does not fit.
+/// needs; it grows while a line does not fit. A regular file with several reader threads is read with
+/// pread from where the stream stands, each thread a disjoint range of the chunk (the stream's own
+/// buffer is then never used: nothing has been read through it yet when `grep_stream` starts).
 class chunk_reader {
  public:
-  chunk_reader(std::FILE* input, std::string_view name, std::uint64_t chunk_bytes, bool pinned)
+  chunk_reader(std::FILE* input, std::string_view name, std::uint64_t chunk_bytes, bool pinned, unsigned threads)
       : input_(input), name_(name), capacity_(chunk_bytes), pinned_(pinned)
   {
     struct stat status {};
     if (::fstat(fileno(input), &status) == 0 && S_ISREG(status.st_mode)) {
-      const auto left = static_cast<std::uint64_t>(std::max<off_t>(status.st_size - ::ftello(input), 0));
+      const off_t at = ::ftello(input);
+      const auto left = static_cast<std::uint64_t>(std::max<off_t>(status.st_size - at, 0));
       capacity_ = std::min<std::uint64_t>(capacity_, std::max<std::uint64_t>(left + 1, 4096));
+      if (threads > 1 && at >= 0) {
+        threads_ = threads;
+        offset_ = static_cast<std::uint64_t>(at);
+      }
     }
     for (int slot = 0; slot < grep_pipeline_slots; ++slot) { free_.push(slot); }
     thread_ = std::thread([this] { read_all(); });
@@ -594,6 +631,11 @@ class chunk_reader {
     std::uint64_t want = into.size() - filled;
     if (want > grep_gnu_read_bytes) { want -= (read_ + want) % grep_gnu_read_bytes; }
     const std::uint64_t target = filled + want;
+    if (threads_ > 1) {
+      filled = read_in_parallel(into.data(), filled, target, at_end);
+      read_nanoseconds_ += std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - start).count();
+      return filled;
+    }
     while (filled < target) {
       const std::size_t got = std::fread(into.data() + filled, 1, target - filled, input_);
       filled += got;
@@ -606,6 +648,47 @@ class chunk_reader {
     }
     read_nanoseconds_ += std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - start).count();
     return filled;
+  }
+
+  /// pread of into[filled, target) from the file offset reached so far, in pieces of at least
+  /// `parallel_read_piece` bytes over up to `threads_` threads. The input ends at the first piece that
+  /// comes back short; the returned fill stops there.
+  std::uint64_t read_in_parallel(byte* into, std::uint64_t filled, std::uint64_t target, bool& at_end)
+  {
+    const std::uint64_t want = target - filled;
+    const auto pieces = static_cast<int>(
+        std::clamp<std::uint64_t>(want / parallel_read_piece, 1, threads_));
+    std::vector<std::uint64_t> got(pieces, 0);
+    std::vector<int> errors(pieces, 0);
+    const int descriptor = fileno(input_);
+    const std::uint64_t offset = offset_;
+#pragma omp parallel for num_threads(pieces) schedule(static, 1)
+    for (int piece = 0; piece < pieces; ++piece) {
+      const std::uint64_t begin = want * piece / pieces;
+      const std::uint64_t end = want * (piece + 1) / pieces;
+      while (begin + got[piece] < end) {
+        const ssize_t n = ::pread(descriptor, into + filled + begin + got[piece], end - begin - got[piece],
+                                  static_cast<off_t>(offset + begin + got[piece]));
+        if (n < 0 && errno == EINTR) { continue; }
+        if (n <= 0) {
+          errors[piece] = n < 0 ? errno : 0;
+          break;
+        }
+        got[piece] += static_cast<std::uint64_t>(n);
+      }
+    }
+    std::uint64_t read = 0;
+    for (int piece = 0; piece < pieces; ++piece) {
+      WARPDEX_EXPECTS(errors[piece] == 0, "cannot read " + std::string(name_) + ": " + std::strerror(errors[piece]));
+      read += got[piece];
+      if (got[piece] < want * (piece + 1) / pieces - want * piece / pieces) {
+        at_end = true;
+        break;
+      }
+    }
+    offset_ += read;
+    read_ += read;
+    return filled + read;
   }
 
   void read_all()
@@ -652,6 +735,8 @@ class chunk_reader {
   std::uint64_t capacity_;
   std::uint64_t read_ = 0;  ///< bytes read from the input so far
   bool pinned_;
+  unsigned threads_ = 1;     ///< more than one: a regular file read with pread
+  std::uint64_t offset_ = 0;  ///< with pread: the file offset of the next byte to read
   std::array<chunk, grep_pipeline_slots> chunks_;
   slot_queue free_;
   slot_queue filled_;
@@ -668,7 +753,10 @@ class chunk_searcher;
 template <>
 class chunk_searcher<host> {
  public:
-  chunk_searcher(const host&, const pattern_set& patterns, const grep_options&) : patterns_(patterns) {}
+  chunk_searcher(const host&, const pattern_set& patterns, const grep_options&, std::string_view)
+      : patterns_(patterns)
+  {
+  }
 
   void stage(const chunk&, int) {}
 
@@ -707,10 +795,15 @@ struct owned_event {
 template <>
 class chunk_searcher<cuda> {
  public:
-  chunk_searcher(const cuda& backend, const pattern_set& patterns, const grep_options&)
+  chunk_searcher(const cuda& backend, const pattern_set& patterns, const grep_options& options,
+                 std::string_view name)
       : backend_(backend),
         patterns_(patterns),
-        on_device_(patterns.patterns().size() == 1 && !patterns.ignore_case() && !patterns.has_empty())
+        on_device_(patterns.patterns().size() == 1 && !patterns.ignore_case() && !patterns.has_empty()),
+        lines_on_device_(on_device_ && !options.invert_match && !options.word_regexp && !options.line_regexp &&
+                         !options.only_matching && !options.color && !options.line_number && !options.byte_offset),
+        printing_(options.output == grep_output::lines),
+        prefix_(options.with_filename ? std::string(name) + ":" : std::string())
   {
   }
 
@@ -745,12 +838,21 @@ class chunk_searcher<cuda> {
     const auto search_start = clock_type::now();
     WARPDEX_CUDA_TRY(cudaStreamWaitEvent(backend_.stream, copied_[slot].event, 0));
     const std::string& pattern = patterns_.patterns().front();
-    std::vector<std::uint64_t> found =
-        find_matches(backend_, std::span<const byte>(device_[slot].data(), searched.size), as_bytes(pattern))
-            .to_vector();
-    float copy_ms = 0;
-    WARPDEX_CUDA_TRY(cudaEventElapsedTime(&copy_ms, copy_started_[slot].event, copied_[slot].event));
-    copy_seconds_ += copy_ms * 1e-3;
+    const std::span<const byte> text(device_[slot].data(), searched.size);
+    const auto add_copy_time = [&] {
+      float copy_ms = 0;
+      WARPDEX_CUDA_TRY(cudaEventElapsedTime(&copy_ms, copy_started_[slot].event, copied_[slot].event));
+      copy_seconds_ += copy_ms * 1e-3;
+    };
+    // A chunk with a NUL byte makes the input binary from a place only the host walk finds.
+    if (lines_on_device_ && !walker.binary() && count_matches(backend_, text, as_bytes(std::string_view("\0", 1))) == 0) {
+      take_device_lines(text, as_bytes(pattern), walker);
+      add_copy_time();
+      seconds.search += seconds_since(search_start);
+      return;
+    }
+    std::vector<std::uint64_t> found = find_matches(backend_, text, as_bytes(pattern)).to_vector();
+    add_copy_time();
     seconds.search += seconds_since(search_start);
     walker.walk(searched.bytes.data(), searched.size, searched.base,
                 position_list(searched.bytes.data(), std::move(found), pattern.size()));
@@ -759,9 +861,31 @@ class chunk_searcher<cuda> {
   [[nodiscard]] double copy_seconds() const { return copy_seconds_; }
 
  private:
+  /// The matching lines of a chunk without NUL bytes, counted or formatted on the GPU.
+  void take_device_lines(std::span<const byte> text, std::span<const byte> pattern, line_walker& walker)
+  {
+    if (walker.done()) { return; }
+    if (!printing_) {
+      walker.take_lines(count_matching_lines(backend_, text, pattern), {});
+      return;
+    }
+    const buffer<line_span> lines = find_matching_lines(backend_, text, pattern);
+    if (lines.empty()) { return; }
+    const buffer<byte> formatted = gather_lines(backend_, text, lines.span(), prefix_);
+    if (output_.size() < formatted.size()) { output_ = make_pinned_buffer<byte>(formatted.size()); }
+    WARPDEX_CUDA_TRY(cudaMemcpyAsync(output_.data(), formatted.data(), formatted.size(), cudaMemcpyDeviceToHost,
+                                     backend_.stream));
+    backend_.synchronize();
+    walker.take_lines(lines.size(), std::span<const byte>(output_.data(), formatted.size()));
+  }
+
   cuda backend_;
   const pattern_set& patterns_;
   bool on_device_;
+  bool lines_on_device_;  ///< the options ask for nothing but the matching lines
+  bool printing_;         ///< lines are printed (not only counted)
+  std::string prefix_;    ///< each printed line's: the file name and ':', or nothing
+  buffer<byte> output_;   ///< pinned: the formatted lines of the last chunk
   owned_stream copy_;  // declared before the buffers and events, so that it outlives them
   std::array<owned_event, 2> copy_started_;
   std::array<owned_event, 2> copied_;
@@ -781,8 +905,13 @@ grep_result grep_stream(const Backend& backend, std::FILE* input, std::string_vi
   line_walker walker(set, name, options, output);
   grep_stage_seconds seconds;
   {
-    chunk_reader reader(input, name, options.chunk_bytes, !std::is_same_v<Backend, host>);
-    chunk_searcher<Backend> searcher(backend, set, options);
+    constexpr bool on_host = std::is_same_v<Backend, host>;
+    const unsigned threads =
+        options.reader_threads != 0 ? options.reader_threads
+        : on_host                   ? 1U
+                                    : std::clamp(std::thread::hardware_concurrency(), 1U, 16U);
+    chunk_reader reader(input, name, options.chunk_bytes, !on_host, threads);
+    chunk_searcher<Backend> searcher(backend, set, options, name);
     int slot = 0;
     chunk* current = reader.next();
     if (current != nullptr) { searcher.stage(*current, slot); }

@@ -267,5 +267,51 @@ TYPED_TEST(grep_test, a_write_error_is_reported)
       {"write error", "No space left on device"});
 }
 
+TYPED_TEST(grep_test, a_file_read_by_several_threads_gives_grep_output)
+{
+  // Pieces of at least 4 MiB each: 13 MiB make three pieces a chunk, one shorter than the others, and
+  // a 9 MiB chunk makes the file two chunks, the first a pread over two threads.
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  std::string text;
+  while (text.size() < (std::uint64_t{13} << 20)) { text += words_text(4096, random); }
+  const auto file = this->write_file("large.txt", text + "warp without newline");
+  for (const std::uint64_t chunk : {std::uint64_t{64} << 20, std::uint64_t{9} << 20}) {
+    for (const grep_output output : {grep_output::count, grep_output::lines, grep_output::files_with_matches}) {
+      grep_options options;
+      options.output = output;
+      options.chunk_bytes = chunk;
+      options.reader_threads = 3;
+      const std::string flag = output == grep_output::count ? "-c" : output == grep_output::lines ? "" : "-l";
+      SCOPED_TRACE("chunk " + std::to_string(chunk) + ", flag " + flag);
+      EXPECT_EQ(warpdex_grep(this->backend(), options, "warpdex lane", {file}),
+                reference_grep(flag, "warpdex lane", {file}, this->folder_));
+      EXPECT_EQ(warpdex_grep(this->backend(), options, "warp", {file}),
+                reference_grep(flag, "warp", {file}, this->folder_));
+    }
+  }
+}
+
+TYPED_TEST(grep_test, a_nul_byte_after_chunks_of_text_makes_the_rest_binary)
+{
+  // Chunks of text searched (on the GPU: lines formatted there) before the chunk holding the NUL byte.
+  std::mt19937_64 random(std::random_device{}());
+  std::string text = words_text(60000, random);
+  text.insert(text.size() * 3 / 4, std::string(1, '\0'));
+  const auto file = this->write_file("late_binary.bin", text);
+  for (const char* flag : {"", "-c", "-l", "-L"}) {
+    grep_options options;
+    options.output = std::string(flag) == "-c"   ? grep_output::count
+                     : std::string(flag) == "-l" ? grep_output::files_with_matches
+                     : std::string(flag) == "-L" ? grep_output::files_without_match
+                                                 : grep_output::lines;
+    options.chunk_bytes = 1 << 16;
+    SCOPED_TRACE(std::string("flag ") + flag);
+    EXPECT_EQ(warpdex_grep(this->backend(), options, "warp", {file}),
+              reference_grep(flag, "warp", {file}, this->folder_));
+  }
+}
+
 }  // namespace
 }  // namespace warpdex::testing

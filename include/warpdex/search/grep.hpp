@@ -17,8 +17,12 @@
 ///
 /// Search: on the host backend, one pass per chunk that jumps between candidates found with memchr on the
 /// patterns' rarest bytes, verified in place, then from the matching line's end on. On the cuda backend,
-/// one pattern without -i is found on the GPU (`find_matches` over the chunk, copied there while the
-/// previous chunk is searched); several patterns or -i are searched on the host.
+/// one pattern without -i is found on the GPU (over the chunk, copied there while the previous chunk is
+/// searched); several patterns or -i are searched on the host. When the chunk holds no NUL byte and no
+/// option asks for more than the lines themselves (no -v, -w, -x, -o, -n, -b, --color), the GPU finds the
+/// matching lines (`find_matching_lines`) and, for printed lines, formats them (`gather_lines`): one copy
+/// brings back the output, or only the count for -c, -l, -L and -q. Otherwise the positions of the
+/// occurrences come back and the host walks the lines.
 ///
 /// Binary input, as GNU grep: GNU grep reads 96 KiB at a time, and from the buffer holding the first NUL
 /// byte on (from the start of the line its read began in), the input is binary: NUL bytes end lines, and
@@ -63,6 +67,11 @@ struct grep_options {
   /// larger one). Memory use is `grep_pipeline_slots` chunks on the host (pinned with the cuda backend)
   /// plus, with the cuda backend, two on the GPU and the positions of one chunk's matches.
   std::uint64_t chunk_bytes = std::uint64_t{1} << 26;
+  /// Threads reading each chunk of a regular file, each a disjoint range with pread (0: automatic, which
+  /// is one on the host backend, whose chunks are small, and up to 16, one per core, on the cuda backend,
+  /// where one thread copying from the page cache would bound the whole pipeline). Pipes and terminals
+  /// are read by one thread.
+  unsigned reader_threads = 0;
 };
 
 /// The chunk size `warpdex grep` uses when none is given: small on the host (the chunks stay in the

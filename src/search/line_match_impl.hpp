@@ -1,0 +1,193 @@
+#pragma once
+// line_match.hpp written once against Thrust execution policies; line_match_cuda.cu and
+// line_match_host.cpp instantiate it for their backend (the host one on Thrust's OpenMP system).
+//
+// From the ascending occurrences p_0 < p_1 < ... (find_matches), occurrence j opens a line when a newline
+// lies in [p_{j-1}, p_j): it looks back from p_j to p_{j-1} + 1 and stops at the first newline. The
+// ranges looked at are disjoint, so the work is at most the text's bytes, and no pass over the text
+// marks line starts. A line's end is found by looking forward from the occurrence that opens it.
+
+#include "../core/thrust_backend.hpp"
+
+#include <warpdex/core/config.hpp>
+#include <warpdex/core/error.hpp>
+#include <warpdex/search/line_match.hpp>
+
+#include <thrust/copy.h>
+#include <thrust/count.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/scan.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace warpdex::detail {
+
+inline constexpr std::uint64_t no_line = std::numeric_limits<std::uint64_t>::max();
+
+/// For occurrence j: its line, begin .. (the occurrence, for now) when it is the first occurrence in its
+/// line, else a span whose begin is `no_line`.
+struct opened_line {
+  const std::uint8_t* text;
+  const std::uint64_t* positions;
+
+  WARPDEX_HOST_DEVICE line_span operator()(std::uint64_t j) const
+  {
+    const std::uint64_t at = positions[j];
+    const std::uint64_t lower = j == 0 ? 0 : positions[j - 1] + 1;
+    for (std::uint64_t q = at; q > lower; --q) {
+      if (text[q - 1] == '\n') { return {q, at}; }
+    }
+    return {j == 0 ? 0 : no_line, at};
+  }
+};
+
+struct opens_line {
+  WARPDEX_HOST_DEVICE bool operator()(const line_span& line) const { return line.begin != no_line; }
+};
+
+/// Moves each line's end from its first occurrence to its newline (or the text's end).
+struct line_end_finder {
+  const std::uint8_t* text;
+  std::uint64_t size;
+
+  WARPDEX_HOST_DEVICE void operator()(line_span& line) const
+  {
+    std::uint64_t end = line.end;
+    while (end < size && text[end] != '\n') { ++end; }
+    line.end = end;
+  }
+};
+
+struct formatted_size {
+  std::uint64_t prefix_size;
+  WARPDEX_HOST_DEVICE std::uint64_t operator()(const line_span& line) const
+  {
+    return prefix_size + (line.end - line.begin) + 1;
+  }
+};
+
+struct line_copier {
+  const std::uint8_t* text;
+  const line_span* lines;
+  const std::uint64_t* offsets;
+  const std::uint8_t* prefix;
+  std::uint64_t prefix_size;
+  std::uint8_t* output;
+
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
+  {
+    std::uint8_t* to = output + offsets[i];
+    for (std::uint64_t k = 0; k < prefix_size; ++k) { *to++ = prefix[k]; }
+    for (std::uint64_t k = lines[i].begin; k < lines[i].end; ++k) { *to++ = text[k]; }
+    *to = '\n';
+  }
+};
+
+inline void check_line_pattern(std::span<const std::uint8_t> pattern, const char* caller)
+{
+  WARPDEX_EXPECTS(!pattern.empty(), std::string(caller) + ": the pattern is empty (it would match every line)");
+  WARPDEX_EXPECTS(std::find(pattern.begin(), pattern.end(), std::uint8_t{'\n'}) == pattern.end(),
+                  std::string(caller) + ": the pattern holds a newline, so it cannot lie within a line");
+}
+
+template <class Backend>
+std::uint64_t count_matching_lines_impl(const Backend& backend, std::span<const std::uint8_t> text,
+                                        std::span<const std::uint8_t> pattern, match_algorithm algorithm)
+{
+  check_line_pattern(pattern, "count_matching_lines");
+  const buffer<std::uint64_t> positions = find_matches(backend, text, pattern, algorithm);
+  const auto lines = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
+                                                     opened_line{text.data(), positions.data()});
+  return static_cast<std::uint64_t>(thrust::count_if(policy(backend), lines, lines + positions.size(), opens_line{}));
+}
+
+template <class Backend>
+buffer<line_span> find_matching_lines_impl(const Backend& backend, std::span<const std::uint8_t> text,
+                                           std::span<const std::uint8_t> pattern, match_algorithm algorithm)
+{
+  check_line_pattern(pattern, "find_matching_lines");
+  const buffer<std::uint64_t> positions = find_matches(backend, text, pattern, algorithm);
+  const auto opened = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
+                                                      opened_line{text.data(), positions.data()});
+  const auto count = static_cast<std::size_t>(
+      thrust::count_if(policy(backend), opened, opened + positions.size(), opens_line{}));
+  buffer<line_span> lines = make_buffer<line_span>(backend, count);
+  if (count == 0) { return lines; }
+  thrust::copy_if(policy_nosync(backend), opened, opened + positions.size(), lines.data(), opens_line{});
+  thrust::for_each(policy_nosync(backend), lines.data(), lines.data() + count, line_end_finder{text.data(), text.size()});
+  backend.synchronize();
+  return lines;
+}
+
+template <class Backend>
+buffer<std::uint8_t> gather_lines_impl(const Backend& backend, std::span<const std::uint8_t> text,
+                                       std::span<const line_span> lines, std::string_view prefix)
+{
+  if constexpr (std::is_same_v<Backend, host>) {
+    for (const line_span& line : lines) {
+      WARPDEX_EXPECTS(line.begin <= line.end && line.end <= text.size(),
+                      "gather_lines: a line [" + std::to_string(line.begin) + ", " + std::to_string(line.end) +
+                          ") lies outside the text of " + std::to_string(text.size()) + " bytes");
+    }
+  }
+  if (lines.empty()) { return make_buffer<std::uint8_t>(backend, 0); }
+  // offsets[i] is where line i's output begins; offsets[n] is the total.
+  buffer<std::uint64_t> offsets = make_buffer<std::uint64_t>(backend, lines.size() + 1);
+  const auto sizes = thrust::make_transform_iterator(lines.data(), formatted_size{prefix.size()});
+  thrust::exclusive_scan(policy_nosync(backend), sizes, sizes + lines.size(), offsets.data(), std::uint64_t{0});
+  const line_span last = read_back(backend, lines.data() + lines.size() - 1);
+  const std::uint64_t total =
+      read_back(backend, offsets.data() + lines.size() - 1) + formatted_size{prefix.size()}(last);
+  buffer<std::uint8_t> prefix_bytes = make_buffer<std::uint8_t>(backend, prefix.size());
+  prefix_bytes.copy_from({reinterpret_cast<const std::uint8_t*>(prefix.data()), prefix.size()});
+  buffer<std::uint8_t> output = make_buffer<std::uint8_t>(backend, total);
+  thrust::for_each(policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                   thrust::counting_iterator<std::uint64_t>(lines.size()),
+                   line_copier{text.data(), lines.data(), offsets.data(), prefix_bytes.data(), prefix.size(),
+                               output.data()});
+  backend.synchronize();
+  return output;
+}
+
+}  // namespace warpdex::detail
+
+namespace warpdex {
+
+template <class Backend>
+std::uint64_t count_matching_lines(const Backend& backend, std::span<const std::uint8_t> text,
+                                   std::span<const std::uint8_t> pattern, match_algorithm algorithm)
+{
+  return detail::count_matching_lines_impl(backend, text, pattern, algorithm);
+}
+
+template <class Backend>
+buffer<line_span> find_matching_lines(const Backend& backend, std::span<const std::uint8_t> text,
+                                      std::span<const std::uint8_t> pattern, match_algorithm algorithm)
+{
+  return detail::find_matching_lines_impl(backend, text, pattern, algorithm);
+}
+
+template <class Backend>
+buffer<std::uint8_t> gather_lines(const Backend& backend, std::span<const std::uint8_t> text,
+                                  std::span<const line_span> lines, std::string_view prefix)
+{
+  return detail::gather_lines_impl(backend, text, lines, prefix);
+}
+
+}  // namespace warpdex
+
+// Instantiates the public functions for one backend (in its translation unit, at namespace scope).
+#define WARPDEX_INSTANTIATE_LINE_MATCH(Backend)                                                                 \
+  template std::uint64_t warpdex::count_matching_lines<Backend>(const Backend&, std::span<const std::uint8_t>, \
+                                                                std::span<const std::uint8_t>, warpdex::match_algorithm); \
+  template warpdex::buffer<warpdex::line_span> warpdex::find_matching_lines<Backend>(                          \
+      const Backend&, std::span<const std::uint8_t>, std::span<const std::uint8_t>, warpdex::match_algorithm); \
+  template warpdex::buffer<std::uint8_t> warpdex::gather_lines<Backend>(                                       \
+      const Backend&, std::span<const std::uint8_t>, std::span<const warpdex::line_span>, std::string_view);
