@@ -43,6 +43,7 @@ struct grep_command_options {
   std::string color = "never";
   std::uint64_t chunk_mib = 0;  ///< 0: the backend's default
   unsigned reader_threads = 0;  ///< 0: the backend's default
+  bool fixed_strings = false;   ///< -F: accepted; patterns are always fixed strings
 };
 
 /// One run of grep over its operands, with grep's exit status.
@@ -253,6 +254,8 @@ void add_grep_command(CLI::App& app, const global_options& globals)
   grep->add_option("-f,--file", opts->pattern_files, "Read patterns from FILE, one a line")
       ->type_name("FILE")
       ->allow_extra_args(false);
+  grep->add_flag("-F,--fixed-strings", opts->fixed_strings,
+                 "Patterns are fixed strings (always so here; accepted as grep -F takes it)");
   grep->add_flag("-i,--ignore-case", opts->ignore_case, "ASCII letters match either case");
   grep->add_flag("-v,--invert-match", opts->invert_match, "Select the lines that do not match");
   grep->add_flag("-w,--word-regexp", opts->word_regexp, "Match only whole words");

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -76,15 +77,47 @@ class device_pool_resource final : public memory_resource {
   cudaMemPool_t pool_ = nullptr;
 };
 
+/// cudaMallocHost pins every page, which costs about as much as a copy of the bytes, and cudaFreeHost
+/// unpins them: freed blocks of `pinned_cache_min_bytes` or more are kept, up to `pinned_cache_bytes` in
+/// all, and handed to the next allocation of the same rounded size, so a pipeline that allocates its
+/// staging buffers per input (grep over many files, benchmarks' repeated runs) pins once. A block is
+/// cached after the device is synchronized, as cudaFreeHost would: no copy still in flight uses it when
+/// it is handed out again. Cached blocks are never returned before the process ends, except when an
+/// allocation fails, which frees them all and tries again.
 class pinned_memory_resource final : public memory_resource {
  public:
   [[nodiscard]] memory_kind kind() const noexcept override { return memory_kind::pinned; }
 
  private:
-  void* do_allocate(std::size_t bytes, stream_t) override
+  static constexpr std::size_t pinned_cache_min_bytes = std::size_t{1} << 20;
+  static constexpr std::size_t pinned_cache_granule = std::size_t{2} << 20;
+  static constexpr std::size_t pinned_cache_bytes = std::size_t{1} << 30;
+
+  static std::size_t rounded(std::size_t bytes)
   {
+    if (bytes < pinned_cache_min_bytes) { return bytes; }
+    return (bytes + pinned_cache_granule - 1) / pinned_cache_granule * pinned_cache_granule;
+  }
+
+  void* do_allocate(std::size_t requested, stream_t) override
+  {
+    const std::size_t bytes = rounded(requested);
+    {
+      const std::lock_guard lock(mutex_);
+      if (const auto cached = cached_.find(bytes); cached != cached_.end()) {
+        void* pointer = cached->second;
+        cached_.erase(cached);
+        cached_bytes_ -= bytes;
+        return pointer;
+      }
+    }
     void* pointer = nullptr;
-    const cudaError_t status = cudaMallocHost(&pointer, bytes);
+    cudaError_t status = cudaMallocHost(&pointer, bytes);
+    if (status == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      release_cached();
+      status = cudaMallocHost(&pointer, bytes);
+    }
     if (status == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       throw out_of_memory("pinned host memory exhausted: could not allocate " + bytes_text(bytes));
@@ -92,7 +125,32 @@ class pinned_memory_resource final : public memory_resource {
     WARPDEX_CUDA_TRY(status);
     return pointer;
   }
-  void do_deallocate(void* pointer, std::size_t, stream_t) noexcept override { (void)cudaFreeHost(pointer); }
+
+  void do_deallocate(void* pointer, std::size_t requested, stream_t) noexcept override
+  {
+    const std::size_t bytes = rounded(requested);
+    if (bytes >= pinned_cache_min_bytes && cudaDeviceSynchronize() == cudaSuccess) {
+      const std::lock_guard lock(mutex_);
+      if (cached_bytes_ + bytes <= pinned_cache_bytes) {
+        cached_.emplace(bytes, pointer);
+        cached_bytes_ += bytes;
+        return;
+      }
+    }
+    (void)cudaFreeHost(pointer);
+  }
+
+  void release_cached() noexcept
+  {
+    const std::lock_guard lock(mutex_);
+    for (const auto& [bytes, pointer] : cached_) { (void)cudaFreeHost(pointer); }
+    cached_.clear();
+    cached_bytes_ = 0;
+  }
+
+  std::mutex mutex_;
+  std::multimap<std::size_t, void*> cached_;
+  std::size_t cached_bytes_ = 0;
 };
 
 }  // namespace
@@ -117,8 +175,10 @@ memory_resource* device_resource(int device)
 
 memory_resource* pinned_resource()
 {
-  static pinned_memory_resource resource;
-  return &resource;
+  // Never destroyed: buffers freed during static destruction still find it, and the cached blocks are
+  // the operating system's to reclaim at exit.
+  static auto* const resource = new pinned_memory_resource;
+  return resource;
 }
 
 namespace detail {

@@ -47,6 +47,7 @@
 namespace warpdex::graph::detail {
 
 using warpdex::detail::policy;
+using warpdex::detail::policy_nosync;
 using warpdex::detail::read_back;
 
 /// Atomic minimum; returns the value before. T is uint32, uint64 or a non-negative float (whose bit
@@ -265,7 +266,9 @@ class sssp_run {
   sssp_result<Weight, Backend> run(vertex_id source)
   {
     const auto started = std::chrono::steady_clock::now();
-    const auto exec = policy(backend_);
+    // Work that returns nothing stays queued on the stream: a round is many short steps, and a
+    // synchronization after each cost more than the steps on large-diameter graphs.
+    const auto exec = policy_nosync(backend_);
     statistics_.algorithm =
         options_.algorithm == sssp_algorithm::automatic ? sssp_algorithm::delta_stepping : options_.algorithm;
     thrust::fill(exec, distances_.data(), distances_.data() + n_, unreachable<Weight>);
@@ -302,8 +305,7 @@ class sssp_run {
   std::uint64_t relax(const vertex_id* frontier, std::uint64_t count, vertex_id* next)
   {
     if (count == 0) { return 0; }
-    const auto exec = policy(backend_);
-    thrust::for_each(exec, frontier, frontier + count, clear_flag{queued_.data()});
+    thrust::for_each(policy_nosync(backend_), frontier, frontier + count, clear_flag{queued_.data()});
     return expand(frontier, count, next, [&](const frontier_arc& arcs, vertex_id* out) {
       return relax_slot<Weight, distance_type>{arcs, view_, distances_.data(), queued_.data(), out};
     });
@@ -314,7 +316,7 @@ class sssp_run {
   template <class MakeSlot>
   std::uint64_t expand(const vertex_id* frontier, std::uint64_t count, vertex_id* next, MakeSlot&& make_slot)
   {
-    const auto exec = policy(backend_);
+    const auto exec = policy_nosync(backend_);
     // starts[i] = the first slot of frontier[i]; starts[count] = the slots in all.
     auto starts = make_buffer<std::uint64_t>(backend_, count + 1);
     const auto degrees = thrust::make_transform_iterator(frontier, out_degree{view_.row_offsets});
@@ -329,7 +331,8 @@ class sssp_run {
                             static_cast<std::uint32_t>(count)};
     thrust::for_each(exec, thrust::counting_iterator<std::uint64_t>(0), thrust::counting_iterator<std::uint64_t>(slots),
                      make_slot(arcs, out.data()));
-    return static_cast<std::uint64_t>(thrust::copy_if(exec, out.data(), out.data() + slots, next, is_vertex{}) - next);
+    return static_cast<std::uint64_t>(
+        thrust::copy_if(policy(backend_), out.data(), out.data() + slots, next, is_vertex{}) - next);
   }
 
   void bellman_ford(vertex_id source)
@@ -423,8 +426,7 @@ class sssp_run {
       const std::uint64_t near_end = offsets[bucket + 1];
       // The vertices the round queues go to the front of the new queue, the later buckets after them.
       const std::uint64_t added = relax(split.data() + near_begin, near_end - near_begin, queue.data());
-      const auto exec = policy(backend_);
-      thrust::copy(exec, split.data() + near_end, split.data() + count, queue.data() + added);
+      thrust::copy(policy_nosync(backend_), split.data() + near_end, split.data() + count, queue.data() + added);
       count = added + (count - near_end);
     }
   }
@@ -475,7 +477,7 @@ class sssp_run {
   /// BFS over the tight arcs from the source (see sssp.hpp for the tree it gives).
   buffer<vertex_id> predecessor_tree(vertex_id source)
   {
-    const auto exec = policy(backend_);
+    const auto exec = policy_nosync(backend_);
     auto predecessors = make_buffer<vertex_id>(backend_, n_);
     auto levels = make_buffer<std::uint32_t>(backend_, n_);
     thrust::fill(exec, predecessors.data(), predecessors.data() + n_, no_vertex);

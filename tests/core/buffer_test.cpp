@@ -275,6 +275,33 @@ TEST_F(device_buffer_test, pinned_memory_is_host_accessible_and_feeds_the_device
   EXPECT_EQ(device.to_vector(), values);
 }
 
+TEST_F(device_buffer_test, a_freed_pinned_block_is_reused_only_after_the_copies_using_it_land)
+{
+  // 37 MiB of pinned memory (a size no other test uses) is cached when freed: the next allocation of that
+  // rounded size gets it back, and a copy queued from it before it was freed has landed by then (the
+  // device was synchronized).
+  constexpr std::size_t count = (std::size_t{37} << 20) / sizeof(std::uint32_t);
+  const std::vector<std::uint32_t> values = random_values<std::uint32_t>(count, 5);
+  auto device = warpdex::make_device_buffer<std::uint32_t>(count);
+  const std::uint32_t* first_address = nullptr;
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  {
+    auto pinned = warpdex::make_pinned_buffer<std::uint32_t>(count);
+    first_address = pinned.data();
+    std::copy(values.begin(), values.end(), pinned.data());
+    ASSERT_EQ(cudaMemcpyAsync(device.data(), pinned.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                              stream),
+              cudaSuccess);
+  }  // freed with the copy possibly in flight on a stream of its own
+  auto again = warpdex::make_pinned_buffer<std::uint32_t>(count - 7);  // the same 2 MiB-rounded size
+  EXPECT_EQ(again.data(), first_address);
+  std::fill(again.data(), again.data() + again.size(), 0U);  // must not change what the copy read
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_EQ(device.to_vector(), values);
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
 TEST_F(device_buffer_test, exhaustion_throws_out_of_memory_and_leaves_the_device_usable)
 {
   if (warpdex::testing::under_compute_sanitizer()) {
