@@ -44,39 +44,93 @@ WARPDEX_HOST_DEVICE inline std::uint64_t scale_to_slots(std::uint64_t hash, std:
 }
 
 template <class Key, class Value>
-WARPDEX_HOST_DEVICE hashfight_entry<Key, Value>* slot_of(const hashfight_subtable<Key, Value>& table, Key key)
+WARPDEX_HOST_DEVICE std::uint64_t slot_index(const hashfight_subtable<Key, Value>& table, Key key)
 {
-  return table.entries + scale_to_slots(fmix64(static_cast<std::uint64_t>(key) ^ table.seed), table.slots);
+  return scale_to_slots(fmix64(static_cast<std::uint64_t>(key) ^ table.seed), table.slots);
 }
 
-/// Fight: the pair's key into its slot's key word; racing stores, one survives untorn.
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE hashfight_entry<Key, Value>* slot_of(const hashfight_subtable<Key, Value>& table, Key key)
+{
+  return table.entries + slot_index(table, key);
+}
+
+/// The slots [first, end) of a sub-table that one pass of a chunked step may touch (all of them when the
+/// sub-table is one chunk).
+struct slot_range {
+  std::uint64_t first;
+  std::uint64_t end;
+  WARPDEX_HOST_DEVICE bool holds(std::uint64_t slot) const { return slot >= first && slot < end; }
+};
+
+/// Fight: the pair's key into its slot's key word when the slot lies in this pass's range; racing
+/// stores, one survives untorn.
 template <class Key, class Value>
 struct fight_key {
   const Key* keys;
   hashfight_subtable<Key, Value> table;
+  slot_range range;
   WARPDEX_HOST_DEVICE void operator()(std::uint32_t position) const
   {
-    relaxed_store(&slot_of(table, keys[position])->key, keys[position]);
+    const Key key = keys[position];
+    const std::uint64_t slot = slot_index(table, key);
+    if (range.holds(slot)) { relaxed_store(&table.entries[slot].key, key); }
   }
 };
 
-/// Check: the pair's key won its slot → raise the slot's value to the pair's and leave (collided = 0);
-/// another key won → stay (collided = 1). Only pairs of the winning key touch the value word.
+/// Check (pairs whose slot lies in this pass's range): the pair's key won its slot → raise the slot's
+/// value to the pair's and leave (collided = 0); another key won → stay (collided = 1). Only pairs of the
+/// winning key touch the value word. Every pair's slot lies in exactly one range, so the passes of a
+/// round write every collided flag once.
 template <class Key, class Value>
 struct check_key {
   const Key* keys;
   const Value* values;
   const std::uint32_t* actives;
   hashfight_subtable<Key, Value> table;
+  slot_range range;
   std::uint8_t* collided;
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
   {
     const std::uint32_t position = actives[k];
     const Key key = keys[position];
-    hashfight_entry<Key, Value>* entry = slot_of(table, key);
+    const std::uint64_t slot = slot_index(table, key);
+    if (!range.holds(slot)) { return; }
+    hashfight_entry<Key, Value>* entry = table.entries + slot;
     const bool won = relaxed_load(&entry->key) == key;
     if (won) { relaxed_fetch_max(&entry->value, values[position]); }
     collided[k] = won ? 0 : 1;
+  }
+};
+
+/// One pass of a chunked probe of one sub-table: each pending query whose slot lies in the range reads
+/// it; its own key → its value, an empty slot → a miss (both resolve the query); another key → it stays
+/// pending for the next sub-table. The reserved empty key resolves as a miss at once (it would match an
+/// empty slot).
+template <class Key, class Value>
+struct probe_chunk {
+  const Key* queries;
+  hashfight_subtable<Key, Value> table;
+  slot_range range;
+  Value* values;
+  std::uint8_t* pending;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
+  {
+    constexpr Key empty = std::numeric_limits<Key>::max();
+    if (pending[k] == 0) { return; }
+    const Key key = queries[k];
+    if (key == empty) {
+      values[k] = std::numeric_limits<Value>::max();
+      pending[k] = 0;
+      return;
+    }
+    const std::uint64_t slot = slot_index(table, key);
+    if (!range.holds(slot)) { return; }
+    const hashfight_entry<Key, Value> entry = table.entries[slot];
+    if (entry.key == key || entry.key == empty) {
+      values[k] = entry.key == key ? entry.value : std::numeric_limits<Value>::max();
+      pending[k] = 0;
+    }
   }
 };
 
@@ -110,6 +164,35 @@ struct find_value {
     return at < leftover_count && leftover_keys[at] == key ? leftover_values[at] : miss;
   }
 };
+
+/// The queries still pending after the chunked sub-tables: the unchunked sub-tables, then the leftovers.
+template <class Key, class Value>
+struct finish_pending {
+  const Key* queries;
+  find_value<Key, Value> rest;
+  Value* values;
+  const std::uint8_t* pending;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
+  {
+    if (pending[k] != 0) { values[k] = rest(queries[k]); }
+  }
+};
+
+/// The slots of pass `chunk` of `chunks` over a sub-table of `slots` slots: equal ranges, in order.
+inline slot_range chunk_range(std::uint64_t slots, std::uint64_t chunk, std::uint64_t chunks)
+{
+  const auto bound = [&](std::uint64_t c) {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(slots) * c) / chunks);
+  };
+  return slot_range{bound(chunk), bound(chunk + 1)};
+}
+
+/// The chunk a map of `Backend` uses for `requested` (0: the backend's automatic one).
+template <class Backend>
+std::uint64_t resolve_chunk_bytes(std::uint64_t requested)
+{
+  return requested == 0 ? hashfight_auto_chunk_bytes<Backend>() : requested;
+}
 
 template <class Value>
 struct is_not_miss {
@@ -167,7 +250,7 @@ namespace warpdex::dpp {
 template <class Key, class Value, class Backend>
 hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::span<const Key> keys,
                                                   std::span<const Value> values, hashfight_options options)
-    : backend_(backend), options_(options)
+    : backend_(backend), options_(options), chunk_bytes_(detail::resolve_chunk_bytes<Backend>(options.chunk_bytes))
 {
   using entry = hashfight_entry<Key, Value>;
   using subtable = hashfight_subtable<Key, Value>;
@@ -205,13 +288,19 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
       thrust::fill(detail::policy_nosync(backend), table.data(), table.data() + slots, entry{empty_key, Value{0}});
       const subtable view{table.data(), slots,
                           detail::hashfight_round_seed(options.seed, static_cast<std::uint32_t>(views.size()))};
-      // Two algorithm calls: every store of the fight is visible to the check.
-      thrust::for_each(detail::policy_nosync(backend), actives.data(), actives.data() + active,
-                       detail::fight_key<Key, Value>{keys.data(), view});
-      thrust::for_each(
-          detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
-          thrust::counting_iterator<std::uint64_t>(active),
-          detail::check_key<Key, Value>{keys.data(), values.data(), actives.data(), view, collided.data()});
+      const std::uint64_t chunks = hashfight_chunk_count(slots, sizeof(entry), chunk_bytes_);
+      if (chunks > 1) { ++chunked_subtables_; }
+      // Per range of slots, two algorithm calls: every store of the range's fight is visible to its
+      // check. Ranges are disjoint, so one range's check cannot see another's fight.
+      for (std::uint64_t chunk = 0; chunk < chunks; ++chunk) {
+        const detail::slot_range range = detail::chunk_range(slots, chunk, chunks);
+        thrust::for_each(detail::policy_nosync(backend), actives.data(), actives.data() + active,
+                         detail::fight_key<Key, Value>{keys.data(), view, range});
+        thrust::for_each(
+            detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+            thrust::counting_iterator<std::uint64_t>(active),
+            detail::check_key<Key, Value>{keys.data(), values.data(), actives.data(), view, range, collided.data()});
+      }
       const auto end = thrust::copy_if(detail::policy(backend), actives.data(), actives.data() + active,
                                        collided.data(), survivors.data(), detail::is_set{});
       const auto stayed = static_cast<std::uint64_t>(end - survivors.data());
@@ -254,12 +343,46 @@ void hashfight_map<Key, Value, Backend>::find(std::span<const Key> queries, std:
   WARPDEX_EXPECTS(values.size() == queries.size(), "hashfight_map::find: " + std::to_string(queries.size()) +
                                                        " queries but " + std::to_string(values.size()) + " values");
   detail::reporting_allocation_failure("hashfight_map::find", [&] {
-    thrust::transform(
-        detail::policy_nosync(backend_), queries.data(), queries.data() + queries.size(), values.data(),
-        detail::find_value<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()), leftover_keys_.data(),
-                                       leftover_values_.data(), leftover_keys_.size()});
+    find_into(queries, values.data());
     backend_.synchronize();
   });
+}
+
+template <class Key, class Value, class Backend>
+void hashfight_map<Key, Value, Backend>::find_into(std::span<const Key> queries, Value* values) const
+{
+  const std::uint64_t n = queries.size();
+  const auto rest_from = [&](std::uint32_t first_table) {
+    return detail::find_value<Key, Value>{views_.data() + first_table,
+                                          static_cast<std::uint32_t>(views_.size()) - first_table,
+                                          leftover_keys_.data(), leftover_values_.data(), leftover_keys_.size()};
+  };
+  if (chunked_subtables_ == 0) {
+    thrust::transform(detail::policy_nosync(backend_), queries.data(), queries.data() + n, values, rest_from(0));
+    return;
+  }
+  // The chunked sub-tables (the first ones: sub-tables shrink round by round) one range of slots a pass,
+  // each pass over the queries still pending; then the rest as one probe.
+  auto pending = make_buffer<std::uint8_t>(backend_, n);
+  thrust::fill(detail::policy_nosync(backend_), pending.data(), pending.data() + n, std::uint8_t{1});
+  for (std::uint32_t t = 0; t < chunked_subtables_; ++t) {
+    const std::uint64_t slots = subtables_[t].size();
+    // The view's entries are not const (the build writes through it); the probe only reads them.
+    const hashfight_subtable<Key, Value> view{const_cast<hashfight_entry<Key, Value>*>(subtables_[t].data()), slots,
+                                              detail::hashfight_round_seed(options_.seed, t)};
+    const std::uint64_t chunks = hashfight_chunk_count(slots, sizeof(hashfight_entry<Key, Value>), chunk_bytes_);
+    for (std::uint64_t chunk = 0; chunk < chunks; ++chunk) {
+      thrust::for_each(detail::policy_nosync(backend_), thrust::counting_iterator<std::uint64_t>(0),
+                       thrust::counting_iterator<std::uint64_t>(n),
+                       detail::probe_chunk<Key, Value>{queries.data(), view, detail::chunk_range(slots, chunk, chunks),
+                                                       values, pending.data()});
+    }
+  }
+  thrust::for_each(
+      detail::policy_nosync(backend_), thrust::counting_iterator<std::uint64_t>(0),
+      thrust::counting_iterator<std::uint64_t>(n),
+      detail::finish_pending<Key, Value>{queries.data(), rest_from(chunked_subtables_), values, pending.data()});
+  // `pending` is freed on return, ordered on the backend's stream after the passes that use it.
 }
 
 template <class Key, class Value, class Backend>
@@ -268,12 +391,19 @@ void hashfight_map<Key, Value, Backend>::contains(std::span<const Key> queries, 
   WARPDEX_EXPECTS(found.size() == queries.size(), "hashfight_map::contains: " + std::to_string(queries.size()) +
                                                       " queries but " + std::to_string(found.size()) + " flags");
   detail::reporting_allocation_failure("hashfight_map::contains", [&] {
-    const auto values = thrust::make_transform_iterator(
-        queries.data(),
-        detail::find_value<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()), leftover_keys_.data(),
-                                       leftover_values_.data(), leftover_keys_.size()});
-    thrust::transform(detail::policy_nosync(backend_), values, values + queries.size(), found.data(),
-                      detail::is_not_miss<Value>{});
+    if (chunked_subtables_ == 0) {
+      const auto values = thrust::make_transform_iterator(
+          queries.data(),
+          detail::find_value<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()),
+                                         leftover_keys_.data(), leftover_values_.data(), leftover_keys_.size()});
+      thrust::transform(detail::policy_nosync(backend_), values, values + queries.size(), found.data(),
+                        detail::is_not_miss<Value>{});
+    } else {
+      auto values = make_buffer<Value>(backend_, queries.size());
+      find_into(queries, values.data());
+      thrust::transform(detail::policy_nosync(backend_), values.data(), values.data() + queries.size(), found.data(),
+                        detail::is_not_miss<Value>{});
+    }
     backend_.synchronize();
   });
 }

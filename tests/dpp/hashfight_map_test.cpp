@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -146,6 +147,74 @@ TYPED_TEST(hashfight_map_test, rounds_and_leftovers)
   const hashfight_map<std::uint32_t, std::uint32_t, TypeParam> one(this->backend(), k, v, one_round);
   EXPECT_EQ(one.rounds(), 1u);
   EXPECT_GT(one.leftover_size(), 0u);
+}
+
+/// Options that fight in chunked passes: sub-tables of more than `chunk_bytes` bytes split into ranges.
+hashfight_options chunked(double load_factor, std::uint64_t chunk_bytes)
+{
+  hashfight_options options = fighting(load_factor);
+  options.chunk_bytes = chunk_bytes;
+  return options;
+}
+
+template <class Key, class Backend>
+void chunked_builds_match(const Backend& backend, std::uint64_t seed)
+{
+  SCOPED_TRACE(sizeof(Key));
+  using map_type = hashfight_map<Key, Key, Backend>;
+  for (const double load_factor : {1.03, 2.0}) {
+    SCOPED_TRACE(load_factor);
+    std::vector<Key> keys, values, queries;
+    build_and_query<Key>(6000, 0.5, {}, seed, keys, values, queries);
+    // 512-byte ranges: the first sub-tables (6000 * lf entries of 8 or 16 bytes) take 12 to 375 passes;
+    // 1 byte: every sub-table is cut into as many ranges as it has slots, up to hashfight_max_chunks.
+    for (const std::uint64_t chunk_bytes : {std::uint64_t{512}, std::uint64_t{1}}) {
+      SCOPED_TRACE(chunk_bytes);
+      expect_map_matches(backend, keys, values, queries, chunked(load_factor, chunk_bytes));
+      const auto key_buffer = make_buffer_from<Key>(backend, keys);
+      const std::span<const Key> k(key_buffer.data(), keys.size());
+      const map_type map(backend, k, k, chunked(load_factor, chunk_bytes));
+      EXPECT_EQ(map.chunk_bytes(), chunk_bytes);
+      EXPECT_GE(map.chunked_subtables(), 2u);  // the multi-pass build and probe ran
+      EXPECT_EQ(map.size(), keys.size());
+    }
+    // Duplicate keys (about 4 pairs a key) keep the largest value in chunked passes too.
+    std::vector<Key> repeated(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) { repeated[i] = keys[i / 4]; }
+    expect_map_matches(backend, repeated, values, queries, chunked(load_factor, 512));
+  }
+}
+
+TYPED_TEST(hashfight_map_test, chunked_passes_answer_as_one_pass_does)
+{
+  chunked_builds_match<std::uint32_t>(this->backend(), case_seed(5));
+  chunked_builds_match<std::uint64_t>(this->backend(), fresh_seed());
+}
+
+TYPED_TEST(hashfight_map_test, automatic_chunk_per_backend)
+{
+  const std::vector<std::uint32_t> keys = {1, 2, 3};
+  const auto key_buffer = make_buffer_from<std::uint32_t>(this->backend(), keys);
+  const std::span<const std::uint32_t> k(key_buffer.data(), 3);
+  const hashfight_map<std::uint32_t, std::uint32_t, TypeParam> map(this->backend(), k, k, fighting(1.03, 0));
+  const std::uint64_t expected = std::is_same_v<TypeParam, warpdex::host> ? warpdex::dpp::hashfight_no_chunks
+                                                                          : warpdex::dpp::hashfight_gpu_chunk_bytes;
+  EXPECT_EQ(map.chunk_bytes(), expected);
+  EXPECT_EQ(map.chunked_subtables(), 0u);
+}
+
+TEST(hashfight_chunk_count, splits_into_ranges_of_at_most_the_chunk)
+{
+  using warpdex::dpp::hashfight_chunk_count;
+  EXPECT_EQ(hashfight_chunk_count(0, 8, 64), 1u);
+  EXPECT_EQ(hashfight_chunk_count(8, 8, 64), 1u);
+  EXPECT_EQ(hashfight_chunk_count(9, 8, 64), 2u);
+  EXPECT_EQ(hashfight_chunk_count(17, 16, 64), 5u);
+  EXPECT_EQ(hashfight_chunk_count(std::uint64_t{1} << 40, 8, warpdex::dpp::hashfight_no_chunks), 1u);
+  EXPECT_EQ(hashfight_chunk_count(5, 8, 1), 5u);  // a chunk smaller than an entry: one slot a pass
+  EXPECT_EQ(hashfight_chunk_count(std::uint64_t{1} << 30, 8, 64), warpdex::dpp::hashfight_max_chunks);
+  // 2^30 k32 pairs at load factor 1.5: a 12 GiB first sub-table, 6 passes of the automatic 2 GiB.
+  EXPECT_EQ(hashfight_chunk_count(std::uint64_t{3} << 29, 8, warpdex::dpp::hashfight_gpu_chunk_bytes), 6u);
 }
 
 template <class Key, class Backend>
