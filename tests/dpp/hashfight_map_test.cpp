@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <type_traits>
@@ -189,6 +190,56 @@ TYPED_TEST(hashfight_map_test, chunked_passes_answer_as_one_pass_does)
 {
   chunked_builds_match<std::uint32_t>(this->backend(), case_seed(5));
   chunked_builds_match<std::uint64_t>(this->backend(), fresh_seed());
+}
+
+/// n keys that all fight for one slot of round 0's sub-table (found by search: the slot of key k is the
+/// high word of fmix64(k ^ round seed) * slots, as in src/dpp/hashfight_impl.hpp).
+template <class Key>
+std::vector<Key> keys_sharing_round_zero_slot(std::uint64_t n, const hashfight_options& options)
+{
+  const std::uint64_t round_seed = warpdex::fmix64(options.seed + 0x9e3779b97f4a7c15ULL);
+  const auto slots = static_cast<std::uint64_t>(std::ceil(static_cast<double>(n) * options.load_factor));
+  const auto slot_of = [&](Key key) {
+    return static_cast<std::uint64_t>(
+        (static_cast<unsigned __int128>(warpdex::fmix64(static_cast<std::uint64_t>(key) ^ round_seed)) * slots) >> 64);
+  };
+  std::vector<Key> keys;
+  const std::uint64_t target = slot_of(Key{0});
+  for (Key key = 0; keys.size() < n; ++key) {
+    if (slot_of(key) == target) { keys.push_back(key); }
+  }
+  return keys;
+}
+
+template <class Key, class Backend>
+void one_slot_for_every_key(const Backend& backend)
+{
+  SCOPED_TRACE(sizeof(Key));
+  constexpr std::uint64_t n = 1500;
+  const hashfight_options options = fighting(1.03);
+  const auto keys = keys_sharing_round_zero_slot<Key>(n, options);
+  std::vector<Key> values(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) { values[i] = static_cast<Key>(i * 7); }
+  std::vector<Key> queries(keys);
+  for (Key q = 1; q < 200; ++q) { queries.push_back(q); }  // mostly absent
+  expect_map_matches(backend, keys, values, queries, options);
+  expect_map_matches(backend, keys, values, queries, chunked(1.03, 512));
+  // Round 0 stores one key; round 1's fresh seed parts the rest.
+  const auto key_buffer = make_buffer_from<Key>(backend, keys);
+  const std::span<const Key> k(key_buffer.data(), keys.size());
+  const hashfight_map<Key, Key, Backend> map(backend, k, k, options);
+  EXPECT_GE(map.rounds(), 2u);
+  EXPECT_LT(map.rounds(), 16u);
+  hashfight_options one_round = options;
+  one_round.max_rounds = 1;
+  const hashfight_map<Key, Key, Backend> first_round_only(backend, k, k, one_round);
+  EXPECT_EQ(first_round_only.leftover_size(), n - 1);  // the keys did share one slot
+}
+
+TYPED_TEST(hashfight_map_test, keys_built_to_share_one_slot)
+{
+  one_slot_for_every_key<std::uint32_t>(this->backend());
+  one_slot_for_every_key<std::uint64_t>(this->backend());
 }
 
 TYPED_TEST(hashfight_map_test, automatic_chunk_per_backend)
