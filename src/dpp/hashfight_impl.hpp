@@ -63,40 +63,57 @@ struct slot_range {
   WARPDEX_HOST_DEVICE bool holds(std::uint64_t slot) const { return slot >= first && slot < end; }
 };
 
-/// Fight: the pair's key into its slot's key word when the slot lies in this pass's range; racing
-/// stores, one survives untorn.
+/// The range of slots (pass) of each active pair in a chunked round: its slot / slots per range. Computed
+/// once a round, so that a pass reads 2 bytes for a pair of another range, not its position and key.
 template <class Key, class Value>
-struct fight_key {
+struct range_of_pair {
   const Key* keys;
+  const std::uint32_t* actives;
   hashfight_subtable<Key, Value> table;
-  slot_range range;
-  WARPDEX_HOST_DEVICE void operator()(std::uint32_t position) const
+  std::uint64_t slots_per_range;
+  std::uint16_t* ranges;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
   {
-    const Key key = keys[position];
-    const std::uint64_t slot = slot_index(table, key);
-    if (range.holds(slot)) { relaxed_store(&table.entries[slot].key, key); }
+    ranges[k] = static_cast<std::uint16_t>(slot_index(table, keys[actives[k]]) / slots_per_range);
   }
 };
 
-/// Check (pairs whose slot lies in this pass's range): the pair's key won its slot → raise the slot's
-/// value to the pair's and leave (collided = 0); another key won → stay (collided = 1). Only pairs of the
-/// winning key touch the value word. Every pair's slot lies in exactly one range, so the passes of a
-/// round write every collided flag once.
+/// Fight (active pair k; with `ranges`, only pairs of range `range`): the pair's key into its slot's key
+/// word; racing stores, one survives untorn.
+template <class Key, class Value>
+struct fight_key {
+  const Key* keys;
+  const std::uint32_t* actives;
+  hashfight_subtable<Key, Value> table;
+  const std::uint16_t* ranges;  // nullptr: one pass
+  std::uint16_t range;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
+  {
+    if (ranges != nullptr && ranges[k] != range) { return; }
+    const Key key = keys[actives[k]];
+    relaxed_store(&slot_of(table, key)->key, key);
+  }
+};
+
+/// Check (active pair k; with `ranges`, only pairs of range `range`): the pair's key won its slot → raise
+/// the slot's value to the pair's and leave (collided = 0); another key won → stay (collided = 1). Only
+/// pairs of the winning key touch the value word. Every pair lies in exactly one range, so the passes of
+/// a round write every collided flag once.
 template <class Key, class Value>
 struct check_key {
   const Key* keys;
   const Value* values;
   const std::uint32_t* actives;
   hashfight_subtable<Key, Value> table;
-  slot_range range;
+  const std::uint16_t* ranges;  // nullptr: one pass
+  std::uint16_t range;
   std::uint8_t* collided;
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
   {
+    if (ranges != nullptr && ranges[k] != range) { return; }
     const std::uint32_t position = actives[k];
     const Key key = keys[position];
-    const std::uint64_t slot = slot_index(table, key);
-    if (!range.holds(slot)) { return; }
-    hashfight_entry<Key, Value>* entry = table.entries + slot;
+    hashfight_entry<Key, Value>* entry = slot_of(table, key);
     const bool won = relaxed_load(&entry->key) == key;
     if (won) { relaxed_fetch_max(&entry->value, values[position]); }
     collided[k] = won ? 0 : 1;
@@ -178,13 +195,18 @@ struct finish_pending {
   }
 };
 
-/// The slots of pass `chunk` of `chunks` over a sub-table of `slots` slots: equal ranges, in order.
+/// Slots of each range when a sub-table of `slots` slots is cut into `chunks` ranges: ceil(slots /
+/// chunks), so that slot s lies in range s / this (the last ranges may be short or empty).
+inline std::uint64_t slots_per_range(std::uint64_t slots, std::uint64_t chunks)
+{
+  return (slots + chunks - 1) / chunks;
+}
+
+/// The slots of range `chunk` of `chunks` over a sub-table of `slots` slots.
 inline slot_range chunk_range(std::uint64_t slots, std::uint64_t chunk, std::uint64_t chunks)
 {
-  const auto bound = [&](std::uint64_t c) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(slots) * c) / chunks);
-  };
-  return slot_range{bound(chunk), bound(chunk + 1)};
+  const std::uint64_t per_range = slots_per_range(slots, chunks);
+  return slot_range{std::min(slots, chunk * per_range), std::min(slots, (chunk + 1) * per_range)};
 }
 
 /// The chunk a map of `Backend` uses for `requested` (0: the backend's automatic one).
@@ -278,6 +300,7 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
     auto actives = make_buffer<std::uint32_t>(backend, n);
     auto survivors = make_buffer<std::uint32_t>(backend, n);
     auto collided = make_buffer<std::uint8_t>(backend, n);
+    buffer<std::uint16_t> ranges;  // each active pair's range of slots, from the first chunked round
     thrust::sequence(detail::policy_nosync(backend), actives.data(), actives.data() + n, std::uint32_t{0});
     std::uint64_t active = n;
     std::vector<subtable> views;
@@ -289,17 +312,27 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
       const subtable view{table.data(), slots,
                           detail::hashfight_round_seed(options.seed, static_cast<std::uint32_t>(views.size()))};
       const std::uint64_t chunks = hashfight_chunk_count(slots, sizeof(entry), chunk_bytes_);
-      if (chunks > 1) { ++chunked_subtables_; }
+      const std::uint16_t* pair_ranges = nullptr;
+      if (chunks > 1) {
+        ++chunked_subtables_;
+        if (ranges.size() == 0) { ranges = make_buffer<std::uint16_t>(backend, n); }
+        thrust::for_each(detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                         thrust::counting_iterator<std::uint64_t>(active),
+                         detail::range_of_pair<Key, Value>{keys.data(), actives.data(), view,
+                                                           detail::slots_per_range(slots, chunks), ranges.data()});
+        pair_ranges = ranges.data();
+      }
       // Per range of slots, two algorithm calls: every store of the range's fight is visible to its
       // check. Ranges are disjoint, so one range's check cannot see another's fight.
       for (std::uint64_t chunk = 0; chunk < chunks; ++chunk) {
-        const detail::slot_range range = detail::chunk_range(slots, chunk, chunks);
-        thrust::for_each(detail::policy_nosync(backend), actives.data(), actives.data() + active,
-                         detail::fight_key<Key, Value>{keys.data(), view, range});
-        thrust::for_each(
-            detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
-            thrust::counting_iterator<std::uint64_t>(active),
-            detail::check_key<Key, Value>{keys.data(), values.data(), actives.data(), view, range, collided.data()});
+        const auto range = static_cast<std::uint16_t>(chunk);
+        thrust::for_each(detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                         thrust::counting_iterator<std::uint64_t>(active),
+                         detail::fight_key<Key, Value>{keys.data(), actives.data(), view, pair_ranges, range});
+        thrust::for_each(detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                         thrust::counting_iterator<std::uint64_t>(active),
+                         detail::check_key<Key, Value>{keys.data(), values.data(), actives.data(), view, pair_ranges,
+                                                       range, collided.data()});
       }
       const auto end = thrust::copy_if(detail::policy(backend), actives.data(), actives.data() + active,
                                        collided.data(), survivors.data(), detail::is_set{});

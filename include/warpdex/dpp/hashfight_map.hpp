@@ -38,15 +38,17 @@
 /// than `chunk_bytes` is therefore split into `ceil(bytes / chunk_bytes)` equal ranges of slots (at most
 /// `hashfight_max_chunks`), and each step runs once per range: every pair (or query) computes its slot,
 /// and only those whose slot lies in the range act in that pass, so the random accesses of a pass stay
-/// within one TLB-covered range. Each extra pass costs one more streaming read of the actives and their
-/// keys (8 to 12 bytes a pair) against the random 32-byte sectors the fight and check touch. A key's
+/// within one TLB-covered range. The build computes each active pair's range once a round (a 16-bit
+/// number per pair: 2 bytes of scratch more), so a pass reads 2 bytes for a pair of another range; the
+/// probe reads each pending query's key in every pass of a sub-table. These streaming reads are the
+/// price of the chunks, against the random 32-byte sectors the fight, check and probe touch. A key's
 /// copies share one slot, hence one range: the semantics (below) are the same with and without chunks,
 /// and `find`'s answers are equal (only which of several colliding keys wins a slot may differ, as it may
 /// between any two builds).
 ///
 /// **Memory.** Sub-tables about 1.6 * n * load_factor entries in all, leftovers up to `leftover_limit`
-/// pairs, and, during the build, 9 bytes per pair of scratch. A build whose estimate exceeds the
-/// backend's whole memory (the device's, or the host's physical memory) throws `warpdex::out_of_memory`
+/// pairs, and, during the build, 9 bytes per pair of scratch (11 when a sub-table is chunked). A build whose estimate
+/// exceeds the backend's whole memory (the device's, or the host's physical memory) throws `warpdex::out_of_memory`
 /// before allocating; one that runs out of free memory on the way frees what it took and throws the
 /// same (from the memory resource, naming the free and total memory).
 
@@ -195,8 +197,9 @@ class hashfight_map {
 
 /// Peak bytes a build of `pairs` pairs needs beyond its inputs, from the expected rounds: a round at load
 /// factor f stores f * (1 - e^(-1/f)) of its actives, so the sub-tables hold pairs * f / that fraction
-/// slots in all; plus 9 bytes of scratch per pair (two lists of 32-bit positions and a flag) and the
-/// leftovers. The build checks it against the backend's memory before starting.
+/// slots in all; plus 9 bytes of scratch per pair (two lists of 32-bit positions and a flag; 2 more for
+/// the range numbers unless `chunk_bytes` is `hashfight_no_chunks`) and the leftovers. The build checks
+/// it against the backend's memory before starting.
 [[nodiscard]] inline std::uint64_t hashfight_build_bytes(std::uint64_t pairs, std::size_t entry_bytes,
                                                          const hashfight_options& options)
 {
@@ -204,8 +207,10 @@ class hashfight_map {
   const double stored_fraction = f * (1.0 - std::exp(-1.0 / f));
   const double slots = static_cast<double>(pairs) * f / stored_fraction;
   const double leftovers = static_cast<double>(std::min(pairs, options.leftover_limit)) * 2.0 * entry_bytes;
-  return static_cast<std::uint64_t>(
-      std::min(slots * static_cast<double>(entry_bytes) + 9.0 * static_cast<double>(pairs) + leftovers, 1.8e19));
+  const double scratch_bytes_per_pair = options.chunk_bytes == hashfight_no_chunks ? 9.0 : 11.0;
+  return static_cast<std::uint64_t>(std::min(
+      slots * static_cast<double>(entry_bytes) + scratch_bytes_per_pair * static_cast<double>(pairs) + leftovers,
+      1.8e19));
 }
 
 }  // namespace warpdex::dpp
