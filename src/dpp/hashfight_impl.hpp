@@ -55,14 +55,6 @@ WARPDEX_HOST_DEVICE hashfight_entry<Key, Value>* slot_of(const hashfight_subtabl
   return table.entries + slot_index(table, key);
 }
 
-/// The slots [first, end) of a sub-table that one pass of a chunked step may touch (all of them when the
-/// sub-table is one chunk).
-struct slot_range {
-  std::uint64_t first;
-  std::uint64_t end;
-  WARPDEX_HOST_DEVICE bool holds(std::uint64_t slot) const { return slot >= first && slot < end; }
-};
-
 /// The range of slots (pass) of each active pair in a chunked round: its slot / slots per range. Computed
 /// once a round, so that a pass reads 2 bytes for a pair of another range, not its position and key.
 template <class Key, class Value>
@@ -120,33 +112,52 @@ struct check_key {
   }
 };
 
-/// One pass of a chunked probe of one sub-table: each pending query whose slot lies in the range reads
-/// it; its own key → its value, an empty slot → a miss (both resolve the query); another key → it stays
-/// pending for the next sub-table. The reserved empty key resolves as a miss at once (it would match an
-/// empty slot).
+/// A query's range in `range_of_query` once it is answered.
+inline constexpr std::uint16_t resolved_query = 0xffff;
+static_assert(hashfight_max_chunks < resolved_query, "range numbers must not reach the resolved mark");
+
+/// Before the passes of a chunked probe of one sub-table: each query not yet answered gets the range its
+/// slot lies in (its key read once here, so a pass reads 2 bytes for a query of another range). The
+/// reserved empty key is answered as a miss at once (it would match an empty slot).
 template <class Key, class Value>
-struct probe_chunk {
+struct range_of_query {
   const Key* queries;
   hashfight_subtable<Key, Value> table;
-  slot_range range;
+  std::uint64_t slots_per_range;
+  std::uint16_t* ranges;
   Value* values;
-  std::uint8_t* pending;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
+  {
+    if (ranges[k] == resolved_query) { return; }
+    const Key key = queries[k];
+    if (key == std::numeric_limits<Key>::max()) {
+      values[k] = std::numeric_limits<Value>::max();
+      ranges[k] = resolved_query;
+      return;
+    }
+    ranges[k] = static_cast<std::uint16_t>(slot_index(table, key) / slots_per_range);
+  }
+};
+
+/// One pass of a chunked probe of one sub-table: each query of range `range` reads its slot; its own key
+/// → its value, an empty slot → a miss (both answer it: resolved); another key → it stays for the next
+/// sub-table.
+template <class Key, class Value>
+struct probe_range {
+  const Key* queries;
+  hashfight_subtable<Key, Value> table;
+  std::uint16_t range;
+  std::uint16_t* ranges;
+  Value* values;
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
   {
     constexpr Key empty = std::numeric_limits<Key>::max();
-    if (pending[k] == 0) { return; }
+    if (ranges[k] != range) { return; }
     const Key key = queries[k];
-    if (key == empty) {
-      values[k] = std::numeric_limits<Value>::max();
-      pending[k] = 0;
-      return;
-    }
-    const std::uint64_t slot = slot_index(table, key);
-    if (!range.holds(slot)) { return; }
-    const hashfight_entry<Key, Value> entry = table.entries[slot];
+    const hashfight_entry<Key, Value> entry = *slot_of(table, key);
     if (entry.key == key || entry.key == empty) {
       values[k] = entry.key == key ? entry.value : std::numeric_limits<Value>::max();
-      pending[k] = 0;
+      ranges[k] = resolved_query;
     }
   }
 };
@@ -182,16 +193,16 @@ struct find_value {
   }
 };
 
-/// The queries still pending after the chunked sub-tables: the unchunked sub-tables, then the leftovers.
+/// The queries not answered by the chunked sub-tables: the unchunked sub-tables, then the leftovers.
 template <class Key, class Value>
 struct finish_pending {
   const Key* queries;
   find_value<Key, Value> rest;
   Value* values;
-  const std::uint8_t* pending;
+  const std::uint16_t* ranges;
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
   {
-    if (pending[k] != 0) { values[k] = rest(queries[k]); }
+    if (ranges[k] != resolved_query) { values[k] = rest(queries[k]); }
   }
 };
 
@@ -200,13 +211,6 @@ struct finish_pending {
 inline std::uint64_t slots_per_range(std::uint64_t slots, std::uint64_t chunks)
 {
   return (slots + chunks - 1) / chunks;
-}
-
-/// The slots of range `chunk` of `chunks` over a sub-table of `slots` slots.
-inline slot_range chunk_range(std::uint64_t slots, std::uint64_t chunk, std::uint64_t chunks)
-{
-  const std::uint64_t per_range = slots_per_range(slots, chunks);
-  return slot_range{std::min(slots, chunk * per_range), std::min(slots, (chunk + 1) * per_range)};
 }
 
 /// The chunk a map of `Backend` uses for `requested` (0: the backend's automatic one).
@@ -394,28 +398,30 @@ void hashfight_map<Key, Value, Backend>::find_into(std::span<const Key> queries,
     thrust::transform(detail::policy_nosync(backend_), queries.data(), queries.data() + n, values, rest_from(0));
     return;
   }
-  // The chunked sub-tables (the first ones: sub-tables shrink round by round) one range of slots a pass,
-  // each pass over the queries still pending; then the rest as one probe.
-  auto pending = make_buffer<std::uint8_t>(backend_, n);
-  thrust::fill(detail::policy_nosync(backend_), pending.data(), pending.data() + n, std::uint8_t{1});
+  // The chunked sub-tables (the first ones: sub-tables shrink round by round) one range of slots a pass;
+  // each query's range is found once per sub-table (resolved_query once answered); then the rest as one
+  // probe.
+  auto ranges = make_buffer<std::uint16_t>(backend_, n);
+  thrust::fill(detail::policy_nosync(backend_), ranges.data(), ranges.data() + n, std::uint16_t{0});
+  const auto all = [&](const auto& step) {
+    thrust::for_each(detail::policy_nosync(backend_), thrust::counting_iterator<std::uint64_t>(0),
+                     thrust::counting_iterator<std::uint64_t>(n), step);
+  };
   for (std::uint32_t t = 0; t < chunked_subtables_; ++t) {
     const std::uint64_t slots = subtables_[t].size();
     // The view's entries are not const (the build writes through it); the probe only reads them.
     const hashfight_subtable<Key, Value> view{const_cast<hashfight_entry<Key, Value>*>(subtables_[t].data()), slots,
                                               detail::hashfight_round_seed(options_.seed, t)};
     const std::uint64_t chunks = hashfight_chunk_count(slots, sizeof(hashfight_entry<Key, Value>), chunk_bytes_);
+    all(detail::range_of_query<Key, Value>{queries.data(), view, detail::slots_per_range(slots, chunks), ranges.data(),
+                                           values});
     for (std::uint64_t chunk = 0; chunk < chunks; ++chunk) {
-      thrust::for_each(detail::policy_nosync(backend_), thrust::counting_iterator<std::uint64_t>(0),
-                       thrust::counting_iterator<std::uint64_t>(n),
-                       detail::probe_chunk<Key, Value>{queries.data(), view, detail::chunk_range(slots, chunk, chunks),
-                                                       values, pending.data()});
+      all(detail::probe_range<Key, Value>{queries.data(), view, static_cast<std::uint16_t>(chunk), ranges.data(),
+                                          values});
     }
   }
-  thrust::for_each(
-      detail::policy_nosync(backend_), thrust::counting_iterator<std::uint64_t>(0),
-      thrust::counting_iterator<std::uint64_t>(n),
-      detail::finish_pending<Key, Value>{queries.data(), rest_from(chunked_subtables_), values, pending.data()});
-  // `pending` is freed on return, ordered on the backend's stream after the passes that use it.
+  all(detail::finish_pending<Key, Value>{queries.data(), rest_from(chunked_subtables_), values, ranges.data()});
+  // `ranges` is freed on return, ordered on the backend's stream after the passes that use it.
 }
 
 template <class Key, class Value, class Backend>

@@ -40,8 +40,9 @@
 /// and only those whose slot lies in the range act in that pass, so the random accesses of a pass stay
 /// within one TLB-covered range. The build computes each active pair's range once a round (a 16-bit
 /// number per pair: 2 bytes of scratch more), so a pass reads 2 bytes for a pair of another range; the
-/// probe reads each pending query's key in every pass of a sub-table. These streaming reads are the
-/// price of the chunks, against the random 32-byte sectors the fight, check and probe touch. A key's
+/// probe likewise numbers each unanswered query's range once per chunked sub-table. These streaming
+/// reads are the price of the chunks, against the random 32-byte sectors the fight, check and probe
+/// touch. A key's
 /// copies share one slot, hence one range: the semantics (below) are the same with and without chunks,
 /// and `find`'s answers are equal (only which of several colliding keys wins a slot may differ, as it may
 /// between any two builds).
@@ -159,8 +160,8 @@ class hashfight_map {
 
   /// values[i] = the value of queries[i], or `miss_value` when absent. Requires equal sizes. Any query
   /// value is allowed (`empty_key` is simply absent). With chunked sub-tables (`chunked_subtables()`) the
-  /// probe runs one pass per range of each of them, over the queries still pending, and takes one byte
-  /// per query of scratch (`contains` one value more).
+  /// probe runs one pass per range of each of them, over the queries not yet answered, and takes two
+  /// bytes per query of scratch (`contains` one value more).
   void find(std::span<const Key> queries, std::span<Value> values) const;
 
   /// found[i] = 1 when queries[i] is stored, else 0. Requires equal sizes.
