@@ -2,7 +2,9 @@
 //   dedup/hash/<type>/n=<n>/dup=<f>    elements occurring once, by hash fighting
 //   dedup/sort/<type>/n=<n>/dup=<f>    elements occurring once, by sorting
 //   dedup/unique/<type>/n=<n>/dup=<f>  distinct elements (ascending)
-//   dedup/counts/<type>/n=<n>/dup=<f>  distinct elements with counts (ascending)
+//   dedup/counts/<type>/n=<n>/dup=<f>  distinct elements with counts and first positions (ascending)
+//   dedup/counts_only/<type>/n=<n>/dup=<f>  distinct elements with counts (ascending), no first positions:
+//                                           the baseline's work
 // Baselines: cub::DeviceRadixSort::SortKeys + cub::DeviceRunLengthEncode::Encode (unique elements and
 // counts, from which the once-elements follow) for once / counts rows, SortKeys + cub::DeviceSelect::Unique
 // for unique rows; for tuples (no radix sort of 12-byte keys in CUB) thrust::sort + thrust::reduce_by_key.
@@ -143,7 +145,7 @@ const char* baseline_name(bool with_counts)
 bool rows_wanted(const context& ctx, const char* type, std::uint64_t n, double dup)
 {
   bool any = false;
-  for (const char* method : {"hash", "sort", "unique", "counts"}) {
+  for (const char* method : {"hash", "sort", "unique", "counts", "counts_only"}) {
     any = any || ctx.selected(row_name(method, type, n, dup));
   }
   return any;
@@ -175,15 +177,20 @@ void dedup_rows(context& ctx, const buffer<Element>& input, double dup)
     const double ms = ctx.median_ms(nullptr, [&] { once = dpp::elements_occurring_once(backend, in, method); });
     add(name, ms, rle_ms, true, once.size() == once_count);
   }
-  if (ctx.selected(row_name("counts", type, n, dup))) {
+  for (const auto outputs : {dpp::count_outputs::with_first_positions, dpp::count_outputs::counts_only}) {
+    const char* name = outputs == dpp::count_outputs::counts_only ? "counts_only" : "counts";
+    if (!ctx.selected(row_name(name, type, n, dup))) { continue; }
     dpp::element_counts<Element> counted;
-    const double ms = ctx.median_ms(nullptr, [&] { counted = dpp::count_elements(backend, in); });
+    const double ms = ctx.median_ms(nullptr, [&] {
+      counted = {};  // the previous result's memory back before the next count
+      counted = dpp::count_elements(backend, in, dpp::element_order::ascending, outputs);
+    });
     bool verified =
         counted.elements.size() == distinct &&
         thrust::equal(thrust::cuda::par, counted.elements.data(), counted.elements.data() + distinct,
                       runs.unique.data()) &&
         thrust::equal(thrust::cuda::par, counted.counts.data(), counted.counts.data() + distinct, runs.counts.data());
-    add("counts", ms, rle_ms, true, verified);
+    add(name, ms, rle_ms, true, verified);
   }
   if (ctx.selected(row_name("unique", type, n, dup))) {
     const double unique_ms = ctx.median_ms(nullptr, [&] { baseline_pass(input.data(), n, runs, false); });

@@ -1,8 +1,12 @@
 // hashfight_map (dpp/hashfight_map.hpp) on the GPU: build, find of present keys and find of absent keys,
 //   hashfight/<build|find_present|find_absent>/<k32|k64>/n=<n>/lf=<lf>   and   hashfight/memory/...
-// at load factors 1.03, 1.5 and 2.0, next to the open-addressing baseline of bench/baselines
-// (linear probing, 32-bit keys and values, load factor 0.5) on the same 32-bit keys in the same run. The
-// baseline has no 64-bit form: the k64 rows compare with the same 32-bit baseline (named so).
+// at load factors 1.03, 1.5 and 2.0 with the automatic chunk, next to the open-addressing baseline of
+// bench/baselines (linear probing, 32-bit keys and values, load factor 0.5) on the same 32-bit keys in the
+// same run. The baseline has no 64-bit form: the k64 rows compare with the same 32-bit baseline (named so).
+// The chunked passes of Ch. VI, the same rows with the chunk set:
+//   hashfight/<build|find_present|find_absent>/<k32|k64>/n=<n>/lf=<lf>/chunk=<auto|off|512MiB|1GiB|4GiB>
+// (`off`: every step in one pass, the cliff the chunks avoid; run them at --size-log2 28 and 30). They run
+// only when the filter says "chunk=", e.g. --filter '^hashfight/(build|find_present)/k32/.*/lf=1\.5/chunk='.
 // Speed of light: a build reads its pair and touches one random 32-byte sector twice (fight, check); a
 // find reads its key, writes its value and reads one random sector.
 #include "benchmarks.hpp"
@@ -29,17 +33,45 @@
 namespace warpdex::bench {
 namespace {
 
-
 constexpr std::uint64_t data_seed = 0xf1647f16;
 constexpr double sector_bytes = 32;
 constexpr double load_factors[] = {1.03, 1.5, 2.0};
 
-std::string row_name(const char* kind, unsigned key_bits, std::uint64_t n, double lf)
+/// A chunk setting of the rows: its name suffix ("" for the classic rows, automatic chunk) and the option.
+struct chunk_setting {
+  const char* label;
+  std::uint64_t chunk_bytes;
+};
+constexpr chunk_setting chunk_settings[] = {
+    {"", 0},
+    {"auto", 0},
+    {"off", dpp::hashfight_no_chunks},
+    {"512MiB", std::uint64_t{512} << 20},
+    {"1GiB", std::uint64_t{1} << 30},
+    {"4GiB", std::uint64_t{4} << 30},
+};
+
+std::string row_name(const char* kind, unsigned key_bits, std::uint64_t n, double lf, const char* chunk = "")
 {
   char factor[16];
   std::snprintf(factor, sizeof(factor), "%g", lf);
   return std::string("hashfight/") + kind + "/k" + std::to_string(key_bits) + "/n=" + std::to_string(n) +
-         "/lf=" + factor;
+         "/lf=" + factor + (chunk[0] != '\0' ? std::string("/chunk=") + chunk : std::string());
+}
+
+/// Whether any row of this key width, load factor and chunk setting is selected (memory rows: classic only).
+/// The `/chunk=` rows run only when the filter names them ("chunk="): a filter such as '^hashfight/' would
+/// otherwise build every table five more times.
+bool setting_wanted(const context& ctx, unsigned key_bits, std::uint64_t n, double lf, const chunk_setting& setting)
+{
+  const bool chunk_rows_asked = ctx.opts().filter.find("chunk=") != std::string::npos;
+  if (setting.label[0] != '\0' && !chunk_rows_asked) { return false; }
+  bool any = false;
+  for (const char* kind : {"build", "find_present", "find_absent", "memory"}) {
+    if (setting.label[0] != '\0' && std::string(kind) == "memory") { continue; }
+    any = any || ctx.selected(row_name(kind, key_bits, n, lf, setting.label));
+  }
+  return any;
 }
 
 /// The baseline's times on n 32-bit keys (value = key) and n absent ones.
@@ -99,9 +131,7 @@ void hashfight_rows(context& ctx, std::uint64_t n, const baseline_times& baselin
   constexpr unsigned key_bits = sizeof(Key) * 8;
   bool any = false;
   for (const double lf : load_factors) {
-    for (const char* kind : {"build", "find_present", "find_absent", "memory"}) {
-      any = any || ctx.selected(row_name(kind, key_bits, n, lf));
-    }
+    for (const chunk_setting& setting : chunk_settings) { any = any || setting_wanted(ctx, key_bits, n, lf, setting); }
   }
   if (!any) { return; }
   const cuda backend{};
@@ -115,43 +145,57 @@ void hashfight_rows(context& ctx, std::uint64_t n, const baseline_times& baselin
   const std::string baseline_label =
       baselines::open_addressing_map::name() +
       (key_bits == 32 ? ", k32/v32" : ", k32/v32 (the 32-bit baseline: it has no 64-bit form)");
-  auto add = [&](const char* kind, double lf, double ms, double baseline_ms, double sol, bool verified) {
-    ctx.add(throughput_row(row_name(kind, key_bits, n, lf), n, ms, "Gops/s", baseline_label, baseline_ms, sol,
-                           verified && baseline.verified));
-  };
   const double build_sol = 2.0 * sizeof(Key) + 2 * sector_bytes;
   const double find_sol = 2.0 * sizeof(Key) + sector_bytes;
   for (const double lf : load_factors) {
-    dpp::hashfight_options options;
-    options.load_factor = lf;
-    std::unique_ptr<map_type> map;
-    const double build_ms =
-        ctx.median_ms(nullptr, [&] { map = std::make_unique<map_type>(backend, keys, keys, options); });
-    if (ctx.selected(row_name("build", key_bits, n, lf))) {
-      add("build", lf, build_ms, baseline.build_ms, build_sol, map->size() == n);
-    }
-    if (ctx.selected(row_name("memory", key_bits, n, lf))) {
-      row r;
-      r.name = row_name("memory", key_bits, n, lf);
-      r.n = n;
-      r.value = static_cast<double>(map->memory_bytes()) / static_cast<double>(n);
-      r.unit = "bytes/pair (" + std::to_string(map->rounds()) + " rounds, " + std::to_string(map->leftover_size()) +
-               " leftovers)";
-      r.baseline = "open-addressing table bytes per pair at load factor 0.5 (k32/v32)";
-      r.baseline_value = 16.0;
-      r.verified = map->size() == n;
-      ctx.add(std::move(r));
-    }
-    if (ctx.selected(row_name("find_present", key_bits, n, lf))) {
-      const double ms = ctx.median_ms(nullptr, [&] { map->find(keys, found.span()); });
-      add("find_present", lf, ms, baseline.find_present_ms, find_sol,
-          thrust::equal(thrust::cuda::par, found.data(), found.data() + n, keys.data()));
-    }
-    if (ctx.selected(row_name("find_absent", key_bits, n, lf))) {
-      const double ms = ctx.median_ms(nullptr, [&] { map->find(absent, found.span()); });
-      add("find_absent", lf, ms, baseline.find_absent_ms, find_sol,
-          static_cast<std::uint64_t>(
-              thrust::count_if(thrust::cuda::par, found.data(), found.data() + n, is_miss<Key>{})) == n);
+    for (const chunk_setting& setting : chunk_settings) {
+      if (!setting_wanted(ctx, key_bits, n, lf, setting)) { continue; }
+      auto add = [&](const char* kind, double ms, double baseline_ms, double sol, bool verified) {
+        ctx.add(throughput_row(row_name(kind, key_bits, n, lf, setting.label), n, ms, "Gops/s", baseline_label,
+                               baseline_ms, sol, verified && baseline.verified));
+      };
+      dpp::hashfight_options options;
+      options.load_factor = lf;
+      options.chunk_bytes = setting.chunk_bytes;
+      // The map, its build's scratch and the keys and answers above must fit the device's memory.
+      const std::uint64_t needed =
+          dpp::hashfight_build_bytes(n, sizeof(dpp::hashfight_entry<Key, Key>), options) + 3 * n * sizeof(Key);
+      if (static_cast<double>(needed) > 0.9 * static_cast<double>(ctx.device().global_memory_bytes)) {
+        std::fprintf(stderr, "skipped %s: needs about %llu MiB of device memory\n",
+                     row_name("*", key_bits, n, lf, setting.label).c_str(),
+                     static_cast<unsigned long long>(needed >> 20));
+        continue;
+      }
+      std::unique_ptr<map_type> map;
+      // The previous map is freed before each build (untimed), so only one table is held at a time.
+      const double build_ms = ctx.median_prepared_ms(
+          [&] { map.reset(); }, [&] { map = std::make_unique<map_type>(backend, keys, keys, options); });
+      if (ctx.selected(row_name("build", key_bits, n, lf, setting.label))) {
+        add("build", build_ms, baseline.build_ms, build_sol, map->size() == n);
+      }
+      if (setting.label[0] == '\0' && ctx.selected(row_name("memory", key_bits, n, lf))) {
+        row r;
+        r.name = row_name("memory", key_bits, n, lf);
+        r.n = n;
+        r.value = static_cast<double>(map->memory_bytes()) / static_cast<double>(n);
+        r.unit = "bytes/pair (" + std::to_string(map->rounds()) + " rounds, " + std::to_string(map->leftover_size()) +
+                 " leftovers, " + std::to_string(map->chunked_subtables()) + " chunked)";
+        r.baseline = "open-addressing table bytes per pair at load factor 0.5 (k32/v32)";
+        r.baseline_value = 16.0;
+        r.verified = map->size() == n;
+        ctx.add(std::move(r));
+      }
+      if (ctx.selected(row_name("find_present", key_bits, n, lf, setting.label))) {
+        const double ms = ctx.median_ms(nullptr, [&] { map->find(keys, found.span()); });
+        add("find_present", ms, baseline.find_present_ms, find_sol,
+            thrust::equal(thrust::cuda::par, found.data(), found.data() + n, keys.data()));
+      }
+      if (ctx.selected(row_name("find_absent", key_bits, n, lf, setting.label))) {
+        const double ms = ctx.median_ms(nullptr, [&] { map->find(absent, found.span()); });
+        add("find_absent", ms, baseline.find_absent_ms, find_sol,
+            static_cast<std::uint64_t>(
+                thrust::count_if(thrust::cuda::par, found.data(), found.data() + n, is_miss<Key>{})) == n);
+      }
     }
   }
 }
@@ -164,9 +208,7 @@ void run_dpp_hashfight(context& ctx)
   bool any = false;
   for (const unsigned bits : {32u, 64u}) {
     for (const double lf : load_factors) {
-      for (const char* kind : {"build", "find_present", "find_absent", "memory"}) {
-        any = any || ctx.selected(row_name(kind, bits, n, lf));
-      }
+      for (const chunk_setting& setting : chunk_settings) { any = any || setting_wanted(ctx, bits, n, lf, setting); }
     }
   }
   if (!any) { return; }

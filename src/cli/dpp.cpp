@@ -502,6 +502,7 @@ struct hashfight_cli_options {
   unsigned key_bytes = 4;
   double load_factor = 1.03;
   std::uint64_t leftover_limit = dpp::hashfight_options{}.leftover_limit;
+  std::uint64_t chunk_bytes = 0;
   std::string keys_path;
   std::uint64_t seed = 1;
   bool check = false;
@@ -530,6 +531,7 @@ void hashfight_run(backend_choice choice, const hashfight_cli_options& opts)
     dpp::hashfight_options options;
     options.load_factor = opts.load_factor;
     options.leftover_limit = opts.leftover_limit;
+    options.chunk_bytes = opts.chunk_bytes;
     options.seed = opts.seed;
     return hashfight_workload<Key>(backend, std::span<const Key>(keys), opts.keys_path.empty() ? &set : nullptr,
                                    options, opts.check, &memory, &rounds, cli_timing);
@@ -654,6 +656,9 @@ void add_hashfight_command(CLI::App& app, const global_options& globals)
       ->excludes(size);
   command->add_option("--leftover-limit", opts->leftover_limit,
                       "Keys left active when fighting stops; they are sorted and binary-searched");
+  command->add_option("--chunk-bytes", opts->chunk_bytes,
+                      "Sub-tables larger than this are built and probed in several passes, one range of this many "
+                      "bytes each (0: automatic, 2 GiB on cuda, none on host)");
   command->add_option("--seed", opts->seed, "Seed of the generated keys and of the table's hash functions");
   command->add_flag("--check", opts->check, "Verify every answer against std::unordered_map");
   command->callback([opts, &globals] { hashfight_command(globals, *opts); });

@@ -3,6 +3,7 @@
 // The duplicates_*.cu / .cpp files include this and instantiate it for their backend and element types;
 // the host ones select Thrust's OpenMP system, so they need no CUDA header.
 
+#include "../core/radix_sort_backend.hpp"
 #include "../core/thrust_backend.hpp"
 
 #include <warpdex/core/error.hpp>
@@ -23,14 +24,17 @@
 #include <thrust/scatter.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
+#include <thrust/transform_reduce.h>
 #include <thrust/tuple.h>
 #include <thrust/unique.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <new>
 #include <string>
+#include <type_traits>
 
 namespace warpdex::dpp::detail {
 
@@ -69,6 +73,23 @@ struct is_set {
 };
 
 // ---- sort method ----
+//
+// Bytes each sort-method output moves per 4-byte element (u32, n elements, u of them distinct), next to
+// the benchmark's baseline, CUB's SortKeys + RunLengthEncode::Encode: a onesweep radix sort reads the
+// keys once for its histograms and reads and writes them in each of 4 passes (36 bytes), the encode reads
+// them and writes the distinct ones with their counts (4 + 8u): about 40 + 8u.
+//  - unique (ascending): the same sort from the input into a new array (no copy first), a count of the
+//    runs (4), the unique copy (4 + 4u): about 44 + 4u.
+//  - counts without first positions: the same sort, the run count, reduce-by-key (4 + 12u, 64-bit
+//    counts): about 44 + 12u.
+//  - counts with first positions, once-flags, once-elements: a stable radix sort of (element, position)
+//    pairs from the input (positions written first, 4; histograms 4; 4 passes of 16: 72), then one pass
+//    over the sorted pairs (8). The once-flags set one bit per singleton in a bitmap of n / 8 bytes (32 MiB
+//    at 2^28: it stays in the L2 cache, so the scattered bit sets cost no DRAM sectors, where the byte
+//    scatter they replace touched a random 32-byte sector per element); the once-elements then count the
+//    bits (1/8) and copy the input with the bitmap as stencil (4 + 4s for s singletons): about 84 + 4s.
+//    Counts with first positions reduce the sorted pairs instead (8 + 20u): about 84 + 20u.
+//    The pair sort is twice the key sort: this output keeps input positions, which the baseline's does not.
 
 /// Elements sorted (stably) with their input positions beside them.
 template <class Element>
@@ -82,10 +103,33 @@ sorted_elements<Element> sort_with_positions(const Backend& backend, std::span<c
 {
   const std::uint64_t n = elements.size();
   sorted_elements<Element> sorted{make_buffer<Element>(backend, n), make_buffer<position_type>(backend, n)};
-  thrust::copy(policy_nosync(backend), elements.data(), elements.data() + n, sorted.elements.data());
-  thrust::sequence(policy_nosync(backend), sorted.positions.data(), sorted.positions.data() + n, position_type{0});
-  thrust::stable_sort_by_key(policy_nosync(backend), sorted.elements.data(), sorted.elements.data() + n,
-                             sorted.positions.data());
+  if constexpr (std::is_integral_v<Element>) {
+    // A radix sort of the pairs from the input (CUB's on cuda), positions made beside it.
+    auto positions = make_buffer<position_type>(backend, n);
+    thrust::sequence(policy_nosync(backend), positions.data(), positions.data() + n, position_type{0});
+    warpdex::detail::stable_sort_pairs(backend, elements.data(), positions.data(), sorted.elements.data(),
+                                       sorted.positions.data(), n);
+  } else {
+    thrust::copy(policy_nosync(backend), elements.data(), elements.data() + n, sorted.elements.data());
+    thrust::sequence(policy_nosync(backend), sorted.positions.data(), sorted.positions.data() + n, position_type{0});
+    thrust::stable_sort_by_key(policy_nosync(backend), sorted.elements.data(), sorted.elements.data() + n,
+                               sorted.positions.data());
+  }
+  return sorted;
+}
+
+/// The elements sorted into a new array (keys only; no positions).
+template <class Element, class Backend>
+buffer<Element> sorted_copy(const Backend& backend, std::span<const Element> elements)
+{
+  const std::uint64_t n = elements.size();
+  auto sorted = make_buffer<Element>(backend, n);
+  if constexpr (std::is_integral_v<Element>) {
+    warpdex::detail::sort_keys(backend, elements.data(), sorted.data(), n);
+  } else {
+    thrust::copy(policy_nosync(backend), elements.data(), elements.data() + n, sorted.data());
+    thrust::sort(policy_nosync(backend), sorted.data(), sorted.data() + n);
+  }
   return sorted;
 }
 
@@ -96,19 +140,65 @@ struct starts_run {
   WARPDEX_HOST_DEVICE bool operator()(std::uint64_t j) const { return j == 0 || sorted[j] != sorted[j - 1]; }
 };
 
-/// once[positions[j]] = whether sorted element j is alone in its run.
+/// 32-bit words of a bitmap of `n` bits.
+inline std::uint64_t bitmap_words(std::uint64_t n)
+{
+  return (n + 31) / 32;
+}
+
+/// Sets bit positions[j] of the once-bitmap when sorted element j is alone in its run. Singletons of one
+/// word race to set their bits: atomic ors, so every bit is set whatever the order.
 template <class Element>
-struct scatter_alone {
+struct mark_alone {
   const Element* sorted;
   const position_type* positions;
   std::uint64_t n;
-  std::uint8_t* once;
+  std::uint32_t* bitmap;
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t j) const
   {
     const bool alone = (j == 0 || sorted[j] != sorted[j - 1]) && (j + 1 == n || sorted[j + 1] != sorted[j]);
-    once[positions[j]] = alone ? 1 : 0;
+    if (alone) {
+      const position_type position = positions[j];
+      relaxed_fetch_or(bitmap + position / 32, std::uint32_t{1} << (position % 32));
+    }
   }
 };
+
+/// Bit p of a bitmap, as a flag.
+struct bit_of {
+  const std::uint32_t* bitmap;
+  WARPDEX_HOST_DEVICE std::uint8_t operator()(std::uint64_t p) const
+  {
+    return static_cast<std::uint8_t>((bitmap[p / 32] >> (p % 32)) & 1U);
+  }
+};
+
+/// Set bits of a bitmap word.
+struct bits_set {
+  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint32_t word) const
+  {
+#if defined(__CUDA_ARCH__)
+    return static_cast<std::uint64_t>(__popc(word));
+#else
+    return static_cast<std::uint64_t>(std::popcount(word));
+#endif
+  }
+};
+
+/// The once-bitmap of `elements` by sorting: bit i set when elements[i] occurs exactly once.
+template <class Element, class Backend>
+buffer<std::uint32_t> sorted_once_bitmap(const Backend& backend, std::span<const Element> elements)
+{
+  const std::uint64_t n = elements.size();
+  auto bitmap = make_buffer<std::uint32_t>(backend, bitmap_words(n));
+  thrust::fill(policy_nosync(backend), bitmap.data(), bitmap.data() + bitmap.size(), std::uint32_t{0});
+  if (n == 0) { return bitmap; }
+  const auto sorted = sort_with_positions(backend, elements);
+  thrust::for_each(policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                   thrust::counting_iterator<std::uint64_t>(n),
+                   mark_alone<Element>{sorted.elements.data(), sorted.positions.data(), n, bitmap.data()});
+  return bitmap;
+}
 
 /// The once-flags of `elements` by sorting.
 template <class Element, class Backend>
@@ -116,10 +206,9 @@ void sorted_once(const Backend& backend, std::span<const Element> elements, std:
 {
   const std::uint64_t n = elements.size();
   if (n == 0) { return; }
-  const auto sorted = sort_with_positions(backend, elements);
-  thrust::for_each(policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
-                   thrust::counting_iterator<std::uint64_t>(n),
-                   scatter_alone<Element>{sorted.elements.data(), sorted.positions.data(), n, once});
+  const auto bitmap = sorted_once_bitmap(backend, elements);
+  thrust::transform(policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                    thrust::counting_iterator<std::uint64_t>(n), once, bit_of{bitmap.data()});
 }
 
 // ---- hash fighting ----
@@ -276,6 +365,19 @@ buffer<Element> elements_occurring_once(const Backend& backend, std::span<const 
   detail::check_element_count("elements_occurring_once", elements.size());
   return detail::reporting_allocation_failure("elements_occurring_once", [&] {
     const std::uint64_t n = elements.size();
+    if (resolve_method<Element>(method) == duplicate_method::sort) {
+      // The once-bitmap as stencil: no byte per element is written or read back.
+      const auto bitmap = detail::sorted_once_bitmap(backend, elements);
+      const auto kept = thrust::transform_reduce(detail::policy(backend), bitmap.data(), bitmap.data() + bitmap.size(),
+                                                 detail::bits_set{}, std::uint64_t{0}, thrust::plus<std::uint64_t>());
+      auto result = make_buffer<Element>(backend, kept);
+      const auto flags =
+          thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), detail::bit_of{bitmap.data()});
+      thrust::copy_if(detail::policy(backend), elements.data(), elements.data() + n, flags, result.data(),
+                      detail::is_set{});
+      backend.synchronize();
+      return result;
+    }
     auto once = make_buffer<std::uint8_t>(backend, n);
     find_once(backend, elements, once.span(), method, hash_fight_max_rounds);
     const auto kept = static_cast<std::uint64_t>(
@@ -289,7 +391,8 @@ buffer<Element> elements_occurring_once(const Backend& backend, std::span<const 
 }
 
 template <class Element, class Backend>
-element_counts<Element> count_elements(const Backend& backend, std::span<const Element> elements, element_order order)
+element_counts<Element> count_elements(const Backend& backend, std::span<const Element> elements, element_order order,
+                                       count_outputs outputs)
 {
   detail::check_element_count("count_elements", elements.size());
   return detail::reporting_allocation_failure("count_elements", [&] {
@@ -297,6 +400,17 @@ element_counts<Element> count_elements(const Backend& backend, std::span<const E
     if (n == 0) {
       return element_counts<Element>{make_buffer<Element>(backend, 0), make_buffer<std::uint64_t>(backend, 0),
                                      make_buffer<std::uint64_t>(backend, 0)};
+    }
+    if (outputs == count_outputs::counts_only && order == element_order::ascending) {
+      // No positions: the elements alone are sorted, as the baseline's run-length encode sorts them.
+      const auto sorted = detail::sorted_copy(backend, elements);
+      const std::uint64_t runs = detail::count_runs(backend, sorted.data(), n);
+      element_counts<Element> result{make_buffer<Element>(backend, runs), make_buffer<std::uint64_t>(backend, runs),
+                                     make_buffer<std::uint64_t>(backend, 0)};
+      thrust::reduce_by_key(detail::policy_nosync(backend), sorted.data(), sorted.data() + n,
+                            thrust::constant_iterator<std::uint64_t>(1), result.elements.data(), result.counts.data());
+      backend.synchronize();
+      return result;
     }
     const auto sorted = detail::sort_with_positions(backend, elements);
     const std::uint64_t runs = detail::count_runs(backend, sorted.elements.data(), n);
@@ -327,9 +441,7 @@ buffer<Element> unique_elements(const Backend& backend, std::span<const Element>
   if (order == element_order::first_occurrence) { return count_elements(backend, elements, order).elements; }
   return detail::reporting_allocation_failure("unique_elements", [&] {
     const std::uint64_t n = elements.size();
-    auto sorted = make_buffer<Element>(backend, n);
-    thrust::copy(detail::policy_nosync(backend), elements.data(), elements.data() + n, sorted.data());
-    thrust::sort(detail::policy_nosync(backend), sorted.data(), sorted.data() + n);
+    const auto sorted = detail::sorted_copy(backend, elements);
     const std::uint64_t runs = detail::count_runs(backend, sorted.data(), n);
     auto result = make_buffer<Element>(backend, runs);
     thrust::unique_copy(detail::policy_nosync(backend), sorted.data(), sorted.data() + n, result.data());
@@ -347,5 +459,5 @@ buffer<Element> unique_elements(const Backend& backend, std::span<const Element>
   template buffer<Element> elements_occurring_once<Element, Backend>(const Backend&, std::span<const Element>, \
                                                                      duplicate_method);                        \
   template element_counts<Element> count_elements<Element, Backend>(const Backend&, std::span<const Element>,  \
-                                                                    element_order);                            \
+                                                                    element_order, count_outputs);             \
   template buffer<Element> unique_elements<Element, Backend>(const Backend&, std::span<const Element>, element_order);

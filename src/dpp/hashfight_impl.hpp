@@ -44,39 +44,121 @@ WARPDEX_HOST_DEVICE inline std::uint64_t scale_to_slots(std::uint64_t hash, std:
 }
 
 template <class Key, class Value>
-WARPDEX_HOST_DEVICE hashfight_entry<Key, Value>* slot_of(const hashfight_subtable<Key, Value>& table, Key key)
+WARPDEX_HOST_DEVICE std::uint64_t slot_index(const hashfight_subtable<Key, Value>& table, Key key)
 {
-  return table.entries + scale_to_slots(fmix64(static_cast<std::uint64_t>(key) ^ table.seed), table.slots);
+  return scale_to_slots(fmix64(static_cast<std::uint64_t>(key) ^ table.seed), table.slots);
 }
 
-/// Fight: the pair's key into its slot's key word; racing stores, one survives untorn.
 template <class Key, class Value>
-struct fight_key {
+WARPDEX_HOST_DEVICE hashfight_entry<Key, Value>* slot_of(const hashfight_subtable<Key, Value>& table, Key key)
+{
+  return table.entries + slot_index(table, key);
+}
+
+/// The range of slots (pass) of each active pair in a chunked round: its slot / slots per range. Computed
+/// once a round, so that a pass reads 2 bytes for a pair of another range, not its position and key.
+template <class Key, class Value>
+struct range_of_pair {
   const Key* keys;
+  const std::uint32_t* actives;
   hashfight_subtable<Key, Value> table;
-  WARPDEX_HOST_DEVICE void operator()(std::uint32_t position) const
+  std::uint64_t slots_per_range;
+  std::uint16_t* ranges;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
   {
-    relaxed_store(&slot_of(table, keys[position])->key, keys[position]);
+    ranges[k] = static_cast<std::uint16_t>(slot_index(table, keys[actives[k]]) / slots_per_range);
   }
 };
 
-/// Check: the pair's key won its slot → raise the slot's value to the pair's and leave (collided = 0);
-/// another key won → stay (collided = 1). Only pairs of the winning key touch the value word.
+/// Fight (active pair k; with `ranges`, only pairs of range `range`): the pair's key into its slot's key
+/// word; racing stores, one survives untorn.
+template <class Key, class Value>
+struct fight_key {
+  const Key* keys;
+  const std::uint32_t* actives;
+  hashfight_subtable<Key, Value> table;
+  const std::uint16_t* ranges;  // nullptr: one pass
+  std::uint16_t range;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
+  {
+    if (ranges != nullptr && ranges[k] != range) { return; }
+    const Key key = keys[actives[k]];
+    relaxed_store(&slot_of(table, key)->key, key);
+  }
+};
+
+/// Check (active pair k; with `ranges`, only pairs of range `range`): the pair's key won its slot → raise
+/// the slot's value to the pair's and leave (collided = 0); another key won → stay (collided = 1). Only
+/// pairs of the winning key touch the value word. Every pair lies in exactly one range, so the passes of
+/// a round write every collided flag once.
 template <class Key, class Value>
 struct check_key {
   const Key* keys;
   const Value* values;
   const std::uint32_t* actives;
   hashfight_subtable<Key, Value> table;
+  const std::uint16_t* ranges;  // nullptr: one pass
+  std::uint16_t range;
   std::uint8_t* collided;
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
   {
+    if (ranges != nullptr && ranges[k] != range) { return; }
     const std::uint32_t position = actives[k];
     const Key key = keys[position];
     hashfight_entry<Key, Value>* entry = slot_of(table, key);
     const bool won = relaxed_load(&entry->key) == key;
     if (won) { relaxed_fetch_max(&entry->value, values[position]); }
     collided[k] = won ? 0 : 1;
+  }
+};
+
+/// A query's range in `range_of_query` once it is answered.
+inline constexpr std::uint16_t resolved_query = 0xffff;
+static_assert(hashfight_max_chunks < resolved_query, "range numbers must not reach the resolved mark");
+
+/// Before the passes of a chunked probe of one sub-table: each query not yet answered gets the range its
+/// slot lies in (its key read once here, so a pass reads 2 bytes for a query of another range). The
+/// reserved empty key is answered as a miss at once (it would match an empty slot).
+template <class Key, class Value>
+struct range_of_query {
+  const Key* queries;
+  hashfight_subtable<Key, Value> table;
+  std::uint64_t slots_per_range;
+  std::uint16_t* ranges;
+  Value* values;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
+  {
+    if (ranges[k] == resolved_query) { return; }
+    const Key key = queries[k];
+    if (key == std::numeric_limits<Key>::max()) {
+      values[k] = std::numeric_limits<Value>::max();
+      ranges[k] = resolved_query;
+      return;
+    }
+    ranges[k] = static_cast<std::uint16_t>(slot_index(table, key) / slots_per_range);
+  }
+};
+
+/// One pass of a chunked probe of one sub-table: each query of range `range` reads its slot; its own key
+/// → its value, an empty slot → a miss (both answer it: resolved); another key → it stays for the next
+/// sub-table.
+template <class Key, class Value>
+struct probe_range {
+  const Key* queries;
+  hashfight_subtable<Key, Value> table;
+  std::uint16_t range;
+  std::uint16_t* ranges;
+  Value* values;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
+  {
+    constexpr Key empty = std::numeric_limits<Key>::max();
+    if (ranges[k] != range) { return; }
+    const Key key = queries[k];
+    const hashfight_entry<Key, Value> entry = *slot_of(table, key);
+    if (entry.key == key || entry.key == empty) {
+      values[k] = entry.key == key ? entry.value : std::numeric_limits<Value>::max();
+      ranges[k] = resolved_query;
+    }
   }
 };
 
@@ -110,6 +192,33 @@ struct find_value {
     return at < leftover_count && leftover_keys[at] == key ? leftover_values[at] : miss;
   }
 };
+
+/// The queries not answered by the chunked sub-tables: the unchunked sub-tables, then the leftovers.
+template <class Key, class Value>
+struct finish_pending {
+  const Key* queries;
+  find_value<Key, Value> rest;
+  Value* values;
+  const std::uint16_t* ranges;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
+  {
+    if (ranges[k] != resolved_query) { values[k] = rest(queries[k]); }
+  }
+};
+
+/// Slots of each range when a sub-table of `slots` slots is cut into `chunks` ranges: ceil(slots /
+/// chunks), so that slot s lies in range s / this (the last ranges may be short or empty).
+inline std::uint64_t slots_per_range(std::uint64_t slots, std::uint64_t chunks)
+{
+  return (slots + chunks - 1) / chunks;
+}
+
+/// The chunk a map of `Backend` uses for `requested` (0: the backend's automatic one).
+template <class Backend>
+std::uint64_t resolve_chunk_bytes(std::uint64_t requested)
+{
+  return requested == 0 ? hashfight_auto_chunk_bytes<Backend>() : requested;
+}
 
 template <class Value>
 struct is_not_miss {
@@ -167,7 +276,7 @@ namespace warpdex::dpp {
 template <class Key, class Value, class Backend>
 hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::span<const Key> keys,
                                                   std::span<const Value> values, hashfight_options options)
-    : backend_(backend), options_(options)
+    : backend_(backend), options_(options), chunk_bytes_(detail::resolve_chunk_bytes<Backend>(options.chunk_bytes))
 {
   using entry = hashfight_entry<Key, Value>;
   using subtable = hashfight_subtable<Key, Value>;
@@ -195,6 +304,7 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
     auto actives = make_buffer<std::uint32_t>(backend, n);
     auto survivors = make_buffer<std::uint32_t>(backend, n);
     auto collided = make_buffer<std::uint8_t>(backend, n);
+    buffer<std::uint16_t> ranges;  // each active pair's range of slots, from the first chunked round
     thrust::sequence(detail::policy_nosync(backend), actives.data(), actives.data() + n, std::uint32_t{0});
     std::uint64_t active = n;
     std::vector<subtable> views;
@@ -205,13 +315,29 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
       thrust::fill(detail::policy_nosync(backend), table.data(), table.data() + slots, entry{empty_key, Value{0}});
       const subtable view{table.data(), slots,
                           detail::hashfight_round_seed(options.seed, static_cast<std::uint32_t>(views.size()))};
-      // Two algorithm calls: every store of the fight is visible to the check.
-      thrust::for_each(detail::policy_nosync(backend), actives.data(), actives.data() + active,
-                       detail::fight_key<Key, Value>{keys.data(), view});
-      thrust::for_each(
-          detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
-          thrust::counting_iterator<std::uint64_t>(active),
-          detail::check_key<Key, Value>{keys.data(), values.data(), actives.data(), view, collided.data()});
+      const std::uint64_t chunks = hashfight_chunk_count(slots, sizeof(entry), chunk_bytes_);
+      const std::uint16_t* pair_ranges = nullptr;
+      if (chunks > 1) {
+        ++chunked_subtables_;
+        if (ranges.size() == 0) { ranges = make_buffer<std::uint16_t>(backend, n); }
+        thrust::for_each(detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                         thrust::counting_iterator<std::uint64_t>(active),
+                         detail::range_of_pair<Key, Value>{keys.data(), actives.data(), view,
+                                                           detail::slots_per_range(slots, chunks), ranges.data()});
+        pair_ranges = ranges.data();
+      }
+      // Per range of slots, two algorithm calls: every store of the range's fight is visible to its
+      // check. Ranges are disjoint, so one range's check cannot see another's fight.
+      for (std::uint64_t chunk = 0; chunk < chunks; ++chunk) {
+        const auto range = static_cast<std::uint16_t>(chunk);
+        thrust::for_each(detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                         thrust::counting_iterator<std::uint64_t>(active),
+                         detail::fight_key<Key, Value>{keys.data(), actives.data(), view, pair_ranges, range});
+        thrust::for_each(detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                         thrust::counting_iterator<std::uint64_t>(active),
+                         detail::check_key<Key, Value>{keys.data(), values.data(), actives.data(), view, pair_ranges,
+                                                       range, collided.data()});
+      }
       const auto end = thrust::copy_if(detail::policy(backend), actives.data(), actives.data() + active,
                                        collided.data(), survivors.data(), detail::is_set{});
       const auto stayed = static_cast<std::uint64_t>(end - survivors.data());
@@ -254,12 +380,48 @@ void hashfight_map<Key, Value, Backend>::find(std::span<const Key> queries, std:
   WARPDEX_EXPECTS(values.size() == queries.size(), "hashfight_map::find: " + std::to_string(queries.size()) +
                                                        " queries but " + std::to_string(values.size()) + " values");
   detail::reporting_allocation_failure("hashfight_map::find", [&] {
-    thrust::transform(
-        detail::policy_nosync(backend_), queries.data(), queries.data() + queries.size(), values.data(),
-        detail::find_value<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()), leftover_keys_.data(),
-                                       leftover_values_.data(), leftover_keys_.size()});
+    find_into(queries, values.data());
     backend_.synchronize();
   });
+}
+
+template <class Key, class Value, class Backend>
+void hashfight_map<Key, Value, Backend>::find_into(std::span<const Key> queries, Value* values) const
+{
+  const std::uint64_t n = queries.size();
+  const auto rest_from = [&](std::uint32_t first_table) {
+    return detail::find_value<Key, Value>{views_.data() + first_table,
+                                          static_cast<std::uint32_t>(views_.size()) - first_table,
+                                          leftover_keys_.data(), leftover_values_.data(), leftover_keys_.size()};
+  };
+  if (chunked_subtables_ == 0) {
+    thrust::transform(detail::policy_nosync(backend_), queries.data(), queries.data() + n, values, rest_from(0));
+    return;
+  }
+  // The chunked sub-tables (the first ones: sub-tables shrink round by round) one range of slots a pass;
+  // each query's range is found once per sub-table (resolved_query once answered); then the rest as one
+  // probe.
+  auto ranges = make_buffer<std::uint16_t>(backend_, n);
+  thrust::fill(detail::policy_nosync(backend_), ranges.data(), ranges.data() + n, std::uint16_t{0});
+  const auto all = [&](const auto& step) {
+    thrust::for_each(detail::policy_nosync(backend_), thrust::counting_iterator<std::uint64_t>(0),
+                     thrust::counting_iterator<std::uint64_t>(n), step);
+  };
+  for (std::uint32_t t = 0; t < chunked_subtables_; ++t) {
+    const std::uint64_t slots = subtables_[t].size();
+    // The view's entries are not const (the build writes through it); the probe only reads them.
+    const hashfight_subtable<Key, Value> view{const_cast<hashfight_entry<Key, Value>*>(subtables_[t].data()), slots,
+                                              detail::hashfight_round_seed(options_.seed, t)};
+    const std::uint64_t chunks = hashfight_chunk_count(slots, sizeof(hashfight_entry<Key, Value>), chunk_bytes_);
+    all(detail::range_of_query<Key, Value>{queries.data(), view, detail::slots_per_range(slots, chunks), ranges.data(),
+                                           values});
+    for (std::uint64_t chunk = 0; chunk < chunks; ++chunk) {
+      all(detail::probe_range<Key, Value>{queries.data(), view, static_cast<std::uint16_t>(chunk), ranges.data(),
+                                          values});
+    }
+  }
+  all(detail::finish_pending<Key, Value>{queries.data(), rest_from(chunked_subtables_), values, ranges.data()});
+  // `ranges` is freed on return, ordered on the backend's stream after the passes that use it.
 }
 
 template <class Key, class Value, class Backend>
@@ -268,12 +430,19 @@ void hashfight_map<Key, Value, Backend>::contains(std::span<const Key> queries, 
   WARPDEX_EXPECTS(found.size() == queries.size(), "hashfight_map::contains: " + std::to_string(queries.size()) +
                                                       " queries but " + std::to_string(found.size()) + " flags");
   detail::reporting_allocation_failure("hashfight_map::contains", [&] {
-    const auto values = thrust::make_transform_iterator(
-        queries.data(),
-        detail::find_value<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()), leftover_keys_.data(),
-                                       leftover_values_.data(), leftover_keys_.size()});
-    thrust::transform(detail::policy_nosync(backend_), values, values + queries.size(), found.data(),
-                      detail::is_not_miss<Value>{});
+    if (chunked_subtables_ == 0) {
+      const auto values = thrust::make_transform_iterator(
+          queries.data(),
+          detail::find_value<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()),
+                                         leftover_keys_.data(), leftover_values_.data(), leftover_keys_.size()});
+      thrust::transform(detail::policy_nosync(backend_), values, values + queries.size(), found.data(),
+                        detail::is_not_miss<Value>{});
+    } else {
+      auto values = make_buffer<Value>(backend_, queries.size());
+      find_into(queries, values.data());
+      thrust::transform(detail::policy_nosync(backend_), values.data(), values.data() + queries.size(), found.data(),
+                        detail::is_not_miss<Value>{});
+    }
     backend_.synchronize();
   });
 }

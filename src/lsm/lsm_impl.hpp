@@ -4,6 +4,7 @@
 // lsm_host.cpp include this and instantiate lsm_map for their backend; the host translation unit selects
 // Thrust's OpenMP and C++ systems, so it needs no CUDA header.
 
+#include "../core/radix_sort_backend.hpp"
 #include "../core/thrust_backend.hpp"
 
 #include <warpdex/core/config.hpp>
@@ -52,33 +53,6 @@
 #include <vector>
 
 namespace warpdex::detail {
-
-#if defined(__CUDACC__)
-/// Stable sort of (key, value) pairs by key from the inputs into the outputs: CUB's radix sort, with
-/// no copies around it (thrust::stable_sort_by_key sorts in place, so the caller would copy first).
-template <class Key, class Value>
-void stable_sort_pairs(const cuda& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
-                       Value* values_out, std::uint64_t n)
-{
-  std::size_t temp_bytes = 0;
-  const auto sort = [&](void* temp) {
-    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, 0,
-                                                     static_cast<int>(sizeof(Key) * CHAR_BIT), backend.stream));
-  };
-  sort(nullptr);
-  auto temp = make_buffer<std::uint8_t>(backend, temp_bytes);
-  sort(temp.data());
-}
-#else
-template <class Key, class Value>
-void stable_sort_pairs(const host& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
-                       Value* values_out, std::uint64_t n)
-{
-  thrust::copy(policy(backend), keys_in, keys_in + n, keys_out);
-  thrust::copy(policy(backend), values_in, values_in + n, values_out);
-  thrust::stable_sort_by_key(policy(backend), keys_out, keys_out + n, values_out);
-}
-#endif
 
 // ---- searches shared by the query functors ----
 

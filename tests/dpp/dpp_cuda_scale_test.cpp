@@ -41,6 +41,22 @@ void once_flags_agree(const std::vector<Element>& elements)
   EXPECT_EQ(device_counts.elements.to_vector(), host_counts.elements.to_vector());
   EXPECT_EQ(device_counts.counts.to_vector(), host_counts.counts.to_vector());
   EXPECT_EQ(device_counts.first_positions.to_vector(), host_counts.first_positions.to_vector());
+  const auto device_only = count_elements(cuda{}, std::span<const Element>(on_device.data(), elements.size()),
+                                          element_order::ascending, count_outputs::counts_only);
+  const auto host_only = count_elements(host{}, std::span<const Element>(on_host.data(), elements.size()),
+                                        element_order::ascending, count_outputs::counts_only);
+  EXPECT_EQ(device_only.elements.to_vector(), host_only.elements.to_vector());
+  EXPECT_EQ(device_only.counts.to_vector(), host_only.counts.to_vector());
+  // The sort method on the device (CUB radix sort of the pairs, the singleton bitmap) against hash
+  // fighting on the host.
+  const std::span<const Element> device_in(on_device.data(), elements.size());
+  const std::span<const Element> host_in(on_host.data(), elements.size());
+  auto device_sorted_once = make_buffer<std::uint8_t>(cuda{}, elements.size());
+  find_once(cuda{}, device_in, device_sorted_once.span(), duplicate_method::sort);
+  EXPECT_EQ(device_sorted_once.to_vector(), host_once.to_vector());
+  EXPECT_EQ(elements_occurring_once(cuda{}, device_in, duplicate_method::sort).to_vector(),
+            elements_occurring_once(host{}, host_in, duplicate_method::hash_fight).to_vector());
+  EXPECT_EQ(unique_elements(cuda{}, device_in).to_vector(), unique_elements(host{}, host_in).to_vector());
 }
 
 TEST_F(dpp_at_scale, duplicate_search_agrees_with_the_host_backend)
@@ -88,6 +104,12 @@ TEST_F(dpp_at_scale, hashfight_agrees_with_the_host_backend)
   fought.load_factor = 2.0;
   hashfight_agrees<std::uint64_t>(n, fought, case_seed(6));
   hashfight_agrees<std::uint32_t>(n, hashfight_options{}, case_seed(7));
+  // Chunked passes on the device (1 MiB ranges: the first sub-tables take dozens of passes), none on the
+  // host: the same answers.
+  hashfight_options chunked = fought;
+  chunked.chunk_bytes = std::uint64_t{1} << 20;
+  hashfight_agrees<std::uint32_t>(n, chunked, case_seed(8));
+  hashfight_agrees<std::uint64_t>(n, chunked, case_seed(9));
 }
 
 }  // namespace

@@ -88,6 +88,17 @@ void expect_all_outputs_match(const Backend& backend, const std::vector<Element>
   EXPECT_EQ(counted_first.elements.to_vector(), first_order);
   EXPECT_EQ(counted_first.counts.to_vector(), first_counts);
   EXPECT_EQ(counted_first.first_positions.to_vector(), first_firsts);
+  // Counts only: the same elements and counts from a sort of the elements alone, no positions; in order of
+  // first occurrence the positions are needed and come back all the same.
+  const auto counts_only = count_elements(backend, in, element_order::ascending, count_outputs::counts_only);
+  EXPECT_EQ(counts_only.elements.to_vector(), ascending);
+  EXPECT_EQ(counts_only.counts.to_vector(), ascending_counts);
+  EXPECT_EQ(counts_only.first_positions.size(), 0u);
+  const auto counts_only_first =
+      count_elements(backend, in, element_order::first_occurrence, count_outputs::counts_only);
+  EXPECT_EQ(counts_only_first.elements.to_vector(), first_order);
+  EXPECT_EQ(counts_only_first.counts.to_vector(), first_counts);
+  EXPECT_EQ(counts_only_first.first_positions.to_vector(), first_firsts);
 }
 
 template <class Element, class Backend>

@@ -10,8 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -146,6 +148,125 @@ TYPED_TEST(hashfight_map_test, rounds_and_leftovers)
   const hashfight_map<std::uint32_t, std::uint32_t, TypeParam> one(this->backend(), k, v, one_round);
   EXPECT_EQ(one.rounds(), 1u);
   EXPECT_GT(one.leftover_size(), 0u);
+}
+
+/// Options that fight in chunked passes: sub-tables of more than `chunk_bytes` bytes split into ranges.
+hashfight_options chunked(double load_factor, std::uint64_t chunk_bytes)
+{
+  hashfight_options options = fighting(load_factor);
+  options.chunk_bytes = chunk_bytes;
+  return options;
+}
+
+template <class Key, class Backend>
+void chunked_builds_match(const Backend& backend, std::uint64_t seed)
+{
+  SCOPED_TRACE(sizeof(Key));
+  using map_type = hashfight_map<Key, Key, Backend>;
+  for (const double load_factor : {1.03, 2.0}) {
+    SCOPED_TRACE(load_factor);
+    std::vector<Key> keys, values, queries;
+    build_and_query<Key>(6000, 0.5, {}, seed, keys, values, queries);
+    // 8 KiB ranges: the first sub-tables (6000 * lf entries of 8 or 16 bytes) take 6 to 24 passes, the
+    // last ones one.
+    expect_map_matches(backend, keys, values, queries, chunked(load_factor, 8192));
+    const auto key_buffer = make_buffer_from<Key>(backend, keys);
+    const std::span<const Key> k(key_buffer.data(), keys.size());
+    const map_type map(backend, k, k, chunked(load_factor, 8192));
+    EXPECT_EQ(map.chunk_bytes(), 8192u);
+    EXPECT_GE(map.chunked_subtables(), 2u);  // the multi-pass build and probe ran
+    EXPECT_EQ(map.size(), keys.size());
+    // Duplicate keys (about 4 pairs a key) keep the largest value in chunked passes too.
+    std::vector<Key> repeated(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) { repeated[i] = keys[i / 4]; }
+    expect_map_matches(backend, repeated, values, queries, chunked(load_factor, 8192));
+  }
+  // 1-byte ranges: every sub-table is cut into one slot a pass (100 pairs: up to 103 passes).
+  std::vector<Key> keys, values, queries;
+  build_and_query<Key>(100, 0.5, {}, seed + 1, keys, values, queries);
+  expect_map_matches(backend, keys, values, queries, chunked(1.03, 1));
+}
+
+TYPED_TEST(hashfight_map_test, chunked_passes_answer_as_one_pass_does)
+{
+  chunked_builds_match<std::uint32_t>(this->backend(), case_seed(5));
+  chunked_builds_match<std::uint64_t>(this->backend(), fresh_seed());
+}
+
+/// n keys that all fight for one slot of round 0's sub-table (found by search: the slot of key k is the
+/// high word of fmix64(k ^ round seed) * slots, as in src/dpp/hashfight_impl.hpp).
+template <class Key>
+std::vector<Key> keys_sharing_round_zero_slot(std::uint64_t n, const hashfight_options& options)
+{
+  const std::uint64_t round_seed = warpdex::fmix64(options.seed + 0x9e3779b97f4a7c15ULL);
+  const auto slots = static_cast<std::uint64_t>(std::ceil(static_cast<double>(n) * options.load_factor));
+  const auto slot_of = [&](Key key) {
+    return static_cast<std::uint64_t>(
+        (static_cast<unsigned __int128>(warpdex::fmix64(static_cast<std::uint64_t>(key) ^ round_seed)) * slots) >> 64);
+  };
+  std::vector<Key> keys;
+  const std::uint64_t target = slot_of(Key{0});
+  for (Key key = 0; keys.size() < n; ++key) {
+    if (slot_of(key) == target) { keys.push_back(key); }
+  }
+  return keys;
+}
+
+template <class Key, class Backend>
+void one_slot_for_every_key(const Backend& backend)
+{
+  SCOPED_TRACE(sizeof(Key));
+  constexpr std::uint64_t n = 1500;
+  const hashfight_options options = fighting(1.03);
+  const auto keys = keys_sharing_round_zero_slot<Key>(n, options);
+  std::vector<Key> values(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) { values[i] = static_cast<Key>(i * 7); }
+  std::vector<Key> queries(keys);
+  for (Key q = 1; q < 200; ++q) { queries.push_back(q); }  // mostly absent
+  expect_map_matches(backend, keys, values, queries, options);
+  expect_map_matches(backend, keys, values, queries, chunked(1.03, 512));
+  // Round 0 stores one key; round 1's fresh seed parts the rest.
+  const auto key_buffer = make_buffer_from<Key>(backend, keys);
+  const std::span<const Key> k(key_buffer.data(), keys.size());
+  const hashfight_map<Key, Key, Backend> map(backend, k, k, options);
+  EXPECT_GE(map.rounds(), 2u);
+  EXPECT_LT(map.rounds(), 16u);
+  hashfight_options one_round = options;
+  one_round.max_rounds = 1;
+  const hashfight_map<Key, Key, Backend> first_round_only(backend, k, k, one_round);
+  EXPECT_EQ(first_round_only.leftover_size(), n - 1);  // the keys did share one slot
+}
+
+TYPED_TEST(hashfight_map_test, keys_built_to_share_one_slot)
+{
+  one_slot_for_every_key<std::uint32_t>(this->backend());
+  one_slot_for_every_key<std::uint64_t>(this->backend());
+}
+
+TYPED_TEST(hashfight_map_test, automatic_chunk_per_backend)
+{
+  const std::vector<std::uint32_t> keys = {1, 2, 3};
+  const auto key_buffer = make_buffer_from<std::uint32_t>(this->backend(), keys);
+  const std::span<const std::uint32_t> k(key_buffer.data(), 3);
+  const hashfight_map<std::uint32_t, std::uint32_t, TypeParam> map(this->backend(), k, k, fighting(1.03, 0));
+  const std::uint64_t expected = std::is_same_v<TypeParam, warpdex::host> ? warpdex::dpp::hashfight_no_chunks
+                                                                          : warpdex::dpp::hashfight_gpu_chunk_bytes;
+  EXPECT_EQ(map.chunk_bytes(), expected);
+  EXPECT_EQ(map.chunked_subtables(), 0u);
+}
+
+TEST(hashfight_chunk_count, splits_into_ranges_of_at_most_the_chunk)
+{
+  using warpdex::dpp::hashfight_chunk_count;
+  EXPECT_EQ(hashfight_chunk_count(0, 8, 64), 1u);
+  EXPECT_EQ(hashfight_chunk_count(8, 8, 64), 1u);
+  EXPECT_EQ(hashfight_chunk_count(9, 8, 64), 2u);
+  EXPECT_EQ(hashfight_chunk_count(17, 16, 64), 5u);
+  EXPECT_EQ(hashfight_chunk_count(std::uint64_t{1} << 40, 8, warpdex::dpp::hashfight_no_chunks), 1u);
+  EXPECT_EQ(hashfight_chunk_count(5, 8, 1), 5u);  // a chunk smaller than an entry: one slot a pass
+  EXPECT_EQ(hashfight_chunk_count(std::uint64_t{1} << 30, 8, 64), warpdex::dpp::hashfight_max_chunks);
+  // 2^30 k32 pairs at load factor 1.5: a 12 GiB first sub-table, 6 passes of the automatic 2 GiB.
+  EXPECT_EQ(hashfight_chunk_count(std::uint64_t{3} << 29, 8, warpdex::dpp::hashfight_gpu_chunk_bytes), 6u);
 }
 
 template <class Key, class Backend>

@@ -7,8 +7,10 @@
 /// span lies in the backend's memory (device memory for `cuda`). Inputs of up to 2^32 - 2 elements.
 ///
 /// **Sort method.** Stable sort of (element, position) → runs of equal elements → counts, first
-/// positions and the once-flags. O(n log n) work (radix sort for the integer types on the GPU, merge sort
-/// for tuples).
+/// positions and the once-flags (a bitmap of one bit per element, set for the singletons); the distinct
+/// elements, and counts without first positions, sort the elements alone. O(n log n) work (radix sort
+/// for the integer types, from the input into a new array with no copy first, on the GPU; merge sort for
+/// tuples).
 ///
 /// **Hash-fighting method** (once-indicator and once-elements only). Round r hashes every active element
 /// (all of them at first) with 32-bit FNV-1a (round 0: the reference offset basis; round r > 0 a basis
@@ -86,6 +88,13 @@ enum class element_order {
   first_occurrence,  ///< the order of each element's first position in the input
 };
 
+/// What `count_elements` computes besides the distinct elements and their counts.
+enum class count_outputs {
+  with_first_positions,  ///< each distinct element's first position too (a sort of (element, position) pairs)
+  counts_only,  ///< no first positions (`first_positions` is empty): a sort of the elements alone, half the bytes;
+                ///< `element_order::first_occurrence` needs the positions and computes them regardless
+};
+
 /// Distinct elements with the number of times each occurs and the position of its first occurrence.
 template <class Element>
 struct element_counts {
@@ -118,9 +127,11 @@ template <class Element, class Backend>
 [[nodiscard]] buffer<Element> unique_elements(const Backend& backend, std::span<const Element> elements,
                                               element_order order = element_order::ascending);
 
-/// The distinct elements with their counts and first positions, in `order`. Sort method.
+/// The distinct elements with their counts and (unless `outputs` is `counts_only` with ascending order)
+/// first positions, in `order`. Sort method.
 template <class Element, class Backend>
 [[nodiscard]] element_counts<Element> count_elements(const Backend& backend, std::span<const Element> elements,
-                                                     element_order order = element_order::ascending);
+                                                     element_order order = element_order::ascending,
+                                                     count_outputs outputs = count_outputs::with_first_positions);
 
 }  // namespace warpdex::dpp

@@ -33,9 +33,23 @@
 /// empty slot and cannot be stored; value `miss_value` (all ones) is what `find` answers for an absent
 /// key and cannot be stored. Either in a build throws `warpdex::error` naming the first position.
 ///
+/// **Chunked passes** (Ch. VI). A random access to a table larger than the GPU's TLB reach misses the TLB
+/// almost every time, and the miss, not DRAM, then limits the fight, check and probe. A sub-table of more
+/// than `chunk_bytes` is therefore split into `ceil(bytes / chunk_bytes)` equal ranges of slots (at most
+/// `hashfight_max_chunks`), and each step runs once per range: every pair (or query) computes its slot,
+/// and only those whose slot lies in the range act in that pass, so the random accesses of a pass stay
+/// within one TLB-covered range. The build computes each active pair's range once a round (a 16-bit
+/// number per pair: 2 bytes of scratch more), so a pass reads 2 bytes for a pair of another range; the
+/// probe likewise numbers each unanswered query's range once per chunked sub-table. These streaming
+/// reads are the price of the chunks, against the random 32-byte sectors the fight, check and probe
+/// touch. A key's
+/// copies share one slot, hence one range: the semantics (below) are the same with and without chunks,
+/// and `find`'s answers are equal (only which of several colliding keys wins a slot may differ, as it may
+/// between any two builds).
+///
 /// **Memory.** Sub-tables about 1.6 * n * load_factor entries in all, leftovers up to `leftover_limit`
-/// pairs, and, during the build, 9 bytes per pair of scratch. A build whose estimate exceeds the
-/// backend's whole memory (the device's, or the host's physical memory) throws `warpdex::out_of_memory`
+/// pairs, and, during the build, 9 bytes per pair of scratch (11 when a sub-table is chunked). A build whose estimate
+/// exceeds the backend's whole memory (the device's, or the host's physical memory) throws `warpdex::out_of_memory`
 /// before allocating; one that runs out of free memory on the way frees what it took and throws the
 /// same (from the memory resource, naming the free and total memory).
 
@@ -48,6 +62,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace warpdex::dpp {
@@ -62,7 +77,47 @@ struct hashfight_options {
   std::uint32_t max_rounds = 16;
   /// Seeds the per-round hash functions.
   std::uint64_t seed = 0x6861736866696768ULL;
+  /// Bytes of a sub-table one pass of the fight, check or probe may touch (file comment, "Chunked
+  /// passes"): 0 chooses the backend's `hashfight_auto_chunk_bytes`; `hashfight_no_chunks` runs every
+  /// step in one pass. Larger sub-tables run in several passes.
+  std::uint64_t chunk_bytes = 0;
 };
+
+/// `hashfight_options::chunk_bytes` that never splits a sub-table.
+inline constexpr std::uint64_t hashfight_no_chunks = ~std::uint64_t{0};
+
+/// The automatic chunk on the GPU: 2 GiB. Assumed, not measured here: the GPU's last-level TLB covers a
+/// few GB of 2 MB pages (Jia et al. measured 8 GB of L2 TLB reach on the V100 and Karnagel et al. a 2 GB
+/// cliff on the K40; the thesis's HashFight chunks below that reach), and on the H100/H200 we assume at
+/// least 2 GiB. A smaller chunk costs only extra streaming passes, a larger one the cliff, so the guess
+/// errs low. Tables of k32/v32 reach it from about 1.8 * 10^8 pairs at load factor 1.5 (2^28 pairs: 2
+/// passes; 2^30: 6). The `hashfight/.../chunk=` benchmark rows measure the choice; tune it with
+/// `chunk_bytes`.
+inline constexpr std::uint64_t hashfight_gpu_chunk_bytes = std::uint64_t{2} << 30;
+
+/// The most passes one step of one sub-table runs: a smaller `chunk_bytes` is raised to bytes / this,
+/// so that a tiny chunk on a huge table cannot launch millions of passes.
+inline constexpr std::uint64_t hashfight_max_chunks = 1024;
+
+/// The automatic chunk of `Backend`: `hashfight_gpu_chunk_bytes` on `cuda`; no chunks on `host`, as in
+/// the thesis, which applies its TLB constants only when compiled for the GPU (a CPU's TLB reach is
+/// megabytes: chunking to it would cost a pass over the actives per few megabytes).
+template <class Backend>
+[[nodiscard]] constexpr std::uint64_t hashfight_auto_chunk_bytes()
+{
+  return std::is_same_v<Backend, host> ? hashfight_no_chunks : hashfight_gpu_chunk_bytes;
+}
+
+/// Passes one step over a sub-table of `slots` entries of `entry_bytes` runs with chunks of `chunk_bytes`
+/// (already resolved, not 0): ceil(bytes / chunk_bytes), at least 1, at most `hashfight_max_chunks`.
+[[nodiscard]] constexpr std::uint64_t hashfight_chunk_count(std::uint64_t slots, std::size_t entry_bytes,
+                                                            std::uint64_t chunk_bytes)
+{
+  if (chunk_bytes == hashfight_no_chunks || slots == 0) { return 1; }
+  const std::uint64_t per_chunk = chunk_bytes < entry_bytes ? 1 : chunk_bytes / entry_bytes;
+  const std::uint64_t chunks = slots / per_chunk + (slots % per_chunk != 0 ? 1 : 0);
+  return chunks < 1 ? 1 : (chunks > hashfight_max_chunks ? hashfight_max_chunks : chunks);
+}
 
 /// One slot of a sub-table: a key and its value, accessed as one aligned unit.
 template <class Key, class Value>
@@ -104,7 +159,9 @@ class hashfight_map {
   hashfight_map& operator=(const hashfight_map&) = delete;
 
   /// values[i] = the value of queries[i], or `miss_value` when absent. Requires equal sizes. Any query
-  /// value is allowed (`empty_key` is simply absent).
+  /// value is allowed (`empty_key` is simply absent). With chunked sub-tables (`chunked_subtables()`) the
+  /// probe runs one pass per range of each of them, over the queries not yet answered, and takes two
+  /// bytes per query of scratch (`contains` one value more).
   void find(std::span<const Key> queries, std::span<Value> values) const;
 
   /// found[i] = 1 when queries[i] is stored, else 0. Requires equal sizes.
@@ -114,6 +171,10 @@ class hashfight_map {
   [[nodiscard]] std::uint64_t size() const;
   /// Fight rounds of the build (= sub-tables).
   [[nodiscard]] std::uint32_t rounds() const { return static_cast<std::uint32_t>(subtables_.size()); }
+  /// The chunk the build used and `find` uses (`options().chunk_bytes`, the automatic one resolved).
+  [[nodiscard]] std::uint64_t chunk_bytes() const { return chunk_bytes_; }
+  /// Sub-tables larger than one chunk, whose steps run in several passes (they come first).
+  [[nodiscard]] std::uint32_t chunked_subtables() const { return chunked_subtables_; }
   /// Distinct keys in the sorted leftovers.
   [[nodiscard]] std::uint64_t leftover_size() const { return leftover_keys_.size(); }
   /// Bytes the map holds (sub-tables, leftovers, the sub-table views).
@@ -123,17 +184,23 @@ class hashfight_map {
  private:
   Backend backend_;
   hashfight_options options_;
+  std::uint64_t chunk_bytes_ = hashfight_no_chunks;
+  std::uint32_t chunked_subtables_ = 0;
   std::vector<buffer<hashfight_entry<Key, Value>>> subtables_;
   buffer<hashfight_subtable<Key, Value>> views_;
   buffer<Key> leftover_keys_;
   buffer<Value> leftover_values_;
   mutable std::optional<std::uint64_t> size_;
+
+  /// values[i] = the value of queries[i] or the miss value, chunked where the sub-tables need it.
+  void find_into(std::span<const Key> queries, Value* values) const;
 };
 
 /// Peak bytes a build of `pairs` pairs needs beyond its inputs, from the expected rounds: a round at load
 /// factor f stores f * (1 - e^(-1/f)) of its actives, so the sub-tables hold pairs * f / that fraction
-/// slots in all; plus 9 bytes of scratch per pair (two lists of 32-bit positions and a flag) and the
-/// leftovers. The build checks it against the backend's memory before starting.
+/// slots in all; plus 9 bytes of scratch per pair (two lists of 32-bit positions and a flag; 2 more for
+/// the range numbers unless `chunk_bytes` is `hashfight_no_chunks`) and the leftovers. The build checks
+/// it against the backend's memory before starting.
 [[nodiscard]] inline std::uint64_t hashfight_build_bytes(std::uint64_t pairs, std::size_t entry_bytes,
                                                          const hashfight_options& options)
 {
@@ -141,8 +208,10 @@ class hashfight_map {
   const double stored_fraction = f * (1.0 - std::exp(-1.0 / f));
   const double slots = static_cast<double>(pairs) * f / stored_fraction;
   const double leftovers = static_cast<double>(std::min(pairs, options.leftover_limit)) * 2.0 * entry_bytes;
-  return static_cast<std::uint64_t>(
-      std::min(slots * static_cast<double>(entry_bytes) + 9.0 * static_cast<double>(pairs) + leftovers, 1.8e19));
+  const double scratch_bytes_per_pair = options.chunk_bytes == hashfight_no_chunks ? 9.0 : 11.0;
+  return static_cast<std::uint64_t>(std::min(
+      slots * static_cast<double>(entry_bytes) + scratch_bytes_per_pair * static_cast<double>(pairs) + leftovers,
+      1.8e19));
 }
 
 }  // namespace warpdex::dpp

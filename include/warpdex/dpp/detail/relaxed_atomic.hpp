@@ -64,4 +64,11 @@ WARPDEX_HOST_DEVICE void relaxed_fetch_max(T* place, T value)
 #endif
 }
 
+/// *place |= bits, atomically (racing ors of different bits all take effect).
+template <class T>
+WARPDEX_HOST_DEVICE void relaxed_fetch_or(T* place, T bits)
+{
+  atomic_ref<T>(*place).fetch_or(bits, relaxed);
+}
+
 }  // namespace warpdex::dpp::detail
