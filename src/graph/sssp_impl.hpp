@@ -269,8 +269,9 @@ class sssp_run {
     // Work that returns nothing stays queued on the stream: a round is many short steps, and a
     // synchronization after each cost more than the steps on large-diameter graphs.
     const auto exec = policy_nosync(backend_);
-    statistics_.algorithm =
-        options_.algorithm == sssp_algorithm::automatic ? sssp_algorithm::delta_stepping : options_.algorithm;
+    constexpr sssp_algorithm automatic_choice =
+        std::is_same_v<Backend, host> ? sssp_algorithm::delta_stepping : sssp_algorithm::bellman_ford;
+    statistics_.algorithm = options_.algorithm == sssp_algorithm::automatic ? automatic_choice : options_.algorithm;
     thrust::fill(exec, distances_.data(), distances_.data() + n_, unreachable<Weight>);
     thrust::fill(exec, queued_.data(), queued_.data() + n_, 0U);
     // The source is at distance 0 and queued.
@@ -347,7 +348,8 @@ class sssp_run {
     }
   }
 
-  /// The bucket width: the option, or warp_width x mean weight / mean out-degree^2 (sssp.hpp).
+  /// The bucket width: the option, or warp_width x mean weight / mean out-degree (cuda) or / mean
+  /// out-degree^2 (host) (sssp.hpp).
   distance_type choose_delta()
   {
     double delta = options_.delta;
@@ -364,7 +366,8 @@ class sssp_run {
                         static_cast<double>(arcs);
         }
         const double mean_degree = static_cast<double>(arcs) / static_cast<double>(n_);
-        delta = warp_width * mean_weight / (mean_degree * mean_degree);
+        const double degree_term = std::is_same_v<Backend, host> ? mean_degree * mean_degree : mean_degree;
+        delta = warp_width * mean_weight / degree_term;
       }
     }
     if constexpr (std::is_integral_v<Weight>) {

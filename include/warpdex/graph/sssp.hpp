@@ -41,7 +41,11 @@ inline constexpr distance_t<Weight> unreachable = std::is_integral_v<Weight>
                                                       : std::numeric_limits<distance_t<Weight>>::infinity();
 
 enum class sssp_algorithm {
-  automatic,  ///< delta_stepping (the paper's fastest on both social and road graphs; docs/graph.md)
+  /// bellman_ford on `cuda` and delta_stepping on `host`. On an H200 every round costs about 0.1 ms
+  /// whatever its work, so the fewest rounds win: Bellman-Ford ran 1.4x delta-stepping's best delta on
+  /// R-MAT 2^24 and 1.1x on a 4096 x 4096 grid (docs/graph.md). The paper's choice, delta-stepping, stays
+  /// the host's, where a round costs little and relaxations dominate.
+  automatic,
   /// delta-stepping (Meyer and Sanders): the pending vertices are split into `bucket_count` buckets of
   /// width delta by tentative distance with warpdex::multisplit each round, and the lowest nonempty
   /// bucket is relaxed (the last bucket collects everything further away)
@@ -60,10 +64,11 @@ enum class sssp_algorithm {
 struct sssp_options {
   sssp_algorithm algorithm = sssp_algorithm::automatic;
   /// Bucket width of delta-stepping and near-far; 0 chooses it: delta = 32 x the mean arc weight / the
-  /// mean out-degree squared (rounded, at least 1, for integer weights; 1 when the graph has no arcs).
-  /// Narrow buckets for well-connected graphs, where the redundant relaxations of wide buckets cost most,
-  /// wide ones for road-like graphs, where the rounds cost most (docs/graph.md has the measurements).
-  /// Must be >= 0 and finite.
+  /// mean out-degree on `cuda`, / the mean out-degree squared on `host` (rounded, at least 1, for integer
+  /// weights; 1 when the graph has no arcs). Narrow buckets where the redundant relaxations of wide
+  /// buckets cost most (the host), wide ones where the rounds cost most (the GPU: on an H200, 16x the
+  /// host's width ran 1.3x faster on R-MAT and 1.9x on a road-like grid; docs/graph.md has the
+  /// measurements). Must be >= 0 and finite.
   double delta = 0;
   /// Buckets of delta-stepping's multisplit, >= 2 (Davidson et al. found 10 best).
   std::uint32_t bucket_count = 10;
