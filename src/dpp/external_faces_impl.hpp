@@ -208,7 +208,7 @@ external_face_set find_external_faces(const Backend& backend, const tet_mesh_vie
     thrust::for_each(policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
                      thrust::counting_iterator<std::uint64_t>(n), make_face_key{mesh.connectivity.data(), keys.data()});
     const std::span<const uint32x3> faces(keys.data(), n);
-    switch (options.method) {
+    switch (resolve_face_method<Backend>(options.method)) {
       case face_method::sort_tuple:
         find_once<uint32x3>(backend, faces, once.span(), duplicate_method::sort);
         break;
