@@ -534,7 +534,9 @@ std::uint64_t read_data_array(const vtu_file& file, std::size_t at, Decode&& dec
   *type_out = type;
   const std::string format = attribute(tag, "format", "ascii");
   if (format == "ascii") {
-    const std::size_t end = file.text.find("</DataArray>", tag.content);
+    // The values come first; child elements (VTK's InformationKey ranges) follow them.
+    if (tag.self_closing) { return 0; }
+    const std::size_t end = file.text.find('<', tag.content);
     if (end == std::string_view::npos) { fail(file.name, "a DataArray is not closed"); }
     std::uint64_t count = 0;
     std::size_t pos = tag.content;
@@ -717,9 +719,21 @@ std::string base64(const std::string& bytes)
   return out;
 }
 
-/// The bytes of one .vtu DataArray as written: header and data (compressed in blocks when asked), with
-/// 32-bit headers inline and 64-bit headers appended (so the tests read both).
-std::string vtu_block(const std::string& data, bool compress, std::size_t header_size)
+/// One .vtu DataArray's header and data (compressed in blocks when asked).
+struct vtu_block {
+  std::string header;
+  std::string data;
+  /// Raw bytes, or base64 as VTK writes it: header and data encoded together when uncompressed, apart
+  /// (each padded) when compressed, so a reader can decode the header before knowing the data's size.
+  [[nodiscard]] std::string encoded(bool as_base64, bool compressed) const
+  {
+    if (!as_base64) { return header + data; }
+    return compressed ? base64(header) + base64(data) : base64(header + data);
+  }
+};
+
+/// The block of `data`, with 32-bit headers inline and 64-bit headers appended (so the tests read both).
+vtu_block make_vtu_block(const std::string& data, bool compress, std::size_t header_size)
 {
   std::string header;
   const auto put = [&](std::uint64_t value) {
@@ -731,7 +745,7 @@ std::string vtu_block(const std::string& data, bool compress, std::size_t header
   };
   if (!compress) {
     put(data.size());
-    return header + data;
+    return {header, data};
   }
   const std::size_t blocks = (data.size() + zlib_block_bytes - 1) / zlib_block_bytes;
   std::string packed;
@@ -753,7 +767,7 @@ std::string vtu_block(const std::string& data, bool compress, std::size_t header
   put(zlib_block_bytes);
   put(data.size() % zlib_block_bytes);
   for (const auto size : sizes) { put(size); }
-  return header + packed;
+  return {header, packed};
 }
 
 }  // namespace
@@ -860,10 +874,10 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
         }
         return xml + "\n</DataArray>\n";
       }
-      const std::string block = vtu_block(arrays[a], compress, header_size);
-      if (!appended) { return xml + ">" + base64(block) + "</DataArray>\n"; }
+      const vtu_block block = make_vtu_block(arrays[a], compress, header_size);
+      if (!appended) { return xml + ">" + block.encoded(true, compress) + "</DataArray>\n"; }
       xml += " offset=\"" + std::to_string(appended_data.size()) + "\"/>\n";
-      appended_data += encoding == mesh_encoding::appended_base64 ? base64(block) : block;
+      appended_data += block.encoded(encoding == mesh_encoding::appended_base64, compress);
       return xml;
     };
     out = std::string(

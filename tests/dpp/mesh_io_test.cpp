@@ -102,11 +102,13 @@ TEST_F(mesh_io_test, hand_written_files_in_other_layouts)
   const tet_mesh a = parse_legacy_vtk(v51, "v51");
   EXPECT_EQ(a.connectivity, (std::vector<std::uint32_t>{0, 1, 2, 3}));
   EXPECT_EQ(a.points.size(), 12U);
-  // .vtu with Int32 ids, Float32 points, no header_type (UInt32) and a big-endian inline binary array.
+  // .vtu with Int32 ids, Float32 points, no header_type (UInt32), and VTK's InformationKey element after
+  // the values of an ascii array (its numbers are not values).
   const std::string vtu =
       "<VTKFile type='UnstructuredGrid' byte_order='LittleEndian'><UnstructuredGrid>"
       "<Piece NumberOfPoints='4' NumberOfCells='1'><Points><DataArray type='Float32' NumberOfComponents='3' "
-      "format='ascii'>0 0 0 1 0 0 0 1 0 0 0 1</DataArray></Points><Cells>"
+      "format='ascii'>0 0 0 1 0 0 0 1 0 0 0 1<InformationKey name='L2_NORM_RANGE' length='2'><Value index='0'>"
+      "0</Value><Value index='1'>1</Value></InformationKey></DataArray></Points><Cells>"
       "<DataArray type='Int32' Name='connectivity' format='ascii'>3 2 1 0</DataArray>"
       "<DataArray type='Int32' Name='offsets' format='ascii'>4</DataArray>"
       "<DataArray type='UInt8' Name='types' format='ascii'>10</DataArray></Cells></Piece></UnstructuredGrid>"
