@@ -179,19 +179,11 @@ struct emit_external_face {
     cells[i] = cell;
     local_faces[i] = static_cast<std::uint8_t>(k);
   }
-  /// Negative volume: (p1 - p0) x (p2 - p0) . (p3 - p0) < 0.
+  /// Negative volume (see tet_volume6).
   WARPDEX_HOST_DEVICE bool inverted(const std::uint32_t* ids) const
   {
-    double edge[3][3];
-    const double* p0 = points + std::uint64_t{ids[0]} * 3;
-    for (int e = 0; e < 3; ++e) {
-      const double* p = points + std::uint64_t{ids[e + 1]} * 3;
-      for (int axis = 0; axis < 3; ++axis) { edge[e][axis] = p[axis] - p0[axis]; }
-    }
-    const double volume = (edge[0][1] * edge[1][2] - edge[0][2] * edge[1][1]) * edge[2][0] +
-                          (edge[0][2] * edge[1][0] - edge[0][0] * edge[1][2]) * edge[2][1] +
-                          (edge[0][0] * edge[1][1] - edge[0][1] * edge[1][0]) * edge[2][2];
-    return volume < 0.0;
+    return tet_volume6(points + std::uint64_t{ids[0]} * 3, points + std::uint64_t{ids[1]} * 3,
+                       points + std::uint64_t{ids[2]} * 3, points + std::uint64_t{ids[3]} * 3) < 0.0;
   }
 };
 

@@ -21,11 +21,7 @@ double seconds_since(std::chrono::steady_clock::time_point started)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
-/// Six times the signed volume of the tetrahedron (origin, a, b, c) or (a, b, c, d) with d at the origin.
-double triple(const double* a, const double* b, const double* c)
-{
-  return a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
-}
+constexpr double origin[3] = {0, 0, 0};
 
 std::string format_seconds(double seconds)
 {
@@ -59,15 +55,13 @@ std::string check_surface(const tet_mesh& mesh, std::span<const uint32x3> triang
   }
   const auto point = [&](std::uint32_t id) { return mesh.points.data() + 3 * std::size_t{id}; };
   double enclosed = 0;
-  for (const auto& t : triangles) { enclosed += triple(point(t.word[0]), point(t.word[1]), point(t.word[2])); }
+  for (const auto& t : triangles) {
+    enclosed += tet_volume6(origin, point(t.word[0]), point(t.word[1]), point(t.word[2]));
+  }
   double cells = 0;
   for (std::uint64_t c = 0; c < mesh.cell_count(); ++c) {
     const std::uint32_t* ids = mesh.connectivity.data() + 4 * c;
-    double edge[3][3];
-    for (int e = 0; e < 3; ++e) {
-      for (int axis = 0; axis < 3; ++axis) { edge[e][axis] = point(ids[e + 1])[axis] - point(ids[0])[axis]; }
-    }
-    cells += std::abs(triple(edge[0], edge[1], edge[2]));
+    cells += std::abs(tet_volume6(point(ids[0]), point(ids[1]), point(ids[2]), point(ids[3])));
   }
   if (std::abs(enclosed - cells) > 1e-9 * std::max(1.0, cells)) {
     return "the surface encloses volume " + std::to_string(enclosed / 6) + " but the cells fill " +

@@ -27,13 +27,11 @@ int corner_axis(std::uint8_t corner, int axis)
 /// The tetrahedron with positive volume: its last two vertices swapped when its volume is negative.
 std::array<std::uint8_t, 4> positively_oriented(std::array<std::uint8_t, 4> tet)
 {
-  int edge[3][3];
-  for (int e = 0; e < 3; ++e) {
-    for (int axis = 0; axis < 3; ++axis) { edge[e][axis] = corner_axis(tet[e + 1], axis) - corner_axis(tet[0], axis); }
+  int corners[4][3];
+  for (int v = 0; v < 4; ++v) {
+    for (int axis = 0; axis < 3; ++axis) { corners[v][axis] = corner_axis(tet[v], axis); }
   }
-  const int volume = (edge[0][1] * edge[1][2] - edge[0][2] * edge[1][1]) * edge[2][0] +
-                     (edge[0][2] * edge[1][0] - edge[0][0] * edge[1][2]) * edge[2][1] +
-                     (edge[0][0] * edge[1][1] - edge[0][1] * edge[1][0]) * edge[2][2];
+  const int volume = tet_volume6<int>(corners[0], corners[1], corners[2], corners[3]);
   if (volume < 0) { std::swap(tet[2], tet[3]); }
   return tet;
 }

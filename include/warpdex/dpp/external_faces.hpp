@@ -121,11 +121,23 @@ template <class Backend>
 [[nodiscard]] external_face_set external_faces(const Backend& backend, const tet_mesh_view& mesh,
                                                const face_options& options = {});
 
-/// The 32-bit hash `sort_hash` gives a face whose ids are sorted ascending.
+/// Six times the signed volume of the tetrahedron (p0, p1, p2, p3), each point x, y, z:
+/// (p1 - p0) x (p2 - p0) . (p3 - p0), positive when p3 lies on the side the triangle (p0, p1, p2) faces
+/// by the right-hand rule (VTK's positive orientation).
+template <class T>
+WARPDEX_HOST_DEVICE constexpr T tet_volume6(const T* p0, const T* p1, const T* p2, const T* p3)
+{
+  const T a[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+  const T b[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+  const T c[3] = {p3[0] - p0[0], p3[1] - p0[1], p3[2] - p0[2]};
+  return (a[1] * b[2] - a[2] * b[1]) * c[0] + (a[2] * b[0] - a[0] * b[2]) * c[1] + (a[0] * b[1] - a[1] * b[0]) * c[2];
+}
+
+/// The bits of `morton_code_of_id`: the low 10 bits moved to every third position.
 WARPDEX_HOST_DEVICE constexpr std::uint32_t morton_spread_10(std::uint32_t bits)
 {
-  // The low 10 bits moved to every third position (bit i to bit 3i).
-  bits &= 0x3ffU;
+  bits &= 0x3ffU;  // bit i goes to bit 3i
+
   bits = (bits | (bits << 16)) & 0x030000ffU;
   bits = (bits | (bits << 8)) & 0x0300f00fU;
   bits = (bits | (bits << 4)) & 0x030c30c3U;
@@ -139,6 +151,7 @@ WARPDEX_HOST_DEVICE constexpr std::uint32_t morton_code_of_id(std::uint32_t id)
   return morton_spread_10(id) | (morton_spread_10(id >> 10) << 1) | (morton_spread_10(id >> 20) << 2);
 }
 
+/// The 32-bit hash `sort_hash` gives a face whose ids are sorted ascending.
 WARPDEX_HOST_DEVICE constexpr std::uint32_t face_hash_value(face_hash hash, const uint32x3& face)
 {
   switch (hash) {
