@@ -29,8 +29,10 @@
 ///
 /// **Output order** (deterministic, equal for every method and backend): by cell, then by local face.
 ///
-/// Complexity: O(F log F) for the sorts, O(F) expected for hash fighting, F = 4 * cells; memory about
-/// 30 bytes a face beside the input.
+/// Complexity: O(F log F) for the sorts, O(F) expected for hash fighting, F = 4 * cells. Memory beside
+/// the input: 13 bytes a face (the sorted triples and the once-flags) plus the method's scratch, about
+/// 13 bytes a face for hash fighting, 17 for the hash sort and 32 for the tuple sort (a copy of the
+/// triples with positions, and the merge sort's buffers).
 ///
 /// Errors (`warpdex::error`, before anything is written): connectivity whose length is not a multiple
 /// of 4, a point id >= `point_count`, coordinates that are not 3 * `point_count` values, more than
