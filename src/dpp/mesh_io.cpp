@@ -24,9 +24,21 @@ constexpr std::uint64_t vtk_tetra = 10;
 /// .vtu compression block size, as VTK writes (32 KiB of uncompressed data a block).
 constexpr std::size_t zlib_block_bytes = std::size_t{1} << 15;
 
+/// Throws `warpdex::error` "name: what". `what` may quote the file's bytes: control characters are
+/// written as \xNN, so the message stays one printable line whatever the file holds.
 [[noreturn]] void fail(const std::string& name, const std::string& what)
 {
-  WARPDEX_FAIL(name + ": " + what);
+  std::string line = name + ": ";
+  for (const char c : what) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      constexpr char hex[] = "0123456789abcdef";
+      line += {'\\', 'x', hex[byte >> 4], hex[byte & 15]};
+    } else {
+      line += c;
+    }
+  }
+  WARPDEX_FAIL(line);
 }
 
 std::string vtk_cell_type_name(std::uint64_t type)

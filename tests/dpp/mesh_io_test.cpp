@@ -139,6 +139,8 @@ TEST_F(mesh_io_test, malformed_files_are_refused)
   expect_refused(replaced(ascii, "CELLS 40 200\n4", "CELLS 40 200\n5"), vtk, {"CELLS"});
   expect_refused(replaced(ascii, "DATASET UNSTRUCTURED_GRID", "DATASET POLYDATA"), vtk, {"not an UNSTRUCTURED_GRID"});
   expect_refused("hello", vtk, {"not a legacy VTK file"});
+  // File bytes quoted in a message are escaped: the message stays one printable line.
+  expect_refused(replaced(ascii, "POINTS 27 double\n0", "POINTS 27 double\n1\v8"), vtk, {"'1\\x0b8' is not a number"});
   const std::string binary = write(mesh, all_file_cases()[1]);
   expect_refused(binary.substr(0, binary.size() - 50), all_file_cases()[1], {"truncated inside CELL_TYPES"});
 
