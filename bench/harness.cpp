@@ -184,6 +184,8 @@ const std::vector<benchmark>& registry()
     {"sssp", run_sssp},
     {"dpp/dedup", run_dpp_dedup},
     {"dpp/hashfight", run_dpp_hashfight},
+    {"dpp/faces", run_dpp_faces},
+    {"dpp/faces_host", run_dpp_faces_host},
 #if WARPDEX_BENCH_TBB
     {"dpp/hashfight_host", run_dpp_hashfight_host},
 #endif

@@ -4,7 +4,8 @@
 #  2. the host-only build (no CUDA at all), which must build and pass on its own;
 #  3. the examples/consumer project, built against the installed package through find_package(warpdex);
 #  4. the guides' examples (examples/*_example.cpp, the same code as in docs/), built that way and run;
-#  5. tools/plot.py on a committed benchmark record; 6. the API reference (doxygen, warnings are errors).
+#  5. tools/plot.py on a committed benchmark record; 6. the API reference (doxygen, warnings are errors);
+#  7. `warpdex faces` against VTK's surface filters on generated and Gmsh meshes (VTK and Gmsh from PyPI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -63,3 +64,9 @@ echo "== api reference"
 rm -rf build-docs
 doxygen Doxyfile
 [ -s build-docs/html/index.html ] || { echo "doxygen wrote no build-docs/html/index.html"; exit 1; }
+
+echo "== external faces against VTK"
+# Every method's surface equals vtkDataSetSurfaceFilter's and vtkGeometryFilter's, face for face and
+# orientation included, on generated grids and Gmsh meshes with holes, in every file encoding.
+tools/python-env.sh --vtk
+.venv/bin/python tools/faces_vtk_compare.py build-host/src/cli/warpdex

@@ -65,6 +65,9 @@ void add_dedup_command(CLI::App& app, const global_options& globals);
 /// `warpdex hashfight`: a HashFight static table built and queried, throughput and memory (dpp).
 void add_hashfight_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex faces MESH|--generate SIZE [-o SURFACE]`: external faces of a tetrahedral mesh (dpp).
+void add_faces_command(CLI::App& app, const global_options& globals);
+
 /// `warpdex sssp GRAPH --source S [-o DIST]`: shortest paths on a graph file or a generated graph.
 void add_sssp_command(CLI::App& app, const global_options& globals);
 

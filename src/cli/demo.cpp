@@ -10,6 +10,9 @@
 #include "progress.hpp"
 #include "workloads.hpp"
 
+#if WARPDEX_CLI_DPP
+#include <warpdex/dpp/faces_workload.hpp>
+#endif
 #if WARPDEX_CLI_GRAPH
 #include <warpdex/graph/sssp_workload.hpp>
 #endif
@@ -21,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -113,6 +117,31 @@ const std::vector<tour_step>& tour()
        return as_measurements(
            run_hashfight_workload(backend, std::uint64_t{1} << quarter(size_log2), 4, 1.03, seed, nullptr, timing),
            "hashfight ", backend);
+     }},
+    {"dpp", "external faces of a tetrahedralized grid",
+     [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
+       // About 2^(size - 4) tetrahedra (5 a cube), randomly numbered: the surface check and the host tuple
+       // sort that cross-checks it would otherwise dominate the tour. The baseline is the sort of the
+       // faces' id triples (the thesis's SortById) in the same run.
+       dpp::faces_workload_options options;
+       const auto side = static_cast<std::uint32_t>(
+           std::max(1.0, std::cbrt(static_cast<double>(std::uint64_t{1} << quarter(quarter(size_log2))) / 5)));
+       options.grid = dpp::tet_grid_options{side, side, side, 5, dpp::grid_numbering::randomized, seed};
+       options.repetitions = timing.repetitions;
+       const dpp::faces_workload_report report = dpp::run_faces_workload(backend, options);
+       options.faces.method = dpp::face_method::sort_tuple;
+       options.verify = false;
+       const dpp::faces_workload_report baseline = dpp::run_faces_workload(backend, options);
+       measurement m =
+           make_measurement("dpp", "external faces (auto), " + report.mesh, report.backend, report.cells, "Gcells/s");
+       m.median_ms = report.faces_seconds * 1e3;
+       m.baseline = "sort of the faces' sorted id triples (SortById), same backend";
+       m.baseline_ms = baseline.faces_seconds * 1e3;
+       m.setup_seconds = report.read_seconds + report.upload_seconds;
+       m.checked = true;
+       m.passed = report.verified && baseline.external_faces == report.external_faces;
+       m.check = report.check;
+       return std::vector<measurement>{m};
      }},
 #endif
 #if WARPDEX_CLI_GRAPH

@@ -109,6 +109,7 @@ int main(int argc, char** argv)
 #if WARPDEX_CLI_DPP
   add_dedup_command(app, globals);
   add_hashfight_command(app, globals);
+  add_faces_command(app, globals);
 #endif
   add_search_command(app, globals);
   add_grep_command(app, globals);

@@ -5,6 +5,7 @@
 
 #include "../core/radix_sort_backend.hpp"
 #include "../core/thrust_backend.hpp"
+#include "dpp_common.hpp"
 
 #include <warpdex/core/error.hpp>
 #include <warpdex/dpp/detail/relaxed_atomic.hpp>
@@ -42,17 +43,6 @@ using warpdex::detail::policy;
 using warpdex::detail::policy_nosync;
 using position_type = std::uint32_t;
 
-/// Runs `action`, reporting exhausted memory (ours, or Thrust's own) as warpdex::out_of_memory.
-template <class Action>
-decltype(auto) reporting_allocation_failure(const char* operation, Action&& action)
-{
-  try {
-    return action();
-  } catch (const std::bad_alloc& failure) {
-    throw out_of_memory(std::string("dpp::") + operation + ": out of memory: " + failure.what());
-  }
-}
-
 inline void check_element_count(const char* operation, std::uint64_t n)
 {
   WARPDEX_EXPECTS(n <= max_duplicate_search_elements, std::string("dpp::") + operation + ": " + std::to_string(n) +
@@ -66,11 +56,6 @@ WARPDEX_HOST_DEVICE constexpr std::uint32_t round_basis(std::uint32_t round)
 {
   return round == 0 ? fnv1a_32_offset_basis : fnv1a_32_offset_basis ^ fmix32(round * 0x9e3779b9U);
 }
-
-/// A flag that is set (stencil of the compactions).
-struct is_set {
-  WARPDEX_HOST_DEVICE bool operator()(std::uint8_t flag) const { return flag != 0; }
-};
 
 // ---- sort method ----
 //

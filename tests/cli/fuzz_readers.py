@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Feeds every file reader of `warpdex` random files for a bounded time: raw keys (`split --input`,
-`hash --input`) and text (`grep`, whose output is compared with GNU grep -F byte for byte: the files stay
+`hash --input`), tetrahedral meshes (`faces`: .vtk and .vtu files in every encoding that warpdex writes,
+then truncated, with bytes flipped or numbers changed) and text (`grep`, whose output is compared with GNU grep -F byte for byte: the files stay
 under 32 KiB, so both greps see a NUL byte in their first buffer and agree on binary files too).
 
 A run fails on a crash (a signal), a hang (a timeout), an exit status other than the documented ones
-(keys: 0 done, 1 a clear error; grep: 0, 1, 2), an error that is not one line "warpdex: error: ...", or a
+(keys and meshes: 0 done, 1 a clear error; grep: 0, 1, 2), an error that is not one line "warpdex: error: ...", or a
 grep output different from GNU grep's. Fixed seeds first, then a fresh one, each printed for replay.
 
 usage: fuzz_readers.py WARPDEX [--seconds S] [--seed N]
@@ -48,6 +49,42 @@ def random_text(rng):
     return bytes(data[:32000])
 
 
+MESH_ENCODINGS = [(".vtk", "ascii"), (".vtk", "binary"), (".vtu", "ascii"), (".vtu", "binary"),
+                  (".vtu", "binary-zlib"), (".vtu", "appended"), (".vtu", "appended-zlib"),
+                  (".vtu", "appended-base64")]
+
+
+def valid_meshes(warpdex, work):
+    """Small meshes written by `warpdex faces --save-mesh` in every encoding: (extension, bytes)."""
+    meshes = []
+    for extension, encoding in MESH_ENCODINGS:
+        path = os.path.join(work, f"valid_{encoding}{extension}")
+        subprocess.run([warpdex, "--backend", "host", "faces", "--generate", "2x3x2", "--numbering", "random",
+                        "--save-mesh", path, "--save-encoding", encoding, "--no-verify"],
+                       check=True, capture_output=True)
+        with open(path, "rb") as mesh:
+            meshes.append((extension, mesh.read()))
+    return meshes
+
+
+def damaged_mesh(rng, data):
+    """A mesh file truncated, with random bytes flipped, or with one of its numbers changed."""
+    data = bytearray(data)
+    shape = rng.random()
+    if shape < 0.35:
+        return bytes(data[:rng.randrange(len(data))])
+    if shape < 0.7:
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.getrandbits(8)
+        return bytes(data)
+    digits = [i for i, byte in enumerate(data) if 0x30 <= byte <= 0x39]
+    if digits:
+        data[rng.choice(digits)] = ord(rng.choice("0123456789"))
+        at = rng.choice(digits)
+        data[at:at + 1] = rng.choice([b"99999999999", b"-1", b"4294967296", b"7"])
+    return bytes(data)
+
+
 def pattern(rng):
     return rng.choice(["a", "b", "ab", "the", "fox", "x", " ", "aa", "\r", "xy", "abc", "zz", ""])
 
@@ -72,7 +109,10 @@ class Runner:
         return done
 
     def keys(self, command_name, path, seed):
-        command = [self.warpdex, "--backend", "host", command_name, "--input", path]
+        self.keys_like([self.warpdex, "--backend", "host", command_name, "--input", path], seed)
+
+    def keys_like(self, command, seed):
+        """A reader whose documented statuses are 0 (done) and 1 (one clear error line)."""
         done = self.run(command)
         if done is None:
             return self.fail(f"hang, seed {seed}", command, f"no exit within {TIMEOUT} s")
@@ -83,6 +123,9 @@ class Runner:
             return self.fail(f"status, seed {seed}", command, f"exit status {done.returncode}: {errors}")
         if done.returncode == 1 and (len(errors) != 1 or not errors[0].startswith("warpdex: error: ")):
             return self.fail(f"message, seed {seed}", command, f"not one clear line: {errors}")
+
+    def mesh(self, path, seed):
+        self.keys_like([self.warpdex, "--backend", "host", "faces", path, "--no-verify"], seed)
 
     def grep(self, path, rng, seed):
         flags = rng.sample(["-c", "-v", "-i", "-w", "-x", "-o", "-n", "-b", "-l", "-L"], rng.randint(0, 2))
@@ -112,6 +155,7 @@ def main():
     seeds = [args.seed] if args.seed is not None else [11, 12, random.SystemRandom().randrange(1 << 30)]
     deadline = time.monotonic() + args.seconds
     with tempfile.TemporaryDirectory() as work:
+        meshes = valid_meshes(runner.warpdex, work)
         for index, seed in enumerate(seeds):
             rng = random.Random(seed)
             share = deadline - (len(seeds) - index - 1) * args.seconds / len(seeds)
@@ -127,7 +171,12 @@ def main():
                     out.write(random_text(rng))
                 for _ in range(3):
                     runner.grep(text, rng, seed)
-            print(f"seed {seed}: {files} key files and {files} text files")
+                extension, valid = rng.choice(meshes)
+                mesh = os.path.join(work, f"mesh{files}{extension}")
+                with open(mesh, "wb") as out:
+                    out.write(damaged_mesh(rng, valid))
+                runner.mesh(mesh, seed)
+            print(f"seed {seed}: {files} key files, {files} text files and {files} mesh files")
     print(f"{runner.runs - runner.failures} of {runner.runs} runs clean")
     return 1 if runner.failures else 0
 

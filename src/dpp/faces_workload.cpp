@@ -1,0 +1,162 @@
+// The external-faces workload (include/warpdex/dpp/faces_workload.hpp). Host code: the backends' face
+// search is instantiated in external_faces_host.cpp / external_faces_cuda.cu.
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/error.hpp>
+#include <warpdex/dpp/faces_workload.hpp>
+#include <warpdex/dpp/mesh_io.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace warpdex::dpp {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point started)
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+constexpr double origin[3] = {0, 0, 0};
+
+std::string format_seconds(double seconds)
+{
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
+  return text;
+}
+
+}  // namespace
+
+std::string check_surface(const tet_mesh& mesh, std::span<const uint32x3> triangles, std::int64_t expected_faces)
+{
+  if (expected_faces >= 0 && triangles.size() != static_cast<std::uint64_t>(expected_faces)) {
+    return std::to_string(triangles.size()) + " faces, the grid has " + std::to_string(expected_faces);
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  edges.reserve(3 * triangles.size());
+  for (const auto& t : triangles) {
+    for (int e = 0; e < 3; ++e) { edges.emplace_back(t.word[e], t.word[(e + 1) % 3]); }
+  }
+  std::sort(edges.begin(), edges.end());
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    if (i + 1 < edges.size() && edges[i] == edges[i + 1]) {
+      return "edge " + std::to_string(edges[i].first) + "-" + std::to_string(edges[i].second) +
+             " is used twice in the same direction (inconsistent orientation or a non-manifold edge)";
+    }
+    if (!std::binary_search(edges.begin(), edges.end(), std::make_pair(edges[i].second, edges[i].first))) {
+      return "edge " + std::to_string(edges[i].first) + "-" + std::to_string(edges[i].second) +
+             " has no reverse: the surface is not closed";
+    }
+  }
+  const auto point = [&](std::uint32_t id) { return mesh.points.data() + 3 * std::size_t{id}; };
+  double enclosed = 0;
+  for (const auto& t : triangles) {
+    enclosed += tet_volume6(origin, point(t.word[0]), point(t.word[1]), point(t.word[2]));
+  }
+  double cells = 0;
+  for (std::uint64_t c = 0; c < mesh.cell_count(); ++c) {
+    const std::uint32_t* ids = mesh.connectivity.data() + 4 * c;
+    cells += std::abs(tet_volume6(point(ids[0]), point(ids[1]), point(ids[2]), point(ids[3])));
+  }
+  if (std::abs(enclosed - cells) > 1e-9 * std::max(1.0, cells)) {
+    return "the surface encloses volume " + std::to_string(enclosed / 6) + " but the cells fill " +
+           std::to_string(cells / 6) + " (faces pointing inward?)";
+  }
+  return {};
+}
+
+std::string faces_workload_report::summary() const
+{
+  const double cells_per_second = faces_seconds > 0 ? static_cast<double>(cells) / faces_seconds : 0;
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%.3g", cells_per_second);
+  return "faces " + method + " on " + mesh + " (" + backend + "): " + std::to_string(cells) + " cells, " +
+         std::to_string(points) + " points -> " + std::to_string(external_faces) + " external faces; " +
+         (generated ? "generate " : "read ") + format_seconds(read_seconds) + ", upload " +
+         format_seconds(upload_seconds) + ", faces " + format_seconds(faces_seconds) + " (" + rate +
+         " cells/s), write " + format_seconds(write_seconds) + "; check: " + check;
+}
+
+faces_workload_report run_faces_workload(backend_choice resolved, const faces_workload_options& options)
+{
+  WARPDEX_EXPECTS(options.repetitions >= 1, "faces: at least one timed run");
+  faces_workload_report report;
+  auto started = std::chrono::steady_clock::now();
+  const tet_mesh mesh = options.grid ? make_tet_grid(*options.grid) : read_tet_mesh(options.mesh);
+  report.read_seconds = seconds_since(started);
+  report.mesh = options.grid ? tet_grid_name(*options.grid) : options.mesh;
+  report.generated = options.grid.has_value();
+  report.points = mesh.point_count();
+  report.cells = mesh.cell_count();
+
+  std::vector<uint32x3> triangles;
+  std::vector<std::uint32_t> cells;
+  visit_backend(resolved, [&](const auto& backend) {
+    report.backend = std::string(backend.name);
+    using backend_type = std::decay_t<decltype(backend)>;
+    const face_method method = resolve_face_method<backend_type>(options.faces.method);
+    report.method =
+        (options.faces.method == face_method::automatic ? "auto: " : "") + std::string(face_method_name(method));
+    if (method == face_method::sort_hash) { report.method += "/" + std::string(face_hash_name(options.faces.hash)); }
+    started = std::chrono::steady_clock::now();
+    auto connectivity = make_buffer<std::uint32_t>(backend, mesh.connectivity.size());
+    connectivity.copy_from(std::span<const std::uint32_t>(mesh.connectivity));
+    auto points = make_buffer<double>(backend, options.orient_by_points ? mesh.points.size() : 0);
+    points.copy_from(std::span<const double>(mesh.points.data(), points.size()));
+    backend.synchronize();
+    report.upload_seconds = seconds_since(started);
+    const tet_mesh_view view{connectivity.span(), mesh.point_count(), points.span()};
+    auto faces = external_faces(backend, view, options.faces);  // warm-up
+    std::vector<double> times;
+    for (int run = 0; run < options.repetitions; ++run) {
+      started = std::chrono::steady_clock::now();
+      faces = external_faces(backend, view, options.faces);
+      times.push_back(seconds_since(started));
+    }
+    std::sort(times.begin(), times.end());
+    report.faces_seconds = times[times.size() / 2];
+    report.stats = faces.stats;
+    triangles = faces.triangles.to_vector();
+    cells = faces.cells.to_vector();
+  });
+  report.external_faces = triangles.size();
+
+  if (options.verify) {
+    const std::int64_t expected =
+        options.grid ? static_cast<std::int64_t>(tet_grid_external_face_count(*options.grid)) : -1;
+    std::string problem = check_surface(mesh, triangles, expected);
+    std::string checked = "closed, oriented, encloses the cells' volume";
+    if (expected >= 0) { checked += ", the grid's " + std::to_string(expected) + " faces"; }
+    if (problem.empty() && mesh.cell_count() <= cross_check_max_cells) {
+      const host on_host;
+      auto connectivity = make_buffer<std::uint32_t>(on_host, mesh.connectivity.size());
+      connectivity.copy_from(std::span<const std::uint32_t>(mesh.connectivity));
+      auto points = make_buffer<double>(on_host, options.orient_by_points ? mesh.points.size() : 0);
+      points.copy_from(std::span<const double>(mesh.points.data(), points.size()));
+      const auto reference = external_faces(on_host, {connectivity.span(), mesh.point_count(), points.span()},
+                                            face_options{face_method::sort_tuple});
+      if (reference.triangles.to_vector() != triangles || reference.cells.to_vector() != cells) {
+        problem = "the faces differ from the host backend's tuple sort";
+      }
+      checked += ", equal to the host tuple sort";
+    }
+    report.verified = problem.empty();
+    report.check = report.verified ? "passed (" + checked + ")" : "FAILED: " + problem;
+  } else {
+    report.check = "skipped";
+  }
+
+  if (!options.output.empty()) {
+    started = std::chrono::steady_clock::now();
+    write_surface(options.output, mesh, triangles, cells);
+    report.write_seconds = seconds_since(started);
+  }
+  return report;
+}
+
+}  // namespace warpdex::dpp

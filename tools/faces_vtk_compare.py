@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""`warpdex faces` against VTK's own surface filters, face for face, orientation included.
+
+Meshes: tetrahedralized grids written by `warpdex faces --generate ... --save-mesh` in several encodings,
+and Gmsh meshes of shapes with holes (a box less a ball, a cylinder less two cylinders, a ring), written by
+Gmsh as legacy .vtk and rewritten by VTK's own writers as .vtu (ascii, binary, appended, zlib) and as a
+binary legacy file (VTK 9's version 5.1 layout). For each file, every warpdex method's surface (.vtp, with
+the original point ids) must equal the triangles of vtkDataSetSurfaceFilter and of vtkGeometryFilter on
+the same file, as oriented triangles (each rotated to start at its smallest id) in the original ids.
+
+--bench SIDE also times, on a SIDE^3-cube grid (5 tetrahedra a cube, random numbering, read from a .vtu),
+VTK's filters (Update() alone) against `warpdex faces` on the host backend (its "faces" stage alone),
+same machine, same run, and prints both and the ratio.
+
+Needs the packages of tools/vtk-requirements.txt: `tools/python-env.sh --vtk` installs them into .venv.
+usage: .venv/bin/python tools/faces_vtk_compare.py WARPDEX [--bench SIDE] [--keep DIR]
+"""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import gmsh
+import vtk
+from vtk.util.numpy_support import vtk_to_numpy
+
+METHODS = ["sort", "sort_hash", "hash"]
+
+
+def canonical(triangle):
+    """The triangle rotated to start at its smallest id: equal for equal oriented triangles."""
+    k = triangle.index(min(triangle))
+    return tuple(triangle[k:] + triangle[:k])
+
+
+def polydata_triangles(polydata, original_ids):
+    """The polydata's triangles in original point ids, as a multiset of canonical triangles."""
+    cells = vtk_to_numpy(polydata.GetPolys().GetConnectivityArray())
+    offsets = vtk_to_numpy(polydata.GetPolys().GetOffsetsArray())
+    triangles = collections.Counter()
+    for c in range(len(offsets) - 1):
+        ids = cells[offsets[c]:offsets[c + 1]]
+        if len(ids) != 3:
+            raise SystemExit(f"a surface polygon with {len(ids)} points")
+        triangles[canonical([int(original_ids[i]) for i in ids])] += 1
+    return triangles
+
+
+def read_grid(path):
+    reader = vtk.vtkXMLUnstructuredGridReader() if path.endswith(".vtu") else vtk.vtkUnstructuredGridReader()
+    reader.SetFileName(path)
+    reader.Update()
+    return reader.GetOutput()
+
+
+def vtk_surface(grid, which):
+    """(triangles, seconds of Update()) of VTK's surface filter `which` on the grid."""
+    surface = vtk.vtkDataSetSurfaceFilter() if which == "vtkDataSetSurfaceFilter" else vtk.vtkGeometryFilter()
+    surface.SetInputData(grid)
+    surface.PassThroughPointIdsOn()
+    started = time.perf_counter()
+    surface.Update()
+    seconds = time.perf_counter() - started
+    output = surface.GetOutput()
+    ids = vtk_to_numpy(output.GetPointData().GetArray(surface.GetOriginalPointIdsName()))
+    return polydata_triangles(output, ids), seconds
+
+
+def warpdex_surface(warpdex, mesh, method, work):
+    """(triangles, the faces stage in seconds) of `warpdex faces` on the host backend."""
+    out = os.path.join(work, "surface.vtp")
+    done = subprocess.run([warpdex, "--backend", "host", "faces", mesh, "--method", method, "-o", out],
+                          capture_output=True, text=True, env=dict(os.environ, OMP_WAIT_POLICY="passive"))
+    if done.returncode != 0:
+        raise SystemExit(f"warpdex faces {mesh} --method {method} failed:\n{done.stdout}{done.stderr}")
+    faces_ms = float(re.search(r"faces ([0-9.]+) ms", done.stdout).group(1))
+    reader = vtk.vtkXMLPolyDataReader()
+    reader.SetFileName(out)
+    reader.Update()
+    output = reader.GetOutput()
+    ids = vtk_to_numpy(output.GetPointData().GetArray("original_point_id"))
+    return polydata_triangles(output, ids), faces_ms / 1e3
+
+
+def generated_meshes(warpdex, work):
+    """Grids written by warpdex in several encodings: [(path, description)]."""
+    meshes = []
+    for size, split, numbering, encoding, extension in [
+            ("6x5x4", 5, "random", "appended-zlib", ".vtu"), ("7x3x5", 6, "regular", "binary", ".vtk"),
+            ("4", 5, "regular", "ascii", ".vtu"), ("5", 6, "random", "binary-zlib", ".vtu"),
+            ("3x4x2", 5, "random", "appended-base64", ".vtu"), ("2x2x3", 5, "random", "ascii", ".vtk")]:
+        path = os.path.join(work, f"grid{split}-{numbering}-{size}-{encoding}{extension}")
+        subprocess.run([warpdex, "--backend", "host", "faces", "--generate", size, "--split", str(split),
+                        "--numbering", numbering, "--save-mesh", path, "--save-encoding", encoding, "--no-verify"],
+                       check=True, capture_output=True)
+        meshes.append((path, f"warpdex grid {size} split {split} {numbering}, {encoding}{extension}"))
+    return meshes
+
+
+def gmsh_meshes(work):
+    """Gmsh tetrahedral meshes of shapes with holes, as legacy .vtk: [(path, description)]."""
+    shapes = {
+        "box-less-ball": lambda occ: occ.cut([(3, occ.addBox(0, 0, 0, 1, 1, 1))], [(3, occ.addSphere(0.5, 0.5, 0.5, 0.3))]),
+        "cylinder-less-two": lambda occ: occ.cut(
+            [(3, occ.addCylinder(0, 0, 0, 0, 0, 2, 1))],
+            [(3, occ.addCylinder(0.4, 0, -1, 0, 0, 4, 0.2)), (3, occ.addCylinder(-0.4, 0, -1, 0, 0, 4, 0.2))]),
+        "ring": lambda occ: occ.addTorus(0, 0, 0, 1, 0.3),
+    }
+    meshes = []
+    gmsh.initialize()
+    gmsh.option.setNumber("General.Terminal", 0)
+    try:
+        for name, build in shapes.items():
+            gmsh.model.add(name)
+            build(gmsh.model.occ)
+            gmsh.model.occ.synchronize()
+            volumes = [tag for dim, tag in gmsh.model.getEntities(3)]
+            gmsh.model.addPhysicalGroup(3, volumes)  # only the tetrahedra are written
+            gmsh.option.setNumber("Mesh.MeshSizeMax", 0.12)
+            gmsh.model.mesh.generate(3)
+            path = os.path.join(work, f"gmsh-{name}.vtk")
+            gmsh.write(path)
+            gmsh.model.remove()
+            meshes.append((path, f"Gmsh {name}, Gmsh's legacy .vtk"))
+    finally:
+        gmsh.finalize()
+    return meshes
+
+
+def vtk_rewrites(path, work):
+    """The mesh rewritten by VTK's writers: .vtu in four encodings and a binary legacy file."""
+    grid = read_grid(path)
+    base = os.path.join(work, os.path.splitext(os.path.basename(path))[0])
+    written = []
+    for label, mode, compress in [("ascii", "Ascii", False), ("binary", "Binary", False),
+                                  ("binary-zlib", "Binary", True), ("appended-raw", "Appended", False),
+                                  ("appended-zlib", "Appended", True)]:
+        writer = vtk.vtkXMLUnstructuredGridWriter()
+        writer.SetInputData(grid)
+        getattr(writer, f"SetDataModeTo{mode}")()
+        if mode == "Appended":
+            writer.EncodeAppendedDataOff()
+        if compress:
+            writer.SetCompressorTypeToZLib()
+        else:
+            writer.SetCompressorTypeToNone()
+        out = f"{base}-vtk-{label}.vtu"
+        writer.SetFileName(out)
+        writer.Write()
+        written.append((out, f"rewritten by vtkXMLUnstructuredGridWriter, {label}"))
+    writer = vtk.vtkUnstructuredGridWriter()
+    writer.SetInputData(grid)
+    writer.SetFileTypeToBinary()
+    out = f"{base}-vtk-binary.vtk"
+    writer.SetFileName(out)
+    writer.Write()
+    written.append((out, "rewritten by vtkUnstructuredGridWriter, binary"))
+    return written
+
+
+def compare(warpdex, mesh, description, work):
+    """Every method against both VTK filters; returns the number of mismatches."""
+    grid = read_grid(mesh)
+    references = {which: vtk_surface(grid, which)[0] for which in ["vtkDataSetSurfaceFilter", "vtkGeometryFilter"]}
+    failures = 0
+    for method in METHODS:
+        ours, _ = warpdex_surface(warpdex, mesh, method, work)
+        for which, theirs in references.items():
+            if ours != theirs:
+                failures += 1
+                unoriented = collections.Counter(tuple(sorted(t)) for t in ours.elements()) == \
+                    collections.Counter(tuple(sorted(t)) for t in theirs.elements())
+                print(f"MISMATCH {description} ({mesh}), method {method} vs {which}: {sum(ours.values())} vs "
+                      f"{sum(theirs.values())} triangles" + ("; equal up to orientation" if unoriented else ""))
+    faces = sum(references["vtkDataSetSurfaceFilter"].values())
+    print(f"{'ok' if failures == 0 else 'FAILED'}: {description}: {grid.GetNumberOfCells()} cells, {faces} faces")
+    return failures
+
+
+def bench(warpdex, side, work):
+    path = os.path.join(work, f"bench-grid5-random-{side}.vtu")
+    subprocess.run([warpdex, "--backend", "host", "faces", "--generate", str(side), "--numbering", "random",
+                    "--save-mesh", path, "--save-encoding", "appended", "--no-verify"], check=True, capture_output=True)
+    grid = read_grid(path)
+    for which in ["vtkDataSetSurfaceFilter", "vtkGeometryFilter"]:
+        _, seconds = vtk_surface(grid, which)
+        print(f"VTK {which}: {seconds * 1e3:.1f} ms for {grid.GetNumberOfCells()} cells (Update() alone)")
+    for method in METHODS:
+        _, seconds = warpdex_surface(warpdex, path, method, work)
+        print(f"warpdex faces --backend host --method {method}: {seconds * 1e3:.1f} ms (the faces stage alone)")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("warpdex")
+    parser.add_argument("--bench", type=int, help="also time a SIDE^3-cube grid against VTK")
+    parser.add_argument("--keep", help="write the meshes here and keep them")
+    args = parser.parse_args()
+    warpdex = os.path.abspath(args.warpdex)
+    with tempfile.TemporaryDirectory() as temporary:
+        work = args.keep or temporary
+        os.makedirs(work, exist_ok=True)
+        meshes = generated_meshes(warpdex, work)
+        for path, description in gmsh_meshes(work):
+            meshes.append((path, description))
+            meshes.extend(vtk_rewrites(path, work))
+        failures = sum(compare(warpdex, path, description, work) for path, description in meshes)
+        if args.bench:
+            bench(warpdex, args.bench, work)
+    print(f"{len(meshes)} meshes, {failures} mismatches")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
