@@ -86,26 +86,23 @@ struct hashfight_options {
 /// `hashfight_options::chunk_bytes` that never splits a sub-table.
 inline constexpr std::uint64_t hashfight_no_chunks = ~std::uint64_t{0};
 
-/// The automatic chunk on the GPU: 2 GiB. Assumed, not measured here: the GPU's last-level TLB covers a
-/// few GB of 2 MB pages (Jia et al. measured 8 GB of L2 TLB reach on the V100 and Karnagel et al. a 2 GB
-/// cliff on the K40; the thesis's HashFight chunks below that reach), and on the H100/H200 we assume at
-/// least 2 GiB. A smaller chunk costs only extra streaming passes, a larger one the cliff, so the guess
-/// errs low. Tables of k32/v32 reach it from about 1.8 * 10^8 pairs at load factor 1.5 (2^28 pairs: 2
-/// passes; 2^30: 6). The `hashfight/.../chunk=` benchmark rows measure the choice; tune it with
-/// `chunk_bytes`.
-inline constexpr std::uint64_t hashfight_gpu_chunk_bytes = std::uint64_t{2} << 30;
+/// A chunk for GPUs whose TLB reach is small (the thesis: a 2 GB cliff on the K40): 2 GiB. Not the
+/// automatic choice: on an H200 no cliff shows up to a 12 GiB sub-table (2^30 k32 pairs at load factor
+/// 1.5), and 2 GiB chunks made the build 1.1x and `find` 2.1x slower there (docs/dpp.md).
+inline constexpr std::uint64_t hashfight_small_tlb_chunk_bytes = std::uint64_t{2} << 30;
 
 /// The most passes one step of one sub-table runs: a smaller `chunk_bytes` is raised to bytes / this,
 /// so that a tiny chunk on a huge table cannot launch millions of passes.
 inline constexpr std::uint64_t hashfight_max_chunks = 1024;
 
-/// The automatic chunk of `Backend`: `hashfight_gpu_chunk_bytes` on `cuda`; no chunks on `host`, as in
-/// the thesis, which applies its TLB constants only when compiled for the GPU (a CPU's TLB reach is
-/// megabytes: chunking to it would cost a pass over the actives per few megabytes).
+/// The automatic chunk of `Backend`: no chunks on either. On the host as in the thesis, which applies
+/// its TLB constants only when compiled for the GPU (a CPU's TLB reach is megabytes: chunking to it
+/// would cost a pass over the actives per few megabytes); on `cuda` because the H200 measured no cliff
+/// (see `hashfight_small_tlb_chunk_bytes`).
 template <class Backend>
 [[nodiscard]] constexpr std::uint64_t hashfight_auto_chunk_bytes()
 {
-  return std::is_same_v<Backend, host> ? hashfight_no_chunks : hashfight_gpu_chunk_bytes;
+  return hashfight_no_chunks;
 }
 
 /// Passes one step over a sub-table of `slots` entries of `entry_bytes` runs with chunks of `chunk_bytes`
