@@ -2,6 +2,7 @@
 // the busy time of each pipeline stage; and the GNU grep baseline shared with the string matching rows.
 #include "benchmarks.hpp"
 #include "grep_baseline.hpp"
+#include "throughput_row.hpp"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
@@ -243,6 +244,12 @@ warpdex_run run_warpdex_grep(const fs::path& file, const std::string& pattern, b
   return run;
 }
 
+double median_seconds(std::vector<double> seconds)
+{
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
 /// The two ceilings of grep from a file on the GPU, measured beside it: the pinned host-to-device copy,
 /// which every byte crosses, and reading the file from the page cache with a thread per core into pinned
 /// buffers, as the grep reader does.
@@ -298,11 +305,10 @@ void add_ceiling_rows(context& ctx, const fs::path& file, unsigned threads)
       read_total = read;
     }
     ::close(descriptor);
-    std::sort(seconds.begin(), seconds.end());
     row r;
     r.name = read_name;
     r.n = file_bytes;
-    r.median_ms = seconds[seconds.size() / 2] * 1e3;
+    r.median_ms = median_seconds(seconds) * 1e3;
     r.value = static_cast<double>(file_bytes) / (r.median_ms * 1e6);
     r.unit = "GB/s";
     r.verified = read_total == file_bytes;
@@ -329,17 +335,9 @@ void add_process_row(context& ctx, const std::string& row_name, const fs::path& 
     agrees = agrees && count == expected;
     seconds.push_back(elapsed);
   }
-  std::sort(seconds.begin(), seconds.end());
-  row r;
-  r.name = name;
-  r.n = file_bytes;
-  r.median_ms = seconds[seconds.size() / 2] * 1e3;
-  r.value = static_cast<double>(file_bytes) / (r.median_ms * 1e6);
-  r.unit = "GB/s of file";
-  r.baseline = "ripgrep (rg -F -j " + std::to_string(cpu_cores()) + " -c) on the file, same run";
-  r.baseline_value = static_cast<double>(file_bytes) / ripgrep.single_seconds * 1e-9;
-  r.verified = agrees;
-  ctx.add(std::move(r));
+  ctx.add(throughput_row(name, file_bytes, median_seconds(seconds) * 1e3, "GB/s of file",
+                         "ripgrep (rg -F -j " + std::to_string(cpu_cores()) + " -c) on the file, same run",
+                         ripgrep.single_seconds * 1e3, 0, agrees));
 }
 
 }  // namespace
