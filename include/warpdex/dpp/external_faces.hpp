@@ -25,7 +25,7 @@
 ///    the tuple sort, so collisions cost at most O(limit) work a face beyond the sort.
 ///  - `hash_fight`: the duplicate search's hash fighting on the triples (duplicates.hpp describes its
 ///    rounds; FNV-1a, a fresh basis each round).
-///  - `automatic`: `resolve_face_method` (hash fighting on the GPU, the tuple sort on the host).
+///  - `automatic`: `resolve_face_method` (the FNV-1a hash sort on the GPU, the tuple sort on the host).
 ///
 /// **Output order** (deterministic, equal for every method and backend): by cell, then by local face.
 ///
@@ -72,15 +72,15 @@ enum class face_hash {
 [[nodiscard]] face_hash parse_face_hash(std::string_view text);
 [[nodiscard]] std::string_view face_hash_name(face_hash hash);
 
-/// The method `automatic` stands for on `Backend`: hash fighting on cuda (the thesis found it fastest
-/// on GPUs; the faces/ benchmark rows check it on ours), the tuple sort on host (3x faster than hash
-/// fighting there: 1.3 s against 4.1 s for 5M cells on 2 cores, whose caches the fight's random
-/// scatters miss).
+/// The method `automatic` stands for on `Backend`: the FNV-1a hash sort on cuda, the fastest or tied on
+/// every `faces/` row of an H200 (10M and 40M cells, regular and random numbering: 1.41-1.66x the tuple
+/// sort, hash fighting 1.14-1.57x; docs/dpp.md), the tuple sort on host (3x faster than hash fighting
+/// there: 1.3 s against 4.1 s for 5M cells on 2 cores, whose caches the fight's random scatters miss).
 template <class Backend>
 [[nodiscard]] constexpr face_method resolve_face_method(face_method method)
 {
   if (method != face_method::automatic) { return method; }
-  return std::is_same_v<Backend, host> ? face_method::sort_tuple : face_method::hash_fight;
+  return std::is_same_v<Backend, host> ? face_method::sort_tuple : face_method::sort_hash;
 }
 
 /// Runs of equal hashes longer than this are resolved by the tuple sort rather than by comparing every
