@@ -27,6 +27,7 @@ struct line_span {
 /// @param text     in the backend's memory; may be empty
 /// @param pattern  in host memory, non-empty and without '\n' (a pattern spanning lines matches no line);
 ///                 otherwise throws `warpdex::error` before any work
+/// @param algorithm  the scan that finds the occurrences (`match_algorithm`); every one gives the same lines
 /// Waits for the backend. O(n) work beyond `count_matches`: each occurrence looks back to the previous
 /// one or its line's start, whichever is nearer, so the bytes looked at add up to at most the text.
 template <class Backend>
@@ -44,9 +45,11 @@ template <class Backend>
 
 /// Each of `lines` of `text` as `prefix`, the line's bytes and '\n', concatenated in the order given, in a
 /// new buffer in the backend's memory (grep's output of those lines with a file-name prefix or none).
-/// @param lines  in the backend's memory, each within the text (throws `warpdex::error` on the host
-///               backend when one is not; on the GPU that is the caller's precondition)
-/// @param prefix in host memory, any length
+/// @param backend  `warpdex::cuda` or `warpdex::host`; the work runs on it
+/// @param text     in the backend's memory: the text the lines are of
+/// @param lines    in the backend's memory, each within the text (throws `warpdex::error` on the host
+///                 backend when one is not; on the GPU that is the caller's precondition)
+/// @param prefix   in host memory, any length
 /// Waits for the backend. One thread copies each line, so a very long line is copied serially.
 template <class Backend>
 [[nodiscard]] buffer<std::uint8_t> gather_lines(const Backend& backend, std::span<const std::uint8_t> text,
