@@ -12,14 +12,6 @@
 #include <thrust/functional.h>
 #include <thrust/transform.h>
 
-#if defined(__CUDACC__)
-#include <warpdex/core/cuda_check.hpp>
-
-#include <cuda_runtime.h>
-#else
-#include <unistd.h>
-#endif
-
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -233,28 +225,6 @@ struct equals_value {
   T reserved;
   WARPDEX_HOST_DEVICE bool operator()(T value) const { return value == reserved; }
 };
-
-/// The most memory the backend could ever give a build: the device's memory (free memory would miss
-/// what warpdex's pool caches, which the pool returns when an allocation needs it), or the host's
-/// physical memory. A build that fits this but not what is free fails in its allocation, with
-/// warpdex::out_of_memory from the memory resource.
-#if defined(__CUDACC__)
-inline std::uint64_t memory_limit_bytes(const cuda&)
-{
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  WARPDEX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return total_bytes;
-}
-#else
-inline std::uint64_t memory_limit_bytes(const host&)
-{
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_bytes = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page_bytes > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_bytes)
-                                     : ~std::uint64_t{0};
-}
-#endif
 
 /// Throws when a span of the backend's memory holds `reserved`, naming the first position.
 template <class T, class Backend>
