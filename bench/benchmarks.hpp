@@ -41,5 +41,6 @@ void run_grep_benchmarks(context& ctx);
 /// SSSP: delta-stepping on multisplit, near-far and Bellman-Ford on R-MAT and a grid, in GTEPS, next to
 /// near-far and a sequential Dijkstra; the bucketing's share of the time and its speed.
 void run_sssp(context& ctx);
+void run_dpp_cliques(context& ctx);
 
 }  // namespace warpdex::bench

@@ -189,6 +189,9 @@ const std::vector<benchmark>& registry()
 #if WARPDEX_BENCH_TBB
     {"dpp/hashfight_host", run_dpp_hashfight_host},
 #endif
+#if WARPDEX_BENCH_IGRAPH
+    {"dpp/cliques", run_dpp_cliques},
+#endif
   };
   return all;
 }

@@ -71,4 +71,7 @@ void add_faces_command(CLI::App& app, const global_options& globals);
 /// `warpdex sssp GRAPH --source S [-o DIST]`: shortest paths on a graph file or a generated graph.
 void add_sssp_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex cliques GRAPH [--min-size K] [-o FILE]`: the maximal cliques of a graph.
+void add_cliques_command(CLI::App& app, const global_options& globals);
+
 }  // namespace warpdex::cli

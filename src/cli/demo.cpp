@@ -11,6 +11,7 @@
 #include "workloads.hpp"
 
 #if WARPDEX_CLI_DPP
+#include <warpdex/dpp/cliques_workload.hpp>
 #include <warpdex/dpp/faces_workload.hpp>
 #endif
 #if WARPDEX_CLI_GRAPH
@@ -140,6 +141,30 @@ const std::vector<tour_step>& tour()
        m.setup_seconds = report.read_seconds + report.upload_seconds;
        m.checked = true;
        m.passed = report.verified && baseline.external_faces == report.external_faces;
+       m.check = report.check;
+       return std::vector<measurement>{m};
+     }},
+    {"dpp", "maximal cliques of a small-world ring",
+     [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
+       // 2^(size - 4) vertices with 8 neighbours each, a tenth rewired: a sparse graph whose maximal cliques
+       // are a large share of all its cliques. On the GPU the baseline is the host backend, same graph.
+       dpp::cliques_workload_options options;
+       options.graph = "small-world:" + std::to_string(std::uint64_t{1} << quarter(quarter(size_log2))) + ":8:0.1";
+       options.seed = seed;
+       options.repetitions = timing.repetitions;
+       const dpp::cliques_workload_report report = dpp::run_cliques_workload(backend, options);
+       measurement m = make_measurement("dpp", "maximal cliques, " + report.graph, report.backend,
+                                        report.maximal_cliques, "Gcliques/s");
+       m.median_ms = report.cliques_seconds * 1e3;
+       if (backend != backend_choice::host) {
+         options.verify = false;
+         const dpp::cliques_workload_report on_host = dpp::run_cliques_workload(backend_choice::host, options);
+         m.baseline = "the host backend, same graph";
+         m.baseline_ms = on_host.cliques_seconds * 1e3;
+       }
+       m.setup_seconds = report.read_seconds + report.build_seconds;
+       m.checked = true;
+       m.passed = report.verified;
        m.check = report.check;
        return std::vector<measurement>{m};
      }},

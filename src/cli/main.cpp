@@ -115,6 +115,7 @@ int main(int argc, char** argv)
   add_grep_command(app, globals);
 #if WARPDEX_CLI_GRAPH
   add_sssp_command(app, globals);
+  add_cliques_command(app, globals);
 #endif
   check_numbers_strictly(app);
 

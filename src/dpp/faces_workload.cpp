@@ -5,6 +5,8 @@
 #include <warpdex/dpp/faces_workload.hpp>
 #include <warpdex/dpp/mesh_io.hpp>
 
+#include "workload_support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,19 +18,10 @@
 namespace warpdex::dpp {
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point started)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-}
+using detail::format_seconds;
+using detail::seconds_since;
 
 constexpr double origin[3] = {0, 0, 0};
-
-std::string format_seconds(double seconds)
-{
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
-  return text;
-}
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
 
+#include <warpdex/dpp/cliques_workload.hpp>
 #include <warpdex/dpp/maximal_cliques.hpp>
 #include <warpdex/graph/csr_graph.hpp>
 #include <warpdex/graph/generators.hpp>
@@ -15,6 +16,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -260,6 +263,47 @@ TYPED_TEST(maximal_cliques_test, bad_input)
   const auto undirected = warpdex::graph::build_csr_graph(this->backend(), edges, {.directed = false});
   expect_error_mentioning<warpdex::error>([&] { (void)maximal_cliques(undirected, {.min_size = 0}); },
                                           {"min_size"});
+}
+
+TYPED_TEST(maximal_cliques_test, workload_writes_the_files_ids)
+{
+  // A SNAP file with sparse ids: the output names the file's ids, not the compacted indices.
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("warpdex_cliques_test_" + std::to_string(std::random_device{}()));
+  std::filesystem::create_directories(folder);
+  const std::string input = (folder / "graph.txt").string();
+  const std::string output = (folder / "cliques.txt").string();
+  std::ofstream(input) << "# Undirected graph\n10 20\n20 30\n10 30\n30 40\n100 200\n200 200\n";
+  warpdex::dpp::cliques_workload_options options;
+  options.graph = input;
+  options.output = output;
+  const auto backend = std::is_same_v<TypeParam, warpdex::host> ? warpdex::backend_choice::host
+                                                                 : warpdex::backend_choice::cuda;
+  const auto report = warpdex::dpp::run_cliques_workload(backend, options);
+  EXPECT_TRUE(report.verified) << report.check;
+  EXPECT_EQ(report.vertices, 6U);
+  EXPECT_EQ(report.edges, 5U);  // the self-loop dropped
+  EXPECT_EQ(report.maximal_cliques, 3U);
+  EXPECT_EQ(report.clique_number(), 3U);
+  std::ifstream written(output);
+  std::multiset<std::string> lines;
+  for (std::string line; std::getline(written, line);) { lines.insert(line); }
+  EXPECT_EQ(lines, (std::multiset<std::string>{"10 20 30", "30 40", "100 200"}));
+  std::filesystem::remove_all(folder);
+}
+
+TEST(maximal_cliques_check, finds_what_is_wrong)
+{
+  // The triangle 0-1-2 and the edge 2-3, as CSR.
+  const std::vector<std::uint64_t> offsets{0, 2, 4, 7, 8};
+  const std::vector<vertex_id> columns{1, 2, 0, 2, 0, 1, 3, 2};
+  EXPECT_EQ(warpdex::dpp::check_maximal_cliques(offsets, columns, {{0, 1, 2}, {2, 3}}), "");
+  EXPECT_NE(warpdex::dpp::check_maximal_cliques(offsets, columns, {{0, 1}, {2, 3}}).find("not maximal"),
+            std::string::npos);
+  EXPECT_NE(warpdex::dpp::check_maximal_cliques(offsets, columns, {{0, 1, 2, 3}}).find("not a clique"),
+            std::string::npos);
+  EXPECT_NE(warpdex::dpp::check_maximal_cliques(offsets, columns, {{0, 1, 2}, {2, 3}, {2, 3}}).find("twice"),
+            std::string::npos);
 }
 
 #if WARPDEX_HAS_CUDA
