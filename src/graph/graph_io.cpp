@@ -437,6 +437,10 @@ graph_file<Weight> read_graph_file(const std::string& path, const graph_read_opt
   if (format == graph_format::automatic) {
     std::string_view name = path;
     if (ends_with(name, ".gz")) { name.remove_suffix(3); }
+    WARPDEX_EXPECTS(!ends_with(name, ".clq.b") && !ends_with(name, ".col.b"),
+                    "the graph file " + path +
+                        " is in DIMACS's binary clique format, which is not read: convert it to the text format "
+                        "(.clq) first, e.g. with DIMACS's bin2asc");
     format = ends_with(name, ".gr")                               ? graph_format::dimacs
              : ends_with(name, ".clq") || ends_with(name, ".col") ? graph_format::dimacs_clique
              : ends_with(name, ".mtx")                            ? graph_format::matrix_market

@@ -111,6 +111,9 @@ TEST(graph_io, dimacs_clique_plain_and_gzip)
   EXPECT_EQ(explicit_format.format, graph_format::dimacs_clique);
   EXPECT_EQ(explicit_format.edges.weights.size(), 1U);
   EXPECT_EQ(parse_graph_format("col"), graph_format::dimacs_clique);
+  const temporary_file binary("g.clq.b", "p edge 3 1\n");
+  expect_error_mentioning<error>([&] { (void)read_graph_file<std::int32_t>(binary.path()); },
+                                 {binary.path(), "DIMACS's binary clique format, which is not read"});
 }
 
 TEST(graph_io, dimacs_clique_edge_counts_of_published_files_are_accepted)

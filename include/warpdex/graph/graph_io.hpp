@@ -17,7 +17,8 @@
 ///   published files is unreliable: some list each edge in both directions and count it once, others
 ///   count both directions and list it once, so the check is lenient: more `e` lines than M are
 ///   accepted, and fewer only when their distinct edges number exactly M / 2. Any other shortfall is a
-///   file that ends early (`check_edge_count = false` accepts it).
+///   file that ends early (`check_edge_count = false` accepts it). The binary variant (`.clq.b`) is
+///   rejected with a message.
 /// - Matrix Market: the `%%MatrixMarket matrix coordinate F S` banner with field F in {pattern, integer,
 ///   real} and symmetry S in {general, symmetric}; `%` comments; a size line `R C NNZ` with R = C (the
 ///   vertex count); NNZ lines `I J [V]` (1-based). Symmetric is an undirected graph (each stored entry
