@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -193,6 +194,22 @@ void fill_generated_weights(graph_file<Weight>& file, const graph_read_options& 
   for (std::uint64_t i = 0; i < file.edges.size(); ++i) { file.edges.weights[i] = options.weights.draw<Weight>(i); }
 }
 
+/// The problem line of a DIMACS file, `p KIND VERTICES COUNT` with KIND one of `kinds`: sets
+/// `vertex_count` and `header`, returns COUNT. `form` is the line's form for the error message.
+std::uint64_t read_problem_line(const line_reader& reader, const std::vector<std::string_view>& fields, bool& header,
+                                std::initializer_list<std::string_view> kinds, const std::string& form,
+                                const char* count_name, std::uint64_t& vertex_count)
+{
+  if (header) { reader.fail("a second 'p' line"); }
+  if (fields.size() != 4 || std::find(kinds.begin(), kinds.end(), fields[1]) == kinds.end()) {
+    reader.fail("the problem line must read " + form);
+  }
+  vertex_count = parse_count(reader, fields[2], "vertex count");
+  if (vertex_count >= no_vertex) { reader.fail(std::string(fields[2]) + " vertices exceed the 32-bit vertex ids"); }
+  header = true;
+  return parse_count(reader, fields[3], count_name);
+}
+
 template <class Weight>
 void read_dimacs(line_reader& reader, graph_file<Weight>& file)
 {
@@ -204,17 +221,11 @@ void read_dimacs(line_reader& reader, graph_file<Weight>& file)
     if (blank(line) || line.front() == 'c') { continue; }
     const auto fields = fields_of(line);
     if (fields[0] == "p") {
-      if (header) { reader.fail("a second 'p' line"); }
-      if (fields.size() != 4 || fields[1] != "sp") { reader.fail("the problem line must read 'p sp VERTICES ARCS'"); }
-      file.edges.vertex_count = parse_count(reader, fields[2], "vertex count");
-      if (file.edges.vertex_count >= no_vertex) {
-        reader.fail(std::string(fields[2]) + " vertices exceed the 32-bit vertex ids");
-      }
-      declared_arcs = parse_count(reader, fields[3], "arc count");
+      declared_arcs = read_problem_line(reader, fields, header, {"sp"}, "'p sp VERTICES ARCS'", "arc count",
+                                        file.edges.vertex_count);
       file.edges.sources.reserve(declared_arcs);
       file.edges.targets.reserve(declared_arcs);
       file.edges.weights.reserve(declared_arcs);
-      header = true;
     } else if (fields[0] == "a") {
       if (!header) { reader.fail("an arc before the 'p sp VERTICES ARCS' line"); }
       if (fields.size() != 4) {
@@ -262,20 +273,13 @@ void read_dimacs_clique(line_reader& reader, graph_file<Weight>& file, bool chec
     if (blank(line) || line.front() == 'c') { continue; }
     const auto fields = fields_of(line);
     if (fields[0] == "p") {
-      if (header) { reader.fail("a second 'p' line"); }
-      if (fields.size() != 4 || (fields[1] != "edge" && fields[1] != "col")) {
-        reader.fail("the problem line must read 'p edge VERTICES EDGES' (or 'p col VERTICES EDGES')");
-      }
-      file.edges.vertex_count = parse_count(reader, fields[2], "vertex count");
-      if (file.edges.vertex_count >= no_vertex) {
-        reader.fail(std::string(fields[2]) + " vertices exceed the 32-bit vertex ids");
-      }
-      declared_edges = parse_count(reader, fields[3], "edge count");
+      declared_edges = read_problem_line(reader, fields, header, {"edge", "col"},
+                                         "'p edge VERTICES EDGES' (or 'p col VERTICES EDGES')", "edge count",
+                                         file.edges.vertex_count);
       // The count may be wrong (see graph_io.hpp): reserve no more than a plausible amount.
       constexpr std::uint64_t reserve_limit = std::uint64_t{1} << 26;
       file.edges.sources.reserve(std::min(declared_edges, reserve_limit));
       file.edges.targets.reserve(std::min(declared_edges, reserve_limit));
-      header = true;
     } else if (fields[0] == "e") {
       if (!header) { reader.fail("an edge before the 'p edge VERTICES EDGES' line"); }
       if (fields.size() != 3) {
