@@ -5,10 +5,12 @@
 /// i (G(n, p): the draws of row u) is a pure function of (i, the parameters, the seed), so a graph is
 /// reproduced from its seed alone and generated in parallel on the host's cores. The results are edge
 /// lists for `build_csr_graph` (R-MAT: directed, with the self-loops and repeated edges its draws make,
-/// which the build drops and merges; all others: undirected, each edge once, no self-loops).
+/// which the build drops and merges; all others: undirected, each edge once, no self-loops). Each takes
+/// an optional `weight_distribution`: weights drawn per edge when given, an unweighted list otherwise.
 ///
 /// The DIMACS families reproduce the published instances up to a renumbering of the vertices (the same
-/// vertex and edge counts and clique numbers, checked by the tests): `generate_hamming<W>(6, 2)` is
+/// vertex and edge counts, checked by the tests for 21 instances, and clique numbers, checked with igraph
+/// for 11 where igraph is fast): `generate_hamming<W>(6, 2)` is
 /// hamming6-2, `generate_johnson<W>(8, 4, 4)` johnson8-4-4, `generate_keller<W>(4)` keller4,
 /// `generate_mann<W>(27)` MANN_a27 and `generate_c_fat<W>(200, 1)` c-fat200-1.
 ///
