@@ -61,6 +61,7 @@ TEST(generators, dimacs_families_have_the_published_vertex_and_edge_counts)
       {"keller3", [] { return generate_keller<std::int32_t>(3); }, 34, 261},
       {"keller4", [] { return generate_keller<std::int32_t>(4); }, 171, 9435},
       {"keller5", [] { return generate_keller<std::int32_t>(5); }, 776, 225990},
+      {"keller6", [] { return generate_keller<std::int32_t>(6); }, 3361, 4619898},
       {"MANN_a9", [] { return generate_mann<std::int32_t>(9); }, 45, 918},
       {"MANN_a27", [] { return generate_mann<std::int32_t>(27); }, 378, 70551},
       {"c-fat200-1", [] { return generate_c_fat<std::int32_t>(200, 1); }, 200, 1534},

@@ -9,7 +9,7 @@
 /// an optional `weight_distribution`: weights drawn per edge when given, an unweighted list otherwise.
 ///
 /// The DIMACS families reproduce the published instances up to a renumbering of the vertices (the same
-/// vertex and edge counts, checked by the tests for 21 instances, and clique numbers, checked with igraph
+/// vertex and edge counts, checked by the tests for 22 instances, and clique numbers, checked with igraph
 /// for 11 where igraph is fast): `generate_hamming<W>(6, 2)` is
 /// hamming6-2, `generate_johnson<W>(8, 4, 4)` johnson8-4-4, `generate_keller<W>(4)` keller4,
 /// `generate_mann<W>(27)` MANN_a27 and `generate_c_fat<W>(200, 1)` c-fat200-1.
@@ -116,7 +116,7 @@ template <class Weight>
 /// coordinates and differ by exactly 2 (mod 4) in at least one. The DIMACS instances are the subgraph of
 /// G_d induced by the neighbours of the word 0 (G_d is vertex-transitive, so its clique number is one
 /// more): 4^d - 3^d - d vertices, ids in ascending order of the words read in base 4. keller4: 171
-/// vertices, 9435 edges, clique number 11; keller5: 776, 225990, 27; keller6: 3361 vertices.
+/// vertices, 9435 edges, clique number 11; keller5: 776, 225990, 27; keller6: 3361, 4619898, 59.
 /// Preconditions: 2 <= dimension <= 8; otherwise `warpdex::error`. O(vertices^2).
 template <class Weight>
 [[nodiscard]] edge_list<Weight> generate_keller(std::uint32_t dimension,
