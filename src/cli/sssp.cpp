@@ -46,9 +46,10 @@ void add_sssp_command(CLI::App& app, const global_options& globals)
 {
   auto opts = std::make_shared<sssp_cli_options>();
   CLI::App* sssp = app.add_subcommand(
-      "sssp", "Shortest paths from one source on a graph file (.gr, .mtx, SNAP; gzip too) or a generated graph");
+      "sssp", "Shortest paths from one source on a graph file (.gr, .clq, .mtx, SNAP; gzip too) or a generated graph");
   sssp->add_option("graph", opts->workload.graph,
-                   "A graph file, or rmat:SCALE[:DEGREE], grid:WxH, small-world:N[:K[:P]]")
+                   "A graph file, or rmat:SCALE[:DEGREE], grid:WxH, small-world:N[:K[:P]], gnp:N:P[:SEED], "
+                   "hamming:BITS:D, johnson:LENGTH:WEIGHT:D, keller:DIM, mann:POINTS, cfat:N:C")
       ->required();
   sssp->add_option("--source,-s", opts->workload.source, "The source vertex (the file's id)");
   sssp->add_option("-o,--output", opts->workload.output, "Write 'ID DISTANCE' lines here (inf: unreachable)");

@@ -5,17 +5,19 @@
 #include <warpdex/graph/generators.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace warpdex::graph {
 namespace {
 
 /// Random stream names, so the draws of one edge for different purposes are independent.
-enum class stream : std::uint64_t { weight = 1, rmat = 2, rewire = 3, rewire_target = 4 };
+enum class stream : std::uint64_t { weight = 1, rmat = 2, rewire = 3, rewire_target = 4, gnp = 5 };
 
 /// 64 random bits for draw `index` of `purpose` under `seed`.
 std::uint64_t random_bits(std::uint64_t seed, stream purpose, std::uint64_t index)
@@ -48,6 +50,59 @@ void draw_weights(edge_list<Weight>& edges, const std::optional<weight_distribut
   for (std::int64_t i = 0; i < count; ++i) {
     edges.weights[static_cast<std::size_t>(i)] = weights->draw<Weight>(static_cast<std::uint64_t>(i));
   }
+}
+
+/// Rejects an edge list larger than `max_generated_edges` before it is built.
+void check_edge_budget(const char* generator, std::uint64_t edges)
+{
+  WARPDEX_EXPECTS(edges <= max_generated_edges, std::string(generator) + ": the graph would have " +
+                                                    std::to_string(edges) + " edges, more than the " +
+                                                    std::to_string(max_generated_edges) + " a generator makes");
+}
+
+/// The edges of the graph on `vertices` vertices with the edges (u, v), u < v, for which `adjacent(u, v)`:
+/// every pair tested, rows in parallel and concatenated in order (deterministic).
+template <class Weight, class Adjacent>
+edge_list<Weight> edges_of_pairs(const char* generator, std::uint64_t vertices, const Adjacent& adjacent)
+{
+  constexpr std::uint64_t max_vertices = std::uint64_t{1} << 17;
+  WARPDEX_EXPECTS(vertices <= max_vertices, std::string(generator) + ": " + std::to_string(vertices) +
+                                                " vertices are more than the " + std::to_string(max_vertices) +
+                                                " whose pairs this generator tests one by one");
+  const auto rows = static_cast<std::int64_t>(vertices);
+  std::vector<std::vector<vertex_id>> neighbours(vertices);  // of row u: the v > u adjacent to it
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const auto u = static_cast<std::uint64_t>(row);
+    for (std::uint64_t v = u + 1; v < vertices; ++v) {
+      if (adjacent(u, v)) { neighbours[u].push_back(static_cast<vertex_id>(v)); }
+    }
+  }
+  std::uint64_t count = 0;
+  for (const auto& row : neighbours) { count += row.size(); }
+  check_edge_budget(generator, count);
+  edge_list<Weight> edges;
+  edges.vertex_count = vertices;
+  edges.sources.reserve(count);
+  edges.targets.reserve(count);
+  for (std::uint64_t u = 0; u < vertices; ++u) {
+    for (const vertex_id v : neighbours[u]) { edges.add(static_cast<vertex_id>(u), v); }
+    std::vector<vertex_id>().swap(neighbours[u]);
+  }
+  return edges;
+}
+
+std::uint64_t binomial(std::uint64_t n, std::uint64_t k)
+{
+  if (k > n) { return 0; }
+  k = std::min(k, n - k);
+  std::uint64_t result = 1;
+  for (std::uint64_t i = 1; i <= k; ++i) {
+    // result * (n - k + i) / i is exact at each step; the guard keeps the product below 2^64.
+    if (result > (std::uint64_t{1} << 63) / (n - k + i)) { return std::uint64_t{1} << 63; }
+    result = result * (n - k + i) / i;
+  }
+  return result;
 }
 
 }  // namespace
@@ -189,11 +244,244 @@ edge_list<Weight> generate_small_world(const small_world_parameters& parameters,
   return edges;
 }
 
+template <class Weight>
+edge_list<Weight> generate_gnp(const gnp_parameters& parameters, const std::optional<weight_distribution>& weights)
+{
+  const std::uint64_t n = parameters.vertices;
+  const double p = parameters.probability;
+  WARPDEX_EXPECTS(n < no_vertex, "gnp: " + std::to_string(n) + " vertices exceed the 32-bit vertex ids");
+  WARPDEX_EXPECTS(p >= 0 && p <= 1, "gnp: the edge probability " + std::to_string(p) + " is outside [0, 1]");
+  const double pairs = static_cast<double>(n) * static_cast<double>(n > 0 ? n - 1 : 0) / 2;
+  WARPDEX_EXPECTS(p * pairs < static_cast<double>(max_generated_edges),
+                  "gnp: about " + std::to_string(static_cast<std::uint64_t>(p * pairs)) +
+                      " edges expected, more than the " + std::to_string(max_generated_edges) + " a generator makes");
+  // Rows in blocks, each block's edges in its own list, concatenated in block order: the result does not
+  // depend on the thread count. Row u draws from the counter stream (u, 0), (u, 1), ...
+  constexpr std::uint64_t rows_per_block = 1024;
+  const std::uint64_t blocks = (n + rows_per_block - 1) / rows_per_block;
+  std::vector<edge_list<Weight>> parts(blocks);
+  const double log_q = std::log1p(-p);  // log(1 - p): -inf when p = 1, 0 when p = 0
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t signed_block = 0; signed_block < static_cast<std::int64_t>(blocks); ++signed_block) {
+    const auto block = static_cast<std::uint64_t>(signed_block);
+    auto& part = parts[block];
+    if (p == 0) { continue; }
+    for (std::uint64_t u = block * rows_per_block; u < std::min(n, (block + 1) * rows_per_block); ++u) {
+      if (p == 1) {
+        for (std::uint64_t v = 0; v < u; ++v) { part.add(static_cast<vertex_id>(u), static_cast<vertex_id>(v)); }
+        continue;
+      }
+      std::uint64_t next = 0;  // the first candidate not yet skipped
+      for (std::uint64_t draw = 0;; ++draw) {
+        const double r = unit_interval(random_bits(parameters.seed, stream::gnp, u << 32 | draw));
+        const double skip = std::floor(std::log1p(-r) / log_q);  // non-edges before the next edge
+        if (skip >= static_cast<double>(u - next)) { break; }
+        next += static_cast<std::uint64_t>(skip);
+        part.add(static_cast<vertex_id>(u), static_cast<vertex_id>(next));
+        ++next;
+      }
+    }
+  }
+  edge_list<Weight> edges;
+  edges.vertex_count = n;
+  std::uint64_t count = 0;
+  for (const auto& part : parts) { count += part.size(); }
+  check_edge_budget("gnp", count);
+  edges.sources.reserve(count);
+  edges.targets.reserve(count);
+  for (auto& part : parts) {
+    edges.sources.insert(edges.sources.end(), part.sources.begin(), part.sources.end());
+    edges.targets.insert(edges.targets.end(), part.targets.begin(), part.targets.end());
+    part = {};
+  }
+  draw_weights(edges, weights);
+  return edges;
+}
+
+template <class Weight>
+edge_list<Weight> generate_hamming(std::uint32_t bits, std::uint32_t min_distance,
+                                   const std::optional<weight_distribution>& weights)
+{
+  WARPDEX_EXPECTS(bits >= 1 && bits <= 31, "hamming: " + std::to_string(bits) + " bits are outside [1, 31]");
+  WARPDEX_EXPECTS(min_distance >= 1 && min_distance <= bits, "hamming: the distance " + std::to_string(min_distance) +
+                                                                 " is outside [1, " + std::to_string(bits) + "]");
+  const std::uint64_t n = std::uint64_t{1} << bits;
+  std::uint64_t far_words = 0;  // words at distance >= min_distance from a given one
+  for (std::uint32_t k = min_distance; k <= bits; ++k) { far_words += binomial(bits, k); }
+  check_edge_budget("hamming", n / 2 * far_words);
+  // The masks of popcount >= min_distance: v = u ^ mask for each, kept when v > u.
+  std::vector<std::uint32_t> masks;
+  masks.reserve(far_words);
+  for (std::uint64_t mask = 1; mask < n; ++mask) {
+    if (static_cast<std::uint32_t>(std::popcount(mask)) >= min_distance) {
+      masks.push_back(static_cast<std::uint32_t>(mask));
+    }
+  }
+  edge_list<Weight> edges;
+  edges.vertex_count = n;
+  edges.sources.reserve(n / 2 * far_words);
+  edges.targets.reserve(n / 2 * far_words);
+  for (std::uint64_t u = 0; u < n; ++u) {
+    for (const std::uint32_t mask : masks) {
+      const std::uint64_t v = u ^ mask;
+      if (v > u) { edges.add(static_cast<vertex_id>(u), static_cast<vertex_id>(v)); }
+    }
+  }
+  draw_weights(edges, weights);
+  return edges;
+}
+
+template <class Weight>
+edge_list<Weight> generate_johnson(std::uint32_t length, std::uint32_t weight, std::uint32_t min_distance,
+                                   const std::optional<weight_distribution>& weights)
+{
+  WARPDEX_EXPECTS(
+      length >= 1 && length <= 63 && weight >= 1 && weight <= length,
+      "johnson: need 1 <= weight (" + std::to_string(weight) + ") <= length (" + std::to_string(length) + ") <= 63");
+  WARPDEX_EXPECTS(min_distance >= 1, "johnson: the distance must be >= 1");
+  const std::uint64_t count = binomial(length, weight);
+  WARPDEX_EXPECTS(count <= (std::uint64_t{1} << 17),
+                  "johnson: " + std::to_string(count) + " words are more than the 2^17 whose pairs are tested");
+  std::vector<std::uint64_t> words;
+  words.reserve(count);
+  // Gosper's next combination: the words of `weight` ones in ascending order.
+  std::uint64_t word = (std::uint64_t{1} << weight) - 1;
+  const std::uint64_t end = std::uint64_t{1} << length;
+  while (word < end) {
+    words.push_back(word);
+    const std::uint64_t lowest = word & (~word + 1);
+    const std::uint64_t ripple = word + lowest;
+    word = ripple | (((word ^ ripple) >> 2) / lowest);
+  }
+  auto edges = edges_of_pairs<Weight>("johnson", words.size(), [&](std::uint64_t u, std::uint64_t v) {
+    return static_cast<std::uint32_t>(std::popcount(words[u] ^ words[v])) >= min_distance;
+  });
+  draw_weights(edges, weights);
+  return edges;
+}
+
+template <class Weight>
+edge_list<Weight> generate_keller(std::uint32_t dimension, const std::optional<weight_distribution>& weights)
+{
+  WARPDEX_EXPECTS(dimension >= 2 && dimension <= 8,
+                  "keller: the dimension " + std::to_string(dimension) + " is outside [2, 8]");
+  // Words of 2-bit digits. Digits a and b differ by 2 (mod 4) exactly when a ^ b = 0b10.
+  constexpr std::uint64_t low_bits = 0x5555555555555555ULL;
+  const auto adjacent = [](std::uint64_t a, std::uint64_t b) {
+    const std::uint64_t x = a ^ b;
+    const std::uint64_t low = x & low_bits;
+    const std::uint64_t high = (x >> 1) & low_bits;
+    return std::popcount(low | high) >= 2 && (high & ~low) != 0;
+  };
+  std::vector<std::uint64_t> words;  // the neighbours of the word 0, ascending
+  for (std::uint64_t word = 1; word < (std::uint64_t{1} << (2 * dimension)); ++word) {
+    if (adjacent(0, word)) { words.push_back(word); }
+  }
+  auto edges = edges_of_pairs<Weight>("keller", words.size(),
+                                      [&](std::uint64_t u, std::uint64_t v) { return adjacent(words[u], words[v]); });
+  draw_weights(edges, weights);
+  return edges;
+}
+
+template <class Weight>
+edge_list<Weight> generate_mann(std::uint32_t points, const std::optional<weight_distribution>& weights)
+{
+  std::uint32_t digits = 0;  // points = 3^digits
+  std::uint64_t power = 1;
+  while (power < points) {
+    power *= 3;
+    ++digits;
+  }
+  WARPDEX_EXPECTS(power == points && digits >= 1 && digits <= 5,
+                  "mann: " + std::to_string(points) +
+                      " points: only the affine Steiner triple systems AG(k, 3), 3^k points with 1 <= k <= 5 (9, "
+                      "27, 81, 243), are built (MANN_a45's system is not affine)");
+  // Points are base-3 words; the third point of the line through x and y is -(x + y), digit by digit.
+  const auto third = [digits](std::uint64_t x, std::uint64_t y) {
+    std::uint64_t z = 0;
+    std::uint64_t place = 1;
+    for (std::uint32_t d = 0; d < digits; ++d, x /= 3, y /= 3, place *= 3) { z += ((6 - x % 3 - y % 3) % 3) * place; }
+    return z;
+  };
+  std::vector<std::uint32_t> point_of;  // of triple vertex points + i: the point it stands for
+  for (std::uint64_t x = 0; x < points; ++x) {
+    for (std::uint64_t y = x + 1; y < points; ++y) {
+      const std::uint64_t z = third(x, y);
+      if (z > y) {  // each line once, as x < y < z
+        point_of.push_back(static_cast<std::uint32_t>(x));
+        point_of.push_back(static_cast<std::uint32_t>(y));
+        point_of.push_back(static_cast<std::uint32_t>(z));
+      }
+    }
+  }
+  const std::uint64_t vertices = points + point_of.size();
+  // Not adjacent: two vertices of one triple, and a point with a triple vertex standing for it.
+  auto edges = edges_of_pairs<Weight>("mann", vertices, [&](std::uint64_t u, std::uint64_t v) {
+    if (v < points) { return true; }  // two points
+    if (u < points) { return point_of[v - points] != u; }
+    return (u - points) / 3 != (v - points) / 3;
+  });
+  draw_weights(edges, weights);
+  return edges;
+}
+
+template <class Weight>
+edge_list<Weight> generate_c_fat(std::uint32_t vertices, double c, const std::optional<weight_distribution>& weights)
+{
+  WARPDEX_EXPECTS(vertices >= 2 && vertices < no_vertex, "c-fat: need at least 2 vertices");
+  WARPDEX_EXPECTS(c > 0 && std::isfinite(c), "c-fat: c must be > 0");
+  const std::uint64_t n = vertices;
+  const double parts_real = std::floor(static_cast<double>(n) / (c * std::log(static_cast<double>(n))));
+  WARPDEX_EXPECTS(parts_real >= 1, "c-fat: " + std::to_string(n) + " vertices with c = " + std::to_string(c) +
+                                       " make no part: need c ln n <= n");
+  const auto k = static_cast<std::uint64_t>(parts_real);
+  const std::uint64_t small = n / k;  // part sizes: the first n mod k parts hold one more
+  const std::uint64_t large_parts = n % k;
+  const auto start = [&](std::uint64_t part) { return part * small + std::min(part, large_parts); };
+  // Within each part, and between part i and part i + 1 (mod k) for each ring link (k >= 3: k links; 2:
+  // one; 1: none).
+  const std::uint64_t links = k >= 3 ? k : k - 1;
+  std::uint64_t count = 0;
+  for (std::uint64_t part = 0; part < k; ++part) {
+    const std::uint64_t size = start(part + 1) - start(part);
+    count += size * (size - 1) / 2;
+    if (part < links) { count += size * (start((part + 1) % k + 1) - start((part + 1) % k)); }
+  }
+  check_edge_budget("c-fat", count);
+  edge_list<Weight> edges;
+  edges.vertex_count = n;
+  edges.sources.reserve(count);
+  edges.targets.reserve(count);
+  for (std::uint64_t part = 0; part < k; ++part) {
+    for (std::uint64_t u = start(part); u < start(part + 1); ++u) {
+      for (std::uint64_t v = u + 1; v < start(part + 1); ++v) {
+        edges.add(static_cast<vertex_id>(u), static_cast<vertex_id>(v));
+      }
+      if (part < links) {
+        const std::uint64_t next = (part + 1) % k;
+        for (std::uint64_t v = start(next); v < start(next + 1); ++v) {
+          edges.add(static_cast<vertex_id>(u), static_cast<vertex_id>(v));
+        }
+      }
+    }
+  }
+  draw_weights(edges, weights);
+  return edges;
+}
+
 #define WARPDEX_INSTANTIATE_GENERATORS(Weight)                                                                         \
   template edge_list<Weight> generate_rmat<Weight>(const rmat_parameters&, const std::optional<weight_distribution>&); \
   template edge_list<Weight> generate_grid<Weight>(const grid_parameters&, const std::optional<weight_distribution>&); \
   template edge_list<Weight> generate_small_world<Weight>(const small_world_parameters&,                               \
-                                                          const std::optional<weight_distribution>&);
+                                                          const std::optional<weight_distribution>&);                  \
+  template edge_list<Weight> generate_gnp<Weight>(const gnp_parameters&, const std::optional<weight_distribution>&);   \
+  template edge_list<Weight> generate_hamming<Weight>(std::uint32_t, std::uint32_t,                                    \
+                                                      const std::optional<weight_distribution>&);                      \
+  template edge_list<Weight> generate_johnson<Weight>(std::uint32_t, std::uint32_t, std::uint32_t,                     \
+                                                      const std::optional<weight_distribution>&);                      \
+  template edge_list<Weight> generate_keller<Weight>(std::uint32_t, const std::optional<weight_distribution>&);        \
+  template edge_list<Weight> generate_mann<Weight>(std::uint32_t, const std::optional<weight_distribution>&);          \
+  template edge_list<Weight> generate_c_fat<Weight>(std::uint32_t, double, const std::optional<weight_distribution>&);
 WARPDEX_INSTANTIATE_GENERATORS(std::int32_t)
 WARPDEX_INSTANTIATE_GENERATORS(float)
 

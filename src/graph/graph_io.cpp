@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -193,6 +194,22 @@ void fill_generated_weights(graph_file<Weight>& file, const graph_read_options& 
   for (std::uint64_t i = 0; i < file.edges.size(); ++i) { file.edges.weights[i] = options.weights.draw<Weight>(i); }
 }
 
+/// The problem line of a DIMACS file, `p KIND VERTICES COUNT` with KIND one of `kinds`: sets
+/// `vertex_count` and `header`, returns COUNT. `form` is the line's form for the error message.
+std::uint64_t read_problem_line(const line_reader& reader, const std::vector<std::string_view>& fields, bool& header,
+                                std::initializer_list<std::string_view> kinds, const std::string& form,
+                                const char* count_name, std::uint64_t& vertex_count)
+{
+  if (header) { reader.fail("a second 'p' line"); }
+  if (fields.size() != 4 || std::find(kinds.begin(), kinds.end(), fields[1]) == kinds.end()) {
+    reader.fail("the problem line must read " + form);
+  }
+  vertex_count = parse_count(reader, fields[2], "vertex count");
+  if (vertex_count >= no_vertex) { reader.fail(std::string(fields[2]) + " vertices exceed the 32-bit vertex ids"); }
+  header = true;
+  return parse_count(reader, fields[3], count_name);
+}
+
 template <class Weight>
 void read_dimacs(line_reader& reader, graph_file<Weight>& file)
 {
@@ -204,17 +221,11 @@ void read_dimacs(line_reader& reader, graph_file<Weight>& file)
     if (blank(line) || line.front() == 'c') { continue; }
     const auto fields = fields_of(line);
     if (fields[0] == "p") {
-      if (header) { reader.fail("a second 'p' line"); }
-      if (fields.size() != 4 || fields[1] != "sp") { reader.fail("the problem line must read 'p sp VERTICES ARCS'"); }
-      file.edges.vertex_count = parse_count(reader, fields[2], "vertex count");
-      if (file.edges.vertex_count >= no_vertex) {
-        reader.fail(std::string(fields[2]) + " vertices exceed the 32-bit vertex ids");
-      }
-      declared_arcs = parse_count(reader, fields[3], "arc count");
+      declared_arcs = read_problem_line(reader, fields, header, {"sp"}, "'p sp VERTICES ARCS'", "arc count",
+                                        file.edges.vertex_count);
       file.edges.sources.reserve(declared_arcs);
       file.edges.targets.reserve(declared_arcs);
       file.edges.weights.reserve(declared_arcs);
-      header = true;
     } else if (fields[0] == "a") {
       if (!header) { reader.fail("an arc before the 'p sp VERTICES ARCS' line"); }
       if (fields.size() != 4) {
@@ -234,6 +245,63 @@ void read_dimacs(line_reader& reader, graph_file<Weight>& file)
   if (file.edges.size() != declared_arcs) {
     reader.fail("the file ends after " + std::to_string(file.edges.size()) + " of the " +
                 std::to_string(declared_arcs) + " arcs its 'p' line declares");
+  }
+}
+
+/// The distinct undirected edges of a list ((u, v) and (v, u) count once).
+template <class Weight>
+std::uint64_t distinct_undirected_edges(const edge_list<Weight>& edges)
+{
+  std::vector<std::uint64_t> keys(edges.size());
+  for (std::uint64_t i = 0; i < edges.size(); ++i) {
+    const std::uint64_t low = std::min(edges.sources[i], edges.targets[i]);
+    const std::uint64_t high = std::max(edges.sources[i], edges.targets[i]);
+    keys[i] = low << 32 | high;
+  }
+  std::sort(keys.begin(), keys.end());
+  return static_cast<std::uint64_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+}
+
+template <class Weight>
+void read_dimacs_clique(line_reader& reader, graph_file<Weight>& file, bool check_edge_count)
+{
+  file.directed = false;
+  std::uint64_t declared_edges = 0;
+  bool header = false;
+  std::string_view line;
+  while (reader.next(line)) {
+    if (blank(line) || line.front() == 'c') { continue; }
+    const auto fields = fields_of(line);
+    if (fields[0] == "p") {
+      declared_edges = read_problem_line(reader, fields, header, {"edge", "col"},
+                                         "'p edge VERTICES EDGES' (or 'p col VERTICES EDGES')", "edge count",
+                                         file.edges.vertex_count);
+      // The count may be wrong (see graph_io.hpp): reserve no more than a plausible amount.
+      constexpr std::uint64_t reserve_limit = std::uint64_t{1} << 26;
+      file.edges.sources.reserve(std::min(declared_edges, reserve_limit));
+      file.edges.targets.reserve(std::min(declared_edges, reserve_limit));
+    } else if (fields[0] == "e") {
+      if (!header) { reader.fail("an edge before the 'p edge VERTICES EDGES' line"); }
+      if (fields.size() != 3) {
+        reader.fail("an edge line must read 'e U V' (" + std::to_string(fields.size() - 1) + " fields)");
+      }
+      file.edges.add(parse_vertex(reader, fields[1], 1, file.edges.vertex_count),
+                     parse_vertex(reader, fields[2], 1, file.edges.vertex_count));
+    } else if (fields[0] == "n") {
+      if (!header) { reader.fail("a vertex line before the 'p edge VERTICES EDGES' line"); }
+      if (fields.size() != 3) {
+        reader.fail("a vertex line must read 'n ID VALUE' (" + std::to_string(fields.size() - 1) + " fields)");
+      }
+      (void)parse_vertex(reader, fields[1], 1, file.edges.vertex_count);  // the value is not used
+    } else {
+      reader.fail("unknown line type '" + std::string(fields[0]) + "' (expected c, p, e or n)");
+    }
+  }
+  if (!header) { reader.fail("no 'p edge VERTICES EDGES' line: is this a DIMACS clique or coloring file?"); }
+  const std::uint64_t listed = file.edges.size();
+  if (check_edge_count && listed < declared_edges && distinct_undirected_edges(file.edges) * 2 != declared_edges) {
+    reader.fail("the file ends after " + std::to_string(listed) + " of the " + std::to_string(declared_edges) +
+                " edges its 'p' line declares");
   }
 }
 
@@ -360,9 +428,10 @@ graph_format parse_graph_format(const std::string& text)
 {
   if (text == "auto") { return graph_format::automatic; }
   if (text == "dimacs" || text == "gr") { return graph_format::dimacs; }
+  if (text == "clq" || text == "col") { return graph_format::dimacs_clique; }
   if (text == "mtx" || text == "matrix-market") { return graph_format::matrix_market; }
   if (text == "snap") { return graph_format::snap; }
-  WARPDEX_FAIL("unknown graph format '" + text + "' (auto, dimacs, mtx or snap)");
+  WARPDEX_FAIL("unknown graph format '" + text + "' (auto, dimacs, clq, mtx or snap)");
 }
 
 template <class Weight>
@@ -372,9 +441,14 @@ graph_file<Weight> read_graph_file(const std::string& path, const graph_read_opt
   if (format == graph_format::automatic) {
     std::string_view name = path;
     if (ends_with(name, ".gz")) { name.remove_suffix(3); }
-    format = ends_with(name, ".gr")    ? graph_format::dimacs
-             : ends_with(name, ".mtx") ? graph_format::matrix_market
-                                       : graph_format::snap;
+    WARPDEX_EXPECTS(!ends_with(name, ".clq.b") && !ends_with(name, ".col.b"),
+                    "the graph file " + path +
+                        " is in DIMACS's binary clique format, which is not read: convert it to the text format "
+                        "(.clq) first, e.g. with DIMACS's bin2asc");
+    format = ends_with(name, ".gr")                               ? graph_format::dimacs
+             : ends_with(name, ".clq") || ends_with(name, ".col") ? graph_format::dimacs_clique
+             : ends_with(name, ".mtx")                            ? graph_format::matrix_market
+                                                                  : graph_format::snap;
   }
   graph_file<Weight> file;
   file.format = format;
@@ -383,6 +457,9 @@ graph_file<Weight> read_graph_file(const std::string& path, const graph_read_opt
   switch (format) {
     case graph_format::dimacs:
       read_dimacs(reader, file);
+      break;
+    case graph_format::dimacs_clique:
+      read_dimacs_clique(reader, file, options.check_edge_count);
       break;
     case graph_format::matrix_market:
       read_matrix_market(reader, file);
@@ -397,5 +474,51 @@ graph_file<Weight> read_graph_file(const std::string& path, const graph_read_opt
 
 template graph_file<std::int32_t> read_graph_file<std::int32_t>(const std::string&, const graph_read_options&);
 template graph_file<float> read_graph_file<float>(const std::string&, const graph_read_options&);
+
+template <class Weight>
+void write_dimacs_clique_file(const std::string& path, const edge_list<Weight>& edges, const std::string& comment)
+{
+  std::uint64_t vertices = edges.vertex_count;
+  if (vertices == 0) {
+    for (std::uint64_t i = 0; i < edges.size(); ++i) {
+      vertices = std::max<std::uint64_t>(vertices, std::max(edges.sources[i], edges.targets[i]) + std::uint64_t{1});
+    }
+  }
+  for (std::uint64_t i = 0; i < edges.size(); ++i) {
+    WARPDEX_EXPECTS(edges.sources[i] < vertices && edges.targets[i] < vertices,
+                    "write_dimacs_clique_file: edge " + std::to_string(i) + " names a vertex beyond the " +
+                        std::to_string(vertices) + " vertices of the list");
+  }
+  gzFile file = gzopen(path.c_str(), ends_with(path, ".gz") ? "wb6" : "wbT");  // T: plain, no gzip stream
+  WARPDEX_EXPECTS(file != nullptr, "cannot write the graph file " + path);
+  std::string text;
+  bool written = true;
+  const auto flush = [&](bool always) {
+    if (text.size() >= (1U << 20) || (always && !text.empty())) {
+      written =
+          written && gzwrite(file, text.data(), static_cast<unsigned>(text.size())) == static_cast<int>(text.size());
+      text.clear();
+    }
+  };
+  std::size_t start = 0;
+  while (start < comment.size()) {
+    const std::size_t end = std::min(comment.find('\n', start), comment.size());
+    text += "c " + comment.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  text += "p edge " + std::to_string(vertices) + " " + std::to_string(edges.size()) + "\n";
+  for (std::uint64_t i = 0; i < edges.size(); ++i) {
+    text += "e " + std::to_string(edges.sources[i] + std::uint64_t{1}) + " " +
+            std::to_string(edges.targets[i] + std::uint64_t{1}) + "\n";
+    flush(false);
+  }
+  flush(true);
+  written = gzclose(file) == Z_OK && written;
+  WARPDEX_EXPECTS(written, "writing the graph file " + path + " failed");
+}
+
+template void write_dimacs_clique_file<std::int32_t>(const std::string&, const edge_list<std::int32_t>&,
+                                                     const std::string&);
+template void write_dimacs_clique_file<float>(const std::string&, const edge_list<float>&, const std::string&);
 
 }  // namespace warpdex::graph

@@ -82,6 +82,52 @@ std::uint64_t spec_number(const std::string& spec, const std::string& text)
   return value;
 }
 
+/// A spec number that must fit 32 bits (the generators' sizes).
+std::uint32_t spec_u32(const std::string& spec, const std::string& text)
+{
+  const std::uint64_t value = spec_number(spec, text);
+  WARPDEX_EXPECTS(value <= std::numeric_limits<std::uint32_t>::max(),
+                  "graph '" + spec + "': " + text + " does not fit 32 bits");
+  return static_cast<std::uint32_t>(value);
+}
+
+double spec_real(const std::string& spec, const std::string& text, const std::string& what)
+{
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  WARPDEX_EXPECTS(used == text.size() && !text.empty(),
+                  "graph '" + spec + "': " + what + " '" + text + "' is not a number");
+  return value;
+}
+
+/// The spec syntax of each generator, for the message when its fields do not fit.
+std::string generator_syntax(const std::string& name)
+{
+  if (name == "rmat") { return "rmat:SCALE[:EDGE_FACTOR]"; }
+  if (name == "grid") { return "grid:WIDTHxHEIGHT"; }
+  if (name == "small-world") { return "small-world:N[:NEIGHBOURS[:REWIRE]]"; }
+  if (name == "gnp") { return "gnp:N:P[:SEED]"; }
+  if (name == "hamming") { return "hamming:BITS:DISTANCE"; }
+  if (name == "johnson") { return "johnson:LENGTH:WEIGHT:DISTANCE"; }
+  if (name == "keller") { return "keller:DIMENSION"; }
+  if (name == "mann") { return "mann:POINTS (9, 27, 81 or 243)"; }
+  return "cfat:N:C";
+}
+
+bool is_generator_name(const std::string& name)
+{
+  for (const char* known :
+       {"rmat", "grid", "small-world", "gnp", "hamming", "johnson", "keller", "mann", "cfat", "c-fat"}) {
+    if (name == known) { return true; }
+  }
+  return false;
+}
+
 template <class Weight, class Backend>
 sssp_workload_report run_on(const Backend& backend, const sssp_workload_options& options)
 {
@@ -182,6 +228,30 @@ graph_file<Weight> load_graph(const std::string& spec, const weight_distribution
     }
     file.edges = generate_small_world<Weight>(parameters, weights);
     file.directed = false;
+  } else if (parts[0] == "gnp" && parts.size() >= 3 && parts.size() <= 4) {
+    file.edges = generate_gnp<Weight>({.vertices = spec_u32(spec, parts[1]),
+                                       .probability = spec_real(spec, parts[2], "the edge probability"),
+                                       .seed = parts.size() == 4 ? spec_number(spec, parts[3]) : weights.seed},
+                                      weights);
+    file.directed = false;
+  } else if (parts[0] == "hamming" && parts.size() == 3) {
+    file.edges = generate_hamming<Weight>(spec_u32(spec, parts[1]), spec_u32(spec, parts[2]), weights);
+    file.directed = false;
+  } else if (parts[0] == "johnson" && parts.size() == 4) {
+    file.edges =
+        generate_johnson<Weight>(spec_u32(spec, parts[1]), spec_u32(spec, parts[2]), spec_u32(spec, parts[3]), weights);
+    file.directed = false;
+  } else if (parts[0] == "keller" && parts.size() == 2) {
+    file.edges = generate_keller<Weight>(spec_u32(spec, parts[1]), weights);
+    file.directed = false;
+  } else if (parts[0] == "mann" && parts.size() == 2) {
+    file.edges = generate_mann<Weight>(spec_u32(spec, parts[1]), weights);
+    file.directed = false;
+  } else if ((parts[0] == "cfat" || parts[0] == "c-fat") && parts.size() == 3) {
+    file.edges = generate_c_fat<Weight>(spec_u32(spec, parts[1]), spec_real(spec, parts[2], "c"), weights);
+    file.directed = false;
+  } else if (parts.size() > 1 && is_generator_name(parts[0])) {
+    WARPDEX_FAIL("graph '" + spec + "': expected " + generator_syntax(parts[0]));
   } else {
     file = read_graph_file<Weight>(spec, {.generate_weights = true, .weights = weights, .progress = progress});
   }
