@@ -1,0 +1,155 @@
+"""The cuda backend through CuPy and PyTorch arrays, cross-checked against NumPy oracles and the host
+backend. Skips, saying why, where there is no CUDA device, no CUDA backend in the build, or no CuPy /
+PyTorch."""
+
+import numpy as np
+import pytest
+
+import warpdex
+
+_available, _reason = warpdex.cuda_available()
+pytestmark = pytest.mark.skipif(not _available, reason=f"no CUDA: {_reason}")
+
+
+def _cupy():
+    return pytest.importorskip("cupy", reason="CuPy is not installed")
+
+
+def _torch():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no CUDA device")
+    return torch
+
+
+def to_device(library, array):
+    if library == "cupy":
+        return _cupy().asarray(array)
+    torch = _torch()
+    return torch.from_dlpack(array.copy()).to("cuda")
+
+
+def to_host(array):
+    if hasattr(array, "get"):
+        return array.get()
+    if hasattr(array, "cpu"):
+        return array.cpu().numpy()
+    return np.asarray(array)
+
+
+def pointer(array):
+    return array.data.ptr if hasattr(array, "get") else array.data_ptr()
+
+
+LIBRARIES = ["cupy", "torch"]
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_multisplit_writes_into_the_callers_device_arrays(library, rng):
+    keys = rng.integers(0, 2**32, size=1 << 16, dtype=np.uint32)
+    values = np.arange(keys.size, dtype=np.uint32)
+    device_keys, device_values = to_device(library, keys), to_device(library, values)
+    keys_out, values_out = to_device(library, np.empty_like(keys)), to_device(library, np.empty_like(values))
+    result = warpdex.multisplit(
+        device_keys, warpdex.BitFieldBuckets(4, 6), device_values, keys_out=keys_out, values_out=values_out
+    )
+    # Zero copy: the same device memory came back, written in place.
+    assert pointer(result.keys) == pointer(keys_out) and pointer(result.values) == pointer(values_out)
+    host = warpdex.multisplit(keys, warpdex.BitFieldBuckets(4, 6), values)
+    np.testing.assert_array_equal(to_host(keys_out), host.keys)
+    np.testing.assert_array_equal(to_host(values_out), host.values)
+    np.testing.assert_array_equal(result.offsets, host.offsets)
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("algorithm", ["automatic", "three_pass", "single_pass", "reduced_bit_sort"])
+def test_multisplit_algorithms_agree_with_the_host(library, algorithm, rng):
+    keys = rng.integers(0, 10_000, size=100_000, dtype=np.uint32)
+    splitters = np.array([100, 2000, 2001, 9000], np.uint32)
+    result = warpdex.multisplit(
+        to_device(library, keys), warpdex.SplitterBuckets(to_device(library, splitters)), algorithm=algorithm
+    )
+    expected = warpdex.multisplit(keys, warpdex.SplitterBuckets(splitters))
+    np.testing.assert_array_equal(to_host(result.keys), expected.keys)
+    assert type(result.keys).__module__.partition(".")[0] == library  # allocated by the caller's library
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_radix_sort_and_histogram_on_the_device(library, rng):
+    keys = rng.integers(0, 2**32, size=200_000, dtype=np.uint32)
+    values = np.arange(keys.size, dtype=np.uint32)
+    sorted_keys, sorted_values = warpdex.radix_sort(to_device(library, keys), to_device(library, values))
+    order = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(to_host(sorted_keys), keys[order])
+    np.testing.assert_array_equal(to_host(sorted_values), values[order])
+    wide = rng.integers(0, 2**64, size=50_000, dtype=np.uint64, endpoint=False)
+    np.testing.assert_array_equal(to_host(warpdex.radix_sort(to_device(library, wide), descending=True)),
+                                  np.sort(wide)[::-1])
+    counts, not_counted = warpdex.histogram(to_device(library, keys), 64, range=(0, 2**31))
+    host_counts, host_not_counted = warpdex.histogram(keys, 64, range=(0, 2**31))
+    np.testing.assert_array_equal(counts, host_counts)
+    assert not_counted == host_not_counted
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_slab_map_on_the_device_matches_the_host(library, rng):
+    keys = np.unique(rng.integers(0, warpdex.MAX_USER_KEY, size=300_000, dtype=np.uint32))
+    keys = rng.permutation(keys)
+    values = rng.integers(0, 2**32, size=keys.size, dtype=np.uint32)
+    table = warpdex.SlabMap(keys.size // 2, device="cuda")
+    statuses = table.insert(to_device(library, keys), to_device(library, values), return_status=True)
+    assert np.all(to_host(statuses) == warpdex.Status.INSERTED)
+    queries = np.concatenate([keys[:50_000], rng.integers(0, warpdex.MAX_USER_KEY, size=50_000, dtype=np.uint32)])
+    found_values, found = table.find(to_device(library, queries), default=0)
+    oracle = dict(zip(keys.tolist(), values.tolist()))
+    expected_found = np.array([q in oracle for q in queries.tolist()])
+    np.testing.assert_array_equal(to_host(found), expected_found)
+    np.testing.assert_array_equal(to_host(found_values), [oracle.get(q, 0) for q in queries.tolist()])
+    np.testing.assert_array_equal(to_host(table.contains(to_device(library, queries))), expected_found)
+    erased = np.ascontiguousarray(keys[::2])
+    assert np.all(to_host(table.erase(to_device(library, erased), return_status=True)) == warpdex.Status.ERASED)
+    item_keys, item_values = table.items(library=library)
+    assert type(item_keys).__module__.partition(".")[0] == library
+    remaining = dict(zip(to_host(item_keys).tolist(), to_host(item_values).tolist()))
+    assert remaining == {k: v for k, v in oracle.items() if k not in set(erased.tolist())}
+
+
+def test_the_current_cupy_stream_is_used(rng):
+    cupy = _cupy()
+    keys = rng.integers(0, 2**32, size=1 << 20, dtype=np.uint32)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        device_keys = cupy.asarray(keys)
+        sorted_keys = warpdex.radix_sort(device_keys)
+        stream.synchronize()
+    np.testing.assert_array_equal(sorted_keys.get(), np.sort(keys))
+
+
+def test_the_current_torch_stream_is_used(rng):
+    torch = _torch()
+    keys = np.unique(rng.integers(0, warpdex.MAX_USER_KEY, size=1 << 20, dtype=np.uint32))
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        device_keys = to_device("torch", keys)
+        sorted_keys = warpdex.radix_sort(device_keys, descending=True)
+        table = warpdex.SlabMap(keys.size, device="cuda", stream=stream)
+        table.insert(device_keys, device_keys)
+        found = table.contains(device_keys)
+        stream.synchronize()
+    np.testing.assert_array_equal(to_host(sorted_keys), keys[::-1])
+    assert bool(found.all())
+
+
+def test_mixed_devices_and_host_builds_are_refused(rng):
+    cupy = _cupy()
+    with pytest.raises(ValueError, match="other arrays are on"):
+        warpdex.multisplit(cupy.arange(8, dtype=cupy.uint32), warpdex.BitFieldBuckets(0, 1),
+                           keys_out=np.empty(8, np.uint32))
+    host_table = warpdex.SlabMap(10)
+    with pytest.raises(ValueError, match="lives on cpu"):
+        host_table.insert(cupy.arange(4, dtype=cupy.uint32), cupy.arange(4, dtype=cupy.uint32))
+    if cupy.cuda.runtime.getDeviceCount() > 1:
+        with cupy.cuda.Device(1):
+            other = cupy.arange(8, dtype=cupy.uint32)
+        with pytest.raises(ValueError, match="current device"):
+            warpdex.radix_sort(other)

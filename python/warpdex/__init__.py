@@ -1,0 +1,53 @@
+"""warpdex: warp-centric GPU data structures and index-based search, on NumPy, CuPy and PyTorch arrays.
+
+Every function and structure runs on the host backend (the CPU's cores) for host arrays and on the cuda
+backend for CUDA arrays of the current device, reading and writing the caller's arrays in place (no
+copy). Errors of the library raise ValueError (bad input; nothing was changed), MemoryError (memory ran
+out) or RuntimeError (a CUDA call failed), with the library's message.
+"""
+
+from __future__ import annotations
+
+from . import _warpdex
+from .hash import EMPTY_KEY, ERASED_KEY, MAX_USER_KEY, Operation, SlabMap, Status
+from .split import (
+    BitFieldBuckets,
+    DeltaBuckets,
+    HistogramResult,
+    MultisplitResult,
+    SplitterBuckets,
+    histogram,
+    multisplit,
+    radix_sort,
+)
+
+__version__: str = _warpdex.__version__
+
+HAS_CUDA: bool = _warpdex.has_cuda
+"""Whether this build of the extension has the CUDA backend (built with nvcc)."""
+
+
+def cuda_available() -> tuple[bool, str]:
+    """(available, reason): whether CUDA arrays can be used (the build has the CUDA backend and a device is
+    usable), and if not, why."""
+    return _warpdex.cuda_available()
+
+
+__all__ = [
+    "BitFieldBuckets",
+    "DeltaBuckets",
+    "EMPTY_KEY",
+    "ERASED_KEY",
+    "HAS_CUDA",
+    "HistogramResult",
+    "MAX_USER_KEY",
+    "MultisplitResult",
+    "Operation",
+    "SlabMap",
+    "SplitterBuckets",
+    "Status",
+    "cuda_available",
+    "histogram",
+    "multisplit",
+    "radix_sort",
+]
