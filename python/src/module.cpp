@@ -1,5 +1,5 @@
 // The extension module warpdex._warpdex: array checks, the backend choice, the translation of the
-// library's exceptions, and the families' bindings (split.cpp, hash.cpp).
+// library's exceptions, and the families' bindings (split.cpp, hash.cpp, search.cpp, lsm.cpp).
 
 #include "arrays.hpp"
 
@@ -199,4 +199,9 @@ NB_MODULE(_warpdex, module)
 
   bind_split(module);
   bind_hash(module);
+  bind_search(module);
+#if WARPDEX_PYTHON_HAS_LSM
+  bind_lsm(module);
+#endif
+  module.attr("has_lsm") = static_cast<bool>(WARPDEX_PYTHON_HAS_LSM);
 }

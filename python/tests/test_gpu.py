@@ -114,6 +114,69 @@ def test_slab_map_on_the_device_matches_the_host(library, rng):
     assert remaining == {k: v for k, v in oracle.items() if k not in set(erased.tolist())}
 
 
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+def test_sorted_index_on_the_device_matches_numpy(library, dtype, rng):
+    keys = np.sort(rng.integers(0, 1 << 20, size=1 << 20, dtype=dtype))
+    queries = rng.integers(0, 1 << 20, size=1 << 20, dtype=dtype)  # unsorted: 'automatic' sorts them
+    index = warpdex.SortedIndex(to_device(library, keys))
+    device_queries = to_device(library, queries)
+    for algorithm in ("automatic", "binary", "btree", "kary", "sorted_queries"):
+        positions = index.lower_bound(device_queries, algorithm=algorithm)
+        assert type(positions).__module__.partition(".")[0] == library
+        np.testing.assert_array_equal(to_host(positions), np.searchsorted(keys, queries, side="left"))
+    first, last = index.equal_range(device_queries)
+    np.testing.assert_array_equal(to_host(last), np.searchsorted(keys, queries, side="right"))
+    np.testing.assert_array_equal(to_host(index.contains(device_queries)), np.isin(queries, keys))
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_string_matching_on_the_device_matches_the_host(library, rng):
+    text = rng.choice(np.frombuffer(b"ab", np.uint8), size=1 << 20)
+    device_text = to_device(library, text)
+    for length in (2, 8, 13):
+        pattern = text[4096 : 4096 + length].tobytes()
+        assert warpdex.count_matches(device_text, pattern) == warpdex.count_matches(text, pattern)
+        positions = warpdex.find_matches(device_text, pattern)
+        assert type(positions).__module__.partition(".")[0] == library
+        np.testing.assert_array_equal(to_host(positions), warpdex.find_matches(text, pattern))
+    patterns = [b"ab", b"abba", b"b" * 9]
+    np.testing.assert_array_equal(warpdex.count_matches(device_text, patterns), warpdex.count_matches(text, patterns))
+
+
+@pytest.mark.skipif(not warpdex.HAS_LSM, reason="this build has no LSM")
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+def test_lsm_map_on_the_device_matches_the_host(library, dtype, rng):
+    device_map = warpdex.LSMMap(dtype, batch_size=1 << 12, device="cuda")
+    host_map = warpdex.LSMMap(dtype, batch_size=1 << 12)
+    for _ in range(4):
+        keys = rng.integers(0, 1 << 18, size=20_000, dtype=dtype)
+        values = rng.integers(0, 2**32, size=keys.size, dtype=np.uint32)
+        operations = rng.choice(np.array([0, 0, 1], np.uint8), size=keys.size)
+        device_map.update(to_device(library, keys), to_device(library, values), to_device(library, operations))
+        host_map.update(keys, values, operations)
+    assert len(device_map) == len(host_map)
+    queries = rng.integers(0, 1 << 18, size=50_000, dtype=dtype)
+    for device_result, host_result in zip(device_map.lookup(to_device(library, queries)), host_map.lookup(queries)):
+        np.testing.assert_array_equal(to_host(device_result), host_result)
+    upper = queries + dtype(1000)
+    np.testing.assert_array_equal(
+        to_host(device_map.count(to_device(library, queries), to_device(library, upper))), host_map.count(queries, upper)
+    )
+    for device_result, host_result in zip(
+        device_map.range(to_device(library, queries[:500]), to_device(library, upper[:500])),
+        host_map.range(queries[:500], upper[:500]),
+    ):
+        assert type(device_result).__module__.partition(".")[0] == library
+        np.testing.assert_array_equal(to_host(device_result), host_result)
+    for device_result, host_result in zip(device_map.successor(to_device(library, queries)),
+                                          host_map.successor(queries)):
+        np.testing.assert_array_equal(to_host(device_result), host_result)
+    for device_result, host_result in zip(device_map.items(library=library), host_map.items()):
+        np.testing.assert_array_equal(to_host(device_result), host_result)
+
+
 def test_the_current_cupy_stream_is_used(rng):
     cupy = _cupy()
     keys = rng.integers(0, 2**32, size=1 << 20, dtype=np.uint32)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from . import _warpdex
 from .hash import EMPTY_KEY, ERASED_KEY, MAX_USER_KEY, Operation, SlabMap, Status
+if _warpdex.has_lsm:
+    from .lsm import LSMMap, LSMOperation
+from .search import MAX_PATTERNS_PER_PASS, SortedIndex, count_matches, find_matches
 from .split import (
     BitFieldBuckets,
     DeltaBuckets,
@@ -33,20 +36,30 @@ def cuda_available() -> tuple[bool, str]:
     return _warpdex.cuda_available()
 
 
+HAS_LSM: bool = _warpdex.has_lsm
+"""Whether this build has the LSM family (it needs the CCCL headers at build time)."""
+
 __all__ = [
+    "HAS_LSM",
     "BitFieldBuckets",
     "DeltaBuckets",
     "EMPTY_KEY",
     "ERASED_KEY",
     "HAS_CUDA",
     "HistogramResult",
+    "LSMMap",
+    "LSMOperation",
+    "MAX_PATTERNS_PER_PASS",
     "MAX_USER_KEY",
     "MultisplitResult",
     "Operation",
     "SlabMap",
+    "SortedIndex",
     "SplitterBuckets",
     "Status",
+    "count_matches",
     "cuda_available",
+    "find_matches",
     "histogram",
     "multisplit",
     "radix_sort",
