@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -59,6 +60,13 @@ class call_arrays {
   [[nodiscard]] const placement& where() const { return place_; }
   [[nodiscard]] const char* function() const { return function_; }
 
+  /// Adds the device of an array whose shape and type the caller checks itself (two-dimensional tuples).
+  template <class Array>
+  void place(const Array& array, const char* name)
+  {
+    add_device(array.device_type(), array.device_id(), name);
+  }
+
   /// Requires the arrays to be on `expected` (a structure's own device); `what` names the structure.
   void require(const placement& expected, const char* what) const;
 
@@ -105,6 +113,23 @@ decltype(auto) run_on(const placement& place, stream_handle stream, Function&& f
   return function(warpdex::host{});
 }
 
+#if WARPDEX_HAS_CUDA
+/// `function(structure)`, then a wait for the structure's stream, so that its results are complete when
+/// Python gets them, whichever stream the caller reads them on.
+template <class Structure, class Function>
+decltype(auto) wait_after(Structure& structure, Function&& function)
+{
+  if constexpr (std::is_void_v<decltype(function(structure))>) {
+    function(structure);
+    structure.backend().synchronize();
+  } else {
+    auto result = function(structure);
+    structure.backend().synchronize();
+    return result;
+  }
+}
+#endif
+
 /// A host vector returned as a NumPy-compatible array that owns it (no copy).
 template <class T>
 nb::ndarray<nb::numpy, T, nb::ndim<1>> host_array(std::vector<T>&& values)
@@ -116,17 +141,22 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> host_array(std::vector<T>&& values)
 
 /// A library buffer (host or device memory of `place`) returned as an array that owns it (no copy): a NumPy
 /// array on the host; on a CUDA device a CuPy array or a PyTorch tensor as `library` says ("cupy",
-/// "torch"), else a DLPack capsule.
-template <class T>
-nb::object owned_array(buffer<T>&& values, const placement& place, const std::string& library)
+/// "torch"), else a DLPack capsule. Elements of `columns` > 1 Scalars (tuples) make a two-dimensional
+/// array of shape (size, columns).
+template <class Element, class Scalar = Element>
+nb::object owned_array(buffer<Element>&& values, const placement& place, const std::string& library,
+                       std::size_t columns = 1)
 {
-  auto* owned = new buffer<T>(std::move(values));
-  nb::capsule owner(owned, [](void* pointer) noexcept { delete static_cast<buffer<T>*>(pointer); });
+  auto* owned = new buffer<Element>(std::move(values));
+  nb::capsule owner(owned, [](void* pointer) noexcept { delete static_cast<buffer<Element>*>(pointer); });
   const int device_type = place.cuda ? nb::device::cuda::value : nb::device::cpu::value;
   const int device_id = place.cuda ? place.device : 0;
+  const std::size_t shape[2] = {owned->size(), columns};
+  const std::size_t ndim = columns == 1 ? 1 : 2;
+  auto* data = reinterpret_cast<Scalar*>(owned->data());
   const auto make = [&]<class... Framework>() {
-    return nb::cast(nb::ndarray<Framework..., T, nb::ndim<1>>(owned->data(), {owned->size()}, owner, {}, nb::dtype<T>(),
-                                                              device_type, device_id),
+    return nb::cast(nb::ndarray<Framework..., Scalar>(data, ndim, shape, owner, nullptr, nb::dtype<Scalar>(),
+                                                      device_type, device_id),
                     nb::rv_policy::reference);
   };
   if (!place.cuda) { return make.template operator()<nb::numpy>(); }
@@ -142,5 +172,7 @@ void bind_split(nb::module_& module);
 void bind_hash(nb::module_& module);
 void bind_search(nb::module_& module);
 void bind_lsm(nb::module_& module);
+void bind_dpp(nb::module_& module);
+void bind_overhead(nb::module_& module);
 
 }  // namespace warpdex::python

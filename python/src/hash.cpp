@@ -50,7 +50,7 @@ class slab_map_binding {
     check_device(place_, "SlabMap: ");
     nb::gil_scoped_release released;
 #if WARPDEX_HAS_CUDA
-    if (cuda_) { return function(*cuda_); }
+    if (cuda_) { return wait_after(*cuda_, function); }
 #endif
     return function(*host_);
   }

@@ -1,5 +1,6 @@
 // The extension module warpdex._warpdex: array checks, the backend choice, the translation of the
-// library's exceptions, and the families' bindings (split.cpp, hash.cpp, search.cpp, lsm.cpp).
+// library's exceptions, and the families' bindings (split.cpp, hash.cpp, search.cpp, lsm.cpp, dpp.cpp), and
+// the C++ timings of bench/python_overhead.py (overhead.cpp).
 
 #include "arrays.hpp"
 
@@ -200,8 +201,10 @@ NB_MODULE(_warpdex, module)
   bind_split(module);
   bind_hash(module);
   bind_search(module);
+  bind_overhead(module);
 #if WARPDEX_PYTHON_HAS_LSM
   bind_lsm(module);
+  bind_dpp(module);
 #endif
   module.attr("has_lsm") = static_cast<bool>(WARPDEX_PYTHON_HAS_LSM);
 }

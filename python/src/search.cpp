@@ -31,7 +31,7 @@ class sorted_index_binding {
     check_device(place_, "SortedIndex: ");
     nb::gil_scoped_release released;
 #if WARPDEX_HAS_CUDA
-    if (cuda_) { return function(*cuda_); }
+    if (cuda_) { return wait_after(*cuda_, function); }
 #endif
     return function(*host_);
   }

@@ -89,8 +89,9 @@ def test_reserved_keys_are_refused_and_nothing_changes():
 
 
 def test_a_fixed_map_reports_exhaustion_per_element_or_raises_memory_error(rng):
-    keys = unique_keys(rng, 60_000)  # more than the two blocks of 1024 slabs of a small fixed pool hold
-    table = warpdex.SlabMap(10, grows=False)
+    # 45 keys a bucket need two overflow slabs each; the fixed pool holds about one a bucket.
+    keys = unique_keys(rng, 100_000)
+    table = warpdex.SlabMap(20_000, grows=False)
     statuses = table.insert(keys, keys, return_status=True)
     assert np.any(statuses == Status.OUT_OF_MEMORY)
     inserted = keys[statuses == Status.INSERTED]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import _warpdex
 from .hash import EMPTY_KEY, ERASED_KEY, MAX_USER_KEY, Operation, SlabMap, Status
 if _warpdex.has_lsm:
+    from .dpp import count_elements, elements_occurring_once, find_once, unique_elements
     from .lsm import LSMMap, LSMOperation
 from .search import MAX_PATTERNS_PER_PASS, SortedIndex, count_matches, find_matches
 from .split import (
@@ -37,7 +38,7 @@ def cuda_available() -> tuple[bool, str]:
 
 
 HAS_LSM: bool = _warpdex.has_lsm
-"""Whether this build has the LSM family (it needs the CCCL headers at build time)."""
+"""Whether this build has the LSM family and the duplicate search (they need the CCCL headers at build time)."""
 
 __all__ = [
     "HAS_LSM",
@@ -57,10 +58,14 @@ __all__ = [
     "SortedIndex",
     "SplitterBuckets",
     "Status",
+    "count_elements",
     "count_matches",
     "cuda_available",
+    "elements_occurring_once",
     "find_matches",
+    "find_once",
     "histogram",
     "multisplit",
     "radix_sort",
+    "unique_elements",
 ]
