@@ -7,6 +7,10 @@
 #   tools/gpu.sh run OUT_DIR    on the GPU machine, with gpu-bundle/ present: runs the GPU test suites,
 #                               compute-sanitizer (memcheck, racecheck, synccheck) over each suite, and
 #                               the benchmarks; logs, JUnit XML and the JSON record go to OUT_DIR.
+#   tools/gpu.sh python OUT_DIR on the GPU machine, with gpu-bundle/ present: builds the Python extension
+#                               there (its python3, nanobind and CMake, against the bundle's installed
+#                               library: one C++ translation unit per family, no CUDA compilation) and runs
+#                               python/tests with CuPy and PyTorch, then the per-call overhead script.
 #
 # `run` goes through every step even when one fails, prints a summary table last and exits non-zero
 # if any step failed. Extra arguments after OUT_DIR go to warpdex-bench (e.g. --filter 'multisplit').
@@ -53,6 +57,11 @@ build() {
   local libz
   libz=$(ldd "$build_dir/src/cli/warpdex" | awk '/libz\.so/ {print $3; exit}')
   if [ -n "$libz" ]; then cp -L "$libz" "$bundle/lib/"; fi
+  # The library installed (headers, archive, CMake package) and the Python package's sources, from which
+  # `tools/gpu.sh python` builds the extension for the GPU machine's own Python (its version is not ours).
+  cmake --install "$build_dir" --prefix "$bundle/install" > /dev/null
+  mkdir -p "$bundle/python"
+  cp -r python/CMakeLists.txt python/src python/warpdex python/tests bench/python_overhead.py "$bundle/python/"
   local commit
   commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
   git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
@@ -111,8 +120,31 @@ run() {
   return $failed
 }
 
+python_suite() {
+  local out=${1:?usage: tools/gpu.sh python OUT_DIR}
+  mkdir -p "$out"
+  if [ ! -f "$bundle/COMMIT" ] && [ -f "$bundle.tar.gz" ]; then tar xzf "$bundle.tar.gz"; fi
+  [ -d "$bundle/python" ] || { echo "no $bundle/python: run 'tools/gpu.sh build' first" >&2; exit 2; }
+  export LD_LIBRARY_PATH="$PWD/$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  local python
+  python=$(command -v python3)
+  "$python" -c 'import sys, nanobind, pytest; print(sys.version.split()[0], "nanobind", nanobind.__version__)' \
+    | tee "$out/python-version.txt"
+  cmake -S "$bundle/python" -B "$bundle/build-python" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$PWD/$bundle/install" -DPython_EXECUTABLE="$python" > "$out/python-build.log" 2>&1 &&
+    cmake --build "$bundle/build-python" -j "$(nproc)" >> "$out/python-build.log" 2>&1 ||
+    { tail -n 30 "$out/python-build.log"; exit 1; }
+  local status=0
+  PYTHONPATH="$PWD/$bundle/build-python" "$python" -m pytest "$bundle/python/tests" -rs -p no:cacheprovider \
+    --junitxml="$out/python.xml" 2>&1 | tee "$out/python.log" | tail -n 40
+  status=${PIPESTATUS[0]}
+  PYTHONPATH="$PWD/$bundle/build-python" "$python" "$bundle/python/python_overhead.py" 2>&1 | tee "$out/python-overhead.log"
+  return $status
+}
+
 case "${1:-}" in
   build) build ;;
   run) shift; run "$@" ;;
-  *) echo "usage: tools/gpu.sh build | tools/gpu.sh run OUT_DIR [warpdex-bench arguments]" >&2; exit 2 ;;
+  python) shift; python_suite "$@" ;;
+  *) echo "usage: tools/gpu.sh build | tools/gpu.sh run OUT_DIR [warpdex-bench arguments] | tools/gpu.sh python OUT_DIR" >&2; exit 2 ;;
 esac
