@@ -177,6 +177,27 @@ def test_lsm_map_on_the_device_matches_the_host(library, dtype, rng):
         np.testing.assert_array_equal(to_host(device_result), host_result)
 
 
+@pytest.mark.skipif(not warpdex.HAS_LSM, reason="this build has no dpp family")
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("words", [1, 3])
+@pytest.mark.parametrize("method", ["sort", "hash"])
+def test_duplicate_search_on_the_device_matches_the_host(library, words, method, rng):
+    shape = (200_000,) if words == 1 else (200_000, words)
+    elements = rng.integers(0, 60 if words > 1 else 150_000, size=shape, dtype=np.uint32)
+    device_elements = to_device(library, elements)
+    np.testing.assert_array_equal(to_host(warpdex.find_once(device_elements, method=method)),
+                                  warpdex.find_once(elements, method=method))
+    once = warpdex.elements_occurring_once(device_elements, method=method)
+    assert type(once).__module__.partition(".")[0] == library
+    np.testing.assert_array_equal(to_host(once), warpdex.elements_occurring_once(elements))
+    for order in ("ascending", "first_occurrence"):
+        np.testing.assert_array_equal(to_host(warpdex.unique_elements(device_elements, order=order)),
+                                      warpdex.unique_elements(elements, order=order))
+        for device_result, host_result in zip(warpdex.count_elements(device_elements, order=order),
+                                              warpdex.count_elements(elements, order=order)):
+            np.testing.assert_array_equal(to_host(device_result), host_result)
+
+
 def test_the_current_cupy_stream_is_used(rng):
     cupy = _cupy()
     keys = rng.integers(0, 2**32, size=1 << 20, dtype=np.uint32)

@@ -1,0 +1,206 @@
+"""
+The compiled core of the warpdex package: use the functions and classes of `warpdex`.
+"""
+
+from collections.abc import Sequence
+from typing import Annotated
+
+import numpy
+from numpy.typing import NDArray
+
+
+has_cuda: bool = ...
+
+def cuda_available() -> tuple:
+    """
+    (available, reason): whether this build has the CUDA backend and a CUDA device is usable, and if not, why.
+    """
+
+def multisplit_bit_field(keys: Annotated[NDArray, dict(writable=False)], keys_out: NDArray, values: Annotated[NDArray, dict(writable=False)] | None, values_out: NDArray | None, shift: int, bits: int, descending: bool, algorithm: str, stream: int) -> Annotated[NDArray[numpy.uint64], dict(shape=(None,))]:
+    """
+    Stable multisplit by the bit field [shift, shift + bits) of uint32 or uint64 keys; returns the m + 1 bucket offsets.
+    """
+
+def multisplit_delta(keys: Annotated[NDArray, dict(writable=False)], keys_out: NDArray, values: Annotated[NDArray, dict(writable=False)] | None, values_out: NDArray | None, delta: int, count: int, algorithm: str, stream: int) -> Annotated[NDArray[numpy.uint64], dict(shape=(None,))]:
+    """
+    Stable multisplit into `count` buckets of width `delta` (bucket = key // delta); returns the m + 1 offsets.
+    """
+
+def multisplit_splitters(keys: Annotated[NDArray, dict(writable=False)], keys_out: NDArray, values: Annotated[NDArray, dict(writable=False)] | None, values_out: NDArray | None, splitters: Annotated[NDArray, dict(writable=False)], algorithm: str, stream: int) -> Annotated[NDArray[numpy.uint64], dict(shape=(None,))]:
+    """
+    Stable multisplit by strictly increasing splitters (bucket = splitters <= key); returns the m + 1 offsets.
+    """
+
+def radix_sort(keys: Annotated[NDArray, dict(writable=False)], keys_out: NDArray, values: Annotated[NDArray, dict(writable=False)] | None, values_out: NDArray | None, descending: bool, digit_bits: int, stream: int) -> None:
+    """
+    Stable LSD radix sort of uint32 keys (optionally with uint32 values) or uint64 keys into the outputs.
+    """
+
+def histogram(samples: Annotated[NDArray, dict(writable=False)], bins: int, lower: float, upper: float, boundaries: Annotated[NDArray, dict(writable=False)] | None, stream: int) -> tuple[Annotated[NDArray[numpy.uint64], dict(shape=(None,))], int]:
+    """
+    (counts, not_counted): even bins over [lower, upper) or range bins given by boundaries.
+    """
+
+slab_empty_key: int = ...
+
+slab_erased_key: int = ...
+
+slab_max_user_key: int = ...
+
+slab_default_seed: int = ...
+
+class SlabMapCore:
+    """The compiled slab hash map; use warpdex.SlabMap."""
+
+    def __init__(self, expected_keys: int, base_fill: float, grows: bool, seed: int, device: str, stream: int) -> None: ...
+
+    def insert(self, keys: Annotated[NDArray, dict(writable=False)], values: Annotated[NDArray, dict(writable=False)], statuses: NDArray | None, assign: bool) -> None: ...
+
+    def erase(self, keys: Annotated[NDArray, dict(writable=False)], statuses: NDArray | None) -> None: ...
+
+    def find(self, keys: Annotated[NDArray, dict(writable=False)], values: NDArray, statuses: NDArray) -> None: ...
+
+    def contains(self, keys: Annotated[NDArray, dict(writable=False)], found: NDArray) -> None: ...
+
+    def execute(self, operations: Annotated[NDArray, dict(writable=False)], keys: Annotated[NDArray, dict(writable=False)], values: Annotated[NDArray, dict(writable=False)], values_out: NDArray, statuses: NDArray) -> None: ...
+
+    def items(self, library: str) -> tuple: ...
+
+    def size(self) -> int: ...
+
+    def clear(self) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def rehash(self, expected_keys: int, base_fill: float) -> None: ...
+
+    def statistics(self) -> dict: ...
+
+    @property
+    def device(self) -> str: ...
+
+class SortedIndexCore32:
+    """The compiled sorted index; use warpdex.SortedIndex."""
+
+    def __init__(self, keys: Annotated[NDArray, dict(writable=False)], check: bool, stream: int) -> None: ...
+
+    def bound(self, queries: Annotated[NDArray, dict(writable=False)], positions: NDArray, upper: bool, algorithm: str) -> None: ...
+
+    def equal_range(self, queries: Annotated[NDArray, dict(writable=False)], first: NDArray, last: NDArray, algorithm: str) -> None: ...
+
+    def contains(self, queries: Annotated[NDArray, dict(writable=False)], found: NDArray, algorithm: str) -> None: ...
+
+    def size(self) -> int: ...
+
+class SortedIndexCore64:
+    """The compiled sorted index; use warpdex.SortedIndex."""
+
+    def __init__(self, keys: Annotated[NDArray, dict(writable=False)], check: bool, stream: int) -> None: ...
+
+    def bound(self, queries: Annotated[NDArray, dict(writable=False)], positions: NDArray, upper: bool, algorithm: str) -> None: ...
+
+    def equal_range(self, queries: Annotated[NDArray, dict(writable=False)], first: NDArray, last: NDArray, algorithm: str) -> None: ...
+
+    def contains(self, queries: Annotated[NDArray, dict(writable=False)], found: NDArray, algorithm: str) -> None: ...
+
+    def size(self) -> int: ...
+
+max_patterns_per_pass: int = ...
+
+def count_matches(text: Annotated[NDArray, dict(writable=False)], pattern: bytes, algorithm: str, stream: int) -> int:
+    """Occurrences (overlapping) of one pattern in a uint8 text."""
+
+def count_patterns(text: Annotated[NDArray, dict(writable=False)], patterns: Sequence[bytes], stream: int) -> Annotated[NDArray[numpy.uint64], dict(shape=(None,))]:
+    """Occurrences of each of several patterns in one pass over a uint8 text."""
+
+def find_matches(text: Annotated[NDArray, dict(writable=False)], pattern: bytes, algorithm: str, library: str, stream: int) -> object:
+    """Every starting position of the pattern, ascending (uint64)."""
+
+def measure_cpp_call(kind: str, size: int, iterations: int, device: str) -> float:
+    """
+    Median seconds of one library call made from C++ ('slab_find', 'slab_insert', 'radix_sort', 'lower_bound' on `size` uint32 keys), each followed by a synchronize; for bench/python_overhead.py.
+    """
+
+class LSMMapCore32:
+    """The compiled LSM; use warpdex.LSMMap."""
+
+    def __init__(self, batch_size: int, cleanup_threshold: float, device: str, stream: int) -> None: ...
+
+    def update(self, keys: Annotated[NDArray, dict(writable=False)], values: Annotated[NDArray, dict(writable=False)] | None, operations: Annotated[NDArray, dict(writable=False)] | None, kind: str) -> None: ...
+
+    def lookup(self, queries: Annotated[NDArray, dict(writable=False)], values: NDArray, found: NDArray) -> None: ...
+
+    def count(self, lower: Annotated[NDArray, dict(writable=False)], upper: Annotated[NDArray, dict(writable=False)], counts: NDArray) -> None: ...
+
+    def range(self, lower: Annotated[NDArray, dict(writable=False)], upper: Annotated[NDArray, dict(writable=False)], library: str) -> tuple: ...
+
+    def neighbour(self, queries: Annotated[NDArray, dict(writable=False)], keys: NDArray, values: NDArray, found: NDArray, successor: bool) -> None: ...
+
+    def items(self, library: str) -> tuple: ...
+
+    def cleanup(self) -> None: ...
+
+    def size(self) -> int: ...
+
+    def resident_entries(self) -> int: ...
+
+    def resident_tombstones(self) -> int: ...
+
+    def occupied_levels(self) -> int: ...
+
+    def set_cleanup_threshold(self, threshold: float) -> None: ...
+
+    @property
+    def device(self) -> str: ...
+
+class LSMMapCore64:
+    """The compiled LSM; use warpdex.LSMMap."""
+
+    def __init__(self, batch_size: int, cleanup_threshold: float, device: str, stream: int) -> None: ...
+
+    def update(self, keys: Annotated[NDArray, dict(writable=False)], values: Annotated[NDArray, dict(writable=False)] | None, operations: Annotated[NDArray, dict(writable=False)] | None, kind: str) -> None: ...
+
+    def lookup(self, queries: Annotated[NDArray, dict(writable=False)], values: NDArray, found: NDArray) -> None: ...
+
+    def count(self, lower: Annotated[NDArray, dict(writable=False)], upper: Annotated[NDArray, dict(writable=False)], counts: NDArray) -> None: ...
+
+    def range(self, lower: Annotated[NDArray, dict(writable=False)], upper: Annotated[NDArray, dict(writable=False)], library: str) -> tuple: ...
+
+    def neighbour(self, queries: Annotated[NDArray, dict(writable=False)], keys: NDArray, values: NDArray, found: NDArray, successor: bool) -> None: ...
+
+    def items(self, library: str) -> tuple: ...
+
+    def cleanup(self) -> None: ...
+
+    def size(self) -> int: ...
+
+    def resident_entries(self) -> int: ...
+
+    def resident_tombstones(self) -> int: ...
+
+    def occupied_levels(self) -> int: ...
+
+    def set_cleanup_threshold(self, threshold: float) -> None: ...
+
+    @property
+    def device(self) -> str: ...
+
+max_duplicate_search_elements: int = ...
+
+def find_once(elements: Annotated[NDArray, dict(writable=False)], once: NDArray, method: str, stream: int) -> int:
+    """
+    once[i] = 1 where elements[i] occurs exactly once; returns the fight rounds run.
+    """
+
+def elements_occurring_once(elements: Annotated[NDArray, dict(writable=False)], method: str, library: str, stream: int) -> object:
+    """The elements occurring exactly once, in input order."""
+
+def unique_elements(elements: Annotated[NDArray, dict(writable=False)], order: str, library: str, stream: int) -> object:
+    """The distinct elements, ascending or in order of first occurrence."""
+
+def count_elements(elements: Annotated[NDArray, dict(writable=False)], order: str, first_positions: bool, library: str, stream: int) -> tuple:
+    """
+    (elements, counts, first_positions or None): the distinct elements with their counts.
+    """
+
+has_lsm: bool = ...
