@@ -173,6 +173,7 @@ void bind_hash(nb::module_& module);
 void bind_search(nb::module_& module);
 void bind_lsm(nb::module_& module);
 void bind_dpp(nb::module_& module);
+void bind_graph(nb::module_& module);
 void bind_overhead(nb::module_& module);
 
 }  // namespace warpdex::python

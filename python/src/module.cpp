@@ -1,6 +1,6 @@
 // The extension module warpdex._warpdex: array checks, the backend choice, the translation of the
-// library's exceptions, and the families' bindings (split.cpp, hash.cpp, search.cpp, lsm.cpp, dpp.cpp), and
-// the C++ timings of bench/python_overhead.py (overhead.cpp).
+// library's exceptions, the families' bindings (split.cpp, hash.cpp, search.cpp, lsm.cpp, dpp.cpp,
+// graph.cpp) and the C++ timings of bench/python_overhead.py (overhead.cpp).
 
 #include "arrays.hpp"
 
@@ -205,6 +205,7 @@ NB_MODULE(_warpdex, module)
 #if WARPDEX_PYTHON_HAS_LSM
   bind_lsm(module);
   bind_dpp(module);
+  bind_graph(module);
 #endif
   module.attr("has_lsm") = static_cast<bool>(WARPDEX_PYTHON_HAS_LSM);
 }

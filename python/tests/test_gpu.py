@@ -198,6 +198,29 @@ def test_duplicate_search_on_the_device_matches_the_host(library, words, method,
             np.testing.assert_array_equal(to_host(device_result), host_result)
 
 
+@pytest.mark.skipif(not warpdex.HAS_LSM, reason="this build has no graph family")
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("weight_dtype", [np.int32, np.float32])
+def test_sssp_on_the_device_matches_the_host(library, weight_dtype, rng):
+    if library == "cupy":
+        _cupy()
+    else:
+        _torch()
+    vertex_count, edge_count = 50_000, 400_000
+    sources = rng.integers(0, vertex_count, size=edge_count, dtype=np.uint32)
+    targets = rng.integers(0, vertex_count, size=edge_count, dtype=np.uint32)
+    weights = (rng.integers(0, 1000, size=edge_count) if weight_dtype == np.int32
+               else rng.uniform(0, 10, size=edge_count)).astype(weight_dtype)
+    device_graph = warpdex.Graph(sources, targets, weights, device="cuda")
+    host_graph = warpdex.Graph(sources, targets, weights)
+    expected, expected_tree, _ = host_graph.sssp(0, predecessors=True)
+    for algorithm in ("auto", "delta-stepping", "near-far", "bellman-ford"):
+        distances, tree, _ = device_graph.sssp(0, algorithm=algorithm, predecessors=True, library=library)
+        assert type(distances).__module__.partition(".")[0] == library
+        np.testing.assert_array_equal(to_host(distances), expected)
+        np.testing.assert_array_equal(to_host(tree), expected_tree)
+
+
 def test_the_current_cupy_stream_is_used(rng):
     cupy = _cupy()
     keys = rng.integers(0, 2**32, size=1 << 20, dtype=np.uint32)

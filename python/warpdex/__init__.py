@@ -12,6 +12,7 @@ from . import _warpdex
 from .hash import EMPTY_KEY, ERASED_KEY, MAX_USER_KEY, Operation, SlabMap, Status
 if _warpdex.has_lsm:
     from .dpp import count_elements, elements_occurring_once, find_once, unique_elements
+    from .graph import NO_VERTEX, Graph
     from .lsm import LSMMap, LSMOperation
 from .search import MAX_PATTERNS_PER_PASS, SortedIndex, count_matches, find_matches
 from .split import (
@@ -38,7 +39,7 @@ def cuda_available() -> tuple[bool, str]:
 
 
 HAS_LSM: bool = _warpdex.has_lsm
-"""Whether this build has the LSM family and the duplicate search (they need the CCCL headers at build time)."""
+"""Whether this build has the LSM family, the duplicate search and the graphs (they need the CCCL headers)."""
 
 __all__ = [
     "HAS_LSM",
@@ -46,6 +47,7 @@ __all__ = [
     "DeltaBuckets",
     "EMPTY_KEY",
     "ERASED_KEY",
+    "Graph",
     "HAS_CUDA",
     "HistogramResult",
     "LSMMap",
@@ -53,6 +55,7 @@ __all__ = [
     "MAX_PATTERNS_PER_PASS",
     "MAX_USER_KEY",
     "MultisplitResult",
+    "NO_VERTEX",
     "Operation",
     "SlabMap",
     "SortedIndex",
