@@ -105,7 +105,13 @@ def empty(like: Any, size: int, dtype: Any, library: str | None = None) -> Any:
 
 
 def full(like: Any, size: int, value: int, dtype: Any) -> Any:
-    """As `empty`, every element `value`."""
+    """As `empty`, every element `value` (an integer that fits `dtype`)."""
+    if type(like) is not np.ndarray and library_of(like) == "torch" and np.dtype(dtype) == np.uint32:
+        # PyTorch implements few operations for uint32: fill the same bits as int32 and view them.
+        import torch
+
+        signed = int(np.array(value, np.uint32).view(np.int32))
+        return torch.full((size,), signed, dtype=torch.int32, device=like.device).view(torch.uint32)
     array = empty(like, size, dtype)
     array[...] = value
     return array
