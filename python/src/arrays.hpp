@@ -10,6 +10,7 @@
 #include <nanobind/ndarray.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -113,22 +114,88 @@ decltype(auto) run_on(const placement& place, stream_handle stream, Function&& f
   return function(warpdex::host{});
 }
 
+/// The backend type of a generic lambda's `const auto& backend` parameter.
+template <class BackendReference>
+using backend_of = std::decay_t<BackendReference>;
+
+/// One structure of the library (`Structure<host>`, or `Structure<cuda>` in CUDA builds) on the backend
+/// of a placement: made once, then used through `visit`, which checks the device, releases the GIL and,
+/// on cuda, waits for the structure's stream afterwards (when it has `backend()`), so that its results
+/// are complete whichever stream the caller reads them on.
+template <template <class> class Structure>
+class on_backend {
+ public:
+  /// `make(backend)` returns a std::unique_ptr to the structure on that backend (run with the GIL released).
+  template <class Make>
+  on_backend(const placement& place, stream_handle stream, Make&& make) : place_(place)
+  {
+    run_on(place, stream, [&](const auto& backend) {
+      if constexpr (std::is_same_v<backend_of<decltype(backend)>, host>) {
+        host_ = make(backend);
+      }
 #if WARPDEX_HAS_CUDA
-/// `function(structure)`, then a wait for the structure's stream, so that its results are complete when
-/// Python gets them, whichever stream the caller reads them on.
-template <class Structure, class Function>
-decltype(auto) wait_after(Structure& structure, Function&& function)
-{
-  if constexpr (std::is_void_v<decltype(function(structure))>) {
-    function(structure);
-    structure.backend().synchronize();
-  } else {
-    auto result = function(structure);
-    structure.backend().synchronize();
-    return result;
-  }
-}
+      else {
+        cuda_ = make(backend);
+      }
 #endif
+    });
+  }
+
+  [[nodiscard]] const placement& where() const
+  {
+    return place_;
+  }
+
+  template <class Function>
+  decltype(auto) visit(Function&& function) const
+  {
+    check_device(place_, "");
+    nb::gil_scoped_release released;
+#if WARPDEX_HAS_CUDA
+    if (cuda_) { return wait_after(*cuda_, function); }
+#endif
+    return function(*host_);
+  }
+
+  /// `visit`, after checking that the call's arrays are on the structure's device (`what` names it).
+  template <class Function>
+  decltype(auto) visit(const call_arrays& arrays, const char* what, Function&& function) const
+  {
+    arrays.require(place_, what);
+    return visit(std::forward<Function>(function));
+  }
+
+  [[nodiscard]] std::string device() const
+  {
+    return place_.cuda ? "cuda:" + std::to_string(place_.device) : std::string("cpu");
+  }
+
+ private:
+#if WARPDEX_HAS_CUDA
+  template <class Function>
+  static decltype(auto) wait_after(Structure<cuda>& structure, Function& function)
+  {
+    constexpr bool has_stream = requires
+    {
+      structure.backend().synchronize();
+    };
+    if constexpr (std::is_void_v<decltype(function(structure))>) {
+      function(structure);
+      if constexpr (has_stream) { structure.backend().synchronize(); }
+    } else {
+      auto result = function(structure);
+      if constexpr (has_stream) { structure.backend().synchronize(); }
+      return result;
+    }
+  }
+#endif
+
+  placement place_;
+  std::unique_ptr<Structure<host>> host_;
+#if WARPDEX_HAS_CUDA
+  std::unique_ptr<Structure<cuda>> cuda_;
+#endif
+};
 
 /// A host vector returned as a NumPy-compatible array that owns it (no copy).
 template <class T>

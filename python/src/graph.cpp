@@ -18,22 +18,12 @@ namespace {
 
 template <class Weight>
 class graph_binding {
-  template <class Function>
-  decltype(auto) visit(Function&& function) const
-  {
-    check_device(place_, "Graph: ");
-    nb::gil_scoped_release released;
-#if WARPDEX_HAS_CUDA
-    if (cuda_) { return function(*cuda_); }
-#endif
-    return function(*host_);
-  }
+  template <class Backend>
+  using graph_on = graph::csr_graph<Weight, Backend>;
 
- public:
-  /// The edges are read on the host (the library's edge list is host memory): host arrays only.
-  graph_binding(const input_array& sources, const input_array& targets, const std::optional<input_array>& weights,
-                std::uint64_t vertex_count, bool directed, bool compact_ids, const std::string& device)
-      : place_(placement_of(device))
+  /// The edge list in host memory (the library's edge list is host memory): host arrays only.
+  static graph::edge_list<Weight> edges_of(const input_array& sources, const input_array& targets,
+                                           const std::optional<input_array>& weights, std::uint64_t vertex_count)
   {
     call_arrays arrays("Graph");
     graph::edge_list<Weight> edges;
@@ -54,15 +44,19 @@ class graph_binding {
     edges.sources.assign(source_span.begin(), source_span.end());
     edges.targets.assign(target_span.begin(), target_span.end());
     edges.weights.assign(weight_span.begin(), weight_span.end());
-    const graph::graph_build_options options{directed, compact_ids};
-    nb::gil_scoped_release released;
-#if WARPDEX_HAS_CUDA
-    if (place_.cuda) {
-      cuda_ = std::make_unique<graph::csr_graph<Weight, cuda>>(graph::build_csr_graph(cuda{}, edges, options));
-      return;
-    }
-#endif
-    host_ = std::make_unique<graph::csr_graph<Weight, host>>(graph::build_csr_graph(host{}, edges, options));
+    return edges;
+  }
+
+ public:
+  graph_binding(const input_array& sources, const input_array& targets, const std::optional<input_array>& weights,
+                std::uint64_t vertex_count, bool directed, bool compact_ids, const std::string& device)
+      : graph_(placement_of(device), 0,
+               [&, edges = edges_of(sources, targets, weights, vertex_count)](const auto& backend) {
+                 const graph::graph_build_options options{directed, compact_ids};
+                 return std::make_unique<graph_on<backend_of<decltype(backend)>>>(
+                     graph::build_csr_graph(backend, edges, options));
+               })
+  {
   }
 
   /// (distances, predecessors or None, statistics) of shortest paths from vertex index `source`.
@@ -74,7 +68,7 @@ class graph_binding {
     options.delta = delta;
     options.bucket_count = bucket_count;
     options.predecessors = predecessors;
-    auto [distances, tree, statistics] = visit([&](const auto& graph) {
+    auto [distances, tree, statistics] = graph_.visit([&](const auto& graph) {
       WARPDEX_EXPECTS(source < graph.vertex_count(), "sssp: source vertex " + std::to_string(source) +
                                                          " is out of range: the graph has " +
                                                          std::to_string(graph.vertex_count()) + " vertices");
@@ -90,40 +84,33 @@ class graph_binding {
     stats["reached"] = statistics.reached;
     stats["seconds"] = statistics.seconds;
     nb::object tree_array = nb::none();
-    if (predecessors) { tree_array = owned_array(std::move(tree), place_, library); }
-    return nb::make_tuple(owned_array(std::move(distances), place_, library), tree_array, stats);
+    if (predecessors) { tree_array = owned_array(std::move(tree), graph_.where(), library); }
+    return nb::make_tuple(owned_array(std::move(distances), graph_.where(), library), tree_array, stats);
   }
 
   [[nodiscard]] std::uint64_t vertex_count() const
   {
-    return visit([](const auto& graph) { return graph.vertex_count(); });
+    return graph_.visit([](const auto& graph) { return graph.vertex_count(); });
   }
   [[nodiscard]] std::uint64_t edge_count() const
   {
-    return visit([](const auto& graph) { return graph.edge_count(); });
+    return graph_.visit([](const auto& graph) { return graph.edge_count(); });
   }
   [[nodiscard]] std::uint64_t vertex_of(std::uint64_t id) const
   {
-    return visit([&](const auto& graph) { return static_cast<std::uint64_t>(graph.vertex_of(id)); });
+    return graph_.visit([&](const auto& graph) { return static_cast<std::uint64_t>(graph.vertex_of(id)); });
   }
   [[nodiscard]] std::uint64_t id_of(std::uint64_t vertex) const
   {
-    return visit([&](const auto& graph) {
+    return graph_.visit([&](const auto& graph) {
       WARPDEX_EXPECTS(vertex < graph.vertex_count(), "id_of: vertex " + std::to_string(vertex) + " is out of range");
       return graph.id_of(static_cast<graph::vertex_id>(vertex));
     });
   }
-  [[nodiscard]] std::string device() const
-  {
-    return place_.cuda ? "cuda:" + std::to_string(place_.device) : std::string("cpu");
-  }
+  [[nodiscard]] std::string device() const { return graph_.device(); }
 
  private:
-  placement place_;
-  std::unique_ptr<graph::csr_graph<Weight, host>> host_;
-#if WARPDEX_HAS_CUDA
-  std::unique_ptr<graph::csr_graph<Weight, cuda>> cuda_;
-#endif
+  on_backend<graph_on> graph_;
 };
 
 template <class Weight>

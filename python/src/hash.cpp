@@ -15,10 +15,9 @@
 namespace warpdex::python {
 namespace {
 
-using host_map = hash::slab_map<std::uint32_t, std::uint32_t, host>;
-#if WARPDEX_HAS_CUDA
-using cuda_map = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
-#endif
+template <class Backend>
+using map_on = hash::slab_map<std::uint32_t, std::uint32_t, Backend>;
+using host_map = map_on<host>;
 
 /// Status and operation codes travel as uint32 or int32 arrays (the same codes; PyTorch has int32 arithmetic
 /// on every device, uint32 on few): the span reinterprets them as the library's enum.
@@ -36,41 +35,15 @@ auto code_span(call_arrays& arrays, const Array& array, const char* name)
 }
 
 class slab_map_binding {
-  /// Runs `function(map)` after checking the call's arrays are on the map's device; GIL released.
-  template <class Function>
-  decltype(auto) visit(const call_arrays& arrays, Function&& function)
-  {
-    arrays.require(place_, "map");
-    return visit_map(std::forward<Function>(function));
-  }
-
-  template <class Function>
-  decltype(auto) visit_map(Function&& function)
-  {
-    check_device(place_, "SlabMap: ");
-    nb::gil_scoped_release released;
-#if WARPDEX_HAS_CUDA
-    if (cuda_) { return wait_after(*cuda_, function); }
-#endif
-    return function(*host_);
-  }
-
  public:
   slab_map_binding(std::uint64_t expected_keys, double base_fill, bool grows, std::uint64_t seed,
                    const std::string& device, stream_handle stream)
-      : place_(placement_of(device))
+      : map_(placement_of(device), stream, [&](const auto& backend) {
+          hash::slab_capacity capacity = host_map::capacity_for(expected_keys, base_fill);
+          capacity.grows = grows;
+          return std::make_unique<map_on<backend_of<decltype(backend)>>>(backend, capacity, seed);
+        })
   {
-    hash::slab_capacity capacity = host_map::capacity_for(expected_keys, base_fill);
-    capacity.grows = grows;
-#if WARPDEX_HAS_CUDA
-    if (place_.cuda) {
-      cuda_ = std::make_unique<cuda_map>(cuda{reinterpret_cast<stream_t>(stream)}, capacity, seed);
-      return;
-    }
-#else
-    (void)stream;
-#endif
-    host_ = std::make_unique<host_map>(host{}, capacity, seed);
   }
 
   void insert(const input_array& keys, const input_array& values, const std::optional<output_array>& statuses,
@@ -86,7 +59,7 @@ class slab_map_binding {
       status_span = code_span<hash::operation_status>(arrays, *statuses, "statuses");
       expect_same_size(name, key_span.size(), "keys", status_span.size(), "statuses");
     }
-    visit(arrays, [&](auto& map) {
+    map_.visit(arrays, "map", [&](auto& map) {
       if (assign) {
         statuses ? map.insert_or_assign(key_span, value_span, status_span) : map.insert_or_assign(key_span, value_span);
       } else {
@@ -102,9 +75,9 @@ class slab_map_binding {
     if (statuses) {
       const auto status_span = code_span<hash::operation_status>(arrays, *statuses, "statuses");
       expect_same_size("SlabMap.erase", key_span.size(), "keys", status_span.size(), "statuses");
-      visit(arrays, [&](auto& map) { map.erase(key_span, status_span); });
+      map_.visit(arrays, "map", [&](auto& map) { map.erase(key_span, status_span); });
     } else {
-      visit(arrays, [&](auto& map) { map.erase(key_span); });
+      map_.visit(arrays, "map", [&](auto& map) { map.erase(key_span); });
     }
   }
 
@@ -116,7 +89,7 @@ class slab_map_binding {
     const auto status_span = code_span<hash::operation_status>(arrays, statuses, "statuses");
     expect_same_size("SlabMap.find", key_span.size(), "keys", value_span.size(), "values");
     expect_same_size("SlabMap.find", key_span.size(), "keys", status_span.size(), "statuses");
-    visit(arrays, [&](auto& map) { map.find(key_span, value_span, status_span); });
+    map_.visit(arrays, "map", [&](auto& map) { map.find(key_span, value_span, status_span); });
   }
 
   void contains(const input_array& keys, const output_array& found)
@@ -125,7 +98,7 @@ class slab_map_binding {
     const auto key_span = arrays.span<std::uint32_t>(keys, "keys");
     const auto found_span = arrays.span<std::uint8_t>(found, "found");
     expect_same_size("SlabMap.contains", key_span.size(), "keys", found_span.size(), "found");
-    visit(arrays, [&](auto& map) { map.contains(key_span, found_span); });
+    map_.visit(arrays, "map", [&](auto& map) { map.contains(key_span, found_span); });
   }
 
   void execute(const input_array& operations, const input_array& keys, const input_array& values_in,
@@ -137,13 +110,14 @@ class slab_map_binding {
     const auto value_span = arrays.span<std::uint32_t>(values_in, "values");
     const auto out_span = arrays.span<std::uint32_t>(values_out, "values_out");
     const auto status_span = code_span<hash::operation_status>(arrays, statuses, "statuses");
-    visit(arrays, [&](auto& map) { map.execute(operation_span, key_span, value_span, out_span, status_span); });
+    map_.visit(arrays, "map",
+               [&](auto& map) { map.execute(operation_span, key_span, value_span, out_span, status_span); });
   }
 
   /// The live pairs as two arrays in the map's memory, owned by the arrays.
   nb::tuple items(const std::string& library)
   {
-    auto [keys, values] = visit_map([&](auto& map) {
+    auto [keys, values] = map_.visit([&](auto& map) {
       const std::uint64_t live = map.size();
       auto key_buffer = make_buffer<std::uint32_t>(map.backend(), live);
       auto value_buffer = make_buffer<std::uint32_t>(map.backend(), live);
@@ -151,25 +125,25 @@ class slab_map_binding {
       map.backend().synchronize();
       return std::make_pair(std::move(key_buffer), std::move(value_buffer));
     });
-    return nb::make_tuple(owned_array(std::move(keys), place_, library),
-                          owned_array(std::move(values), place_, library));
+    return nb::make_tuple(owned_array(std::move(keys), map_.where(), library),
+                          owned_array(std::move(values), map_.where(), library));
   }
 
   std::uint64_t size()
   {
-    return visit_map([](auto& map) { return map.size(); });
+    return map_.visit([](auto& map) { return map.size(); });
   }
   void clear()
   {
-    visit_map([](auto& map) { map.clear(); });
+    map_.visit([](auto& map) { map.clear(); });
   }
   void flush()
   {
-    visit_map([](auto& map) { map.flush(); });
+    map_.visit([](auto& map) { map.flush(); });
   }
   void rehash(std::uint64_t expected_keys, double base_fill)
   {
-    visit_map([&](auto& map) {
+    map_.visit([&](auto& map) {
       hash::slab_capacity capacity = host_map::capacity_for(expected_keys, base_fill);
       capacity.grows = map.capacity().grows;
       map.rehash(capacity);
@@ -178,7 +152,7 @@ class slab_map_binding {
 
   nb::dict statistics()
   {
-    const hash::slab_statistics stats = visit_map([](auto& map) { return map.statistics(); });
+    const hash::slab_statistics stats = map_.visit([](auto& map) { return map.statistics(); });
     nb::dict result;
     result["bucket_count"] = stats.bucket_count;
     result["pool_slabs"] = stats.pool_slabs;
@@ -194,17 +168,10 @@ class slab_map_binding {
     return result;
   }
 
-  [[nodiscard]] std::string device() const
-  {
-    return place_.cuda ? "cuda:" + std::to_string(place_.device) : std::string("cpu");
-  }
+  [[nodiscard]] std::string device() const { return map_.device(); }
 
  private:
-  placement place_;
-  std::unique_ptr<host_map> host_;
-#if WARPDEX_HAS_CUDA
-  std::unique_ptr<cuda_map> cuda_;
-#endif
+  on_backend<map_on> map_;
 };
 
 }  // namespace

@@ -17,40 +17,18 @@ namespace {
 
 template <class Key>
 class lsm_map_binding {
-  template <class Function>
-  decltype(auto) visit_map(Function&& function)
-  {
-    check_device(place_, "LSMMap: ");
-    nb::gil_scoped_release released;
-#if WARPDEX_HAS_CUDA
-    if (cuda_) { return function(*cuda_); }
-#endif
-    return function(*host_);
-  }
-
-  template <class Function>
-  decltype(auto) visit(const call_arrays& arrays, Function&& function)
-  {
-    arrays.require(place_, "map");
-    return visit_map(std::forward<Function>(function));
-  }
+  template <class Backend>
+  using map_on = lsm_map<Key, std::uint32_t, Backend>;
 
  public:
   lsm_map_binding(std::uint64_t batch_size, double cleanup_threshold, const std::string& device, stream_handle stream)
-      : place_(placement_of(device))
+      : map_(placement_of(device), stream, [&](const auto& backend) {
+          lsm_options options;
+          options.batch_size = batch_size;
+          options.cleanup_threshold = cleanup_threshold;
+          return std::make_unique<map_on<backend_of<decltype(backend)>>>(backend, options);
+        })
   {
-    lsm_options options;
-    options.batch_size = batch_size;
-    options.cleanup_threshold = cleanup_threshold;
-#if WARPDEX_HAS_CUDA
-    if (place_.cuda) {
-      cuda_ = std::make_unique<lsm_map<Key, std::uint32_t, cuda>>(cuda{reinterpret_cast<stream_t>(stream)}, options);
-      return;
-    }
-#else
-    (void)stream;
-#endif
-    host_ = std::make_unique<lsm_map<Key, std::uint32_t, host>>(host{}, options);
   }
 
   void update(const input_array& keys, const std::optional<input_array>& values,
@@ -69,7 +47,7 @@ class lsm_map_binding {
       const auto codes = arrays.span<std::uint8_t>(*operations, "operations");
       operation_span = {reinterpret_cast<const lsm_operation*>(codes.data()), codes.size()};
     }
-    visit(arrays, [&](auto& map) {
+    map_.visit(arrays, "map", [&](auto& map) {
       if (kind == "update") {
         map.update(key_span, value_span, operation_span);
       } else if (kind == "insert") {
@@ -88,7 +66,7 @@ class lsm_map_binding {
     const auto query_span = arrays.span<Key>(queries, "queries");
     const auto value_span = arrays.span<std::uint32_t>(values, "values");
     const auto found_span = arrays.span<std::uint8_t>(found, "found");
-    visit(arrays, [&](const auto& map) { map.lookup(query_span, value_span, found_span); });
+    map_.visit(arrays, "map", [&](const auto& map) { map.lookup(query_span, value_span, found_span); });
   }
 
   void count(const input_array& lower, const input_array& upper, const output_array& counts)
@@ -97,7 +75,7 @@ class lsm_map_binding {
     const auto lower_span = arrays.span<Key>(lower, "lower");
     const auto upper_span = arrays.span<Key>(upper, "upper");
     const auto count_span = arrays.span<std::uint64_t>(counts, "counts");
-    visit(arrays, [&](const auto& map) { map.count(lower_span, upper_span, count_span); });
+    map_.visit(arrays, "map", [&](const auto& map) { map.count(lower_span, upper_span, count_span); });
   }
 
   nb::tuple range(const input_array& lower, const input_array& upper, const std::string& library)
@@ -105,12 +83,12 @@ class lsm_map_binding {
     call_arrays arrays("LSMMap.range");
     const auto lower_span = arrays.span<Key>(lower, "lower");
     const auto upper_span = arrays.span<Key>(upper, "upper");
-    auto result = visit(arrays, [&](const auto& map) { return map.range(lower_span, upper_span); });
+    auto result = map_.visit(arrays, "map", [&](const auto& map) { return map.range(lower_span, upper_span); });
     // The pairs are written on the map's stream (the buffers'): done before Python reads them.
-    if (place_.cuda) { detail::synchronize(result.keys.stream()); }
-    return nb::make_tuple(owned_array(std::move(result.offsets), place_, library),
-                          owned_array(std::move(result.keys), place_, library),
-                          owned_array(std::move(result.values), place_, library));
+    if (map_.where().cuda) { detail::synchronize(result.keys.stream()); }
+    return nb::make_tuple(owned_array(std::move(result.offsets), map_.where(), library),
+                          owned_array(std::move(result.keys), map_.where(), library),
+                          owned_array(std::move(result.values), map_.where(), library));
   }
 
   void neighbour(const input_array& queries, const output_array& keys, const output_array& values,
@@ -121,7 +99,7 @@ class lsm_map_binding {
     const auto key_span = arrays.span<Key>(keys, "keys");
     const auto value_span = arrays.span<std::uint32_t>(values, "values");
     const auto found_span = arrays.span<std::uint8_t>(found, "found");
-    visit(arrays, [&](const auto& map) {
+    map_.visit(arrays, "map", [&](const auto& map) {
       successor ? map.successor(query_span, key_span, value_span, found_span)
                 : map.predecessor(query_span, key_span, value_span, found_span);
     });
@@ -129,46 +107,39 @@ class lsm_map_binding {
 
   nb::tuple items(const std::string& library)
   {
-    auto contents = visit_map([&](const auto& map) { return map.retrieve_all(); });  // synchronizes
-    return nb::make_tuple(owned_array(std::move(contents.keys), place_, library),
-                          owned_array(std::move(contents.values), place_, library));
+    auto contents = map_.visit([&](const auto& map) { return map.retrieve_all(); });  // synchronizes
+    return nb::make_tuple(owned_array(std::move(contents.keys), map_.where(), library),
+                          owned_array(std::move(contents.values), map_.where(), library));
   }
 
   void cleanup()
   {
-    visit_map([](auto& map) { map.cleanup(); });
+    map_.visit([](auto& map) { map.cleanup(); });
   }
   std::uint64_t size()
   {
-    return visit_map([](const auto& map) { return map.size(); });
+    return map_.visit([](const auto& map) { return map.size(); });
   }
   std::uint64_t resident_entries()
   {
-    return visit_map([](const auto& map) { return map.resident_entries(); });
+    return map_.visit([](const auto& map) { return map.resident_entries(); });
   }
   std::uint64_t resident_tombstones()
   {
-    return visit_map([](const auto& map) { return map.resident_tombstones(); });
+    return map_.visit([](const auto& map) { return map.resident_tombstones(); });
   }
   std::uint64_t occupied_levels()
   {
-    return visit_map([](const auto& map) { return static_cast<std::uint64_t>(map.occupied_levels()); });
+    return map_.visit([](const auto& map) { return static_cast<std::uint64_t>(map.occupied_levels()); });
   }
   void set_cleanup_threshold(double threshold)
   {
-    visit_map([&](auto& map) { map.set_cleanup_threshold(threshold); });
+    map_.visit([&](auto& map) { map.set_cleanup_threshold(threshold); });
   }
-  [[nodiscard]] std::string device() const
-  {
-    return place_.cuda ? "cuda:" + std::to_string(place_.device) : std::string("cpu");
-  }
+  [[nodiscard]] std::string device() const { return map_.device(); }
 
  private:
-  placement place_;
-  std::unique_ptr<lsm_map<Key, std::uint32_t, host>> host_;
-#if WARPDEX_HAS_CUDA
-  std::unique_ptr<lsm_map<Key, std::uint32_t, cuda>> cuda_;
-#endif
+  on_backend<map_on> map_;
 };
 
 template <class Key>

@@ -24,38 +24,26 @@ search_algorithm search_algorithm_of(const std::string& name)
 /// A sorted_index over the caller's keys (not copied: the Python object keeps them alive) on either backend.
 template <class Key>
 class sorted_index_binding {
-  template <class Function>
-  decltype(auto) visit(call_arrays& arrays, Function&& function)
+  template <class Backend>
+  using index_on = sorted_index<Key, Backend>;
+
+  static placement placement_of_keys(const input_array& keys)
   {
-    arrays.require(place_, "index");
-    check_device(place_, "SortedIndex: ");
-    nb::gil_scoped_release released;
-#if WARPDEX_HAS_CUDA
-    if (cuda_) { return wait_after(*cuda_, function); }
-#endif
-    return function(*host_);
+    call_arrays arrays("SortedIndex");
+    arrays.span<Key>(keys, "keys");
+    return arrays.where();
   }
 
  public:
   sorted_index_binding(const input_array& keys, bool check, stream_handle stream)
+      : index_(placement_of_keys(keys), stream, [&](const auto& backend) {
+          const std::span<const Key> key_span(static_cast<const Key*>(keys.data()), keys.shape(0));
+          if (check) {
+            WARPDEX_EXPECTS(check_sorted(backend, key_span), "SortedIndex: the keys are not in ascending order");
+          }
+          return std::make_unique<index_on<backend_of<decltype(backend)>>>(backend, key_span);
+        })
   {
-    call_arrays arrays("SortedIndex");
-    const auto key_span = arrays.span<Key>(keys, "keys");
-    place_ = arrays.where();
-    run_on(place_, stream, [&](const auto& backend) {
-      if (check) {
-        WARPDEX_EXPECTS(check_sorted(backend, key_span), "SortedIndex: the keys are not in ascending order");
-      }
-      using backend_type = std::decay_t<decltype(backend)>;
-      if constexpr (std::is_same_v<backend_type, host>) {
-        host_ = std::make_unique<sorted_index<Key, host>>(backend, key_span);
-      }
-#if WARPDEX_HAS_CUDA
-      else {
-        cuda_ = std::make_unique<sorted_index<Key, cuda>>(backend, key_span);
-      }
-#endif
-    });
   }
 
   void bound(const input_array& queries, const output_array& positions, bool upper, const std::string& algorithm)
@@ -64,7 +52,7 @@ class sorted_index_binding {
     const auto query_span = arrays.span<Key>(queries, "queries");
     const auto position_span = arrays.span<std::uint64_t>(positions, "positions");
     const search_algorithm chosen = search_algorithm_of(algorithm);
-    visit(arrays, [&](const auto& index) {
+    index_.visit(arrays, "index", [&](const auto& index) {
       upper ? index.upper_bound(query_span, position_span, chosen)
             : index.lower_bound(query_span, position_span, chosen);
     });
@@ -78,7 +66,8 @@ class sorted_index_binding {
     const auto first_span = arrays.span<std::uint64_t>(first, "first");
     const auto last_span = arrays.span<std::uint64_t>(last, "last");
     const search_algorithm chosen = search_algorithm_of(algorithm);
-    visit(arrays, [&](const auto& index) { index.equal_range(query_span, first_span, last_span, chosen); });
+    index_.visit(arrays, "index",
+                 [&](const auto& index) { index.equal_range(query_span, first_span, last_span, chosen); });
   }
 
   void contains(const input_array& queries, const output_array& found, const std::string& algorithm)
@@ -87,23 +76,16 @@ class sorted_index_binding {
     const auto query_span = arrays.span<Key>(queries, "queries");
     const auto found_span = arrays.span<std::uint8_t>(found, "found");
     const search_algorithm chosen = search_algorithm_of(algorithm);
-    visit(arrays, [&](const auto& index) { index.contains(query_span, found_span, chosen); });
+    index_.visit(arrays, "index", [&](const auto& index) { index.contains(query_span, found_span, chosen); });
   }
 
   [[nodiscard]] std::uint64_t size() const
   {
-#if WARPDEX_HAS_CUDA
-    if (cuda_) { return cuda_->size(); }
-#endif
-    return host_->size();
+    return index_.visit([](const auto& index) { return index.size(); });
   }
 
  private:
-  placement place_;
-  std::unique_ptr<sorted_index<Key, host>> host_;
-#if WARPDEX_HAS_CUDA
-  std::unique_ptr<sorted_index<Key, cuda>> cuda_;
-#endif
+  on_backend<index_on> index_;
 };
 
 template <class Key>

@@ -57,6 +57,19 @@ def _output(given: Any, like: Any, size: int, dtype: Any) -> Any:
     return _arrays.empty(like, size, dtype) if given is None else given
 
 
+def _pairs(function: str, keys: Any, values: Any, keys_out: Any, values_out: Any) -> tuple[Any, Any, Any, Any]:
+    """The keys and optional uint32 values of a reordering call with their outputs (allocated by the keys'
+    library when not given)."""
+    keys = _arrays.as_array(keys, np.uint32, "keys")
+    keys_out = _output(keys_out, keys, len(keys), _arrays.dtype_of(keys))
+    if values is not None:
+        values = _arrays.as_array(values, np.uint32, "values")
+        values_out = _output(values_out, keys, len(values), np.uint32)
+    elif values_out is not None:
+        raise ValueError(f"{function}: values_out given without values")
+    return keys, values, keys_out, values_out
+
+
 def multisplit(
     keys: Any,
     buckets: BitFieldBuckets | DeltaBuckets | SplitterBuckets,
@@ -86,15 +99,8 @@ def multisplit(
     >>> r.keys.tolist(), r.offsets.tolist()
     ([4, 0, 5, 1], [0, 2, 4])
     """
-    keys = _arrays.as_array(keys, np.uint32, "keys")
-    size = len(keys)
+    keys, values, keys_out, values_out = _pairs("multisplit", keys, values, keys_out, values_out)
     dtype = _arrays.dtype_of(keys)
-    keys_out = _output(keys_out, keys, size, dtype)
-    if values is not None:
-        values = _arrays.as_array(values, np.uint32, "values")
-        values_out = _output(values_out, keys, len(values), np.uint32)
-    elif values_out is not None:
-        raise ValueError("multisplit: values_out given without values")
     stream_handle = _arrays.stream_of(keys, stream)
     if isinstance(buckets, BitFieldBuckets):
         offsets = _warpdex.multisplit_bit_field(
@@ -133,15 +139,7 @@ def radix_sort(
     >>> warpdex.radix_sort(np.array([3, 1, 2], np.uint32)).tolist()
     [1, 2, 3]
     """
-    keys = _arrays.as_array(keys, np.uint32, "keys")
-    size = len(keys)
-    dtype = _arrays.dtype_of(keys)
-    keys_out = _output(keys_out, keys, size, dtype)
-    if values is not None:
-        values = _arrays.as_array(values, np.uint32, "values")
-        values_out = _output(values_out, keys, len(values), np.uint32)
-    elif values_out is not None:
-        raise ValueError("radix_sort: values_out given without values")
+    keys, values, keys_out, values_out = _pairs("radix_sort", keys, values, keys_out, values_out)
     _warpdex.radix_sort(keys, keys_out, values, values_out, descending, digit_bits, _arrays.stream_of(keys, stream))
     return keys_out if values is None else (keys_out, values_out)
 
