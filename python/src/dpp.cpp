@@ -20,8 +20,10 @@ decltype(auto) with_elements(call_arrays& arrays, const input_array& array, Func
 {
   if (array.ndim() == 2) {
     const std::size_t words = array.shape(1);
-    const bool contiguous = (array.shape(0) <= 1 || array.stride(0) == static_cast<std::int64_t>(words)) &&
-                            (words <= 1 || array.stride(1) == 1);
+    // An empty array is contiguous whatever its strides say (NumPy 2.4 reports zeros for them).
+    const bool contiguous =
+        array.shape(0) == 0 ||
+        ((array.shape(0) == 1 || array.stride(0) == static_cast<std::int64_t>(words)) && array.stride(1) == 1);
     if (array.dtype() != nb::dtype<std::uint32_t>() || words < 2 || words > 4 || !contiguous) {
       throw nb::value_error((std::string(arrays.function()) +
                              ": two-dimensional elements must be a C-contiguous (n, k) uint32 array of tuples with "
