@@ -238,6 +238,7 @@ placement placement_of(const std::string& device);
 void bind_split(nb::module_& module);
 void bind_hash(nb::module_& module);
 void bind_search(nb::module_& module);
+void bind_grep(nb::module_& module);
 void bind_lsm(nb::module_& module);
 void bind_dpp(nb::module_& module);
 void bind_graph(nb::module_& module);

@@ -1,5 +1,5 @@
 // The extension module warpdex._warpdex: array checks, the backend choice, the translation of the
-// library's exceptions, the families' bindings (split.cpp, hash.cpp, search.cpp, lsm.cpp, dpp.cpp,
+// library's exceptions, the families' bindings (split.cpp, hash.cpp, search.cpp, grep.cpp, lsm.cpp, dpp.cpp,
 // graph.cpp) and the C++ timings of bench/python_overhead.py (overhead.cpp).
 
 #include "arrays.hpp"
@@ -201,6 +201,7 @@ NB_MODULE(_warpdex, module)
   bind_split(module);
   bind_hash(module);
   bind_search(module);
+  bind_grep(module);
   bind_overhead(module);
 #if WARPDEX_PYTHON_HAS_LSM
   bind_lsm(module);

@@ -14,7 +14,7 @@ if _warpdex.has_lsm:
     from .dpp import count_elements, elements_occurring_once, find_once, unique_elements
     from .graph import NO_VERTEX, Graph
     from .lsm import LSMMap, LSMOperation
-from .search import MAX_PATTERNS_PER_PASS, SortedIndex, count_matches, find_matches
+from .search import MAX_PATTERNS_PER_PASS, GrepResult, SortedIndex, count_matches, find_matches, grep
 from .split import (
     BitFieldBuckets,
     DeltaBuckets,
@@ -49,6 +49,7 @@ __all__ = [
     "ERASED_KEY",
     "Graph",
     "HAS_CUDA",
+    "GrepResult",
     "HistogramResult",
     "LSMMap",
     "LSMOperation",
@@ -67,6 +68,7 @@ __all__ = [
     "elements_occurring_once",
     "find_matches",
     "find_once",
+    "grep",
     "histogram",
     "multisplit",
     "radix_sort",

@@ -116,6 +116,11 @@ def count_patterns(text: Annotated[NDArray, dict(writable=False)], patterns: Seq
 def find_matches(text: Annotated[NDArray, dict(writable=False)], pattern: bytes, algorithm: str, library: str, stream: int) -> object:
     """Every starting position of the pattern, ascending (uint64)."""
 
+def grep(path: str, data: bytes, from_file: bool, name: str, patterns: Sequence[str], output: str, ignore_case: bool, invert_match: bool, word_regexp: bool, line_regexp: bool, only_matching: bool, byte_offset: bool, line_number: bool, with_filename: bool, chunk_bytes: int, device: str) -> tuple:
+    """
+    (output, matching_lines, binary, binary_matches) of a fixed-string grep, printed as GNU grep -F.
+    """
+
 def measure_cpp_call(kind: str, size: int, iterations: int, device: str) -> float:
     """
     Median seconds of one library call made from C++ ('slab_find', 'slab_insert', 'radix_sort', 'lower_bound' on `size` uint32 keys), each followed by a synchronize; for bench/python_overhead.py.

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import os
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -138,3 +139,64 @@ def find_matches(
     return _warpdex.find_matches(
         text, _pattern(pattern), algorithm, _arrays.owned_library(cuda, library), _arrays.stream_of(text, stream)
     )
+
+
+class GrepResult(NamedTuple):
+    """What `grep` returns."""
+
+    output: bytes
+    """What GNU grep -F prints for these options, byte for byte."""
+    matching_lines: int
+    """Selected lines (with invert_match the lines without a match); at most 1 for files_with_matches / quiet."""
+    binary: bool
+    """A NUL byte was read: the input was treated as binary from there on."""
+    binary_matches: bool
+    """A selected line in binary input went unprinted (GNU grep says "binary file matches")."""
+
+
+def grep(
+    source: str | os.PathLike | bytes,
+    patterns: str | bytes | Sequence[str | bytes],
+    *,
+    output: str = "lines",
+    ignore_case: bool = False,
+    invert_match: bool = False,
+    word_regexp: bool = False,
+    line_regexp: bool = False,
+    only_matching: bool = False,
+    byte_offset: bool = False,
+    line_number: bool = False,
+    with_filename: bool = False,
+    name: str | None = None,
+    chunk_bytes: int = 0,
+    device: str = "cpu",
+) -> GrepResult:
+    """Fixed-string grep, the engine of `warpdex grep`: searches a file (a path) or `bytes` for the patterns
+    and returns what GNU ``grep -F`` (C locale) prints, byte for byte. A pattern holding newlines is
+    several patterns; an empty pattern matches every line. `output`: 'lines' (default), 'count' (-c),
+    'files_with_matches' (-l), 'files_without_match' (-L) or 'quiet' (-q); the flags are -i, -v, -w, -x,
+    -o, -b, -n and -H; `name` is the name printed for -H / -l / -L (default the path, or "(standard
+    input)"). Files larger than memory stream through in chunks of `chunk_bytes` (0: 1 MiB on the host,
+    64 MiB on the GPU). ``device="cuda"`` searches on the GPU (one pattern without -i; otherwise the host
+    searches). Raises FileNotFoundError for a missing file and ValueError for bad options.
+
+    >>> import warpdex
+    >>> warpdex.grep(b"one\\ntwo\\nthree\\n", "o", line_number=True).output
+    b'1:one\\n2:two\\n'
+    """
+    if isinstance(patterns, (str, bytes)):
+        patterns = [patterns]
+    pattern_list = [p.decode("latin-1") if isinstance(p, bytes) else p for p in patterns]
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data, path, from_file = bytes(source), "", False
+        shown = "(standard input)" if name is None else name
+    else:
+        data, path, from_file = b"", os.fspath(source), True
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"grep: no such file: {path}")
+        shown = path if name is None else name
+    text, matching_lines, binary, binary_matches = _warpdex.grep(
+        path, data, from_file, shown, pattern_list, output, ignore_case, invert_match, word_regexp, line_regexp,
+        only_matching, byte_offset, line_number, with_filename, int(chunk_bytes), device,
+    )
+    return GrepResult(text, matching_lines, binary, binary_matches)
