@@ -221,6 +221,30 @@ def test_sssp_on_the_device_matches_the_host(library, weight_dtype, rng):
         np.testing.assert_array_equal(to_host(tree), expected_tree)
 
 
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_slab_multimap_on_the_device_matches_the_host(library, rng):
+    keys = rng.integers(0, 50_000, size=400_000, dtype=np.uint32)
+    values = np.arange(keys.size, dtype=np.uint32)
+    device_table = warpdex.SlabMultimap(keys.size, values_per_key=8, device="cuda")
+    host_table = warpdex.SlabMultimap(keys.size, values_per_key=8)
+    device_table.insert(to_device(library, keys), to_device(library, values))
+    host_table.insert(keys, values)
+    queries = np.arange(0, 60_000, dtype=np.uint32)
+    np.testing.assert_array_equal(to_host(device_table.count(to_device(library, queries))), host_table.count(queries))
+    offsets, found = device_table.find_all(to_device(library, queries))
+    host_offsets, host_found = host_table.find_all(queries)
+    np.testing.assert_array_equal(to_host(offsets), host_offsets)
+    device_found = to_host(found)
+    for i in range(0, queries.size, 997):  # values of a key come in no particular order
+        part = slice(int(host_offsets[i]), int(host_offsets[i + 1]))
+        assert sorted(device_found[part].tolist()) == sorted(host_found[part].tolist())
+    erased = to_device(library, np.repeat(np.arange(0, 1000, dtype=np.uint32), 2))
+    device_table.erase(erased)
+    host_table.erase(to_host(erased))
+    np.testing.assert_array_equal(to_host(device_table.count(to_device(library, queries))), host_table.count(queries))
+    assert len(device_table) == len(host_table)
+
+
 def test_the_current_cupy_stream_is_used(rng):
     cupy = _cupy()
     keys = rng.integers(0, 2**32, size=1 << 20, dtype=np.uint32)

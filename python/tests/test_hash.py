@@ -136,3 +136,52 @@ def test_bad_arguments_are_refused():
     if not warpdex.HAS_CUDA:
         with pytest.raises(ValueError, match="no CUDA backend|CUDA"):
             warpdex.SlabMap(10, device="cuda")
+
+
+def test_multimap_against_a_dict_of_lists(rng):
+    keys = rng.integers(0, 2000, size=20_000, dtype=np.uint32)  # about 10 values a key
+    values = np.arange(keys.size, dtype=np.uint32)
+    table = warpdex.SlabMultimap(keys.size // 4, values_per_key=10)
+    assert np.all(table.insert(keys, values, return_status=True) == Status.INSERTED)
+    model = {}
+    for key, value in zip(keys.tolist(), values.tolist()):
+        model.setdefault(key, []).append(value)
+    assert len(table) == keys.size
+    queries = np.arange(0, 2100, dtype=np.uint32)  # some absent
+    np.testing.assert_array_equal(table.count(queries), [len(model.get(q, [])) for q in queries.tolist()])
+    offsets, found = table.find_all(queries)
+    for i, query in enumerate(queries.tolist()):
+        assert sorted(found[offsets[i] : offsets[i + 1]].tolist()) == model.get(query, [])
+    np.testing.assert_array_equal(table.contains(queries), [q in model for q in queries.tolist()])
+
+    # erase removes one instance per element: min(n, m) of a key's m values for n erasures.
+    erased = np.repeat(np.arange(0, 100, dtype=np.uint32), 3)
+    statuses = table.erase(erased, return_status=True).reshape(-1, 3)
+    for key, row in zip(range(100), statuses):
+        held = len(model.get(key, []))
+        assert (row == Status.ERASED).sum() == min(3, held)
+    remaining = {k: len(v) - min(3, len(v)) if k < 100 else len(v) for k, v in model.items()}
+    np.testing.assert_array_equal(table.count(queries), [remaining.get(q, 0) for q in queries.tolist()])
+    statuses = table.erase_all(np.arange(100, 200, dtype=np.uint32))
+    assert statuses.tolist() == [Status.ERASED if remaining.get(k, 0) > 0 else Status.NOT_FOUND for k in range(100, 200)]
+    for key in range(100, 200):
+        remaining.pop(key, None)
+    item_keys, _ = table.items()
+    assert len(table) == item_keys.size == sum(remaining.values())
+    table.flush()
+    assert len(table) == sum(remaining.values())
+
+
+def test_multimap_mixed_batches_and_bad_operations():
+    table = warpdex.SlabMultimap(100)
+    table.insert([7, 7], [1, 2])
+    operations = np.array([warpdex.Operation.INSERT, warpdex.Operation.ERASE, warpdex.Operation.FIND], np.int32)
+    values_out, statuses = table.execute(operations, np.array([8, 7, 9], np.uint32), np.array([80, 0, 0], np.uint32))
+    assert statuses.tolist() == [Status.INSERTED, Status.ERASED, Status.NOT_FOUND]
+    assert table.count([7, 8]).tolist() == [1, 1]
+    with pytest.raises(ValueError, match="insert_or_assign"):
+        table.execute(np.array([warpdex.Operation.INSERT_OR_ASSIGN], np.int32), [1], [1])
+    with pytest.raises(ValueError, match="reserved key"):
+        table.insert([warpdex.EMPTY_KEY], [1])
+    with pytest.raises(ValueError, match="values_per_key"):
+        warpdex.SlabMultimap(10, values_per_key=0)

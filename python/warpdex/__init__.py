@@ -9,7 +9,7 @@ out) or RuntimeError (a CUDA call failed), with the library's message.
 from __future__ import annotations
 
 from . import _warpdex
-from .hash import EMPTY_KEY, ERASED_KEY, MAX_USER_KEY, Operation, SlabMap, Status
+from .hash import EMPTY_KEY, ERASED_KEY, MAX_USER_KEY, Operation, SlabMap, SlabMultimap, Status
 if _warpdex.has_lsm:
     from .dpp import count_elements, elements_occurring_once, find_once, unique_elements
     from .graph import NO_VERTEX, Graph
@@ -59,6 +59,7 @@ __all__ = [
     "NO_VERTEX",
     "Operation",
     "SlabMap",
+    "SlabMultimap",
     "SortedIndex",
     "SplitterBuckets",
     "Status",

@@ -1,4 +1,5 @@
-"""The hash family: SlabMap, the slab hash map (include/warpdex/hash/slab_map.hpp)."""
+"""The hash family: SlabMap and SlabMultimap, the slab hash in unique-key and multimap mode
+(include/warpdex/hash/slab_map.hpp, slab_multimap.hpp)."""
 
 from __future__ import annotations
 
@@ -101,7 +102,7 @@ class SlabMap:
             raise ValueError(f"SlabMap: capacity must be >= 0, got {capacity}")
         self._library = None
         self._core = _warpdex.SlabMapCore(
-            int(capacity), float(base_fill), bool(grows), int(seed), device, _arrays.stream_of(None, stream)
+            int(capacity), float(base_fill), 1, bool(grows), int(seed), device, _arrays.stream_of(None, stream)
         )
         self._cuda = self._core.device != "cpu"
 
@@ -137,7 +138,7 @@ class SlabMap:
         Status codes: ERASED or NOT_FOUND (a key repeated in the batch: one ERASED, the others NOT_FOUND)."""
         keys = _keys(keys)
         statuses = self._status_array(keys, len(keys)) if return_status else None
-        self._core.erase(keys, statuses)
+        self._core.erase(keys, statuses, False)
         return statuses
 
     def find(self, keys: Any, default: int = 0) -> tuple[Any, Any]:
@@ -196,4 +197,132 @@ class SlabMap:
         """Occupancy and memory use: bucket_count, pool_slabs, super_block_count, slabs_in_use, live,
         erased, longest_chain, mean_slabs_per_bucket, memory_utilization, bytes_per_live_entry,
         reserved_bytes."""
+        return self._core.statistics()
+
+
+class SlabMultimap:
+    """The slab hash in multimap mode: uint32 keys each holding any number of uint32 values (duplicate pairs
+    included), on the CPU or the current CUDA device as `SlabMap` (arrays, streams, growth, reserved keys
+    and errors as there).
+
+    A batch's operations run concurrently: every insert adds its pair (INSERTED, or OUT_OF_MEMORY adding
+    nothing); `erase` removes one instance of each key (ERASED, or NOT_FOUND when none was left: n erasures
+    of a key holding m values remove min(n, m)); `erase_all` removes every instance. `count` and
+    `find_all` see the pairs present when they walk each list: run them without concurrent insertions.
+
+    >>> import numpy as np, warpdex
+    >>> m = warpdex.SlabMultimap(100)
+    >>> m.insert(np.array([1, 1, 2], np.uint32), np.array([10, 11, 20], np.uint32))
+    >>> offsets, values = m.find_all(np.array([1, 3], np.uint32))
+    >>> offsets.tolist(), sorted(values.tolist())
+    ([0, 2, 2], [10, 11])
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        *,
+        values_per_key: int = 1,
+        base_fill: float = 0.6,
+        grows: bool = True,
+        seed: int = _warpdex.slab_default_seed,
+        device: str = "cpu",
+        stream: Any = None,
+    ) -> None:
+        """An empty multimap sized for `capacity` pairs whose keys hold about `values_per_key` values each
+        (a key's values share its list, so the pool is sized for longer lists)."""
+        if capacity < 0:
+            raise ValueError(f"SlabMultimap: capacity must be >= 0, got {capacity}")
+        if values_per_key < 1:
+            raise ValueError(f"SlabMultimap: values_per_key must be at least 1, got {values_per_key}")
+        self._core = _warpdex.SlabMultimapCore(
+            int(capacity), float(base_fill), int(values_per_key), bool(grows), int(seed), device,
+            _arrays.stream_of(None, stream),
+        )
+        self._cuda = self._core.device != "cpu"
+
+    @property
+    def device(self) -> str:
+        """'cpu' or 'cuda:N'."""
+        return self._core.device
+
+    def insert(self, keys: Any, values: Any, *, return_status: bool = False) -> Any:
+        """Adds every pair (keys[i], values[i]). Returns None, or with `return_status` int32 Status codes
+        (INSERTED or OUT_OF_MEMORY) instead of raising MemoryError."""
+        keys = _keys(keys)
+        values = _arrays.as_array(values, np.uint32, "values")
+        statuses = _arrays.empty(keys, len(keys), np.int32) if return_status else None
+        self._core.insert(keys, values, statuses, False)
+        return statuses
+
+    def erase(self, keys: Any, *, return_status: bool = False) -> Any:
+        """Erases one instance of each key (which one is unspecified); statuses ERASED or NOT_FOUND."""
+        keys = _keys(keys)
+        statuses = _arrays.empty(keys, len(keys), np.int32) if return_status else None
+        self._core.erase(keys, statuses, False)
+        return statuses
+
+    def erase_all(self, keys: Any) -> Any:
+        """Erases every instance of each key; returns int32 statuses: ERASED where the key had one, else
+        NOT_FOUND."""
+        keys = _keys(keys)
+        statuses = _arrays.empty(keys, len(keys), np.int32)
+        self._core.erase(keys, statuses, True)
+        return statuses
+
+    def count(self, keys: Any) -> Any:
+        """uint64 counts: how many values each key holds."""
+        keys = _keys(keys)
+        counts = _arrays.empty(keys, len(keys), np.uint64)
+        self._core.count(keys, counts)
+        return counts
+
+    def find_all(self, keys: Any) -> tuple[Any, Any]:
+        """(offsets, values): the values of keys[i] are values[offsets[i]:offsets[i + 1]], in no particular
+        order; offsets has len(keys) + 1 uint64 entries. Two passes (count, then fill); both arrays of the
+        keys' library."""
+        keys = _keys(keys)
+        offsets = _arrays.empty(keys, len(keys) + 1, np.uint64)
+        total = self._core.find_all_offsets(keys, offsets)
+        values = _arrays.empty(keys, total, np.uint32)
+        self._core.find_all(keys, offsets, values)
+        return offsets, values
+
+    def contains(self, keys: Any) -> Any:
+        """A boolean array: whether each key holds at least one value."""
+        keys = _keys(keys)
+        found = _arrays.empty(keys, len(keys), np.uint8)
+        self._core.contains(keys, found)
+        return _arrays.as_bool(found)
+
+    def execute(self, operations: Any, keys: Any, values: Any) -> tuple[Any, Any]:
+        """A mixed batch of FIND, INSERT and ERASE (one instance) operations, all concurrent; returns
+        (values_out, statuses) as `SlabMap.execute` (a FIND reports one value of the key). INSERT_OR_ASSIGN
+        is refused (ValueError)."""
+        keys = _keys(keys)
+        operations = _arrays.as_array(operations, np.int32, "operations")
+        values = _arrays.as_array(values, np.uint32, "values")
+        values_out = _arrays.full(keys, len(keys), 0, np.uint32)
+        statuses = _arrays.empty(keys, len(keys), np.int32)
+        self._core.execute(operations, keys, values, values_out, statuses)
+        return values_out, statuses
+
+    def items(self, library: str | None = None) -> tuple[Any, Any]:
+        """(keys, values): every pair, duplicates included, in no particular order (as `SlabMap.items`)."""
+        return self._core.items(_arrays.owned_library(self._cuda, library))
+
+    def __len__(self) -> int:
+        """The number of pairs."""
+        return self._core.size()
+
+    def clear(self) -> None:
+        """Removes every pair."""
+        self._core.clear()
+
+    def flush(self) -> None:
+        """Reclaims erased slots and empty overflow slabs, keeping every pair."""
+        self._core.flush()
+
+    def statistics(self) -> dict[str, float]:
+        """Occupancy and memory use (as `SlabMap.statistics`)."""
         return self._core.statistics()
