@@ -152,3 +152,14 @@ def test_histogram_refuses_bad_ranges():
         warpdex.histogram(np.arange(4, dtype=np.float32), 4)
     with pytest.raises(ValueError, match="increasing"):
         warpdex.histogram(np.arange(4, dtype=np.float32), np.array([1, 0, 2], np.float32))
+
+
+def test_lists_that_would_change_value_are_refused():
+    with pytest.raises(ValueError, match="without changing them"):
+        warpdex.radix_sort([1.5, 0.25])
+    with pytest.raises(ValueError, match="outside the range"):
+        warpdex.radix_sort([-1, 2])
+    with pytest.raises(ValueError, match="outside the range"):
+        warpdex.radix_sort([2**32])
+    assert warpdex.radix_sort([3, 1, 2]).tolist() == [1, 2, 3]
+    assert warpdex.radix_sort([]).tolist() == []

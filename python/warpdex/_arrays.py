@@ -33,7 +33,7 @@ def as_array(value: Any, dtype: Any, name: str) -> Any:
 
         return cupy.asarray(value)
     if isinstance(value, (list, tuple, range)):
-        return np.asarray(value, dtype=dtype)
+        return _from_sequence(value, np.dtype(dtype), name)
     try:
         memoryview(value)
     except TypeError:
@@ -42,6 +42,23 @@ def as_array(value: Any, dtype: Any, name: str) -> Any:
             f"got {type(value).__name__}"
         ) from None
     return np.asarray(value)
+
+
+def _from_sequence(value: Any, dtype: np.dtype, name: str) -> np.ndarray:
+    """A NumPy copy of a list, tuple or range as `dtype`, refusing what would change a value (floats into
+    integers, integers out of the dtype's range)."""
+    array = np.asarray(value)
+    if array.size == 0:
+        return array.astype(dtype)
+    if array.dtype.kind in "iu" and dtype.kind in "iu":
+        limits = np.iinfo(dtype)
+        if int(array.min()) < limits.min or int(array.max()) > limits.max:
+            raise ValueError(f"{name}: values outside the range of {dtype}")
+        return array.astype(dtype)
+    if array.dtype.kind == dtype.kind or (array.dtype.kind in "iub" and dtype.kind == "f"):
+        return array.astype(dtype)
+    raise ValueError(f"{name}: a list of {array.dtype} values cannot become {dtype} without changing them; "
+                     f"pass an array of the dtype the operation takes")
 
 
 def is_cuda(array: Any) -> bool:
