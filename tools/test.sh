@@ -27,7 +27,9 @@ ctest --test-dir build-host --output-on-failure -j "$build_jobs"
 
 echo "== python package (host backend)"
 # GPU tests (CuPy, PyTorch) skip here, saying why; tools/gpu.sh python runs them on the GPU machine.
-PYTHONPATH="$PWD/build-host/python" .venv/bin/python -m pytest python/tests -q -rs -p no:cacheprovider
+# The suites, and the docstrings' examples (--doctest-modules over the built package).
+PYTHONPATH="$PWD/build-host/python" .venv/bin/python -m pytest python/tests build-host/python/warpdex \
+  --doctest-modules -q -rs -p no:cacheprovider
 
 echo "== consumer of the installed package"
 rm -rf build-host/install build-consumer

@@ -40,6 +40,7 @@ class Graph:
         compact_ids: bool = False,
         device: str = "cpu",
     ) -> None:
+        """Builds the graph on `device` from the edge arrays (see the class)."""
         sources = _arrays.as_array(sources, np.uint32, "sources")
         targets = _arrays.as_array(targets, np.uint32, "targets")
         core = _warpdex.GraphCoreInt32
@@ -61,6 +62,7 @@ class Graph:
 
     @property
     def vertex_count(self) -> int:
+        """Vertices, isolated ones included."""
         return self._core.vertex_count()
 
     @property

@@ -51,6 +51,8 @@ class LSMMap:
         device: str = "cpu",
         stream: Any = None,
     ) -> None:
+        """An empty map of `key_dtype` keys (uint32 or uint64); `batch_size` entries make level 0. Raises
+        ValueError for options out of range."""
         dtype = np.dtype(key_dtype)
         if dtype == np.uint32:
             core = _warpdex.LSMMapCore32

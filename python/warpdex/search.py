@@ -36,6 +36,7 @@ class SortedIndex:
     """
 
     def __init__(self, sorted_keys: Any, *, check: bool = True, stream: Any = None) -> None:
+        """Builds the index over `sorted_keys` (uint32 or uint64, ascending) in their memory."""
         keys = _arrays.as_array(sorted_keys, np.uint32, "sorted_keys")
         dtype = _arrays.dtype_of(keys)
         if dtype == np.uint64:
@@ -49,6 +50,7 @@ class SortedIndex:
         self._core = core(keys, check, _arrays.stream_of(keys, stream))
 
     def __len__(self) -> int:
+        """The number of keys."""
         return self._core.size()
 
     def _queries(self, queries: Any) -> Any:
