@@ -40,6 +40,20 @@ def test_insert_find_erase_against_a_dict(rng):
     assert len(table) == len(oracle) and table.statistics()["erased"] == 0
 
 
+def test_find_status_writes_into_the_callers_arrays():
+    table = warpdex.SlabMap(100)
+    table.insert([1, 2], [10, 20])
+    values_out = np.full(3, 99, np.uint32)
+    statuses_out = np.empty(3, np.uint32)
+    values, statuses = table.find_status(np.array([2, 5, 1], np.uint32), values_out=values_out,
+                                         statuses_out=statuses_out)
+    assert values is values_out and statuses is statuses_out
+    assert statuses.tolist() == [Status.FOUND, Status.NOT_FOUND, Status.FOUND]
+    assert values.tolist() == [20, 99, 10]  # not written where not found
+    with pytest.raises(ValueError, match="statuses"):
+        table.find_status(np.array([1], np.uint32), statuses_out=np.empty(1, np.float32))
+
+
 def test_insert_keeps_and_insert_or_assign_replaces(rng):
     keys = unique_keys(rng, 1000)
     table = warpdex.SlabMap(1000)
