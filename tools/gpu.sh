@@ -62,14 +62,19 @@ build() {
   local libz
   libz=$(ldd "$build_dir/src/cli/warpdex" | awk '/libz\.so/ {print $3; exit}')
   if [ -n "$libz" ]; then cp -L "$libz" "$bundle/lib/"; fi
-  local commit
+  stamp_and_pack "$bundle"
+}
+
+# stamp_and_pack DIR: writes the commit the files were built from into DIR/COMMIT ("-dirty" when the tree
+# had changes) and packs DIR.tar.gz, the compressed copy that travels to the GPU machine (device code is large).
+stamp_and_pack() {
+  local folder=$1 commit
   commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
   git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
-  echo "$commit" > "$bundle/COMMIT"
-  # The compressed copy is what travels to the GPU machine (the binaries' device code is large).
-  tar czf "$bundle.tar.gz" "$bundle"
-  du -sh "$bundle" "$bundle.tar.gz"
-  echo "built $commit into $bundle/ and $bundle.tar.gz"
+  echo "$commit" > "$folder/COMMIT"
+  tar czf "$folder.tar.gz" "$folder"
+  du -sh "$folder" "$folder.tar.gz"
+  echo "built $commit into $folder/ and $folder.tar.gz"
 }
 
 run() {
@@ -140,13 +145,7 @@ python_build() {
   # The installed package asks for zlib (graph files); the GPU machine may lack its headers: bring both.
   cp -L "$(g++ -print-file-name=libz.so)" "$python_bundle/lib/libz.so.1"
   cp /usr/include/zlib.h /usr/include/zconf.h "$python_bundle/zlib/include/"
-  local commit
-  commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
-  git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
-  echo "$commit" > "$python_bundle/COMMIT"
-  tar czf "$python_bundle.tar.gz" "$python_bundle"
-  du -sh "$python_bundle" "$python_bundle.tar.gz"
-  echo "built $commit into $python_bundle/ and $python_bundle.tar.gz"
+  stamp_and_pack "$python_bundle"
 }
 
 python_suite() {

@@ -51,7 +51,72 @@ def _keys(keys: Any) -> Any:
     return _arrays.as_array(keys, np.uint32, "keys")
 
 
-class SlabMap:
+class _SlabTable:
+    """What SlabMap and SlabMultimap share: the compiled table (`_core`) and its mode-independent operations."""
+
+    _core: Any
+    _cuda: bool
+
+    @property
+    def device(self) -> str:
+        """'cpu' or 'cuda:N'."""
+        return self._core.device
+
+    def _status_array(self, like: Any, size: int) -> Any:
+        return _arrays.empty(like, size, np.int32)
+
+    def contains(self, keys: Any) -> Any:
+        """A boolean array: whether each key is present (holds at least one value)."""
+        keys = _keys(keys)
+        found = _arrays.empty(keys, len(keys), np.uint8)
+        self._core.contains(keys, found)
+        return _arrays.as_bool(found)
+
+    def execute(self, operations: Any, keys: Any, values: Any) -> tuple[Any, Any]:
+        """A mixed batch, all elements concurrent: element i does operations[i] (Operation codes, int32 or
+        uint32) on (keys[i], values[i]) (values are read for insertions only). Returns (values_out,
+        statuses): values_out[i] is the value a successful FIND found (0 elsewhere) and statuses[i] the
+        int32 Status of element i. Exhaustion is reported per element (OUT_OF_MEMORY). A SlabMultimap's
+        ERASE removes one instance and it refuses INSERT_OR_ASSIGN (ValueError)."""
+        keys = _keys(keys)
+        operations = _arrays.as_array(operations, np.int32, "operations")
+        values = _arrays.as_array(values, np.uint32, "values")
+        values_out = _arrays.full(keys, len(keys), 0, np.uint32)
+        statuses = self._status_array(keys, len(keys))
+        self._core.execute(operations, keys, values, values_out, statuses)
+        return values_out, statuses
+
+    def items(self, library: str | None = None) -> tuple[Any, Any]:
+        """(keys, values): every live pair (a multimap's duplicates included), in no particular order, as two
+        uint32 arrays in the table's memory, owned by the arrays (no copy): NumPy on the CPU; on CUDA, arrays
+        of `library` ('cupy' or 'torch'; default CuPy when installed, else PyTorch)."""
+        return self._core.items(_arrays.owned_library(self._cuda, library))
+
+    def __len__(self) -> int:
+        """The number of live pairs (counted by walking every list: O(slabs in use))."""
+        return self._core.size()
+
+    def clear(self) -> None:
+        """Removes every pair (added pool memory stays)."""
+        self._core.clear()
+
+    def flush(self) -> None:
+        """Reclaims erased slots and empty overflow slabs, keeping every pair."""
+        self._core.flush()
+
+    def rehash(self, capacity: int, *, base_fill: float = 0.6) -> None:
+        """Rebuilds the table with buckets for `capacity` pairs, keeping every pair. On MemoryError (the
+        pairs do not fit, or no memory) the table is left as it was."""
+        self._core.rehash(int(capacity), float(base_fill))
+
+    def statistics(self) -> dict[str, float]:
+        """Occupancy and memory use: bucket_count, pool_slabs, super_block_count, slabs_in_use, live,
+        erased, longest_chain, mean_slabs_per_bucket, memory_utilization, bytes_per_live_entry,
+        reserved_bytes."""
+        return self._core.statistics()
+
+
+class SlabMap(_SlabTable):
     """A concurrent hash map of uint32 keys to uint32 values in slab lists (the slab hash), on the CPU
     (``device="cpu"``, NumPy or other host arrays) or the current CUDA device (``device="cuda"``, CuPy,
     PyTorch or other CUDA arrays). Every array passed to a method lives on the map's device; results are
@@ -106,14 +171,6 @@ class SlabMap:
         )
         self._cuda = self._core.device != "cpu"
 
-    @property
-    def device(self) -> str:
-        """'cpu' or 'cuda:N'."""
-        return self._core.device
-
-    def _status_array(self, like: Any, size: int) -> Any:
-        return _arrays.empty(like, size, np.int32)
-
     def insert(self, keys: Any, values: Any, *, return_status: bool = False) -> Any:
         """Inserts each (keys[i], values[i]) whose key is absent; a present key keeps its value. Returns
         None, or with `return_status` an int32 array of Status codes (INSERTED, ALREADY_PRESENT,
@@ -161,57 +218,8 @@ class SlabMap:
         self._core.find(keys, values, statuses)
         return values, statuses
 
-    def contains(self, keys: Any) -> Any:
-        """A boolean array: whether each key is present."""
-        keys = _keys(keys)
-        found = _arrays.empty(keys, len(keys), np.uint8)
-        self._core.contains(keys, found)
-        return _arrays.as_bool(found)
 
-    def execute(self, operations: Any, keys: Any, values: Any) -> tuple[Any, Any]:
-        """A mixed batch, all elements concurrent: element i does operations[i] (Operation codes, int32 or
-        uint32) on (keys[i], values[i]) (values are read for insertions only). Returns (values_out,
-        statuses): values_out[i] is the value a successful FIND found (0 elsewhere) and statuses[i] the
-        int32 Status of element i. Exhaustion is reported per element (OUT_OF_MEMORY)."""
-        keys = _keys(keys)
-        operations = _arrays.as_array(operations, np.int32, "operations")
-        values = _arrays.as_array(values, np.uint32, "values")
-        values_out = _arrays.full(keys, len(keys), 0, np.uint32)
-        statuses = self._status_array(keys, len(keys))
-        self._core.execute(operations, keys, values, values_out, statuses)
-        return values_out, statuses
-
-    def items(self, library: str | None = None) -> tuple[Any, Any]:
-        """(keys, values): every live pair, in no particular order, as two uint32 arrays in the map's
-        memory, owned by the arrays (no copy): NumPy on the CPU; on CUDA, arrays of `library` ('cupy' or
-        'torch'; default CuPy when installed, else PyTorch)."""
-        return self._core.items(_arrays.owned_library(self._cuda, library))
-
-    def __len__(self) -> int:
-        """The number of live keys (counted by walking every list: O(slabs in use))."""
-        return self._core.size()
-
-    def clear(self) -> None:
-        """Removes every key (added pool memory stays)."""
-        self._core.clear()
-
-    def flush(self) -> None:
-        """Reclaims erased slots and empty overflow slabs, keeping every pair."""
-        self._core.flush()
-
-    def rehash(self, capacity: int, *, base_fill: float = 0.6) -> None:
-        """Rebuilds the map with buckets for `capacity` keys, keeping every pair. On MemoryError (the pairs
-        do not fit, or no memory) the map is left as it was."""
-        self._core.rehash(int(capacity), float(base_fill))
-
-    def statistics(self) -> dict[str, float]:
-        """Occupancy and memory use: bucket_count, pool_slabs, super_block_count, slabs_in_use, live,
-        erased, longest_chain, mean_slabs_per_bucket, memory_utilization, bytes_per_live_entry,
-        reserved_bytes."""
-        return self._core.statistics()
-
-
-class SlabMultimap:
+class SlabMultimap(_SlabTable):
     """The slab hash in multimap mode: uint32 keys each holding any number of uint32 values (duplicate pairs
     included), on the CPU or the current CUDA device as `SlabMap` (arrays, streams, growth, reserved keys
     and errors as there).
@@ -251,11 +259,6 @@ class SlabMultimap:
             _arrays.stream_of(None, stream),
         )
         self._cuda = self._core.device != "cpu"
-
-    @property
-    def device(self) -> str:
-        """'cpu' or 'cuda:N'."""
-        return self._core.device
 
     def insert(self, keys: Any, values: Any, *, return_status: bool = False) -> Any:
         """Adds every pair (keys[i], values[i]). Returns None, or with `return_status` int32 Status codes
@@ -298,42 +301,3 @@ class SlabMultimap:
         values = _arrays.empty(keys, total, np.uint32)
         self._core.find_all(keys, offsets, values)
         return offsets, values
-
-    def contains(self, keys: Any) -> Any:
-        """A boolean array: whether each key holds at least one value."""
-        keys = _keys(keys)
-        found = _arrays.empty(keys, len(keys), np.uint8)
-        self._core.contains(keys, found)
-        return _arrays.as_bool(found)
-
-    def execute(self, operations: Any, keys: Any, values: Any) -> tuple[Any, Any]:
-        """A mixed batch of FIND, INSERT and ERASE (one instance) operations, all concurrent; returns
-        (values_out, statuses) as `SlabMap.execute` (a FIND reports one value of the key). INSERT_OR_ASSIGN
-        is refused (ValueError)."""
-        keys = _keys(keys)
-        operations = _arrays.as_array(operations, np.int32, "operations")
-        values = _arrays.as_array(values, np.uint32, "values")
-        values_out = _arrays.full(keys, len(keys), 0, np.uint32)
-        statuses = _arrays.empty(keys, len(keys), np.int32)
-        self._core.execute(operations, keys, values, values_out, statuses)
-        return values_out, statuses
-
-    def items(self, library: str | None = None) -> tuple[Any, Any]:
-        """(keys, values): every pair, duplicates included, in no particular order (as `SlabMap.items`)."""
-        return self._core.items(_arrays.owned_library(self._cuda, library))
-
-    def __len__(self) -> int:
-        """The number of pairs."""
-        return self._core.size()
-
-    def clear(self) -> None:
-        """Removes every pair."""
-        self._core.clear()
-
-    def flush(self) -> None:
-        """Reclaims erased slots and empty overflow slabs, keeping every pair."""
-        self._core.flush()
-
-    def statistics(self) -> dict[str, float]:
-        """Occupancy and memory use (as `SlabMap.statistics`)."""
-        return self._core.statistics()
