@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks the docs against the files they show (standard library only; run from anywhere):
 
-- every block announced by a line `<!-- example: examples/NAME.cpp -->` in docs/*.md is a ```cpp fence
-  holding exactly that file, so the code a guide shows is the code CI compiles and runs;
+- every block announced by a line `<!-- example: examples/NAME.cpp -->` in docs/*.md and README.md is a
+  ```cpp fence (```python for a .py file) holding exactly that file, so the code a guide shows is the code
+  CI compiles and runs;
 - each family guide (docs/split.md, hash.md, lsm.md, search.md) opens with such an example (before its
   first "## " section), and every examples/*_example.cpp is shown by some guide;
 - every image a guide embeds (](images/...)) exists.
@@ -22,6 +23,11 @@ MARKER = re.compile(r"^<!-- example: (\S+) -->$")
 IMAGE = re.compile(r"\]\((images/[^)\s]+)\)")
 
 
+def fence(path):
+    """The opening fence of a block showing `path`: ```python for Python files, else ```cpp."""
+    return "```python" if path.endswith(".py") else "```cpp"
+
+
 def blocks(lines):
     """(marker line index, path, fence start, fence end) for each announced example; fence end is the
     index of the closing ``` line, None when the block is missing or unclosed."""
@@ -32,7 +38,7 @@ def blocks(lines):
             continue
         start = i + 1
         end = None
-        if start < len(lines) and lines[start] == "```cpp":
+        if start < len(lines) and lines[start] == fence(m.group(1)):
             end = next((j for j in range(start + 1, len(lines)) if lines[j] == "```"), None)
         found.append((i, m.group(1), start, end))
     return found
@@ -41,7 +47,7 @@ def blocks(lines):
 def check(fix):
     problems = []
     shown = set()
-    for page in sorted(DOCS.glob("*.md")):
+    for page in [*sorted(DOCS.glob("*.md")), REPO / "README.md"]:
         rel = page.relative_to(REPO)
         text = page.read_text(encoding="utf-8")
         lines = text.split("\n")
@@ -55,10 +61,10 @@ def check(fix):
             body = source.read_text(encoding="utf-8").rstrip("\n").split("\n")
             if end is None:
                 if fix:
-                    lines[start:start] = ["```cpp", *body, "```"]
+                    lines[start:start] = [fence(path), *body, "```"]
                     changed = True
                 else:
-                    problems.append(f"{rel}:{marker + 1}: no ```cpp block after the marker of {path}")
+                    problems.append(f"{rel}:{marker + 1}: no {fence(path)} block after the marker of {path}")
             elif lines[start + 1:end] != body:
                 if fix:
                     lines[start + 1:end] = body

@@ -7,6 +7,15 @@
 #   tools/gpu.sh run OUT_DIR    on the GPU machine, with gpu-bundle/ present: runs the GPU test suites,
 #                               compute-sanitizer (memcheck, racecheck, synccheck) over each suite, and
 #                               the benchmarks; logs, JUnit XML and the JSON record go to OUT_DIR.
+#   tools/gpu.sh python-build   beside `build`: builds the library alone for sm_90 in build-gpu-python/ and
+#                               stages gpu-bundle-python/ (and its .tar.gz): the library installed (headers,
+#                               archive, CMake package), the Python package's sources and tests, the runtime
+#                               libraries; kept apart from gpu-bundle/ so that each stays small to carry.
+#   tools/gpu.sh python OUT_DIR on the GPU machine, with gpu-bundle-python/ present: builds the Python
+#                               extension there (its python3, nanobind and CMake, against the staged library:
+#                               one C++ translation unit per family, no CUDA compilation) and runs python/tests
+#                               with CuPy and PyTorch, then bench/python_overhead.py. WARPDEX_PYTHON names
+#                               another interpreter than python3.
 #
 # `run` goes through every step even when one fails, prints a summary table last and exits non-zero
 # if any step failed. Extra arguments after OUT_DIR go to warpdex-bench (e.g. --filter 'multisplit').
@@ -53,14 +62,19 @@ build() {
   local libz
   libz=$(ldd "$build_dir/src/cli/warpdex" | awk '/libz\.so/ {print $3; exit}')
   if [ -n "$libz" ]; then cp -L "$libz" "$bundle/lib/"; fi
-  local commit
+  stamp_and_pack "$bundle"
+}
+
+# stamp_and_pack DIR: writes the commit the files were built from into DIR/COMMIT ("-dirty" when the tree
+# had changes) and packs DIR.tar.gz, the compressed copy that travels to the GPU machine (device code is large).
+stamp_and_pack() {
+  local folder=$1 commit
   commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
   git diff --quiet HEAD 2>/dev/null || commit="$commit-dirty"
-  echo "$commit" > "$bundle/COMMIT"
-  # The compressed copy is what travels to the GPU machine (the binaries' device code is large).
-  tar czf "$bundle.tar.gz" "$bundle"
-  du -sh "$bundle" "$bundle.tar.gz"
-  echo "built $commit into $bundle/ and $bundle.tar.gz"
+  echo "$commit" > "$folder/COMMIT"
+  tar czf "$folder.tar.gz" "$folder"
+  du -sh "$folder" "$folder.tar.gz"
+  echo "built $commit into $folder/ and $folder.tar.gz"
 }
 
 run() {
@@ -111,8 +125,64 @@ run() {
   return $failed
 }
 
+python_build() {
+  set -e
+  source tools/env.sh
+  local architectures=${CMAKE_CUDA_ARCHITECTURES:-90}
+  local python_build_dir=${build_dir}-python python_bundle=${bundle}-python
+  cmake -S . -B "$python_build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$architectures" \
+    -DWARPDEX_BUILD_TESTS=OFF -DWARPDEX_BUILD_BENCH=OFF -DWARPDEX_BUILD_CLI=OFF
+  cmake --build "$python_build_dir" -j "$build_jobs"
+  rm -rf "$python_bundle"
+  mkdir -p "$python_bundle/python" "$python_bundle/examples" "$python_bundle/bench" "$python_bundle/lib" \
+    "$python_bundle/zlib/include"
+  cmake --install "$python_build_dir" --prefix "$python_bundle/install" > /dev/null
+  # The repository's layout (python/, examples/python/, bench/), which the tests rely on.
+  cp -r python/CMakeLists.txt python/src python/warpdex python/tests "$python_bundle/python/"
+  cp -r examples/python "$python_bundle/examples/"
+  cp bench/python_overhead.py "$python_bundle/bench/"
+  cp "$(g++ -print-file-name=libgomp.so.1)" "$python_bundle/lib/"
+  # The installed package asks for zlib (graph files); the GPU machine may lack its headers: bring both.
+  cp -L "$(g++ -print-file-name=libz.so)" "$python_bundle/lib/libz.so.1"
+  cp /usr/include/zlib.h /usr/include/zconf.h "$python_bundle/zlib/include/"
+  stamp_and_pack "$python_bundle"
+}
+
+python_suite() {
+  local out=${1:?usage: tools/gpu.sh python OUT_DIR}
+  local python_bundle=${bundle}-python
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+  if [ ! -f "$python_bundle/COMMIT" ] && [ -f "$python_bundle.tar.gz" ]; then tar xzf "$python_bundle.tar.gz"; fi
+  [ -f "$python_bundle/COMMIT" ] || { echo "no $python_bundle/: run 'tools/gpu.sh python-build' first" >&2; exit 2; }
+  local root="$PWD/$python_bundle"
+  export LD_LIBRARY_PATH="$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  local python=${WARPDEX_PYTHON:-$(command -v python3)}  # the Python with CuPy / PyTorch and nanobind
+  { "$python" -c 'import sys, nanobind; print("python", sys.version.split()[0], "nanobind", nanobind.__version__)'
+    echo "commit $(cat "$python_bundle/COMMIT")"; } | tee "$out/python-version.txt"
+  cmake -S "$root/python" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root/install" \
+    -DPython_EXECUTABLE="$python" -DZLIB_INCLUDE_DIR="$root/zlib/include" -DZLIB_LIBRARY="$root/lib/libz.so.1" \
+    > "$out/python-build.log" 2>&1 &&
+    cmake --build "$root/build" -j "$(nproc)" >> "$out/python-build.log" 2>&1 ||
+    { tail -n 30 "$out/python-build.log"; exit 1; }
+  local status=0
+  # The package is imported from the build folder: pytest runs from the bundle's root, which (unlike
+  # python/) holds no folder named warpdex that `python -m` would put first on the path.
+  (cd "$root" && PYTHONPATH="$root/build" "$python" -m pytest python/tests -rs -p no:cacheprovider \
+    --junitxml="$out/python.xml" 2>&1) | tee "$out/python.log" | tail -n 40
+  status=${PIPESTATUS[0]}
+  # Per-call overhead at 2^10 keys on both backends, and the throughput at 2^26 on the GPU.
+  { PYTHONPATH="$root/build" "$python" "$root/bench/python_overhead.py" --device cpu --size 1024
+    PYTHONPATH="$root/build" "$python" "$root/bench/python_overhead.py" --device cuda --size 1024 --size 67108864
+  } 2>&1 | tee "$out/python-overhead.log"
+  return $status
+}
+
 case "${1:-}" in
   build) build ;;
   run) shift; run "$@" ;;
-  *) echo "usage: tools/gpu.sh build | tools/gpu.sh run OUT_DIR [warpdex-bench arguments]" >&2; exit 2 ;;
+  python-build) python_build ;;
+  python) shift; python_suite "$@" ;;
+  *) echo "usage: tools/gpu.sh build | run OUT_DIR [warpdex-bench arguments] | python-build | python OUT_DIR" >&2
+     exit 2 ;;
 esac

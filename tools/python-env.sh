@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates .venv/ (git-ignored) with the pinned packages of tools/plot-requirements.txt, for tools/plot.py:
 #   tools/python-env.sh && .venv/bin/python tools/plot.py --docs
-# With --vtk it adds those of tools/vtk-requirements.txt (VTK and Gmsh, for tools/faces_vtk_compare.py).
+# With --vtk it adds those of tools/vtk-requirements.txt (VTK and Gmsh, for tools/faces_vtk_compare.py);
+# with --python those of tools/python-requirements.txt (nanobind and pytest, for the Python package python/).
 # Does nothing when .venv/ already holds exactly those versions. Needs python3 with its venv module
 # (Debian: python3-venv, installed by tools/install-deps.sh) and PyPI.
 set -euo pipefail
@@ -16,11 +17,15 @@ if ! { [ -x .venv/bin/python ] && cmp -s "$requirements" "$stamp"; }; then
   pip_install "$requirements"
   cp "$requirements" "$stamp"
 fi
-if [ "${1:-}" = "--vtk" ]; then
-  extra=tools/vtk-requirements.txt
-  extra_stamp=.venv/.warpdex-vtk-requirements
-  if ! cmp -s "$extra" "$extra_stamp"; then
-    pip_install "$extra"
-    cp "$extra" "$extra_stamp"
+for option in "$@"; do
+  case "$option" in
+    --vtk) extra=vtk ;;
+    --python) extra=python ;;
+    *) echo "usage: tools/python-env.sh [--vtk] [--python]" >&2; exit 2 ;;
+  esac
+  extra_stamp=.venv/.warpdex-$extra-requirements
+  if ! cmp -s "tools/$extra-requirements.txt" "$extra_stamp"; then
+    pip_install "tools/$extra-requirements.txt"
+    cp "tools/$extra-requirements.txt" "$extra_stamp"
   fi
-fi
+done

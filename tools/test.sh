@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs every test:
 #  1. the full build (CUDA backend when nvcc is found): all suites; GPU tests skip, saying why, without a GPU;
-#  2. the host-only build (no CUDA at all), which must build and pass on its own;
+#  2. the host-only build (no CUDA at all), which must build and pass on its own, with the Python package's
+#     extension module, whose pytest suite (python/tests) runs on the host backend;
 #  3. the examples/consumer project, built against the installed package through find_package(warpdex);
 #  4. the guides' examples (examples/*_example.cpp, the same code as in docs/), built that way and run;
 #  5. tools/plot.py on a committed benchmark record; 6. the API reference (doxygen, warnings are errors);
@@ -17,9 +18,18 @@ cmake --build build -j "$build_jobs"
 ctest --test-dir build --output-on-failure -j "$build_jobs"
 
 echo "== host-only build"
-cmake -S . -B build-host -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPDEX_ENABLE_CUDA=OFF
+# The Python extension is built in this tree (one more target over the same library, not a second build).
+tools/python-env.sh --python
+cmake -S . -B build-host -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPDEX_ENABLE_CUDA=OFF \
+  -DWARPDEX_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PWD/.venv/bin/python"
 cmake --build build-host -j "$build_jobs"
 ctest --test-dir build-host --output-on-failure -j "$build_jobs"
+
+echo "== python package (host backend)"
+# GPU tests (CuPy, PyTorch) skip here, saying why; tools/gpu.sh python runs them on the GPU machine.
+# The suites, and the docstrings' examples (--doctest-modules over the built package).
+PYTHONPATH="$PWD/build-host/python" .venv/bin/python -m pytest python/tests build-host/python/warpdex \
+  --doctest-modules -q -rs -p no:cacheprovider
 
 echo "== consumer of the installed package"
 rm -rf build-host/install build-consumer
