@@ -44,9 +44,10 @@ void add_cliques_command(CLI::App& app, const global_options& globals)
 {
   auto opts = std::make_shared<cliques_cli_options>();
   CLI::App* cliques = app.add_subcommand(
-      "cliques", "Maximal cliques of a graph file (.mtx, SNAP, .gr; gzip too) or a generated graph, undirected");
+      "cliques", "Maximal cliques of a graph file (.clq, .mtx, SNAP, .gr; gzip too) or a generated graph, undirected");
   cliques->add_option("graph", opts->workload.graph,
-                      "A graph file, or rmat:SCALE[:DEGREE], grid:WxH, small-world:N[:K[:P]]")
+                      "A graph file (.clq, .col, .mtx, SNAP, .gr), or rmat:SCALE[:DEGREE], grid:WxH, small-world:N[:K[:P]], "
+                      "gnp:N:P[:SEED], hamming:BITS:D, johnson:N:W:D, keller:D, mann:P, cfat:N:C")
       ->required();
   cliques->add_option("--min-size,-k", opts->workload.cliques.min_size, "Return only cliques of at least K vertices")
       ->check(CLI::Range(1U, 1U << 30));
