@@ -238,7 +238,10 @@ clique_set enumerate_maximal_cliques(const Backend& backend, const clique_graph_
   clique_set result;
   result.min_size = options.min_size;
   if (n == 0) { return result; }
-  const std::uint64_t limit = options.memory_limit_bytes != 0 ? options.memory_limit_bytes : memory_limit_bytes(backend);
+  // By default nine tenths of the backend's memory: the rest holds the CUDA context, the graph and the
+  // allocator's fragments (a round estimated at 96% of an H200's memory failed in its allocation).
+  const std::uint64_t limit =
+      options.memory_limit_bytes != 0 ? options.memory_limit_bytes : memory_limit_bytes(backend) / 10 * 9;
   const auto exec = policy(backend);
   const auto quiet = policy_nosync(backend);
   const std::uint64_t* row_offsets = graph.row_offsets.data();

@@ -33,7 +33,7 @@
 ///
 /// **Memory.** A round holds the k-cliques and the (k+1)-cliques (4 bytes a vertex each) with 17 bytes of
 /// bookkeeping a clique. The count of the next round is known before its memory is taken: when a round
-/// would exceed `clique_options::memory_limit_bytes` (the backend's memory by default) it stops with
+/// would exceed `clique_options::memory_limit_bytes` (9/10 of the backend's memory by default) it stops with
 /// `warpdex::out_of_memory` saying how many cliques of which size need how much memory, never a crash.
 ///
 /// **Output** (deterministic, equal on both backends): grouped by size, ascending; each clique's vertex
@@ -60,8 +60,8 @@ struct clique_options {
   std::uint32_t min_size = 1;
   /// Only the histogram: no clique's vertices are written.
   bool count_only = false;
-  /// The most backend memory the enumeration may hold at once, in bytes; 0: the backend's whole memory
-  /// (the device's, or the host's physical memory).
+  /// The most backend memory the enumeration may hold at once, in bytes; 0: nine tenths of the backend's
+  /// memory (the device's, or the host's physical memory).
   std::uint64_t memory_limit_bytes = 0;
 };
 
