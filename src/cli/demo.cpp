@@ -146,10 +146,10 @@ const std::vector<tour_step>& tour()
      }},
     {"dpp", "maximal cliques of a small-world ring",
      [](backend_choice backend, std::uint32_t size_log2, std::uint64_t seed, const timing_options& timing) {
-       // 2^(size - 4) vertices with 8 neighbours each, a tenth rewired: a sparse graph whose maximal cliques
+       // 2^(size - 4) vertices (at least 1024) with 8 neighbours each, a tenth rewired: a sparse graph whose maximal cliques
        // are a large share of all its cliques. On the GPU the baseline is the host backend, same graph.
        dpp::cliques_workload_options options;
-       options.graph = "small-world:" + std::to_string(std::uint64_t{1} << quarter(quarter(size_log2))) + ":8:0.1";
+       options.graph = "small-world:" + std::to_string(std::uint64_t{1} << std::max<std::uint32_t>(quarter(quarter(size_log2)), 10)) + ":8:0.1";
        options.seed = seed;
        options.repetitions = timing.repetitions;
        const dpp::cliques_workload_report report = dpp::run_cliques_workload(backend, options);
