@@ -17,6 +17,8 @@
 #include <warpdex/split/multisplit.hpp>
 
 #include "../core/thrust_backend.hpp"
+#include "sssp_atomics.hpp"
+#include "sssp_rounds.hpp"
 
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
@@ -33,9 +35,6 @@
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 
-#if !defined(__CUDACC__)
-#include <atomic>
-#endif
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -49,48 +48,6 @@ namespace warpdex::graph::detail {
 using warpdex::detail::policy;
 using warpdex::detail::policy_nosync;
 using warpdex::detail::read_back;
-
-/// Atomic minimum; returns the value before. T is uint32, uint64 or a non-negative float (whose bit
-/// patterns order like the values, +infinity above every finite one, so the GPU uses an integer minimum).
-template <class T>
-WARPDEX_HOST_DEVICE T atomic_min_value(T* address, T value)
-{
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<T, float>) {
-    return __int_as_float(atomicMin(reinterpret_cast<int*>(address), __float_as_int(value)));
-  } else if constexpr (sizeof(T) == sizeof(unsigned long long)) {
-    return atomicMin(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
-  } else {
-    return atomicMin(address, value);
-  }
-#else
-  std::atomic_ref<T> ref(*address);
-  T old = ref.load(std::memory_order_relaxed);
-  while (value < old && !ref.compare_exchange_weak(old, value, std::memory_order_relaxed)) {}
-  return old;
-#endif
-}
-
-/// A read of a value other threads may lower at the same time (any value it had will do).
-template <class T>
-WARPDEX_HOST_DEVICE T relaxed_load(const T* address)
-{
-#if defined(__CUDA_ARCH__)
-  return *static_cast<const volatile T*>(address);
-#else
-  return std::atomic_ref<T>(*const_cast<T*>(address)).load(std::memory_order_relaxed);
-#endif
-}
-
-/// Atomic exchange of a flag; returns the value before.
-WARPDEX_HOST_DEVICE inline std::uint32_t atomic_exchange_flag(std::uint32_t* address, std::uint32_t value)
-{
-#if defined(__CUDA_ARCH__)
-  return atomicExch(address, value);
-#else
-  return std::atomic_ref<std::uint32_t>(*address).exchange(value, std::memory_order_relaxed);
-#endif
-}
 
 /// The graph as the round's functors read it (backend memory).
 template <class Weight>
@@ -278,16 +235,18 @@ class sssp_run {
     thrust::fill(exec, distances_.data() + source, distances_.data() + source + 1, distance_type{0});
     thrust::fill(exec, queued_.data() + source, queued_.data() + source + 1, 1U);
 
-    switch (statistics_.algorithm) {
-      case sssp_algorithm::bellman_ford:
-        bellman_ford(source);
-        break;
-      case sssp_algorithm::near_far:
-        near_far(source);
-        break;
-      default:
-        delta_stepping(source);
-        break;
+    if (!run_on_device(source)) {
+      switch (statistics_.algorithm) {
+        case sssp_algorithm::bellman_ford:
+          bellman_ford(source);
+          break;
+        case sssp_algorithm::near_far:
+          near_far(source);
+          break;
+        default:
+          delta_stepping(source);
+          break;
+      }
     }
     sssp_result<Weight, Backend> result;
     statistics_.reached = static_cast<std::uint64_t>(thrust::count_if(exec, distances_.data(), distances_.data() + n_,
@@ -301,6 +260,33 @@ class sssp_run {
   }
 
  private:
+  /// The cuda backend's rounds in one kernel (sssp_rounds.hpp), unless the options ask for host-driven
+  /// rounds or the device cannot run them; returns whether they ran.
+  bool run_on_device([[maybe_unused]] vertex_id source)
+  {
+#if WARPDEX_HAS_CUDA
+    if constexpr (std::is_same_v<Backend, cuda>) {
+      if (options_.host_rounds) { return false; }
+      device_rounds_input<Weight> input;
+      input.row_offsets = view_.row_offsets;
+      input.columns = view_.columns;
+      input.weights = view_.weights;
+      input.vertex_count = n_;
+      input.arc_count = graph_.edge_count();
+      input.distances = distances_.data();
+      input.queued = queued_.data();
+      input.source = source;
+      input.algorithm = statistics_.algorithm;
+      input.bucket_count = options_.bucket_count;
+      if (!device_rounds_possible(input)) { return false; }
+      if (input.algorithm != sssp_algorithm::bellman_ford) { input.delta = choose_delta(); }
+      run_device_rounds(backend_, input, statistics_);
+      return true;
+    }
+#endif
+    return false;
+  }
+
   /// Relaxes the arcs of `frontier` (count vertices); the vertices it queued go to `next` (room for n),
   /// returns their number.
   std::uint64_t relax(const vertex_id* frontier, std::uint64_t count, vertex_id* next)

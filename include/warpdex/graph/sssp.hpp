@@ -74,6 +74,11 @@ struct sssp_options {
   std::uint32_t bucket_count = 10;
   /// Also compute the predecessor tree (one more pass over the tight arcs, BFS-like).
   bool predecessors = false;
+  /// `cuda` only: launch each round's steps from the host, synchronizing every round, instead of running
+  /// all rounds in one cooperative kernel. The kernel is the default; it is also left for host rounds
+  /// when the device cannot launch cooperative kernels, when bucket_count > 256, or when its
+  /// (buckets + 1) x n vertex ids do not fit in half the free device memory. Kept to compare the two.
+  bool host_rounds = false;
 };
 
 /// What a run did, for reports and benchmarks.
@@ -101,7 +106,8 @@ struct sssp_result {
 /// (`build_csr_graph` rejects those already; a graph assembled by hand is checked here), or when an
 /// option is out of range. Work: O(m + n) per round; rounds: about the number of delta buckets the
 /// distances span times the relaxations per bucket (delta-stepping, near-far), the diameter in arcs
-/// (bellman_ford). Synchronizes the backend's stream each round.
+/// (bellman_ford). On `cuda` the rounds run in one kernel and the stream is synchronized a few times a
+/// call; on `host` (and with `host_rounds`) each round synchronizes.
 template <class Weight, class Backend>
 [[nodiscard]] sssp_result<Weight, Backend> sssp(const csr_graph<Weight, Backend>& graph, vertex_id source,
                                                 const sssp_options& options = {});

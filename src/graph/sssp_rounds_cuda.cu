@@ -1,0 +1,410 @@
+// SSSP's rounds on the device: one cooperative kernel runs every round of delta-stepping, near-far and
+// Bellman-Ford (sssp_rounds.hpp).
+//
+// The pending vertices live in buckets by tentative distance: bucket b holds [low + b delta,
+// low + (b + 1) delta), the last bucket everything further (near-far: 2 buckets, the near queue and the
+// far pile; Bellman-Ford: everything in bucket 0). A round takes the lowest nonempty bucket below the
+// last as its frontier and relaxes its arcs; each improved vertex that was in no bucket is appended to
+// the bucket of its new distance by a warp-level multisplit (lanes ranked by bucket with match_any,
+// one atomic per bucket per warp). When only the last bucket holds vertices, `low` moves to their
+// smallest distance and they are split over the buckets again. Each bucket has its own array of n
+// entries: the `queued` flags keep every vertex in at most one bucket, and the bucket taken as the
+// frontier swaps its array with a spare one, so appends never touch the array being read.
+//
+// Load balance: a warp takes 32 frontier vertices; their arcs are spread over the lanes (degrees up to
+// 32, by a warp scan), relaxed by the whole warp vertex by vertex (up to heavy_degree), or cut into
+// chunks of chunk_arcs that every warp of the grid shares after a grid barrier (hubs).
+//
+// Ordering: the vertex a round relaxes has its flag cleared before its distance is read (with a fence
+// between), and a relaxation lowers the distance before it sets the flag (fence between): either the
+// reader sees the lower distance or the relaxation finds the flag clear and queues the vertex again.
+
+#include "sssp_atomics.hpp"
+#include "sssp_rounds.hpp"
+
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/warp.cuh>
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace warpdex::graph::detail {
+namespace {
+
+namespace cg = cooperative_groups;
+
+constexpr int block_threads = 256;
+constexpr std::uint32_t max_buckets = 256;
+/// Vertices of more arcs are cut into chunks that the whole grid shares.
+constexpr std::uint64_t heavy_degree = 1024;
+constexpr std::uint64_t chunk_arcs = 256;
+
+enum : std::uint32_t { mode_relax = 0, mode_rebucket = 1, mode_done = 2 };
+
+/// The rounds' shared state, written by one thread between grid barriers.
+template <class Distance>
+struct rounds_state {
+  std::uint32_t mode;
+  std::uint32_t frontier_slot;   ///< the array the round reads
+  std::uint32_t frontier_count;  ///< its entries
+  std::uint32_t spare_slot;      ///< the array no bucket uses
+  std::uint32_t chunk_count;     ///< hub chunks of this round
+  Distance low;                  ///< the lower end of bucket 0
+  Distance far_min;              ///< the smallest distance in the last bucket, when it is split again
+  unsigned long long rounds;
+  unsigned long long relaxed_arcs;
+  unsigned long long bucketed;
+  unsigned long long bucketing_cycles;  ///< warp cycles in appends and splits (lane 0 of each warp)
+  unsigned long long warp_cycles;       ///< warp cycles in all
+};
+
+template <class Weight>
+struct rounds_params {
+  using distance_type = distance_t<Weight>;
+  const std::uint64_t* row_offsets;
+  const vertex_id* columns;
+  const Weight* weights;
+  distance_type* distances;
+  std::uint32_t* queued;
+  vertex_id* const* arrays;  ///< buckets + 1 arrays of n entries
+  std::uint32_t* slots;      ///< slots[b]: the array of bucket b
+  std::uint32_t* counts;     ///< entries in bucket b
+  uint2* chunks;             ///< (hub, chunk index) of this round
+  rounds_state<distance_type>* state;
+  distance_type delta;
+  std::uint32_t bucket_count;
+  bool single_bucket;  ///< Bellman-Ford: every vertex in bucket 0
+
+  __device__ std::uint32_t bucket_of(distance_type distance, distance_type low) const
+  {
+    const std::uint32_t last = bucket_count - 1;
+    if (single_bucket || !(distance > low)) { return 0; }
+    const distance_type steps = (distance - low) / delta;
+    return steps < static_cast<distance_type>(last) ? static_cast<std::uint32_t>(steps) : last;
+  }
+
+  __device__ Weight weight(std::uint64_t arc) const { return weights != nullptr ? __ldg(&weights[arc]) : Weight(1); }
+};
+
+template <class T>
+__device__ T load_shared_state(const T* address)
+{
+  return *static_cast<const volatile T*>(address);
+}
+
+/// Per-thread tallies, added to the state once at the end.
+struct tallies {
+  unsigned long long relaxed_arcs = 0;
+  unsigned long long bucketed = 0;
+  unsigned long long bucketing_cycles = 0;
+};
+
+/// Appends, for every lane that wants to, vertex v to bucket b: a warp-level multisplit (called by the
+/// whole warp, converged).
+template <class Weight>
+__device__ void append(const rounds_params<Weight>& p, vertex_id* const* bucket_arrays, bool want, vertex_id v,
+                       std::uint32_t bucket, tallies& tally)
+{
+  const long long started = clock64();
+  const unsigned wanting = __ballot_sync(warp::full_mask, want);
+  if (want) {
+    const unsigned peers = __match_any_sync(wanting, bucket);
+    const int leader = __ffs(peers) - 1;
+    std::uint32_t base = 0;
+    if (static_cast<int>(warp::lane_id()) == leader) { base = atomicAdd(&p.counts[bucket], __popc(peers)); }
+    base = __shfl_sync(peers, base, leader);
+    bucket_arrays[bucket][base + __popc(peers & warp::lanemask_lt())] = v;
+    ++tally.bucketed;
+  }
+  if (warp::lane_id() == 0 && wanting != 0) { tally.bucketing_cycles += static_cast<unsigned long long>(clock64() - started); }
+}
+
+/// Relaxes arc `arc` from a vertex at distance `from` (lanes with has_arc), then appends what it queued
+/// (the whole warp calls this, converged).
+template <class Weight>
+__device__ void relax_arc(const rounds_params<Weight>& p, vertex_id* const* bucket_arrays,
+                          typename rounds_params<Weight>::distance_type low, bool has_arc, std::uint64_t arc,
+                          typename rounds_params<Weight>::distance_type from, tallies& tally)
+{
+  using distance_type = typename rounds_params<Weight>::distance_type;
+  bool queue = false;
+  vertex_id target = 0;
+  std::uint32_t bucket = 0;
+  if (has_arc) {
+    target = __ldg(&p.columns[arc]);
+    const distance_type candidate = from + static_cast<distance_type>(p.weight(arc));
+    // A read first: most relaxations do not improve, and a read is cheaper than an atomic.
+    if (candidate < relaxed_load(&p.distances[target]) && candidate < atomic_min_value(&p.distances[target], candidate)) {
+      __threadfence();
+      if (atomicExch(&p.queued[target], 1U) == 0) {
+        queue = true;
+        bucket = p.bucket_of(candidate, low);
+      }
+    }
+  }
+  append(p, bucket_arrays, queue, target, bucket, tally);
+}
+
+template <class Weight>
+__global__ void __launch_bounds__(block_threads) sssp_rounds_kernel(rounds_params<Weight> p)
+{
+  using distance_type = typename rounds_params<Weight>::distance_type;
+  constexpr distance_type infinity = unreachable<Weight>;
+  const cg::grid_group grid = cg::this_grid();
+  __shared__ vertex_id* bucket_arrays[max_buckets];
+  const unsigned lane = warp::lane_id();
+  const std::uint64_t warp_index = warp::global_warp_id();
+  const std::uint64_t warp_count = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / warp::size;
+  const long long started = clock64();
+  tallies tally;
+  rounds_state<distance_type>* state = p.state;
+  const std::uint32_t last = p.bucket_count - 1;
+
+  for (;;) {
+    // Choose the round's work (one thread), then everyone reads it.
+    if (grid.thread_rank() == 0) {
+      std::uint32_t bucket = 0;
+      // Volatile reads: the counts were raised by other multiprocessors' atomics.
+      while (bucket < last && load_shared_state(&p.counts[bucket]) == 0) { ++bucket; }
+      if (bucket == last && load_shared_state(&p.counts[last]) == 0) {
+        state->mode = mode_done;
+      } else {
+        state->mode = bucket < last ? mode_relax : mode_rebucket;
+        state->frontier_slot = load_shared_state(&p.slots[bucket]);
+        state->frontier_count = load_shared_state(&p.counts[bucket]);
+        p.slots[bucket] = state->spare_slot;
+        state->spare_slot = state->frontier_slot;
+        p.counts[bucket] = 0;
+        state->far_min = infinity;
+        state->chunk_count = 0;
+        if (bucket < last) { ++state->rounds; }
+      }
+      __threadfence();
+    }
+    grid.sync();
+    const std::uint32_t mode = load_shared_state(&state->mode);
+    if (mode == mode_done) { break; }
+    const vertex_id* frontier = p.arrays[load_shared_state(&state->frontier_slot)];
+    const std::uint32_t frontier_count = load_shared_state(&state->frontier_count);
+    if (threadIdx.x < p.bucket_count) { bucket_arrays[threadIdx.x] = p.arrays[load_shared_state(&p.slots[threadIdx.x])]; }
+    __syncthreads();
+
+    if (mode == mode_rebucket) {
+      // The last bucket alone is left: low moves to its nearest vertex and it is split again.
+      const long long split_started = clock64();
+      distance_type nearest = infinity;
+      for (std::uint64_t i = grid.thread_rank(); i < frontier_count; i += grid.size()) {
+        const distance_type d = relaxed_load(&p.distances[__ldcg(&frontier[i])]);
+        nearest = d < nearest ? d : nearest;
+      }
+      for (int offset = warp::size / 2; offset > 0; offset /= 2) {
+        const distance_type other = __shfl_xor_sync(warp::full_mask, nearest, offset);
+        nearest = other < nearest ? other : nearest;
+      }
+      if (lane == 0) { atomic_min_value(&state->far_min, nearest); }
+      grid.sync();
+      const distance_type low = load_shared_state(&state->far_min);
+      if (grid.thread_rank() == 0) { state->low = low; }
+      for (std::uint64_t base = warp_index * warp::size; base < frontier_count; base += warp_count * warp::size) {
+        const std::uint64_t i = base + lane;
+        const bool has = i < frontier_count;
+        const vertex_id v = has ? __ldcg(&frontier[i]) : 0;
+        const std::uint32_t bucket = has ? p.bucket_of(relaxed_load(&p.distances[v]), low) : 0;
+        append(p, bucket_arrays, has, v, bucket, tally);
+      }
+      if (lane == 0) { tally.bucketing_cycles += static_cast<unsigned long long>(clock64() - split_started); }
+      grid.sync();
+      continue;
+    }
+
+    const distance_type low = load_shared_state(&state->low);
+    for (std::uint64_t base = warp_index * warp::size; base < frontier_count; base += warp_count * warp::size) {
+      const std::uint64_t i = base + lane;
+      vertex_id v = 0;
+      distance_type from{};
+      std::uint64_t begin = 0;
+      std::uint64_t end = 0;
+      if (i < frontier_count) {
+        v = __ldcg(&frontier[i]);
+        atomicExch(&p.queued[v], 0U);
+        __threadfence();
+        from = relaxed_load(&p.distances[v]);
+        begin = __ldg(&p.row_offsets[v]);
+        end = __ldg(&p.row_offsets[v + 1]);
+        tally.relaxed_arcs += end - begin;
+      }
+      std::uint64_t degree = end - begin;
+      if (degree > heavy_degree) {
+        // A hub: its chunks wait for the whole grid.
+        const std::uint64_t chunks = (degree + chunk_arcs - 1) / chunk_arcs;
+        const std::uint32_t at = atomicAdd(&state->chunk_count, static_cast<std::uint32_t>(chunks));
+        for (std::uint64_t c = 0; c < chunks; ++c) { p.chunks[at + c] = make_uint2(v, static_cast<unsigned>(c)); }
+        degree = 0;
+      }
+      // Vertices of 33 to heavy_degree arcs: the warp relaxes them one at a time.
+      for (unsigned medium = __ballot_sync(warp::full_mask, degree > warp::size); medium != 0; medium &= medium - 1) {
+        const int owner = __ffs(medium) - 1;
+        const std::uint64_t owner_begin = __shfl_sync(warp::full_mask, begin, owner);
+        const std::uint64_t owner_end = __shfl_sync(warp::full_mask, end, owner);
+        const distance_type owner_from = __shfl_sync(warp::full_mask, from, owner);
+        for (std::uint64_t arc = owner_begin; arc < owner_end; arc += warp::size) {
+          relax_arc(p, bucket_arrays, low, arc + lane < owner_end, arc + lane, owner_from, tally);
+        }
+      }
+      // Vertices of up to 32 arcs: their arcs laid end to end over the lanes (a warp scan).
+      const std::uint32_t light = degree <= warp::size ? static_cast<std::uint32_t>(degree) : 0U;
+      std::uint32_t inclusive = light;
+      for (int offset = 1; offset < warp::size; offset *= 2) {
+        const std::uint32_t below = __shfl_up_sync(warp::full_mask, inclusive, offset);
+        if (static_cast<int>(lane) >= offset) { inclusive += below; }
+      }
+      const std::uint32_t exclusive = inclusive - light;
+      const std::uint32_t total = __shfl_sync(warp::full_mask, inclusive, warp::size - 1);
+      for (std::uint32_t slot_base = 0; slot_base < total; slot_base += warp::size) {
+        const std::uint32_t slot = slot_base + lane;
+        // The owner: the last lane whose first slot is <= slot (lanes without arcs share the next one's).
+        int owner = 0;
+        for (int step = warp::size / 2; step > 0; step /= 2) {
+          const std::uint32_t first = __shfl_sync(warp::full_mask, exclusive, owner + step);
+          if (first <= slot) { owner += step; }
+        }
+        const std::uint64_t owner_begin = __shfl_sync(warp::full_mask, begin, owner);
+        const distance_type owner_from = __shfl_sync(warp::full_mask, from, owner);
+        const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner);
+        relax_arc(p, bucket_arrays, low, slot < total, owner_begin + (slot - owner_first), owner_from, tally);
+      }
+    }
+    grid.sync();
+    const std::uint32_t chunk_count = load_shared_state(&state->chunk_count);
+    if (chunk_count > 0) {
+      for (std::uint64_t c = warp_index; c < chunk_count; c += warp_count) {
+        const uint2 chunk = __ldcg(&p.chunks[c]);
+        const std::uint64_t row_end = __ldg(&p.row_offsets[chunk.x + 1]);
+        const std::uint64_t begin = __ldg(&p.row_offsets[chunk.x]) + chunk.y * chunk_arcs;
+        const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
+        // The hub's distance now: at most what its owner read after clearing its flag.
+        const distance_type from = relaxed_load(&p.distances[chunk.x]);
+        for (std::uint64_t arc = begin; arc < end; arc += warp::size) {
+          relax_arc(p, bucket_arrays, low, arc + lane < end, arc + lane, from, tally);
+        }
+      }
+      grid.sync();
+    }
+  }
+  atomicAdd(&state->relaxed_arcs, tally.relaxed_arcs);
+  atomicAdd(&state->bucketed, tally.bucketed);
+  if (lane == 0) {
+    atomicAdd(&state->bucketing_cycles, tally.bucketing_cycles);
+    atomicAdd(&state->warp_cycles, static_cast<unsigned long long>(clock64() - started));
+  }
+}
+
+std::uint64_t chunk_capacity(std::uint64_t arcs)
+{
+  // A hub of d > heavy_degree arcs makes ceil(d / chunk_arcs) <= 2 d / chunk_arcs chunks, and a round's
+  // frontier holds each vertex once.
+  return 2 * arcs / chunk_arcs + 1;
+}
+
+template <class Weight>
+std::uint64_t device_rounds_bytes(const device_rounds_input<Weight>& input)
+{
+  const std::uint64_t buckets = device_round_buckets(input);
+  return (buckets + 1) * input.vertex_count * sizeof(vertex_id) + chunk_capacity(input.arc_count) * sizeof(uint2);
+}
+
+}  // namespace
+
+template <class Weight>
+bool device_rounds_possible(const device_rounds_input<Weight>& input)
+{
+  int device = 0;
+  int cooperative = 0;
+  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
+  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  WARPDEX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return cooperative != 0 && device_round_buckets(input) <= max_buckets &&
+         input.vertex_count < std::numeric_limits<std::uint32_t>::max() &&
+         device_rounds_bytes(input) <= free_bytes / 2;
+}
+
+template <class Weight>
+void run_device_rounds(const cuda& backend, const device_rounds_input<Weight>& input, sssp_statistics& statistics)
+{
+  using distance_type = distance_t<Weight>;
+  const std::uint32_t buckets = device_round_buckets(input);
+  const std::uint64_t n = input.vertex_count;
+  auto storage = make_buffer<vertex_id>(backend, (static_cast<std::uint64_t>(buckets) + 1) * n);
+  auto chunks = make_buffer<uint2>(backend, chunk_capacity(input.arc_count));
+  std::vector<vertex_id*> array_table(buckets + 1);
+  std::vector<std::uint32_t> slots(buckets);
+  std::vector<std::uint32_t> counts(buckets, 0);
+  for (std::uint32_t b = 0; b <= buckets; ++b) { array_table[b] = storage.data() + b * n; }
+  for (std::uint32_t b = 0; b < buckets; ++b) { slots[b] = b; }
+  counts[0] = 1;  // the source, in bucket 0 (array 0)
+  rounds_state<distance_type> initial{};
+  initial.spare_slot = buckets;
+  initial.low = distance_type{0};
+  initial.far_min = unreachable<Weight>;
+  auto array_table_device = make_buffer<vertex_id*>(backend, array_table.size());
+  auto slots_device = make_buffer<std::uint32_t>(backend, slots.size());
+  auto counts_device = make_buffer<std::uint32_t>(backend, counts.size());
+  auto state_device = make_buffer<rounds_state<distance_type>>(backend, 1);
+  array_table_device.copy_from(std::span<vertex_id* const>(array_table));
+  slots_device.copy_from(std::span<const std::uint32_t>(slots));
+  counts_device.copy_from(std::span<const std::uint32_t>(counts));
+  state_device.copy_from(std::span<const rounds_state<distance_type>>(&initial, 1));
+  storage.copy_from(std::span<const vertex_id>(&input.source, 1));
+
+  rounds_params<Weight> params{input.row_offsets,
+                               input.columns,
+                               input.weights,
+                               input.distances,
+                               input.queued,
+                               array_table_device.data(),
+                               slots_device.data(),
+                               counts_device.data(),
+                               chunks.data(),
+                               state_device.data(),
+                               input.algorithm == sssp_algorithm::bellman_ford ? distance_type{1} : input.delta,
+                               buckets,
+                               input.algorithm == sssp_algorithm::bellman_ford};
+  int device = 0;
+  int sm_count = 0;
+  int resident = 0;
+  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
+  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  WARPDEX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, sssp_rounds_kernel<Weight>, block_threads, 0));
+  // Every block must be resident at once for the grid barriers.
+  const unsigned blocks = static_cast<unsigned>(sm_count * std::max(resident, 1));
+  void* arguments[] = {&params};
+  backend.synchronize();  // the copies above (and the distances' initialization) before the clock starts
+  const auto started = std::chrono::steady_clock::now();
+  WARPDEX_CUDA_TRY(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&sssp_rounds_kernel<Weight>), dim3(blocks),
+                                               dim3(block_threads), arguments, 0, backend.stream));
+  backend.synchronize();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const auto state = state_device.to_vector().front();
+  statistics.rounds += state.rounds;
+  statistics.relaxed_arcs += state.relaxed_arcs;
+  statistics.bucketed_vertices += state.bucketed;
+  const double share =
+      state.warp_cycles > 0 ? static_cast<double>(state.bucketing_cycles) / static_cast<double>(state.warp_cycles) : 0.0;
+  statistics.bucketing_seconds += share * seconds;
+}
+
+template bool device_rounds_possible<std::int32_t>(const device_rounds_input<std::int32_t>&);
+template bool device_rounds_possible<float>(const device_rounds_input<float>&);
+template void run_device_rounds<std::int32_t>(const cuda&, const device_rounds_input<std::int32_t>&, sssp_statistics&);
+template void run_device_rounds<float>(const cuda&, const device_rounds_input<float>&, sssp_statistics&);
+
+}  // namespace warpdex::graph::detail
