@@ -205,7 +205,7 @@ void run_graph(context& ctx, const named_graph& input)
                 r.median_ms / static_cast<double>(std::max<std::uint64_t>(result.statistics.rounds, 1)));
   }
   // Delta-stepping with other multiples of the automatic delta: the data to re-tune the rule by.
-  for (const double factor : {0.25, 2.0, 4.0, 16.0}) {
+  for (const double factor : {0.25, 4.0}) {
     const double delta = std::max(1.0, std::round(statistics[0].delta * factor));
     const std::string name =
         row_prefix("delta-stepping", input.name, g) + "/delta=" + std::to_string(static_cast<long long>(delta));

@@ -226,9 +226,8 @@ class sssp_run {
     // Work that returns nothing stays queued on the stream: a round is many short steps, and a
     // synchronization after each cost more than the steps on large-diameter graphs.
     const auto exec = policy_nosync(backend_);
-    constexpr sssp_algorithm automatic_choice =
-        std::is_same_v<Backend, host> ? sssp_algorithm::delta_stepping : sssp_algorithm::bellman_ford;
-    statistics_.algorithm = options_.algorithm == sssp_algorithm::automatic ? automatic_choice : options_.algorithm;
+    statistics_.algorithm =
+        options_.algorithm == sssp_algorithm::automatic ? sssp_algorithm::delta_stepping : options_.algorithm;
     thrust::fill(exec, distances_.data(), distances_.data() + n_, unreachable<Weight>);
     thrust::fill(exec, queued_.data(), queued_.data() + n_, 0U);
     // The source is at distance 0 and queued.
@@ -334,8 +333,7 @@ class sssp_run {
     }
   }
 
-  /// The bucket width: the option, or warp_width x mean weight / mean out-degree (cuda) or / mean
-  /// out-degree^2 (host) (sssp.hpp).
+  /// The bucket width: the option, or the rule of sssp.hpp for the backend and algorithm.
   distance_type choose_delta()
   {
     double delta = options_.delta;
@@ -351,9 +349,14 @@ class sssp_run {
                                                  0.0, thrust::plus<double>{}) /
                         static_cast<double>(arcs);
         }
-        const double mean_degree = static_cast<double>(arcs) / static_cast<double>(n_);
-        const double degree_term = std::is_same_v<Backend, host> ? mean_degree * mean_degree : mean_degree;
-        delta = warp_width * mean_weight / degree_term;
+        const double d = static_cast<double>(arcs) / static_cast<double>(n_);
+        if constexpr (std::is_same_v<Backend, host>) {
+          delta = 32 * mean_weight / (d * d);
+        } else if (statistics_.algorithm == sssp_algorithm::near_far) {
+          delta = 32 * mean_weight / d;  // Davidson et al.'s rule: a warp's width of mean arcs per bucket
+        } else {
+          delta = 4096 * mean_weight / (d * d * d);
+        }
       }
     }
     if constexpr (std::is_integral_v<Weight>) {
@@ -492,9 +495,6 @@ class sssp_run {
     statistics_.relaxed_arcs = relaxed;
     return predecessors;
   }
-
-  /// The warp's width in the bucket-width rule.
-  static constexpr double warp_width = 32;
 
   const csr_graph<Weight, Backend>& graph_;
   Backend backend_;

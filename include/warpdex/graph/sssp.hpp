@@ -41,14 +41,15 @@ inline constexpr distance_t<Weight> unreachable = std::is_integral_v<Weight>
                                                       : std::numeric_limits<distance_t<Weight>>::infinity();
 
 enum class sssp_algorithm {
-  /// bellman_ford on `cuda` and delta_stepping on `host`. On an H200 every round costs about 0.1 ms
-  /// whatever its work, so the fewest rounds win: Bellman-Ford ran 1.4x delta-stepping's best delta on
-  /// R-MAT 2^24 and 1.1x on a 4096 x 4096 grid (docs/graph.md). The paper's choice, delta-stepping, stays
-  /// the host's, where a round costs little and relaxations dominate.
+  /// delta_stepping on both backends. With the cuda backend's rounds in one kernel (about 14 us a
+  /// round on an H200 instead of 0.12 ms), delta-stepping ran 1.1x near-far and Bellman-Ford on R-MAT
+  /// 2^24 and 1.3x near-far, 5x Bellman-Ford on a 4096 x 4096 grid (docs/graph.md).
   automatic,
-  /// delta-stepping (Meyer and Sanders): the pending vertices are split into `bucket_count` buckets of
-  /// width delta by tentative distance with warpdex::multisplit each round, and the lowest nonempty
-  /// bucket is relaxed (the last bucket collects everything further away)
+  /// delta-stepping (Meyer and Sanders): the pending vertices are kept in `bucket_count` buckets of
+  /// width delta by tentative distance, and the lowest nonempty bucket is relaxed (the last bucket
+  /// collects everything further away and is split again when it alone is left). On `cuda` the vertices
+  /// a round queues are appended to their buckets by a warp-level multisplit inside the rounds' kernel;
+  /// on `host` (and with `host_rounds`) the queue is split by warpdex::multisplit each round.
   delta_stepping,
   /// near-far (Davidson et al.): a near queue below a threshold and a far pile; the far pile is split
   /// (a two-way partition) only when the near queue runs dry, and the threshold grows by delta
@@ -63,14 +64,16 @@ enum class sssp_algorithm {
 
 struct sssp_options {
   sssp_algorithm algorithm = sssp_algorithm::automatic;
-  /// Bucket width of delta-stepping and near-far; 0 chooses it: delta = 32 x the mean arc weight / the
-  /// mean out-degree on `cuda`, / the mean out-degree squared on `host` (rounded, at least 1, for integer
-  /// weights; 1 when the graph has no arcs). Narrow buckets where the redundant relaxations of wide
-  /// buckets cost most (the host), wide ones where the rounds cost most (the GPU: on an H200, 16x the
-  /// host's width ran 1.3x faster on R-MAT and 1.9x on a road-like grid; docs/graph.md has the
-  /// measurements). Must be >= 0 and finite.
+  /// Bucket width of delta-stepping and near-far; 0 chooses it from the mean arc weight w and the mean
+  /// out-degree d (rounded, at least 1, for integer weights; 1 when the graph has no arcs):
+  /// - `host`: 32 w / d^2, narrow buckets, as a round costs little there and redundant relaxations most;
+  /// - `cuda`, near-far: 32 w / d (Davidson et al.'s rule);
+  /// - `cuda`, delta-stepping: 4096 w / d^3, fitted on an H200 to the benchmark's two shapes: R-MAT
+  ///   (d about 16) ran best at 1/4 of Davidson's rule and the 4096 x 4096 grid (d = 4) at 8-16x it, as
+  ///   rounds dominate on the grid and relaxations on R-MAT (docs/graph.md has the rows).
+  /// Must be >= 0 and finite.
   double delta = 0;
-  /// Buckets of delta-stepping's multisplit, >= 2 (Davidson et al. found 10 best).
+  /// Buckets of delta-stepping, >= 2 (Davidson et al. found 10 best).
   std::uint32_t bucket_count = 10;
   /// Also compute the predecessor tree (one more pass over the tight arcs, BFS-like).
   bool predecessors = false;
