@@ -11,13 +11,19 @@
 // entries: the `queued` flags keep every vertex in at most one bucket, and the bucket taken as the
 // frontier swaps its array with a spare one, so appends never touch the array being read.
 //
+// One grid barrier a round: every block keeps its own copy of the buckets' arrays and sizes in shared
+// memory and updates it the same way from the same counts, so no block waits for another to choose the
+// round. The appends of round r count in counters[r % 3]: read by every block after round r's barrier,
+// zeroed during round r + 2, reused in round r + 3.
+//
 // Load balance: a warp takes 32 frontier vertices; the arcs of those of up to 32 arcs are spread over the
 // lanes (a warp scan), and the others are cut into chunks of chunk_arcs that every warp of the grid
-// shares after a grid barrier (one more barrier, only in rounds that have such vertices).
+// shares in the next round, before its frontier.
 //
 // Ordering: the vertex a round relaxes has its flag cleared before its distance is read (with a fence
 // between), and a relaxation lowers the distance before it sets the flag (fence between): either the
-// reader sees the lower distance or the relaxation finds the flag clear and queues the vertex again.
+// reader sees the lower distance or the relaxation finds the flag clear and queues the vertex again. A
+// chunk reads its vertex's distance when it runs, after the flag was cleared, which is as good.
 
 #include "sssp_atomics.hpp"
 #include "sssp_rounds.hpp"
@@ -47,16 +53,8 @@ constexpr std::uint64_t chunk_arcs = 64;
 
 enum : std::uint32_t { mode_relax = 0, mode_rebucket = 1, mode_done = 2 };
 
-/// The rounds' shared state, written by one thread between grid barriers.
-template <class Distance>
-struct rounds_state {
-  std::uint32_t mode;
-  std::uint32_t frontier_slot;   ///< the array the round reads
-  std::uint32_t frontier_count;  ///< its entries
-  std::uint32_t spare_slot;      ///< the array no bucket uses
-  std::uint32_t chunk_count;     ///< hub chunks of this round
-  Distance low;                  ///< the lower end of bucket 0
-  Distance far_min;              ///< the smallest distance in the last bucket, when it is split again
+/// What the rounds report, added up once at the end.
+struct rounds_totals {
   unsigned long long rounds;
   unsigned long long relaxed_arcs;
   unsigned long long bucketed;
@@ -72,11 +70,12 @@ struct rounds_params {
   const Weight* weights;
   distance_type* distances;
   std::uint32_t* queued;
-  vertex_id* const* arrays;  ///< buckets + 1 arrays of n entries
-  std::uint32_t* slots;      ///< slots[b]: the array of bucket b
-  std::uint32_t* counts;     ///< entries in bucket b
-  uint2* chunks;             ///< (hub, chunk index) of this round
-  rounds_state<distance_type>* state;
+  vertex_id* const* arrays;     ///< buckets + 1 arrays of n entries; bucket b starts in array b, the source in array 0
+  std::uint32_t* counters;      ///< 3 x buckets append counters (round r uses counters + (r % 3) x buckets)
+  std::uint32_t* chunk_counts;  ///< 3: the chunks round r made
+  distance_type* far_mins;      ///< 3: the smallest distance of the last bucket, in a round that splits it
+  uint2* chunks[2];             ///< (vertex, chunk index) made in round r: chunks[r % 2]
+  rounds_totals* totals;
   distance_type delta;
   std::uint32_t bucket_count;
   bool single_bucket;  ///< Bellman-Ford: every vertex in bucket 0
@@ -92,13 +91,27 @@ struct rounds_params {
   __device__ Weight weight(std::uint64_t arc) const { return weights != nullptr ? __ldg(&weights[arc]) : Weight(1); }
 };
 
+/// Each block's copy of the buckets (identical in every block).
+template <class Distance>
+struct block_buckets {
+  vertex_id* arrays[max_buckets];      ///< the array bucket b appends to
+  std::uint32_t slots[max_buckets];    ///< its index in rounds_params::arrays
+  std::uint32_t sizes[max_buckets];    ///< its entries before this round's counters
+  std::uint32_t spare;                 ///< the array index no bucket uses
+  std::uint32_t mode;
+  const vertex_id* frontier;
+  std::uint32_t frontier_count;
+  std::uint32_t pending_chunks;  ///< made by the previous round, run in this one
+  Distance low;
+};
+
 template <class T>
-__device__ T load_shared_state(const T* address)
+__device__ T volatile_load(const T* address)
 {
   return *static_cast<const volatile T*>(address);
 }
 
-/// Per-thread tallies, added to the state once at the end.
+/// Per-thread tallies, added to the totals once at the end.
 struct tallies {
   unsigned long long relaxed_arcs = 0;
   unsigned long long bucketed = 0;
@@ -106,9 +119,9 @@ struct tallies {
 };
 
 /// Appends, for every lane that wants to, vertex v to bucket b: a warp-level multisplit (called by the
-/// whole warp, converged).
-template <class Weight>
-__device__ void append(const rounds_params<Weight>& p, vertex_id* const* bucket_arrays, bool want, vertex_id v,
+/// whole warp, converged). `counters` are this round's; positions start after the block's sizes.
+template <class Distance>
+__device__ void append(const block_buckets<Distance>& buckets, std::uint32_t* counters, bool want, vertex_id v,
                        std::uint32_t bucket, tallies& tally)
 {
   const long long started = clock64();
@@ -116,95 +129,133 @@ __device__ void append(const rounds_params<Weight>& p, vertex_id* const* bucket_
   if (want) {
     const unsigned peers = __match_any_sync(wanting, bucket);
     const int leader = __ffs(peers) - 1;
-    std::uint32_t base = 0;
-    if (static_cast<int>(warp::lane_id()) == leader) { base = atomicAdd(&p.counts[bucket], __popc(peers)); }
-    base = __shfl_sync(peers, base, leader);
-    bucket_arrays[bucket][base + __popc(peers & warp::lanemask_lt())] = v;
+    std::uint32_t at = 0;
+    if (static_cast<int>(warp::lane_id()) == leader) { at = atomicAdd(&counters[bucket], __popc(peers)); }
+    at = __shfl_sync(peers, at, leader);
+    buckets.arrays[bucket][buckets.sizes[bucket] + at + __popc(peers & warp::lanemask_lt())] = v;
     ++tally.bucketed;
   }
   if (warp::lane_id() == 0 && wanting != 0) { tally.bucketing_cycles += static_cast<unsigned long long>(clock64() - started); }
 }
 
-/// Relaxes arc `arc` from a vertex at distance `from` (lanes with has_arc), then appends what it queued
-/// (the whole warp calls this, converged).
-template <class Weight>
-__device__ void relax_arc(const rounds_params<Weight>& p, vertex_id* const* bucket_arrays,
-                          typename rounds_params<Weight>::distance_type low, bool has_arc, std::uint64_t arc,
-                          typename rounds_params<Weight>::distance_type from, tallies& tally)
+/// Relaxes `arcs` arcs per lane, arc k at first + k x stride when below end, from a vertex at distance
+/// `from`, then appends what they queued (the whole warp calls this, converged). The loads of all the
+/// lane's arcs are issued before the first is used.
+template <int arcs, class Weight>
+__device__ void relax_arcs(const rounds_params<Weight>& p, const block_buckets<distance_t<Weight>>& buckets,
+                           std::uint32_t* counters, std::uint64_t first, std::uint64_t stride, std::uint64_t end,
+                           distance_t<Weight> from, tallies& tally)
 {
-  using distance_type = typename rounds_params<Weight>::distance_type;
-  bool queue = false;
-  vertex_id target = 0;
-  std::uint32_t bucket = 0;
-  if (has_arc) {
-    target = __ldg(&p.columns[arc]);
-    const distance_type candidate = from + static_cast<distance_type>(p.weight(arc));
+  using distance_type = distance_t<Weight>;
+  vertex_id targets[arcs];
+  distance_type candidates[arcs];
+  distance_type known[arcs];
+#pragma unroll
+  for (int k = 0; k < arcs; ++k) {
+    const std::uint64_t arc = first + k * stride;
+    targets[k] = arc < end ? __ldg(&p.columns[arc]) : 0;
+    candidates[k] = arc < end ? from + static_cast<distance_type>(p.weight(arc)) : distance_type{};
+  }
+#pragma unroll
+  for (int k = 0; k < arcs; ++k) {
     // A read first: most relaxations do not improve, and a read is cheaper than an atomic.
-    if (candidate < relaxed_load(&p.distances[target]) && candidate < atomic_min_value(&p.distances[target], candidate)) {
+    known[k] = first + k * stride < end ? relaxed_load(&p.distances[targets[k]]) : distance_type{};
+  }
+#pragma unroll
+  for (int k = 0; k < arcs; ++k) {
+    bool queue = false;
+    std::uint32_t bucket = 0;
+    if (first + k * stride < end && candidates[k] < known[k] &&
+        candidates[k] < atomic_min_value(&p.distances[targets[k]], candidates[k])) {
       __threadfence();
-      if (atomicExch(&p.queued[target], 1U) == 0) {
+      if (atomicExch(&p.queued[targets[k]], 1U) == 0) {
         queue = true;
-        bucket = p.bucket_of(candidate, low);
+        bucket = p.bucket_of(candidates[k], buckets.low);
       }
     }
+    append(buckets, counters, queue, targets[k], bucket, tally);
   }
-  append(p, bucket_arrays, queue, target, bucket, tally);
 }
 
 template <class Weight>
 __global__ void __launch_bounds__(block_threads) sssp_rounds_kernel(rounds_params<Weight> p)
 {
-  using distance_type = typename rounds_params<Weight>::distance_type;
+  using distance_type = distance_t<Weight>;
   constexpr distance_type infinity = unreachable<Weight>;
   const cg::grid_group grid = cg::this_grid();
-  __shared__ vertex_id* bucket_arrays[max_buckets];
+  __shared__ block_buckets<distance_type> buckets;
   const unsigned lane = warp::lane_id();
   const std::uint64_t warp_index = warp::global_warp_id();
   const std::uint64_t warp_count = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / warp::size;
   const long long started = clock64();
   tallies tally;
-  rounds_state<distance_type>* state = p.state;
-  const std::uint32_t last = p.bucket_count - 1;
+  unsigned long long rounds = 0;
+  const std::uint32_t bucket_count = p.bucket_count;
+  const std::uint32_t last = bucket_count - 1;
+  for (std::uint32_t b = threadIdx.x; b < bucket_count; b += blockDim.x) {
+    buckets.arrays[b] = p.arrays[b];
+    buckets.slots[b] = b;
+    buckets.sizes[b] = b == 0 ? 1U : 0U;  // the source
+  }
+  if (threadIdx.x == 0) {
+    buckets.spare = bucket_count;
+    buckets.low = distance_type{0};
+  }
 
-  for (;;) {
-    // Choose the round's work: warp 0 of block 0 finds the lowest nonempty bucket below the last (counts
-    // read at once, volatile: other multiprocessors' atomics raised them), its lane 0 takes it.
-    if (blockIdx.x == 0 && threadIdx.x < warp::size) {
+  for (std::uint32_t round = 0;; ++round) {
+    const std::uint32_t current = round % 3;
+    const std::uint32_t previous = (round + 2) % 3;
+    const std::uint32_t following = (round + 1) % 3;
+    std::uint32_t* const counters = p.counters + current * bucket_count;
+    __syncthreads();
+    // The previous round's appends, final since its barrier.
+    for (std::uint32_t b = threadIdx.x; b < bucket_count; b += blockDim.x) {
+      buckets.sizes[b] += volatile_load(&p.counters[previous * bucket_count + b]);
+    }
+    if (threadIdx.x == 0) { buckets.pending_chunks = round == 0 ? 0U : volatile_load(&p.chunk_counts[previous]); }
+    // The counters of the next round: their last readers passed this round's barrier.
+    if (blockIdx.x == 0) {
+      for (std::uint32_t b = threadIdx.x; b < bucket_count; b += blockDim.x) {
+        p.counters[following * bucket_count + b] = 0;
+      }
+      if (threadIdx.x == 0) {
+        p.chunk_counts[following] = 0;
+        p.far_mins[following] = infinity;
+      }
+    }
+    __syncthreads();
+    // Choose: the lowest nonempty bucket below the last; else the chunks left; else split the last.
+    if (threadIdx.x < warp::size) {
       std::uint32_t bucket = last;
       for (std::uint32_t first = 0; first < last; first += warp::size) {
-        const std::uint32_t b = first + lane;
-        const unsigned nonempty = __ballot_sync(warp::full_mask, b < last && load_shared_state(&p.counts[b]) != 0);
+        const unsigned nonempty = __ballot_sync(warp::full_mask, first + lane < last && buckets.sizes[first + lane] != 0);
         if (nonempty != 0) {
           bucket = first + static_cast<std::uint32_t>(__ffs(nonempty) - 1);
           break;
         }
       }
       if (lane == 0) {
-        const std::uint32_t count = load_shared_state(&p.counts[bucket]);
-        if (bucket == last && count == 0) {
-          state->mode = mode_done;
+        buckets.frontier_count = 0;
+        if (bucket < last || (buckets.pending_chunks == 0 && buckets.sizes[last] != 0)) {
+          // Take the bucket: it appends to the spare array from now on.
+          buckets.mode = bucket < last ? mode_relax : mode_rebucket;
+          buckets.frontier = buckets.arrays[bucket];
+          buckets.frontier_count = buckets.sizes[bucket];
+          const std::uint32_t taken = buckets.slots[bucket];
+          buckets.slots[bucket] = buckets.spare;
+          buckets.arrays[bucket] = p.arrays[buckets.spare];
+          buckets.sizes[bucket] = 0;
+          buckets.spare = taken;
         } else {
-          const std::uint32_t taken = load_shared_state(&p.slots[bucket]);
-          state->mode = bucket < last ? mode_relax : mode_rebucket;
-          state->frontier_slot = taken;
-          state->frontier_count = count;
-          p.slots[bucket] = state->spare_slot;
-          state->spare_slot = taken;
-          p.counts[bucket] = 0;
-          state->far_min = infinity;
-          state->chunk_count = 0;
-          if (bucket < last) { ++state->rounds; }
+          buckets.mode = buckets.pending_chunks != 0 ? mode_relax : mode_done;
         }
-        __threadfence();
       }
     }
-    grid.sync();
-    const std::uint32_t mode = load_shared_state(&state->mode);
-    if (mode == mode_done) { break; }
-    const vertex_id* frontier = p.arrays[load_shared_state(&state->frontier_slot)];
-    const std::uint32_t frontier_count = load_shared_state(&state->frontier_count);
-    if (threadIdx.x < p.bucket_count) { bucket_arrays[threadIdx.x] = p.arrays[load_shared_state(&p.slots[threadIdx.x])]; }
     __syncthreads();
+    const std::uint32_t mode = buckets.mode;
+    if (mode == mode_done) { break; }
+    const vertex_id* const frontier = buckets.frontier;
+    const std::uint32_t frontier_count = buckets.frontier_count;
 
     if (mode == mode_rebucket) {
       // The last bucket alone is left: low moves to its nearest vertex and it is split again.
@@ -218,23 +269,34 @@ __global__ void __launch_bounds__(block_threads) sssp_rounds_kernel(rounds_param
         const distance_type other = __shfl_xor_sync(warp::full_mask, nearest, offset);
         nearest = other < nearest ? other : nearest;
       }
-      if (lane == 0) { atomic_min_value(&state->far_min, nearest); }
+      if (lane == 0) { atomic_min_value(&p.far_mins[current], nearest); }
       grid.sync();
-      const distance_type low = load_shared_state(&state->far_min);
-      if (grid.thread_rank() == 0) { state->low = low; }
+      if (threadIdx.x == 0) { buckets.low = volatile_load(&p.far_mins[current]); }
+      __syncthreads();
       for (std::uint64_t base = warp_index * warp::size; base < frontier_count; base += warp_count * warp::size) {
         const std::uint64_t i = base + lane;
         const bool has = i < frontier_count;
         const vertex_id v = has ? __ldcg(&frontier[i]) : 0;
-        const std::uint32_t bucket = has ? p.bucket_of(relaxed_load(&p.distances[v]), low) : 0;
-        append(p, bucket_arrays, has, v, bucket, tally);
+        const std::uint32_t bucket = has ? p.bucket_of(relaxed_load(&p.distances[v]), buckets.low) : 0;
+        append(buckets, counters, has, v, bucket, tally);
       }
       if (lane == 0) { tally.bucketing_cycles += static_cast<unsigned long long>(clock64() - split_started); }
       grid.sync();
       continue;
     }
 
-    const distance_type low = load_shared_state(&state->low);
+    if (frontier_count != 0 && blockIdx.x == 0 && threadIdx.x == 0) { ++rounds; }
+    // The chunks of the previous round's vertices of more than 32 arcs: a warp per chunk.
+    const uint2* const chunks_in = p.chunks[(round + 1) % 2];
+    for (std::uint64_t c = warp_index; c < buckets.pending_chunks; c += warp_count) {
+      const uint2 chunk = __ldcg(&chunks_in[c]);
+      const std::uint64_t row_end = __ldg(&p.row_offsets[chunk.x + 1]);
+      const std::uint64_t begin = __ldg(&p.row_offsets[chunk.x]) + chunk.y * chunk_arcs;
+      const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
+      relax_arcs<chunk_arcs / warp::size>(p, buckets, counters, begin + lane, warp::size, end,
+                                          relaxed_load(&p.distances[chunk.x]), tally);
+    }
+    uint2* const chunks_out = p.chunks[round % 2];
     for (std::uint64_t base = warp_index * warp::size; base < frontier_count; base += warp_count * warp::size) {
       const std::uint64_t i = base + lane;
       vertex_id v = 0;
@@ -243,34 +305,35 @@ __global__ void __launch_bounds__(block_threads) sssp_rounds_kernel(rounds_param
       std::uint64_t end = 0;
       if (i < frontier_count) {
         v = __ldcg(&frontier[i]);
+        begin = __ldg(&p.row_offsets[v]);
+        end = __ldg(&p.row_offsets[v + 1]);
         atomicExch(&p.queued[v], 0U);
         __threadfence();
         from = relaxed_load(&p.distances[v]);
-        begin = __ldg(&p.row_offsets[v]);
-        end = __ldg(&p.row_offsets[v + 1]);
         tally.relaxed_arcs += end - begin;
       }
-      // Vertices of more than 32 arcs: cut into chunks that every warp shares after a grid barrier (the
-      // warp writes each vertex's chunks together).
+      // Vertices of more than 32 arcs: cut into chunks for the next round (the warp writes each vertex's
+      // chunks together).
       const std::uint64_t degree = end - begin;
-      const std::uint32_t chunks = degree > warp::size ? static_cast<std::uint32_t>((degree + chunk_arcs - 1) / chunk_arcs) : 0U;
+      const std::uint32_t chunks =
+          degree > warp::size ? static_cast<std::uint32_t>((degree + chunk_arcs - 1) / chunk_arcs) : 0U;
       const unsigned chunked = __ballot_sync(warp::full_mask, chunks != 0);
       if (chunked != 0) {
-        std::uint32_t chunks_below = chunks;
+        std::uint32_t chunks_through = chunks;
         for (int offset = 1; offset < warp::size; offset *= 2) {
-          const std::uint32_t below = __shfl_up_sync(warp::full_mask, chunks_below, offset);
-          if (static_cast<int>(lane) >= offset) { chunks_below += below; }
+          const std::uint32_t below = __shfl_up_sync(warp::full_mask, chunks_through, offset);
+          if (static_cast<int>(lane) >= offset) { chunks_through += below; }
         }
         std::uint32_t at = 0;
-        if (lane == warp::size - 1) { at = atomicAdd(&state->chunk_count, chunks_below); }
-        at = __shfl_sync(warp::full_mask, at, warp::size - 1) + chunks_below - chunks;
+        if (lane == warp::size - 1) { at = atomicAdd(&p.chunk_counts[current], chunks_through); }
+        at = __shfl_sync(warp::full_mask, at, warp::size - 1) + chunks_through - chunks;
         for (unsigned owners = chunked; owners != 0; owners &= owners - 1) {
           const int owner = __ffs(owners) - 1;
           const std::uint32_t owner_at = __shfl_sync(warp::full_mask, at, owner);
           const std::uint32_t owner_chunks = __shfl_sync(warp::full_mask, chunks, owner);
           const vertex_id owner_vertex = __shfl_sync(warp::full_mask, v, owner);
           for (std::uint32_t c = lane; c < owner_chunks; c += warp::size) {
-            p.chunks[owner_at + c] = make_uint2(owner_vertex, c);
+            chunks_out[owner_at + c] = make_uint2(owner_vertex, c);
           }
         }
       }
@@ -294,31 +357,19 @@ __global__ void __launch_bounds__(block_threads) sssp_rounds_kernel(rounds_param
         const std::uint64_t owner_begin = __shfl_sync(warp::full_mask, begin, owner);
         const distance_type owner_from = __shfl_sync(warp::full_mask, from, owner);
         const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner);
-        relax_arc(p, bucket_arrays, low, slot < total, owner_begin + (slot - owner_first), owner_from, tally);
+        const std::uint64_t arc = owner_begin + (slot - owner_first);
+        relax_arcs<1>(p, buckets, counters, arc, 0, slot < total ? arc + 1 : arc, owner_from, tally);
       }
     }
     grid.sync();
-    const std::uint32_t chunk_count = load_shared_state(&state->chunk_count);
-    if (chunk_count > 0) {
-      for (std::uint64_t c = warp_index; c < chunk_count; c += warp_count) {
-        const uint2 chunk = __ldcg(&p.chunks[c]);
-        const std::uint64_t row_end = __ldg(&p.row_offsets[chunk.x + 1]);
-        const std::uint64_t begin = __ldg(&p.row_offsets[chunk.x]) + chunk.y * chunk_arcs;
-        const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
-        // The hub's distance now: at most what its owner read after clearing its flag.
-        const distance_type from = relaxed_load(&p.distances[chunk.x]);
-        for (std::uint64_t arc = begin; arc < end; arc += warp::size) {
-          relax_arc(p, bucket_arrays, low, arc + lane < end, arc + lane, from, tally);
-        }
-      }
-      grid.sync();
-    }
   }
-  atomicAdd(&state->relaxed_arcs, tally.relaxed_arcs);
-  atomicAdd(&state->bucketed, tally.bucketed);
+  rounds_totals* totals = p.totals;
+  atomicAdd(&totals->relaxed_arcs, tally.relaxed_arcs);
+  atomicAdd(&totals->bucketed, tally.bucketed);
+  if (blockIdx.x == 0 && threadIdx.x == 0) { atomicAdd(&totals->rounds, rounds); }
   if (lane == 0) {
-    atomicAdd(&state->bucketing_cycles, tally.bucketing_cycles);
-    atomicAdd(&state->warp_cycles, static_cast<unsigned long long>(clock64() - started));
+    atomicAdd(&totals->bucketing_cycles, tally.bucketing_cycles);
+    atomicAdd(&totals->warp_cycles, static_cast<unsigned long long>(clock64() - started));
   }
 }
 
@@ -334,7 +385,7 @@ template <class Weight>
 std::uint64_t device_rounds_bytes(const device_rounds_input<Weight>& input)
 {
   const std::uint64_t buckets = device_round_buckets(input);
-  return (buckets + 1) * input.vertex_count * sizeof(vertex_id) + chunk_capacity(input.arc_count) * sizeof(uint2);
+  return (buckets + 1) * input.vertex_count * sizeof(vertex_id) + 2 * chunk_capacity(input.arc_count) * sizeof(uint2);
 }
 
 }  // namespace
@@ -360,26 +411,22 @@ void run_device_rounds(const cuda& backend, const device_rounds_input<Weight>& i
   using distance_type = distance_t<Weight>;
   const std::uint32_t buckets = device_round_buckets(input);
   const std::uint64_t n = input.vertex_count;
+  const std::uint64_t chunk_room = chunk_capacity(input.arc_count);
   auto storage = make_buffer<vertex_id>(backend, (static_cast<std::uint64_t>(buckets) + 1) * n);
-  auto chunks = make_buffer<uint2>(backend, chunk_capacity(input.arc_count));
+  auto chunks = make_buffer<uint2>(backend, 2 * chunk_room);
   std::vector<vertex_id*> array_table(buckets + 1);
-  std::vector<std::uint32_t> slots(buckets);
-  std::vector<std::uint32_t> counts(buckets, 0);
   for (std::uint32_t b = 0; b <= buckets; ++b) { array_table[b] = storage.data() + b * n; }
-  for (std::uint32_t b = 0; b < buckets; ++b) { slots[b] = b; }
-  counts[0] = 1;  // the source, in bucket 0 (array 0)
-  rounds_state<distance_type> initial{};
-  initial.spare_slot = buckets;
-  initial.low = distance_type{0};
-  initial.far_min = unreachable<Weight>;
   auto array_table_device = make_buffer<vertex_id*>(backend, array_table.size());
-  auto slots_device = make_buffer<std::uint32_t>(backend, slots.size());
-  auto counts_device = make_buffer<std::uint32_t>(backend, counts.size());
-  auto state_device = make_buffer<rounds_state<distance_type>>(backend, 1);
   array_table_device.copy_from(std::span<vertex_id* const>(array_table));
-  slots_device.copy_from(std::span<const std::uint32_t>(slots));
-  counts_device.copy_from(std::span<const std::uint32_t>(counts));
-  state_device.copy_from(std::span<const rounds_state<distance_type>>(&initial, 1));
+  const std::vector<std::uint32_t> zero_counters(3 * static_cast<std::size_t>(buckets) + 3, 0);
+  auto counters = make_buffer<std::uint32_t>(backend, zero_counters.size());  // then the 3 chunk counts
+  counters.copy_from(std::span<const std::uint32_t>(zero_counters));
+  const distance_type far_mins[3] = {unreachable<Weight>, unreachable<Weight>, unreachable<Weight>};
+  auto far_mins_device = make_buffer<distance_type>(backend, 3);
+  far_mins_device.copy_from(std::span<const distance_type>(far_mins));
+  const rounds_totals zero_totals{};
+  auto totals = make_buffer<rounds_totals>(backend, 1);
+  totals.copy_from(std::span<const rounds_totals>(&zero_totals, 1));
   storage.copy_from(std::span<const vertex_id>(&input.source, 1));
 
   rounds_params<Weight> params{input.row_offsets,
@@ -388,10 +435,11 @@ void run_device_rounds(const cuda& backend, const device_rounds_input<Weight>& i
                                input.distances,
                                input.queued,
                                array_table_device.data(),
-                               slots_device.data(),
-                               counts_device.data(),
-                               chunks.data(),
-                               state_device.data(),
+                               counters.data(),
+                               counters.data() + 3 * static_cast<std::size_t>(buckets),
+                               far_mins_device.data(),
+                               {chunks.data(), chunks.data() + chunk_room},
+                               totals.data(),
                                input.algorithm == sssp_algorithm::bellman_ford ? distance_type{1} : input.delta,
                                buckets,
                                input.algorithm == sssp_algorithm::bellman_ford};
@@ -414,7 +462,7 @@ void run_device_rounds(const cuda& backend, const device_rounds_input<Weight>& i
       cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(block_threads), arguments, 0, backend.stream));
   backend.synchronize();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const auto state = state_device.to_vector().front();
+  const auto state = totals.to_vector().front();
   statistics.rounds += state.rounds;
   statistics.relaxed_arcs += state.relaxed_arcs;
   statistics.bucketed_vertices += state.bucketed;
