@@ -50,6 +50,9 @@ constexpr int block_threads = 256;
 constexpr std::uint32_t max_buckets = 256;
 /// Arcs of a chunk of a vertex of more than 32 arcs (a warp's two steps).
 constexpr std::uint64_t chunk_arcs = 64;
+/// Rounds of at most this many frontier vertices (a chunk counting as 4) relax with an atomic minimum at
+/// once, without reading the target's distance first.
+constexpr std::uint64_t small_round = 16384;
 
 enum : std::uint32_t { mode_relax = 0, mode_rebucket = 1, mode_done = 2 };
 
@@ -144,7 +147,7 @@ __device__ void append(const block_buckets<Distance>& buckets, std::uint32_t* co
 template <int arcs, class Weight>
 __device__ void relax_arcs(const rounds_params<Weight>& p, const block_buckets<distance_t<Weight>>& buckets,
                            std::uint32_t* counters, std::uint64_t first, std::uint64_t stride, std::uint64_t end,
-                           distance_t<Weight> from, tallies& tally)
+                           distance_t<Weight> from, bool read_first, tallies& tally)
 {
   using distance_type = distance_t<Weight>;
   vertex_id targets[arcs];
@@ -158,8 +161,10 @@ __device__ void relax_arcs(const rounds_params<Weight>& p, const block_buckets<d
   }
 #pragma unroll
   for (int k = 0; k < arcs; ++k) {
-    // A read first: most relaxations do not improve, and a read is cheaper than an atomic.
-    known[k] = first + k * stride < end ? relaxed_load(&p.distances[targets[k]]) : distance_type{};
+    // A read first where atomics are many (most relaxations do not improve, and a read is cheaper than an
+    // atomic); in small rounds it would only lengthen the chain of round trips.
+    known[k] = first + k * stride < end ? (read_first ? relaxed_load(&p.distances[targets[k]]) : unreachable<Weight>)
+                                        : distance_type{};
   }
 #pragma unroll
   for (int k = 0; k < arcs; ++k) {
@@ -286,6 +291,7 @@ __global__ void __launch_bounds__(block_threads) sssp_rounds_kernel(rounds_param
     }
 
     if (frontier_count != 0 && blockIdx.x == 0 && threadIdx.x == 0) { ++rounds; }
+    const bool read_first = frontier_count + static_cast<std::uint64_t>(buckets.pending_chunks) * 4 > small_round;
     // The chunks of the previous round's vertices of more than 32 arcs: a warp per chunk.
     const uint2* const chunks_in = p.chunks[(round + 1) % 2];
     for (std::uint64_t c = warp_index; c < buckets.pending_chunks; c += warp_count) {
@@ -294,7 +300,7 @@ __global__ void __launch_bounds__(block_threads) sssp_rounds_kernel(rounds_param
       const std::uint64_t begin = __ldg(&p.row_offsets[chunk.x]) + chunk.y * chunk_arcs;
       const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
       relax_arcs<chunk_arcs / warp::size>(p, buckets, counters, begin + lane, warp::size, end,
-                                          relaxed_load(&p.distances[chunk.x]), tally);
+                                          relaxed_load(&p.distances[chunk.x]), read_first, tally);
     }
     uint2* const chunks_out = p.chunks[round % 2];
     for (std::uint64_t base = warp_index * warp::size; base < frontier_count; base += warp_count * warp::size) {
@@ -358,7 +364,7 @@ __global__ void __launch_bounds__(block_threads) sssp_rounds_kernel(rounds_param
         const distance_type owner_from = __shfl_sync(warp::full_mask, from, owner);
         const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner);
         const std::uint64_t arc = owner_begin + (slot - owner_first);
-        relax_arcs<1>(p, buckets, counters, arc, 0, slot < total ? arc + 1 : arc, owner_from, tally);
+        relax_arcs<1>(p, buckets, counters, arc, 0, slot < total ? arc + 1 : arc, owner_from, read_first, tally);
       }
     }
     grid.sync();
