@@ -39,6 +39,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -234,18 +235,16 @@ class sssp_run {
     thrust::fill(exec, distances_.data() + source, distances_.data() + source + 1, distance_type{0});
     thrust::fill(exec, queued_.data() + source, queued_.data() + source + 1, 1U);
 
-    if (!run_on_device(source)) {
-      switch (statistics_.algorithm) {
-        case sssp_algorithm::bellman_ford:
-          bellman_ford(source);
-          break;
-        case sssp_algorithm::near_far:
-          near_far(source);
-          break;
-        default:
-          delta_stepping(source);
-          break;
-      }
+    switch (statistics_.algorithm) {
+      case sssp_algorithm::bellman_ford:
+        bellman_ford(source);
+        break;
+      case sssp_algorithm::near_far:
+        near_far(source);
+        break;
+      default:
+        delta_stepping(source);
+        break;
     }
     sssp_result<Weight, Backend> result;
     statistics_.reached = static_cast<std::uint64_t>(thrust::count_if(exec, distances_.data(), distances_.data() + n_,
@@ -259,32 +258,47 @@ class sssp_run {
   }
 
  private:
-  /// The cuda backend's rounds in one kernel (sssp_rounds.hpp), unless the options ask for host-driven
-  /// rounds or the device cannot run them; returns whether they ran.
-  bool run_on_device([[maybe_unused]] vertex_id source)
+  /// Whether the rounds left go to the cuda backend's kernel (sssp_rounds.hpp) now: after
+  /// options.host_rounds rounds from the host, when the device can run it.
+  bool hand_over_now()
   {
 #if WARPDEX_HAS_CUDA
     if constexpr (std::is_same_v<Backend, cuda>) {
-      if (options_.host_rounds) { return false; }
-      device_rounds_input<Weight> input;
-      input.row_offsets = view_.row_offsets;
-      input.columns = view_.columns;
-      input.weights = view_.weights;
-      input.vertex_count = n_;
-      input.arc_count = graph_.edge_count();
-      input.distances = distances_.data();
-      input.queued = queued_.data();
-      input.source = source;
-      input.algorithm = statistics_.algorithm;
-      input.bucket_count = options_.bucket_count;
-      if (!device_rounds_possible(input)) { return false; }
-      if (input.algorithm != sssp_algorithm::bellman_ford) { input.delta = choose_delta(); }
-      run_device_rounds(backend_, input, statistics_);
-      return true;
+      if (statistics_.rounds < options_.host_rounds) { return false; }
+      if (!device_possible_.has_value()) { device_possible_ = device_rounds_possible(device_input(nullptr, 0)); }
+      return *device_possible_;
     }
 #endif
     return false;
   }
+
+  /// Runs the rounds left in the kernel, from the pending vertices `pending` (all queued).
+  void hand_over([[maybe_unused]] const vertex_id* pending, [[maybe_unused]] std::uint64_t count)
+  {
+#if WARPDEX_HAS_CUDA
+    if constexpr (std::is_same_v<Backend, cuda>) { run_device_rounds(backend_, device_input(pending, count), statistics_); }
+#endif
+  }
+
+#if WARPDEX_HAS_CUDA
+  device_rounds_input<Weight> device_input(const vertex_id* pending, std::uint64_t count)
+  {
+    device_rounds_input<Weight> input;
+    input.row_offsets = view_.row_offsets;
+    input.columns = view_.columns;
+    input.weights = view_.weights;
+    input.vertex_count = n_;
+    input.arc_count = graph_.edge_count();
+    input.distances = distances_.data();
+    input.queued = queued_.data();
+    input.pending = pending;
+    input.pending_count = count;
+    input.algorithm = statistics_.algorithm;
+    input.delta = static_cast<distance_type>(statistics_.delta);
+    input.bucket_count = options_.bucket_count;
+    return input;
+  }
+#endif
 
   /// Relaxes the arcs of `frontier` (count vertices); the vertices it queued go to `next` (room for n),
   /// returns their number.
@@ -328,6 +342,7 @@ class sssp_run {
     frontier.copy_from(std::span<const vertex_id>(&source, 1));
     std::uint64_t count = 1;
     while (count > 0) {
+      if (hand_over_now()) { return hand_over(frontier.data(), count); }
       count = relax(frontier.data(), count, next.data());
       std::swap(frontier, next);
     }
@@ -397,6 +412,7 @@ class sssp_run {
     std::uint64_t count = 1;
     distance_type low{0};  // the lower end of bucket 0
     while (count > 0) {
+      if (hand_over_now()) { return hand_over(queue.data(), count); }
       const auto bucketing_started = std::chrono::steady_clock::now();
       const auto identifier = make_custom_buckets(
           distance_bucket<distance_type>{distances_.data(), low, delta, bucket_count - 1}, bucket_count);
@@ -437,6 +453,11 @@ class sssp_run {
     distance_type threshold = delta;
     while (near_count > 0 || far_count > 0) {
       while (near_count > 0) {
+        if (hand_over_now()) {
+          // One list of every pending vertex (each is in one queue, so n entries hold them).
+          thrust::copy(policy_nosync(backend_), far.data(), far.data() + far_count, near.data() + near_count);
+          return hand_over(near.data(), near_count + far_count);
+        }
         const std::uint64_t added_count = relax(near.data(), near_count, added.data());
         const auto bucketing_started = std::chrono::steady_clock::now();
         const auto ends =
@@ -504,6 +525,7 @@ class sssp_run {
   buffer<distance_type> distances_;
   buffer<std::uint32_t> queued_;
   sssp_statistics statistics_{};
+  std::optional<bool> device_possible_;  ///< whether the kernel can run, once asked
 };
 
 template <class Weight, class Backend>

@@ -10,8 +10,8 @@
 
 namespace warpdex::graph::detail {
 
-/// What the device rounds work on: the graph (backend memory), the distances and queued flags as
-/// sssp_run prepared them (source at 0 and queued), and the bucketing.
+/// What the device rounds work on: the graph (backend memory), the distances and queued flags as the
+/// rounds from the host left them, the vertices pending, and the bucketing.
 template <class Weight>
 struct device_rounds_input {
   const std::uint64_t* row_offsets = nullptr;
@@ -21,7 +21,8 @@ struct device_rounds_input {
   std::uint64_t arc_count = 0;
   distance_t<Weight>* distances = nullptr;
   std::uint32_t* queued = nullptr;
-  vertex_id source = 0;
+  const vertex_id* pending = nullptr;  ///< the pending vertices (all queued), where the rounds start
+  std::uint64_t pending_count = 0;
   sssp_algorithm algorithm = sssp_algorithm::bellman_ford;  ///< never automatic
   distance_t<Weight> delta{};                               ///< unused by bellman_ford
   std::uint32_t bucket_count = 2;                           ///< delta_stepping's; near_far uses 2
@@ -41,7 +42,8 @@ std::uint32_t device_round_buckets(const device_rounds_input<Weight>& input)
 template <class Weight>
 [[nodiscard]] bool device_rounds_possible(const device_rounds_input<Weight>& input);
 
-/// Runs SSSP's rounds to the fixpoint on the device; fills the statistics' rounds, relaxed_arcs,
+/// Runs SSSP's rounds to the fixpoint on the device, from the pending vertices (split into the buckets
+/// by their distances first); fills the statistics' rounds, relaxed_arcs,
 /// bucketed_vertices and bucketing_seconds (the share of the warps' cycles spent bucketing, times the
 /// kernel's time). Synchronizes the backend's stream once, at the end.
 template <class Weight>

@@ -73,7 +73,8 @@ struct rounds_params {
   const Weight* weights;
   distance_type* distances;
   std::uint32_t* queued;
-  vertex_id* const* arrays;     ///< buckets + 1 arrays of n entries; bucket b starts in array b, the source in array 0
+  vertex_id* const* arrays;     ///< buckets + 1 arrays of n entries; bucket b starts in array b
+  std::uint32_t pending_count;  ///< the pending vertices, in the last bucket's array at the start
   std::uint32_t* counters;      ///< 3 x buckets append counters (round r uses counters + (r % 3) x buckets)
   std::uint32_t* chunk_counts;  ///< 3: the chunks round r made
   distance_type* far_mins;      ///< 3: the smallest distance of the last bucket, in a round that splits it
@@ -200,7 +201,7 @@ __global__ void __launch_bounds__(block_threads) sssp_rounds_kernel(rounds_param
   for (std::uint32_t b = threadIdx.x; b < bucket_count; b += blockDim.x) {
     buckets.arrays[b] = p.arrays[b];
     buckets.slots[b] = b;
-    buckets.sizes[b] = b == 0 ? 1U : 0U;  // the source
+    buckets.sizes[b] = b == last ? p.pending_count : 0U;  // split in the first round
   }
   if (threadIdx.x == 0) {
     buckets.spare = bucket_count;
@@ -433,7 +434,8 @@ void run_device_rounds(const cuda& backend, const device_rounds_input<Weight>& i
   const rounds_totals zero_totals{};
   auto totals = make_buffer<rounds_totals>(backend, 1);
   totals.copy_from(std::span<const rounds_totals>(&zero_totals, 1));
-  storage.copy_from(std::span<const vertex_id>(&input.source, 1));
+  WARPDEX_CUDA_TRY(cudaMemcpyAsync(array_table[buckets - 1], input.pending, input.pending_count * sizeof(vertex_id),
+                                   cudaMemcpyDeviceToDevice, backend.stream));
 
   rounds_params<Weight> params{input.row_offsets,
                                input.columns,
@@ -441,6 +443,7 @@ void run_device_rounds(const cuda& backend, const device_rounds_input<Weight>& i
                                input.distances,
                                input.queued,
                                array_table_device.data(),
+                               static_cast<std::uint32_t>(input.pending_count),
                                counters.data(),
                                counters.data() + 3 * static_cast<std::size_t>(buckets),
                                far_mins_device.data(),

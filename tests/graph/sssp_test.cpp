@@ -125,9 +125,12 @@ void expect_all_algorithms_match_dijkstra(const csr_graph<Weight, Backend>& grap
     ASSERT_EQ(distances.size(), expected.size());
     for (std::size_t v = 0; v < expected.size(); ++v) { ASSERT_EQ(distances[v], expected[v]) << "vertex " << v; }
     if constexpr (!std::is_same_v<Backend, host>) {
-      // The rounds launched from the host, the cuda backend's other path, end at the same distances.
-      const auto host_driven = sssp(graph, source, {.algorithm = algorithm, .host_rounds = true});
-      ASSERT_EQ(host_driven.distances.to_vector(), distances) << "host-driven rounds";
+      // Every round from the host, every round in the kernel, and a hand-over after 3 rounds end at the
+      // same distances.
+      for (const std::uint32_t host_rounds : {every_round, 0U, 3U}) {
+        const auto other = sssp(graph, source, {.algorithm = algorithm, .host_rounds = host_rounds});
+        ASSERT_EQ(other.distances.to_vector(), distances) << host_rounds << " host rounds";
+      }
     }
     const auto predecessors = result.predecessors.to_vector();
     expect_shortest_path_tree(arcs, offsets, source, distances, predecessors);
@@ -282,8 +285,8 @@ TYPED_TEST(sssp_test, hubs_and_bucket_counts_match_boost_dijkstra)
     // The cuda backend keeps at most 256 buckets on the device and drives more from the host.
     const auto expected = boost_dijkstra(to_edge_list(g), 5);
     for (const std::uint32_t buckets : {2U, 256U, 300U}) {
-      const auto result =
-          sssp(g, 5, {.algorithm = sssp_algorithm::delta_stepping, .delta = 7, .bucket_count = buckets});
+      const auto result = sssp(
+          g, 5, {.algorithm = sssp_algorithm::delta_stepping, .delta = 7, .bucket_count = buckets, .host_rounds = 0});
       ASSERT_EQ(result.distances.to_vector(), expected) << buckets << " buckets";
     }
   }

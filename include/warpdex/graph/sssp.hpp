@@ -41,15 +41,14 @@ inline constexpr distance_t<Weight> unreachable = std::is_integral_v<Weight>
                                                       : std::numeric_limits<distance_t<Weight>>::infinity();
 
 enum class sssp_algorithm {
-  /// delta_stepping on both backends. With the cuda backend's rounds in one kernel (about 14 us a
-  /// round on an H200 instead of 0.12 ms), delta-stepping ran 1.1x near-far and Bellman-Ford on R-MAT
-  /// 2^24 and 1.3x near-far, 5x Bellman-Ford on a 4096 x 4096 grid (docs/graph.md).
+  /// delta_stepping on both backends (docs/graph.md has the measurements behind it).
   automatic,
   /// delta-stepping (Meyer and Sanders): the pending vertices are kept in `bucket_count` buckets of
   /// width delta by tentative distance, and the lowest nonempty bucket is relaxed (the last bucket
   /// collects everything further away and is split again when it alone is left). On `cuda` the vertices
   /// a round queues are appended to their buckets by a warp-level multisplit inside the rounds' kernel;
-  /// on `host` (and with `host_rounds`) the queue is split by warpdex::multisplit each round.
+  /// in the rounds launched from the host (all of them on `host`), the queue is split by
+  /// warpdex::multisplit each round.
   delta_stepping,
   /// near-far (Davidson et al.): a near queue below a threshold and a far pile; the far pile is split
   /// (a two-way partition) only when the near queue runs dry, and the threshold grows by delta
@@ -61,6 +60,9 @@ enum class sssp_algorithm {
 [[nodiscard]] sssp_algorithm parse_sssp_algorithm(const std::string& text);
 /// The name `parse_sssp_algorithm` reads ("delta-stepping", ...).
 [[nodiscard]] std::string to_string(sssp_algorithm algorithm);
+
+/// `sssp_options::host_rounds` for every round from the host.
+inline constexpr std::uint32_t every_round = std::numeric_limits<std::uint32_t>::max();
 
 struct sssp_options {
   sssp_algorithm algorithm = sssp_algorithm::automatic;
@@ -77,11 +79,15 @@ struct sssp_options {
   std::uint32_t bucket_count = 10;
   /// Also compute the predecessor tree (one more pass over the tight arcs, BFS-like).
   bool predecessors = false;
-  /// `cuda` only: launch each round's steps from the host, synchronizing every round, instead of running
-  /// all rounds in one cooperative kernel. The kernel is the default; it is also left for host rounds
-  /// when the device cannot launch cooperative kernels, when bucket_count > 256, or when its
-  /// (buckets + 1) x n vertex ids do not fit in half the free device memory. Kept to compare the two.
-  bool host_rounds = false;
+  /// `cuda` only: the rounds launched from the host before the rest run in one cooperative kernel. A
+  /// round from the host is about ten launches and a synchronization (about 0.1 ms on an H200) but
+  /// relaxes a large frontier faster; a round of the kernel costs one grid barrier (about 12 us). So
+  /// graphs done in a few dozen rounds (R-MAT: 20-30) never reach the kernel, and those that take
+  /// thousands (road-like grids) spend almost all of them in it. 0: every round in the kernel;
+  /// `every_round`: none (the kernel is also skipped when the device cannot launch cooperative kernels,
+  /// when bucket_count > 256, or when its (buckets + 1) x n vertex ids do not fit in half the free
+  /// device memory).
+  std::uint32_t host_rounds = 64;
 };
 
 /// What a run did, for reports and benchmarks.
@@ -109,8 +115,8 @@ struct sssp_result {
 /// (`build_csr_graph` rejects those already; a graph assembled by hand is checked here), or when an
 /// option is out of range. Work: O(m + n) per round; rounds: about the number of delta buckets the
 /// distances span times the relaxations per bucket (delta-stepping, near-far), the diameter in arcs
-/// (bellman_ford). On `cuda` the rounds run in one kernel and the stream is synchronized a few times a
-/// call; on `host` (and with `host_rounds`) each round synchronizes.
+/// (bellman_ford). Each round launched from the host synchronizes the backend's stream; the rounds in
+/// the cuda backend's kernel do not (sssp_options::host_rounds).
 template <class Weight, class Backend>
 [[nodiscard]] sssp_result<Weight, Backend> sssp(const csr_graph<Weight, Backend>& graph, vertex_id source,
                                                 const sssp_options& options = {});
