@@ -370,7 +370,7 @@ class sssp_run {
         } else if (statistics_.algorithm == sssp_algorithm::near_far) {
           delta = 32 * mean_weight / d;  // Davidson et al.'s rule: a warp's width of mean arcs per bucket
         } else {
-          delta = 4096 * mean_weight / (d * d * d);
+          delta = 1024 * mean_weight / (d * d);
         }
       }
     }

@@ -70,9 +70,9 @@ struct sssp_options {
   /// out-degree d (rounded, at least 1, for integer weights; 1 when the graph has no arcs):
   /// - `host`: 32 w / d^2, narrow buckets, as a round costs little there and redundant relaxations most;
   /// - `cuda`, near-far: 32 w / d (Davidson et al.'s rule);
-  /// - `cuda`, delta-stepping: 4096 w / d^3, fitted on an H200 to the benchmark's two shapes: R-MAT
-  ///   (d about 16) ran best at 1/4 of Davidson's rule and the 4096 x 4096 grid (d = 4) at 8-16x it, as
-  ///   rounds dominate on the grid and relaxations on R-MAT (docs/graph.md has the rows).
+  /// - `cuda`, delta-stepping: 1024 w / d^2, 32x the host's width, as a round costs more there: on an
+  ///   H200 it was within 5% of the best of the widths tried on R-MAT 2^24 (d about 16) and on the
+  ///   4096 x 4096 grid (d = 4) (docs/graph.md has the rows).
   /// Must be >= 0 and finite.
   double delta = 0;
   /// Buckets of delta-stepping, >= 2 (Davidson et al. found 10 best).
