@@ -57,8 +57,10 @@ void add_sssp_command(CLI::App& app, const global_options& globals)
       ->check(CLI::IsMember({"auto", "delta-stepping", "near-far", "bellman-ford"}));
   sssp->add_option("--delta", opts->workload.sssp.delta, "Bucket width (0: chosen from the weights and degrees)")
       ->check(CLI::NonNegativeNumber);
-  sssp->add_option("--buckets", opts->workload.sssp.bucket_count, "Buckets of delta-stepping's multisplit")
+  sssp->add_option("--buckets", opts->workload.sssp.bucket_count, "Buckets of delta-stepping")
       ->check(CLI::Range(2U, 1U << 16));
+  sssp->add_option("--host-rounds", opts->workload.sssp.host_rounds,
+                   "cuda: rounds launched from the host before the rest run in one kernel (0: all in the kernel)");
   sssp->add_option("--weight-type", opts->weight_type, "int (32-bit, exact distances) or float")
       ->check(CLI::IsMember({"int", "float"}));
   sssp->add_option("--weights", opts->weights, "Generated weights (graphs without): uniform or skewed")
