@@ -57,22 +57,35 @@ inline constexpr double energy_scale = 65536.0;
 /// energy, ties going to the lower label.
 inline constexpr std::uint32_t packed_label_bits = 4;
 static_assert(mrf_max_labels <= (1u << packed_label_bits));
+inline constexpr std::uint64_t label_mask = (1u << packed_label_bits) - 1;
 inline constexpr std::uint64_t no_edge = ~std::uint64_t{0};
 
 struct region_total {
   std::uint64_t sum = 0;
   std::uint64_t count = 0;
+  std::uint64_t first_voxel = 0;  // the region's lowest voxel index: a name independent of its id
 };
 
 struct add_region_totals {
   WARPDEX_HOST_DEVICE region_total operator()(const region_total& a, const region_total& b) const
   {
-    return {a.sum + b.sum, a.count + b.count};
+    return {a.sum + b.sum, a.count + b.count, a.first_voxel < b.first_voxel ? a.first_voxel : b.first_voxel};
   }
 };
 
+/// The q-th voxel in region order.
 struct voxel_total {
-  WARPDEX_HOST_DEVICE region_total operator()(std::uint16_t value) const { return {value, 1}; }
+  const std::uint16_t* values;
+  const std::uint64_t* order;
+  WARPDEX_HOST_DEVICE region_total operator()(std::uint64_t q) const
+  {
+    const std::uint64_t i = order[q];
+    return {values[i], 1, i};
+  }
+};
+
+struct first_voxel_of {
+  WARPDEX_HOST_DEVICE std::uint64_t operator()(const region_total& total) const { return total.first_voxel; }
 };
 
 /// 1 where a run of equal sorted ids starts.
@@ -273,56 +286,91 @@ WARPDEX_HOST_DEVICE inline std::uint64_t fixed_point_energy(double energy)
   return static_cast<std::uint64_t>((energy < energy_cap ? energy : energy_cap) * energy_scale + 0.5);
 }
 
-/// The energy of replica r = i * labels + l: element i with label l, given its neighbourhood's labels.
-struct replica_energy {
+/// Element i's replicas: the energy of its vertex under each label l given the labels of its
+/// neighbourhood, written to replica i * labels + l; returns the least, packed with its label. (A vertex's
+/// replicas are adjacent, so the thesis's SortByKey is the identity and its ReduceByKey<Min> over the
+/// fixed-length segment of replicas is done in this Map.) `wants` is set where the least-energy label is
+/// not the current one and the neighbourhood is still being optimized.
+struct element_energies {
   label_parameters parameters;
   const std::uint64_t* keys;
   const std::uint32_t* means;
   const std::uint64_t* neighbour_offsets;
   const std::uint32_t* neighbours;
   const std::uint8_t* labels;
-  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t r) const
+  const std::uint8_t* converged;
+  std::uint64_t* energies;
+  std::uint8_t* wants;
+  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t i) const
   {
-    const std::uint64_t i = r / parameters.count;
-    const auto l = static_cast<std::uint32_t>(r % parameters.count);
-    std::uint64_t disagreeing = 0;
+    std::uint32_t agreeing[mrf_max_labels] = {};
+    const std::uint64_t neighbour_count = neighbour_offsets[i + 1] - neighbour_offsets[i];
     for (std::uint64_t e = neighbour_offsets[i]; e < neighbour_offsets[i + 1]; ++e) {
-      disagreeing += labels[neighbours[e]] != l ? 1 : 0;
+      ++agreeing[labels[neighbours[e]]];
     }
-    const double energy = parameters.data_energy(means[static_cast<vertex_id>(keys[i])], l) +
-                          parameters.smoothness * static_cast<double>(disagreeing);
-    return fixed_point_energy(energy);
+    const std::uint32_t mean = means[static_cast<vertex_id>(keys[i])];
+    std::uint64_t least = ~std::uint64_t{0};
+    for (std::uint32_t l = 0; l < parameters.count; ++l) {
+      const double energy =
+          parameters.data_energy(mean, l) + parameters.smoothness * static_cast<double>(neighbour_count - agreeing[l]);
+      const std::uint64_t fixed = fixed_point_energy(energy);
+      energies[i * parameters.count + l] = fixed;
+      const std::uint64_t packed = (fixed << packed_label_bits) | l;
+      least = packed < least ? packed : least;
+    }
+    const bool open = converged == nullptr || converged[keys[i] >> 32] == 0;
+    if (wants != nullptr) { wants[i] = open && (least & label_mask) != labels[i] ? 1 : 0; }
+    return least;
   }
-};
-
-struct pack_replica {
-  const std::uint64_t* energies;
-  std::uint32_t label_count;
-  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t r) const
-  {
-    return (energies[r] << packed_label_bits) | (r % label_count);
-  }
-};
-
-struct divide_by {
-  std::uint64_t divisor;
-  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t r) const { return r / divisor; }
 };
 
 struct packed_energy {
   WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t packed) const { return packed >> packed_label_bits; }
 };
 
-/// Element i's next label: the least-energy one, unless its neighbourhood has converged.
+/// The priority of a vertex in MAP iteration t, from its region's first voxel (so region ids are only
+/// names): a hash, so that which of two neighbours moves first changes from iteration to iteration, the
+/// voxel index breaking ties.
+struct move_priority {
+  const std::uint64_t* first_voxel;
+  std::uint32_t t;
+  WARPDEX_HOST_DEVICE std::uint64_t hash(std::uint64_t v) const
+  {
+    std::uint64_t x = first_voxel[v] ^ (std::uint64_t{t} * 0x9e3779b97f4a7c15ULL);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  }
+  /// Whether vertex a goes before vertex b.
+  WARPDEX_HOST_DEVICE bool before(std::uint64_t a, std::uint64_t b) const
+  {
+    const std::uint64_t ha = hash(a);
+    const std::uint64_t hb = hash(b);
+    return ha != hb ? ha > hb : first_voxel[a] < first_voxel[b];
+  }
+};
+
+/// Element i's next label. Updating every element at once from the same labels lets two neighbours
+/// swap labels back and forth for ever; so an element that wants another label takes it only when no
+/// neighbour in its neighbourhood that also wants to move has a higher priority. No two neighbours move
+/// together, each move lowers the neighbourhood's energy, and the labels settle.
 struct next_label {
   const std::uint64_t* keys;
-  const std::uint8_t* converged;
+  const std::uint64_t* neighbour_offsets;
+  const std::uint32_t* neighbours;
   const std::uint8_t* labels;
+  const std::uint8_t* wants;
   const std::uint64_t* best;
+  move_priority priority;
   WARPDEX_HOST_DEVICE std::uint8_t operator()(std::uint64_t i) const
   {
-    if (converged[keys[i] >> 32] != 0) { return labels[i]; }
-    return static_cast<std::uint8_t>(best[i] & ((1u << packed_label_bits) - 1));
+    if (wants[i] == 0) { return labels[i]; }
+    const auto own = static_cast<vertex_id>(keys[i]);
+    for (std::uint64_t e = neighbour_offsets[i]; e < neighbour_offsets[i + 1]; ++e) {
+      const std::uint32_t j = neighbours[e];
+      if (wants[j] != 0 && priority.before(static_cast<vertex_id>(keys[j]), own)) { return labels[i]; }
+    }
+    return static_cast<std::uint8_t>(best[i] & label_mask);
   }
 };
 
@@ -512,15 +560,19 @@ mrf_result segment(const Backend& backend, const gray_volume& image, std::span<c
   // Regions: ids sorted with the intensities, made dense (0 .. R-1 in ascending id), their means.
   auto dense = make_buffer<vertex_id>(backend, n);
   buffer<std::uint32_t> means;
+  buffer<std::uint64_t> first_voxel;
   std::uint64_t region_count = 0;
   {
     auto ids = make_buffer<std::uint32_t>(backend, n);
     ids.copy_from(regions);
+    auto values = make_buffer<std::uint16_t>(backend, n);
+    values.copy_from(std::span<const std::uint16_t>(image.values));
+    // The voxels in region order (stable: a region's voxels ascend).
     auto sorted_ids = make_buffer<std::uint32_t>(backend, n);
-    auto sorted_values = make_buffer<std::uint16_t>(backend, n);
-    sorted_values.copy_from(std::span<const std::uint16_t>(image.values));
+    auto order = make_buffer<std::uint64_t>(backend, n);
     thrust::copy(quiet, ids.data(), ids.data() + n, sorted_ids.data());
-    thrust::sort_by_key(quiet, sorted_ids.data(), sorted_ids.data() + n, sorted_values.data());
+    thrust::sequence(quiet, order.data(), order.data() + n, std::uint64_t{0});
+    thrust::stable_sort_by_key(quiet, sorted_ids.data(), sorted_ids.data() + n, order.data());
     region_count = thrust::transform_reduce(exec, first, first + n, run_start{sorted_ids.data()}, std::uint64_t{0},
                                             thrust::plus<std::uint64_t>{});
     WARPDEX_EXPECTS(region_count < (std::uint64_t{1} << 32) - 1,
@@ -528,8 +580,10 @@ mrf_result segment(const Backend& backend, const gray_volume& image, std::span<c
     auto region_ids = make_buffer<std::uint32_t>(backend, region_count);
     auto totals = make_buffer<region_total>(backend, region_count);
     thrust::reduce_by_key(quiet, sorted_ids.data(), sorted_ids.data() + n,
-                          thrust::make_transform_iterator(sorted_values.data(), voxel_total{}), region_ids.data(),
-                          totals.data(), thrust::equal_to<std::uint32_t>{}, add_region_totals{});
+                          thrust::make_transform_iterator(first, voxel_total{values.data(), order.data()}),
+                          region_ids.data(), totals.data(), thrust::equal_to<std::uint32_t>{}, add_region_totals{});
+    first_voxel = make_buffer<std::uint64_t>(backend, region_count);
+    thrust::transform(quiet, totals.data(), totals.data() + region_count, first_voxel.data(), first_voxel_of{});
     means = make_buffer<std::uint32_t>(backend, region_count);
     thrust::transform(quiet, totals.data(), totals.data() + region_count, means.data(), fixed_point_mean{});
     thrust::lower_bound(quiet, region_ids.data(), region_ids.data() + region_count, ids.data(), ids.data() + n,
@@ -662,33 +716,31 @@ mrf_result segment(const Backend& backend, const gray_volume& image, std::span<c
 
   auto local_labels = make_buffer<std::uint8_t>(backend, element_count);
   auto next_labels = make_buffer<std::uint8_t>(backend, element_count);
+  auto wants = make_buffer<std::uint8_t>(backend, element_count);
   auto energies = make_buffer<std::uint64_t>(backend, element_count * labels);
   auto best = make_buffer<std::uint64_t>(backend, element_count);
   auto hood_sums = make_buffer<std::uint64_t>(backend, clique_count);
   auto history = make_buffer<std::uint64_t>(backend, clique_count * options.convergence_window);
   auto converged = make_buffer<std::uint8_t>(backend, clique_count);
   auto vote_sums = make_buffer<std::uint64_t>(backend, region_count * labels);
-  const auto replica_keys = thrust::make_transform_iterator(first, divide_by{labels});
   const auto hood_of = thrust::make_transform_iterator(keys.data(), high_word{});
   std::vector<std::uint64_t> em_energies;
   for (std::uint32_t em = 0; em < options.em_iterations; ++em) {
     const label_parameters parameters = make_parameters(mu, sigma, options.smoothness);
-    const auto compute_energies = [&] {
-      thrust::transform(quiet, first, first + element_count * labels, energies.data(),
-                        replica_energy{parameters, keys.data(), means.data(), neighbour_offsets.data(),
-                                       neighbours.data(), local_labels.data()});
+    const auto compute_energies = [&](std::uint8_t* wanted) {
+      thrust::transform(
+          quiet, first, first + element_count, best.data(),
+          element_energies{parameters, keys.data(), means.data(), neighbour_offsets.data(), neighbours.data(),
+                           local_labels.data(), converged.data(), energies.data(), wanted});
     };
     thrust::transform(quiet, first, first + element_count, local_labels.data(),
                       vertex_label_of_element{keys.data(), vertex_labels.data()});
     thrust::fill(quiet, converged.data(), converged.data() + clique_count, std::uint8_t{0});
     for (std::uint32_t t = 0; t < options.map_iterations; ++t) {
-      compute_energies();
-      const auto packed = thrust::make_transform_iterator(first, pack_replica{energies.data(), labels});
-      thrust::reduce_by_key(quiet, replica_keys, replica_keys + element_count * labels, packed,
-                            thrust::make_discard_iterator(), best.data(), thrust::equal_to<std::uint64_t>{},
-                            thrust::minimum<std::uint64_t>{});
+      compute_energies(wants.data());
       thrust::transform(quiet, first, first + element_count, next_labels.data(),
-                        next_label{keys.data(), converged.data(), local_labels.data(), best.data()});
+                        next_label{keys.data(), neighbour_offsets.data(), neighbours.data(), local_labels.data(),
+                                   wants.data(), best.data(), move_priority{first_voxel.data(), t}});
       thrust::reduce_by_key(quiet, hood_of, hood_of + element_count,
                             thrust::make_transform_iterator(best.data(), packed_energy{}),
                             thrust::make_discard_iterator(), hood_sums.data());
@@ -700,7 +752,7 @@ mrf_result segment(const Backend& backend, const gray_volume& image, std::span<c
       if (thrust::count_if(exec, converged.data(), converged.data() + clique_count, is_zero{}) == 0) { break; }
     }
     // Each vertex takes the label of least energy summed over its replicas (under the final labels).
-    compute_energies();
+    compute_energies(nullptr);
     const auto vote_keys =
         thrust::make_transform_iterator(first, vote_key{sorted_vertex.data(), element_count, region_count});
     const auto vote_values =

@@ -27,13 +27,16 @@
 /// of least data energy (the thesis starts from random parameters; a start from the data needs no seed and
 /// converges in fewer iterations). Then, each EM iteration:
 ///  1. *MAP* over all neighbourhoods at once, each vertex of each neighbourhood replicated once a label
-///     (replica i * labels + l, so a vertex's replicas are adjacent and the thesis's SortByKey is the
-///     identity): the energy of every replica (Map), the least-energy label of every vertex
-///     (ReduceByKey<Min> over the replicas), the energy sum of every neighbourhood (ReduceByKey<Add>).
-///     The labels inside a neighbourhood are its own copies, updated together from the previous
-///     iteration's; a neighbourhood whose energy sums of the last `convergence_window` MAP iterations
-///     differ by at most `convergence_threshold` of the latest is converged and keeps its labels. MAP
-///     stops when all are converged or after `map_iterations`.
+///     (replica i * labels + l): the energy of every replica and the least-energy label of every
+///     element, in one Map (a vertex's replicas are adjacent, so the thesis's SortByKey is the identity
+///     and its ReduceByKey<Min> over segments of `labels` replicas is a loop in the Map); the energy sum
+///     of every neighbourhood (ReduceByKey<Add>). The labels inside a neighbourhood are its own copies.
+///     Moving every element to its least-energy label at once lets two neighbours swap labels back and
+///     forth for ever, so an element moves only when no neighbour that also wants to move has a higher
+///     priority (a hash of the region's first voxel and the iteration): each move lowers the energy and
+///     the labels settle. A neighbourhood whose energy sums of the last `convergence_window` MAP
+///     iterations differ by at most `convergence_threshold` of the latest is converged and keeps its
+///     labels. MAP stops when all are converged or after `map_iterations`.
 ///  2. *Labels*: a vertex lies in several neighbourhoods; it takes the label whose energy, summed over
 ///     all its replicas, is least (sort by vertex once, then ReduceByKey<Add>) — the thesis's Scatter,
 ///     made deterministic.

@@ -19,7 +19,10 @@
 /// The thesis initializes its label means between 0 and 255, an 8-bit intensity scale on which a noise of
 /// sigma 100 is heavy; the default levels are therefore 256 apart (the contrast of that scale) around
 /// 1000, stored as 16-bit values so that neither noise nor impulses are clipped. A per-voxel threshold
-/// labels about 90% of the voxels right at these defaults (the thesis's figure 11(d)).
+/// labels about 90% of the voxels right at these defaults (the thesis's figure 11(d)). The pores' radii
+/// (6 to 18 voxels by default) set how much of the volume lies at a phase boundary, where an
+/// oversegmentation errs: the thesis's carbonate is very porous, with large pores; smaller pores lower
+/// the accuracy a superpixel-based segmentation reaches (docs/dpp.md gives figures).
 ///
 /// Work O(voxels * (filter taps + balls touching a voxel)): the balls are placed one after another, the
 /// filter and the noise run in parallel (OpenMP). Every random number is a hash of (seed, voxel or ball
@@ -36,8 +39,8 @@ namespace warpdex::dpp {
 struct porous_volume_options {
   std::uint64_t seed = 1;
   double porosity = 0.5;    ///< the fraction of pore voxels the balls are placed to reach, in (0, 1)
-  double min_radius = 3.0;  ///< pore radii are uniform in [min_radius, max_radius] voxels
-  double max_radius = 9.0;
+  double min_radius = 6.0;  ///< pore radii are uniform in [min_radius, max_radius] voxels
+  double max_radius = 18.0;
   double pore_level = 872.0;       ///< the pores' intensity
   double solid_level = 1128.0;     ///< the solid's intensity
   double noise_sigma = 100.0;      ///< the Gaussian noise's standard deviation
