@@ -149,14 +149,6 @@ struct both_arcs {
   }
 };
 
-struct high_word_start {
-  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t v) const { return v << 32; }
-};
-
-struct low_word {
-  WARPDEX_HOST_DEVICE std::uint32_t operator()(std::uint64_t word) const { return static_cast<std::uint32_t>(word); }
-};
-
 struct high_word {
   WARPDEX_HOST_DEVICE std::uint32_t operator()(std::uint64_t word) const
   {
@@ -611,7 +603,7 @@ mrf_result segment(const Backend& backend, const gray_volume& image, std::span<c
     thrust::transform(quiet, first, first + 2 * edge_count, arcs.data(), both_arcs{edges.data(), edge_count});
     edges = buffer<std::uint64_t>();
     thrust::sort(quiet, arcs.data(), arcs.data() + 2 * edge_count);
-    const auto row_starts = thrust::make_transform_iterator(first, high_word_start{});
+    const auto row_starts = thrust::make_transform_iterator(first, row_start{});
     thrust::lower_bound(quiet, arcs.data(), arcs.data() + 2 * edge_count, row_starts, row_starts + region_count + 1,
                         row_offsets.data());
     columns = make_buffer<vertex_id>(backend, 2 * edge_count);
@@ -668,7 +660,7 @@ mrf_result segment(const Backend& backend, const gray_volume& image, std::span<c
     WARPDEX_EXPECTS(
         element_count < (std::uint64_t{1} << 32),
         "dpp::mrf_segment: " + std::to_string(element_count) + " neighbourhood elements; at most 2^32 - 1 supported");
-    const auto hood_starts = thrust::make_transform_iterator(first, high_word_start{});
+    const auto hood_starts = thrust::make_transform_iterator(first, row_start{});
     thrust::lower_bound(quiet, keys.data(), keys.data() + element_count, hood_starts, hood_starts + clique_count + 1,
                         hood_start.data());
 
