@@ -292,9 +292,14 @@ struct element_energies {
   const std::uint8_t* labels;
   const std::uint8_t* converged;
   std::uint64_t* energies;
-  std::uint8_t* wants;
+  std::uint8_t* wants;            // null: compute every element (the vote)
+  const std::uint64_t* previous;  // the last result, kept by converged neighbourhoods (frozen labels)
   WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t i) const
   {
+    if (wants != nullptr && converged[keys[i] >> 32] != 0) {
+      wants[i] = 0;
+      return previous[i];
+    }
     std::uint32_t agreeing[mrf_max_labels] = {};
     const std::uint64_t neighbour_count = neighbour_offsets[i + 1] - neighbour_offsets[i];
     for (std::uint64_t e = neighbour_offsets[i]; e < neighbour_offsets[i + 1]; ++e) {
@@ -310,8 +315,7 @@ struct element_energies {
       const std::uint64_t packed = (fixed << packed_label_bits) | l;
       least = packed < least ? packed : least;
     }
-    const bool open = converged == nullptr || converged[keys[i] >> 32] == 0;
-    if (wants != nullptr) { wants[i] = open && (least & label_mask) != labels[i] ? 1 : 0; }
+    if (wants != nullptr) { wants[i] = (least & label_mask) != labels[i] ? 1 : 0; }
     return least;
   }
 };
@@ -723,7 +727,7 @@ mrf_result segment(const Backend& backend, const gray_volume& image, std::span<c
       thrust::transform(
           quiet, first, first + element_count, best.data(),
           element_energies{parameters, keys.data(), means.data(), neighbour_offsets.data(), neighbours.data(),
-                           local_labels.data(), converged.data(), energies.data(), wanted});
+                           local_labels.data(), converged.data(), energies.data(), wanted, best.data()});
     };
     thrust::transform(quiet, first, first + element_count, local_labels.data(),
                       vertex_label_of_element{keys.data(), vertex_labels.data()});
