@@ -131,7 +131,7 @@ std::string segment_workload_report::summary() const
             format_seconds(timings.em) + ", output " + format_seconds(timings.output) + "; segmentation " +
             format_seconds(seconds());
   char rate[64];
-  std::snprintf(rate, sizeof rate, " (%.1f Mvoxels/s)", seconds() > 0 ? voxels() / seconds() / 1e6 : 0.0);
+  std::snprintf(rate, sizeof rate, " (%.3g Mvoxels/s)", seconds() > 0 ? voxels() / seconds() / 1e6 : 0.0);
   result += rate;
   if (write_seconds > 0) { result += ", write " + format_seconds(write_seconds); }
   result += "\n  check: " + check;
