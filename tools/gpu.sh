@@ -27,8 +27,9 @@ cd "$(dirname "$0")/.."
 # racecheck finds shared-memory hazards only; suites whose kernels are all CUB/Thrust (no shared memory
 # of warpdex's own) are left out of it, because it runs them for many minutes. Override to change.
 # The graph suite's kernels are Thrust's plus warpdex's multisplit, which the split suite racechecks; its
-# many small SSSP rounds would make racecheck run for a long time.
-racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_lsm warpdex_tests_dpp warpdex_tests_graph}
+# many small SSSP rounds would make racecheck run for a long time. The segmentation suite (mrf) is
+# Thrust's kernels alone, like dpp's.
+racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_lsm warpdex_tests_dpp warpdex_tests_graph warpdex_tests_mrf}
 build_dir=${WARPDEX_GPU_BUILD_DIR:-build-gpu}
 bundle=${WARPDEX_GPU_BUNDLE:-gpu-bundle}
 
