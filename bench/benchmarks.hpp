@@ -43,4 +43,8 @@ void run_grep_benchmarks(context& ctx);
 void run_sssp(context& ctx);
 void run_dpp_cliques(context& ctx);
 
+/// MRF segmentation (SLIC + mrf_segment) of the synthetic porous volume on the GPU and the host backend,
+/// with precision / recall / accuracy against its ground truth.
+void run_dpp_segment(context& ctx);
+
 }  // namespace warpdex::bench

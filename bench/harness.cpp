@@ -64,6 +64,11 @@ nlohmann::json row_json(const row& r, double copy_bandwidth_GBps)
   } else {
     j["sol_fraction"] = nullptr;
   }
+  if (!r.metrics.empty()) {
+    nlohmann::json metrics = nlohmann::json::object();
+    for (const auto& [name, value] : r.metrics) { metrics[name] = value; }
+    j["metrics"] = metrics;
+  }
   j["verified"] = r.verified;
   return j;
 }
@@ -192,6 +197,7 @@ const std::vector<benchmark>& registry()
 #if WARPDEX_BENCH_IGRAPH
     {"dpp/cliques", run_dpp_cliques},
 #endif
+    {"dpp/segment", run_dpp_segment},
   };
   return all;
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace warpdex::bench {
@@ -29,6 +30,8 @@ struct row {
   /// bandwidth this gives `sol_fraction`, the fraction of the speed of light.
   double sol_bytes_per_element = 0;
   bool verified = false;  ///< the benchmark checked its own output
+  /// Other figures of the row (e.g. a segmentation's accuracy), written as the object "metrics".
+  std::vector<std::pair<std::string, double>> metrics;
 };
 
 struct options {

@@ -27,8 +27,9 @@ cd "$(dirname "$0")/.."
 # racecheck finds shared-memory hazards only; suites whose kernels are all CUB/Thrust (no shared memory
 # of warpdex's own) are left out of it, because it runs them for many minutes. Override to change.
 # The graph suite's kernels are Thrust's plus warpdex's multisplit, which the split suite racechecks; its
-# many small SSSP rounds would make racecheck run for a long time.
-racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_lsm warpdex_tests_dpp warpdex_tests_graph}
+# many small SSSP rounds would make racecheck run for a long time. The segmentation suite (mrf) is
+# Thrust's kernels alone, like dpp's.
+racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_lsm warpdex_tests_dpp warpdex_tests_graph warpdex_tests_mrf}
 build_dir=${WARPDEX_GPU_BUILD_DIR:-build-gpu}
 bundle=${WARPDEX_GPU_BUNDLE:-gpu-bundle}
 
@@ -49,6 +50,10 @@ build() {
   local tbb_library
   tbb_library=$(ldd "$build_dir/bench/warpdex-bench" | awk '/libtbb\.so/ {print $3}')
   if [ -n "$tbb_library" ]; then cp "$tbb_library" "$bundle/lib/"; fi
+  # ... and libpng's, which the image readers of the segmentation (warpdex segment) link.
+  local png_library
+  png_library=$(ldd "$build_dir/src/cli/warpdex" | awk '/libpng/ {print $3}')
+  if [ -n "$png_library" ]; then cp -L "$png_library" "$bundle/lib/"; fi
   # ripgrep, the baseline of the grep benchmark rows, found by warpdex-bench in bin/ beside it, with the
   # PCRE2 library it links (the GPU machine has neither).
   if command -v rg > /dev/null; then
@@ -145,6 +150,10 @@ python_build() {
   # The installed package asks for zlib (graph files); the GPU machine may lack its headers: bring both.
   cp -L "$(g++ -print-file-name=libz.so)" "$python_bundle/lib/libz.so.1"
   cp /usr/include/zlib.h /usr/include/zconf.h "$python_bundle/zlib/include/"
+  # ... and for libpng (images of the segmentation), the same.
+  mkdir -p "$python_bundle/png/include"
+  cp -L "$(g++ -print-file-name=libpng16.so.16)" "$python_bundle/lib/libpng16.so.16"
+  cp /usr/include/png.h /usr/include/pngconf.h /usr/include/pnglibconf.h "$python_bundle/png/include/"
   stamp_and_pack "$python_bundle"
 }
 
@@ -162,6 +171,7 @@ python_suite() {
     echo "commit $(cat "$python_bundle/COMMIT")"; } | tee "$out/python-version.txt"
   cmake -S "$root/python" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root/install" \
     -DPython_EXECUTABLE="$python" -DZLIB_INCLUDE_DIR="$root/zlib/include" -DZLIB_LIBRARY="$root/lib/libz.so.1" \
+    -DPNG_PNG_INCLUDE_DIR="$root/png/include" -DPNG_LIBRARY="$root/lib/libpng16.so.16" \
     > "$out/python-build.log" 2>&1 &&
     cmake --build "$root/build" -j "$(nproc)" >> "$out/python-build.log" 2>&1 ||
     { tail -n 30 "$out/python-build.log"; exit 1; }

@@ -74,4 +74,7 @@ void add_sssp_command(CLI::App& app, const global_options& globals);
 /// `warpdex cliques GRAPH [--min-size K] [-o FILE]`: the maximal cliques of a graph.
 void add_cliques_command(CLI::App& app, const global_options& globals);
 
+/// `warpdex segment IMAGE -o LABELS`: MRF segmentation of an image or volume (or a generated one).
+void add_segment_command(CLI::App& app, const global_options& globals);
+
 }  // namespace warpdex::cli

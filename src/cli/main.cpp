@@ -110,6 +110,7 @@ int main(int argc, char** argv)
   add_dedup_command(app, globals);
   add_hashfight_command(app, globals);
   add_faces_command(app, globals);
+  add_segment_command(app, globals);
 #endif
   add_search_command(app, globals);
   add_grep_command(app, globals);

@@ -36,6 +36,17 @@ struct is_set {
   WARPDEX_HOST_DEVICE bool operator()(std::uint8_t flag) const { return flag != 0; }
 };
 
+/// The low 32 bits of a (high << 32 | low) pair: a vertex of a sorted arc or neighbourhood key.
+struct low_word {
+  WARPDEX_HOST_DEVICE std::uint32_t operator()(std::uint64_t word) const { return static_cast<std::uint32_t>(word); }
+};
+
+/// The first (v << 32 | low) pair of row v: what lower_bound looks for to find where row v of sorted
+/// pairs starts.
+struct row_start {
+  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t v) const { return v << 32; }
+};
+
 /// The most memory the backend could ever give a build: the device's memory (free memory would miss
 /// what warpdex's pool caches, which the pool returns when an allocation needs it), or the host's
 /// physical memory. A build that fits this but not what is free fails in its allocation, with

@@ -46,14 +46,6 @@ struct degree_rank_key {
   }
 };
 
-struct low_word {
-  WARPDEX_HOST_DEVICE vertex_id operator()(std::uint64_t word) const { return static_cast<vertex_id>(word); }
-};
-
-struct rank_row_start {
-  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t rank) const { return rank << 32; }
-};
-
 inline constexpr std::uint64_t no_arc = ~std::uint64_t{0};
 
 /// Arc e as the oriented arc (rank of source, rank of target) in one word, or no_arc when the source
@@ -276,7 +268,7 @@ clique_set enumerate_maximal_cliques(const Backend& backend, const clique_graph_
   }
   thrust::sort(quiet, arcs.data(), arcs.data() + edges);
   auto out_offsets = make_buffer<std::uint64_t>(backend, n + 1);
-  const auto row_starts = thrust::make_transform_iterator(first, rank_row_start{});
+  const auto row_starts = thrust::make_transform_iterator(first, row_start{});
   thrust::lower_bound(quiet, arcs.data(), arcs.data() + edges, row_starts, row_starts + n + 1, out_offsets.data());
   auto out_columns = make_buffer<vertex_id>(backend, edges);
   thrust::transform(quiet, arcs.data(), arcs.data() + edges, out_columns.data(), low_word{});
