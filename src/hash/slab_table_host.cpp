@@ -1,6 +1,7 @@
 // The host backend of the slab tables: the protocol of slab_layout.hpp run by one OpenMP thread per
 // operation, on the same slab layout, with std::atomic_ref in place of the warp's atomics.
 #include "slab_table_instances.hpp"
+#include <warpdex/hash/detail/slab_combine.hpp>
 #include <warpdex/hash/detail/slab_table.hpp>
 
 #include <warpdex/core/backend.hpp>
@@ -126,6 +127,7 @@ operation_status run_operation(const slab_table_view<Slots>& table,
                 .compare_exchange_strong(expected, desired, std::memory_order_acq_rel)) {
           return next.status;
         }
+        if (finishes_after_failed_swap(next)) { return next.status; }
         break;  // the slot changed under us: read the slab again
       }
       case step_kind::follow:
@@ -165,6 +167,41 @@ void walk_list(const slab_table_view<Slots>& table, std::uint32_t bucket, Visit&
 std::int64_t signed_count(std::uint64_t count)
 {
   return static_cast<std::int64_t>(count);
+}
+
+// ---- Combined batches (slab_combine.hpp): (key, element) pairs packed key << 32 | element. ----
+
+constexpr unsigned element_bits = 32;
+/// Groups a thread takes at a time: groups are mostly short, but one may hold most of the batch.
+constexpr int combined_groups_per_task = 256;
+
+std::uint32_t key_of_pair(std::uint64_t pair)
+{
+  return static_cast<std::uint32_t>(pair >> element_bits);
+}
+std::uint32_t element_of_pair(std::uint64_t pair)
+{
+  return static_cast<std::uint32_t>(pair);
+}
+
+/// Sorts packed pairs by key, keeping the element order within a key: an LSD radix sort over the key's
+/// 32 bits in digits of 11 bits (three passes of a counting sort; a pass whose digit is the same in
+/// every pair, as when one key fills the batch, is skipped). O(n).
+void sort_by_key(std::vector<std::uint64_t>& pairs)
+{
+  constexpr unsigned digit_bits = 11;
+  constexpr unsigned key_bits = 32;
+  std::vector<std::uint64_t> sorted(pairs.size());
+  for (unsigned shift = element_bits; shift < element_bits + key_bits; shift += digit_bits) {
+    const unsigned bits = std::min(digit_bits, element_bits + key_bits - shift);
+    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+    std::vector<std::uint64_t> starts((std::uint64_t{1} << bits) + 1, 0);
+    for (const std::uint64_t pair : pairs) { ++starts[((pair >> shift) & mask) + 1]; }
+    if (std::find(starts.begin(), starts.end(), pairs.size()) != starts.end()) { continue; }
+    std::partial_sum(starts.begin(), starts.end(), starts.begin());
+    for (const std::uint64_t pair : pairs) { sorted[starts[(pair >> shift) & mask]++] = pair; }
+    pairs.swap(sorted);
+  }
 }
 
 }  // namespace
@@ -233,6 +270,103 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
     }
   }
   return exhausted;
+}
+
+template <class Slots, class Backend>
+std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slots>& table,
+                               const batch_arguments& batch)
+{
+  // The elements that run, as (key, element) pairs grouped by key, each group in input order.
+  std::vector<std::uint64_t> pairs;
+  pairs.reserve(batch.count);
+  for (std::uint64_t element = 0; element < batch.count; ++element) {
+    if (batch.retry != nullptr && batch.retry[element] != operation_status::out_of_memory) { continue; }
+    pairs.push_back(std::uint64_t{batch.keys[element]} << element_bits | element);
+  }
+  sort_by_key(pairs);
+  std::vector<std::uint64_t> group_first;
+  for (std::uint64_t i = 0; i < pairs.size(); ++i) {
+    if (i == 0 || key_of_pair(pairs[i]) != key_of_pair(pairs[i - 1])) { group_first.push_back(i); }
+  }
+  const std::uint64_t groups = group_first.size();
+  group_first.push_back(pairs.size());
+  const auto operation_of = [&](std::uint32_t element) {
+    return batch.operations != nullptr ? batch.operations[element] : batch.uniform;
+  };
+  const auto value_of = [&](std::uint32_t element) {
+    return batch.values_in != nullptr ? batch.values_in[element] : 0U;
+  };
+
+  // One find per distinct key: its state before the batch.
+  std::vector<std::uint32_t> group_keys(groups), initial_values(groups);
+  std::vector<operation_status> initial(groups);
+  for (std::uint64_t group = 0; group < groups; ++group) { group_keys[group] = key_of_pair(pairs[group_first[group]]); }
+  batch_arguments finds;
+  finds.uniform = operation::find;
+  finds.keys = group_keys.data();
+  finds.values_out = Slots::has_values ? initial_values.data() : nullptr;
+  finds.statuses = initial.data();
+  finds.count = groups;
+  execute_batch<Slots>(backend, table, finds);
+
+  // Each group's final state, and the one write that leads there (skipped by `retry` when none is needed).
+  std::vector<operation> write_operations(groups);
+  std::vector<std::uint32_t> write_values(groups);
+  std::vector<operation_status> write_statuses(groups);
+#pragma omp parallel for schedule(dynamic, combined_groups_per_task)
+  for (std::int64_t g = 0; g < signed_count(groups); ++g) {
+    const auto group = static_cast<std::uint64_t>(g);
+    const bool present = initial[group] == operation_status::found;
+    std::uint32_t target = initial_target(present);
+    for (std::uint64_t i = group_first[group]; i < group_first[group + 1]; ++i) {
+      const std::uint32_t element = element_of_pair(pairs[i]);
+      target = after(transition_of(operation_of(element), element), target);
+    }
+    const combined_write write = write_for(present, target, Slots::has_values);
+    write_operations[group] = write.op;
+    write_values[group] = write.needed ? value_of(write.element) : 0U;
+    write_statuses[group] = write.needed ? operation_status::out_of_memory : operation_status::found;
+  }
+  batch_arguments writes;
+  writes.operations = write_operations.data();
+  writes.keys = group_keys.data();
+  writes.values_in = write_values.data();
+  writes.statuses = write_statuses.data();
+  writes.retry = write_statuses.data();
+  writes.count = groups;
+  execute_batch<Slots>(backend, table, writes);
+
+  // Every element's outcome: its group's sequential run, or, where the write found no slab, a run in
+  // which the key stays absent.
+  std::uint64_t exhausted = 0;
+#pragma omp parallel for schedule(dynamic, combined_groups_per_task) reduction(+ : exhausted)
+  for (std::int64_t g = 0; g < signed_count(groups); ++g) {
+    const auto group = static_cast<std::uint64_t>(g);
+    const bool write_failed = write_statuses[group] == operation_status::out_of_memory;
+    std::uint32_t target = initial_target(initial[group] == operation_status::found);
+    for (std::uint64_t i = group_first[group]; i < group_first[group + 1]; ++i) {
+      const std::uint32_t element = element_of_pair(pairs[i]);
+      const operation op = operation_of(element);
+      const operation_status status = write_failed ? status_when_exhausted(op) : status_in(op, target);
+      if (status == operation_status::found && batch.values_out != nullptr) {
+        batch.values_out[element] = target == target_initial ? initial_values[group] : value_of(target);
+      }
+      if (batch.statuses != nullptr) { batch.statuses[element] = status; }
+      if (batch.found != nullptr) { batch.found[element] = status == operation_status::found ? 1 : 0; }
+      exhausted += status == operation_status::out_of_memory ? 1 : 0;
+      target = after(transition_of(op, element), target);
+    }
+  }
+  return exhausted;
+}
+
+template <class Backend>
+std::vector<std::uint32_t> sample_keys(const Backend&, const std::uint32_t* keys, std::uint64_t count,
+                                       std::uint64_t samples)
+{
+  std::vector<std::uint32_t> sample(std::min(count, samples));
+  for (std::uint64_t i = 0; i < sample.size(); ++i) { sample[i] = keys[sample_position(i, count, samples)]; }
+  return sample;
 }
 
 template <class Slots, class Backend>

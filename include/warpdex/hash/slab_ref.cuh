@@ -346,7 +346,7 @@ class slab_table_ref {
         case step_kind::finish:
           break;
         case step_kind::swap_slot:
-          done = swap_took;  // else the slot changed: read the slab again
+          done = swap_took || finishes_after_failed_swap(next);  // else the slot changed: read the slab again
           break;
         case step_kind::follow:
           slab = table_.pool.slab(summary.next);
@@ -395,7 +395,9 @@ class slab_table_ref {
                                                           : Slots::make_slot(key, value);
             swapped = detail::swap_slot(slab + lane, seen, desired) == seen;
           }
-          if (warp::shfl(swapped, static_cast<int>(next.slot))) { return next.status; }
+          if (warp::shfl(swapped, static_cast<int>(next.slot)) || finishes_after_failed_swap(next)) {
+            return next.status;
+          }
           break;  // the slot changed: read the slab again
         }
         case step_kind::follow:
