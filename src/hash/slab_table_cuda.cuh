@@ -381,7 +381,7 @@ struct plan_group_write {
     const combined_write write = write_for(present, final_target, Slots::has_values);
     write_operations[group] = write.op;
     write_values[group] = write.needed ? elements.value(write.element) : 0U;
-    write_statuses[group] = write.needed ? operation_status::out_of_memory : operation_status::found;
+    write_statuses[group] = pending_status(write);
   }
 };
 
@@ -572,14 +572,9 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
   // One find per distinct key: its state before the batch.
   auto initial = make_buffer<operation_status>(backend, group_count);
   auto initial_values = make_buffer<std::uint32_t>(backend, Slots::has_values ? group_count : 0);
-  batch_arguments finds;
-  finds.uniform = operation::find;
-  finds.keys = group_keys.data();
-  finds.values_out = Slots::has_values ? initial_values.data() : nullptr;
-  finds.statuses = initial.data();
-  finds.count = group_count;
-  finds.tile_lanes = batch.tile_lanes;
-  execute_batch<Slots>(backend, table, finds);
+  execute_batch<Slots>(backend, table,
+                       group_finds(group_keys.data(), Slots::has_values ? initial_values.data() : nullptr,
+                                   initial.data(), group_count, batch.tile_lanes));
 
   // Each element's transition, and the run of those before it in its group.
   const batch_element elements_in{batch.operations, batch.uniform, batch.values_in};
@@ -597,15 +592,9 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
       on, first_position, first_position + group_count,
       plan_group_write<Slots>{group_first.data(), prefix.data(), transitions.data(), initial.data(), elements_in,
                               write_operations.data(), write_values.data(), write_statuses.data()});
-  batch_arguments writes;
-  writes.operations = write_operations.data();
-  writes.keys = group_keys.data();
-  writes.values_in = write_values.data();
-  writes.statuses = write_statuses.data();
-  writes.retry = write_statuses.data();
-  writes.count = group_count;
-  writes.tile_lanes = batch.tile_lanes;
-  execute_batch<Slots>(backend, table, writes);
+  execute_batch<Slots>(backend, table,
+                       group_writes(write_operations.data(), group_keys.data(), write_values.data(),
+                                    write_statuses.data(), group_count, batch.tile_lanes));
 
   // Every element's outcome at its own index.
   const combined_outcome outcome{order.data(),   groups.data(),         prefix.data(),

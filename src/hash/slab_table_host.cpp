@@ -301,13 +301,9 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
   std::vector<std::uint32_t> group_keys(groups), initial_values(groups);
   std::vector<operation_status> initial(groups);
   for (std::uint64_t group = 0; group < groups; ++group) { group_keys[group] = key_of_pair(pairs[group_first[group]]); }
-  batch_arguments finds;
-  finds.uniform = operation::find;
-  finds.keys = group_keys.data();
-  finds.values_out = Slots::has_values ? initial_values.data() : nullptr;
-  finds.statuses = initial.data();
-  finds.count = groups;
-  execute_batch<Slots>(backend, table, finds);
+  execute_batch<Slots>(backend, table,
+                       group_finds(group_keys.data(), Slots::has_values ? initial_values.data() : nullptr,
+                                   initial.data(), groups, batch.tile_lanes));
 
   // Each group's final state, and the one write that leads there (skipped by `retry` when none is needed).
   std::vector<operation> write_operations(groups);
@@ -325,16 +321,11 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
     const combined_write write = write_for(present, target, Slots::has_values);
     write_operations[group] = write.op;
     write_values[group] = write.needed ? value_of(write.element) : 0U;
-    write_statuses[group] = write.needed ? operation_status::out_of_memory : operation_status::found;
+    write_statuses[group] = pending_status(write);
   }
-  batch_arguments writes;
-  writes.operations = write_operations.data();
-  writes.keys = group_keys.data();
-  writes.values_in = write_values.data();
-  writes.statuses = write_statuses.data();
-  writes.retry = write_statuses.data();
-  writes.count = groups;
-  execute_batch<Slots>(backend, table, writes);
+  execute_batch<Slots>(backend, table,
+                       group_writes(write_operations.data(), group_keys.data(), write_values.data(),
+                                    write_statuses.data(), groups, batch.tile_lanes));
 
   // Every element's outcome: its group's sequential run, or, where the write found no slab, a run in
   // which the key stays absent.

@@ -13,6 +13,7 @@
 // state before it and each group its final state.
 
 #include <warpdex/core/config.hpp>
+#include <warpdex/hash/detail/slab_table.hpp>
 #include <warpdex/hash/slab_layout.hpp>
 
 #include <cstdint>
@@ -123,6 +124,43 @@ WARPDEX_HOST_DEVICE constexpr combined_write write_for(bool initially_present, s
   if (final_target == target_absent) { return {true, operation::erase, 0}; }
   if (!has_values) { return {}; }
   return {true, operation::insert_or_assign, final_target};
+}
+
+/// The status a group's write starts with: out_of_memory marks the writes to run (the batch of writes
+/// passes its statuses as `retry`), found the groups with nothing to write.
+WARPDEX_HOST_DEVICE constexpr operation_status pending_status(const combined_write& write)
+{
+  return write.needed ? operation_status::out_of_memory : operation_status::found;
+}
+
+/// The batch of one find per distinct key, a combined batch's first step on the table.
+inline batch_arguments group_finds(const std::uint32_t* keys, std::uint32_t* values_out, operation_status* statuses,
+                                   std::uint64_t groups, std::uint32_t tile_lanes)
+{
+  batch_arguments finds;
+  finds.uniform = operation::find;
+  finds.keys = keys;
+  finds.values_out = values_out;
+  finds.statuses = statuses;
+  finds.count = groups;
+  finds.tile_lanes = tile_lanes;
+  return finds;
+}
+
+/// The batch of the groups' writes: only those whose pending_status is out_of_memory run, and each
+/// reports its status in place.
+inline batch_arguments group_writes(const operation* operations, const std::uint32_t* keys, const std::uint32_t* values,
+                                    operation_status* statuses, std::uint64_t groups, std::uint32_t tile_lanes)
+{
+  batch_arguments writes;
+  writes.operations = operations;
+  writes.keys = keys;
+  writes.values_in = values;
+  writes.statuses = statuses;
+  writes.retry = statuses;
+  writes.count = groups;
+  writes.tile_lanes = tile_lanes;
+  return writes;
 }
 
 /// The position of sample `i` of `samples` in a batch of `count` keys: every position when the batch is
