@@ -29,6 +29,7 @@
 #include <thrust/sequence.h>
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
+#include <thrust/transform_scan.h>
 
 #include <atomic>
 #include <bit>
@@ -436,6 +437,186 @@ struct is_exhausted_outcome {
   }
 };
 
+/// A multimap group's erasures and insertions, counted together by one segmented scan: an erasure
+/// adds erase_unit, an insertion 1 (counts stay below 2^32).
+constexpr std::uint64_t erase_unit = std::uint64_t{1} << 32;
+constexpr std::uint64_t insert_count_mask = erase_unit - 1;
+
+struct erase_insert_count {
+  batch_element elements;
+  __device__ std::uint64_t operator()(std::uint32_t element) const
+  {
+    const operation op = elements.op(element);
+    return op == operation::erase ? erase_unit : op == operation::insert ? 1U : 0U;
+  }
+};
+
+struct counts_an_insertion {
+  __device__ bool operator()(std::uint64_t count) const { return (count & insert_count_mask) != 0; }
+};
+
+struct insertions_of {
+  __device__ std::uint64_t operator()(std::uint64_t counts) const { return counts & insert_count_mask; }
+};
+
+/// Each group's erasures and insertions (erase_unit and 1 each): its last position's running count plus
+/// its own.
+struct group_totals {
+  const std::uint64_t* group_first;
+  const std::uint64_t* ranks;
+  const std::uint64_t* counts;
+  std::uint64_t* totals;
+  __device__ void operator()(std::uint64_t group) const
+  {
+    const std::uint64_t last = group_first[group + 1] - 1;
+    totals[group] = ranks[last] + counts[last];
+  }
+};
+
+/// One warp per multimap group erases up to its erasures' count of its key's instances, the first in
+/// list order; erased[group] = how many it erased.
+template <class Slots>
+__global__ void erase_instances_kernel(slab_table_view<Slots> table, const std::uint32_t* group_keys,
+                                       const std::uint64_t* totals, std::uint64_t groups, std::uint64_t* erased_out)
+{
+  const std::uint64_t group = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+  if (group >= groups) { return; }
+  const unsigned lane = warp::lane_id();
+  const std::uint64_t limit = totals[group] / erase_unit;
+  std::uint64_t erased = 0;
+  if (limit > 0) {
+    const std::uint32_t key = group_keys[group];
+    typename Slots::slot_type* slab = table.head_of(key);
+    for (;;) {
+      const auto seen = lane < Slots::slots_per_slab ? load_slot(slab + lane) : Slots::empty_slot;
+      const bool match = lane < Slots::data_slots && Slots::key_of(seen) == key;
+      const unsigned matches = warp::ballot(match);
+      const bool tries = match && static_cast<std::uint64_t>(warp::rank_in(matches)) < limit - erased;
+      const bool won =
+          tries && swap_slot(slab + lane, seen, Slots::make_slot(erased_key, Slots::value_of(seen))) == seen;
+      const unsigned tried = warp::ballot(tries);
+      const unsigned wins = warp::ballot(won);
+      erased += static_cast<std::uint64_t>(warp::popc(wins));
+      if (erased == limit) { break; }
+      if (tried != wins) { continue; }  // a slot changed under us: read the slab again
+      const std::uint32_t next = warp::shfl(Slots::link_of(seen), Slots::link_slot);
+      if (next == null_slab) { break; }
+      slab = table.pool.slab(next);
+    }
+  }
+  if (lane == 0) { erased_out[group] = erased; }
+}
+
+/// One warp per multimap group adds its insertions' pairs, in input order, into the next empty slots of
+/// its key's list, appending slabs with the warp's allocator; added[group] = how many it added (fewer
+/// only when no slab was free). The pairs added are always a prefix of the insertions: when a swap
+/// loses its slot to another insertion, the pairs the warp placed after it in the same round are
+/// erased again (left as tombstones) and tried anew.
+template <class Slots>
+__global__ void append_instances_kernel(slab_table_view<Slots> table, const std::uint32_t* group_keys,
+                                        const std::uint64_t* totals, const std::uint64_t* insert_first,
+                                        const std::uint32_t* insert_elements, const std::uint32_t* values_in,
+                                        std::uint64_t groups, std::uint64_t salt, std::uint64_t* added_out)
+{
+  using slot_type = typename Slots::slot_type;
+  const std::uint64_t group = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+  if (group >= groups) { return; }
+  const unsigned lane = warp::lane_id();
+  const std::uint64_t total = totals[group] & insert_count_mask;
+  std::uint64_t added = 0;
+  if (total > 0) {
+    const slab_table_ref<Slots> ref(table);
+    auto allocator = ref.make_allocator(salt);
+    const std::uint32_t key = group_keys[group];
+    const std::uint32_t* elements = insert_elements + insert_first[group];
+    slot_type* slab = table.head_of(key);
+    for (;;) {
+      const slot_type seen = lane < Slots::slots_per_slab ? load_slot(slab + lane) : Slots::empty_slot;
+      const unsigned empties = warp::ballot(lane < Slots::data_slots && Slots::key_of(seen) == empty_key);
+      const auto rank = static_cast<std::uint64_t>(warp::rank_in(empties));
+      const bool tries = (empties >> lane & 1U) != 0 && rank < total - added;
+      const slot_type pair =
+          tries ? Slots::make_slot(key, values_in != nullptr ? values_in[elements[added + rank]] : 0U) : seen;
+      const bool won = tries && swap_slot(slab + lane, seen, pair) == seen;
+      const unsigned tried = warp::ballot(tries);
+      const unsigned lost = tried & ~warp::ballot(won);
+      if (lost != 0) {
+        const auto kept = static_cast<std::uint64_t>(warp::popc(empties & ((1U << (warp::ffs(lost) - 1)) - 1U)));
+        if (won && rank > kept) { swap_slot(slab + lane, pair, Slots::make_slot(erased_key, Slots::value_of(pair))); }
+        added += kept;
+        continue;  // read the slab again
+      }
+      added += static_cast<std::uint64_t>(warp::popc(tried));
+      if (added == total) { break; }
+      const std::uint32_t next = warp::shfl(Slots::link_of(seen), Slots::link_slot);
+      if (next != null_slab) {
+        slab = table.pool.slab(next);
+        continue;
+      }
+      const std::uint32_t fresh = allocator.allocate();
+      if (fresh == null_slab) { break; }
+      slot_type* fresh_slab = table.pool.slab(fresh);
+      if (lane < Slots::slots_per_slab) { fresh_slab[lane] = Slots::empty_slot; }
+      __threadfence();  // the fresh slab is written before any warp can follow the link to it
+      __syncwarp();
+      std::uint32_t linked = fresh;
+      if (lane == Slots::link_slot) {
+        const slot_type before = swap_slot(slab + lane, Slots::make_link(null_slab), Slots::make_link(fresh));
+        if (Slots::link_of(before) != null_slab) { linked = Slots::link_of(before); }
+      }
+      linked = warp::shfl(linked, Slots::link_slot);
+      if (linked != fresh && lane == 0) { allocator.free(fresh); }  // another warp linked first
+      slab = table.pool.slab(linked);
+    }
+  }
+  if (lane == 0) { added_out[group] = added; }
+}
+
+/// The outcome of the multimap element at sorted position i (multiset_outcome).
+struct multiset_element_outcome {
+  const std::uint32_t* order;
+  const std::uint32_t* groups;  ///< 1-based group of each sorted position
+  const std::uint64_t* ranks;   ///< erasures (in erase_unit) and insertions before it in its group
+  const operation_status* initial;
+  const std::uint64_t* erased;
+  const std::uint64_t* added;
+  batch_element elements;
+  __device__ operation_status operator()(std::uint64_t i) const
+  {
+    const std::uint32_t group = groups[i] - 1;
+    const operation op = elements.op(order[i]);
+    const std::uint64_t rank = op == operation::erase ? ranks[i] / erase_unit : ranks[i] & insert_count_mask;
+    const multiset_outcome outcome{initial[group] == operation_status::found, erased[group], added[group]};
+    return outcome.status(op, rank);
+  }
+};
+
+struct fan_out_multiset_outcome {
+  multiset_element_outcome outcome;
+  const std::uint32_t* initial_values;
+  std::uint32_t* values_out;
+  operation_status* statuses;
+  std::uint8_t* found;
+  __device__ void operator()(std::uint64_t i) const
+  {
+    const operation_status status = outcome(i);
+    const std::uint32_t element = outcome.order[i];
+    if (status == operation_status::found && values_out != nullptr) {
+      values_out[element] = initial_values[outcome.groups[i] - 1];
+    }
+    if (statuses != nullptr) { statuses[element] = status; }
+    if (found != nullptr) { found[element] = status == operation_status::found ? 1 : 0; }
+  }
+};
+
+struct is_exhausted_multiset_outcome {
+  multiset_element_outcome outcome;
+  __device__ std::uint64_t operator()(std::uint64_t i) const
+  {
+    return outcome(i) == operation_status::out_of_memory ? 1U : 0U;
+  }
+};
+
 template <class T>
 T copy_to_host(const buffer<T>& value)
 {
@@ -576,8 +757,44 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
                        group_finds(group_keys.data(), Slots::has_values ? initial_values.data() : nullptr,
                                    initial.data(), group_count, batch.tile_lanes));
 
-  // Each element's transition, and the run of those before it in its group.
   const batch_element elements_in{batch.operations, batch.uniform, batch.values_in};
+  if (table.mode == key_mode::duplicates) {
+    // A multimap (multiset_outcome): each group's erasures and insertions counted and ranked, one
+    // erasing walk and one appending walk per group, then every element's outcome.
+    auto counts = make_buffer<std::uint64_t>(backend, count);
+    auto ranks = make_buffer<std::uint64_t>(backend, count);
+    thrust::transform(on, order.data(), order.data() + count, counts.data(), erase_insert_count{elements_in});
+    thrust::exclusive_scan_by_key(on, groups.data(), groups.data() + count, counts.data(), ranks.data(),
+                                  std::uint64_t{0});
+    auto totals = make_buffer<std::uint64_t>(backend, group_count);
+    thrust::for_each(on, first_position, first_position + group_count,
+                     group_totals{group_first.data(), ranks.data(), counts.data(), totals.data()});
+    auto insert_elements = make_buffer<std::uint32_t>(backend, count);
+    thrust::copy_if(on, order.data(), order.data() + count, counts.data(), insert_elements.data(),
+                    counts_an_insertion{});
+    auto insert_first = make_buffer<std::uint64_t>(backend, group_count);
+    thrust::transform_exclusive_scan(on, totals.data(), totals.data() + group_count, insert_first.data(),
+                                     insertions_of{}, std::uint64_t{0}, thrust::plus<std::uint64_t>());
+    auto erased = make_buffer<std::uint64_t>(backend, group_count);
+    auto added = make_buffer<std::uint64_t>(backend, group_count);
+    const unsigned group_blocks = blocks_for(group_count * warp::size);
+    erase_instances_kernel<Slots><<<group_blocks, block_threads, 0, backend.stream>>>(
+        table, group_keys.data(), totals.data(), group_count, erased.data());
+    WARPDEX_CHECK_LAUNCH("erase_instances_kernel");
+    append_instances_kernel<Slots><<<group_blocks, block_threads, 0, backend.stream>>>(
+        table, group_keys.data(), totals.data(), insert_first.data(), insert_elements.data(), batch.values_in,
+        group_count, next_launch_salt(), added.data());
+    WARPDEX_CHECK_LAUNCH("append_instances_kernel");
+    const multiset_element_outcome outcome{order.data(),  groups.data(), ranks.data(), initial.data(),
+                                           erased.data(), added.data(),  elements_in};
+    thrust::for_each(
+        on, first_position, first_position + count,
+        fan_out_multiset_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses, batch.found});
+    return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_multiset_outcome{outcome},
+                                    std::uint64_t{0}, thrust::plus<std::uint64_t>());
+  }
+
+  // Each element's transition, and the run of those before it in its group.
   auto transitions = make_buffer<key_transition>(backend, count);
   auto prefix = make_buffer<key_transition>(backend, count);
   thrust::transform(on, order.data(), order.data() + count, transitions.data(), transition_of_element{elements_in});

@@ -204,6 +204,219 @@ void sort_by_key(std::vector<std::uint64_t>& pairs)
   }
 }
 
+/// Writes an element's status (and found flag) where the batch asks for them.
+void write_outcome(const batch_arguments& batch, std::uint64_t element, operation_status status)
+{
+  if (batch.statuses != nullptr) { batch.statuses[element] = status; }
+  if (batch.found != nullptr) { batch.found[element] = status == operation_status::found ? 1 : 0; }
+}
+
+/// The operation and input value of a batch's elements.
+struct batch_element {
+  const batch_arguments& batch;
+  [[nodiscard]] operation op(std::uint32_t element) const
+  {
+    return batch.operations != nullptr ? batch.operations[element] : batch.uniform;
+  }
+  [[nodiscard]] std::uint32_t value(std::uint32_t element) const
+  {
+    return batch.values_in != nullptr ? batch.values_in[element] : 0U;
+  }
+};
+
+/// A combined batch's elements grouped by key: packed (key, element) pairs sorted by key (each group in
+/// input order), the first pair of each group (the pair count last), each group's key, and what one find
+/// of the key saw before the batch (a multimap's: its first instance in list order).
+struct key_groups {
+  std::vector<std::uint64_t> pairs;
+  std::vector<std::uint64_t> first;
+  std::vector<std::uint32_t> keys;
+  std::vector<operation_status> initial;
+  std::vector<std::uint32_t> initial_values;
+  [[nodiscard]] std::uint64_t count() const { return keys.size(); }
+};
+
+template <class Slots, class Backend>
+key_groups group_and_find(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch)
+{
+  key_groups groups;
+  groups.pairs.reserve(batch.count);
+  for (std::uint64_t element = 0; element < batch.count; ++element) {
+    if (batch.retry != nullptr && batch.retry[element] != operation_status::out_of_memory) { continue; }
+    groups.pairs.push_back(std::uint64_t{batch.keys[element]} << element_bits | element);
+  }
+  sort_by_key(groups.pairs);
+  for (std::uint64_t i = 0; i < groups.pairs.size(); ++i) {
+    if (i == 0 || key_of_pair(groups.pairs[i]) != key_of_pair(groups.pairs[i - 1])) {
+      groups.first.push_back(i);
+      groups.keys.push_back(key_of_pair(groups.pairs[i]));
+    }
+  }
+  groups.first.push_back(groups.pairs.size());
+  groups.initial.resize(groups.count());
+  groups.initial_values.resize(groups.count());
+  execute_batch<Slots>(backend, table,
+                       group_finds(groups.keys.data(), Slots::has_values ? groups.initial_values.data() : nullptr,
+                                   groups.initial.data(), groups.count(), batch.tile_lanes));
+  return groups;
+}
+
+/// The unique-key tables' combined batch (slab_combine.hpp): each group's final state, one write per
+/// group that changes its key, then every element's outcome.
+template <class Slots, class Backend>
+std::uint64_t combine_unique(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch,
+                             const key_groups& groups)
+{
+  const batch_element elements{batch};
+  const std::uint64_t group_count = groups.count();
+  std::vector<operation> write_operations(group_count);
+  std::vector<std::uint32_t> write_values(group_count);
+  std::vector<operation_status> write_statuses(group_count);
+#pragma omp parallel for schedule(dynamic, combined_groups_per_task)
+  for (std::int64_t g = 0; g < signed_count(group_count); ++g) {
+    const auto group = static_cast<std::uint64_t>(g);
+    const bool present = groups.initial[group] == operation_status::found;
+    std::uint32_t target = initial_target(present);
+    for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
+      const std::uint32_t element = element_of_pair(groups.pairs[i]);
+      target = after(transition_of(elements.op(element), element), target);
+    }
+    const combined_write write = write_for(present, target, Slots::has_values);
+    write_operations[group] = write.op;
+    write_values[group] = write.needed ? elements.value(write.element) : 0U;
+    write_statuses[group] = pending_status(write);
+  }
+  execute_batch<Slots>(backend, table,
+                       group_writes(write_operations.data(), groups.keys.data(), write_values.data(),
+                                    write_statuses.data(), group_count, batch.tile_lanes));
+
+  // Every element's outcome: its group's sequential run, or, where the write found no slab, a run in
+  // which the key stays absent.
+  std::uint64_t exhausted = 0;
+#pragma omp parallel for schedule(dynamic, combined_groups_per_task) reduction(+ : exhausted)
+  for (std::int64_t g = 0; g < signed_count(group_count); ++g) {
+    const auto group = static_cast<std::uint64_t>(g);
+    const bool write_failed = write_statuses[group] == operation_status::out_of_memory;
+    std::uint32_t target = initial_target(groups.initial[group] == operation_status::found);
+    for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
+      const std::uint32_t element = element_of_pair(groups.pairs[i]);
+      const operation op = elements.op(element);
+      const operation_status status = write_failed ? status_when_exhausted(op) : status_in(op, target);
+      if (status == operation_status::found && batch.values_out != nullptr) {
+        batch.values_out[element] = target == target_initial ? groups.initial_values[group] : elements.value(target);
+      }
+      write_outcome(batch, element, status);
+      exhausted += status == operation_status::out_of_memory ? 1 : 0;
+      target = after(transition_of(op, element), target);
+    }
+  }
+  return exhausted;
+}
+
+/// Erases up to `limit` instances of `key` (the first in list order); returns how many it erased.
+template <class Slots>
+std::uint64_t erase_instances(const slab_table_view<Slots>& table, std::uint32_t key, std::uint64_t limit)
+{
+  std::uint64_t erased = 0;
+  walk_list(table, table.bucket_of(key), [&](slot_t<Slots>* slab, std::uint64_t) {
+    for (std::uint32_t slot = 0; slot < Slots::data_slots && erased < limit; ++slot) {
+      slot_t<Slots> seen = load(slab[slot]);
+      if (Slots::key_of(seen) != key) { continue; }
+      erased += std::atomic_ref<slot_t<Slots>>(slab[slot])
+                        .compare_exchange_strong(seen, Slots::make_slot(erased_key, Slots::value_of(seen)),
+                                                 std::memory_order_acq_rel)
+                    ? 1
+                    : 0;
+    }
+  });
+  return erased;
+}
+
+/// Adds the pairs (key, values[j]) in order, each into the next empty slot of key's list in list order,
+/// appending slabs; returns how many it added (fewer only when no slab was free).
+template <class Slots>
+std::uint64_t append_instances(const slab_table_view<Slots>& table,
+                               host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, std::uint32_t key,
+                               const std::vector<std::uint32_t>& values)
+{
+  using slot_type = slot_t<Slots>;
+  slot_type* slab = table.head_of(key);
+  std::uint64_t added = 0;
+  while (added < values.size()) {
+    for (std::uint32_t slot = 0; slot < Slots::data_slots && added < values.size(); ++slot) {
+      slot_type seen = load(slab[slot]);
+      if (Slots::key_of(seen) != empty_key) { continue; }
+      // A failed swap means another insertion took the slot: the value goes to a later one.
+      added += std::atomic_ref<slot_type>(slab[slot])
+                       .compare_exchange_strong(seen, Slots::make_slot(key, values[added]), std::memory_order_acq_rel)
+                   ? 1
+                   : 0;
+    }
+    if (added == values.size()) { break; }
+    const std::uint32_t next = Slots::link_of(load(slab[Slots::link_slot]));
+    if (next != null_slab) {
+      slab = table.pool.slab(next);
+      continue;
+    }
+    const std::uint32_t fresh = allocator.allocate();
+    if (fresh == null_slab) { break; }
+    make_fresh<Slots>(table.pool.slab(fresh));
+    slot_type link = Slots::make_link(null_slab);
+    if (std::atomic_ref<slot_type>(slab[Slots::link_slot])
+            .compare_exchange_strong(link, Slots::make_link(fresh), std::memory_order_acq_rel)) {
+      slab = table.pool.slab(fresh);
+    } else {
+      allocator.free(fresh);
+      slab = table.pool.slab(Slots::link_of(link));
+    }
+  }
+  return added;
+}
+
+/// A multimap's combined batch (slab_combine.hpp, multiset_status): per group, one walk erases up to
+/// its erasures' count of instances and one walk adds its insertions' pairs.
+template <class Slots>
+std::uint64_t combine_multiset(const slab_table_view<Slots>& table, const batch_arguments& batch,
+                               const key_groups& groups)
+{
+  const batch_element elements{batch};
+  std::uint64_t exhausted = 0;
+#pragma omp parallel reduction(+ : exhausted)
+  {
+    host_slab_allocator<slot_t<Slots>, Slots::slab_bytes> allocator(table.pool,
+                                                                    static_cast<std::uint64_t>(omp_get_thread_num()));
+    std::vector<std::uint32_t> insert_values;
+#pragma omp for schedule(dynamic, combined_groups_per_task)
+    for (std::int64_t g = 0; g < signed_count(groups.count()); ++g) {
+      const auto group = static_cast<std::uint64_t>(g);
+      std::uint64_t erasures = 0;
+      insert_values.clear();
+      for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
+        const std::uint32_t element = element_of_pair(groups.pairs[i]);
+        erasures += elements.op(element) == operation::erase ? 1 : 0;
+        if (elements.op(element) == operation::insert) { insert_values.push_back(elements.value(element)); }
+      }
+      const std::uint32_t key = groups.keys[group];
+      const multiset_outcome outcome{
+          groups.initial[group] == operation_status::found, erasures > 0 ? erase_instances(table, key, erasures) : 0,
+          insert_values.empty() ? 0 : append_instances(table, allocator, key, insert_values)};
+      std::uint64_t erase_rank = 0, insert_rank = 0;
+      for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
+        const std::uint32_t element = element_of_pair(groups.pairs[i]);
+        const operation op = elements.op(element);
+        const std::uint64_t rank = op == operation::erase ? erase_rank++ : op == operation::insert ? insert_rank++ : 0;
+        const operation_status status = outcome.status(op, rank);
+        if (status == operation_status::found && batch.values_out != nullptr) {
+          batch.values_out[element] = groups.initial_values[group];
+        }
+        write_outcome(batch, element, status);
+        exhausted += status == operation_status::out_of_memory ? 1 : 0;
+      }
+    }
+  }
+  return exhausted;
+}
+
 }  // namespace
 
 template <class Slots, class Backend>
@@ -276,79 +489,9 @@ template <class Slots, class Backend>
 std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slots>& table,
                                const batch_arguments& batch)
 {
-  // The elements that run, as (key, element) pairs grouped by key, each group in input order.
-  std::vector<std::uint64_t> pairs;
-  pairs.reserve(batch.count);
-  for (std::uint64_t element = 0; element < batch.count; ++element) {
-    if (batch.retry != nullptr && batch.retry[element] != operation_status::out_of_memory) { continue; }
-    pairs.push_back(std::uint64_t{batch.keys[element]} << element_bits | element);
-  }
-  sort_by_key(pairs);
-  std::vector<std::uint64_t> group_first;
-  for (std::uint64_t i = 0; i < pairs.size(); ++i) {
-    if (i == 0 || key_of_pair(pairs[i]) != key_of_pair(pairs[i - 1])) { group_first.push_back(i); }
-  }
-  const std::uint64_t groups = group_first.size();
-  group_first.push_back(pairs.size());
-  const auto operation_of = [&](std::uint32_t element) {
-    return batch.operations != nullptr ? batch.operations[element] : batch.uniform;
-  };
-  const auto value_of = [&](std::uint32_t element) {
-    return batch.values_in != nullptr ? batch.values_in[element] : 0U;
-  };
-
-  // One find per distinct key: its state before the batch.
-  std::vector<std::uint32_t> group_keys(groups), initial_values(groups);
-  std::vector<operation_status> initial(groups);
-  for (std::uint64_t group = 0; group < groups; ++group) { group_keys[group] = key_of_pair(pairs[group_first[group]]); }
-  execute_batch<Slots>(backend, table,
-                       group_finds(group_keys.data(), Slots::has_values ? initial_values.data() : nullptr,
-                                   initial.data(), groups, batch.tile_lanes));
-
-  // Each group's final state, and the one write that leads there (skipped by `retry` when none is needed).
-  std::vector<operation> write_operations(groups);
-  std::vector<std::uint32_t> write_values(groups);
-  std::vector<operation_status> write_statuses(groups);
-#pragma omp parallel for schedule(dynamic, combined_groups_per_task)
-  for (std::int64_t g = 0; g < signed_count(groups); ++g) {
-    const auto group = static_cast<std::uint64_t>(g);
-    const bool present = initial[group] == operation_status::found;
-    std::uint32_t target = initial_target(present);
-    for (std::uint64_t i = group_first[group]; i < group_first[group + 1]; ++i) {
-      const std::uint32_t element = element_of_pair(pairs[i]);
-      target = after(transition_of(operation_of(element), element), target);
-    }
-    const combined_write write = write_for(present, target, Slots::has_values);
-    write_operations[group] = write.op;
-    write_values[group] = write.needed ? value_of(write.element) : 0U;
-    write_statuses[group] = pending_status(write);
-  }
-  execute_batch<Slots>(backend, table,
-                       group_writes(write_operations.data(), group_keys.data(), write_values.data(),
-                                    write_statuses.data(), groups, batch.tile_lanes));
-
-  // Every element's outcome: its group's sequential run, or, where the write found no slab, a run in
-  // which the key stays absent.
-  std::uint64_t exhausted = 0;
-#pragma omp parallel for schedule(dynamic, combined_groups_per_task) reduction(+ : exhausted)
-  for (std::int64_t g = 0; g < signed_count(groups); ++g) {
-    const auto group = static_cast<std::uint64_t>(g);
-    const bool write_failed = write_statuses[group] == operation_status::out_of_memory;
-    std::uint32_t target = initial_target(initial[group] == operation_status::found);
-    for (std::uint64_t i = group_first[group]; i < group_first[group + 1]; ++i) {
-      const std::uint32_t element = element_of_pair(pairs[i]);
-      const operation op = operation_of(element);
-      const operation_status status = write_failed ? status_when_exhausted(op) : status_in(op, target);
-      if (status == operation_status::found && batch.values_out != nullptr) {
-        batch.values_out[element] = target == target_initial ? initial_values[group] : value_of(target);
-      }
-      if (batch.statuses != nullptr) { batch.statuses[element] = status; }
-      if (batch.found != nullptr) { batch.found[element] = status == operation_status::found ? 1 : 0; }
-      exhausted += status == operation_status::out_of_memory ? 1 : 0;
-      target = after(transition_of(op, element), target);
-    }
-  }
-  return exhausted;
+  const key_groups groups = group_and_find(backend, table, batch);
+  return table.mode == key_mode::duplicates ? combine_multiset(table, batch, groups)
+                                            : combine_unique(backend, table, batch, groups);
 }
 
 template <class Backend>

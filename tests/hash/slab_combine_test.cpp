@@ -4,13 +4,12 @@
 // key's elements in input order, so it must equal the in-order model exactly; the direct path (never)
 // and the automatic choice must show only allowed outcomes (outcome_check.hpp). Plus the exhausted
 // and growing pools in a combined batch, sets, the transition algebra, the repeat estimate and the
-// option's validation.
+// option's validation. Multimaps: slab_combine_multimap_test.cpp.
 #include "hash/outcome_check.hpp"
 #include "hash/slab_test_support.hpp"
 #include "support/expect_error.hpp"
 
 #include <warpdex/hash/detail/slab_combine.hpp>
-#include <warpdex/hash/slab_multimap.hpp>
 #include <warpdex/hash/slab_set.hpp>
 
 #include <gtest/gtest.h>
@@ -301,21 +300,6 @@ TYPED_TEST(slab_combine_test, CombinedSetBatchesEqualTheInOrderRun)
     if (ops[i] == operation::insert || ops[i] == operation::insert_or_assign) { oracle.insert(keys[i]); }
   }
   EXPECT_EQ(export_set(set), oracle);
-}
-
-TYPED_TEST(slab_combine_test, MultimapIgnoresCombiningAndKeepsEveryPair)
-{
-  using multimap_type =
-      hash::slab_multimap<std::uint32_t, std::uint32_t, typename TestFixture::backend_type, TypeParam::slab_bytes>;
-  seeded_random random;
-  multimap_type multimap(this->backend(), multimap_type::capacity_for(4096));
-  multimap.set_batch_options({hash::tile_lanes::automatic, hash::batch_order::automatic, batch_combine::always});
-  const std::vector<std::uint32_t> keys(2048, 5);
-  const auto values = element_values(keys.size(), 0);
-  auto device_keys = this->put(keys);
-  auto device_values = this->put(values);
-  multimap.insert(device_keys.span(), device_values.span());
-  EXPECT_EQ(multimap.size(), keys.size());
 }
 
 TEST(slab_combine, TransitionsComposeAsTheOperationsRunInOrder)

@@ -35,11 +35,11 @@ enum class batch_order : std::uint8_t {
 /// detail/slab_combine.hpp): the elements are grouped by key (a sort), each group runs as one sequential
 /// run in input order, and the table sees one find and at most one write per distinct key. That keeps a
 /// batch with heavily repeated keys linear in its size; for keys that rarely repeat the sort costs more
-/// than it saves. Tables that hold a key several times (slab_multimap) never combine.
+/// than it saves. A multimap's groups run as multiset_outcome (detail/slab_combine.hpp) says.
 enum class batch_combine : std::uint8_t {
-  automatic = 0,  ///< mixed batches whose sampled keys repeat (plan_batch, combine_repeat_threshold)
+  automatic = 0,  ///< batches whose sampled keys repeat (slab_table_base::combines, combine_repeat_threshold)
   never,          ///< every element runs on the table
-  always,         ///< every batch of a unique-key table is combined
+  always,         ///< every batch is combined
 };
 
 /// The options of a table's bulk operations (`set_batch_options`). All automatic by default.

@@ -29,7 +29,8 @@
 /// (or any batch, with batch_combine::always) is combined (batch_options.hpp): each key's elements
 /// run as one sequential run in input order, one of the runs allowed above, and the table sees one
 /// find and at most one write per distinct key. A combined batch finds each key before writing it, so
-/// it must not run while a kernel writes the table through a device ref.
+/// it must not run while a kernel writes the table through a device ref. A multimap's batches combine
+/// the same way (slab_multimap.hpp; detail/slab_combine.hpp, multiset_outcome).
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -332,17 +333,17 @@ class slab_table_base {
     return execute_batch<Slots>(backend_, view(), planned);
   }
 
-  /// Whether `batch` runs combined (batch_combine): never in duplicates mode or beyond
-  /// max_combined_elements; automatic combines mixed batches whose sampled keys repeat
-  /// combine_repeat_threshold times or more (uniform finds, insertions and erasures of repeated keys
-  /// already run in linear time: a repeated key finds its slot, and a slot holding a key is swapped once).
+  /// Whether `batch` runs combined (batch_combine): never beyond max_combined_elements; automatic
+  /// combines the batches whose sampled keys repeat combine_repeat_threshold times or more among the
+  /// mixed batches and, in duplicates mode, the insertions and erasures (each of which walks its key's
+  /// instances). Uniform batches of a unique-key table and finds are not sampled: a repeated key meets
+  /// its one slot, and a slot holding a key is swapped once.
   [[nodiscard]] bool combines(const batch_arguments& batch, batch_combine combine) const
   {
-    if (mode_ != key_mode::unique || combine == batch_combine::never || batch.count >= max_combined_elements) {
-      return false;
-    }
+    if (combine == batch_combine::never || batch.count >= max_combined_elements) { return false; }
     if (combine == batch_combine::always) { return true; }
-    if (batch.operations == nullptr) { return false; }
+    const bool walks_instances = mode_ == key_mode::duplicates && batch.uniform != operation::find;
+    if (batch.operations == nullptr && !walks_instances) { return false; }
     const double repeats =
         estimated_key_repeats(sample_keys(backend_, batch.keys, batch.count, combine_sample_keys), batch.count);
     return repeats >= combine_repeat_threshold;

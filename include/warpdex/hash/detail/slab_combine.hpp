@@ -1,7 +1,8 @@
 #pragma once
 // Combining a batch's operations on one key before they reach the table (both backends): the elements
 // are grouped by key, each group's operations are run as one sequential run in input order on the key's
-// state, and the table sees at most one find and one write per distinct key. So a key repeated m times
+// state, and the table sees at most one find and one write per distinct key (a multimap's groups: one
+// find, one erasing walk and one appending walk, see multiset_outcome). So a key repeated m times
 // costs one list walk, not m (a mixed batch that erases and inserts one key m times would otherwise
 // leave m tombstones in its list and walk them m times). This file holds what both backends share: the
 // state a group reaches, as a composable function of the key's state before the batch.
@@ -125,6 +126,35 @@ WARPDEX_HOST_DEVICE constexpr combined_write write_for(bool initially_present, s
   if (!has_values) { return {}; }
   return {true, operation::insert_or_assign, final_target};
 }
+
+/// A multimap group (key_mode::duplicates) runs as: its finds, on the key's instances before the batch
+/// (found, with the value of the first instance in list order, or not_found); then its erasures in input
+/// order, one walk removing up to their count of instances, so the first `erased` of them report erased
+/// and the rest not_found (no instance was left); then its insertions in input order, one walk adding
+/// their pairs into the list's next empty slots (appending slabs), so the first `added` report inserted
+/// and the rest out_of_memory (no slab was free; they run again after a growth). A key inserted and
+/// erased m times thus costs two walks of its list, not m.
+struct multiset_outcome {
+  bool found_before = false;
+  std::uint64_t erased = 0;
+  std::uint64_t added = 0;
+
+  /// The status of an element doing `op`, the `rank`-th (from 0, in input order) of its group's
+  /// elements doing `op`.
+  [[nodiscard]] WARPDEX_HOST_DEVICE constexpr operation_status status(operation op, std::uint64_t rank) const
+  {
+    switch (op) {
+      case operation::erase:
+        return rank < erased ? operation_status::erased : operation_status::not_found;
+      case operation::insert:
+      case operation::insert_or_assign:
+        return rank < added ? operation_status::inserted : operation_status::out_of_memory;
+      case operation::find:
+        break;
+    }
+    return found_before ? operation_status::found : operation_status::not_found;
+  }
+};
 
 /// The status a group's write starts with: out_of_memory marks the writes to run (the batch of writes
 /// passes its statuses as `retry`), found the groups with nothing to write.
