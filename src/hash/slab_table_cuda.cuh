@@ -553,20 +553,8 @@ __global__ void append_instances_kernel(slab_table_view<Slots> table, const std:
         slab = table.pool.slab(next);
         continue;
       }
-      const std::uint32_t fresh = allocator.allocate();
-      if (fresh == null_slab) { break; }
-      slot_type* fresh_slab = table.pool.slab(fresh);
-      if (lane < Slots::slots_per_slab) { fresh_slab[lane] = Slots::empty_slot; }
-      __threadfence();  // the fresh slab is written before any warp can follow the link to it
-      __syncwarp();
-      std::uint32_t linked = fresh;
-      if (lane == Slots::link_slot) {
-        const slot_type before = swap_slot(slab + lane, Slots::make_link(null_slab), Slots::make_link(fresh));
-        if (Slots::link_of(before) != null_slab) { linked = Slots::link_of(before); }
-      }
-      linked = warp::shfl(linked, Slots::link_slot);
-      if (linked != fresh && lane == 0) { allocator.free(fresh); }  // another warp linked first
-      slab = table.pool.slab(linked);
+      slab = append_slab(table, allocator, slab);
+      if (slab == nullptr) { break; }
     }
   }
   if (lane == 0) { added_out[group] = added; }

@@ -104,6 +104,26 @@ void make_fresh(slot_t<Slots>* slab)
   }
 }
 
+/// Links a fresh slab from `allocator` after `slab`, the last of its list, and returns the slab that
+/// follows `slab` now: the fresh one, or the one another thread linked first (the fresh one then goes
+/// back); null when no slab is free.
+template <class Slots>
+slot_t<Slots>* append_slab(const slab_table_view<Slots>& table,
+                           host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, slot_t<Slots>* slab)
+{
+  using slot_type = slot_t<Slots>;
+  const std::uint32_t fresh = allocator.allocate();
+  if (fresh == null_slab) { return nullptr; }
+  make_fresh<Slots>(table.pool.slab(fresh));
+  slot_type link = Slots::make_link(null_slab);
+  if (std::atomic_ref<slot_type>(slab[Slots::link_slot])
+          .compare_exchange_strong(link, Slots::make_link(fresh), std::memory_order_acq_rel)) {
+    return table.pool.slab(fresh);
+  }
+  allocator.free(fresh);
+  return table.pool.slab(Slots::link_of(link));
+}
+
 template <class Slots>
 operation_status run_operation(const slab_table_view<Slots>& table,
                                host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, operation op,
@@ -133,20 +153,10 @@ operation_status run_operation(const slab_table_view<Slots>& table,
       case step_kind::follow:
         slab = table.pool.slab(summary.next);
         break;
-      case step_kind::append: {
-        const std::uint32_t fresh = allocator.allocate();
-        if (fresh == null_slab) { return operation_status::out_of_memory; }
-        make_fresh<Slots>(table.pool.slab(fresh));
-        slot_type link = Slots::make_link(null_slab);
-        if (std::atomic_ref<slot_type>(slab[Slots::link_slot])
-                .compare_exchange_strong(link, Slots::make_link(fresh), std::memory_order_acq_rel)) {
-          slab = table.pool.slab(fresh);
-        } else {
-          allocator.free(fresh);
-          slab = table.pool.slab(Slots::link_of(link));
-        }
+      case step_kind::append:
+        slab = append_slab(table, allocator, slab);
+        if (slab == nullptr) { return operation_status::out_of_memory; }
         break;
-      }
     }
   }
 }
@@ -358,17 +368,8 @@ std::uint64_t append_instances(const slab_table_view<Slots>& table,
       slab = table.pool.slab(next);
       continue;
     }
-    const std::uint32_t fresh = allocator.allocate();
-    if (fresh == null_slab) { break; }
-    make_fresh<Slots>(table.pool.slab(fresh));
-    slot_type link = Slots::make_link(null_slab);
-    if (std::atomic_ref<slot_type>(slab[Slots::link_slot])
-            .compare_exchange_strong(link, Slots::make_link(fresh), std::memory_order_acq_rel)) {
-      slab = table.pool.slab(fresh);
-    } else {
-      allocator.free(fresh);
-      slab = table.pool.slab(Slots::link_of(link));
-    }
+    slab = append_slab(table, allocator, slab);
+    if (slab == nullptr) { break; }
   }
   return added;
 }

@@ -28,19 +28,6 @@ using hash::operation_status;
 
 constexpr auto unwritten_status = static_cast<operation_status>(0xdead);
 
-std::vector<std::uint32_t> zipf_draws(std::mt19937_64& random, const std::vector<std::uint32_t>& universe,
-                                      std::size_t count, double exponent)
-{
-  std::vector<double> weights(universe.size());
-  for (std::size_t rank = 0; rank < universe.size(); ++rank) {
-    weights[rank] = std::pow(static_cast<double>(rank + 1), -exponent);
-  }
-  std::discrete_distribution<std::size_t> draw(weights.begin(), weights.end());
-  std::vector<std::uint32_t> keys(count);
-  for (std::uint32_t& key : keys) { key = universe[draw(random)]; }
-  return keys;
-}
-
 template <class Config>
 class slab_combine_multimap_test : public multimap_backend_test<typename Config::backend_type> {
  protected:

@@ -33,20 +33,6 @@ using oracle_map = std::unordered_map<std::uint32_t, std::uint32_t>;
 
 constexpr auto unwritten_status = static_cast<operation_status>(0xdead);
 
-/// `count` keys drawn from `universe` with probability proportional to rank^-exponent (rank 1 first).
-std::vector<std::uint32_t> zipf_keys(std::mt19937_64& random, const std::vector<std::uint32_t>& universe,
-                                     std::size_t count, double exponent)
-{
-  std::vector<double> weights(universe.size());
-  for (std::size_t rank = 0; rank < universe.size(); ++rank) {
-    weights[rank] = std::pow(static_cast<double>(rank + 1), -exponent);
-  }
-  std::discrete_distribution<std::size_t> draw(weights.begin(), weights.end());
-  std::vector<std::uint32_t> keys(count);
-  for (std::uint32_t& key : keys) { key = universe[draw(random)]; }
-  return keys;
-}
-
 std::vector<operation> random_operations(std::mt19937_64& random, std::size_t count)
 {
   std::vector<operation> ops(count);
@@ -162,7 +148,7 @@ TYPED_TEST(slab_combine_test, ZipfMixedBatchesCombinedEqualTheInOrderRunAndOther
       SCOPED_TRACE("exponent " + std::to_string(exponent));
       const auto universe = distinct_keys(random, universe_size);
       const std::vector<std::uint32_t> initial(universe.begin(), universe.begin() + universe_size / 2);
-      const auto keys = zipf_keys(random, universe, batch, exponent);
+      const auto keys = zipf_draws(random, universe, batch, exponent);
       const auto batch_ops = random_operations(random, batch);
       const auto values = element_values(batch, 0x40000000U);
       const auto capacity = TestFixture::map_type::capacity_for(universe_size);
@@ -247,7 +233,7 @@ TYPED_TEST(slab_combine_test, ExhaustedPoolInACombinedBatchShowsOnlyAllowedOutco
     hash::slab_capacity capacity{1, 0, false};
     const auto universe = distinct_keys(random, 64);
     const std::vector<std::uint32_t> initial(universe.begin(), universe.begin() + 4);
-    const auto keys = zipf_keys(random, universe, 4096, 0.8);
+    const auto keys = zipf_draws(random, universe, 4096, 0.8);
     const auto ops = random_operations(random, keys.size());
     const auto values = element_values(keys.size(), 0x20000000U);
     oracle_map before;
@@ -263,7 +249,7 @@ TYPED_TEST(slab_combine_test, GrowingPoolRunsExhaustedGroupsAgainWithinTheCall)
   seeded_random random;
   hash::slab_capacity capacity{8, 0, true};  // every overflow slab comes from growth
   const auto universe = distinct_keys(random, 20000);
-  const auto keys = zipf_keys(random, universe, std::size_t{1} << 16, 0.5);
+  const auto keys = zipf_draws(random, universe, std::size_t{1} << 16, 0.5);
   const auto ops = random_operations(random, keys.size());
   const auto values = element_values(keys.size(), 0x30000000U);
   oracle_map before;
@@ -283,7 +269,7 @@ TYPED_TEST(slab_combine_test, CombinedSetBatchesEqualTheInOrderRun)
   const std::vector<std::uint32_t> initial(oracle.begin(), oracle.end());
   auto device_initial = this->put(initial);
   set.insert(device_initial.span());
-  const auto keys = zipf_keys(random, universe, std::size_t{1} << 15, 1.0);
+  const auto keys = zipf_draws(random, universe, std::size_t{1} << 15, 1.0);
   const auto ops = random_operations(random, keys.size());
   set.set_batch_options({hash::tile_lanes::automatic, hash::batch_order::automatic, batch_combine::always});
   auto device_ops = this->put(ops);
