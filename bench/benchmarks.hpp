@@ -21,6 +21,10 @@ void run_split_sort_histogram(context& ctx);
 /// slab_map build / find / erase / mixed batch against an open-addressing baseline, and bytes per pair.
 void run_slab_hash(context& ctx);
 
+/// slab_map insert / find / mixed batches over Zipf-skewed keys (s = 0.5, 1.0, 1.5), each next to the
+/// same batch on unique uniform keys in the same run.
+void run_slab_hash_skew(context& ctx);
+
 /// slab_map's batch options (tile size, bucket order, automatic) side by side at two fills.
 void run_slab_hash_variants(context& ctx);
 /// SlabAlloc, SlabAlloc-light and device-side malloc: 128-byte allocations per second, verified.

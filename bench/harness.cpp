@@ -180,6 +180,7 @@ const std::vector<benchmark>& registry()
     {"warp_multisplit", run_warp_multisplit},
     {"split/radix_sort_histogram", run_split_sort_histogram},
     {"slab_hash", run_slab_hash},
+    {"slab_hash_skew", run_slab_hash_skew},
     {"slab_map_variants", run_slab_hash_variants},
     {"slab_alloc", run_slab_alloc},
     {"lsm", run_lsm},

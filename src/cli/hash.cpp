@@ -83,6 +83,13 @@ hash_request file_workload(const std::string& path, std::uint64_t seed)
   work.keys = read_key_file(path);
   std::vector<std::uint32_t> sorted = work.keys;
   std::sort(sorted.begin(), sorted.end());
+  for (std::size_t first = 0; first < sorted.size();) {
+    const std::size_t end = static_cast<std::size_t>(
+        std::upper_bound(sorted.begin() + static_cast<std::ptrdiff_t>(first), sorted.end(), sorted[first]) -
+        sorted.begin());
+    work.most_repeated = std::max<std::uint64_t>(work.most_repeated, end - first);
+    first = end;
+  }
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   work.distinct = sorted.size();
   WARPDEX_EXPECTS(work.distinct <= max_input_distinct_keys,
@@ -288,6 +295,13 @@ void print_hash(const global_options& globals, const hash_options& opts)
     std::printf("warpdex hash: slab_map of %u-byte slabs on backend %s, keys of '%s', base fill %.2f, seed %llu\n",
                 slab_bytes, choice == backend_choice::cuda ? "cuda" : "host", opts.input.c_str(), opts.base_fill,
                 static_cast<unsigned long long>(opts.seed));
+    const std::uint64_t keys = from_file.keys.size();
+    std::printf(
+        "  %llu keys, %llu distinct; the most frequent key %llu times (%.1f%% of the keys); rates count every key, "
+        "repeats included\n",
+        static_cast<unsigned long long>(keys), static_cast<unsigned long long>(from_file.distinct),
+        static_cast<unsigned long long>(from_file.most_repeated),
+        100.0 * static_cast<double>(from_file.most_repeated) / static_cast<double>(keys));
   } else {
     std::printf(
         "warpdex hash: slab_map of %u-byte slabs on backend %s, n = 2^%u unique 32-bit keys, base fill %.2f, seed "

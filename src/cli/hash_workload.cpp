@@ -49,14 +49,16 @@ std::vector<measurement> hash_on(const Backend& backend, const hash_request& req
   ops.copy_from(std::span<const operation>(host_ops));
   auto mixed = make_buffer<std::uint32_t>(backend, n);
   mixed.copy_from(std::span<const std::uint32_t>(mixed_keys));
-  // Buckets for the distinct keys at base_fill; the pool also holds the mixed batch's insertions (a
-  // quarter of n), and grows if a file's keys crowd some buckets.
-  constexpr double peak_keys = 1.25;
-  map_type map(backend,
-               map_type::capacity_for(static_cast<std::uint64_t>(peak_keys * static_cast<double>(request.distinct)),
-                                      peak_keys * request.base_fill),
-               request.seed);
-  auto baseline = make_hash_baseline(backend, static_cast<std::uint64_t>(peak_keys * static_cast<double>(n)));
+  // The table holds at most the distinct keys plus the mixed batch's insertions of absent keys (a
+  // quarter of n). Buckets for that peak at 1.25 times base_fill, so distinct keys (peak 1.25 n) fill
+  // the base slabs to base_fill after the build and the pool holds the insertions; repeated keys
+  // (a peak far above the distinct keys) get the buckets their insertions need, where buckets for the
+  // distinct keys alone would crowd the insertions into a few long lists (one key repeated n times:
+  // one bucket, and a mixed batch quadratic in n).
+  const std::uint64_t peak_keys = request.distinct + (n + 3) / 4;
+  constexpr double uniform_peak_ratio = 1.25;
+  map_type map(backend, map_type::capacity_for(peak_keys, uniform_peak_ratio * request.base_fill), request.seed);
+  auto baseline = make_hash_baseline(backend, peak_keys);
   backend.synchronize();
   const double setup_seconds = seconds_since(started);
 

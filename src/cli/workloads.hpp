@@ -87,6 +87,7 @@ namespace warpdex::cli {
 struct hash_request {
   std::vector<std::uint32_t> keys;    ///< built in this order; may repeat
   std::uint64_t distinct = 0;         ///< distinct keys among them
+  std::uint64_t most_repeated = 1;    ///< how often the most frequent key occurs among them
   std::vector<std::uint32_t> absent;  ///< keys.size() keys, none of them built
   double base_fill = 0.6;
   std::uint64_t seed = 1;

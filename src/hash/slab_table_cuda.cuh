@@ -5,6 +5,9 @@
 // list walks run one warp per bucket, flush one thread per bucket. Each slab size's layouts are
 // instantiated in a translation unit of their own (slab_table_cuda.cu, slab_table_cuda_64.cu), so the
 // two compile in parallel.
+#include "../core/thrust_backend.hpp"
+
+#include <warpdex/hash/detail/slab_combine.hpp>
 #include <warpdex/hash/detail/slab_table.hpp>
 #include <warpdex/hash/slab_ref.cuh>
 
@@ -14,8 +17,19 @@
 #include <warpdex/core/warp.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <thrust/copy.h>
+#include <thrust/fill.h>
 #include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
+#include <thrust/functional.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/scan.h>
+#include <thrust/sequence.h>
+#include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
+#include <thrust/transform_scan.h>
 
 #include <atomic>
 #include <bit>
@@ -295,6 +309,302 @@ __global__ void flush_kernel(slab_table_view<Slots> table)
                [&](std::uint32_t slab) { atomicAnd(table.pool.bitmap_word(slab), ~table.pool.bit_of(slab)); });
 }
 
+// ---- Combined batches (slab_combine.hpp): the elements sorted by key, a segmented scan of their
+// transitions, one find and at most one write per distinct key, and the outcomes fanned back out. ----
+
+__global__ void sample_keys_kernel(const std::uint32_t* keys, std::uint64_t count, std::uint64_t samples,
+                                   std::uint32_t* sample, std::uint64_t taken)
+{
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < taken) { sample[i] = keys[sample_position(i, count, samples)]; }
+}
+
+/// Whether element i runs in this attempt (all do, or those whose retry status is out_of_memory).
+struct runs_this_attempt {
+  const operation_status* retry;
+  __device__ bool operator()(std::uint32_t element) const { return retry[element] == operation_status::out_of_memory; }
+};
+
+/// 1 where position i starts a run of equal sorted keys, else 0.
+struct starts_group {
+  const std::uint32_t* sorted_keys;
+  __device__ std::uint32_t operator()(std::uint64_t i) const
+  {
+    return i == 0 || sorted_keys[i] != sorted_keys[i - 1] ? 1U : 0U;
+  }
+};
+
+struct is_group_start {
+  const std::uint32_t* sorted_keys;
+  __device__ bool operator()(std::uint64_t i) const { return starts_group{sorted_keys}(i) != 0; }
+};
+
+/// The operation and input value of batch element `element`.
+struct batch_element {
+  const operation* operations;
+  operation uniform;
+  const std::uint32_t* values_in;
+  __device__ operation op(std::uint32_t element) const { return operations != nullptr ? operations[element] : uniform; }
+  __device__ std::uint32_t value(std::uint32_t element) const { return values_in != nullptr ? values_in[element] : 0U; }
+};
+
+struct transition_of_element {
+  batch_element elements;
+  __device__ key_transition operator()(std::uint32_t element) const
+  {
+    return transition_of(elements.op(element), element);
+  }
+};
+
+struct compose_transitions {
+  __device__ key_transition operator()(const key_transition& first, const key_transition& second) const
+  {
+    return then(first, second);
+  }
+};
+
+/// A group's final state and the write that leads there; groups without one are skipped by `retry`.
+template <class Slots>
+struct plan_group_write {
+  const std::uint64_t* group_first;
+  const key_transition* prefix;
+  const key_transition* transitions;
+  const operation_status* initial;
+  batch_element elements;
+  operation* write_operations;
+  std::uint32_t* write_values;
+  operation_status* write_statuses;
+  __device__ void operator()(std::uint64_t group) const
+  {
+    const std::uint64_t last = group_first[group + 1] - 1;
+    const bool present = initial[group] == operation_status::found;
+    const std::uint32_t final_target = after(then(prefix[last], transitions[last]), initial_target(present));
+    const combined_write write = write_for(present, final_target, Slots::has_values);
+    write_operations[group] = write.op;
+    write_values[group] = write.needed ? elements.value(write.element) : 0U;
+    write_statuses[group] = pending_status(write);
+  }
+};
+
+/// The outcome of the element at sorted position i: its group's sequential run, or, where the group's
+/// write found no slab, a run in which the key stays absent.
+struct combined_outcome {
+  const std::uint32_t* order;
+  const std::uint32_t* groups;  ///< 1-based group of each sorted position
+  const key_transition* prefix;
+  const operation_status* initial;
+  const operation_status* write_statuses;
+  batch_element elements;
+  struct result {
+    std::uint32_t element;
+    std::uint32_t target;  ///< the key's state before the element
+    std::uint32_t group;
+    operation_status status;
+  };
+  __device__ result operator()(std::uint64_t i) const
+  {
+    const std::uint32_t element = order[i];
+    const std::uint32_t group = groups[i] - 1;
+    const operation op = elements.op(element);
+    const std::uint32_t target = after(prefix[i], initial_target(initial[group] == operation_status::found));
+    const bool exhausted = write_statuses[group] == operation_status::out_of_memory;
+    return {element, target, group, exhausted ? status_when_exhausted(op) : status_in(op, target)};
+  }
+};
+
+struct fan_out_outcome {
+  combined_outcome outcome;
+  const std::uint32_t* initial_values;
+  std::uint32_t* values_out;
+  operation_status* statuses;
+  std::uint8_t* found;
+  __device__ void operator()(std::uint64_t i) const
+  {
+    const combined_outcome::result r = outcome(i);
+    if (r.status == operation_status::found && values_out != nullptr) {
+      values_out[r.element] = r.target == target_initial ? initial_values[r.group] : outcome.elements.value(r.target);
+    }
+    if (statuses != nullptr) { statuses[r.element] = r.status; }
+    if (found != nullptr) { found[r.element] = r.status == operation_status::found ? 1 : 0; }
+  }
+};
+
+struct is_exhausted_outcome {
+  combined_outcome outcome;
+  __device__ std::uint64_t operator()(std::uint64_t i) const
+  {
+    return outcome(i).status == operation_status::out_of_memory ? 1U : 0U;
+  }
+};
+
+/// A multimap group's erasures and insertions, counted together by one segmented scan: an erasure
+/// adds erase_unit, an insertion 1 (counts stay below 2^32).
+constexpr std::uint64_t erase_unit = std::uint64_t{1} << 32;
+constexpr std::uint64_t insert_count_mask = erase_unit - 1;
+
+struct erase_insert_count {
+  batch_element elements;
+  __device__ std::uint64_t operator()(std::uint32_t element) const
+  {
+    const operation op = elements.op(element);
+    return op == operation::erase ? erase_unit : op == operation::insert ? 1U : 0U;
+  }
+};
+
+struct counts_an_insertion {
+  __device__ bool operator()(std::uint64_t count) const { return (count & insert_count_mask) != 0; }
+};
+
+struct insertions_of {
+  __device__ std::uint64_t operator()(std::uint64_t counts) const { return counts & insert_count_mask; }
+};
+
+/// Each group's erasures and insertions (erase_unit and 1 each): its last position's running count plus
+/// its own.
+struct group_totals {
+  const std::uint64_t* group_first;
+  const std::uint64_t* ranks;
+  const std::uint64_t* counts;
+  std::uint64_t* totals;
+  __device__ void operator()(std::uint64_t group) const
+  {
+    const std::uint64_t last = group_first[group + 1] - 1;
+    totals[group] = ranks[last] + counts[last];
+  }
+};
+
+/// One warp per multimap group erases up to its erasures' count of its key's instances, the first in
+/// list order; erased[group] = how many it erased.
+template <class Slots>
+__global__ void erase_instances_kernel(slab_table_view<Slots> table, const std::uint32_t* group_keys,
+                                       const std::uint64_t* totals, std::uint64_t groups, std::uint64_t* erased_out)
+{
+  const std::uint64_t group = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+  if (group >= groups) { return; }
+  const unsigned lane = warp::lane_id();
+  const std::uint64_t limit = totals[group] / erase_unit;
+  std::uint64_t erased = 0;
+  if (limit > 0) {
+    const std::uint32_t key = group_keys[group];
+    typename Slots::slot_type* slab = table.head_of(key);
+    for (;;) {
+      const auto seen = lane < Slots::slots_per_slab ? load_slot(slab + lane) : Slots::empty_slot;
+      const bool match = lane < Slots::data_slots && Slots::key_of(seen) == key;
+      const unsigned matches = warp::ballot(match);
+      const bool tries = match && static_cast<std::uint64_t>(warp::rank_in(matches)) < limit - erased;
+      const bool won =
+          tries && swap_slot(slab + lane, seen, Slots::make_slot(erased_key, Slots::value_of(seen))) == seen;
+      const unsigned tried = warp::ballot(tries);
+      const unsigned wins = warp::ballot(won);
+      erased += static_cast<std::uint64_t>(warp::popc(wins));
+      if (erased == limit) { break; }
+      if (tried != wins) { continue; }  // a slot changed under us: read the slab again
+      const std::uint32_t next = warp::shfl(Slots::link_of(seen), Slots::link_slot);
+      if (next == null_slab) { break; }
+      slab = table.pool.slab(next);
+    }
+  }
+  if (lane == 0) { erased_out[group] = erased; }
+}
+
+/// One warp per multimap group adds its insertions' pairs, in input order, into the next empty slots of
+/// its key's list, appending slabs with the warp's allocator; added[group] = how many it added (fewer
+/// only when no slab was free). The pairs added are always a prefix of the insertions: when a swap
+/// loses its slot to another insertion, the pairs the warp placed after it in the same round are
+/// erased again (left as tombstones) and tried anew.
+template <class Slots>
+__global__ void append_instances_kernel(slab_table_view<Slots> table, const std::uint32_t* group_keys,
+                                        const std::uint64_t* totals, const std::uint64_t* insert_first,
+                                        const std::uint32_t* insert_elements, const std::uint32_t* values_in,
+                                        std::uint64_t groups, std::uint64_t salt, std::uint64_t* added_out)
+{
+  using slot_type = typename Slots::slot_type;
+  const std::uint64_t group = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+  if (group >= groups) { return; }
+  const unsigned lane = warp::lane_id();
+  const std::uint64_t total = totals[group] & insert_count_mask;
+  std::uint64_t added = 0;
+  if (total > 0) {
+    const slab_table_ref<Slots> ref(table);
+    auto allocator = ref.make_allocator(salt);
+    const std::uint32_t key = group_keys[group];
+    const std::uint32_t* elements = insert_elements + insert_first[group];
+    slot_type* slab = table.head_of(key);
+    for (;;) {
+      const slot_type seen = lane < Slots::slots_per_slab ? load_slot(slab + lane) : Slots::empty_slot;
+      const unsigned empties = warp::ballot(lane < Slots::data_slots && Slots::key_of(seen) == empty_key);
+      const auto rank = static_cast<std::uint64_t>(warp::rank_in(empties));
+      const bool tries = (empties >> lane & 1U) != 0 && rank < total - added;
+      const slot_type pair =
+          tries ? Slots::make_slot(key, values_in != nullptr ? values_in[elements[added + rank]] : 0U) : seen;
+      const bool won = tries && swap_slot(slab + lane, seen, pair) == seen;
+      const unsigned tried = warp::ballot(tries);
+      const unsigned lost = tried & ~warp::ballot(won);
+      if (lost != 0) {
+        const auto kept = static_cast<std::uint64_t>(warp::popc(empties & ((1U << (warp::ffs(lost) - 1)) - 1U)));
+        if (won && rank > kept) { swap_slot(slab + lane, pair, Slots::make_slot(erased_key, Slots::value_of(pair))); }
+        added += kept;
+        continue;  // read the slab again
+      }
+      added += static_cast<std::uint64_t>(warp::popc(tried));
+      if (added == total) { break; }
+      const std::uint32_t next = warp::shfl(Slots::link_of(seen), Slots::link_slot);
+      if (next != null_slab) {
+        slab = table.pool.slab(next);
+        continue;
+      }
+      slab = append_slab(table, allocator, slab);
+      if (slab == nullptr) { break; }
+    }
+  }
+  if (lane == 0) { added_out[group] = added; }
+}
+
+/// The outcome of the multimap element at sorted position i (multiset_outcome).
+struct multiset_element_outcome {
+  const std::uint32_t* order;
+  const std::uint32_t* groups;  ///< 1-based group of each sorted position
+  const std::uint64_t* ranks;   ///< erasures (in erase_unit) and insertions before it in its group
+  const operation_status* initial;
+  const std::uint64_t* erased;
+  const std::uint64_t* added;
+  batch_element elements;
+  __device__ operation_status operator()(std::uint64_t i) const
+  {
+    const std::uint32_t group = groups[i] - 1;
+    const operation op = elements.op(order[i]);
+    const std::uint64_t rank = op == operation::erase ? ranks[i] / erase_unit : ranks[i] & insert_count_mask;
+    const multiset_outcome outcome{initial[group] == operation_status::found, erased[group], added[group]};
+    return outcome.status(op, rank);
+  }
+};
+
+struct fan_out_multiset_outcome {
+  multiset_element_outcome outcome;
+  const std::uint32_t* initial_values;
+  std::uint32_t* values_out;
+  operation_status* statuses;
+  std::uint8_t* found;
+  __device__ void operator()(std::uint64_t i) const
+  {
+    const operation_status status = outcome(i);
+    const std::uint32_t element = outcome.order[i];
+    if (status == operation_status::found && values_out != nullptr) {
+      values_out[element] = initial_values[outcome.groups[i] - 1];
+    }
+    if (statuses != nullptr) { statuses[element] = status; }
+    if (found != nullptr) { found[element] = status == operation_status::found ? 1 : 0; }
+  }
+};
+
+struct is_exhausted_multiset_outcome {
+  multiset_element_outcome outcome;
+  __device__ std::uint64_t operator()(std::uint64_t i) const
+  {
+    return outcome(i) == operation_status::out_of_memory ? 1U : 0U;
+  }
+};
+
 template <class T>
 T copy_to_host(const buffer<T>& value)
 {
@@ -363,6 +673,141 @@ std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>
       break;
   }
   return never_allocates ? 0 : copy_to_host(exhausted);
+}
+
+template <class Backend>
+std::vector<std::uint32_t> sample_keys(const Backend& backend, const std::uint32_t* keys, std::uint64_t count,
+                                       std::uint64_t samples)
+{
+  const std::uint64_t taken = std::min(count, samples);
+  if (taken == 0) { return {}; }
+  auto sample = make_buffer<std::uint32_t>(backend, taken);
+  sample_keys_kernel<<<blocks_for(taken), block_threads, 0, backend.stream>>>(keys, count, samples, sample.data(),
+                                                                              taken);
+  WARPDEX_CHECK_LAUNCH("sample_keys_kernel");
+  return sample.to_vector();
+}
+
+template <class Slots, class Backend>
+std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slots>& table,
+                               const batch_arguments& batch)
+{
+  // CUB's radix sort counts its items in an int: a larger batch runs uncombined (still correct).
+  if (batch.count > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+    return execute_batch<Slots>(backend, table, batch);
+  }
+  const auto on = warpdex::detail::policy_nosync(backend);
+  using counter = thrust::counting_iterator<std::uint64_t>;
+  const counter first_position(0);
+
+  // The elements that run, and their keys.
+  auto elements = make_buffer<std::uint32_t>(backend, batch.count);
+  std::uint64_t count = batch.count;
+  if (batch.retry != nullptr) {
+    const thrust::counting_iterator<std::uint32_t> first_element(0);
+    count = static_cast<std::uint64_t>(thrust::copy_if(on, first_element, first_element + batch.count, elements.data(),
+                                                       runs_this_attempt{batch.retry}) -
+                                       elements.data());
+  } else {
+    thrust::sequence(on, elements.data(), elements.data() + count);
+  }
+  if (count == 0) { return 0; }
+  auto element_keys = make_buffer<std::uint32_t>(backend, count);
+  thrust::gather(on, elements.data(), elements.data() + count, batch.keys, element_keys.data());
+
+  // Sorted by key, each key's elements in input order (a stable radix sort).
+  auto sorted_keys = make_buffer<std::uint32_t>(backend, count);
+  auto order = make_buffer<std::uint32_t>(backend, count);
+  const auto items = static_cast<int>(count);
+  std::size_t temporary_bytes = 0;
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temporary_bytes, element_keys.data(), sorted_keys.data(),
+                                                   elements.data(), order.data(), items, 0, 32, backend.stream));
+  auto temporary = make_buffer<std::byte>(backend, temporary_bytes);
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temporary.data(), temporary_bytes, element_keys.data(),
+                                                   sorted_keys.data(), elements.data(), order.data(), items, 0, 32,
+                                                   backend.stream));
+
+  // Groups of equal keys: the 1-based group of each position, the first position of each group.
+  auto groups = make_buffer<std::uint32_t>(backend, count);
+  thrust::transform(on, first_position, first_position + count, groups.data(), starts_group{sorted_keys.data()});
+  thrust::inclusive_scan(on, groups.data(), groups.data() + count, groups.data());
+  const std::uint64_t group_count = warpdex::detail::read_back(backend, groups.data() + count - 1);
+  auto group_first = make_buffer<std::uint64_t>(backend, group_count + 1);
+  thrust::copy_if(on, first_position, first_position + count, group_first.data(), is_group_start{sorted_keys.data()});
+  thrust::fill_n(on, group_first.data() + group_count, 1, count);
+  auto group_keys = make_buffer<std::uint32_t>(backend, group_count);
+  thrust::gather(on, group_first.data(), group_first.data() + group_count, sorted_keys.data(), group_keys.data());
+
+  // One find per distinct key: its state before the batch.
+  auto initial = make_buffer<operation_status>(backend, group_count);
+  auto initial_values = make_buffer<std::uint32_t>(backend, Slots::has_values ? group_count : 0);
+  execute_batch<Slots>(backend, table,
+                       group_finds(group_keys.data(), Slots::has_values ? initial_values.data() : nullptr,
+                                   initial.data(), group_count, batch.tile_lanes));
+
+  const batch_element elements_in{batch.operations, batch.uniform, batch.values_in};
+  if (table.mode == key_mode::duplicates) {
+    // A multimap (multiset_outcome): each group's erasures and insertions counted and ranked, one
+    // erasing walk and one appending walk per group, then every element's outcome.
+    auto counts = make_buffer<std::uint64_t>(backend, count);
+    auto ranks = make_buffer<std::uint64_t>(backend, count);
+    thrust::transform(on, order.data(), order.data() + count, counts.data(), erase_insert_count{elements_in});
+    thrust::exclusive_scan_by_key(on, groups.data(), groups.data() + count, counts.data(), ranks.data(),
+                                  std::uint64_t{0});
+    auto totals = make_buffer<std::uint64_t>(backend, group_count);
+    thrust::for_each(on, first_position, first_position + group_count,
+                     group_totals{group_first.data(), ranks.data(), counts.data(), totals.data()});
+    auto insert_elements = make_buffer<std::uint32_t>(backend, count);
+    thrust::copy_if(on, order.data(), order.data() + count, counts.data(), insert_elements.data(),
+                    counts_an_insertion{});
+    auto insert_first = make_buffer<std::uint64_t>(backend, group_count);
+    thrust::transform_exclusive_scan(on, totals.data(), totals.data() + group_count, insert_first.data(),
+                                     insertions_of{}, std::uint64_t{0}, thrust::plus<std::uint64_t>());
+    auto erased = make_buffer<std::uint64_t>(backend, group_count);
+    auto added = make_buffer<std::uint64_t>(backend, group_count);
+    const unsigned group_blocks = blocks_for(group_count * warp::size);
+    erase_instances_kernel<Slots><<<group_blocks, block_threads, 0, backend.stream>>>(
+        table, group_keys.data(), totals.data(), group_count, erased.data());
+    WARPDEX_CHECK_LAUNCH("erase_instances_kernel");
+    append_instances_kernel<Slots><<<group_blocks, block_threads, 0, backend.stream>>>(
+        table, group_keys.data(), totals.data(), insert_first.data(), insert_elements.data(), batch.values_in,
+        group_count, next_launch_salt(), added.data());
+    WARPDEX_CHECK_LAUNCH("append_instances_kernel");
+    const multiset_element_outcome outcome{order.data(),  groups.data(), ranks.data(), initial.data(),
+                                           erased.data(), added.data(),  elements_in};
+    thrust::for_each(
+        on, first_position, first_position + count,
+        fan_out_multiset_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses, batch.found});
+    return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_multiset_outcome{outcome},
+                                    std::uint64_t{0}, thrust::plus<std::uint64_t>());
+  }
+
+  // Each element's transition, and the run of those before it in its group.
+  auto transitions = make_buffer<key_transition>(backend, count);
+  auto prefix = make_buffer<key_transition>(backend, count);
+  thrust::transform(on, order.data(), order.data() + count, transitions.data(), transition_of_element{elements_in});
+  thrust::exclusive_scan_by_key(on, groups.data(), groups.data() + count, transitions.data(), prefix.data(),
+                                unchanged_transition(), thrust::equal_to<std::uint32_t>(), compose_transitions{});
+
+  // One write per group that changes its key.
+  auto write_operations = make_buffer<operation>(backend, group_count);
+  auto write_values = make_buffer<std::uint32_t>(backend, group_count);
+  auto write_statuses = make_buffer<operation_status>(backend, group_count);
+  thrust::for_each(
+      on, first_position, first_position + group_count,
+      plan_group_write<Slots>{group_first.data(), prefix.data(), transitions.data(), initial.data(), elements_in,
+                              write_operations.data(), write_values.data(), write_statuses.data()});
+  execute_batch<Slots>(backend, table,
+                       group_writes(write_operations.data(), group_keys.data(), write_values.data(),
+                                    write_statuses.data(), group_count, batch.tile_lanes));
+
+  // Every element's outcome at its own index.
+  const combined_outcome outcome{order.data(),   groups.data(),         prefix.data(),
+                                 initial.data(), write_statuses.data(), elements_in};
+  thrust::for_each(on, first_position, first_position + count,
+                   fan_out_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses, batch.found});
+  return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_outcome{outcome},
+                                  std::uint64_t{0}, thrust::plus<std::uint64_t>());
 }
 
 template <class Slots, class Backend>

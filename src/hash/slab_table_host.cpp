@@ -1,6 +1,7 @@
 // The host backend of the slab tables: the protocol of slab_layout.hpp run by one OpenMP thread per
 // operation, on the same slab layout, with std::atomic_ref in place of the warp's atomics.
 #include "slab_table_instances.hpp"
+#include <warpdex/hash/detail/slab_combine.hpp>
 #include <warpdex/hash/detail/slab_table.hpp>
 
 #include <warpdex/core/backend.hpp>
@@ -103,6 +104,26 @@ void make_fresh(slot_t<Slots>* slab)
   }
 }
 
+/// Links a fresh slab from `allocator` after `slab`, the last of its list, and returns the slab that
+/// follows `slab` now: the fresh one, or the one another thread linked first (the fresh one then goes
+/// back); null when no slab is free.
+template <class Slots>
+slot_t<Slots>* append_slab(const slab_table_view<Slots>& table,
+                           host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, slot_t<Slots>* slab)
+{
+  using slot_type = slot_t<Slots>;
+  const std::uint32_t fresh = allocator.allocate();
+  if (fresh == null_slab) { return nullptr; }
+  make_fresh<Slots>(table.pool.slab(fresh));
+  slot_type link = Slots::make_link(null_slab);
+  if (std::atomic_ref<slot_type>(slab[Slots::link_slot])
+          .compare_exchange_strong(link, Slots::make_link(fresh), std::memory_order_acq_rel)) {
+    return table.pool.slab(fresh);
+  }
+  allocator.free(fresh);
+  return table.pool.slab(Slots::link_of(link));
+}
+
 template <class Slots>
 operation_status run_operation(const slab_table_view<Slots>& table,
                                host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, operation op,
@@ -126,25 +147,16 @@ operation_status run_operation(const slab_table_view<Slots>& table,
                 .compare_exchange_strong(expected, desired, std::memory_order_acq_rel)) {
           return next.status;
         }
+        if (finishes_after_failed_swap(next)) { return next.status; }
         break;  // the slot changed under us: read the slab again
       }
       case step_kind::follow:
         slab = table.pool.slab(summary.next);
         break;
-      case step_kind::append: {
-        const std::uint32_t fresh = allocator.allocate();
-        if (fresh == null_slab) { return operation_status::out_of_memory; }
-        make_fresh<Slots>(table.pool.slab(fresh));
-        slot_type link = Slots::make_link(null_slab);
-        if (std::atomic_ref<slot_type>(slab[Slots::link_slot])
-                .compare_exchange_strong(link, Slots::make_link(fresh), std::memory_order_acq_rel)) {
-          slab = table.pool.slab(fresh);
-        } else {
-          allocator.free(fresh);
-          slab = table.pool.slab(Slots::link_of(link));
-        }
+      case step_kind::append:
+        slab = append_slab(table, allocator, slab);
+        if (slab == nullptr) { return operation_status::out_of_memory; }
         break;
-      }
     }
   }
 }
@@ -165,6 +177,245 @@ void walk_list(const slab_table_view<Slots>& table, std::uint32_t bucket, Visit&
 std::int64_t signed_count(std::uint64_t count)
 {
   return static_cast<std::int64_t>(count);
+}
+
+// ---- Combined batches (slab_combine.hpp): (key, element) pairs packed key << 32 | element. ----
+
+constexpr unsigned element_bits = 32;
+/// Groups a thread takes at a time: groups are mostly short, but one may hold most of the batch.
+constexpr int combined_groups_per_task = 256;
+
+std::uint32_t key_of_pair(std::uint64_t pair)
+{
+  return static_cast<std::uint32_t>(pair >> element_bits);
+}
+std::uint32_t element_of_pair(std::uint64_t pair)
+{
+  return static_cast<std::uint32_t>(pair);
+}
+
+/// Sorts packed pairs by key, keeping the element order within a key: an LSD radix sort over the key's
+/// 32 bits in digits of 11 bits (three passes of a counting sort; a pass whose digit is the same in
+/// every pair, as when one key fills the batch, is skipped). O(n).
+void sort_by_key(std::vector<std::uint64_t>& pairs)
+{
+  constexpr unsigned digit_bits = 11;
+  constexpr unsigned key_bits = 32;
+  std::vector<std::uint64_t> sorted(pairs.size());
+  for (unsigned shift = element_bits; shift < element_bits + key_bits; shift += digit_bits) {
+    const unsigned bits = std::min(digit_bits, element_bits + key_bits - shift);
+    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+    std::vector<std::uint64_t> starts((std::uint64_t{1} << bits) + 1, 0);
+    for (const std::uint64_t pair : pairs) { ++starts[((pair >> shift) & mask) + 1]; }
+    if (std::find(starts.begin(), starts.end(), pairs.size()) != starts.end()) { continue; }
+    std::partial_sum(starts.begin(), starts.end(), starts.begin());
+    for (const std::uint64_t pair : pairs) { sorted[starts[(pair >> shift) & mask]++] = pair; }
+    pairs.swap(sorted);
+  }
+}
+
+/// Writes an element's status (and found flag) where the batch asks for them.
+void write_outcome(const batch_arguments& batch, std::uint64_t element, operation_status status)
+{
+  if (batch.statuses != nullptr) { batch.statuses[element] = status; }
+  if (batch.found != nullptr) { batch.found[element] = status == operation_status::found ? 1 : 0; }
+}
+
+/// The operation and input value of a batch's elements.
+struct batch_element {
+  const batch_arguments& batch;
+  [[nodiscard]] operation op(std::uint32_t element) const
+  {
+    return batch.operations != nullptr ? batch.operations[element] : batch.uniform;
+  }
+  [[nodiscard]] std::uint32_t value(std::uint32_t element) const
+  {
+    return batch.values_in != nullptr ? batch.values_in[element] : 0U;
+  }
+};
+
+/// A combined batch's elements grouped by key: packed (key, element) pairs sorted by key (each group in
+/// input order), the first pair of each group (the pair count last), each group's key, and what one find
+/// of the key saw before the batch (a multimap's: its first instance in list order).
+struct key_groups {
+  std::vector<std::uint64_t> pairs;
+  std::vector<std::uint64_t> first;
+  std::vector<std::uint32_t> keys;
+  std::vector<operation_status> initial;
+  std::vector<std::uint32_t> initial_values;
+  [[nodiscard]] std::uint64_t count() const { return keys.size(); }
+};
+
+template <class Slots, class Backend>
+key_groups group_and_find(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch)
+{
+  key_groups groups;
+  groups.pairs.reserve(batch.count);
+  for (std::uint64_t element = 0; element < batch.count; ++element) {
+    if (batch.retry != nullptr && batch.retry[element] != operation_status::out_of_memory) { continue; }
+    groups.pairs.push_back(std::uint64_t{batch.keys[element]} << element_bits | element);
+  }
+  sort_by_key(groups.pairs);
+  for (std::uint64_t i = 0; i < groups.pairs.size(); ++i) {
+    if (i == 0 || key_of_pair(groups.pairs[i]) != key_of_pair(groups.pairs[i - 1])) {
+      groups.first.push_back(i);
+      groups.keys.push_back(key_of_pair(groups.pairs[i]));
+    }
+  }
+  groups.first.push_back(groups.pairs.size());
+  groups.initial.resize(groups.count());
+  groups.initial_values.resize(groups.count());
+  execute_batch<Slots>(backend, table,
+                       group_finds(groups.keys.data(), Slots::has_values ? groups.initial_values.data() : nullptr,
+                                   groups.initial.data(), groups.count(), batch.tile_lanes));
+  return groups;
+}
+
+/// The unique-key tables' combined batch (slab_combine.hpp): each group's final state, one write per
+/// group that changes its key, then every element's outcome.
+template <class Slots, class Backend>
+std::uint64_t combine_unique(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch,
+                             const key_groups& groups)
+{
+  const batch_element elements{batch};
+  const std::uint64_t group_count = groups.count();
+  std::vector<operation> write_operations(group_count);
+  std::vector<std::uint32_t> write_values(group_count);
+  std::vector<operation_status> write_statuses(group_count);
+#pragma omp parallel for schedule(dynamic, combined_groups_per_task)
+  for (std::int64_t g = 0; g < signed_count(group_count); ++g) {
+    const auto group = static_cast<std::uint64_t>(g);
+    const bool present = groups.initial[group] == operation_status::found;
+    std::uint32_t target = initial_target(present);
+    for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
+      const std::uint32_t element = element_of_pair(groups.pairs[i]);
+      target = after(transition_of(elements.op(element), element), target);
+    }
+    const combined_write write = write_for(present, target, Slots::has_values);
+    write_operations[group] = write.op;
+    write_values[group] = write.needed ? elements.value(write.element) : 0U;
+    write_statuses[group] = pending_status(write);
+  }
+  execute_batch<Slots>(backend, table,
+                       group_writes(write_operations.data(), groups.keys.data(), write_values.data(),
+                                    write_statuses.data(), group_count, batch.tile_lanes));
+
+  // Every element's outcome: its group's sequential run, or, where the write found no slab, a run in
+  // which the key stays absent.
+  std::uint64_t exhausted = 0;
+#pragma omp parallel for schedule(dynamic, combined_groups_per_task) reduction(+ : exhausted)
+  for (std::int64_t g = 0; g < signed_count(group_count); ++g) {
+    const auto group = static_cast<std::uint64_t>(g);
+    const bool write_failed = write_statuses[group] == operation_status::out_of_memory;
+    std::uint32_t target = initial_target(groups.initial[group] == operation_status::found);
+    for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
+      const std::uint32_t element = element_of_pair(groups.pairs[i]);
+      const operation op = elements.op(element);
+      const operation_status status = write_failed ? status_when_exhausted(op) : status_in(op, target);
+      if (status == operation_status::found && batch.values_out != nullptr) {
+        batch.values_out[element] = target == target_initial ? groups.initial_values[group] : elements.value(target);
+      }
+      write_outcome(batch, element, status);
+      exhausted += status == operation_status::out_of_memory ? 1 : 0;
+      target = after(transition_of(op, element), target);
+    }
+  }
+  return exhausted;
+}
+
+/// Erases up to `limit` instances of `key` (the first in list order); returns how many it erased.
+template <class Slots>
+std::uint64_t erase_instances(const slab_table_view<Slots>& table, std::uint32_t key, std::uint64_t limit)
+{
+  std::uint64_t erased = 0;
+  walk_list(table, table.bucket_of(key), [&](slot_t<Slots>* slab, std::uint64_t) {
+    for (std::uint32_t slot = 0; slot < Slots::data_slots && erased < limit; ++slot) {
+      slot_t<Slots> seen = load(slab[slot]);
+      if (Slots::key_of(seen) != key) { continue; }
+      erased += std::atomic_ref<slot_t<Slots>>(slab[slot])
+                        .compare_exchange_strong(seen, Slots::make_slot(erased_key, Slots::value_of(seen)),
+                                                 std::memory_order_acq_rel)
+                    ? 1
+                    : 0;
+    }
+  });
+  return erased;
+}
+
+/// Adds the pairs (key, values[j]) in order, each into the next empty slot of key's list in list order,
+/// appending slabs; returns how many it added (fewer only when no slab was free).
+template <class Slots>
+std::uint64_t append_instances(const slab_table_view<Slots>& table,
+                               host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, std::uint32_t key,
+                               const std::vector<std::uint32_t>& values)
+{
+  using slot_type = slot_t<Slots>;
+  slot_type* slab = table.head_of(key);
+  std::uint64_t added = 0;
+  while (added < values.size()) {
+    for (std::uint32_t slot = 0; slot < Slots::data_slots && added < values.size(); ++slot) {
+      slot_type seen = load(slab[slot]);
+      if (Slots::key_of(seen) != empty_key) { continue; }
+      // A failed swap means another insertion took the slot: the value goes to a later one.
+      added += std::atomic_ref<slot_type>(slab[slot])
+                       .compare_exchange_strong(seen, Slots::make_slot(key, values[added]), std::memory_order_acq_rel)
+                   ? 1
+                   : 0;
+    }
+    if (added == values.size()) { break; }
+    const std::uint32_t next = Slots::link_of(load(slab[Slots::link_slot]));
+    if (next != null_slab) {
+      slab = table.pool.slab(next);
+      continue;
+    }
+    slab = append_slab(table, allocator, slab);
+    if (slab == nullptr) { break; }
+  }
+  return added;
+}
+
+/// A multimap's combined batch (slab_combine.hpp, multiset_status): per group, one walk erases up to
+/// its erasures' count of instances and one walk adds its insertions' pairs.
+template <class Slots>
+std::uint64_t combine_multiset(const slab_table_view<Slots>& table, const batch_arguments& batch,
+                               const key_groups& groups)
+{
+  const batch_element elements{batch};
+  std::uint64_t exhausted = 0;
+#pragma omp parallel reduction(+ : exhausted)
+  {
+    host_slab_allocator<slot_t<Slots>, Slots::slab_bytes> allocator(table.pool,
+                                                                    static_cast<std::uint64_t>(omp_get_thread_num()));
+    std::vector<std::uint32_t> insert_values;
+#pragma omp for schedule(dynamic, combined_groups_per_task)
+    for (std::int64_t g = 0; g < signed_count(groups.count()); ++g) {
+      const auto group = static_cast<std::uint64_t>(g);
+      std::uint64_t erasures = 0;
+      insert_values.clear();
+      for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
+        const std::uint32_t element = element_of_pair(groups.pairs[i]);
+        erasures += elements.op(element) == operation::erase ? 1 : 0;
+        if (elements.op(element) == operation::insert) { insert_values.push_back(elements.value(element)); }
+      }
+      const std::uint32_t key = groups.keys[group];
+      const multiset_outcome outcome{
+          groups.initial[group] == operation_status::found, erasures > 0 ? erase_instances(table, key, erasures) : 0,
+          insert_values.empty() ? 0 : append_instances(table, allocator, key, insert_values)};
+      std::uint64_t erase_rank = 0, insert_rank = 0;
+      for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
+        const std::uint32_t element = element_of_pair(groups.pairs[i]);
+        const operation op = elements.op(element);
+        const std::uint64_t rank = op == operation::erase ? erase_rank++ : op == operation::insert ? insert_rank++ : 0;
+        const operation_status status = outcome.status(op, rank);
+        if (status == operation_status::found && batch.values_out != nullptr) {
+          batch.values_out[element] = groups.initial_values[group];
+        }
+        write_outcome(batch, element, status);
+        exhausted += status == operation_status::out_of_memory ? 1 : 0;
+      }
+    }
+  }
+  return exhausted;
 }
 
 }  // namespace
@@ -233,6 +484,24 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
     }
   }
   return exhausted;
+}
+
+template <class Slots, class Backend>
+std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slots>& table,
+                               const batch_arguments& batch)
+{
+  const key_groups groups = group_and_find(backend, table, batch);
+  return table.mode == key_mode::duplicates ? combine_multiset(table, batch, groups)
+                                            : combine_unique(backend, table, batch, groups);
+}
+
+template <class Backend>
+std::vector<std::uint32_t> sample_keys(const Backend&, const std::uint32_t* keys, std::uint64_t count,
+                                       std::uint64_t samples)
+{
+  std::vector<std::uint32_t> sample(std::min(count, samples));
+  for (std::uint64_t i = 0; i < sample.size(); ++i) { sample[i] = keys[sample_position(i, count, samples)]; }
+  return sample;
 }
 
 template <class Slots, class Backend>

@@ -11,10 +11,12 @@
   WARPDEX_INSTANTIATE_SLAB_TABLE_SIZE(64, Backend)
 
 /// The entry points that do not depend on the layout.
-#define WARPDEX_INSTANTIATE_SLAB_TABLE_SHARED(Backend)                                                       \
-  template batch_violations find_violations<Backend>(const Backend&, const std::uint32_t*, const operation*, \
-                                                     std::uint64_t, std::uint32_t);                          \
-  template std::uint64_t counts_to_offsets<Backend>(const Backend&, std::uint64_t*, std::uint64_t);          \
+#define WARPDEX_INSTANTIATE_SLAB_TABLE_SHARED(Backend)                                                          \
+  template batch_violations find_violations<Backend>(const Backend&, const std::uint32_t*, const operation*,    \
+                                                     std::uint64_t, std::uint32_t);                             \
+  template std::uint64_t counts_to_offsets<Backend>(const Backend&, std::uint64_t*, std::uint64_t);             \
+  template std::vector<std::uint32_t> sample_keys<Backend>(const Backend&, const std::uint32_t*, std::uint64_t, \
+                                                           std::uint64_t);                                      \
   template void initialize_bitmap<Backend>(const Backend&, std::uint32_t*, std::uint64_t, std::uint64_t);
 
 /// The map and set layouts of slabs of `SlabBytes` (walk_lists: the map layout only).
@@ -28,6 +30,8 @@
   template void initialize_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);                    \
   template std::uint64_t execute_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,               \
                                                        const batch_arguments&);                                     \
+  template std::uint64_t execute_combined<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,            \
+                                                          const batch_arguments&);                                  \
   template chain_totals summarize_chains<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);            \
   template std::uint64_t export_live<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint32_t*, \
                                                      std::uint32_t*, std::uint64_t);                                \

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <source_location>
@@ -99,6 +100,21 @@ inline std::vector<std::uint32_t> distinct_keys(std::mt19937_64& random, std::si
     const std::uint32_t key = draw(random);
     if (seen.insert(key).second) { keys.push_back(key); }
   }
+  return keys;
+}
+
+/// `count` keys drawn from `universe` with probability proportional to (rank + 1)^-exponent, rank being
+/// the position in `universe` (a Zipf-skewed workload; exponent 0 draws uniformly).
+inline std::vector<std::uint32_t> zipf_draws(std::mt19937_64& random, const std::vector<std::uint32_t>& universe,
+                                             std::size_t count, double exponent)
+{
+  std::vector<double> weights(universe.size());
+  for (std::size_t rank = 0; rank < universe.size(); ++rank) {
+    weights[rank] = std::pow(static_cast<double>(rank + 1), -exponent);
+  }
+  std::discrete_distribution<std::size_t> draw(weights.begin(), weights.end());
+  std::vector<std::uint32_t> keys(count);
+  for (std::uint32_t& key : keys) { key = universe[draw(random)]; }
   return keys;
 }
 

@@ -31,13 +31,26 @@ enum class batch_order : std::uint8_t {
   by_bucket,      ///< elements are stably sorted by bucket first, so a warp's operations share lists
 };
 
-/// The options of a table's bulk operations (`set_batch_options`). Both automatic by default.
+/// Whether a batch's operations on one key are combined before they reach the table (see
+/// detail/slab_combine.hpp): the elements are grouped by key (a sort), each group runs as one sequential
+/// run in input order, and the table sees one find and at most one write per distinct key. That keeps a
+/// batch with heavily repeated keys linear in its size; for keys that rarely repeat the sort costs more
+/// than it saves. A multimap's groups run as multiset_outcome (detail/slab_combine.hpp) says.
+enum class batch_combine : std::uint8_t {
+  automatic = 0,  ///< batches whose sampled keys repeat (slab_table_base::combines, combine_repeat_threshold)
+  never,          ///< every element runs on the table
+  always,         ///< every batch is combined
+};
+
+/// The options of a table's bulk operations (`set_batch_options`). All automatic by default.
 struct batch_options {
   tile_lanes tile = tile_lanes::automatic;
   batch_order order = batch_order::automatic;
+  batch_combine combine = batch_combine::automatic;
 };
 
-/// Throws warpdex::error for a tile size other than automatic, 1, 4, 8, 16 or 32 or an unknown order.
+/// Throws warpdex::error for a tile size other than automatic, 1, 4, 8, 16 or 32, an unknown order or
+/// an unknown combine choice.
 inline void validate(const batch_options& options)
 {
   const auto tile = static_cast<std::uint32_t>(options.tile);
@@ -45,13 +58,30 @@ inline void validate(const batch_options& options)
                   "batch_options: tile_lanes must be automatic, 1, 4, 8, 16 or 32, got " + std::to_string(tile));
   WARPDEX_EXPECTS(options.order <= batch_order::by_bucket,
                   "batch_options: unknown batch_order " + std::to_string(static_cast<unsigned>(options.order)));
+  WARPDEX_EXPECTS(options.combine <= batch_combine::always,
+                  "batch_options: unknown batch_combine " + std::to_string(static_cast<unsigned>(options.combine)));
 }
 
 /// What a batch runs with once the automatic choices are made.
 struct batch_plan {
   std::uint32_t tile_lanes = 8;  ///< 1, 4, 8, 16 or 32
   bool by_bucket = false;
+  /// never, always, or automatic: decided per batch from a sample of its keys (combine_repeat_threshold).
+  batch_combine combine = batch_combine::automatic;
 };
+
+/// Keys sampled from a batch to decide whether to combine it: 4096 keys are read back and sorted in
+/// tens of microseconds, and a key that makes up 1/1000 of the batch shows up in the sample about four
+/// times.
+inline constexpr std::uint64_t combine_sample_keys = 4096;
+/// An automatic batch is combined when its elements share their key with at least this many other
+/// elements on average (estimated from the sample's repeated pairs). Uncombined, a key repeated m times
+/// in a mixed batch costs about m^2 / (2 * slots per slab) extra slab reads (the tombstones its
+/// erasures leave for its insertions to walk), so the extra work grows with this mean; the combining
+/// pass costs about one more batch (the sort). On the host backend (2 cores, mixed batches of 2^21
+/// elements, every key repeated equally often) combining lost at 16 other copies (0.15 s against
+/// 0.09 s) and won at 32 (0.11 s against 0.18 s); docs/hash.md, "Repeated keys".
+inline constexpr double combine_repeat_threshold = 24.0;
 
 /// Expected overflow slabs per list when a bucket receives Poisson(`groups_per_bucket`) groups of
 /// `entries_per_group` entries and a slab holds `data_slots` entries: the sum over j >= 1 of
@@ -96,6 +126,7 @@ inline batch_plan plan_batch(const batch_options& options)
   batch_plan plan;
   plan.tile_lanes = tile != 0 ? tile : automatic_tile_lanes;
   plan.by_bucket = options.order == batch_order::by_bucket;
+  plan.combine = options.combine;
   return plan;
 }
 

@@ -180,6 +180,16 @@ WARPDEX_HOST_DEVICE inline step next_step(operation op, const slab_summary& summ
   return {step_kind::finish, operation_status::not_found, 0, false};
 }
 
+/// Whether an operation whose swap of `next` failed is over all the same: an assignment (the slot held
+/// its key, and the only writes to such a slot are another assignment and an erasure, neither of which
+/// reports anything that depends on the value it replaced, so the assignment takes effect just before
+/// that write, which overwrites it). Without this, n assignments of one key would retry O(n) times each.
+/// Every other failed swap reads the slab again.
+WARPDEX_HOST_DEVICE constexpr bool finishes_after_failed_swap(const step& next)
+{
+  return next.kind == step_kind::swap_slot && next.status == operation_status::assigned;
+}
+
 /// Whether a table holds each key at most once (slab_map, slab_set) or any number of times
 /// (slab_multimap).
 enum class key_mode : std::uint8_t {

@@ -34,6 +34,13 @@
 ///   before the batch was erased in the batch (a key holding more instances than the batch erases
 ///   sees every erase report erased and every find found). `insert_or_assign` has no meaning here: a
 ///   batch holding it is rejected, as is an unknown operation code.
+/// - repeated keys: a batch whose keys repeat (batch_options.hpp, batch_combine) runs each key's
+///   elements as its finds, then its erasures, then its insertions (one of the orders allowed above):
+///   one find, one walk erasing up to the erasures' count of instances and one walk appending the
+///   insertions' pairs per distinct key, so a key inserted or erased m times costs two walks of its
+///   list, not m. The statuses: finds see the instances before the batch; the first erasures in input
+///   order report erased, those beyond the instances not_found; insertions report inserted, the last
+///   ones in input order out_of_memory when no slab was free.
 /// Reserved keys (`hash::empty_key`, `hash::erased_key`) reject the whole batch with warpdex::error
 /// before anything changes; values are unrestricted. Every span is in the backend's memory.
 ///

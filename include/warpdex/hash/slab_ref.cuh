@@ -137,6 +137,31 @@ __device__ __forceinline__ std::uint32_t swap_slot(std::uint32_t* slot, std::uin
   return atomicCAS(reinterpret_cast<unsigned int*>(slot), expected, desired);
 }
 
+/// Links a fresh slab from `allocator` after `slab`, the last of its list, and returns the slab that
+/// follows `slab` now: the fresh one, or the one another warp linked first (the fresh one then goes
+/// back); null when no slab is free. Warp-collective.
+template <class Slots, class Allocator>
+__device__ typename Slots::slot_type* append_slab(const slab_table_view<Slots>& table, Allocator& allocator,
+                                                  typename Slots::slot_type* slab)
+{
+  using slot_type = typename Slots::slot_type;
+  const unsigned lane = warp::lane_id();
+  const std::uint32_t fresh = allocator.allocate();
+  if (fresh == null_slab) { return nullptr; }
+  slot_type* fresh_slab = table.pool.slab(fresh);
+  if (lane < Slots::slots_per_slab) { fresh_slab[lane] = Slots::empty_slot; }
+  __threadfence();  // the fresh slab is written before any warp can follow the link to it
+  __syncwarp();
+  std::uint32_t linked = fresh;
+  if (lane == Slots::link_slot) {
+    const slot_type before = swap_slot(slab + lane, Slots::make_link(null_slab), Slots::make_link(fresh));
+    if (Slots::link_of(before) != null_slab) { linked = Slots::link_of(before); }
+  }
+  linked = warp::shfl(linked, Slots::link_slot);
+  if (linked != fresh && lane == 0) { allocator.free(fresh); }  // another warp linked first
+  return table.pool.slab(linked);
+}
+
 }  // namespace detail
 
 template <class Slots>
@@ -346,7 +371,7 @@ class slab_table_ref {
         case step_kind::finish:
           break;
         case step_kind::swap_slot:
-          done = swap_took;  // else the slot changed: read the slab again
+          done = swap_took || finishes_after_failed_swap(next);  // else the slot changed: read the slab again
           break;
         case step_kind::follow:
           slab = table_.pool.slab(summary.next);
@@ -395,28 +420,18 @@ class slab_table_ref {
                                                           : Slots::make_slot(key, value);
             swapped = detail::swap_slot(slab + lane, seen, desired) == seen;
           }
-          if (warp::shfl(swapped, static_cast<int>(next.slot))) { return next.status; }
+          if (warp::shfl(swapped, static_cast<int>(next.slot)) || finishes_after_failed_swap(next)) {
+            return next.status;
+          }
           break;  // the slot changed: read the slab again
         }
         case step_kind::follow:
           slab = table_.pool.slab(summary.next);
           break;
         case step_kind::append: {
-          const std::uint32_t fresh = allocator != nullptr ? allocator->allocate() : null_slab;
-          if (fresh == null_slab) { return operation_status::out_of_memory; }
-          slot_type* fresh_slab = table_.pool.slab(fresh);
-          if (lane < Slots::slots_per_slab) { fresh_slab[lane] = Slots::empty_slot; }
-          __threadfence();  // the fresh slab is written before any warp can follow the link to it
-          __syncwarp();
-          std::uint32_t linked = fresh;
-          if (lane == Slots::link_slot) {
-            const slot_type before =
-                detail::swap_slot(slab + lane, Slots::make_link(null_slab), Slots::make_link(fresh));
-            if (Slots::link_of(before) != null_slab) { linked = Slots::link_of(before); }
-          }
-          linked = warp::shfl(linked, Slots::link_slot);
-          if (linked != fresh && lane == 0) { allocator->free(fresh); }  // another warp linked first
-          slab = table_.pool.slab(linked);
+          slot_type* const next_slab = allocator != nullptr ? detail::append_slab(table_, *allocator, slab) : nullptr;
+          if (next_slab == nullptr) { return operation_status::out_of_memory; }
+          slab = next_slab;
           break;
         }
       }

@@ -21,11 +21,22 @@
 /// Consequences: of several `insert`s of an absent key with no erase in the batch, exactly one reports
 /// `inserted` and its value stays; an erase and an insert of the same key may run in either order.
 /// Nothing inserted is ever lost: after a batch, the exported pairs are exactly the live keys.
+///
+/// ## Repeated keys
+/// A batch may hold a key any number of times; it runs in time linear in its size. Finds, insertions
+/// and erasures of one key meet its one slot (an assignment whose swap lost to another write of the
+/// slot takes effect just before it, see finishes_after_failed_swap). A mixed batch whose keys repeat
+/// (or any batch, with batch_combine::always) is combined (batch_options.hpp): each key's elements
+/// run as one sequential run in input order, one of the runs allowed above, and the table sees one
+/// find and at most one write per distinct key. A combined batch finds each key before writing it, so
+/// it must not run while a kernel writes the table through a device ref. A multimap's batches combine
+/// the same way (slab_multimap.hpp; detail/slab_combine.hpp, multiset_outcome).
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/hash/batch_options.hpp>
+#include <warpdex/hash/detail/slab_combine.hpp>
 #include <warpdex/hash/detail/slab_table.hpp>
 
 #include <algorithm>
@@ -310,14 +321,32 @@ class slab_table_base {
     report_exhaustion(exhausted, batch.count, caller, throw_on_exhaustion);
   }
 
-  /// Runs a batch with the tile and order of plan(); returns the elements that found the pool exhausted.
+  /// Runs a batch with the tile, order and combining of plan(); returns the elements that found the pool
+  /// exhausted.
   std::uint64_t execute_planned(const batch_arguments& batch) const
   {
     batch_arguments planned = batch;
     const batch_plan chosen = plan();
     planned.tile_lanes = chosen.tile_lanes;
     planned.by_bucket = chosen.by_bucket;
+    if (combines(planned, chosen.combine)) { return execute_combined<Slots>(backend_, view(), planned); }
     return execute_batch<Slots>(backend_, view(), planned);
+  }
+
+  /// Whether `batch` runs combined (batch_combine): never beyond max_combined_elements; automatic
+  /// combines the batches whose sampled keys repeat combine_repeat_threshold times or more among the
+  /// mixed batches and, in duplicates mode, the insertions and erasures (each of which walks its key's
+  /// instances). Uniform batches of a unique-key table and finds are not sampled: a repeated key meets
+  /// its one slot, and a slot holding a key is swapped once.
+  [[nodiscard]] bool combines(const batch_arguments& batch, batch_combine combine) const
+  {
+    if (combine == batch_combine::never || batch.count >= max_combined_elements) { return false; }
+    if (combine == batch_combine::always) { return true; }
+    const bool walks_instances = mode_ == key_mode::duplicates && batch.uniform != operation::find;
+    if (batch.operations == nullptr && !walks_instances) { return false; }
+    const double repeats =
+        estimated_key_repeats(sample_keys(backend_, batch.keys, batch.count, combine_sample_keys), batch.count);
+    return repeats >= combine_repeat_threshold;
   }
 
   /// Adds one super block to the pool: half the pool so far (at least `min_growth_slabs`, at most a

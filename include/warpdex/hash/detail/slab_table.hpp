@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace warpdex::hash::detail {
 
@@ -169,6 +170,20 @@ batch_violations find_violations(const Backend& backend, const std::uint32_t* ke
 /// Runs a validated batch; returns how many elements ended out_of_memory.
 template <class Slots, class Backend>
 std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch);
+
+/// Runs a validated batch of a unique-key table by combining the operations on each key
+/// (slab_combine.hpp): one find of each distinct key, the statuses of each key's elements as one
+/// sequential run in input order, and one write per key that changes; returns how many elements ended
+/// out_of_memory. The batch holds fewer than max_combined_elements elements; nothing else writes the
+/// table meanwhile. O(n) besides the sort by key.
+template <class Slots, class Backend>
+std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slots>& table,
+                               const batch_arguments& batch);
+
+/// The keys at sample_position(i, count, samples) for i < min(count, samples), copied to the host.
+template <class Backend>
+std::vector<std::uint32_t> sample_keys(const Backend& backend, const std::uint32_t* keys, std::uint64_t count,
+                                       std::uint64_t samples);
 
 template <class Slots, class Backend>
 chain_totals summarize_chains(const Backend& backend, const slab_table_view<Slots>& table);
