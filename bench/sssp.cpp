@@ -183,6 +183,27 @@ void run_graph(context& ctx, const named_graph& input)
                 static_cast<double>(statistics[a].relaxed_arcs) / arcs,
                 static_cast<unsigned long long>(statistics[a].reached));
   }
+  // A row of one more run with other options, against a row of this run: its rounds and relaxations
+  // printed after `label`.
+  const auto variant_row = [&](const std::string& name, const graph::sssp_options& options,
+                               const std::string& baseline, double baseline_ms, const std::string& label) {
+    graph::sssp_result<weight_type, cuda> result;
+    row r;
+    r.name = name;
+    r.n = g.edge_count();
+    r.median_ms = timed([&] { result = graph::sssp(g, source, options); });
+    r.value = gteps(r.median_ms);
+    r.unit = "GTEPS";
+    r.baseline = baseline;
+    r.baseline_value = gteps(baseline_ms);
+    r.sol_bytes_per_element = arc_bytes;
+    r.verified = result.distances.to_vector() == expected;
+    ctx.add(r);
+    std::printf("  %s: %llu rounds, %.3f ms a round, %.2f relaxations per arc\n", label.c_str(),
+                static_cast<unsigned long long>(result.statistics.rounds),
+                r.median_ms / static_cast<double>(std::max<std::uint64_t>(result.statistics.rounds, 1)),
+                static_cast<double>(result.statistics.relaxed_arcs) / arcs);
+  };
   // The two ways the cuda backend runs a round alone (sssp.hpp's host_rounds), against the default
   // (the first 64 rounds from the host, the rest in the kernel): every round launched and synchronized
   // from the host, and every round in the cooperative kernel.
@@ -190,26 +211,12 @@ void run_graph(context& ctx, const named_graph& input)
                                                                 {"kernel-rounds", 0U}};
   for (const auto& [path, host_rounds] : round_paths) {
     for (std::size_t a = 0; a < std::size(algorithms); ++a) {
-      const std::string name = row_prefix(graph::to_string(algorithms[a]), input.name, g) + "/" + path;
+      const std::string algorithm = graph::to_string(algorithms[a]);
+      const std::string name = row_prefix(algorithm, input.name, g) + "/" + path;
       if (!ctx.selected(name)) { continue; }
-      const graph::sssp_options options{.algorithm = algorithms[a], .host_rounds = host_rounds};
-      graph::sssp_result<weight_type, cuda> result;
-      row r;
-      r.name = name;
-      r.n = g.edge_count();
-      r.median_ms = timed([&] { result = graph::sssp(g, source, options); });
-      r.value = gteps(r.median_ms);
-      r.unit = "GTEPS";
-      r.baseline = graph::to_string(algorithms[a]) + " with the default rounds (64 from the host, then the kernel), same run";
-      r.baseline_value = gteps(median[a]);
-      r.sol_bytes_per_element = arc_bytes;
-      r.verified = result.distances.to_vector() == expected;
-      ctx.add(r);
-      std::printf("  %s, %s: %llu rounds, %.3f ms a round, %.2f relaxations per arc\n",
-                  graph::to_string(algorithms[a]).c_str(), path,
-                  static_cast<unsigned long long>(result.statistics.rounds),
-                  r.median_ms / static_cast<double>(std::max<std::uint64_t>(result.statistics.rounds, 1)),
-                  static_cast<double>(result.statistics.relaxed_arcs) / arcs);
+      variant_row(name, {.algorithm = algorithms[a], .host_rounds = host_rounds},
+                  algorithm + " with the default rounds (64 from the host, then the kernel), same run", median[a],
+                  algorithm + ", " + path);
     }
   }
   // Delta-stepping with other multiples of the automatic delta: the data to re-tune the rule by.
@@ -218,22 +225,9 @@ void run_graph(context& ctx, const named_graph& input)
     const std::string name =
         row_prefix("delta-stepping", input.name, g) + "/delta=" + std::to_string(static_cast<long long>(delta));
     if (!ctx.selected(name)) { continue; }
-    const graph::sssp_options options{.algorithm = graph::sssp_algorithm::delta_stepping, .delta = delta};
-    graph::sssp_result<weight_type, cuda> result;
-    row r;
-    r.name = name;
-    r.n = g.edge_count();
-    r.median_ms = timed([&] { result = graph::sssp(g, source, options); });
-    r.value = gteps(r.median_ms);
-    r.unit = "GTEPS";
-    r.baseline = "delta-stepping with the automatic delta " + std::to_string(statistics[0].delta) + ", same run";
-    r.baseline_value = gteps(median[0]);
-    r.sol_bytes_per_element = arc_bytes;
-    r.verified = result.distances.to_vector() == expected;
-    ctx.add(r);
-    std::printf("  delta %.0f: %llu rounds, %.2f relaxations per arc\n", delta,
-                static_cast<unsigned long long>(result.statistics.rounds),
-                static_cast<double>(result.statistics.relaxed_arcs) / arcs);
+    variant_row(name, {.algorithm = graph::sssp_algorithm::delta_stepping, .delta = delta},
+                "delta-stepping with the automatic delta " + std::to_string(statistics[0].delta) + ", same run",
+                median[0], "delta " + std::to_string(static_cast<long long>(delta)));
   }
   const std::string share_name = row_prefix("bucketing-share", input.name, g);
   const std::string speed_name = row_prefix("bucketing", input.name, g);
