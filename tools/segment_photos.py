@@ -31,6 +31,10 @@ COLOR = ["astronaut"]  # RGB: written as is, warpdex reads it as gray
 DATA_DIR = os.path.dirname(skimage.data.__file__)
 SIDE = 256  # images are shrunk to at most SIDE x SIDE: seconds, not minutes, on the host backend of 2 cores
 
+# OpenMP threads that sleep rather than spin while they wait: on a shared CI machine with more runnable
+# threads than cores, spinning made the same run take 1 to 10 s.
+ENVIRONMENT = dict(os.environ, OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
+
 
 def shrink(image):
     """The image (uint8, gray or RGB) resized (Lanczos) to at most SIDE on its longer side."""
@@ -52,7 +56,7 @@ def segment(warpdex, image_path, gray, labels, out_dir, extension, failures):
     out = os.path.join(out_dir, f"{name}.labels{labels}{extension}")
     started = time.monotonic()
     run = subprocess.run([warpdex, "--backend", "host", "segment", image_path, "--labels", str(labels), "-o", out],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, env=ENVIRONMENT)
     seconds = time.monotonic() - started
     problem = None
     if run.returncode != 0:
