@@ -68,13 +68,14 @@ build() {
 # from the compiler (g++ -print-file-name) by the callers. Each library keeps the name it is loaded by.
 # Fails when a library is not found.
 copy_shared_libraries() {
-  local folder=$1 file library missing
+  local folder=$1 file listing name library missing
   shift
   for file in "$@"; do
-    [ -f "$file" ] || continue
-    missing=$(ldd "$file" | awk '/=> not found/ {print $1}')
+    # Not a file, or not dynamically linked (a static ripgrep): nothing to copy.
+    [ -f "$file" ] && listing=$(ldd "$file" 2> /dev/null) || continue
+    missing=$(awk '/=> not found/ {print $1}' <<< "$listing")
     [ -z "$missing" ] || { echo "$file: shared libraries not found: $missing" >&2; return 1; }
-    ldd "$file" | awk '$2 == "=>" && $3 ~ /^\/(usr\/)?lib/ {print $1, $3}' |
+    awk '$2 == "=>" && $3 ~ /^\/(usr\/)?lib/ {print $1, $3}' <<< "$listing" |
       while read -r name library; do
         case "$name" in
           libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux* | libstdc++.so.* | \
