@@ -46,28 +46,44 @@ build() {
   cp "$build_dir/bench/warpdex-bench" "$build_dir/src/cli/warpdex" "$bundle/"
   # The GPU machine's image may lack the OpenMP runtime of this compiler: ship it beside the binaries.
   cp "$(g++ -print-file-name=libgomp.so.1)" "$bundle/lib/"
-  # ... and TBB's, which the host HashFight benchmark compares with (when the build found it).
-  local tbb_library
-  tbb_library=$(ldd "$build_dir/bench/warpdex-bench" | awk '/libtbb\.so/ {print $3}')
-  if [ -n "$tbb_library" ]; then cp "$tbb_library" "$bundle/lib/"; fi
-  # ... and libpng's, which the image readers of the segmentation (warpdex segment) link.
-  local png_library
-  png_library=$(ldd "$build_dir/src/cli/warpdex" | awk '/libpng/ {print $3}')
-  if [ -n "$png_library" ]; then cp -L "$png_library" "$bundle/lib/"; fi
-  # ripgrep, the baseline of the grep benchmark rows, found by warpdex-bench in bin/ beside it, with the
-  # PCRE2 library it links (the GPU machine has neither).
+  # ripgrep, the baseline of the grep benchmark rows, found by warpdex-bench in bin/ beside it (the GPU
+  # machine has none).
   if command -v rg > /dev/null; then
     mkdir -p "$bundle/bin"
     cp "$(command -v rg)" "$bundle/bin/rg"
-    ldd "$(command -v rg)" | awk '/libpcre2/ { print $3 }' | xargs -r -I{} cp {} "$bundle/lib/"
   else
     echo "rg not found: the grep benchmark rows will compare with GNU grep only (tools/install-deps.sh installs ripgrep)"
   fi
-  # zlib (graph files) likewise: whichever libz the binaries were linked against.
-  local libz
-  libz=$(ldd "$build_dir/src/cli/warpdex" | awk '/libz\.so/ {print $3; exit}')
-  if [ -n "$libz" ]; then cp -L "$libz" "$bundle/lib/"; fi
+  # Every shared library the binaries link beyond the base system, whichever the build found: TBB (the
+  # host HashFight baseline), zlib (graph files), libpng and libtiff with the codecs libtiff pulls (images
+  # of the segmentation), PCRE2 (ripgrep's).
+  copy_shared_libraries "$bundle/lib" "$bundle"/tests/warpdex_tests_* "$bundle/warpdex-bench" "$bundle/warpdex" \
+    "$bundle"/bin/*
   stamp_and_pack "$bundle"
+}
+
+# copy_shared_libraries DIR FILE...: copies into DIR every shared library the files (binaries or libraries)
+# need, as ldd resolves them here, except the base system that every machine has (the C library and its
+# loader, libm, libpthread, libdl, librt, libstdc++, libgcc_s) and the NVIDIA driver's; libgomp is copied
+# from the compiler (g++ -print-file-name) by the callers. Each library keeps the name it is loaded by.
+# Fails when a library is not found.
+copy_shared_libraries() {
+  local folder=$1 file listing name library missing
+  shift
+  for file in "$@"; do
+    # Not a file, or not dynamically linked (a static ripgrep): nothing to copy.
+    [ -f "$file" ] && listing=$(ldd "$file" 2> /dev/null) || continue
+    missing=$(awk '/=> not found/ {print $1}' <<< "$listing")
+    [ -z "$missing" ] || { echo "$file: shared libraries not found: $missing" >&2; return 1; }
+    awk '$2 == "=>" && $3 ~ /^\/(usr\/)?lib/ {print $1, $3}' <<< "$listing" |
+      while read -r name library; do
+        case "$name" in
+          libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux* | libstdc++.so.* | \
+            libgcc_s.so.* | libgomp.so.* | libcuda.so.* | libnvidia-*) ;;
+          *) [ -f "$folder/$name" ] || cp -L "$library" "$folder/$name" ;;
+        esac
+      done
+  done
 }
 
 # stamp_and_pack DIR: writes the commit the files were built from into DIR/COMMIT ("-dirty" when the tree
@@ -147,13 +163,20 @@ python_build() {
   cp -r examples/python "$python_bundle/examples/"
   cp bench/python_overhead.py "$python_bundle/bench/"
   cp "$(g++ -print-file-name=libgomp.so.1)" "$python_bundle/lib/"
-  # The installed package asks for zlib (graph files); the GPU machine may lack its headers: bring both.
+  # The installed package asks for zlib (graph files), libpng and libtiff (images of the segmentation); the
+  # GPU machine may lack their headers and libraries: bring both, with the libraries libtiff pulls.
+  mkdir -p "$python_bundle/png/include" "$python_bundle/tiff/include"
   cp -L "$(g++ -print-file-name=libz.so)" "$python_bundle/lib/libz.so.1"
   cp /usr/include/zlib.h /usr/include/zconf.h "$python_bundle/zlib/include/"
-  # ... and for libpng (images of the segmentation), the same.
-  mkdir -p "$python_bundle/png/include"
   cp -L "$(g++ -print-file-name=libpng16.so.16)" "$python_bundle/lib/libpng16.so.16"
   cp /usr/include/png.h /usr/include/pngconf.h /usr/include/pnglibconf.h "$python_bundle/png/include/"
+  local tiff_library tiff_header
+  tiff_library=$(g++ -print-file-name=libtiff.so.6)
+  cp -L "$tiff_library" "$python_bundle/lib/libtiff.so.6"
+  copy_shared_libraries "$python_bundle/lib" "$tiff_library"
+  local tiff_include
+  tiff_include=$(sed -n 's/^TIFF_INCLUDE_DIR:PATH=//p' "$python_build_dir/CMakeCache.txt")
+  for tiff_header in tiff.h tiffconf.h tiffio.h tiffvers.h; do cp "$tiff_include/$tiff_header" "$python_bundle/tiff/include/"; done
   stamp_and_pack "$python_bundle"
 }
 
@@ -172,6 +195,7 @@ python_suite() {
   cmake -S "$root/python" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root/install" \
     -DPython_EXECUTABLE="$python" -DZLIB_INCLUDE_DIR="$root/zlib/include" -DZLIB_LIBRARY="$root/lib/libz.so.1" \
     -DPNG_PNG_INCLUDE_DIR="$root/png/include" -DPNG_LIBRARY="$root/lib/libpng16.so.16" \
+    -DTIFF_INCLUDE_DIR="$root/tiff/include" -DTIFF_LIBRARY="$root/lib/libtiff.so.6" \
     > "$out/python-build.log" 2>&1 &&
     cmake --build "$root/build" -j "$(nproc)" >> "$out/python-build.log" 2>&1 ||
     { tail -n 30 "$out/python-build.log"; exit 1; }

@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev ccache git python3 python3-venv doxygen
-          libtbb-dev ripgrep zlib1g-dev libboost-graph-dev libigraph-dev pkg-config libpng-dev)
+          libtbb-dev ripgrep zlib1g-dev libboost-graph-dev libigraph-dev pkg-config libpng-dev
+          libtiff-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -2,7 +2,8 @@
 # Creates .venv/ (git-ignored) with the pinned packages of tools/plot-requirements.txt, for tools/plot.py:
 #   tools/python-env.sh && .venv/bin/python tools/plot.py --docs
 # With --vtk it adds those of tools/vtk-requirements.txt (VTK and Gmsh, for tools/faces_vtk_compare.py);
-# with --python those of tools/python-requirements.txt (nanobind and pytest, for the Python package python/).
+# with --python those of tools/python-requirements.txt (nanobind and pytest, for the Python package python/);
+# with --photos those of tools/photo-requirements.txt (scikit-image and tifffile, for tools/segment_photos.py).
 # Does nothing when .venv/ already holds exactly those versions. Needs python3 with its venv module
 # (Debian: python3-venv, installed by tools/install-deps.sh) and PyPI.
 set -euo pipefail
@@ -21,7 +22,8 @@ for option in "$@"; do
   case "$option" in
     --vtk) extra=vtk ;;
     --python) extra=python ;;
-    *) echo "usage: tools/python-env.sh [--vtk] [--python]" >&2; exit 2 ;;
+    --photos) extra=photo ;;
+    *) echo "usage: tools/python-env.sh [--vtk] [--python] [--photos]" >&2; exit 2 ;;
   esac
   extra_stamp=.venv/.warpdex-$extra-requirements
   if ! cmp -s "tools/$extra-requirements.txt" "$extra_stamp"; then

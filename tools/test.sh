@@ -6,7 +6,8 @@
 #  3. the examples/consumer project, built against the installed package through find_package(warpdex);
 #  4. the guides' examples (examples/*_example.cpp, the same code as in docs/), built that way and run;
 #  5. tools/plot.py on a committed benchmark record; 6. the API reference (doxygen, warnings are errors);
-#  7. `warpdex faces` against VTK's surface filters on generated and Gmsh meshes (VTK and Gmsh from PyPI).
+#  7. `warpdex faces` against VTK's surface filters on generated and Gmsh meshes (VTK and Gmsh from PyPI);
+#  8. `warpdex segment` on scikit-image's bundled sample photographs, PNG and TIFF (scikit-image from PyPI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -80,3 +81,9 @@ echo "== external faces against VTK"
 # orientation included, on generated grids and Gmsh meshes with holes, in every file encoding.
 tools/python-env.sh --vtk
 .venv/bin/python tools/faces_vtk_compare.py build-host/src/cli/warpdex
+
+echo "== segmentation of real photographs"
+# scikit-image's sample images (bundled in its wheel) as PNG and TIFF, 2 and 3 labels on the host backend:
+# every run succeeds, every label is used and the labels' mean intensities increase with the label.
+tools/python-env.sh --photos
+.venv/bin/python tools/segment_photos.py build-host/src/cli/warpdex

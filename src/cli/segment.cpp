@@ -1,6 +1,6 @@
-// `warpdex segment IMAGE -o LABELS`: MRF segmentation of a PNG image or a raw volume (or the generated
-// synthetic porous volume), over SLIC superpixels or a given region file, with precision / recall /
-// accuracy against a ground truth when there is one and the time of each stage (the shared workload,
+// `warpdex segment IMAGE -o LABELS`: MRF segmentation of a PNG or TIFF image, a TIFF stack or a raw volume (or the
+// generated synthetic porous volume), over SLIC superpixels or a given region file, with precision / recall / accuracy
+// against a ground truth when there is one and the time of each stage (the shared workload,
 // include/warpdex/dpp/segment_workload.hpp).
 #include "commands.hpp"
 
@@ -46,11 +46,15 @@ void add_segment_command(CLI::App& app, const global_options& globals)
   auto& workload = opts->workload;
   CLI::App* segment = app.add_subcommand(
       "segment",
-      "MRF segmentation (DPP-PMRF) of a gray PNG image or raw volume over SLIC superpixels or given regions");
-  segment->add_option("image", workload.input,
-                      "A gray PNG (8/16-bit; color is turned to gray) or a raw volume (--dims)");
+      "MRF segmentation (DPP-PMRF) of a gray PNG or TIFF image, a TIFF stack (a page per slice) or a raw volume "
+      "over SLIC superpixels or given regions");
+  segment->add_option(
+      "image", workload.input,
+      "A gray PNG or TIFF (8/16-bit; color is turned to gray), a multi-page TIFF stack (a volume), or a raw "
+      "volume (--dims)");
   segment->add_option("-o,--output", workload.output,
-                      "Write the labels: .png (2D; labels spread over 0..255) or raw (a byte a voxel, the label)");
+                      "Write the labels: .png (2D) or .tif (2D, or a stack for a volume), labels spread over 0..255; "
+                      "else raw (a byte a voxel, the label)");
   segment->add_option("--dims", opts->dims, "A raw input's dimensions, WIDTHxHEIGHT[xDEPTH]");
   segment->add_option("--bits", workload.bit_depth, "A raw input's bits per voxel (little-endian)")
       ->check(CLI::IsMember({8U, 16U}));
@@ -62,8 +66,9 @@ void add_segment_command(CLI::App& app, const global_options& globals)
   segment->add_option("--noise", workload.generator.noise_sigma, "Gaussian noise of the generated volume (sigma)")
       ->check(CLI::Range(0.0, 10000.0));
   segment->add_option("--regions", workload.regions,
-                      "An oversegmentation: PNG (values are region ids) or raw 32-bit ids; default: SLIC");
-  segment->add_option("--truth", workload.truth, "A ground truth (PNG or raw 8-bit; nonzero = the brightest label)");
+                      "An oversegmentation: PNG or TIFF (values are region ids) or raw 32-bit ids; default: SLIC");
+  segment->add_option("--truth", workload.truth,
+                      "A ground truth (PNG, TIFF or raw 8-bit; nonzero = the brightest label)");
   segment->add_option("--labels", workload.mrf.label_count, "Labels to assign")
       ->check(CLI::Range(2U, dpp::mrf_max_labels));
   segment->add_option("--smoothness", workload.mrf.smoothness, "Weight of a disagreeing neighbour")

@@ -267,37 +267,44 @@ void write_png(const std::filesystem::path& path, const gray_volume& volume)
   WARPDEX_EXPECTS(std::fflush(file.get()) == 0, "writing " + path.string() + " failed: " + std::strerror(errno));
 }
 
-namespace {
-bool has_png_extension(const std::filesystem::path& path)
+gray_file_format gray_file_format_of(const std::filesystem::path& path)
 {
   std::string extension = path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return std::tolower(c); });
-  return extension == ".png";
+  if (extension == ".png") { return gray_file_format::png; }
+  if (extension == ".tif" || extension == ".tiff") { return gray_file_format::tiff; }
+  return gray_file_format::raw;
 }
-}  // namespace
 
 gray_volume read_gray_volume(const std::filesystem::path& path, volume_dims dims, std::uint32_t bit_depth)
 {
-  if (has_png_extension(path)) {
-    gray_volume volume = read_png(path);
-    WARPDEX_EXPECTS(
-        dims.voxels() == 0 || dims == volume.dims,
-        "PNG file " + path.string() + " is " + volume.dims.to_string() + ", not the given " + dims.to_string());
+  const gray_file_format format = gray_file_format_of(path);
+  if (format != gray_file_format::raw) {
+    gray_volume volume = format == gray_file_format::png ? read_png(path) : read_tiff(path);
+    WARPDEX_EXPECTS(dims.voxels() == 0 || dims == volume.dims,
+                    std::string(format == gray_file_format::png ? "PNG" : "TIFF") + " file " + path.string() + " is " +
+                        volume.dims.to_string() + ", not the given " + dims.to_string());
     return volume;
   }
   WARPDEX_EXPECTS(dims.voxels() != 0, "raw volume " + path.string() +
-                                          ": give its dimensions (WIDTHxHEIGHTxDEPTH) and bit depth; only .png files "
-                                          "carry their own");
+                                          ": give its dimensions (WIDTHxHEIGHTxDEPTH) and bit depth; only .png and "
+                                          ".tif files carry their own");
   return read_raw_volume(path, dims, bit_depth);
 }
 
 void write_gray_volume(const std::filesystem::path& path, const gray_volume& volume)
 {
-  if (has_png_extension(path)) {
-    write_png(path, volume);
-  } else {
-    write_raw_volume(path, volume);
+  switch (gray_file_format_of(path)) {
+    case gray_file_format::png:
+      write_png(path, volume);
+      break;
+    case gray_file_format::tiff:
+      write_tiff(path, volume);
+      break;
+    case gray_file_format::raw:
+      write_raw_volume(path, volume);
+      break;
   }
 }
 

@@ -17,19 +17,17 @@ namespace {
 using detail::format_seconds;
 using detail::seconds_since;
 
-bool is_png(const std::string& path)
+/// A PNG or TIFF file, which carries its own dimensions (else raw).
+bool is_image_file(const std::string& path)
 {
-  std::string extension = std::filesystem::path(path).extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return extension == ".png";
+  return gray_file_format_of(path) != gray_file_format::raw;
 }
 
-/// A region file: a PNG's values, or raw 32-bit little-endian ids, of `dims`.
+/// A region file: a PNG's or TIFF's values, or raw 32-bit little-endian ids, of `dims`.
 std::vector<std::uint32_t> read_regions(const std::string& path, volume_dims dims)
 {
-  if (is_png(path)) {
-    const gray_volume regions = read_png(path);
+  if (is_image_file(path)) {
+    const gray_volume regions = read_gray_volume(path);
     WARPDEX_EXPECTS(regions.dims == dims,
                     "region file " + path + " is " + regions.dims.to_string() + ", the image " + dims.to_string());
     return {regions.values.begin(), regions.values.end()};
@@ -53,7 +51,7 @@ std::vector<std::uint32_t> read_regions(const std::string& path, volume_dims dim
 /// A ground truth: nonzero is positive.
 std::vector<std::uint8_t> read_truth(const std::string& path, volume_dims dims)
 {
-  const gray_volume truth = read_gray_volume(path, is_png(path) ? volume_dims{0, 0, 1} : dims, 8);
+  const gray_volume truth = read_gray_volume(path, is_image_file(path) ? volume_dims{0, 0, 1} : dims, 8);
   WARPDEX_EXPECTS(truth.dims == dims,
                   "ground truth " + path + " is " + truth.dims.to_string() + ", the image " + dims.to_string());
   std::vector<std::uint8_t> positive(truth.values.size());
@@ -62,7 +60,7 @@ std::vector<std::uint8_t> read_truth(const std::string& path, volume_dims dims)
   return positive;
 }
 
-/// Labels as an 8-bit volume: spread over 0 .. 255 for a PNG, the labels themselves for raw.
+/// Labels as an 8-bit volume: spread over 0 .. 255 for a PNG or TIFF, the labels themselves for raw.
 gray_volume label_volume(const std::vector<std::uint8_t>& labels, volume_dims dims, std::uint32_t label_count,
                          bool spread)
 {
@@ -237,7 +235,7 @@ segment_workload_report run_segment_workload(backend_choice resolved, const segm
   started = std::chrono::steady_clock::now();
   if (!options.output.empty()) {
     write_gray_volume(options.output,
-                      label_volume(result.labels, image.dims, options.mrf.label_count, is_png(options.output)));
+                      label_volume(result.labels, image.dims, options.mrf.label_count, is_image_file(options.output)));
   }
   if (!options.image_output.empty()) { write_gray_volume(options.image_output, image); }
   if (!options.panel_output.empty()) {

@@ -1,7 +1,7 @@
 #pragma once
 /// @file Gray images and volumes (a 2D image is a volume of depth 1) in host memory, and the files they
-/// come from and go to: raw volumes of given dimensions and 2D PNG files, 8- or 16-bit gray
-/// (docs/dpp.md, "MRF image segmentation").
+/// come from and go to: raw volumes of given dimensions, 2D PNG files and TIFF files (2D images and 3D
+/// stacks, a page per slice), 8- or 16-bit gray (docs/dpp.md, "MRF image segmentation").
 ///
 /// ```
 /// warpdex::dpp::gray_volume image({.width = 4, .height = 3}, 8);
@@ -11,7 +11,8 @@
 /// ```
 ///
 /// Every reader checks the file against what it must hold: a raw file whose size is not the dimensions'
-/// voxels times their bytes, a file that is not a PNG, a truncated or corrupt PNG all throw
+/// voxels times their bytes, a file that is not a PNG or TIFF, a truncated or corrupt one, a TIFF of a
+/// sample type or depth not held (float, 1-bit, 32-bit), a stack of slices of different sizes all throw
 /// `warpdex::error` naming the file and what is wrong, never read past the data.
 
 #include <cstdint>
@@ -80,12 +81,34 @@ void write_raw_volume(const std::filesystem::path& path, const gray_volume& volu
 /// the file cannot be written.
 void write_png(const std::filesystem::path& path, const gray_volume& volume);
 
-/// A gray volume by the file's extension: .png (2D) or .raw (any other extension reads as raw too), for
-/// which `dims` and `bit_depth` must be given (dims.voxels() == 0 for a PNG).
+/// A TIFF file as a gray volume: each page (image file directory) is a slice, all of one size and bit
+/// depth; one page is a 2D image. Strips or tiles, any compression libtiff decodes. Samples must be
+/// unsigned integers of 8 or 16 bits; gray (min-is-black; min-is-white is inverted) is read as it is, RGB
+/// (interleaved, extra samples such as alpha dropped; JPEG's YCbCr decoded to RGB) is turned to gray with
+/// the BT.709 weights on linear sRGB light, like `read_png`. Reduced-resolution pages (thumbnails) are
+/// skipped. `warpdex::error` naming the file, the page and what is wrong when the file is not a TIFF, is
+/// truncated or corrupt (libtiff's own message is quoted; libtiff's warnings are not printed), holds
+/// float, signed, palette, planar-separate or other samples, or slices of different sizes or depths.
+/// Complexity: O(voxels), plus the decompression.
+[[nodiscard]] gray_volume read_tiff(const std::filesystem::path& path);
+
+/// Writes `volume` as a gray TIFF of its bit depth, a page per slice (one page for a 2D image),
+/// deflate-compressed strips. `warpdex::error` when the file cannot be written.
+void write_tiff(const std::filesystem::path& path, const gray_volume& volume);
+
+/// How a file holds an image, by its extension (any case): .png, .tif / .tiff, anything else raw.
+enum class gray_file_format { raw, png, tiff };
+
+/// The format `read_gray_volume` and `write_gray_volume` use for `path`.
+[[nodiscard]] gray_file_format gray_file_format_of(const std::filesystem::path& path);
+
+/// A gray volume by the file's extension: .png (2D), .tif / .tiff (2D or a stack), or raw (any other
+/// extension), for which `dims` and `bit_depth` must be given. For PNG and TIFF, `dims` is either empty
+/// (dims.voxels() == 0) or must equal the file's; `warpdex::error` otherwise.
 [[nodiscard]] gray_volume read_gray_volume(const std::filesystem::path& path, volume_dims dims = {},
                                            std::uint32_t bit_depth = 16);
 
-/// Writes by the extension: .png (2D only) or raw otherwise.
+/// Writes by the extension: .png (2D only), .tif / .tiff (2D or a stack) or raw otherwise.
 void write_gray_volume(const std::filesystem::path& path, const gray_volume& volume);
 
 }  // namespace warpdex::dpp

@@ -12,11 +12,12 @@
 /// std::printf("%s\n", report.summary().c_str());  // regions, iterations, precision / recall / accuracy, times
 /// ```
 ///
-/// Files: images and volumes as `read_gray_volume` reads them (.png, else raw with `dims` and
-/// `bit_depth`). A region file: a PNG (its values are the region ids) or raw 32-bit little-endian ids of
-/// the image's dimensions. A ground truth: a PNG or raw 8-bit file of the image's dimensions, nonzero for
-/// the positive (brightest) label. The labels are written as a PNG (2D only; labels spread over 0 .. 255
-/// so they can be seen) or raw (one byte a voxel, the label itself).
+/// Files: images and volumes as `read_gray_volume` reads them (.png, .tif / .tiff (2D or a stack of
+/// pages), else raw with `dims` and `bit_depth`). A region file: a PNG or TIFF (its values are the region
+/// ids) or raw 32-bit little-endian ids of the image's dimensions. A ground truth: a PNG, TIFF or raw 8-bit
+/// file of the image's dimensions, nonzero for the positive (brightest) label. The labels are written as a
+/// PNG (2D only) or TIFF (2D, or a stack for a volume), labels spread over 0 .. 255 so they can be seen,
+/// or raw (one byte a voxel, the label itself).
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/dpp/gray_volume.hpp>
