@@ -202,6 +202,22 @@ void run_slab_hash(context& ctx)
       const double open_ms =
           ctx.median_prepared_ms(open_build, [&] { open_run(op_span, operation::find, key_span, key_span); });
       ctx.add(make_row(row_name("mixed", n, percent), n, ms, open_ms, slab::mixed_sol_bytes, verified));
+      // The same batch with combining off: what the automatic choice's key sample costs a batch of
+      // unique keys (batch_options::combine), against the row above.
+      const std::string never_name = row_name("mixed", n, percent) + "/combine=never";
+      if (ctx.selected(never_name)) {
+        const hash::batch_options original = map.get_batch_options();
+        hash::batch_options never = original;
+        never.combine = hash::batch_combine::never;
+        map.set_batch_options(never);
+        const double never_ms = ctx.median_prepared_ms(
+            build, [&] { map.execute(op_span, key_span, key_span, values_out.span(), statuses.span()); });
+        const bool never_verified = slab::mixed_batch_verified(map, statuses, n);
+        map.set_batch_options(original);
+        ctx.add(throughput_row(never_name, n, never_ms, "Gops/s",
+                               "slab_map mixed with the automatic combine choice, same run", ms, slab::mixed_sol_bytes,
+                               never_verified));
+      }
     }
   }
 
