@@ -34,6 +34,9 @@
 #if defined(__CUDACC__)
 #include <warpdex/core/cuda_check.hpp>
 
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
 #include <cub/device/device_radix_sort.cuh>
 #include <thrust/system/cuda/execution_policy.h>
 #else
@@ -41,6 +44,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -111,34 +115,6 @@ WARPDEX_HOST_DEVICE std::uint64_t live_below_all(const lsm_level_view<Key, Value
 
 // ---- element functors (one call per element or query) ----
 
-template <class Value>
-using value_status = thrust::tuple<Value, std::uint8_t>;
-
-/// Combines two entries of one key inside a batch, the older first: the newer value wins, and the key
-/// ends a tombstone when either was one (any erase in the batch erases).
-template <class Value>
-struct combine_batch_entries {
-  WARPDEX_HOST_DEVICE value_status<Value> operator()(const value_status<Value>& older,
-                                                     const value_status<Value>& newer) const
-  {
-    return value_status<Value>(thrust::get<0>(newer),
-                               static_cast<std::uint8_t>(thrust::get<1>(older) & thrust::get<1>(newer)));
-  }
-};
-
-/// Of two pairs with one key, the later one (bulk build: the last pair wins).
-template <class Value>
-struct later_value {
-  WARPDEX_HOST_DEVICE Value operator()(Value /*earlier*/, Value later) const { return later; }
-};
-
-struct status_of_operation {
-  WARPDEX_HOST_DEVICE std::uint8_t operator()(lsm_operation operation) const
-  {
-    return operation == lsm_operation::insert ? lsm_regular : lsm_tombstone;
-  }
-};
-
 struct is_unknown_operation {
   WARPDEX_HOST_DEVICE bool operator()(lsm_operation operation) const
   {
@@ -148,13 +124,6 @@ struct is_unknown_operation {
 
 struct is_regular {
   WARPDEX_HOST_DEVICE bool operator()(std::uint8_t status) const { return status == lsm_regular; }
-};
-
-/// 1 where sorted keys[i] == keys[i + 1].
-template <class Key>
-struct repeats_next {
-  const Key* keys;
-  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t i) const { return keys[i] == keys[i + 1] ? 1 : 0; }
 };
 
 /// Walks the levels newest first; the first level that holds the key decides.
@@ -324,6 +293,79 @@ struct neighbor_element {
 
 // ---- building levels ----
 
+/// Adds `amount` to a dead-entry counter from many elements at once: on the GPU the threads that add
+/// sum their amounts first, one atomic per group of a warp.
+WARPDEX_HOST_DEVICE inline void add_to_counter(std::uint64_t* counter, int amount)
+{
+#if defined(__CUDA_ARCH__)
+  const auto adding = cooperative_groups::coalesced_threads();
+  const int total = cooperative_groups::reduce(adding, amount, cooperative_groups::plus<int>());
+  if (adding.thread_rank() == 0) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(counter),
+              static_cast<unsigned long long>(static_cast<long long>(total)));
+  }
+#else
+  std::atomic_ref<std::uint64_t>(*counter).fetch_add(static_cast<std::uint64_t>(static_cast<std::int64_t>(amount)),
+                                                     std::memory_order_relaxed);
+#endif
+}
+
+/// Reduces a stably sorted batch, in place, to its first entry per key: that entry gets the batch's
+/// result for the key, the others become stale. Without operations (an insert or a bulk build) the
+/// values are sorted beside the keys and the last one wins; with them, `order` gives each sorted entry's
+/// place in the batch, any erase makes a tombstone and otherwise the last insert wins.
+template <class Key, class Value>
+struct reduce_sorted_batch {
+  const Key* keys;
+  Value* values;
+  std::uint8_t* status;
+  std::uint64_t size;
+  const std::uint32_t* order;        // null without operations
+  const Value* batch_values;         // the batch's values, in batch order (with operations)
+  const lsm_operation* operations;   // null when every operation is an insert
+  std::uint64_t* counters;
+
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
+  {
+    const Key key = keys[i];
+    if (i > 0 && keys[i - 1] == key) {
+      status[i] = lsm_stale;
+      if (operations != nullptr) { values[i] = Value{0}; }
+      add_to_counter(counters + lsm_stale_count, 1);
+      return;
+    }
+    std::uint64_t end = i + 1;
+    while (end < size && keys[end] == key) { ++end; }
+    if (operations == nullptr) {
+      status[i] = lsm_regular;
+      if (end - 1 > i) { values[i] = values[end - 1]; }
+      return;
+    }
+    bool erased = false;
+    for (std::uint64_t t = i; t < end; ++t) { erased = erased || operations[order[t]] == lsm_operation::erase; }
+    status[i] = erased ? lsm_tombstone : lsm_regular;
+    values[i] = erased ? Value{0} : batch_values[order[end - 1]];
+    if (erased) { add_to_counter(counters + lsm_tombstone_count, 1); }
+  }
+};
+
+/// After a stable merge of a newer level before an older one, the older level's first entry of a key
+/// that the newer level also holds follows that key's entries: it becomes stale.
+template <class Key>
+struct mark_shadowed {
+  const Key* keys;
+  std::uint8_t* status;
+  std::uint64_t* counters;
+
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
+  {
+    if (keys[i] != keys[i - 1] || status[i] == lsm_stale) { return; }
+    if (status[i] == lsm_tombstone) { add_to_counter(counters + lsm_tombstone_count, -1); }
+    status[i] = lsm_stale;
+    add_to_counter(counters + lsm_stale_count, 1);
+  }
+};
+
 template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> allocate_level(const Backend& backend, std::uint64_t size)
 {
@@ -333,13 +375,6 @@ std::shared_ptr<lsm_level<Key, Value>> allocate_level(const Backend& backend, st
   level->status = make_buffer<std::uint8_t>(backend, size);
   level->size = size;
   return level;
-}
-
-template <class Key, class Value, class Backend>
-void count_tombstones(const Backend& backend, lsm_level<Key, Value>& level)
-{
-  level.tombstones = static_cast<std::uint64_t>(
-      thrust::count(policy(backend), level.status.data(), level.status.data() + level.size, lsm_tombstone));
 }
 
 template <class Key, class Value>
@@ -354,59 +389,68 @@ auto entries_of(lsm_level<Key, Value>& level)
   return thrust::make_zip_iterator(thrust::make_tuple(level.values.data(), level.status.data()));
 }
 
-/// One chunk of an update batch, sorted by key and reduced to one entry per key (combine_batch_entries).
+/// One chunk of an update batch as a level: sorted by key (stable, so a key's entries keep their batch
+/// order) and reduced in place to one current entry per key. Queued on the stream; nothing read back.
+/// `operations` is empty when every operation is an insert.
 template <class Key, class Value, class Backend>
-std::shared_ptr<lsm_level<Key, Value>> reduce_batch(const Backend& backend, std::span<const Key> keys,
+std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std::span<const Key> keys,
                                                     std::span<const Value> values,
-                                                    std::span<const lsm_operation> operations, bool may_erase)
+                                                    std::span<const lsm_operation> operations,
+                                                    std::uint64_t* counters)
 {
   const std::uint64_t n = keys.size();
-  auto sorted_keys = make_buffer<Key>(backend, n);
+  auto level = allocate_level<Key, Value>(backend, n);
+  const auto run = policy_nosync(backend);
+  const auto elements = thrust::counting_iterator<std::uint64_t>(0);
+  if (operations.empty()) {
+    stable_sort_pairs(backend, keys.data(), values.data(), level->keys.data(), level->values.data(), n);
+    thrust::for_each(run, elements, elements + n,
+                     reduce_sorted_batch<Key, Value>{level->keys.data(), level->values.data(), level->status.data(),
+                                                     n, nullptr, nullptr, nullptr, counters});
+    return level;
+  }
   auto positions = make_buffer<std::uint32_t>(backend, n);  // batch positions; a chunk is < 2^32 elements
   auto order = make_buffer<std::uint32_t>(backend, n);
-  thrust::sequence(policy(backend), positions.data(), positions.data() + n);
-  // Stable, so the entries of one key stay in batch order for the reduction.
-  stable_sort_pairs(backend, keys.data(), positions.data(), sorted_keys.data(), order.data(), n);
-  const auto batch_entries = thrust::make_zip_iterator(thrust::make_tuple(
-      thrust::make_permutation_iterator(values.data(), order.data()),
-      thrust::make_transform_iterator(thrust::make_permutation_iterator(operations.data(), order.data()),
-                                      status_of_operation{})));
-  auto reduced = allocate_level<Key, Value>(backend, n);
-  const auto ends = thrust::reduce_by_key(policy(backend), sorted_keys.data(), sorted_keys.data() + n, batch_entries,
-                                          reduced->keys.data(), entries_of(*reduced), thrust::equal_to<Key>(),
-                                          combine_batch_entries<Value>());
-  reduced->size = static_cast<std::uint64_t>(ends.first - reduced->keys.data());
-  if (may_erase) { count_tombstones(backend, *reduced); }
-  return reduced;
+  thrust::sequence(run, positions.data(), positions.data() + n);
+  stable_sort_pairs(backend, keys.data(), positions.data(), level->keys.data(), order.data(), n);
+  thrust::for_each(run, elements, elements + n,
+                   reduce_sorted_batch<Key, Value>{level->keys.data(), level->values.data(), level->status.data(), n,
+                                                   order.data(), values.data(), operations.data(), counters});
+  return level;
 }
 
-/// Merges a newer and an older level into a new one, keeping only the newer entry of a key.
+/// Merges a newer and an older level into a new one; the older entries that the newer level hides
+/// become stale. Queued on the stream; nothing read back.
 template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> merge_levels(const Backend& backend, const lsm_level<Key, Value>& newer,
-                                                    const lsm_level<Key, Value>& older)
+                                                    const lsm_level<Key, Value>& older, std::uint64_t* counters)
 {
   auto merged = allocate_level<Key, Value>(backend, newer.size + older.size);
+  const auto run = policy_nosync(backend);
   // merge_by_key is stable: of equal keys, those of the first range (the newer) come first.
-  thrust::merge_by_key(policy(backend), newer.keys.data(), newer.keys.data() + newer.size, older.keys.data(),
+  thrust::merge_by_key(run, newer.keys.data(), newer.keys.data() + newer.size, older.keys.data(),
                        older.keys.data() + older.size, entries_of(newer), entries_of(older), merged->keys.data(),
                        entries_of(*merged));
-  const auto ends = thrust::unique_by_key(policy(backend), merged->keys.data(), merged->keys.data() + merged->size,
-                                          entries_of(*merged));
-  merged->size = static_cast<std::uint64_t>(ends.first - merged->keys.data());
-  // Counting reads the level back to the host: skip it when neither input holds a tombstone.
-  if (newer.tombstones + older.tombstones > 0) { count_tombstones(backend, *merged); }
+  if (newer.size > 0 && older.size > 0) {
+    thrust::for_each(run, thrust::counting_iterator<std::uint64_t>(1),
+                     thrust::counting_iterator<std::uint64_t>(merged->size),
+                     mark_shadowed<Key>{merged->keys.data(), merged->status.data(), counters});
+  }
   return merged;
 }
 
-/// A copy of a level without its tombstones (for a level below which nothing older lies).
+/// A copy of a level with only its regular entries (cleanup: nothing older lies below it).
 template <class Key, class Value, class Backend>
-std::shared_ptr<lsm_level<Key, Value>> without_tombstones(const Backend& backend, const lsm_level<Key, Value>& level)
+std::shared_ptr<lsm_level<Key, Value>> regular_entries(const Backend& backend, const lsm_level<Key, Value>& level)
 {
-  auto live = allocate_level<Key, Value>(backend, level.size - level.tombstones);
+  const auto live_count = static_cast<std::uint64_t>(
+      thrust::count(policy(backend), level.status.data(), level.status.data() + level.size, lsm_regular));
+  auto live = allocate_level<Key, Value>(backend, live_count);
+  const auto run = policy_nosync(backend);
   const auto pairs = thrust::make_zip_iterator(thrust::make_tuple(level.keys.data(), level.values.data()));
-  thrust::copy_if(policy(backend), pairs, pairs + level.size, level.status.data(),
+  thrust::copy_if(run, pairs, pairs + level.size, level.status.data(),
                   thrust::make_zip_iterator(thrust::make_tuple(live->keys.data(), live->values.data())), is_regular{});
-  thrust::fill(policy(backend), live->status.data(), live->status.data() + live->size, lsm_regular);
+  thrust::fill(run, live->status.data(), live->status.data() + live_count, lsm_regular);
   return live;
 }
 
@@ -419,6 +463,24 @@ inline std::size_t level_for(std::uint64_t entries, std::uint64_t batch_size)
     ++index;
   }
   return index;
+}
+
+/// Dead-entry counts (lsm_counter), all zero, in the backend's memory.
+template <class Backend>
+buffer<std::uint64_t> zero_counters(const Backend& backend)
+{
+  auto counters = make_buffer<std::uint64_t>(backend, lsm_counter_count);
+  thrust::fill(policy_nosync(backend), counters.data(), counters.data() + lsm_counter_count, std::uint64_t{0});
+  return counters;
+}
+
+/// A copy of the counts, made on the stream.
+template <class Backend>
+buffer<std::uint64_t> copy_counters(const Backend& backend, const buffer<std::uint64_t>& counters)
+{
+  auto copy = make_buffer<std::uint64_t>(backend, lsm_counter_count);
+  thrust::copy(policy_nosync(backend), counters.data(), counters.data() + lsm_counter_count, copy.data());
+  return copy;
 }
 
 /// Runs `action`, reporting exhausted memory (ours, or Thrust's own) as warpdex::out_of_memory.
@@ -444,6 +506,7 @@ lsm_map<Key, Value, Backend>::lsm_map(const Backend& backend, lsm_options option
 {
   WARPDEX_EXPECTS(options.batch_size > 0, "lsm_map: the batch size must be > 0");
   set_cleanup_threshold(options.cleanup_threshold);
+  counters_ = detail::zero_counters(backend_);
 }
 
 template <class Key, class Value, class Backend>
@@ -481,28 +544,35 @@ void lsm_map<Key, Value, Backend>::apply_batch(std::span<const Key> keys, std::s
                                                std::span<const lsm_operation> operations, bool may_erase)
 {
   if (keys.empty()) { return; }
+  std::uint64_t chunks = 0;
   detail::reporting_allocation_failure("update", [&] {
+    // The counts change on a copy, installed with the levels, so that a failure leaves both as they were.
+    auto counters = detail::copy_counters(backend_, counters_);
     level_list staged = levels_;
     for (std::uint64_t offset = 0; offset < keys.size(); offset += options_.batch_size) {
       const std::uint64_t chunk = std::min<std::uint64_t>(options_.batch_size, keys.size() - offset);
-      std::shared_ptr<const level> carry =
-          detail::reduce_batch(backend_, keys.subspan(offset, chunk), values.subspan(offset, chunk),
-                               operations.subspan(offset, chunk), may_erase);
+      std::shared_ptr<const level> carry = detail::sorted_batch(
+          backend_, keys.subspan(offset, chunk), values.subspan(offset, chunk),
+          may_erase ? operations.subspan(offset, chunk) : std::span<const lsm_operation>{}, counters.data());
       // Binary addition: merge into the carry every occupied level up to the first empty one.
       std::size_t index = 0;
       for (; index < staged.size() && staged[index]; ++index) {
-        carry = detail::merge_levels(backend_, *carry, *staged[index]);
+        carry = detail::merge_levels(backend_, *carry, *staged[index], counters.data());
         staged[index] = nullptr;
       }
       if (index == staged.size()) { staged.emplace_back(); }
-      const bool oldest = std::none_of(staged.begin() + static_cast<std::ptrdiff_t>(index) + 1, staged.end(),
-                                       [](const auto& occupied) { return occupied != nullptr; });
-      if (oldest && carry->tombstones > 0) { carry = detail::without_tombstones(backend_, *carry); }
-      staged[index] = carry->size > 0 ? carry : nullptr;
+      staged[index] = carry;
+      ++chunks;
     }
-    commit(std::move(staged));
+    commit(std::move(staged), std::move(counters));
   });
-  maybe_cleanup();
+  // An insert makes no tombstones, only stale entries when it overwrites: it reads the counts back (the
+  // only wait it would have) every 8th chunk.
+  unchecked_chunks_ += static_cast<std::uint32_t>(std::min<std::uint64_t>(chunks, 8));
+  if (may_erase || unchecked_chunks_ >= 8) {
+    unchecked_chunks_ = 0;
+    maybe_cleanup();
+  }
 }
 
 template <class Key, class Value, class Backend>
@@ -510,9 +580,7 @@ void lsm_map<Key, Value, Backend>::insert(std::span<const Key> keys, std::span<c
 {
   WARPDEX_EXPECTS(keys.size() == values.size(), "lsm_map::insert: " + std::to_string(keys.size()) + " keys but " +
                                                     std::to_string(values.size()) + " values");
-  auto operations = make_buffer<lsm_operation>(backend_, keys.size());
-  thrust::fill(detail::policy(backend_), operations.data(), operations.data() + keys.size(), lsm_operation::insert);
-  apply_batch(keys, values, std::span<const lsm_operation>(operations.data(), keys.size()), false);
+  apply_batch(keys, values, {}, false);
 }
 
 template <class Key, class Value, class Backend>
@@ -520,8 +588,9 @@ void lsm_map<Key, Value, Backend>::erase(std::span<const Key> keys)
 {
   auto operations = make_buffer<lsm_operation>(backend_, keys.size());
   auto values = make_buffer<Value>(backend_, keys.size());
-  thrust::fill(detail::policy(backend_), operations.data(), operations.data() + keys.size(), lsm_operation::erase);
-  thrust::fill(detail::policy(backend_), values.data(), values.data() + keys.size(), Value{0});
+  const auto run = detail::policy_nosync(backend_);
+  thrust::fill(run, operations.data(), operations.data() + keys.size(), lsm_operation::erase);
+  thrust::fill(run, values.data(), values.data() + keys.size(), Value{0});
   apply_batch(keys, std::span<const Value>(values.data(), keys.size()),
               std::span<const lsm_operation>(operations.data(), keys.size()), true);
 }
@@ -532,39 +601,33 @@ void lsm_map<Key, Value, Backend>::bulk_build(std::span<const Key> keys, std::sp
   WARPDEX_EXPECTS(keys.size() == values.size(), "lsm_map::bulk_build: " + std::to_string(keys.size()) + " keys but " +
                                                     std::to_string(values.size()) + " values");
   detail::reporting_allocation_failure("bulk_build", [&] {
-    const std::uint64_t n = keys.size();
-    const auto policy = detail::policy(backend_);
-    auto sorted = detail::allocate_level<Key, Value>(backend_, n);
-    detail::stable_sort_pairs(backend_, keys.data(), values.data(), sorted->keys.data(), sorted->values.data(), n);
-    const auto positions = thrust::counting_iterator<std::uint64_t>(0);
-    const std::uint64_t repeats = n < 2 ? 0
-                                        : thrust::transform_reduce(policy, positions, positions + (n - 1),
-                                                                   detail::repeats_next<Key>{sorted->keys.data()},
-                                                                   std::uint64_t{0}, thrust::plus<std::uint64_t>());
-    std::shared_ptr<level> built = sorted;
-    if (repeats > 0) {  // keep the last pair of each key; the sort was stable
-      built = detail::allocate_level<Key, Value>(backend_, n - repeats);
-      thrust::reduce_by_key(policy, sorted->keys.data(), sorted->keys.data() + n, sorted->values.data(),
-                            built->keys.data(), built->values.data(), thrust::equal_to<Key>(),
-                            detail::later_value<Value>());
-    }
-    thrust::fill(policy, built->status.data(), built->status.data() + built->size, detail::lsm_regular);
+    // One sort and one pass: repeated keys stay as stale entries (the last pair of a key wins).
+    auto counters = detail::zero_counters(backend_);
     level_list staged;
-    if (built->size > 0) {
+    if (!keys.empty()) {
+      auto built = detail::sorted_batch(backend_, keys, values, std::span<const lsm_operation>{}, counters.data());
       staged.resize(detail::level_for(built->size, options_.batch_size) + 1);
-      staged.back() = built;
+      staged.back() = std::move(built);
     }
-    commit(std::move(staged));
+    commit(std::move(staged), std::move(counters));
   });
 }
 
 template <class Key, class Value, class Backend>
-void lsm_map<Key, Value, Backend>::commit(level_list levels)
+void lsm_map<Key, Value, Backend>::commit(level_list levels, buffer<std::uint64_t> counters)
 {
   while (!levels.empty() && !levels.back()) { levels.pop_back(); }
   levels_ = std::move(levels);
+  counters_ = std::move(counters);
+  views_current_ = false;
   index_current_ = false;
   live_before_.clear();
+}
+
+template <class Key, class Value, class Backend>
+void lsm_map<Key, Value, Backend>::ensure_views() const
+{
+  if (views_current_) { return; }
   std::vector<detail::lsm_level_view<Key, Value>> views;
   for (const auto& occupied : levels_) {
     if (occupied) {
@@ -575,12 +638,14 @@ void lsm_map<Key, Value, Backend>::commit(level_list levels)
   views_ = make_buffer<detail::lsm_level_view<Key, Value>>(backend_, views.size());
   views_.copy_from(views);
   backend_.synchronize();  // the views' staging copy is done before `views` goes away
+  views_current_ = true;
 }
 
 template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::ensure_liveness_index() const
 {
   if (index_current_) { return; }
+  ensure_views();
   std::vector<detail::lsm_level_view<Key, Value>> views = views_.to_vector();
   std::vector<buffer<std::uint64_t>> index;
   const auto policy = detail::policy(backend_);
@@ -606,7 +671,9 @@ void lsm_map<Key, Value, Backend>::maybe_cleanup()
 {
   const double threshold = options_.cleanup_threshold;
   if (threshold <= 0.0) { return; }
-  if (static_cast<double>(resident_tombstones()) <= threshold * static_cast<double>(resident_entries())) { return; }
+  const auto counts = counters_.to_vector();
+  const auto dead = counts[detail::lsm_tombstone_count] + counts[detail::lsm_stale_count];
+  if (static_cast<double>(dead) <= threshold * static_cast<double>(resident_entries())) { return; }
   try {
     cleanup();
   } catch (const out_of_memory&) {
@@ -622,6 +689,7 @@ void lsm_map<Key, Value, Backend>::lookup(std::span<const Key> queries, std::spa
                   "lsm_map::lookup: " + std::to_string(queries.size()) + " queries need as many values (got " +
                       std::to_string(values.size()) + ") and found flags (got " + std::to_string(found.size()) + ")");
   if (queries.empty()) { return; }
+  ensure_views();
   thrust::for_each(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
                    thrust::counting_iterator<std::uint64_t>(queries.size()),
                    detail::lookup_element<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()),
@@ -707,17 +775,18 @@ template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::cleanup()
 {
   detail::reporting_allocation_failure("cleanup", [&] {
+    auto scratch = detail::zero_counters(backend_);  // the merges' counts: every dead entry goes
     std::shared_ptr<const level> merged;
     for (const auto& occupied : levels_) {
-      if (occupied) { merged = merged ? detail::merge_levels(backend_, *merged, *occupied) : occupied; }
+      if (occupied) { merged = merged ? detail::merge_levels(backend_, *merged, *occupied, scratch.data()) : occupied; }
     }
     level_list staged;
-    if (merged && merged->tombstones > 0) { merged = detail::without_tombstones(backend_, *merged); }
+    if (merged) { merged = detail::regular_entries(backend_, *merged); }
     if (merged && merged->size > 0) {
       staged.resize(detail::level_for(merged->size, options_.batch_size) + 1);
       staged.back() = merged;
     }
-    commit(std::move(staged));
+    commit(std::move(staged), detail::zero_counters(backend_));
   });
 }
 
@@ -760,15 +829,20 @@ std::uint64_t lsm_map<Key, Value, Backend>::resident_entries() const
 template <class Key, class Value, class Backend>
 std::uint64_t lsm_map<Key, Value, Backend>::resident_tombstones() const
 {
-  std::uint64_t tombstones = 0;
-  for (const auto& occupied : levels_) { tombstones += occupied ? occupied->tombstones : 0; }
-  return tombstones;
+  return detail::read_back(backend_, counters_.data() + detail::lsm_tombstone_count);
+}
+
+template <class Key, class Value, class Backend>
+std::uint64_t lsm_map<Key, Value, Backend>::resident_stale() const
+{
+  return detail::read_back(backend_, counters_.data() + detail::lsm_stale_count);
 }
 
 template <class Key, class Value, class Backend>
 std::size_t lsm_map<Key, Value, Backend>::occupied_levels() const
 {
-  return views_.size();
+  return static_cast<std::size_t>(
+      std::count_if(levels_.begin(), levels_.end(), [](const auto& occupied) { return occupied != nullptr; }));
 }
 
 }  // namespace warpdex

@@ -137,10 +137,11 @@ void random_sequences_match_the_model(const Backend& backend, std::uint64_t salt
     if (random() % 8 == 0) {
       map.cleanup();
       EXPECT_EQ(map.resident_tombstones(), 0u);
+      EXPECT_EQ(map.resident_stale(), 0u);
       EXPECT_EQ(map.resident_entries(), model.size());
     }
-    if (threshold > 0) {
-      EXPECT_LE(static_cast<double>(map.resident_tombstones()),
+    if (threshold > 0) {  // apply_to_map updates, and every update checks the policy
+      EXPECT_LE(static_cast<double>(map.resident_tombstones() + map.resident_stale()),
                 threshold * static_cast<double>(map.resident_entries()));
     }
     expect_matches_model(backend, map, model, random, universe, 128);
@@ -244,8 +245,50 @@ TYPED_TEST(lsm_map_test, insert_and_erase_are_updates)
   const auto erased_buffer = make_buffer_from<Key>(backend, erased);
   map.erase(erased_buffer.span());
   std::mt19937_64 random(case_seed(0));
-  expect_matches_model(backend, map, std::map<Key, lsm_value>{{5, 51}, {9, 90}}, random, Key{16}, 32);
-  EXPECT_EQ(map.resident_tombstones(), 0u) << "tombstones that land on the oldest level are dropped";
+  const std::map<Key, lsm_value> model{{5, 51}, {9, 90}};
+  expect_matches_model(backend, map, model, random, Key{16}, 32);
+  // Level 1 holds 1 (tombstone), 1 (stale), 5, 5 (stale, the batch's earlier insert), 7 (tombstone), 9.
+  EXPECT_EQ(map.resident_entries(), 6u);
+  EXPECT_EQ(map.resident_tombstones(), 2u);
+  EXPECT_EQ(map.resident_stale(), 2u);
+  map.cleanup();
+  EXPECT_EQ(map.resident_entries(), 2u);
+  EXPECT_EQ(map.resident_tombstones(), 0u);
+  EXPECT_EQ(map.resident_stale(), 0u);
+  expect_matches_model(backend, map, model, random, Key{16}, 32);
+}
+
+/// Inserts that overwrite the same keys leave stale entries behind; the automatic cleanup, checked every
+/// 8th insert chunk, keeps them bounded, and bulk_build counts a repeated key's older pairs as stale.
+TYPED_TEST(lsm_map_test, overwriting_inserts_stay_bounded)
+{
+  using Key = std::uint32_t;
+  const auto& backend = this->backend();
+  constexpr std::uint64_t batch_size = 16;
+  std::mt19937_64 random(case_seed(0));
+  lsm_map<Key, lsm_value, TypeParam> map(backend, lsm_options{batch_size, 0.5});
+  std::map<Key, lsm_value> model;
+  for (int step = 0; step < 200; ++step) {
+    const auto batch = random_batch<Key>(random, batch_size, 0.0, Key{20});
+    apply_to_model(model, batch, batch_size);
+    const auto keys = make_buffer_from<Key>(backend, batch.keys);
+    const auto values = make_buffer_from<lsm_value>(backend, batch.values);
+    map.insert(keys.span(), values.span());
+    EXPECT_EQ(map.resident_tombstones(), 0u);
+    // At most 7 unchecked chunks since the last cleanup could have run, and half of the rest dead.
+    EXPECT_LE(map.resident_entries(), 2 * 21 + 8 * batch_size);
+  }
+  expect_matches_model(backend, map, model, random, Key{24}, 64);
+
+  const auto repeated = random_batch<Key>(random, 1000, 0.0, Key{99});
+  std::map<Key, lsm_value> built;
+  apply_to_model(built, repeated, repeated.keys.size());
+  const auto keys = make_buffer_from<Key>(backend, repeated.keys);
+  const auto values = make_buffer_from<lsm_value>(backend, repeated.values);
+  map.bulk_build(keys.span(), values.span());
+  EXPECT_EQ(map.resident_entries(), repeated.keys.size());
+  EXPECT_EQ(map.resident_stale(), repeated.keys.size() - built.size());
+  expect_matches_model(backend, map, built, random, Key{100}, 64);
 }
 
 TYPED_TEST(lsm_map_test, automatic_cleanup_bounds_tombstones)

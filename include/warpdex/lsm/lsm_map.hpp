@@ -3,12 +3,13 @@
 /// Ch. 4). Built only when the CCCL headers are available (see docs/lsm.md).
 ///
 /// The structure is a log-structured merge tree of sorted levels: level i is empty or holds a sorted run
-/// of at most `batch_size * 2^i` entries. An update batch is sorted, reduced to one entry per key and
-/// merged down the levels into the first empty one, like binary addition; lower levels are newer. An
-/// entry is either regular (a key with its value) or a tombstone (the key was erased). Within one level
-/// every key appears at most once; an older level may still hold a stale entry for a key that a newer
-/// level holds, until a merge or `cleanup()` drops it. Every key value is usable (0 and the maximum
-/// included): the regular / tombstone status is stored beside the key, not inside it.
+/// of about `batch_size * 2^i` entries. An update batch is sorted and merged down the levels into the
+/// first empty one, like binary addition; lower levels are newer. An entry is regular (a key with its
+/// value), a tombstone (the key was erased) or stale (a newer entry of its key hides it). Updates never
+/// compact a level: an entry that a newer one hides is marked stale where it lies, so every level's size
+/// is known without reading the device, and an update runs without waiting for it. Stale entries and
+/// tombstones stay until `cleanup()` drops them (the automatic policy runs it). Every key value is usable
+/// (0 and the maximum included): the status is stored beside the key, not inside it.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -33,8 +34,10 @@ struct lsm_options {
   /// Entries of level 0 (b): updates are applied in chunks of this many elements. Small batches make
   /// updates cheap and queries slower (more levels). Must be > 0.
   std::uint64_t batch_size = std::uint64_t{1} << 16;
-  /// Automatic cleanup: after an update, `cleanup()` runs when the resident tombstones exceed this
-  /// fraction of the resident entries. 0 turns automatic cleanup off; otherwise in (0, 1].
+  /// Automatic cleanup: `cleanup()` runs when the resident dead entries (tombstones and stale entries)
+  /// exceed this fraction of the resident entries. Checked after every `update` and `erase`, and after
+  /// every 8th chunk of `insert` (an insert makes no tombstones; reading the count back is the only wait
+  /// an insert would have). 0 turns automatic cleanup off; otherwise in (0, 1].
   double cleanup_threshold = 0.5;
 };
 
@@ -85,14 +88,16 @@ class lsm_map {
 
   /// Applies a batch of mixed inserts and erases (see the class comment for duplicates). `values[i]` is
   /// ignored where `operations[i]` is `erase`. Any size is accepted. All or nothing: the spans are
-  /// validated first (equal sizes, known operations), and every new level is built before an old one is
-  /// released, so a failure (`warpdex::error`, or `warpdex::out_of_memory` when the device runs out)
-  /// leaves the map as it was. Peak memory: the resident levels plus about twice the merged entries.
-  /// Amortized O(log(resident / batch_size)) work per element. May run `cleanup()` afterwards
+  /// validated first (equal sizes, known operations; one read back), and every new level is built before
+  /// an old one is released, so a failure (`warpdex::error`, or `warpdex::out_of_memory` when the device
+  /// runs out) leaves the map as it was. Peak memory: the resident levels plus about twice the merged
+  /// entries. Amortized O(log(resident / batch_size)) work per element. May run `cleanup()` afterwards
   /// (`lsm_options::cleanup_threshold`).
   void update(std::span<const Key> keys, std::span<const Value> values, std::span<const lsm_operation> operations);
 
-  /// `update` with every operation `insert`.
+  /// `update` with every operation `insert`, with nothing to validate: on cuda the whole insert is
+  /// queued on the backend's stream and returns without waiting (except the automatic cleanup's check
+  /// every 8th chunk). The spans must stay valid and unchanged until the stream reaches it.
   void insert(std::span<const Key> keys, std::span<const Value> values);
 
   /// `update` with every operation `erase`.
@@ -125,9 +130,9 @@ class lsm_map {
   void predecessor(std::span<const Key> queries, std::span<Key> keys, std::span<Value> values,
                    std::span<std::uint8_t> found) const;
 
-  /// Merges all levels, keeps the newest entry of each key, drops tombstones and places the result in
-  /// the smallest level whose capacity holds it. Queries answer the same before and after. O(resident).
-  /// All or nothing, like `update`.
+  /// Merges all levels, keeps the newest entry of each key, drops tombstones and stale entries and places
+  /// the result in the smallest level whose capacity holds it. Queries answer the same before and after.
+  /// O(resident). All or nothing, like `update`.
   void cleanup();
 
   /// The live pairs in ascending key order.
@@ -141,8 +146,12 @@ class lsm_map {
   /// Entries held in the levels: live ones, stale ones and tombstones.
   [[nodiscard]] std::uint64_t resident_entries() const;
 
-  /// Tombstones held in the levels.
+  /// Tombstones held in the levels (read back from the backend's memory).
   [[nodiscard]] std::uint64_t resident_tombstones() const;
+
+  /// Stale entries held in the levels: entries that a newer entry of their key hides, kept until a
+  /// cleanup (read back from the backend's memory).
+  [[nodiscard]] std::uint64_t resident_stale() const;
 
   /// Levels that hold entries.
   [[nodiscard]] std::size_t occupied_levels() const;
@@ -160,17 +169,24 @@ class lsm_map {
   /// (the batch then makes no tombstones, and counting them is skipped).
   void apply_batch(std::span<const Key> keys, std::span<const Value> values, std::span<const lsm_operation> operations,
                    bool may_erase);
-  void commit(level_list levels);
+  /// Installs new levels and the dead-entry counts that go with them.
+  void commit(level_list levels, buffer<std::uint64_t> counters);
+  void ensure_views() const;
   void ensure_liveness_index() const;
   void maybe_cleanup();
 
   Backend backend_;
   lsm_options options_;
   level_list levels_;  // level i at index i; nullptr when empty
+  // Dead-entry counts (detail::lsm_counter), in the backend's memory.
+  buffer<std::uint64_t> counters_;
+  std::uint32_t unchecked_chunks_ = 0;  // insert chunks since the cleanup policy last looked
   // Liveness index (one prefix array per occupied level, newest first) and the level views the query
-  // functors read, in the backend's memory; rebuilt lazily after each change.
+  // functors read, in the backend's memory; rebuilt lazily by the first query after a change, so that
+  // updates copy nothing from the host.
   mutable std::vector<buffer<std::uint64_t>> live_before_;
   mutable buffer<detail::lsm_level_view<Key, Value>> views_;
+  mutable bool views_current_ = true;
   mutable bool index_current_ = false;
 };
 

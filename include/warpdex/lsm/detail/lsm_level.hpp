@@ -10,16 +10,24 @@ namespace warpdex::detail {
 /// Status of an entry, stored beside its key so that every key bit stays usable.
 inline constexpr std::uint8_t lsm_tombstone = 0;
 inline constexpr std::uint8_t lsm_regular = 1;
+/// An entry that a newer entry of its key in the same level hides. Within a level the first entry of a
+/// key is its newest, so a search that lands on the first entry never reads a stale one.
+inline constexpr std::uint8_t lsm_stale = 2;
 
-/// One occupied level: `size` entries sorted by key, each key at most once. Immutable once built, so an
-/// update can build new levels while queries and a failed update still see the old ones.
+/// The map's counts of dead entries, kept in the backend's memory and updated by the kernels that make
+/// them, so that updates need not read anything back.
+enum lsm_counter : std::uint32_t { lsm_tombstone_count = 0, lsm_stale_count = 1, lsm_counter_count = 2 };
+
+/// One occupied level: `size` entries sorted by key, the first entry of each key its newest and any
+/// others stale. Its size is known on the host without reading the device: the sum of the batches merged
+/// into it. Immutable once built, so an update can build new levels while queries and a failed update
+/// still see the old ones.
 template <class Key, class Value>
 struct lsm_level {
   buffer<Key> keys;
   buffer<Value> values;
-  buffer<std::uint8_t> status;  // lsm_regular or lsm_tombstone
+  buffer<std::uint8_t> status;  // lsm_regular, lsm_tombstone or lsm_stale
   std::uint64_t size = 0;
-  std::uint64_t tombstones = 0;
 };
 
 /// What a query functor needs of a level. `live_before[i]` (size + 1 entries) counts the live entries
