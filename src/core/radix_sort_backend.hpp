@@ -20,9 +20,11 @@ namespace warpdex::detail {
 
 #if defined(__CUDACC__)
 /// Stable sort of (key, value) pairs by key from the inputs into the outputs.
+/// With `scratch`, CUB's temporary storage comes from it (grown when too small) and stays there for the
+/// next call: one allocation less per sort, for callers that sort many small batches.
 template <class Key, class Value>
 void stable_sort_pairs(const cuda& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
-                       Value* values_out, std::uint64_t n)
+                       Value* values_out, std::uint64_t n, buffer<std::uint8_t>* scratch = nullptr)
 {
   std::size_t temp_bytes = 0;
   const auto sort = [&](void* temp) {
@@ -30,8 +32,13 @@ void stable_sort_pairs(const cuda& backend, const Key* keys_in, const Value* val
                                                      static_cast<int>(sizeof(Key) * CHAR_BIT), backend.stream));
   };
   sort(nullptr);
-  auto temp = make_buffer<std::uint8_t>(backend, temp_bytes);
-  sort(temp.data());
+  if (scratch == nullptr) {
+    auto temp = make_buffer<std::uint8_t>(backend, temp_bytes);
+    sort(temp.data());
+    return;
+  }
+  if (scratch->size() < temp_bytes) { *scratch = make_buffer<std::uint8_t>(backend, temp_bytes); }
+  sort(scratch->data());
 }
 
 /// Sort of keys from `keys_in` into `keys_out`.
@@ -50,7 +57,7 @@ void sort_keys(const cuda& backend, const Key* keys_in, Key* keys_out, std::uint
 #else
 template <class Key, class Value>
 void stable_sort_pairs(const host& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
-                       Value* values_out, std::uint64_t n)
+                       Value* values_out, std::uint64_t n, buffer<std::uint8_t>* /*scratch*/ = nullptr)
 {
   thrust::copy(policy(backend), keys_in, keys_in + n, keys_out);
   thrust::copy(policy(backend), values_in, values_in + n, values_out);

@@ -396,14 +396,14 @@ template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std::span<const Key> keys,
                                                     std::span<const Value> values,
                                                     std::span<const lsm_operation> operations,
-                                                    std::uint64_t* counters)
+                                                    std::uint64_t* counters, buffer<std::uint8_t>* scratch)
 {
   const std::uint64_t n = keys.size();
   auto level = allocate_level<Key, Value>(backend, n);
   const auto run = policy_nosync(backend);
   const auto elements = thrust::counting_iterator<std::uint64_t>(0);
   if (operations.empty()) {
-    stable_sort_pairs(backend, keys.data(), values.data(), level->keys.data(), level->values.data(), n);
+    stable_sort_pairs(backend, keys.data(), values.data(), level->keys.data(), level->values.data(), n, scratch);
     thrust::for_each(run, elements, elements + n,
                      reduce_sorted_batch<Key, Value>{level->keys.data(), level->values.data(), level->status.data(),
                                                      n, nullptr, nullptr, nullptr, counters});
@@ -412,7 +412,7 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   auto positions = make_buffer<std::uint32_t>(backend, n);  // batch positions; a chunk is < 2^32 elements
   auto order = make_buffer<std::uint32_t>(backend, n);
   thrust::sequence(run, positions.data(), positions.data() + n);
-  stable_sort_pairs(backend, keys.data(), positions.data(), level->keys.data(), order.data(), n);
+  stable_sort_pairs(backend, keys.data(), positions.data(), level->keys.data(), order.data(), n, scratch);
   thrust::for_each(run, elements, elements + n,
                    reduce_sorted_batch<Key, Value>{level->keys.data(), level->values.data(), level->status.data(), n,
                                                    order.data(), values.data(), operations.data(), counters});
@@ -474,13 +474,16 @@ buffer<std::uint64_t> zero_counters(const Backend& backend)
   return counters;
 }
 
-/// A copy of the counts, made on the stream.
+/// Copies the counts into `staging` (allocated once), on the stream.
 template <class Backend>
-buffer<std::uint64_t> copy_counters(const Backend& backend, const buffer<std::uint64_t>& counters)
+void copy_counters(const Backend& backend, const buffer<std::uint64_t>& counters, buffer<std::uint64_t>& staging)
 {
-  auto copy = make_buffer<std::uint64_t>(backend, lsm_counter_count);
-  thrust::copy(policy_nosync(backend), counters.data(), counters.data() + lsm_counter_count, copy.data());
-  return copy;
+  if (staging.size() != lsm_counter_count) { staging = make_buffer<std::uint64_t>(backend, lsm_counter_count); }
+  if constexpr (std::is_same_v<Backend, host>) {
+    std::copy(counters.data(), counters.data() + lsm_counter_count, staging.data());
+  } else {
+    copy_device_bytes(staging.data(), counters.data(), lsm_counter_count * sizeof(std::uint64_t), backend.stream);
+  }
 }
 
 /// Runs `action`, reporting exhausted memory (ours, or Thrust's own) as warpdex::out_of_memory.
@@ -547,24 +550,26 @@ void lsm_map<Key, Value, Backend>::apply_batch(std::span<const Key> keys, std::s
   std::uint64_t chunks = 0;
   detail::reporting_allocation_failure("update", [&] {
     // The counts change on a copy, installed with the levels, so that a failure leaves both as they were.
-    auto counters = detail::copy_counters(backend_, counters_);
+    detail::copy_counters(backend_, counters_, staged_counters_);
+    std::uint64_t* counters = staged_counters_.data();
     level_list staged = levels_;
     for (std::uint64_t offset = 0; offset < keys.size(); offset += options_.batch_size) {
       const std::uint64_t chunk = std::min<std::uint64_t>(options_.batch_size, keys.size() - offset);
       std::shared_ptr<const level> carry = detail::sorted_batch(
           backend_, keys.subspan(offset, chunk), values.subspan(offset, chunk),
-          may_erase ? operations.subspan(offset, chunk) : std::span<const lsm_operation>{}, counters.data());
+          may_erase ? operations.subspan(offset, chunk) : std::span<const lsm_operation>{}, counters, &sort_scratch_);
       // Binary addition: merge into the carry every occupied level up to the first empty one.
       std::size_t index = 0;
       for (; index < staged.size() && staged[index]; ++index) {
-        carry = detail::merge_levels(backend_, *carry, *staged[index], counters.data());
+        carry = detail::merge_levels(backend_, *carry, *staged[index], counters);
         staged[index] = nullptr;
       }
       if (index == staged.size()) { staged.emplace_back(); }
       staged[index] = carry;
       ++chunks;
     }
-    commit(std::move(staged), std::move(counters));
+    std::swap(counters_, staged_counters_);
+    commit(std::move(staged));
   });
   // An insert makes no tombstones, only stale entries when it overwrites: it reads the counts back (the
   // only wait it would have) every 8th chunk.
@@ -605,20 +610,21 @@ void lsm_map<Key, Value, Backend>::bulk_build(std::span<const Key> keys, std::sp
     auto counters = detail::zero_counters(backend_);
     level_list staged;
     if (!keys.empty()) {
-      auto built = detail::sorted_batch(backend_, keys, values, std::span<const lsm_operation>{}, counters.data());
+      auto built = detail::sorted_batch(backend_, keys, values, std::span<const lsm_operation>{}, counters.data(),
+                                        static_cast<buffer<std::uint8_t>*>(nullptr));
       staged.resize(detail::level_for(built->size, options_.batch_size) + 1);
       staged.back() = std::move(built);
     }
-    commit(std::move(staged), std::move(counters));
+    counters_ = std::move(counters);
+    commit(std::move(staged));
   });
 }
 
 template <class Key, class Value, class Backend>
-void lsm_map<Key, Value, Backend>::commit(level_list levels, buffer<std::uint64_t> counters)
+void lsm_map<Key, Value, Backend>::commit(level_list levels)
 {
   while (!levels.empty() && !levels.back()) { levels.pop_back(); }
   levels_ = std::move(levels);
-  counters_ = std::move(counters);
   views_current_ = false;
   index_current_ = false;
   live_before_.clear();
@@ -786,7 +792,9 @@ void lsm_map<Key, Value, Backend>::cleanup()
       staged.resize(detail::level_for(merged->size, options_.batch_size) + 1);
       staged.back() = merged;
     }
-    commit(std::move(staged), detail::zero_counters(backend_));
+    auto counters = detail::zero_counters(backend_);
+    counters_ = std::move(counters);
+    commit(std::move(staged));
   });
 }
 

@@ -169,8 +169,8 @@ class lsm_map {
   /// (the batch then makes no tombstones, and counting them is skipped).
   void apply_batch(std::span<const Key> keys, std::span<const Value> values, std::span<const lsm_operation> operations,
                    bool may_erase);
-  /// Installs new levels and the dead-entry counts that go with them.
-  void commit(level_list levels, buffer<std::uint64_t> counters);
+  /// Installs new levels (their dead-entry counts are installed beside them).
+  void commit(level_list levels);
   void ensure_views() const;
   void ensure_liveness_index() const;
   void maybe_cleanup();
@@ -178,8 +178,11 @@ class lsm_map {
   Backend backend_;
   lsm_options options_;
   level_list levels_;  // level i at index i; nullptr when empty
-  // Dead-entry counts (detail::lsm_counter), in the backend's memory.
+  // Dead-entry counts (detail::lsm_counter), in the backend's memory, and the copy an update changes
+  // before installing it with the levels (so that a failed update leaves them as they were).
   buffer<std::uint64_t> counters_;
+  buffer<std::uint64_t> staged_counters_;
+  buffer<std::uint8_t> sort_scratch_;  // the batch sort's temporary storage, kept between updates
   std::uint32_t unchecked_chunks_ = 0;  // insert chunks since the cleanup policy last looked
   // Liveness index (one prefix array per occupied level, newest first) and the level views the query
   // functors read, in the backend's memory; rebuilt lazily by the first query after a change, so that
