@@ -60,19 +60,42 @@ namespace warpdex::detail {
 
 // ---- searches shared by the query functors ----
 
-/// The first index whose key is >= key (size when none): the search family's binary search.
-template <class Key>
-WARPDEX_HOST_DEVICE std::uint64_t lower_index(const Key* keys, std::uint64_t size, Key key)
+/// The first index of a level whose key is not before `key` (Bound lower: >= key; upper: > key), size when
+/// none. The samples narrow the search to one line of keys: the search family's binary search runs over
+/// the samples (cached), then over the at most stride keys of that line.
+template <bound_kind Bound, class Key, class Value>
+WARPDEX_HOST_DEVICE std::uint64_t level_bound(const lsm_level_view<Key, Value>& level, Key key)
 {
-  return binary_search_bound<bound_kind::lower>(keys, size, key);
+  if (level.samples == nullptr) { return binary_search_bound<Bound>(level.keys, level.size, key); }
+  // samples[j] = keys[j * stride]; with j samples before the key, the bound lies in
+  // ((j - 1) * stride, min(j * stride, size)].
+  const std::uint64_t preceding = binary_search_bound<Bound>(level.samples, level.sample_count, key);
+  if (preceding == 0) { return 0; }
+  constexpr std::uint64_t stride = lsm_sample_stride<Key>;
+  const std::uint64_t first = (preceding - 1) * stride + 1;
+  const std::uint64_t last = preceding * stride < level.size ? preceding * stride : level.size;
+  return first + binary_search_bound<Bound>(level.keys + first, last - first, key);
 }
 
-/// The first index whose key is > key (size when none).
-template <class Key>
-WARPDEX_HOST_DEVICE std::uint64_t upper_index(const Key* keys, std::uint64_t size, Key key)
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE std::uint64_t lower_index(const lsm_level_view<Key, Value>& level, Key key)
 {
-  return binary_search_bound<bound_kind::upper>(keys, size, key);
+  return level_bound<bound_kind::lower>(level, key);
 }
+
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE std::uint64_t upper_index(const lsm_level_view<Key, Value>& level, Key key)
+{
+  return level_bound<bound_kind::upper>(level, key);
+}
+
+/// samples[j] = keys[j * stride].
+template <class Key>
+struct sample_keys {
+  const Key* keys;
+  Key* samples;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t j) const { samples[j] = keys[j * lsm_sample_stride<Key>]; }
+};
 
 /// The smallest t in [low, high] with prefix[t] >= target, for an ascending prefix (high when none).
 WARPDEX_HOST_DEVICE inline std::uint64_t first_reaching(const std::uint64_t* prefix, std::uint64_t low,
@@ -93,14 +116,14 @@ WARPDEX_HOST_DEVICE inline std::uint64_t first_reaching(const std::uint64_t* pre
 template <class Key, class Value>
 WARPDEX_HOST_DEVICE std::uint64_t live_below(const lsm_level_view<Key, Value>& level, Key key)
 {
-  return level.live_before[lower_index(level.keys, level.size, key)];
+  return level.live_before[lower_index(level, key)];
 }
 
 /// Live entries of a level whose key is <= key.
 template <class Key, class Value>
 WARPDEX_HOST_DEVICE std::uint64_t live_up_to(const lsm_level_view<Key, Value>& level, Key key)
 {
-  return level.live_before[upper_index(level.keys, level.size, key)];
+  return level.live_before[upper_index(level, key)];
 }
 
 /// Live entries of all levels whose key is < key: the place of a live key in the sorted live contents.
@@ -140,7 +163,7 @@ struct lookup_element {
     const Key query = queries[i];
     for (std::uint32_t l = 0; l < level_count; ++l) {
       const lsm_level_view<Key, Value>& level = levels[l];
-      const std::uint64_t at = lower_index(level.keys, level.size, query);
+      const std::uint64_t at = lower_index(level, query);
       if (at < level.size && level.keys[at] == query) {
         const bool live = level.status[at] == lsm_regular;
         found[i] = live ? 1 : 0;
@@ -167,7 +190,7 @@ struct live_flag_element {
     const Key key = level.keys[i];
     for (std::uint32_t l = 0; live && l < newer_count; ++l) {
       const lsm_level_view<Key, Value>& newer = newer_levels[l];
-      const std::uint64_t at = lower_index(newer.keys, newer.size, key);
+      const std::uint64_t at = lower_index(newer, key);
       live = !(at < newer.size && newer.keys[at] == key);
     }
     live_flags[i] = live ? 1 : 0;
@@ -216,9 +239,9 @@ struct range_fill_element {
     const Key first = lower[query];
     const Key last = upper[query];
     if (first > last) { return; }
-    const std::uint64_t end = upper_index(level.keys, level.size, last);
+    const std::uint64_t end = upper_index(level, last);
     const std::uint64_t start_rank = live_below_all(levels, level_count, first);
-    for (std::uint64_t i = lower_index(level.keys, level.size, first); i < end; ++i) {
+    for (std::uint64_t i = lower_index(level, first); i < end; ++i) {
       if (level.live_before[i + 1] == level.live_before[i]) { continue; }
       const Key key = level.keys[i];
       const std::uint64_t at = offsets[query] + live_below_all(levels, level_count, key) - start_rank;
@@ -268,12 +291,12 @@ struct neighbor_element {
       const lsm_level_view<Key, Value>& level = levels[l];
       std::uint64_t at = 0;
       if constexpr (Successor) {
-        const std::uint64_t position = upper_index(level.keys, level.size, query);
+        const std::uint64_t position = upper_index(level, query);
         const std::uint64_t live = level.live_before[position];
         if (live == level.live_before[level.size]) { continue; }
         at = first_reaching(level.live_before, position + 1, level.size, live + 1) - 1;
       } else {
-        const std::uint64_t position = lower_index(level.keys, level.size, query);
+        const std::uint64_t position = lower_index(level, query);
         const std::uint64_t live = level.live_before[position];
         if (live == 0) { continue; }
         at = first_reaching(level.live_before, 0, position, live) - 1;
@@ -369,10 +392,15 @@ struct mark_shadowed {
 template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> allocate_level(const Backend& backend, std::uint64_t size)
 {
+  // Each array starts on a 256-byte boundary, so that every access stays aligned and coalesced.
+  const auto aligned = [](std::uint64_t bytes) { return (bytes + 255) / 256 * 256; };
+  const std::uint64_t values_at = aligned(size * sizeof(Key));
+  const std::uint64_t status_at = values_at + aligned(size * sizeof(Value));
   auto level = std::make_shared<lsm_level<Key, Value>>();
-  level->keys = make_buffer<Key>(backend, size);
-  level->values = make_buffer<Value>(backend, size);
-  level->status = make_buffer<std::uint8_t>(backend, size);
+  level->storage = make_buffer<std::uint8_t>(backend, status_at + size);
+  level->keys = reinterpret_cast<Key*>(level->storage.data());
+  level->values = reinterpret_cast<Value*>(level->storage.data() + values_at);
+  level->status = level->storage.data() + status_at;
   level->size = size;
   return level;
 }
@@ -380,13 +408,13 @@ std::shared_ptr<lsm_level<Key, Value>> allocate_level(const Backend& backend, st
 template <class Key, class Value>
 auto entries_of(const lsm_level<Key, Value>& level)
 {
-  return thrust::make_zip_iterator(thrust::make_tuple(level.values.data(), level.status.data()));
+  return thrust::make_zip_iterator(thrust::make_tuple(level.values, level.status));
 }
 
 template <class Key, class Value>
 auto entries_of(lsm_level<Key, Value>& level)
 {
-  return thrust::make_zip_iterator(thrust::make_tuple(level.values.data(), level.status.data()));
+  return thrust::make_zip_iterator(thrust::make_tuple(level.values, level.status));
 }
 
 /// One chunk of an update batch as a level: sorted by key (stable, so a key's entries keep their batch
@@ -403,18 +431,18 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   const auto run = policy_nosync(backend);
   const auto elements = thrust::counting_iterator<std::uint64_t>(0);
   if (operations.empty()) {
-    stable_sort_pairs(backend, keys.data(), values.data(), level->keys.data(), level->values.data(), n, scratch);
+    stable_sort_pairs(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
     thrust::for_each(run, elements, elements + n,
-                     reduce_sorted_batch<Key, Value>{level->keys.data(), level->values.data(), level->status.data(),
+                     reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status,
                                                      n, nullptr, nullptr, nullptr, counters});
     return level;
   }
   auto positions = make_buffer<std::uint32_t>(backend, n);  // batch positions; a chunk is < 2^32 elements
   auto order = make_buffer<std::uint32_t>(backend, n);
   thrust::sequence(run, positions.data(), positions.data() + n);
-  stable_sort_pairs(backend, keys.data(), positions.data(), level->keys.data(), order.data(), n, scratch);
+  stable_sort_pairs(backend, keys.data(), positions.data(), level->keys, order.data(), n, scratch);
   thrust::for_each(run, elements, elements + n,
-                   reduce_sorted_batch<Key, Value>{level->keys.data(), level->values.data(), level->status.data(), n,
+                   reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n,
                                                    order.data(), values.data(), operations.data(), counters});
   return level;
 }
@@ -428,13 +456,13 @@ std::shared_ptr<lsm_level<Key, Value>> merge_levels(const Backend& backend, cons
   auto merged = allocate_level<Key, Value>(backend, newer.size + older.size);
   const auto run = policy_nosync(backend);
   // merge_by_key is stable: of equal keys, those of the first range (the newer) come first.
-  thrust::merge_by_key(run, newer.keys.data(), newer.keys.data() + newer.size, older.keys.data(),
-                       older.keys.data() + older.size, entries_of(newer), entries_of(older), merged->keys.data(),
+  thrust::merge_by_key(run, newer.keys, newer.keys + newer.size, older.keys,
+                       older.keys + older.size, entries_of(newer), entries_of(older), merged->keys,
                        entries_of(*merged));
   if (newer.size > 0 && older.size > 0) {
     thrust::for_each(run, thrust::counting_iterator<std::uint64_t>(1),
                      thrust::counting_iterator<std::uint64_t>(merged->size),
-                     mark_shadowed<Key>{merged->keys.data(), merged->status.data(), counters});
+                     mark_shadowed<Key>{merged->keys, merged->status, counters});
   }
   return merged;
 }
@@ -444,13 +472,13 @@ template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> regular_entries(const Backend& backend, const lsm_level<Key, Value>& level)
 {
   const auto live_count = static_cast<std::uint64_t>(
-      thrust::count(policy(backend), level.status.data(), level.status.data() + level.size, lsm_regular));
+      thrust::count(policy(backend), level.status, level.status + level.size, lsm_regular));
   auto live = allocate_level<Key, Value>(backend, live_count);
   const auto run = policy_nosync(backend);
-  const auto pairs = thrust::make_zip_iterator(thrust::make_tuple(level.keys.data(), level.values.data()));
-  thrust::copy_if(run, pairs, pairs + level.size, level.status.data(),
-                  thrust::make_zip_iterator(thrust::make_tuple(live->keys.data(), live->values.data())), is_regular{});
-  thrust::fill(run, live->status.data(), live->status.data() + live_count, lsm_regular);
+  const auto pairs = thrust::make_zip_iterator(thrust::make_tuple(level.keys, level.values));
+  thrust::copy_if(run, pairs, pairs + level.size, level.status,
+                  thrust::make_zip_iterator(thrust::make_tuple(live->keys, live->values)), is_regular{});
+  thrust::fill(run, live->status, live->status + live_count, lsm_regular);
   return live;
 }
 
@@ -636,10 +664,17 @@ void lsm_map<Key, Value, Backend>::ensure_views() const
   if (views_current_) { return; }
   std::vector<detail::lsm_level_view<Key, Value>> views;
   for (const auto& occupied : levels_) {
-    if (occupied) {
-      views.push_back(
-          {occupied->keys.data(), occupied->values.data(), occupied->status.data(), nullptr, occupied->size});
+    if (!occupied) { continue; }
+    constexpr std::uint64_t stride = detail::lsm_sample_stride<Key>;
+    const std::uint64_t sample_count = (occupied->size + stride - 1) / stride;
+    if (occupied->samples.size() != sample_count) {
+      occupied->samples = make_buffer<Key>(backend_, sample_count);
+      thrust::for_each(detail::policy_nosync(backend_), thrust::counting_iterator<std::uint64_t>(0),
+                       thrust::counting_iterator<std::uint64_t>(sample_count),
+                       detail::sample_keys<Key>{occupied->keys, occupied->samples.data()});
     }
+    views.push_back({occupied->keys, occupied->values, occupied->status, nullptr, occupied->size,
+                     occupied->samples.data(), sample_count});
   }
   views_ = make_buffer<detail::lsm_level_view<Key, Value>>(backend_, views.size());
   views_.copy_from(views);

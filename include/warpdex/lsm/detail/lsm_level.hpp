@@ -24,11 +24,20 @@ enum lsm_counter : std::uint32_t { lsm_tombstone_count = 0, lsm_stale_count = 1,
 /// still see the old ones.
 template <class Key, class Value>
 struct lsm_level {
-  buffer<Key> keys;
-  buffer<Value> values;
-  buffer<std::uint8_t> status;  // lsm_regular, lsm_tombstone or lsm_stale
+  buffer<std::uint8_t> storage;  // keys, values and statuses in one allocation (one call per level)
+  Key* keys = nullptr;
+  Value* values = nullptr;
+  std::uint8_t* status = nullptr;  // lsm_regular, lsm_tombstone or lsm_stale
   std::uint64_t size = 0;
+  // Every lsm_sample_stride-th key, built by the first query that searches the level (a level never
+  // changes, so once per level): a search finds its 128-byte line of keys in this array, 1/32 of the
+  // level's keys, which the cache holds, and reads one line of the level.
+  mutable buffer<Key> samples;
 };
+
+/// Keys between two samples of a level: one 128-byte line.
+template <class Key>
+inline constexpr std::uint64_t lsm_sample_stride = 128 / sizeof(Key);
 
 /// What a query functor needs of a level. `live_before[i]` (size + 1 entries) counts the live entries
 /// among the first i; it is null until the liveness index is built.
@@ -39,6 +48,8 @@ struct lsm_level_view {
   const std::uint8_t* status = nullptr;
   const std::uint64_t* live_before = nullptr;
   std::uint64_t size = 0;
+  const Key* samples = nullptr;  // keys[0], keys[stride], ...: sample_count = ceil(size / stride) entries
+  std::uint64_t sample_count = 0;
 };
 
 }  // namespace warpdex::detail
