@@ -208,6 +208,52 @@ void run_build(context& ctx, std::uint64_t n)
                    same_contents(map, sorted)));
 }
 
+struct write_index {
+  key_type* out;
+  __device__ void operator()(std::uint64_t i) const { out[i] = static_cast<key_type>(i); }
+};
+
+/// The host's cost of queueing the pieces an insert batch of b entries is made of (no waiting): what
+/// bounds a batch when the GPU's work is small.
+void report_host_costs(std::uint64_t batch)
+{
+  const pairs input = generate_pairs(batch, seed);
+  auto keys_out = make_device_buffer<key_type>(batch);
+  auto values_out = make_device_buffer<value_type>(batch);
+  std::size_t temp_bytes = 0;
+  const int items = static_cast<int>(batch);
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, input.keys.data(), keys_out.data(),
+                                                   input.values.data(), values_out.data(), items));
+  auto temp = make_device_buffer<std::uint8_t>(temp_bytes);
+  key_type* out = keys_out.data();
+  const auto per_call_us = [](int calls, const auto& call) {
+    WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
+    const auto started = std::chrono::steady_clock::now();
+    for (int c = 0; c < calls; ++c) { call(); }
+    const auto queued = std::chrono::steady_clock::now();
+    WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
+    return std::chrono::duration<double, std::micro>(queued - started).count() / calls;
+  };
+  constexpr int calls = 200;
+  const double sort_us = per_call_us(calls, [&] {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, input.keys.data(), keys_out.data(),
+                                                     input.values.data(), values_out.data(), items));
+  });
+  const double for_each_us = per_call_us(calls, [&] {
+    thrust::for_each(thrust::cuda::par_nosync, thrust::counting_iterator<std::uint64_t>(0),
+                     thrust::counting_iterator<std::uint64_t>(batch),
+                     write_index{out});
+  });
+  const double merge_us = per_call_us(calls, [&] {
+    thrust::merge(thrust::cuda::par_nosync, input.keys.data(), input.keys.data() + batch / 2,
+                  input.keys.data() + batch / 2, input.keys.data() + batch, out);
+  });
+  const double allocation_us = per_call_us(calls, [&] { (void)make_buffer<std::uint8_t>(cuda{}, batch); });
+  std::printf("  host time to queue, per call at b = %llu: CUB SortPairs %.1f us, thrust::for_each %.1f us, "
+              "thrust::merge %.1f us, pool allocation and free %.1f us\n",
+              static_cast<unsigned long long>(batch), sort_us, for_each_us, merge_us, allocation_us);
+}
+
 /// Inserts n keys batch by batch into a fresh LSM and into an empty sorted array: the median time of
 /// the whole sequence (each run from empty, the map built untimed), as `warpdex lsm` times it.
 void run_insert(context& ctx, std::uint64_t n, std::uint32_t batch_log2)
@@ -429,6 +475,7 @@ void run_lsm(context& ctx)
 {
   const std::uint64_t n = std::uint64_t{1} << resident_log2;
   run_build(ctx, n);
+  if (ctx.selected("lsm/insert/b=" + power(16) + "/n=" + power(resident_log2))) { report_host_costs(std::uint64_t{1} << 16); }
   for (const std::uint32_t batch_log2 : {16u, 18u, 20u}) { run_insert(ctx, n, batch_log2); }
   run_queries(ctx);
   run_cleanup(ctx);

@@ -389,6 +389,18 @@ struct mark_shadowed {
   }
 };
 
+}  // namespace warpdex::detail
+
+#if defined(__CUDACC__)
+#include "lsm_merge_cuda.cuh"
+#endif
+
+namespace warpdex::detail {
+
+/// The largest merge done by the one-launch kernel of lsm_merge_cuda.cuh; larger ones go through Thrust,
+/// whose staged reads move bytes faster once the launch costs no longer dominate.
+inline constexpr std::uint64_t lsm_single_launch_merge_max = std::uint64_t{1} << 20;
+
 template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> allocate_level(const Backend& backend, std::uint64_t size)
 {
@@ -454,6 +466,12 @@ std::shared_ptr<lsm_level<Key, Value>> merge_levels(const Backend& backend, cons
                                                     const lsm_level<Key, Value>& older, std::uint64_t* counters)
 {
   auto merged = allocate_level<Key, Value>(backend, newer.size + older.size);
+#if defined(__CUDACC__)
+  if (merged->size <= lsm_single_launch_merge_max) {
+    launch_merge_levels(backend, newer, older, *merged, counters);
+    return merged;
+  }
+#endif
   const auto run = policy_nosync(backend);
   // merge_by_key is stable: of equal keys, those of the first range (the newer) come first.
   thrust::merge_by_key(run, newer.keys, newer.keys + newer.size, older.keys,
