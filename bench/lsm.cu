@@ -225,7 +225,6 @@ void report_host_costs(std::uint64_t batch)
   WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, input.keys.data(), keys_out.data(),
                                                    input.values.data(), values_out.data(), items));
   auto temp = make_device_buffer<std::uint8_t>(temp_bytes);
-  key_type* out = keys_out.data();
   const auto per_call_us = [](int calls, const auto& call) {
     WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
     const auto started = std::chrono::steady_clock::now();
@@ -242,11 +241,13 @@ void report_host_costs(std::uint64_t batch)
   const double for_each_us = per_call_us(calls, [&] {
     thrust::for_each(thrust::cuda::par_nosync, thrust::counting_iterator<std::uint64_t>(0),
                      thrust::counting_iterator<std::uint64_t>(batch),
-                     write_index{out});
+                     write_index{values_out.data()});
   });
+  // The two halves of the sorted keys, merged into the values' buffer.
+  const key_type* sorted = keys_out.data();
   const double merge_us = per_call_us(calls, [&] {
-    thrust::merge(thrust::cuda::par_nosync, input.keys.data(), input.keys.data() + batch / 2,
-                  input.keys.data() + batch / 2, input.keys.data() + batch, out);
+    thrust::merge(thrust::cuda::par_nosync, sorted, sorted + batch / 2, sorted + batch / 2, sorted + batch,
+                  values_out.data());
   });
   const double allocation_us = per_call_us(calls, [&] { (void)make_buffer<std::uint8_t>(cuda{}, batch); });
   std::printf("  host time to queue, per call at b = %llu: CUB SortPairs %.1f us, thrust::for_each %.1f us, "
