@@ -258,6 +258,31 @@ TYPED_TEST(lsm_map_test, insert_and_erase_are_updates)
   expect_matches_model(backend, map, model, random, Key{16}, 32);
 }
 
+/// Batches of several thousand entries over few keys: a key's entries are spread over many of the
+/// GPU's sort tiles, and the last insert still wins (the batch sort must be stable across tiles), for
+/// update and for insert, with a partial last tile.
+TYPED_TEST(lsm_map_test, large_batches_over_few_keys_keep_batch_order)
+{
+  using Key = std::uint32_t;
+  const auto& backend = this->backend();
+  std::mt19937_64 random(case_seed(0));
+  constexpr std::uint64_t batch_size = (std::uint64_t{1} << 15) + 123;
+  lsm_map<Key, lsm_value, TypeParam> map(backend, lsm_options{batch_size, 0.0});
+  std::map<Key, lsm_value> model;
+  for (int step = 0; step < 3; ++step) {
+    const auto batch = random_batch<Key>(random, batch_size, 0.3, Key{500});
+    apply_to_model(model, batch, batch_size);
+    apply_to_map(backend, map, batch);
+    expect_matches_model(backend, map, model, random, Key{510}, 256);
+  }
+  auto inserts = random_batch<Key>(random, batch_size - 7, 0.0, Key{300});
+  apply_to_model(model, inserts, batch_size);
+  const auto keys = make_buffer_from<Key>(backend, inserts.keys);
+  const auto values = make_buffer_from<lsm_value>(backend, inserts.values);
+  map.insert(keys.span(), values.span());
+  expect_matches_model(backend, map, model, random, Key{510}, 256);
+}
+
 /// Inserts that overwrite the same keys leave stale entries behind; the automatic cleanup, checked every
 /// 8th insert chunk, keeps them bounded, and bulk_build counts a repeated key's older pairs as stale.
 TYPED_TEST(lsm_map_test, overwriting_inserts_stay_bounded)
