@@ -392,7 +392,6 @@ struct mark_shadowed {
 }  // namespace warpdex::detail
 
 #if defined(__CUDACC__)
-#include "lsm_batch_sort_cuda.cuh"
 #include "lsm_merge_cuda.cuh"
 #endif
 
@@ -430,21 +429,6 @@ auto entries_of(lsm_level<Key, Value>& level)
   return thrust::make_zip_iterator(thrust::make_tuple(level.values, level.status));
 }
 
-/// Stable sort of a batch's pairs: on cuda, batches of up to 2^16 pairs take the two-launch tile sort of
-/// lsm_batch_sort_cuda.cuh (when given scratch space), larger ones CUB's radix sort.
-template <class Key, class Value, class Backend>
-void sort_batch_pairs(const Backend& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
-                      Value* values_out, std::uint64_t n, buffer<std::uint8_t>* scratch)
-{
-#if defined(__CUDACC__)
-  if (scratch != nullptr && n <= lsm_small_sort_max) {
-    small_stable_sort_pairs(backend, keys_in, values_in, keys_out, values_out, n, *scratch);
-    return;
-  }
-#endif
-  stable_sort_pairs(backend, keys_in, values_in, keys_out, values_out, n, scratch);
-}
-
 /// One chunk of an update batch as a level: sorted by key (stable, so a key's entries keep their batch
 /// order) and reduced in place to one current entry per key. Queued on the stream; nothing read back.
 /// `operations` is empty when every operation is an insert.
@@ -459,7 +443,7 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   const auto run = policy_nosync(backend);
   const auto elements = thrust::counting_iterator<std::uint64_t>(0);
   if (operations.empty()) {
-    sort_batch_pairs(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
+    stable_sort_pairs(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
     thrust::for_each(run, elements, elements + n,
                      reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status,
                                                      n, nullptr, nullptr, nullptr, counters});
@@ -468,7 +452,7 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   auto positions = make_buffer<std::uint32_t>(backend, n);  // batch positions; a chunk is < 2^32 elements
   auto order = make_buffer<std::uint32_t>(backend, n);
   thrust::sequence(run, positions.data(), positions.data() + n);
-  sort_batch_pairs(backend, keys.data(), positions.data(), level->keys, order.data(), n, scratch);
+  stable_sort_pairs(backend, keys.data(), positions.data(), level->keys, order.data(), n, scratch);
   thrust::for_each(run, elements, elements + n,
                    reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n,
                                                    order.data(), values.data(), operations.data(), counters});
