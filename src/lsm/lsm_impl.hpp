@@ -60,21 +60,31 @@ namespace warpdex::detail {
 
 // ---- searches shared by the query functors ----
 
+/// The bound in keys[0, size) from the bound `preceding` among the samples keys[0], keys[stride], ...:
+/// with j samples before the key, it lies in ((j - 1) * stride, min(j * stride, size)].
+template <bound_kind Bound, class Key>
+WARPDEX_HOST_DEVICE std::uint64_t refine_bound(const Key* keys, std::uint64_t size, std::uint64_t preceding, Key key)
+{
+  if (preceding == 0) { return 0; }
+  constexpr std::uint64_t stride = lsm_sample_stride<Key>;
+  const std::uint64_t first = (preceding - 1) * stride + 1;
+  const std::uint64_t last = preceding * stride < size ? preceding * stride : size;
+  return first + binary_search_bound<Bound>(keys + first, last - first, key);
+}
+
 /// The first index of a level whose key is not before `key` (Bound lower: >= key; upper: > key), size when
-/// none. The samples narrow the search to one line of keys: the search family's binary search runs over
-/// the samples (cached), then over the at most stride keys of that line.
+/// none. The search family's binary search runs over the coarse samples (every 1024th key), then one line
+/// of the samples, then one line of the keys: the cache holds the first two.
 template <bound_kind Bound, class Key, class Value>
 WARPDEX_HOST_DEVICE std::uint64_t level_bound(const lsm_level_view<Key, Value>& level, Key key)
 {
   if (level.samples == nullptr) { return binary_search_bound<Bound>(level.keys, level.size, key); }
-  // samples[j] = keys[j * stride]; with j samples before the key, the bound lies in
-  // ((j - 1) * stride, min(j * stride, size)].
-  const std::uint64_t preceding = binary_search_bound<Bound>(level.samples, level.sample_count, key);
-  if (preceding == 0) { return 0; }
-  constexpr std::uint64_t stride = lsm_sample_stride<Key>;
-  const std::uint64_t first = (preceding - 1) * stride + 1;
-  const std::uint64_t last = preceding * stride < level.size ? preceding * stride : level.size;
-  return first + binary_search_bound<Bound>(level.keys + first, last - first, key);
+  const std::uint64_t sampled =
+      level.coarse == nullptr
+          ? binary_search_bound<Bound>(level.samples, level.sample_count, key)
+          : refine_bound<Bound>(level.samples, level.sample_count,
+                                binary_search_bound<Bound>(level.coarse, level.coarse_count, key), key);
+  return refine_bound<Bound>(level.keys, level.size, sampled, key);
 }
 
 template <class Key, class Value>
@@ -685,14 +695,20 @@ void lsm_map<Key, Value, Backend>::ensure_views() const
     if (!occupied) { continue; }
     constexpr std::uint64_t stride = detail::lsm_sample_stride<Key>;
     const std::uint64_t sample_count = (occupied->size + stride - 1) / stride;
+    const std::uint64_t coarse_count = sample_count > stride ? (sample_count + stride - 1) / stride : 0;
     if (occupied->samples.size() != sample_count) {
       occupied->samples = make_buffer<Key>(backend_, sample_count);
       thrust::for_each(detail::policy_nosync(backend_), thrust::counting_iterator<std::uint64_t>(0),
                        thrust::counting_iterator<std::uint64_t>(sample_count),
                        detail::sample_keys<Key>{occupied->keys, occupied->samples.data()});
+      occupied->coarse = make_buffer<Key>(backend_, coarse_count);
+      thrust::for_each(detail::policy_nosync(backend_), thrust::counting_iterator<std::uint64_t>(0),
+                       thrust::counting_iterator<std::uint64_t>(coarse_count),
+                       detail::sample_keys<Key>{occupied->samples.data(), occupied->coarse.data()});
     }
     views.push_back({occupied->keys, occupied->values, occupied->status, nullptr, occupied->size,
-                     occupied->samples.data(), sample_count});
+                     occupied->samples.data(), sample_count, coarse_count > 0 ? occupied->coarse.data() : nullptr,
+                     coarse_count});
   }
   views_ = make_buffer<detail::lsm_level_view<Key, Value>>(backend_, views.size());
   views_.copy_from(views);

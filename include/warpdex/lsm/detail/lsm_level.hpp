@@ -33,6 +33,7 @@ struct lsm_level {
   // changes, so once per level): a search finds its 128-byte line of keys in this array, 1/32 of the
   // level's keys, which the cache holds, and reads one line of the level.
   mutable buffer<Key> samples;
+  mutable buffer<Key> coarse;  // every stride-th sample, for levels of more than one line of samples
 };
 
 /// Keys between two samples of a level: one 128-byte line.
@@ -50,6 +51,8 @@ struct lsm_level_view {
   std::uint64_t size = 0;
   const Key* samples = nullptr;  // keys[0], keys[stride], ...: sample_count = ceil(size / stride) entries
   std::uint64_t sample_count = 0;
+  const Key* coarse = nullptr;  // samples[0], samples[stride], ...; null for small levels
+  std::uint64_t coarse_count = 0;
 };
 
 }  // namespace warpdex::detail
