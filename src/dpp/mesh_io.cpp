@@ -1,6 +1,7 @@
 // Tetrahedral mesh files (include/warpdex/dpp/mesh_io.hpp): VTK legacy and XML unstructured grids in,
 // meshes and external surfaces out. Host code; zlib for the compressed .vtu blocks.
 #include <warpdex/core/error.hpp>
+#include <warpdex/dpp/external_faces.hpp>
 #include <warpdex/dpp/mesh_io.hpp>
 
 #include <zlib.h>
@@ -19,8 +20,6 @@
 
 namespace warpdex::dpp {
 namespace {
-
-constexpr std::uint64_t vtk_tetra = 10;
 /// .vtu compression block size, as VTK writes (32 KiB of uncompressed data a block).
 constexpr std::size_t zlib_block_bytes = std::size_t{1} << 15;
 
@@ -41,27 +40,8 @@ constexpr std::size_t zlib_block_bytes = std::size_t{1} << 15;
   WARPDEX_FAIL(line);
 }
 
-std::string vtk_cell_type_name(std::uint64_t type)
-{
-  static const std::map<std::uint64_t, const char*> names{{1, "vertex"},
-                                                          {3, "line"},
-                                                          {5, "triangle"},
-                                                          {7, "polygon"},
-                                                          {9, "quad"},
-                                                          {10, "tetrahedron"},
-                                                          {11, "voxel"},
-                                                          {12, "hexahedron"},
-                                                          {13, "wedge"},
-                                                          {14, "pyramid"},
-                                                          {24, "quadratic tetrahedron"},
-                                                          {25, "quadratic hexahedron"},
-                                                          {42, "polyhedron"}};
-  const auto found = names.find(type);
-  return found == names.end() ? "cell of VTK type " + std::to_string(type)
-                              : std::string(found->second) + " (VTK type " + std::to_string(type) + ")";
-}
-
-/// Cells as read: ids, offsets (cells + 1, from 0) and types, checked into 4 ids a tetrahedron.
+/// Cells as read: ids, offsets (cells + 1, from 0) and types, checked into the mesh's connectivity and
+/// types (none when every cell is a tetrahedron).
 tet_mesh checked_mesh(std::vector<double> points, const std::vector<std::uint64_t>& ids,
                       const std::vector<std::uint64_t>& offsets, const std::vector<std::uint64_t>& types,
                       const std::string& name)
@@ -77,29 +57,37 @@ tet_mesh checked_mesh(std::vector<double> points, const std::vector<std::uint64_
     fail(name, "the cells claim " + std::to_string(offsets.back()) + " point ids but the file holds " +
                    std::to_string(ids.size()));
   }
-  if (cells > 0xfffffffeULL / 4) { fail(name, std::to_string(cells) + " cells: more than 32-bit face ids hold"); }
+  if (cells > 0xfffffffeULL / 6) { fail(name, std::to_string(cells) + " cells: more than 32-bit face ids hold"); }
   tet_mesh mesh;
   mesh.points = std::move(points);
-  mesh.connectivity.resize(cells * 4);
+  mesh.connectivity.reserve(ids.size());
+  mesh.cell_types.resize(cells);
+  bool tetrahedra_only = true;
   for (std::uint64_t c = 0; c < cells; ++c) {
-    if (types[c] != vtk_tetra) {
+    const cell_shape shape = cell_shape_of(types[c] > 0xff ? 0 : static_cast<std::uint32_t>(types[c]));
+    if (shape.points == 0) {
       fail(name, "cell " + std::to_string(c) + " is a " + vtk_cell_type_name(types[c]) +
-                     ": external faces are computed for tetrahedra (VTK type 10) only");
+                     ": external faces are computed for tetrahedra, hexahedra, wedges and pyramids (VTK types 10, "
+                     "12, 13, 14) only");
     }
-    if (offsets[c + 1] < offsets[c] || offsets[c + 1] - offsets[c] != 4) {
-      fail(name, "cell " + std::to_string(c) + " is a tetrahedron with " +
+    if (offsets[c + 1] < offsets[c] || offsets[c + 1] - offsets[c] != shape.points) {
+      fail(name, "cell " + std::to_string(c) + " is a " + vtk_cell_type_name(types[c]) + " with " +
                      (offsets[c + 1] < offsets[c] ? std::string("a decreasing offset")
-                                                  : std::to_string(offsets[c + 1] - offsets[c]) + " points"));
+                                                  : std::to_string(offsets[c + 1] - offsets[c]) + " points, not " +
+                                                        std::to_string(shape.points)));
     }
-    for (int v = 0; v < 4; ++v) {
-      const std::uint64_t id = ids[offsets[c] + v];
+    for (std::uint64_t v = offsets[c]; v < offsets[c + 1]; ++v) {
+      const std::uint64_t id = ids[v];
       if (id >= point_count) {
         fail(name, "cell " + std::to_string(c) + " refers to point " + std::to_string(id) + " but there are " +
                        std::to_string(point_count) + " points");
       }
-      mesh.connectivity[4 * c + v] = static_cast<std::uint32_t>(id);
+      mesh.connectivity.push_back(static_cast<std::uint32_t>(id));
     }
+    mesh.cell_types[c] = static_cast<std::uint8_t>(types[c]);
+    tetrahedra_only = tetrahedra_only && types[c] == vtk_tetra;
   }
+  if (tetrahedra_only) { mesh.cell_types = {}; }
   return mesh;
 }
 
@@ -810,6 +798,17 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
 {
   const std::string extension = path.extension().string();
   const std::uint64_t cells = mesh.cell_count();
+  const auto type_of = [&](std::uint64_t c) { return mesh.cell_types.empty() ? vtk_tetra : mesh.cell_types[c]; };
+  // Where each cell's point ids start (cells + 1 values).
+  std::vector<std::uint64_t> first(cells + 1, 0);
+  for (std::uint64_t c = 0; c < cells; ++c) {
+    const std::uint64_t size = cell_shape_of(type_of(c)).points;
+    WARPDEX_EXPECTS(size > 0, "write_tet_mesh: cell " + std::to_string(c) + " is a " + vtk_cell_type_name(type_of(c)));
+    first[c + 1] = first[c] + size;
+  }
+  WARPDEX_EXPECTS(first[cells] == mesh.connectivity.size(),
+                  "write_tet_mesh: the cell types need " + std::to_string(first[cells]) +
+                      " point ids, the connectivity holds " + std::to_string(mesh.connectivity.size()));
   std::string out;
   if (extension == ".vtk") {
     WARPDEX_EXPECTS(encoding == mesh_encoding::ascii || encoding == mesh_encoding::binary,
@@ -826,23 +825,24 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
         out += (i % 3 == 2) ? '\n' : ' ';
       }
     }
-    out += "\nCELLS " + std::to_string(cells) + " " + std::to_string(5 * cells) + "\n";
+    out += "\nCELLS " + std::to_string(cells) + " " + std::to_string(cells + mesh.connectivity.size()) + "\n";
     for (std::uint64_t c = 0; c < cells; ++c) {
-      for (int v = -1; v < 4; ++v) {
-        const std::uint32_t value = v < 0 ? 4 : mesh.connectivity[4 * c + v];
+      const int size = static_cast<int>(first[c + 1] - first[c]);
+      for (int v = -1; v < size; ++v) {
+        const std::uint32_t value = v < 0 ? static_cast<std::uint32_t>(size) : mesh.connectivity[first[c] + v];
         if (binary) {
           append_big_endian(out, static_cast<std::int32_t>(value));
         } else {
-          out += std::to_string(value) + (v == 3 ? "\n" : " ");
+          out += std::to_string(value) + (v == size - 1 ? "\n" : " ");
         }
       }
     }
     out += "\nCELL_TYPES " + std::to_string(cells) + "\n";
     for (std::uint64_t c = 0; c < cells; ++c) {
       if (binary) {
-        append_big_endian(out, std::int32_t{10});
+        append_big_endian(out, static_cast<std::int32_t>(type_of(c)));
       } else {
-        out += "10\n";
+        out += std::to_string(type_of(c)) + "\n";
       }
     }
   } else if (extension == ".vtu") {
@@ -856,8 +856,8 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
     for (const double p : mesh.points) { append_native(arrays[0], p); }
     for (const std::uint32_t id : mesh.connectivity) { append_native(arrays[1], static_cast<std::int64_t>(id)); }
     for (std::uint64_t c = 0; c < cells; ++c) {
-      append_native(arrays[2], static_cast<std::int64_t>(4 * (c + 1)));
-      arrays[3].push_back(static_cast<char>(vtk_tetra));
+      append_native(arrays[2], static_cast<std::int64_t>(first[c + 1]));
+      arrays[3].push_back(static_cast<char>(type_of(c)));
     }
     const char* types[4] = {"Float64", "Int64", "Int64", "UInt8"};
     const char* names[4] = {"Points", "connectivity", "offsets", "types"};
@@ -914,25 +914,38 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
 }
 
 void write_surface(const std::filesystem::path& path, const tet_mesh& mesh, std::span<const uint32x3> triangles,
-                   std::span<const std::uint32_t> cells)
+                   std::span<const std::uint32_t> cells, std::span<const uint32x4> quads,
+                   std::span<const std::uint32_t> quad_cells)
 {
   const std::string extension = path.extension().string();
   if (extension != ".vtp" && extension != ".vtk" && extension != ".ply") {
     WARPDEX_FAIL("surface file " + path.string() + ": unknown extension '" + extension +
                  "' (expected .vtp, .vtk or .ply)");
   }
-  WARPDEX_EXPECTS(cells.size() == triangles.size(), "write_surface: one cell per triangle expected");
+  WARPDEX_EXPECTS(cells.size() == triangles.size() && quad_cells.size() == quads.size(),
+                  "write_surface: one cell per face expected");
+  // The faces as polygons, triangles first: (first id, size).
+  const std::size_t polygons = triangles.size() + quads.size();
+  const auto polygon = [&](std::size_t i) {
+    return i < triangles.size() ? std::span<const std::uint32_t>(triangles[i].word, 3)
+                                : std::span<const std::uint32_t>(quads[i - triangles.size()].word, 4);
+  };
+  const auto cell_of = [&](std::size_t i) {
+    return i < triangles.size() ? cells[i] : quad_cells[i - triangles.size()];
+  };
   // The used points, renumbered in order of first use.
   constexpr std::uint32_t unused = 0xffffffffU;
   std::vector<std::uint32_t> new_id(mesh.point_count(), unused);
   std::vector<std::uint32_t> original;
-  for (const auto& t : triangles) {
-    for (const std::uint32_t id : t.word) {
+  std::size_t corners = 0;
+  for (std::size_t i = 0; i < polygons; ++i) {
+    for (const std::uint32_t id : polygon(i)) {
       WARPDEX_EXPECTS(id < new_id.size(), "write_surface: point id " + std::to_string(id) + " is out of range");
       if (new_id[id] == unused) {
         new_id[id] = static_cast<std::uint32_t>(original.size());
         original.push_back(id);
       }
+      ++corners;
     }
   }
   std::ostringstream out;
@@ -941,42 +954,46 @@ void write_surface(const std::filesystem::path& path, const tet_mesh& mesh, std:
     out << mesh.points[3 * std::size_t{id}] << separator << mesh.points[3 * std::size_t{id} + 1] << separator
         << mesh.points[3 * std::size_t{id} + 2] << end;
   };
+  /// The polygon's new ids, space-separated, after its size when `with_size`.
+  const auto polygon_line = [&](std::size_t i, bool with_size) {
+    const auto ids = polygon(i);
+    if (with_size) { out << ids.size() << ' '; }
+    for (std::size_t v = 0; v < ids.size(); ++v) { out << new_id[ids[v]] << (v + 1 == ids.size() ? '\n' : ' '); }
+  };
   if (extension == ".ply") {
     out << "ply\nformat ascii 1.0\ncomment warpdex external faces\nelement vertex " << original.size()
-        << "\nproperty double x\nproperty double y\nproperty double z\nelement face " << triangles.size()
+        << "\nproperty double x\nproperty double y\nproperty double z\nelement face " << polygons
         << "\nproperty list uchar uint vertex_indices\nend_header\n";
     for (const auto id : original) { point_line(id, " ", "\n"); }
-    for (const auto& t : triangles) {
-      out << "3 " << new_id[t.word[0]] << ' ' << new_id[t.word[1]] << ' ' << new_id[t.word[2]] << '\n';
-    }
+    for (std::size_t i = 0; i < polygons; ++i) { polygon_line(i, true); }
   } else if (extension == ".vtk") {
     out << "# vtk DataFile Version 3.0\nwarpdex external faces\nASCII\nDATASET POLYDATA\nPOINTS " << original.size()
         << " double\n";
     for (const auto id : original) { point_line(id, " ", "\n"); }
-    out << "POLYGONS " << triangles.size() << ' ' << 4 * triangles.size() << '\n';
-    for (const auto& t : triangles) {
-      out << "3 " << new_id[t.word[0]] << ' ' << new_id[t.word[1]] << ' ' << new_id[t.word[2]] << '\n';
-    }
+    out << "POLYGONS " << polygons << ' ' << polygons + corners << '\n';
+    for (std::size_t i = 0; i < polygons; ++i) { polygon_line(i, true); }
     out << "POINT_DATA " << original.size() << "\nSCALARS original_point_id unsigned_int 1\nLOOKUP_TABLE default\n";
     for (const auto id : original) { out << id << '\n'; }
-    out << "CELL_DATA " << triangles.size() << "\nSCALARS cell_id unsigned_int 1\nLOOKUP_TABLE default\n";
-    for (const auto cell : cells) { out << cell << '\n'; }
+    out << "CELL_DATA " << polygons << "\nSCALARS cell_id unsigned_int 1\nLOOKUP_TABLE default\n";
+    for (std::size_t i = 0; i < polygons; ++i) { out << cell_of(i) << '\n'; }
   } else {
     out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
-        << "<PolyData>\n<Piece NumberOfPoints=\"" << original.size() << "\" NumberOfPolys=\"" << triangles.size()
+        << "<PolyData>\n<Piece NumberOfPoints=\"" << original.size() << "\" NumberOfPolys=\"" << polygons
         << "\">\n<PointData>\n<DataArray type=\"UInt32\" Name=\"original_point_id\" format=\"ascii\">\n";
     for (const auto id : original) { out << id << '\n'; }
     out << "</DataArray>\n</PointData>\n<CellData>\n<DataArray type=\"UInt32\" Name=\"cell_id\" format=\"ascii\">\n";
-    for (const auto cell : cells) { out << cell << '\n'; }
+    for (std::size_t i = 0; i < polygons; ++i) { out << cell_of(i) << '\n'; }
     out << "</DataArray>\n</CellData>\n<Points>\n<DataArray type=\"Float64\" NumberOfComponents=\"3\" "
            "format=\"ascii\">\n";
     for (const auto id : original) { point_line(id, " ", "\n"); }
     out << "</DataArray>\n</Points>\n<Polys>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
-    for (const auto& t : triangles) {
-      out << new_id[t.word[0]] << ' ' << new_id[t.word[1]] << ' ' << new_id[t.word[2]] << '\n';
-    }
+    for (std::size_t i = 0; i < polygons; ++i) { polygon_line(i, false); }
     out << "</DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n";
-    for (std::size_t i = 0; i < triangles.size(); ++i) { out << 3 * (i + 1) << '\n'; }
+    std::size_t end = 0;
+    for (std::size_t i = 0; i < polygons; ++i) {
+      end += polygon(i).size();
+      out << end << '\n';
+    }
     out << "</DataArray>\n</Polys>\n</Piece>\n</PolyData>\n</VTKFile>\n";
   }
   const std::string text = std::move(out).str();

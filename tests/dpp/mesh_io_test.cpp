@@ -134,7 +134,10 @@ TEST_F(mesh_io_test, malformed_files_are_refused)
   expect_refused(replaced(ascii, "POINTS 27", "POINTS 28"), vtk, {"(POINTS)", "'CELLS' is not a number"});
   expect_refused(replaced(ascii, "POINTS 27", "POINTS 99999999999"), vtk, {"more than the file can hold"});
   expect_refused(replaced(ascii, "CELL_TYPES 40\n10", "CELL_TYPES 40\n12"), vtk,
-                 {"cell 0 is a hexahedron (VTK type 12)", "tetrahedra (VTK type 10) only"});
+                 {"cell 0 is a hexahedron (VTK type 12) with 4 points, not 8"});
+  expect_refused(replaced(ascii, "CELL_TYPES 40\n10", "CELL_TYPES 40\n11"), vtk,
+                 {"cell 0 is a voxel (VTK type 11)", "tetrahedra, hexahedra, wedges and pyramids"});
+  expect_refused(replaced(ascii, "CELL_TYPES 40\n10", "CELL_TYPES 40\n300"), vtk, {"cell 0 is a cell of VTK type 300"});
   expect_refused(replaced(ascii, "CELLS 40 200\n4 ", "CELLS 40 200\n4 27"), vtk, {"refers to point 27", "27 points"});
   expect_refused(replaced(ascii, "CELLS 40 200\n4", "CELLS 40 200\n5"), vtk, {"CELLS"});
   expect_refused(replaced(ascii, "DATASET UNSTRUCTURED_GRID", "DATASET POLYDATA"), vtk, {"not an UNSTRUCTURED_GRID"});
