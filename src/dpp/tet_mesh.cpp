@@ -202,12 +202,11 @@ tet_mesh make_cell_grid(const tet_grid_options& options)
   const std::uint64_t py = std::uint64_t{options.ny} + 1;
   const std::uint64_t pz = std::uint64_t{options.nz} + 1;
   const std::uint64_t per_layer = std::uint64_t{options.nx} * options.ny;
-  std::uint64_t cells = 0;
+  const std::uint64_t cells = tet_grid_cell_count(options);
   std::uint64_t ids = 0;
   std::uint64_t centres = 0;
   for (std::uint64_t k = 0; k < options.nz; ++k) {
     const auto& cube = cube_cells(layer_kind(options, k));
-    cells += per_layer * cube.size();
     for (const auto& cell : cube) { ids += per_layer * cell.corners.size(); }
     if (layer_kind(options, k) == 1) { centres += per_layer; }
   }
@@ -388,6 +387,17 @@ std::uint64_t tet_grid_external_face_count(const tet_grid_options& options)
     faces += 2 * (nx + ny) * per_square(faces_of_layer(layer_kind(options, k)).sides_quads);
   }
   return faces;
+}
+
+std::uint64_t tet_grid_cell_count(const tet_grid_options& options)
+{
+  const std::uint64_t per_layer = std::uint64_t{options.nx} * options.ny;
+  if (options.tets_per_hex != grid_mixed) {
+    return per_layer * options.nz * (options.tets_per_hex == grid_hexahedra ? 1 : options.tets_per_hex);
+  }
+  std::uint64_t cells = 0;
+  for (std::uint64_t k = 0; k < options.nz; ++k) { cells += per_layer * cube_cells(layer_kind(options, k)).size(); }
+  return cells;
 }
 
 std::string tet_grid_name(const tet_grid_options& options)

@@ -438,6 +438,7 @@ TYPED_TEST(external_faces_test, hexahedral_and_mixed_grids_have_the_known_surfac
         SCOPED_TRACE(tet_grid_name(options));
         const tet_mesh mesh = make_tet_grid(options);
         ASSERT_EQ(mesh.cell_types.size(), mesh.cell_count());
+        ASSERT_EQ(mesh.cell_count(), tet_grid_cell_count(options));
         expect_cells_match_oracle(this->backend(), mesh);
         const host_cell_faces faces = run_cell_faces(this->backend(), mesh, all_methods()[0], true);
         expect_cells_closed_outward(mesh, faces, static_cast<std::int64_t>(tet_grid_external_face_count(options)));

@@ -62,6 +62,9 @@ struct tet_grid_options {
 /// into 2 triangles each (tetrahedra), or whole (hexahedra); for `grid_mixed`, by the layer of each square.
 [[nodiscard]] std::uint64_t tet_grid_external_face_count(const tet_grid_options& options);
 
+/// The number of cells `make_tet_grid(options)` makes (O(nz)).
+[[nodiscard]] std::uint64_t tet_grid_cell_count(const tet_grid_options& options);
+
 /// "grid5-regular-20x20x20", "hex-random-20x20x20", "mixed-regular-6x6x12": the split, numbering and size
 /// (bench rows and CLI output use it).
 [[nodiscard]] std::string tet_grid_name(const tet_grid_options& options);
