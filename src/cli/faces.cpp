@@ -57,7 +57,22 @@ void run_faces_command(const global_options& globals, faces_cli_options opts)
   opts.workload.verify = !opts.no_verify;
   opts.workload.orient_by_points = !opts.no_points;
   std::optional<progress> shown;
-  shown.emplace("faces (read, faces, check, write)");
+  shown.emplace(opts.workload.mesh.empty() ? "faces (generate, faces, check, write)"
+                                           : "faces (read, faces, check, write)");
+  if (!opts.workload.mesh.empty()) {
+    // Reading a large file: its bytes read, then the parser's place in them, of the file's size.
+    opts.workload.read_progress = [&shown, file = opts.workload.mesh](dpp::mesh_read_stage stage, std::uint64_t done,
+                                                                      std::uint64_t total) {
+      const double fraction = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+      char step[64];
+      std::snprintf(step, sizeof step, " (%.1f of %.1f MB)", static_cast<double>(done) / 1e6,
+                    static_cast<double>(total) / 1e6);
+      shown->update(fraction, (stage == dpp::mesh_read_stage::reading ? "reading " : "parsing ") + file + step);
+      if (stage == dpp::mesh_read_stage::parsing && done == total) {
+        shown->update(-1.0, "faces (faces, check, write)");
+      }
+    };
+  }
   const auto report = dpp::run_faces_workload(selected_backend(globals), opts.workload);
   shown.reset();
   std::printf("warpdex %s\n", report.summary().c_str());

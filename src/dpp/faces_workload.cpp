@@ -97,7 +97,8 @@ faces_workload_report run_faces_workload(backend_choice resolved, const faces_wo
   WARPDEX_EXPECTS(options.repetitions >= 1, "faces: at least one timed run");
   faces_workload_report report;
   auto started = std::chrono::steady_clock::now();
-  const tet_mesh mesh = options.grid ? make_tet_grid(*options.grid) : read_tet_mesh(options.mesh);
+  const tet_mesh mesh =
+      options.grid ? make_tet_grid(*options.grid) : read_tet_mesh(options.mesh, options.read_progress);
   report.read_seconds = seconds_since(started);
   report.mesh = options.grid ? tet_grid_name(*options.grid) : options.mesh;
   report.generated = options.grid.has_value();

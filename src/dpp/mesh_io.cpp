@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ namespace warpdex::dpp {
 namespace {
 /// .vtu compression block size, as VTK writes (32 KiB of uncompressed data a block).
 constexpr std::size_t zlib_block_bytes = std::size_t{1} << 15;
+/// The parsers report their progress every 2^16 values (a mask).
+constexpr std::uint64_t progress_interval = (std::uint64_t{1} << 16) - 1;
 
 /// Throws `warpdex::error` "name: what". `what` may quote the file's bytes: control characters are
 /// written as \xNN, so the message stays one printable line whatever the file holds.
@@ -168,7 +171,10 @@ number_type legacy_type(std::string_view text, const std::string& name)
 
 class legacy_reader {
  public:
-  legacy_reader(std::string_view bytes, const std::string& name) : bytes_(bytes), name_(name) {}
+  legacy_reader(std::string_view bytes, const std::string& name, const mesh_read_progress& progress)
+      : bytes_(bytes), name_(name), progress_(progress)
+  {
+  }
 
   std::string_view line()
   {
@@ -215,9 +221,11 @@ class legacy_reader {
       for (std::uint64_t i = 0; i < n; ++i) {
         decode(i, reinterpret_cast<const unsigned char*>(bytes_.data() + pos_), std::string_view());
         pos_ += type.size;
+        if ((i & progress_interval) == progress_interval) { report(); }
       }
     } else {
       for (std::uint64_t i = 0; i < n; ++i) {
+        if ((i & progress_interval) == progress_interval) { report(); }
         const std::string_view text = token();
         if (text.empty()) {
           fail(name_, std::string("the file ends inside ") + what + " after " + std::to_string(i) + " of " +
@@ -235,18 +243,35 @@ class legacy_reader {
     while (pos_ < bytes_.size() && !line().empty()) {}
   }
 
+  /// Tells the progress callback how far the parse is.
+  void report() const
+  {
+    if (progress_) { progress_(mesh_read_stage::parsing, pos_, bytes_.size()); }
+  }
+
  private:
   static bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
   std::string_view bytes_;
   std::string name_;
+  const mesh_read_progress& progress_;
   std::size_t pos_ = 0;
+};
+
+/// The cells of a file as read, before `checked_mesh`.
+struct raw_cells {
+  std::vector<double> points;
+  std::vector<std::uint64_t> ids;
+  std::vector<std::uint64_t> offsets;  // cells + 1, from 0
+  std::vector<std::uint64_t> types;
 };
 
 }  // namespace
 
-tet_mesh parse_legacy_vtk(std::string_view bytes, const std::string& name)
+namespace {
+
+raw_cells parse_legacy_cells(std::string_view bytes, const std::string& name, const mesh_read_progress& progress)
 {
-  legacy_reader in(bytes, name);
+  legacy_reader in(bytes, name, progress);
   const std::string_view signature = in.line();
   constexpr std::string_view expected_signature = "# vtk DataFile Version ";
   if (signature.substr(0, expected_signature.size()) != expected_signature) {
@@ -332,7 +357,16 @@ tet_mesh parse_legacy_vtk(std::string_view bytes, const std::string& name)
   if (!have_points || !have_cells || !have_types) {
     fail(name, std::string("the file lacks its ") + (!have_points ? "POINTS" : !have_cells ? "CELLS" : "CELL_TYPES"));
   }
-  return checked_mesh(std::move(points), ids, offsets, types, name);
+  in.report();
+  return {std::move(points), std::move(ids), std::move(offsets), std::move(types)};
+}
+
+}  // namespace
+
+tet_mesh parse_legacy_vtk(std::string_view bytes, const std::string& name, const mesh_read_progress& progress)
+{
+  raw_cells cells = parse_legacy_cells(bytes, name, progress);
+  return checked_mesh(std::move(cells.points), cells.ids, cells.offsets, cells.types, name);
 }
 
 // ---- VTK XML .vtu ----
@@ -439,6 +473,9 @@ class byte_source {
     return out;
   }
 
+  /// Characters (or bytes) of the data read so far.
+  [[nodiscard]] std::uint64_t consumed() const { return pos_; }
+
   std::uint64_t word(std::size_t size, bool big_endian)
   {
     const auto bytes = take(size);
@@ -491,10 +528,21 @@ struct vtu_file {
   bool compressed = false;
   std::size_t appended = std::string_view::npos;  // the first byte after '_'
   bool appended_base64 = false;
+  const mesh_read_progress* progress = nullptr;
+  std::uint64_t* reported = nullptr;  // the furthest place reported (arrays may lie in any order)
+
+  /// Tells the progress callback that the parse has reached byte `at` of the file (never less than before).
+  void report(std::uint64_t at) const
+  {
+    if (progress == nullptr || !*progress) { return; }
+    *reported = std::max(*reported, at);
+    (*progress)(mesh_read_stage::parsing, *reported, text.size());
+  }
 };
 
-/// A DataArray's bytes (binary or appended), decompressed, in the file's byte order.
-std::vector<unsigned char> binary_array(const vtu_file& file, byte_source& source)
+/// A DataArray's bytes (binary or appended), decompressed, in the file's byte order; `start` is where the
+/// source's data starts in the file (for the progress reports).
+std::vector<unsigned char> binary_array(const vtu_file& file, byte_source& source, std::uint64_t start)
 {
   if (!file.compressed) { return source.take(source.word(file.header_size, file.big_endian)); }
   const std::uint64_t blocks = source.word(file.header_size, file.big_endian);
@@ -511,6 +559,7 @@ std::vector<unsigned char> binary_array(const vtu_file& file, byte_source& sourc
   }
   std::vector<unsigned char> out;
   for (std::uint64_t b = 0; b < blocks; ++b) {
+    if (b % 16 == 15) { file.report(start + source.consumed()); }
     const auto packed = source.take(compressed_sizes[b]);
     const std::uint64_t expected = (b + 1 == blocks && last_size != 0) ? last_size : block_size;
     const std::size_t at = out.size();
@@ -544,6 +593,7 @@ std::uint64_t read_data_array(const vtu_file& file, std::size_t at, Decode&& dec
       pos = file.text.find_first_not_of(" \t\r\n", pos);
       if (pos >= end) { break; }
       const std::size_t stop = std::min(file.text.find_first_of(" \t\r\n<", pos), end);
+      if ((count & progress_interval) == progress_interval) { file.report(pos); }
       decode(count++, nullptr, file.text.substr(pos, stop - pos));
       pos = stop;
     }
@@ -553,13 +603,13 @@ std::uint64_t read_data_array(const vtu_file& file, std::size_t at, Decode&& dec
   if (format == "binary") {
     const std::size_t end = file.text.find('<', tag.content);
     byte_source source(file.text.substr(tag.content, end - tag.content), true, file.name);
-    bytes = binary_array(file, source);
+    bytes = binary_array(file, source, tag.content);
   } else if (format == "appended") {
     if (file.appended == std::string_view::npos) { fail(file.name, "appended DataArray but no AppendedData"); }
     const auto offset = parse_number<std::uint64_t>(attribute(tag, "offset"), file.name + " (offset)");
     if (offset > file.text.size() - file.appended) { fail(file.name, "a DataArray's offset is past the file's end"); }
     byte_source source(file.text.substr(file.appended + offset), file.appended_base64, file.name);
-    bytes = binary_array(file, source);
+    bytes = binary_array(file, source, file.appended + offset);
   } else {
     fail(file.name, "unknown DataArray format '" + format + "'");
   }
@@ -571,9 +621,12 @@ std::uint64_t read_data_array(const vtu_file& file, std::size_t at, Decode&& dec
 
 }  // namespace
 
-tet_mesh parse_vtu(std::string_view text, const std::string& name)
+static raw_cells parse_vtu_cells(std::string_view text, const std::string& name, const mesh_read_progress& progress)
 {
   vtu_file file{text, name};
+  std::uint64_t reported = 0;
+  file.progress = &progress;
+  file.reported = &reported;
   const std::size_t root = find_tag(text, "VTKFile", 0, text.size());
   if (root == std::string_view::npos) { fail(name, "not a VTK XML file (no VTKFile element)"); }
   const xml_tag header = parse_tag(text, root, name);
@@ -660,19 +713,46 @@ tet_mesh parse_vtu(std::string_view text, const std::string& name)
     fail(name, "offsets holds " + std::to_string(ends.size()) + " values for " + std::to_string(cell_count) + " cells");
   }
   ends.insert(ends.begin(), 0);
-  return checked_mesh(std::move(points), arrays["connectivity"], ends, arrays["types"], name);
+  file.report(text.size());
+  return {std::move(points), std::move(arrays["connectivity"]), std::move(ends), std::move(arrays["types"])};
+}
+
+tet_mesh parse_vtu(std::string_view text, const std::string& name, const mesh_read_progress& progress)
+{
+  raw_cells cells = parse_vtu_cells(text, name, progress);
+  return checked_mesh(std::move(cells.points), cells.ids, cells.offsets, cells.types, name);
 }
 
 namespace {
 
-std::string read_whole_file(const std::filesystem::path& path)
+/// The file's bytes in one string sized once from the file's size, read in chunks with progress reports.
+std::string read_whole_file(const std::filesystem::path& path, const mesh_read_progress& progress)
 {
   std::ifstream in(path, std::ios::binary);
   if (!in) { WARPDEX_FAIL("cannot open mesh file " + path.string()); }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) { WARPDEX_FAIL("cannot read mesh file " + path.string()); }
-  return std::move(bytes).str();
+  std::error_code failure;
+  const std::uint64_t size = std::filesystem::file_size(path, failure);
+  if (failure) { WARPDEX_FAIL("cannot read the size of mesh file " + path.string() + ": " + failure.message()); }
+  std::string bytes;
+  try {
+    bytes.resize(size);
+  } catch (const std::bad_alloc&) {
+    WARPDEX_FAIL("mesh file " + path.string() + " (" + std::to_string(size) + " bytes) does not fit in memory");
+  }
+  constexpr std::uint64_t chunk = std::uint64_t{16} << 20;
+  std::uint64_t done = 0;
+  while (done < size) {
+    const std::uint64_t want = std::min(chunk, size - done);
+    in.read(bytes.data() + done, static_cast<std::streamsize>(want));
+    const auto got = static_cast<std::uint64_t>(in.gcount());
+    done += got;
+    if (progress) { progress(mesh_read_stage::reading, done, size); }
+    if (got < want) {
+      WARPDEX_FAIL("mesh file " + path.string() + ": read " + std::to_string(done) + " of its " + std::to_string(size) +
+                   " bytes (the file shrank or a read failed)");
+    }
+  }
+  return bytes;
 }
 
 std::ofstream open_for_writing(const std::filesystem::path& path)
@@ -772,14 +852,17 @@ vtu_block make_vtu_block(const std::string& data, bool compress, std::size_t hea
 
 }  // namespace
 
-tet_mesh read_tet_mesh(const std::filesystem::path& path)
+tet_mesh read_tet_mesh(const std::filesystem::path& path, const mesh_read_progress& progress)
 {
   const std::string extension = path.extension().string();
   if (extension != ".vtk" && extension != ".vtu") {
     WARPDEX_FAIL("mesh file " + path.string() + ": unknown extension '" + extension + "' (expected .vtk or .vtu)");
   }
-  const std::string bytes = read_whole_file(path);
-  return extension == ".vtk" ? parse_legacy_vtk(bytes, path.string()) : parse_vtu(bytes, path.string());
+  std::string bytes = read_whole_file(path, progress);
+  raw_cells cells = extension == ".vtk" ? parse_legacy_cells(bytes, path.string(), progress)
+                                        : parse_vtu_cells(bytes, path.string(), progress);
+  std::string().swap(bytes);  // the file's bytes are not held beside the mesh
+  return checked_mesh(std::move(cells.points), cells.ids, cells.offsets, cells.types, path.string());
 }
 
 mesh_encoding parse_mesh_encoding(std::string_view text)
@@ -892,13 +975,16 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
       appended_data += block.encoded(encoding == mesh_encoding::appended_base64, compress);
       return xml;
     };
+    // One array after the other, so the appended data holds them in the document's order.
+    std::string xml[4];
+    for (int a = 0; a < 4; ++a) { xml[a] = array_xml(a); }
     out = std::string(
               "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
               "byte_order=\"LittleEndian\" header_type=\"") +
           (header_size == 8 ? "UInt64" : "UInt32") + "\"" + (compress ? " compressor=\"vtkZLibDataCompressor\"" : "") +
           ">\n<UnstructuredGrid>\n<Piece NumberOfPoints=\"" + std::to_string(mesh.point_count()) +
-          "\" NumberOfCells=\"" + std::to_string(cells) + "\">\n<Points>\n" + array_xml(0) + "</Points>\n<Cells>\n" +
-          array_xml(1) + array_xml(2) + array_xml(3) + "</Cells>\n</Piece>\n</UnstructuredGrid>\n";
+          "\" NumberOfCells=\"" + std::to_string(cells) + "\">\n<Points>\n" + xml[0] + "</Points>\n<Cells>\n" + xml[1] +
+          xml[2] + xml[3] + "</Cells>\n</Piece>\n</UnstructuredGrid>\n";
     if (appended) {
       out += std::string("<AppendedData encoding=\"") +
              (encoding == mesh_encoding::appended_base64 ? "base64" : "raw") + "\">\n_" + appended_data +

@@ -12,6 +12,7 @@
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/dpp/external_faces.hpp>
+#include <warpdex/dpp/mesh_io.hpp>
 #include <warpdex/dpp/tet_mesh.hpp>
 
 #include <cstdint>
@@ -25,10 +26,11 @@ struct faces_workload_options {
   std::string mesh;                      ///< a .vtk or .vtu file (mesh_io.hpp); unused when `grid` is set
   std::optional<tet_grid_options> grid;  ///< generate this grid instead of reading a file
   face_options faces{};
-  bool orient_by_points = true;  ///< pass the coordinates (inverted cells reoriented), see external_faces.hpp
-  int repetitions = 1;           ///< timed runs of the face search after one warm-up; the median is reported
-  bool verify = true;            ///< run the checks of `faces_workload_report::check`
-  std::string output;            ///< when not empty: the surface file (.vtp, .vtk or .ply)
+  bool orient_by_points = true;      ///< pass the coordinates (inverted cells reoriented), see external_faces.hpp
+  int repetitions = 1;               ///< timed runs of the face search after one warm-up; the median is reported
+  bool verify = true;                ///< run the checks of `faces_workload_report::check`
+  std::string output;                ///< when not empty: the surface file (.vtp, .vtk or .ply)
+  mesh_read_progress read_progress;  ///< hears how far the mesh file is read and parsed (mesh_io.hpp)
 };
 
 struct faces_workload_report {

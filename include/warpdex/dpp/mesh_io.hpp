@@ -13,28 +13,44 @@
 /// Every reader checks what a file claims against what it holds: a truncated file, a count or size that
 /// disagrees with the data, an id outside the point range, a cell of another type or size, bad base64 or
 /// zlib data all throw `warpdex::error` naming the file and the place, never read past the data.
-/// Files are read whole into memory (O(file size) extra memory).
+/// A file is read into one buffer of its size (no second copy), in 16 MiB chunks, then parsed into the
+/// cells' arrays; the buffer is released before the mesh is built, so the peak is the file plus its
+/// parsed arrays (8 bytes an id), not the file twice. A `mesh_read_progress` callback hears how far
+/// each stage is.
 
 #include <warpdex/dpp/element.hpp>
 #include <warpdex/dpp/tet_mesh.hpp>
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
 
 namespace warpdex::dpp {
 
+/// The stages of reading a mesh file, for `mesh_read_progress`.
+enum class mesh_read_stage {
+  reading,  ///< bytes read from the file, of its size
+  parsing,  ///< the parser's position in the file's bytes, of its size (reported every 2^16 values)
+};
+
+/// Called on the reading thread as a file is read and parsed: `done` of `total` bytes in `stage`, `done`
+/// not decreasing within a stage. Keep it cheap (an atomic store); an exception it throws ends the read.
+using mesh_read_progress = std::function<void(mesh_read_stage stage, std::uint64_t done, std::uint64_t total)>;
+
 /// The mesh in `path`, by its extension (.vtk or .vtu). `warpdex::error` on any other extension, on an
-/// unreadable file, and on the malformed files described above.
-[[nodiscard]] tet_mesh read_tet_mesh(const std::filesystem::path& path);
+/// unreadable file (or one that shrinks while read), and on the malformed files described above.
+[[nodiscard]] tet_mesh read_tet_mesh(const std::filesystem::path& path, const mesh_read_progress& progress = {});
 
 /// Parses a legacy .vtk file's bytes; `name` names it in errors.
-[[nodiscard]] tet_mesh parse_legacy_vtk(std::string_view bytes, const std::string& name);
+[[nodiscard]] tet_mesh parse_legacy_vtk(std::string_view bytes, const std::string& name,
+                                        const mesh_read_progress& progress = {});
 
 /// Parses a .vtu file's bytes; `name` names it in errors.
-[[nodiscard]] tet_mesh parse_vtu(std::string_view bytes, const std::string& name);
+[[nodiscard]] tet_mesh parse_vtu(std::string_view bytes, const std::string& name,
+                                 const mesh_read_progress& progress = {});
 
 /// How a mesh file is written (for tests, and to hand generated meshes to other tools).
 enum class mesh_encoding {
