@@ -181,7 +181,7 @@ class legacy_reader {
     if (pos_ >= bytes_.size()) { fail(name_, "the file ends inside its header"); }
     const std::size_t end = std::min(bytes_.find('\n', pos_), bytes_.size());
     std::string_view text = bytes_.substr(pos_, end - pos_);
-    pos_ = end + 1;
+    pos_ = std::min(end + 1, bytes_.size());  // a last line without a newline ends at the end
     if (!text.empty() && text.back() == '\r') { text.remove_suffix(1); }
     return text;
   }

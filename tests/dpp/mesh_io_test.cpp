@@ -258,6 +258,24 @@ TEST_F(mesh_io_test, random_truncations_and_byte_flips_never_crash)
   }
 }
 
+TEST_F(mesh_io_test, every_prefix_of_a_small_file_is_refused_cleanly)
+{
+  // Cut at every byte (a format line without its newline included): warpdex::error or a mesh, nothing else.
+  const tet_mesh mesh = make_tet_grid({1, 1, 2, grid_mixed, grid_numbering::regular, 1});
+  for (const auto& c : all_file_cases()) {
+    SCOPED_TRACE(c.label);
+    const std::string bytes = write(mesh, c);
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+      try {
+        (void)parse(bytes.substr(0, n), c);
+      } catch (const error&) {
+      } catch (const std::exception& other) {
+        ADD_FAILURE() << "cut at " << n << ": " << other.what();
+      }
+    }
+  }
+}
+
 TEST_F(mesh_io_test, unknown_extensions_and_missing_files)
 {
   expect_error_mentioning<error>([&] { (void)read_tet_mesh(directory_ / "mesh.obj"); }, {"'.obj'", ".vtu"});
