@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <new>
 #include <string>
+#include <type_traits>
 
 namespace warpdex::dpp::detail {
 
@@ -84,11 +85,11 @@ inline constexpr std::uint8_t verdict_unresolved = 2;  ///< in a run of equal ha
 /// on one side or sees more than `limit` faces, so a run is resolved here wholly or not at all: the tuple
 /// sort then sees every copy of the faces it decides. run_starts[j] = 1 when j starts a run holding
 /// different faces (a collision), for the statistics.
-template <class Key>
+template <class Key, bool Gathered = false>
 struct resolve_hash_run {
   const std::uint32_t* hashes;
   const face_index* order;
-  const Key* keys;
+  const Key* keys;  // by face index, or in sorted order when Gathered
   std::uint64_t n;
   std::uint32_t limit;
   std::uint8_t* verdicts;
@@ -104,11 +105,11 @@ struct resolve_hash_run {
     std::uint8_t verdict = verdict_unresolved;
     bool collision = false;
     if (!hit_limit && last - first + 1 <= limit) {
-      const Key face = keys[order[j]];
+      const Key face = key_at(j);
       bool shared = false;
       for (std::uint64_t k = first; k <= last; ++k) {
         if (k == j) { continue; }
-        const bool equal = keys[order[k]] == face;
+        const bool equal = key_at(k) == face;
         shared = shared || equal;
         collision = collision || !equal;
       }
@@ -117,6 +118,7 @@ struct resolve_hash_run {
     verdicts[order[j]] = verdict;
     collision_starts[j] = (collision && first == j) ? 1 : 0;
   }
+  WARPDEX_HOST_DEVICE Key key_at(std::uint64_t sorted) const { return Gathered ? keys[sorted] : keys[order[sorted]]; }
 };
 
 struct is_verdict {
@@ -137,9 +139,22 @@ void hash_sorted_once(const Backend& backend, const buffer<Key>& keys, std::uint
   thrust::sequence(policy_nosync(backend), order.data(), order.data() + n, face_index{0});
   thrust::sort_by_key(policy_nosync(backend), hashes.data(), hashes.data() + n, order.data());
   auto collision_starts = make_buffer<std::uint8_t>(backend, n);
-  thrust::for_each(
-      policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0), thrust::counting_iterator<std::uint64_t>(n),
-      resolve_hash_run<Key>{hashes.data(), order.data(), keys.data(), n, limit, once, collision_starts.data()});
+  if constexpr (std::is_same_v<Backend, host>) {
+    // On the CPU the scan's reads of keys[order[k]] are cache misses across the whole key array: gather
+    // the keys into hash order once, so a run's neighbours lie side by side. (The GPU reads them where
+    // they are: its measured rows use that path.)
+    auto sorted_keys = make_buffer<Key>(backend, n);
+    thrust::gather(policy_nosync(backend), order.data(), order.data() + n, keys.data(), sorted_keys.data());
+    thrust::for_each(policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                     thrust::counting_iterator<std::uint64_t>(n),
+                     resolve_hash_run<Key, true>{hashes.data(), order.data(), sorted_keys.data(), n, limit, once,
+                                                 collision_starts.data()});
+  } else {
+    thrust::for_each(
+        policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+        thrust::counting_iterator<std::uint64_t>(n),
+        resolve_hash_run<Key>{hashes.data(), order.data(), keys.data(), n, limit, once, collision_starts.data()});
+  }
   stats.hash_collision_runs += static_cast<std::uint64_t>(
       thrust::count(policy(backend), collision_starts.data(), collision_starts.data() + n, std::uint8_t{1}));
   // The faces of over-long runs: every copy of each is among them, so the tuple sort decides them alone.

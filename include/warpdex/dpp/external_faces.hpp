@@ -34,6 +34,8 @@
 ///    hashes are the same face only when their tuples are equal. A run longer than
 ///    `face_options::collision_run_limit` (a bad hash on this mesh) is not scanned but handed, whole, to
 ///    the tuple sort, so collisions cost at most O(limit) work a face beyond the sort.
+///    On the host the tuples are first gathered into hash order (12 or 16 bytes a face more), so the
+///    scans read neighbours in sequence rather than across the whole key array.
 ///  - `hash_fight`: the duplicate search's hash fighting on the tuples (duplicates.hpp describes its
 ///    rounds; FNV-1a, a fresh basis each round).
 ///  - `automatic`: `resolve_face_method` (the FNV-1a hash sort on the GPU, the tuple sort on the host).
