@@ -107,8 +107,32 @@ def generated_meshes(warpdex, work):
     return meshes
 
 
+def gmsh_written(work, models, size):
+    """Each model meshed by Gmsh (`build(occ)` makes its volumes) and written as legacy .vtk, only the
+    volume cells: [(path, description)]."""
+    meshes = []
+    gmsh.initialize()
+    gmsh.option.setNumber("General.Terminal", 0)
+    try:
+        for name, (build, description) in models.items():
+            gmsh.model.add(name)
+            build(gmsh.model.occ)
+            gmsh.model.occ.synchronize()
+            volumes = [tag for dim, tag in gmsh.model.getEntities(3)]
+            gmsh.model.addPhysicalGroup(3, volumes)  # only the volume cells are written
+            gmsh.option.setNumber("Mesh.MeshSizeMax", size)
+            gmsh.model.mesh.generate(3)
+            path = os.path.join(work, f"gmsh-{name}.vtk")
+            gmsh.write(path)
+            gmsh.model.remove()
+            meshes.append((path, f"Gmsh {description}, Gmsh's legacy .vtk"))
+    finally:
+        gmsh.finalize()
+    return meshes
+
+
 def gmsh_meshes(work):
-    """Gmsh tetrahedral meshes of shapes with holes, as legacy .vtk: [(path, description)]."""
+    """Gmsh tetrahedral meshes of shapes with holes: [(path, description)]."""
     shapes = {
         "box-less-ball": lambda occ: occ.cut([(3, occ.addBox(0, 0, 0, 1, 1, 1))], [(3, occ.addSphere(0.5, 0.5, 0.5, 0.3))]),
         "cylinder-less-two": lambda occ: occ.cut(
@@ -116,59 +140,30 @@ def gmsh_meshes(work):
             [(3, occ.addCylinder(0.4, 0, -1, 0, 0, 4, 0.2)), (3, occ.addCylinder(-0.4, 0, -1, 0, 0, 4, 0.2))]),
         "ring": lambda occ: occ.addTorus(0, 0, 0, 1, 0.3),
     }
-    meshes = []
-    gmsh.initialize()
-    gmsh.option.setNumber("General.Terminal", 0)
-    try:
-        for name, build in shapes.items():
-            gmsh.model.add(name)
-            build(gmsh.model.occ)
-            gmsh.model.occ.synchronize()
-            volumes = [tag for dim, tag in gmsh.model.getEntities(3)]
-            gmsh.model.addPhysicalGroup(3, volumes)  # only the tetrahedra are written
-            gmsh.option.setNumber("Mesh.MeshSizeMax", 0.12)
-            gmsh.model.mesh.generate(3)
-            path = os.path.join(work, f"gmsh-{name}.vtk")
-            gmsh.write(path)
-            gmsh.model.remove()
-            meshes.append((path, f"Gmsh {name}, Gmsh's legacy .vtk"))
-    finally:
-        gmsh.finalize()
-    return meshes
+    return gmsh_written(work, {name: (build, name) for name, build in shapes.items()}, 0.12)
+
+
+def extruded(surface, recombine):
+    """`build` of a model: the surface made by `surface(occ)`, its mesh recombined into quads or not, extruded
+    in 4 layers into hexahedra or wedges."""
+    def build(occ):
+        dim_tags = surface(occ)
+        occ.synchronize()
+        if recombine:
+            for dim, tag in dim_tags:
+                gmsh.model.mesh.setRecombine(dim, tag)
+        occ.extrude(dim_tags, 0, 0, 0.5, numElements=[4], recombine=True)
+    return build
 
 
 def gmsh_extruded_meshes(work):
     """Gmsh meshes of hexahedra (a ring's recombined quads, extruded in layers) and of wedges (a plate with
-    two holes, its triangles extruded), as legacy .vtk: [(path, description)]."""
-    meshes = []
-    gmsh.initialize()
-    gmsh.option.setNumber("General.Terminal", 0)
-    try:
-        for name, recombine in [("hex-ring", True), ("wedge-plate", False)]:
-            gmsh.model.add(name)
-            occ = gmsh.model.occ
-            if recombine:
-                surface = occ.cut([(2, occ.addDisk(0, 0, 0, 1, 1))], [(2, occ.addDisk(0, 0, 0, 0.4, 0.4))])[0]
-            else:
-                surface = occ.cut([(2, occ.addRectangle(0, 0, 0, 2, 1))],
-                                  [(2, occ.addDisk(0.5, 0.5, 0, 0.2, 0.2)), (2, occ.addDisk(1.4, 0.5, 0, 0.25, 0.25))])[0]
-            occ.synchronize()
-            if recombine:
-                for dim, tag in surface:
-                    gmsh.model.mesh.setRecombine(dim, tag)
-            extruded = occ.extrude(surface, 0, 0, 0.5, numElements=[4], recombine=True)
-            occ.synchronize()
-            volumes = [tag for dim, tag in extruded if dim == 3]
-            gmsh.model.addPhysicalGroup(3, volumes)  # only the volume cells are written
-            gmsh.option.setNumber("Mesh.MeshSizeMax", 0.15)
-            gmsh.model.mesh.generate(3)
-            path = os.path.join(work, f"gmsh-{name}.vtk")
-            gmsh.write(path)
-            gmsh.model.remove()
-            meshes.append((path, f"Gmsh {name} (extruded), Gmsh's legacy .vtk"))
-    finally:
-        gmsh.finalize()
-    return meshes
+    two holes, its triangles extruded): [(path, description)]."""
+    ring = lambda occ: occ.cut([(2, occ.addDisk(0, 0, 0, 1, 1))], [(2, occ.addDisk(0, 0, 0, 0.4, 0.4))])[0]
+    plate = lambda occ: occ.cut([(2, occ.addRectangle(0, 0, 0, 2, 1))],
+                                [(2, occ.addDisk(0.5, 0.5, 0, 0.2, 0.2)), (2, occ.addDisk(1.4, 0.5, 0, 0.25, 0.25))])[0]
+    return gmsh_written(work, {"hex-ring": (extruded(ring, True), "hex-ring (extruded)"),
+                               "wedge-plate": (extruded(plate, False), "wedge-plate (extruded)")}, 0.15)
 
 
 def vtk_built_mesh(work):
