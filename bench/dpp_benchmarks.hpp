@@ -18,11 +18,12 @@ void run_dpp_hashfight(context& ctx);
 /// (dpp_hashfight_host.cpp; built when TBB is found).
 void run_dpp_hashfight_host(context& ctx);
 
-/// External faces of 10M- and 40M-cell tetrahedralized grids, every method next to the tuple sort
-/// (dpp_faces.cpp): rows faces/<method>/<mesh>/cells=<n>.
+/// External faces of 10M- and 40M-cell tetrahedralized grids, the same cubes as hexahedra and a mixed
+/// grid, every method next to the tuple sort (dpp_faces.cpp): rows faces/<method>/<mesh>/cells=<n>.
 void run_dpp_faces(context& ctx);
 
-/// The same on the host backend at 10M cells (dpp_faces.cpp): rows faces_host/<method>/<mesh>/cells=<n>.
+/// The same on the host backend on 126^3 cubes, tetrahedra and hexahedra (dpp_faces.cpp): rows
+/// faces_host/<method>/<mesh>/cells=<n>.
 void run_dpp_faces_host(context& ctx);
 
 }  // namespace warpdex::bench

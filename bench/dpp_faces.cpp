@@ -1,21 +1,26 @@
-// External faces of tetrahedralized grids (dpp/external_faces.hpp), every method next to the tuple sort
-// (the thesis's SortById) measured in the same run on the same mesh:
+// External faces of tetrahedralized, hexahedral and mixed grids (dpp/external_faces.hpp), every method next
+// to the tuple sort (the thesis's SortById) measured in the same run on the same mesh:
 //   faces/<method>/<mesh>/cells=<n>        on the GPU (dpp/faces)
 //   faces_host/<method>/<mesh>/cells=<n>   on the host backend, all the machine's threads (dpp/faces_host)
 // <method>: sort (the baseline's own row), sort_hash-fnv1a, sort_hash-morton, sort_hash-xor, hash (hash
-// fighting). <mesh>: tet_grid_name, e.g. grid5-random-200x200x200. The GPU meshes are the two
-// targets, a 10M-cell grid (126^3 cubes) and the 200^3 grid (40M cells), each numbered regularly and
-// randomly; the host rows use the 10M-cell grids only (seconds a run). File reading is excluded: the mesh
-// is generated on the host and copied once; a run is external_faces on the device-resident mesh
-// (coordinates passed, so faces of inverted cells would be reoriented).
+// fighting). <mesh>: tet_grid_name, e.g. grid5-random-200x200x200, hex-regular-200x200x200,
+// mixed-random-126x126x126. The GPU's tetrahedral meshes are the two targets, a 10M-cell grid
+// (126^3 cubes) and the 200^3 grid (40M cells); its hexahedral meshes the same cubes unsplit (2.0M and 8M
+// hexahedra, 6 quads each), and a mixed grid of 126^3 cubes in layers of every cell type (8.3M cells);
+// each numbered regularly and randomly. The host rows use the 126^3 tetrahedral and hexahedral grids only
+// (seconds a run). File reading is excluded: the mesh is generated on the host and copied once; a run is
+// external_faces on the device-resident mesh (coordinates passed, so faces of inverted cells would be
+// reoriented). The tetrahedral rows pass no cell types, so they run the tetrahedral path as before.
 //
-// Speed of light: the fewest bytes any external-faces method must move is reading each cell's four ids
-// once, 16 bytes a cell (the external faces written are O(cells^(2/3)), a few per cent at these sizes,
-// and neglected). The rows are in Gcells/s; sol_fraction = 16 B x cells/s over the measured copy
+// Speed of light: the fewest bytes any external-faces method must move is reading each cell's ids once
+// (and its type byte when it has one): 16 bytes a tetrahedron, 33 a hexahedron, the mesh's average for
+// the mixed grids (the external faces written are O(cells^(2/3)), a few per cent at these sizes, and
+// neglected). The rows are in Gcells/s; sol_fraction = those bytes x cells/s over the measured copy
 // bandwidth.
 //
-// Verified: the method's triangles and cells equal the tuple sort's, which has the grid's known face
-// count and passes dpp::check_surface (closed, consistently oriented, encloses the cells' volume).
+// Verified: the method's faces (triangles and quads) and cells equal the tuple sort's, which has the
+// grid's known face count and passes dpp::check_surface (closed, consistently oriented, encloses the
+// cells' volume).
 #include "dpp_benchmarks.hpp"
 #include "throughput_row.hpp"
 
@@ -34,12 +39,16 @@
 namespace warpdex::bench {
 namespace {
 
-/// Bytes a cell that every method must read: its four 32-bit point ids.
-constexpr double sol_bytes_per_cell = 16.0;
 constexpr std::uint64_t mesh_seed = 0xfacefaceULL;
-/// 126^3 cubes x 5 = 10.0M cells; 200^3 x 5 = 40M cells.
-constexpr std::uint32_t gpu_sides[] = {126, 200};
-constexpr std::uint32_t host_sides[] = {126};
+
+struct mesh_kind {
+  std::uint32_t split;  // tet_grid_options::tets_per_hex
+  std::uint32_t side;
+};
+/// 126^3 cubes x 5 = 10.0M cells; 200^3 x 5 = 40M cells; the same cubes as hexahedra; 126^3 mixed.
+constexpr mesh_kind gpu_meshes[] = {
+    {5, 126}, {5, 200}, {dpp::grid_hexahedra, 126}, {dpp::grid_hexahedra, 200}, {dpp::grid_mixed, 126}};
+constexpr mesh_kind host_meshes[] = {{5, 126}, {dpp::grid_hexahedra, 126}};
 /// Host runs take seconds: fewer of them.
 constexpr timing_options host_timing{1, 3};
 
@@ -68,7 +77,7 @@ template <class Backend, class TimeMs>
 void run_mesh(context& ctx, const Backend& backend, const char* prefix, const dpp::tet_grid_options& grid,
               TimeMs&& time_ms, const std::string& unit)
 {
-  const std::uint64_t cells = std::uint64_t{grid.nx} * grid.ny * grid.nz * grid.tets_per_hex;
+  const std::uint64_t cells = dpp::tet_grid_cell_count(grid);
   bool any = false;
   for (const auto& m : methods()) { any = any || ctx.selected(row_name(prefix, m.label, grid, cells)); }
   if (!any) { return; }
@@ -77,16 +86,22 @@ void run_mesh(context& ctx, const Backend& backend, const char* prefix, const dp
   connectivity.copy_from(std::span<const std::uint32_t>(mesh.connectivity));
   auto points = make_buffer<double>(backend, mesh.points.size());
   points.copy_from(std::span<const double>(mesh.points));
+  auto types = make_buffer<std::uint8_t>(backend, mesh.cell_types.size());  // none for tetrahedra
+  types.copy_from(std::span<const std::uint8_t>(mesh.cell_types));
   backend.synchronize();
-  const dpp::tet_mesh_view view{connectivity.span(), mesh.point_count(), points.span()};
+  const dpp::tet_mesh_view view{connectivity.span(), mesh.point_count(), points.span(), types.span()};
+  const double sol_bytes_per_cell =
+      static_cast<double>(4 * mesh.connectivity.size() + mesh.cell_types.size()) / static_cast<double>(cells);
 
   // The baseline first: its faces are the reference of every row.
   dpp::external_face_set reference;
   const double sort_ms = time_ms([&] { reference = dpp::external_faces(backend, view, methods()[0].options); });
   const auto reference_triangles = reference.triangles.to_vector();
   const auto reference_cells = reference.cells.to_vector();
+  const auto reference_quads = reference.quads.to_vector();
+  const auto reference_quad_cells = reference.quad_cells.to_vector();
   const bool reference_ok =
-      dpp::check_surface(mesh, reference_triangles,
+      dpp::check_surface(mesh, reference_triangles, reference_quads,
                          static_cast<std::int64_t>(dpp::tet_grid_external_face_count(grid))) == std::string();
   const std::string baseline = std::string("external_faces sort (sorted id triples, SortById), same ") +
                                std::string(Backend::name) + " backend, same mesh";
@@ -96,8 +111,10 @@ void run_mesh(context& ctx, const Backend& backend, const char* prefix, const dp
     dpp::external_face_set faces;
     const double ms =
         &m == &methods()[0] ? sort_ms : time_ms([&] { faces = dpp::external_faces(backend, view, m.options); });
-    const bool same = &m == &methods()[0] || (faces.triangles.to_vector() == reference_triangles &&
-                                              faces.cells.to_vector() == reference_cells);
+    const bool same =
+        &m == &methods()[0] ||
+        (faces.triangles.to_vector() == reference_triangles && faces.cells.to_vector() == reference_cells &&
+         faces.quads.to_vector() == reference_quads && faces.quad_cells.to_vector() == reference_quad_cells);
     ctx.add(throughput_row(name, cells, ms, unit, baseline, sort_ms,
                            Backend::name == std::string_view("cuda") ? sol_bytes_per_cell : 0.0, reference_ok && same));
   }
@@ -108,10 +125,10 @@ void run_mesh(context& ctx, const Backend& backend, const char* prefix, const dp
 void run_dpp_faces(context& ctx)
 {
   const cuda backend{};
-  for (const std::uint32_t side : gpu_sides) {
+  for (const auto [split, side] : gpu_meshes) {
     for (const auto numbering : {dpp::grid_numbering::regular, dpp::grid_numbering::randomized}) {
       run_mesh(
-          ctx, backend, "faces", {side, side, side, 5, numbering, mesh_seed},
+          ctx, backend, "faces", {side, side, side, split, numbering, mesh_seed},
           [&](const auto& work) { return ctx.median_ms(backend.stream, work); }, "Gcells/s");
     }
   }
@@ -121,10 +138,10 @@ void run_dpp_faces_host(context& ctx)
 {
   const host backend{};
   const std::string unit = "Gcells/s (host, " + std::to_string(omp_get_max_threads()) + " threads)";
-  for (const std::uint32_t side : host_sides) {
+  for (const auto [split, side] : host_meshes) {
     for (const auto numbering : {dpp::grid_numbering::regular, dpp::grid_numbering::randomized}) {
       run_mesh(
-          ctx, backend, "faces_host", {side, side, side, 5, numbering, mesh_seed},
+          ctx, backend, "faces_host", {side, side, side, split, numbering, mesh_seed},
           [&](const auto& work) { return median_ms(backend, host_timing, work); }, unit);
     }
   }

@@ -1,6 +1,7 @@
-// `warpdex faces MESH|--generate SIZE [-o SURFACE] [--method M]`: the external faces of a tetrahedral mesh
-// (a .vtk or .vtu file, or a generated grid), with counts, the time of each stage (read, upload, faces,
-// write), the checks of the shared workload (include/warpdex/dpp/faces_workload.hpp) and the surface file.
+// `warpdex faces MESH|--generate SIZE [-o SURFACE] [--method M]`: the external faces of a mesh of
+// tetrahedra, hexahedra, wedges and pyramids (a .vtk or .vtu file, or a generated grid), with counts, the time of each
+// stage (read, upload, faces, write), the checks of the shared workload (include/warpdex/dpp/faces_workload.hpp) and
+// the surface file.
 #include "commands.hpp"
 #include "progress.hpp"
 
@@ -9,6 +10,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <optional>
 #include <string>
 
@@ -18,7 +20,7 @@ namespace {
 struct faces_cli_options {
   dpp::faces_workload_options workload;
   std::string generate;
-  std::uint32_t split = 5;
+  std::string split = "5";
   std::string numbering = "regular";
   std::uint64_t seed = 1;
   std::string method = "auto";
@@ -37,7 +39,9 @@ void run_faces_command(const global_options& globals, faces_cli_options opts)
   if (!opts.generate.empty()) {
     dpp::tet_grid_options grid;
     dpp::parse_tet_grid_size(opts.generate, grid);
-    grid.tets_per_hex = opts.split;
+    grid.tets_per_hex = opts.split == "hex"     ? dpp::grid_hexahedra
+                        : opts.split == "mixed" ? dpp::grid_mixed
+                                                : static_cast<std::uint32_t>(std::stoul(opts.split));
     grid.numbering = dpp::parse_grid_numbering(opts.numbering);
     grid.seed = opts.seed;
     opts.workload.grid = grid;
@@ -53,7 +57,22 @@ void run_faces_command(const global_options& globals, faces_cli_options opts)
   opts.workload.verify = !opts.no_verify;
   opts.workload.orient_by_points = !opts.no_points;
   std::optional<progress> shown;
-  shown.emplace("faces (read, faces, check, write)");
+  shown.emplace(opts.workload.mesh.empty() ? "faces (generate, faces, check, write)"
+                                           : "faces (read, faces, check, write)");
+  if (!opts.workload.mesh.empty()) {
+    // Reading a large file: its bytes read, then the parser's place in them, of the file's size.
+    opts.workload.read_progress = [&shown, file = opts.workload.mesh](dpp::mesh_read_stage stage, std::uint64_t done,
+                                                                      std::uint64_t total) {
+      const double fraction = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+      char step[64];
+      std::snprintf(step, sizeof step, " (%.1f of %.1f MB)", static_cast<double>(done) / 1e6,
+                    static_cast<double>(total) / 1e6);
+      shown->update(fraction, (stage == dpp::mesh_read_stage::reading ? "reading " : "parsing ") + file + step);
+      if (stage == dpp::mesh_read_stage::parsing && done == total) {
+        shown->update(-1.0, "faces (faces, check, write)");
+      }
+    };
+  }
   const auto report = dpp::run_faces_workload(selected_backend(globals), opts.workload);
   shown.reset();
   std::printf("warpdex %s\n", report.summary().c_str());
@@ -74,11 +93,17 @@ void add_faces_command(CLI::App& app, const global_options& globals)
 {
   auto opts = std::make_shared<faces_cli_options>();
   CLI::App* faces = app.add_subcommand(
-      "faces", "External faces of a tetrahedral mesh (.vtk, .vtu) or a generated grid, written as a surface");
-  faces->add_option("mesh", opts->workload.mesh, "A .vtk (legacy) or .vtu file of tetrahedra");
+      "faces",
+      "External faces of a mesh of tetrahedra, hexahedra, wedges, pyramids (.vtk, .vtu) or of a generated grid, "
+      "written as a surface");
+  faces->add_option("mesh", opts->workload.mesh,
+                    "A .vtk (legacy) or .vtu file of tetrahedra, hexahedra, wedges and pyramids");
   faces->add_option("--generate", opts->generate, "Generate a grid of N^3 or NXxNYxNZ cubes instead");
-  faces->add_option("--split", opts->split, "Tetrahedra per cube of a generated grid: 5 or 6")
-      ->check(CLI::IsMember({5U, 6U}));
+  faces
+      ->add_option("--split", opts->split,
+                   "Cells of a generated grid: 5 or 6 tetrahedra a cube, hex (the cubes), mixed (layers of "
+                   "hexahedra, pyramids, tetrahedra and wedges)")
+      ->check(CLI::IsMember({"5", "6", "hex", "mixed"}));
   faces->add_option("--numbering", opts->numbering, "Point and cell numbering of a generated grid")
       ->check(CLI::IsMember({"regular", "random"}));
   faces->add_option("--seed", opts->seed, "Seed of the random numbering");

@@ -27,6 +27,15 @@ progress::~progress()
   if (shown_) { std::fprintf(stderr, "\r\033[K"); }  // clear the line for the step's own report
 }
 
+void progress::update(double fraction, std::string step)
+{
+  {
+    const std::lock_guard lock(mutex_);
+    step_ = std::move(step);
+  }
+  update(fraction);
+}
+
 double progress::elapsed_seconds() const
 {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();

@@ -21,6 +21,9 @@ class progress {
   /// Fraction of the step done, in [0, 1], shown as a bar; steps that cannot tell show the elapsed time only.
   void update(double fraction) { fraction_.store(fraction, std::memory_order_relaxed); }
 
+  /// The step's fraction done and a new description of it (e.g. how many bytes of a file are read).
+  void update(double fraction, std::string step);
+
   /// Seconds since the step started.
   [[nodiscard]] double elapsed_seconds() const;
 

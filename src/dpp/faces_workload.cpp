@@ -27,13 +27,23 @@ constexpr double origin[3] = {0, 0, 0};
 
 std::string check_surface(const tet_mesh& mesh, std::span<const uint32x3> triangles, std::int64_t expected_faces)
 {
-  if (expected_faces >= 0 && triangles.size() != static_cast<std::uint64_t>(expected_faces)) {
-    return std::to_string(triangles.size()) + " faces, the grid has " + std::to_string(expected_faces);
+  return check_surface(mesh, triangles, {}, expected_faces);
+}
+
+std::string check_surface(const tet_mesh& mesh, std::span<const uint32x3> triangles, std::span<const uint32x4> quads,
+                          std::int64_t expected_faces)
+{
+  const std::uint64_t faces = triangles.size() + quads.size();
+  if (expected_faces >= 0 && faces != static_cast<std::uint64_t>(expected_faces)) {
+    return std::to_string(faces) + " faces, the grid has " + std::to_string(expected_faces);
   }
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-  edges.reserve(3 * triangles.size());
+  edges.reserve(3 * triangles.size() + 4 * quads.size());
   for (const auto& t : triangles) {
     for (int e = 0; e < 3; ++e) { edges.emplace_back(t.word[e], t.word[(e + 1) % 3]); }
+  }
+  for (const auto& q : quads) {
+    for (int e = 0; e < 4; ++e) { edges.emplace_back(q.word[e], q.word[(e + 1) % 4]); }
   }
   std::sort(edges.begin(), edges.end());
   for (std::size_t i = 0; i < edges.size(); ++i) {
@@ -51,10 +61,16 @@ std::string check_surface(const tet_mesh& mesh, std::span<const uint32x3> triang
   for (const auto& t : triangles) {
     enclosed += tet_volume6(origin, point(t.word[0]), point(t.word[1]), point(t.word[2]));
   }
+  for (const auto& q : quads) {
+    const double* corner[4] = {point(q.word[0]), point(q.word[1]), point(q.word[2]), point(q.word[3])};
+    enclosed += polygon_volume6(origin, corner, 4);
+  }
   double cells = 0;
+  std::uint64_t first = 0;
   for (std::uint64_t c = 0; c < mesh.cell_count(); ++c) {
-    const std::uint32_t* ids = mesh.connectivity.data() + 4 * c;
-    cells += std::abs(tet_volume6(point(ids[0]), point(ids[1]), point(ids[2]), point(ids[3])));
+    const cell_shape shape = cell_shape_of(mesh.cell_types.empty() ? vtk_tetra : mesh.cell_types[c]);
+    cells += std::abs(cell_volume6(shape, mesh.connectivity.data() + first, mesh.points.data()));
+    first += shape.points;
   }
   if (std::abs(enclosed - cells) > 1e-9 * std::max(1.0, cells)) {
     return "the surface encloses volume " + std::to_string(enclosed / 6) + " but the cells fill " +
@@ -69,7 +85,8 @@ std::string faces_workload_report::summary() const
   char rate[32];
   std::snprintf(rate, sizeof rate, "%.3g", cells_per_second);
   return "faces " + method + " on " + mesh + " (" + backend + "): " + std::to_string(cells) + " cells, " +
-         std::to_string(points) + " points -> " + std::to_string(external_faces) + " external faces; " +
+         std::to_string(points) + " points -> " + std::to_string(external_faces) + " external faces" +
+         (external_quads > 0 ? " (" + std::to_string(external_quads) + " quads)" : std::string()) + "; " +
          (generated ? "generate " : "read ") + format_seconds(read_seconds) + ", upload " +
          format_seconds(upload_seconds) + ", faces " + format_seconds(faces_seconds) + " (" + rate +
          " cells/s), write " + format_seconds(write_seconds) + "; check: " + check;
@@ -80,7 +97,8 @@ faces_workload_report run_faces_workload(backend_choice resolved, const faces_wo
   WARPDEX_EXPECTS(options.repetitions >= 1, "faces: at least one timed run");
   faces_workload_report report;
   auto started = std::chrono::steady_clock::now();
-  const tet_mesh mesh = options.grid ? make_tet_grid(*options.grid) : read_tet_mesh(options.mesh);
+  const tet_mesh mesh =
+      options.grid ? make_tet_grid(*options.grid) : read_tet_mesh(options.mesh, options.read_progress);
   report.read_seconds = seconds_since(started);
   report.mesh = options.grid ? tet_grid_name(*options.grid) : options.mesh;
   report.generated = options.grid.has_value();
@@ -89,6 +107,8 @@ faces_workload_report run_faces_workload(backend_choice resolved, const faces_wo
 
   std::vector<uint32x3> triangles;
   std::vector<std::uint32_t> cells;
+  std::vector<uint32x4> quads;
+  std::vector<std::uint32_t> quad_cells;
   visit_backend(resolved, [&](const auto& backend) {
     report.backend = std::string(backend.name);
     using backend_type = std::decay_t<decltype(backend)>;
@@ -101,9 +121,11 @@ faces_workload_report run_faces_workload(backend_choice resolved, const faces_wo
     connectivity.copy_from(std::span<const std::uint32_t>(mesh.connectivity));
     auto points = make_buffer<double>(backend, options.orient_by_points ? mesh.points.size() : 0);
     points.copy_from(std::span<const double>(mesh.points.data(), points.size()));
+    auto types = make_buffer<std::uint8_t>(backend, mesh.cell_types.size());
+    types.copy_from(std::span<const std::uint8_t>(mesh.cell_types));
     backend.synchronize();
     report.upload_seconds = seconds_since(started);
-    const tet_mesh_view view{connectivity.span(), mesh.point_count(), points.span()};
+    const tet_mesh_view view{connectivity.span(), mesh.point_count(), points.span(), types.span()};
     auto faces = external_faces(backend, view, options.faces);  // warm-up
     std::vector<double> times;
     for (int run = 0; run < options.repetitions; ++run) {
@@ -116,13 +138,16 @@ faces_workload_report run_faces_workload(backend_choice resolved, const faces_wo
     report.stats = faces.stats;
     triangles = faces.triangles.to_vector();
     cells = faces.cells.to_vector();
+    quads = faces.quads.to_vector();
+    quad_cells = faces.quad_cells.to_vector();
   });
-  report.external_faces = triangles.size();
+  report.external_faces = triangles.size() + quads.size();
+  report.external_quads = quads.size();
 
   if (options.verify) {
     const std::int64_t expected =
         options.grid ? static_cast<std::int64_t>(tet_grid_external_face_count(*options.grid)) : -1;
-    std::string problem = check_surface(mesh, triangles, expected);
+    std::string problem = check_surface(mesh, triangles, quads, expected);
     std::string checked = "closed, oriented, encloses the cells' volume";
     if (expected >= 0) { checked += ", the grid's " + std::to_string(expected) + " faces"; }
     if (problem.empty() && mesh.cell_count() <= cross_check_max_cells) {
@@ -131,9 +156,11 @@ faces_workload_report run_faces_workload(backend_choice resolved, const faces_wo
       connectivity.copy_from(std::span<const std::uint32_t>(mesh.connectivity));
       auto points = make_buffer<double>(on_host, options.orient_by_points ? mesh.points.size() : 0);
       points.copy_from(std::span<const double>(mesh.points.data(), points.size()));
-      const auto reference = external_faces(on_host, {connectivity.span(), mesh.point_count(), points.span()},
-                                            face_options{face_method::sort_tuple});
-      if (reference.triangles.to_vector() != triangles || reference.cells.to_vector() != cells) {
+      const auto reference =
+          external_faces(on_host, {connectivity.span(), mesh.point_count(), points.span(), mesh.cell_types},
+                         face_options{face_method::sort_tuple});
+      if (reference.triangles.to_vector() != triangles || reference.cells.to_vector() != cells ||
+          reference.quads.to_vector() != quads || reference.quad_cells.to_vector() != quad_cells) {
         problem = "the faces differ from the host backend's tuple sort";
       }
       checked += ", equal to the host tuple sort";
@@ -146,7 +173,7 @@ faces_workload_report run_faces_workload(backend_choice resolved, const faces_wo
 
   if (!options.output.empty()) {
     started = std::chrono::steady_clock::now();
-    write_surface(options.output, mesh, triangles, cells);
+    write_surface(options.output, mesh, triangles, cells, quads, quad_cells);
     report.write_seconds = seconds_since(started);
   }
   return report;

@@ -1,6 +1,7 @@
 // Tetrahedral mesh files (include/warpdex/dpp/mesh_io.hpp): VTK legacy and XML unstructured grids in,
 // meshes and external surfaces out. Host code; zlib for the compressed .vtu blocks.
 #include <warpdex/core/error.hpp>
+#include <warpdex/dpp/external_faces.hpp>
 #include <warpdex/dpp/mesh_io.hpp>
 
 #include <zlib.h>
@@ -13,16 +14,17 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
 
 namespace warpdex::dpp {
 namespace {
-
-constexpr std::uint64_t vtk_tetra = 10;
 /// .vtu compression block size, as VTK writes (32 KiB of uncompressed data a block).
 constexpr std::size_t zlib_block_bytes = std::size_t{1} << 15;
+/// The parsers report their progress every 2^16 values (a mask).
+constexpr std::uint64_t progress_interval = (std::uint64_t{1} << 16) - 1;
 
 /// Throws `warpdex::error` "name: what". `what` may quote the file's bytes: control characters are
 /// written as \xNN, so the message stays one printable line whatever the file holds.
@@ -41,27 +43,8 @@ constexpr std::size_t zlib_block_bytes = std::size_t{1} << 15;
   WARPDEX_FAIL(line);
 }
 
-std::string vtk_cell_type_name(std::uint64_t type)
-{
-  static const std::map<std::uint64_t, const char*> names{{1, "vertex"},
-                                                          {3, "line"},
-                                                          {5, "triangle"},
-                                                          {7, "polygon"},
-                                                          {9, "quad"},
-                                                          {10, "tetrahedron"},
-                                                          {11, "voxel"},
-                                                          {12, "hexahedron"},
-                                                          {13, "wedge"},
-                                                          {14, "pyramid"},
-                                                          {24, "quadratic tetrahedron"},
-                                                          {25, "quadratic hexahedron"},
-                                                          {42, "polyhedron"}};
-  const auto found = names.find(type);
-  return found == names.end() ? "cell of VTK type " + std::to_string(type)
-                              : std::string(found->second) + " (VTK type " + std::to_string(type) + ")";
-}
-
-/// Cells as read: ids, offsets (cells + 1, from 0) and types, checked into 4 ids a tetrahedron.
+/// Cells as read: ids, offsets (cells + 1, from 0) and types, checked into the mesh's connectivity and
+/// types (none when every cell is a tetrahedron).
 tet_mesh checked_mesh(std::vector<double> points, const std::vector<std::uint64_t>& ids,
                       const std::vector<std::uint64_t>& offsets, const std::vector<std::uint64_t>& types,
                       const std::string& name)
@@ -77,29 +60,37 @@ tet_mesh checked_mesh(std::vector<double> points, const std::vector<std::uint64_
     fail(name, "the cells claim " + std::to_string(offsets.back()) + " point ids but the file holds " +
                    std::to_string(ids.size()));
   }
-  if (cells > 0xfffffffeULL / 4) { fail(name, std::to_string(cells) + " cells: more than 32-bit face ids hold"); }
+  if (cells > 0xfffffffeULL / 6) { fail(name, std::to_string(cells) + " cells: more than 32-bit face ids hold"); }
   tet_mesh mesh;
   mesh.points = std::move(points);
-  mesh.connectivity.resize(cells * 4);
+  mesh.connectivity.reserve(ids.size());
+  mesh.cell_types.resize(cells);
+  bool tetrahedra_only = true;
   for (std::uint64_t c = 0; c < cells; ++c) {
-    if (types[c] != vtk_tetra) {
+    const cell_shape shape = cell_shape_of(types[c] > 0xff ? 0 : static_cast<std::uint32_t>(types[c]));
+    if (shape.points == 0) {
       fail(name, "cell " + std::to_string(c) + " is a " + vtk_cell_type_name(types[c]) +
-                     ": external faces are computed for tetrahedra (VTK type 10) only");
+                     ": external faces are computed for tetrahedra, hexahedra, wedges and pyramids (VTK types 10, "
+                     "12, 13, 14) only");
     }
-    if (offsets[c + 1] < offsets[c] || offsets[c + 1] - offsets[c] != 4) {
-      fail(name, "cell " + std::to_string(c) + " is a tetrahedron with " +
+    if (offsets[c + 1] < offsets[c] || offsets[c + 1] - offsets[c] != shape.points) {
+      fail(name, "cell " + std::to_string(c) + " is a " + vtk_cell_type_name(types[c]) + " with " +
                      (offsets[c + 1] < offsets[c] ? std::string("a decreasing offset")
-                                                  : std::to_string(offsets[c + 1] - offsets[c]) + " points"));
+                                                  : std::to_string(offsets[c + 1] - offsets[c]) + " points, not " +
+                                                        std::to_string(shape.points)));
     }
-    for (int v = 0; v < 4; ++v) {
-      const std::uint64_t id = ids[offsets[c] + v];
+    for (std::uint64_t v = offsets[c]; v < offsets[c + 1]; ++v) {
+      const std::uint64_t id = ids[v];
       if (id >= point_count) {
         fail(name, "cell " + std::to_string(c) + " refers to point " + std::to_string(id) + " but there are " +
                        std::to_string(point_count) + " points");
       }
-      mesh.connectivity[4 * c + v] = static_cast<std::uint32_t>(id);
+      mesh.connectivity.push_back(static_cast<std::uint32_t>(id));
     }
+    mesh.cell_types[c] = static_cast<std::uint8_t>(types[c]);
+    tetrahedra_only = tetrahedra_only && types[c] == vtk_tetra;
   }
+  if (tetrahedra_only) { mesh.cell_types = {}; }
   return mesh;
 }
 
@@ -180,14 +171,17 @@ number_type legacy_type(std::string_view text, const std::string& name)
 
 class legacy_reader {
  public:
-  legacy_reader(std::string_view bytes, const std::string& name) : bytes_(bytes), name_(name) {}
+  legacy_reader(std::string_view bytes, const std::string& name, const mesh_read_progress& progress)
+      : bytes_(bytes), name_(name), progress_(progress)
+  {
+  }
 
   std::string_view line()
   {
     if (pos_ >= bytes_.size()) { fail(name_, "the file ends inside its header"); }
     const std::size_t end = std::min(bytes_.find('\n', pos_), bytes_.size());
     std::string_view text = bytes_.substr(pos_, end - pos_);
-    pos_ = end + 1;
+    pos_ = std::min(end + 1, bytes_.size());  // a last line without a newline ends at the end
     if (!text.empty() && text.back() == '\r') { text.remove_suffix(1); }
     return text;
   }
@@ -227,9 +221,11 @@ class legacy_reader {
       for (std::uint64_t i = 0; i < n; ++i) {
         decode(i, reinterpret_cast<const unsigned char*>(bytes_.data() + pos_), std::string_view());
         pos_ += type.size;
+        if ((i & progress_interval) == progress_interval) { report(); }
       }
     } else {
       for (std::uint64_t i = 0; i < n; ++i) {
+        if ((i & progress_interval) == progress_interval) { report(); }
         const std::string_view text = token();
         if (text.empty()) {
           fail(name_, std::string("the file ends inside ") + what + " after " + std::to_string(i) + " of " +
@@ -247,18 +243,35 @@ class legacy_reader {
     while (pos_ < bytes_.size() && !line().empty()) {}
   }
 
+  /// Tells the progress callback how far the parse is.
+  void report() const
+  {
+    if (progress_) { progress_(mesh_read_stage::parsing, pos_, bytes_.size()); }
+  }
+
  private:
   static bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
   std::string_view bytes_;
   std::string name_;
+  const mesh_read_progress& progress_;
   std::size_t pos_ = 0;
+};
+
+/// The cells of a file as read, before `checked_mesh`.
+struct raw_cells {
+  std::vector<double> points;
+  std::vector<std::uint64_t> ids;
+  std::vector<std::uint64_t> offsets;  // cells + 1, from 0
+  std::vector<std::uint64_t> types;
 };
 
 }  // namespace
 
-tet_mesh parse_legacy_vtk(std::string_view bytes, const std::string& name)
+namespace {
+
+raw_cells parse_legacy_cells(std::string_view bytes, const std::string& name, const mesh_read_progress& progress)
 {
-  legacy_reader in(bytes, name);
+  legacy_reader in(bytes, name, progress);
   const std::string_view signature = in.line();
   constexpr std::string_view expected_signature = "# vtk DataFile Version ";
   if (signature.substr(0, expected_signature.size()) != expected_signature) {
@@ -344,7 +357,16 @@ tet_mesh parse_legacy_vtk(std::string_view bytes, const std::string& name)
   if (!have_points || !have_cells || !have_types) {
     fail(name, std::string("the file lacks its ") + (!have_points ? "POINTS" : !have_cells ? "CELLS" : "CELL_TYPES"));
   }
-  return checked_mesh(std::move(points), ids, offsets, types, name);
+  in.report();
+  return {std::move(points), std::move(ids), std::move(offsets), std::move(types)};
+}
+
+}  // namespace
+
+tet_mesh parse_legacy_vtk(std::string_view bytes, const std::string& name, const mesh_read_progress& progress)
+{
+  raw_cells cells = parse_legacy_cells(bytes, name, progress);
+  return checked_mesh(std::move(cells.points), cells.ids, cells.offsets, cells.types, name);
 }
 
 // ---- VTK XML .vtu ----
@@ -451,6 +473,9 @@ class byte_source {
     return out;
   }
 
+  /// Characters (or bytes) of the data read so far.
+  [[nodiscard]] std::uint64_t consumed() const { return pos_; }
+
   std::uint64_t word(std::size_t size, bool big_endian)
   {
     const auto bytes = take(size);
@@ -503,10 +528,21 @@ struct vtu_file {
   bool compressed = false;
   std::size_t appended = std::string_view::npos;  // the first byte after '_'
   bool appended_base64 = false;
+  const mesh_read_progress* progress = nullptr;
+  std::uint64_t* reported = nullptr;  // the furthest place reported (arrays may lie in any order)
+
+  /// Tells the progress callback that the parse has reached byte `at` of the file (never less than before).
+  void report(std::uint64_t at) const
+  {
+    if (progress == nullptr || !*progress) { return; }
+    *reported = std::max(*reported, at);
+    (*progress)(mesh_read_stage::parsing, *reported, text.size());
+  }
 };
 
-/// A DataArray's bytes (binary or appended), decompressed, in the file's byte order.
-std::vector<unsigned char> binary_array(const vtu_file& file, byte_source& source)
+/// A DataArray's bytes (binary or appended), decompressed, in the file's byte order; `start` is where the
+/// source's data starts in the file (for the progress reports).
+std::vector<unsigned char> binary_array(const vtu_file& file, byte_source& source, std::uint64_t start)
 {
   if (!file.compressed) { return source.take(source.word(file.header_size, file.big_endian)); }
   const std::uint64_t blocks = source.word(file.header_size, file.big_endian);
@@ -523,6 +559,7 @@ std::vector<unsigned char> binary_array(const vtu_file& file, byte_source& sourc
   }
   std::vector<unsigned char> out;
   for (std::uint64_t b = 0; b < blocks; ++b) {
+    if (b % 16 == 15) { file.report(start + source.consumed()); }
     const auto packed = source.take(compressed_sizes[b]);
     const std::uint64_t expected = (b + 1 == blocks && last_size != 0) ? last_size : block_size;
     const std::size_t at = out.size();
@@ -556,6 +593,7 @@ std::uint64_t read_data_array(const vtu_file& file, std::size_t at, Decode&& dec
       pos = file.text.find_first_not_of(" \t\r\n", pos);
       if (pos >= end) { break; }
       const std::size_t stop = std::min(file.text.find_first_of(" \t\r\n<", pos), end);
+      if ((count & progress_interval) == progress_interval) { file.report(pos); }
       decode(count++, nullptr, file.text.substr(pos, stop - pos));
       pos = stop;
     }
@@ -565,13 +603,13 @@ std::uint64_t read_data_array(const vtu_file& file, std::size_t at, Decode&& dec
   if (format == "binary") {
     const std::size_t end = file.text.find('<', tag.content);
     byte_source source(file.text.substr(tag.content, end - tag.content), true, file.name);
-    bytes = binary_array(file, source);
+    bytes = binary_array(file, source, tag.content);
   } else if (format == "appended") {
     if (file.appended == std::string_view::npos) { fail(file.name, "appended DataArray but no AppendedData"); }
     const auto offset = parse_number<std::uint64_t>(attribute(tag, "offset"), file.name + " (offset)");
     if (offset > file.text.size() - file.appended) { fail(file.name, "a DataArray's offset is past the file's end"); }
     byte_source source(file.text.substr(file.appended + offset), file.appended_base64, file.name);
-    bytes = binary_array(file, source);
+    bytes = binary_array(file, source, file.appended + offset);
   } else {
     fail(file.name, "unknown DataArray format '" + format + "'");
   }
@@ -583,9 +621,12 @@ std::uint64_t read_data_array(const vtu_file& file, std::size_t at, Decode&& dec
 
 }  // namespace
 
-tet_mesh parse_vtu(std::string_view text, const std::string& name)
+static raw_cells parse_vtu_cells(std::string_view text, const std::string& name, const mesh_read_progress& progress)
 {
   vtu_file file{text, name};
+  std::uint64_t reported = 0;
+  file.progress = &progress;
+  file.reported = &reported;
   const std::size_t root = find_tag(text, "VTKFile", 0, text.size());
   if (root == std::string_view::npos) { fail(name, "not a VTK XML file (no VTKFile element)"); }
   const xml_tag header = parse_tag(text, root, name);
@@ -672,19 +713,46 @@ tet_mesh parse_vtu(std::string_view text, const std::string& name)
     fail(name, "offsets holds " + std::to_string(ends.size()) + " values for " + std::to_string(cell_count) + " cells");
   }
   ends.insert(ends.begin(), 0);
-  return checked_mesh(std::move(points), arrays["connectivity"], ends, arrays["types"], name);
+  file.report(text.size());
+  return {std::move(points), std::move(arrays["connectivity"]), std::move(ends), std::move(arrays["types"])};
+}
+
+tet_mesh parse_vtu(std::string_view text, const std::string& name, const mesh_read_progress& progress)
+{
+  raw_cells cells = parse_vtu_cells(text, name, progress);
+  return checked_mesh(std::move(cells.points), cells.ids, cells.offsets, cells.types, name);
 }
 
 namespace {
 
-std::string read_whole_file(const std::filesystem::path& path)
+/// The file's bytes in one string sized once from the file's size, read in chunks with progress reports.
+std::string read_whole_file(const std::filesystem::path& path, const mesh_read_progress& progress)
 {
   std::ifstream in(path, std::ios::binary);
   if (!in) { WARPDEX_FAIL("cannot open mesh file " + path.string()); }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) { WARPDEX_FAIL("cannot read mesh file " + path.string()); }
-  return std::move(bytes).str();
+  std::error_code failure;
+  const std::uint64_t size = std::filesystem::file_size(path, failure);
+  if (failure) { WARPDEX_FAIL("cannot read the size of mesh file " + path.string() + ": " + failure.message()); }
+  std::string bytes;
+  try {
+    bytes.resize(size);
+  } catch (const std::bad_alloc&) {
+    WARPDEX_FAIL("mesh file " + path.string() + " (" + std::to_string(size) + " bytes) does not fit in memory");
+  }
+  constexpr std::uint64_t chunk = std::uint64_t{16} << 20;
+  std::uint64_t done = 0;
+  while (done < size) {
+    const std::uint64_t want = std::min(chunk, size - done);
+    in.read(bytes.data() + done, static_cast<std::streamsize>(want));
+    const auto got = static_cast<std::uint64_t>(in.gcount());
+    done += got;
+    if (progress) { progress(mesh_read_stage::reading, done, size); }
+    if (got < want) {
+      WARPDEX_FAIL("mesh file " + path.string() + ": read " + std::to_string(done) + " of its " + std::to_string(size) +
+                   " bytes (the file shrank or a read failed)");
+    }
+  }
+  return bytes;
 }
 
 std::ofstream open_for_writing(const std::filesystem::path& path)
@@ -784,14 +852,17 @@ vtu_block make_vtu_block(const std::string& data, bool compress, std::size_t hea
 
 }  // namespace
 
-tet_mesh read_tet_mesh(const std::filesystem::path& path)
+tet_mesh read_tet_mesh(const std::filesystem::path& path, const mesh_read_progress& progress)
 {
   const std::string extension = path.extension().string();
   if (extension != ".vtk" && extension != ".vtu") {
     WARPDEX_FAIL("mesh file " + path.string() + ": unknown extension '" + extension + "' (expected .vtk or .vtu)");
   }
-  const std::string bytes = read_whole_file(path);
-  return extension == ".vtk" ? parse_legacy_vtk(bytes, path.string()) : parse_vtu(bytes, path.string());
+  std::string bytes = read_whole_file(path, progress);
+  raw_cells cells = extension == ".vtk" ? parse_legacy_cells(bytes, path.string(), progress)
+                                        : parse_vtu_cells(bytes, path.string(), progress);
+  std::string().swap(bytes);  // the file's bytes are not held beside the mesh
+  return checked_mesh(std::move(cells.points), cells.ids, cells.offsets, cells.types, path.string());
 }
 
 mesh_encoding parse_mesh_encoding(std::string_view text)
@@ -810,6 +881,17 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
 {
   const std::string extension = path.extension().string();
   const std::uint64_t cells = mesh.cell_count();
+  const auto type_of = [&](std::uint64_t c) { return mesh.cell_types.empty() ? vtk_tetra : mesh.cell_types[c]; };
+  // Where each cell's point ids start (cells + 1 values).
+  std::vector<std::uint64_t> first(cells + 1, 0);
+  for (std::uint64_t c = 0; c < cells; ++c) {
+    const std::uint64_t size = cell_shape_of(type_of(c)).points;
+    WARPDEX_EXPECTS(size > 0, "write_tet_mesh: cell " + std::to_string(c) + " is a " + vtk_cell_type_name(type_of(c)));
+    first[c + 1] = first[c] + size;
+  }
+  WARPDEX_EXPECTS(first[cells] == mesh.connectivity.size(),
+                  "write_tet_mesh: the cell types need " + std::to_string(first[cells]) +
+                      " point ids, the connectivity holds " + std::to_string(mesh.connectivity.size()));
   std::string out;
   if (extension == ".vtk") {
     WARPDEX_EXPECTS(encoding == mesh_encoding::ascii || encoding == mesh_encoding::binary,
@@ -826,23 +908,24 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
         out += (i % 3 == 2) ? '\n' : ' ';
       }
     }
-    out += "\nCELLS " + std::to_string(cells) + " " + std::to_string(5 * cells) + "\n";
+    out += "\nCELLS " + std::to_string(cells) + " " + std::to_string(cells + mesh.connectivity.size()) + "\n";
     for (std::uint64_t c = 0; c < cells; ++c) {
-      for (int v = -1; v < 4; ++v) {
-        const std::uint32_t value = v < 0 ? 4 : mesh.connectivity[4 * c + v];
+      const int size = static_cast<int>(first[c + 1] - first[c]);
+      for (int v = -1; v < size; ++v) {
+        const std::uint32_t value = v < 0 ? static_cast<std::uint32_t>(size) : mesh.connectivity[first[c] + v];
         if (binary) {
           append_big_endian(out, static_cast<std::int32_t>(value));
         } else {
-          out += std::to_string(value) + (v == 3 ? "\n" : " ");
+          out += std::to_string(value) + (v == size - 1 ? "\n" : " ");
         }
       }
     }
     out += "\nCELL_TYPES " + std::to_string(cells) + "\n";
     for (std::uint64_t c = 0; c < cells; ++c) {
       if (binary) {
-        append_big_endian(out, std::int32_t{10});
+        append_big_endian(out, static_cast<std::int32_t>(type_of(c)));
       } else {
-        out += "10\n";
+        out += std::to_string(type_of(c)) + "\n";
       }
     }
   } else if (extension == ".vtu") {
@@ -856,8 +939,8 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
     for (const double p : mesh.points) { append_native(arrays[0], p); }
     for (const std::uint32_t id : mesh.connectivity) { append_native(arrays[1], static_cast<std::int64_t>(id)); }
     for (std::uint64_t c = 0; c < cells; ++c) {
-      append_native(arrays[2], static_cast<std::int64_t>(4 * (c + 1)));
-      arrays[3].push_back(static_cast<char>(vtk_tetra));
+      append_native(arrays[2], static_cast<std::int64_t>(first[c + 1]));
+      arrays[3].push_back(static_cast<char>(type_of(c)));
     }
     const char* types[4] = {"Float64", "Int64", "Int64", "UInt8"};
     const char* names[4] = {"Points", "connectivity", "offsets", "types"};
@@ -892,13 +975,16 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
       appended_data += block.encoded(encoding == mesh_encoding::appended_base64, compress);
       return xml;
     };
+    // One array after the other, so the appended data holds them in the document's order.
+    std::string xml[4];
+    for (int a = 0; a < 4; ++a) { xml[a] = array_xml(a); }
     out = std::string(
               "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
               "byte_order=\"LittleEndian\" header_type=\"") +
           (header_size == 8 ? "UInt64" : "UInt32") + "\"" + (compress ? " compressor=\"vtkZLibDataCompressor\"" : "") +
           ">\n<UnstructuredGrid>\n<Piece NumberOfPoints=\"" + std::to_string(mesh.point_count()) +
-          "\" NumberOfCells=\"" + std::to_string(cells) + "\">\n<Points>\n" + array_xml(0) + "</Points>\n<Cells>\n" +
-          array_xml(1) + array_xml(2) + array_xml(3) + "</Cells>\n</Piece>\n</UnstructuredGrid>\n";
+          "\" NumberOfCells=\"" + std::to_string(cells) + "\">\n<Points>\n" + xml[0] + "</Points>\n<Cells>\n" + xml[1] +
+          xml[2] + xml[3] + "</Cells>\n</Piece>\n</UnstructuredGrid>\n";
     if (appended) {
       out += std::string("<AppendedData encoding=\"") +
              (encoding == mesh_encoding::appended_base64 ? "base64" : "raw") + "\">\n_" + appended_data +
@@ -914,25 +1000,38 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
 }
 
 void write_surface(const std::filesystem::path& path, const tet_mesh& mesh, std::span<const uint32x3> triangles,
-                   std::span<const std::uint32_t> cells)
+                   std::span<const std::uint32_t> cells, std::span<const uint32x4> quads,
+                   std::span<const std::uint32_t> quad_cells)
 {
   const std::string extension = path.extension().string();
   if (extension != ".vtp" && extension != ".vtk" && extension != ".ply") {
     WARPDEX_FAIL("surface file " + path.string() + ": unknown extension '" + extension +
                  "' (expected .vtp, .vtk or .ply)");
   }
-  WARPDEX_EXPECTS(cells.size() == triangles.size(), "write_surface: one cell per triangle expected");
+  WARPDEX_EXPECTS(cells.size() == triangles.size() && quad_cells.size() == quads.size(),
+                  "write_surface: one cell per face expected");
+  // The faces as polygons, triangles first: (first id, size).
+  const std::size_t polygons = triangles.size() + quads.size();
+  const auto polygon = [&](std::size_t i) {
+    return i < triangles.size() ? std::span<const std::uint32_t>(triangles[i].word, 3)
+                                : std::span<const std::uint32_t>(quads[i - triangles.size()].word, 4);
+  };
+  const auto cell_of = [&](std::size_t i) {
+    return i < triangles.size() ? cells[i] : quad_cells[i - triangles.size()];
+  };
   // The used points, renumbered in order of first use.
   constexpr std::uint32_t unused = 0xffffffffU;
   std::vector<std::uint32_t> new_id(mesh.point_count(), unused);
   std::vector<std::uint32_t> original;
-  for (const auto& t : triangles) {
-    for (const std::uint32_t id : t.word) {
+  std::size_t corners = 0;
+  for (std::size_t i = 0; i < polygons; ++i) {
+    for (const std::uint32_t id : polygon(i)) {
       WARPDEX_EXPECTS(id < new_id.size(), "write_surface: point id " + std::to_string(id) + " is out of range");
       if (new_id[id] == unused) {
         new_id[id] = static_cast<std::uint32_t>(original.size());
         original.push_back(id);
       }
+      ++corners;
     }
   }
   std::ostringstream out;
@@ -941,42 +1040,46 @@ void write_surface(const std::filesystem::path& path, const tet_mesh& mesh, std:
     out << mesh.points[3 * std::size_t{id}] << separator << mesh.points[3 * std::size_t{id} + 1] << separator
         << mesh.points[3 * std::size_t{id} + 2] << end;
   };
+  /// The polygon's new ids, space-separated, after its size when `with_size`.
+  const auto polygon_line = [&](std::size_t i, bool with_size) {
+    const auto ids = polygon(i);
+    if (with_size) { out << ids.size() << ' '; }
+    for (std::size_t v = 0; v < ids.size(); ++v) { out << new_id[ids[v]] << (v + 1 == ids.size() ? '\n' : ' '); }
+  };
   if (extension == ".ply") {
     out << "ply\nformat ascii 1.0\ncomment warpdex external faces\nelement vertex " << original.size()
-        << "\nproperty double x\nproperty double y\nproperty double z\nelement face " << triangles.size()
+        << "\nproperty double x\nproperty double y\nproperty double z\nelement face " << polygons
         << "\nproperty list uchar uint vertex_indices\nend_header\n";
     for (const auto id : original) { point_line(id, " ", "\n"); }
-    for (const auto& t : triangles) {
-      out << "3 " << new_id[t.word[0]] << ' ' << new_id[t.word[1]] << ' ' << new_id[t.word[2]] << '\n';
-    }
+    for (std::size_t i = 0; i < polygons; ++i) { polygon_line(i, true); }
   } else if (extension == ".vtk") {
     out << "# vtk DataFile Version 3.0\nwarpdex external faces\nASCII\nDATASET POLYDATA\nPOINTS " << original.size()
         << " double\n";
     for (const auto id : original) { point_line(id, " ", "\n"); }
-    out << "POLYGONS " << triangles.size() << ' ' << 4 * triangles.size() << '\n';
-    for (const auto& t : triangles) {
-      out << "3 " << new_id[t.word[0]] << ' ' << new_id[t.word[1]] << ' ' << new_id[t.word[2]] << '\n';
-    }
+    out << "POLYGONS " << polygons << ' ' << polygons + corners << '\n';
+    for (std::size_t i = 0; i < polygons; ++i) { polygon_line(i, true); }
     out << "POINT_DATA " << original.size() << "\nSCALARS original_point_id unsigned_int 1\nLOOKUP_TABLE default\n";
     for (const auto id : original) { out << id << '\n'; }
-    out << "CELL_DATA " << triangles.size() << "\nSCALARS cell_id unsigned_int 1\nLOOKUP_TABLE default\n";
-    for (const auto cell : cells) { out << cell << '\n'; }
+    out << "CELL_DATA " << polygons << "\nSCALARS cell_id unsigned_int 1\nLOOKUP_TABLE default\n";
+    for (std::size_t i = 0; i < polygons; ++i) { out << cell_of(i) << '\n'; }
   } else {
     out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
-        << "<PolyData>\n<Piece NumberOfPoints=\"" << original.size() << "\" NumberOfPolys=\"" << triangles.size()
+        << "<PolyData>\n<Piece NumberOfPoints=\"" << original.size() << "\" NumberOfPolys=\"" << polygons
         << "\">\n<PointData>\n<DataArray type=\"UInt32\" Name=\"original_point_id\" format=\"ascii\">\n";
     for (const auto id : original) { out << id << '\n'; }
     out << "</DataArray>\n</PointData>\n<CellData>\n<DataArray type=\"UInt32\" Name=\"cell_id\" format=\"ascii\">\n";
-    for (const auto cell : cells) { out << cell << '\n'; }
+    for (std::size_t i = 0; i < polygons; ++i) { out << cell_of(i) << '\n'; }
     out << "</DataArray>\n</CellData>\n<Points>\n<DataArray type=\"Float64\" NumberOfComponents=\"3\" "
            "format=\"ascii\">\n";
     for (const auto id : original) { point_line(id, " ", "\n"); }
     out << "</DataArray>\n</Points>\n<Polys>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
-    for (const auto& t : triangles) {
-      out << new_id[t.word[0]] << ' ' << new_id[t.word[1]] << ' ' << new_id[t.word[2]] << '\n';
-    }
+    for (std::size_t i = 0; i < polygons; ++i) { polygon_line(i, false); }
     out << "</DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n";
-    for (std::size_t i = 0; i < triangles.size(); ++i) { out << 3 * (i + 1) << '\n'; }
+    std::size_t end = 0;
+    for (std::size_t i = 0; i < polygons; ++i) {
+      end += polygon(i).size();
+      out << end << '\n';
+    }
     out << "</DataArray>\n</Polys>\n</Piece>\n</PolyData>\n</VTKFile>\n";
   }
   const std::string text = std::move(out).str();

@@ -9,9 +9,11 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace warpdex::dpp {
 namespace {
@@ -80,15 +82,242 @@ void permute_vertices_evenly(std::uint32_t* cell, std::uint32_t choice)
   }
 }
 
+// ---- hexahedral and mixed grids ----
+
+/// A cell of a cube: its VTK type and its corners (0..7 as above, 8 the cube's centre) in VTK's order.
+struct cube_cell {
+  std::uint8_t type;
+  std::vector<std::uint8_t> corners;
+};
+
+double corner_coordinate(std::uint8_t corner, int axis)
+{
+  return corner == 8 ? 0.5 : corner_axis(corner, axis);
+}
+
+/// The cell with positive volume: reflected (a swap that mirrors its type's point order) when negative.
+cube_cell positively_oriented(cube_cell cell)
+{
+  double corners[9 * 3];
+  for (std::uint8_t c = 0; c < 9; ++c) {
+    for (int axis = 0; axis < 3; ++axis) { corners[3 * c + axis] = corner_coordinate(c, axis); }
+  }
+  const std::vector<std::uint32_t> ids(cell.corners.begin(), cell.corners.end());
+  if (cell_volume6(cell_shape_of(cell.type), ids.data(), corners) < 0) {
+    auto& v = cell.corners;
+    switch (cell.type) {
+      case vtk_hexahedron:
+        std::swap(v[1], v[3]);
+        std::swap(v[5], v[7]);
+        break;
+      case vtk_wedge:
+        std::swap(v[1], v[2]);
+        std::swap(v[4], v[5]);
+        break;
+      case vtk_pyramid:
+        std::swap(v[1], v[3]);
+        break;
+      default:
+        std::swap(v[2], v[3]);
+        break;
+    }
+  }
+  return cell;
+}
+
+/// The cells of a cube of layer kind `layer` (k mod 6 for grid_mixed; the hexahedron alone otherwise).
+/// Squares are cut along the diagonal through their lowest corner wherever they are cut, so every layer
+/// matches its neighbours (see grid_mixed).
+const std::vector<cube_cell>& cube_cells(int layer)
+{
+  static const auto layers = [] {
+    const auto tet = [](std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
+      return cube_cell{vtk_tetra, {a, b, c, d}};
+    };
+    const cube_cell hex{vtk_hexahedron, {0, 1, 3, 2, 4, 5, 7, 6}};
+    // The 6 faces of the cube, each a cycle of corners.
+    const std::uint8_t squares[6][4] = {{0, 1, 3, 2}, {4, 5, 7, 6}, {0, 2, 6, 4},
+                                        {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 3, 7, 6}};
+    std::vector<cube_cell> pyramids6;
+    for (const auto& square : squares) {
+      pyramids6.push_back({vtk_pyramid, {square[0], square[1], square[2], square[3], 8}});
+    }
+    std::vector<std::vector<cube_cell>> all{
+        {hex},
+        pyramids6,
+        {{vtk_pyramid, {0, 1, 3, 2, 7}}, tet(0, 2, 6, 7), tet(0, 6, 4, 7), tet(0, 1, 5, 7), tet(0, 5, 4, 7)},
+        {tet(0, 1, 3, 7), tet(0, 1, 5, 7), tet(0, 2, 3, 7), tet(0, 2, 6, 7), tet(0, 4, 5, 7), tet(0, 4, 6, 7)},
+        {{vtk_wedge, {0, 1, 3, 4, 5, 7}}, {vtk_wedge, {0, 3, 2, 4, 7, 6}}},
+        {{vtk_pyramid, {4, 5, 7, 6, 0}}, tet(0, 1, 3, 7), tet(0, 1, 7, 5), tet(0, 2, 3, 7), tet(0, 2, 7, 6)}};
+    for (auto& cells : all) {
+      for (auto& cell : cells) { cell = positively_oriented(cell); }
+    }
+    return all;
+  }();
+  return layers[layer];
+}
+
+/// Layer k's kind: 0 (hexahedra) for a hexahedral grid, k mod 6 for a mixed one.
+int layer_kind(const tet_grid_options& options, std::uint64_t k)
+{
+  return options.tets_per_hex == grid_mixed ? static_cast<int>(k % 6) : 0;
+}
+
+/// Whether the squares on a cube's sides (x and y) and on its bottom and top are whole quads.
+struct layer_faces {
+  bool sides_quads, bottom_quad, top_quad;
+};
+layer_faces faces_of_layer(int kind)
+{
+  static constexpr layer_faces kinds[6] = {{true, true, true},    {true, true, true},   {false, true, false},
+                                           {false, false, false}, {true, false, false}, {false, false, true}};
+  return kinds[kind];
+}
+
+/// A turn of the cell's vertex order that keeps its orientation (`choice` picks one of a few).
+void turn_vertices(std::uint8_t type, std::uint32_t* cell, std::uint32_t choice)
+{
+  switch (type) {
+    case vtk_hexahedron:
+      std::rotate(cell, cell + choice % 4, cell + 4);
+      std::rotate(cell + 4, cell + 4 + choice % 4, cell + 8);
+      break;
+    case vtk_wedge:
+      std::rotate(cell, cell + choice % 3, cell + 3);
+      std::rotate(cell + 3, cell + 3 + choice % 3, cell + 6);
+      break;
+    case vtk_pyramid:
+      std::rotate(cell, cell + choice % 4, cell + 4);
+      break;
+    default:
+      permute_vertices_evenly(cell, choice % 6);
+      break;
+  }
+}
+
+/// A grid of hexahedra or of mixed layers (tets_per_hex 1 or 0), regularly numbered.
+tet_mesh make_cell_grid(const tet_grid_options& options)
+{
+  const std::uint64_t px = std::uint64_t{options.nx} + 1;
+  const std::uint64_t py = std::uint64_t{options.ny} + 1;
+  const std::uint64_t pz = std::uint64_t{options.nz} + 1;
+  const std::uint64_t per_layer = std::uint64_t{options.nx} * options.ny;
+  const std::uint64_t cells = tet_grid_cell_count(options);
+  std::uint64_t ids = 0;
+  std::uint64_t centres = 0;
+  for (std::uint64_t k = 0; k < options.nz; ++k) {
+    const auto& cube = cube_cells(layer_kind(options, k));
+    for (const auto& cell : cube) { ids += per_layer * cell.corners.size(); }
+    if (layer_kind(options, k) == 1) { centres += per_layer; }
+  }
+  const std::uint64_t grid_points = px * py * pz;
+  WARPDEX_EXPECTS(grid_points + centres <= std::numeric_limits<std::uint32_t>::max() && 6 * cells <= 0xfffffffeULL,
+                  "make_tet_grid: " + tet_grid_name(options) + " has " + std::to_string(cells) +
+                      " cells: more than 32-bit face ids hold");
+  tet_mesh mesh;
+  mesh.points.resize(3 * (grid_points + centres));
+  for (std::uint64_t p = 0; p < grid_points; ++p) {
+    mesh.points[3 * p] = static_cast<double>(p % px);
+    mesh.points[3 * p + 1] = static_cast<double>(p / px % py);
+    mesh.points[3 * p + 2] = static_cast<double>(p / (px * py));
+  }
+  mesh.connectivity.resize(ids);
+  mesh.cell_types.resize(cells);
+  std::uint64_t cell = 0;
+  std::uint64_t at = 0;
+  std::uint64_t centre = grid_points;
+  for (std::uint64_t k = 0; k < options.nz; ++k) {
+    const int kind = layer_kind(options, k);
+    const auto& cube = cube_cells(kind);
+    for (std::uint64_t j = 0; j < options.ny; ++j) {
+      for (std::uint64_t i = 0; i < options.nx; ++i) {
+        if (kind == 1) {
+          mesh.points[3 * centre] = static_cast<double>(i) + 0.5;
+          mesh.points[3 * centre + 1] = static_cast<double>(j) + 0.5;
+          mesh.points[3 * centre + 2] = static_cast<double>(k) + 0.5;
+        }
+        for (const auto& c : cube) {
+          mesh.cell_types[cell++] = c.type;
+          for (const std::uint8_t corner : c.corners) {
+            mesh.connectivity[at++] =
+                corner == 8
+                    ? static_cast<std::uint32_t>(centre)
+                    : static_cast<std::uint32_t>(i + corner_axis(corner, 0) +
+                                                 px * (j + corner_axis(corner, 1) + py * (k + corner_axis(corner, 2))));
+          }
+        }
+        if (kind == 1) { ++centre; }
+      }
+    }
+  }
+  return mesh;
+}
+
+/// The mesh with its points and cells in a random order and each cell's vertices turned.
+tet_mesh shuffled_cells(const tet_mesh& mesh, std::uint64_t seed)
+{
+  std::mt19937_64 random(seed);
+  const std::uint64_t points = mesh.point_count();
+  const std::uint64_t cells = mesh.cell_count();
+  const auto new_point_id = random_permutation(points, random);
+  tet_mesh shuffled;
+  shuffled.points.resize(mesh.points.size());
+  for (std::uint64_t p = 0; p < points; ++p) {
+    std::copy_n(mesh.points.data() + 3 * p, 3, shuffled.points.data() + 3 * std::uint64_t{new_point_id[p]});
+  }
+  std::vector<std::uint64_t> first(cells + 1, 0);
+  for (std::uint64_t c = 0; c < cells; ++c) { first[c + 1] = first[c] + cell_shape_of(mesh.cell_types[c]).points; }
+  const auto cell_source = random_permutation(cells, random);
+  shuffled.connectivity.reserve(mesh.connectivity.size());
+  shuffled.cell_types.resize(cells);
+  for (std::uint64_t c = 0; c < cells; ++c) {
+    const std::uint64_t source = cell_source[c];
+    const std::uint8_t type = mesh.cell_types[source];
+    shuffled.cell_types[c] = type;
+    const std::size_t at = shuffled.connectivity.size();
+    for (std::uint64_t v = first[source]; v < first[source + 1]; ++v) {
+      shuffled.connectivity.push_back(new_point_id[mesh.connectivity[v]]);
+    }
+    turn_vertices(type, shuffled.connectivity.data() + at, static_cast<std::uint32_t>(random() % 12));
+  }
+  return shuffled;
+}
+
 }  // namespace
+
+std::string vtk_cell_type_name(std::uint64_t type)
+{
+  static const std::map<std::uint64_t, const char*> names{{1, "vertex"},
+                                                          {3, "line"},
+                                                          {5, "triangle"},
+                                                          {7, "polygon"},
+                                                          {9, "quad"},
+                                                          {10, "tetrahedron"},
+                                                          {11, "voxel"},
+                                                          {12, "hexahedron"},
+                                                          {13, "wedge"},
+                                                          {14, "pyramid"},
+                                                          {24, "quadratic tetrahedron"},
+                                                          {25, "quadratic hexahedron"},
+                                                          {42, "polyhedron"}};
+  const auto found = names.find(type);
+  return found == names.end() ? "cell of VTK type " + std::to_string(type)
+                              : std::string(found->second) + " (VTK type " + std::to_string(type) + ")";
+}
 
 tet_mesh make_tet_grid(const tet_grid_options& options)
 {
   WARPDEX_EXPECTS(options.nx >= 1 && options.ny >= 1 && options.nz >= 1,
                   "make_tet_grid: every axis needs at least one hexahedron");
-  WARPDEX_EXPECTS(
-      options.tets_per_hex == 5 || options.tets_per_hex == 6,
-      "make_tet_grid: a hexahedron splits into 5 or 6 tetrahedra, not " + std::to_string(options.tets_per_hex));
+  WARPDEX_EXPECTS(options.tets_per_hex == 5 || options.tets_per_hex == 6 || options.tets_per_hex == grid_hexahedra ||
+                      options.tets_per_hex == grid_mixed,
+                  "make_tet_grid: a hexahedron splits into 5 or 6 tetrahedra, is kept whole (1) or split by layers "
+                  "(0), not " +
+                      std::to_string(options.tets_per_hex));
+  if (options.tets_per_hex == grid_hexahedra || options.tets_per_hex == grid_mixed) {
+    tet_mesh mesh = make_cell_grid(options);
+    return options.numbering == grid_numbering::regular ? mesh : shuffled_cells(mesh, options.seed);
+  }
   const std::uint64_t px = std::uint64_t{options.nx} + 1;
   const std::uint64_t py = std::uint64_t{options.ny} + 1;
   const std::uint64_t pz = std::uint64_t{options.nz} + 1;
@@ -149,13 +378,35 @@ std::uint64_t tet_grid_external_face_count(const tet_grid_options& options)
   const std::uint64_t nx = options.nx;
   const std::uint64_t ny = options.ny;
   const std::uint64_t nz = options.nz;
-  return 2 * 2 * (nx * ny + ny * nz + nz * nx);
+  if (options.tets_per_hex == grid_hexahedra) { return 2 * (nx * ny + ny * nz + nz * nx); }
+  if (options.tets_per_hex != grid_mixed) { return 2 * 2 * (nx * ny + ny * nz + nz * nx); }
+  const auto per_square = [](bool quad) { return quad ? std::uint64_t{1} : std::uint64_t{2}; };
+  std::uint64_t faces = nx * ny * per_square(faces_of_layer(layer_kind(options, 0)).bottom_quad) +
+                        nx * ny * per_square(faces_of_layer(layer_kind(options, nz - 1)).top_quad);
+  for (std::uint64_t k = 0; k < nz; ++k) {
+    faces += 2 * (nx + ny) * per_square(faces_of_layer(layer_kind(options, k)).sides_quads);
+  }
+  return faces;
+}
+
+std::uint64_t tet_grid_cell_count(const tet_grid_options& options)
+{
+  const std::uint64_t per_layer = std::uint64_t{options.nx} * options.ny;
+  if (options.tets_per_hex != grid_mixed) {
+    return per_layer * options.nz * (options.tets_per_hex == grid_hexahedra ? 1 : options.tets_per_hex);
+  }
+  std::uint64_t cells = 0;
+  for (std::uint64_t k = 0; k < options.nz; ++k) { cells += per_layer * cube_cells(layer_kind(options, k)).size(); }
+  return cells;
 }
 
 std::string tet_grid_name(const tet_grid_options& options)
 {
-  return "grid" + std::to_string(options.tets_per_hex) + "-" + std::string(grid_numbering_name(options.numbering)) +
-         "-" + std::to_string(options.nx) + "x" + std::to_string(options.ny) + "x" + std::to_string(options.nz);
+  const std::string split = options.tets_per_hex == grid_hexahedra ? "hex"
+                            : options.tets_per_hex == grid_mixed   ? "mixed"
+                                                                   : "grid" + std::to_string(options.tets_per_hex);
+  return split + "-" + std::string(grid_numbering_name(options.numbering)) + "-" + std::to_string(options.nx) + "x" +
+         std::to_string(options.ny) + "x" + std::to_string(options.nz);
 }
 
 void parse_tet_grid_size(std::string_view text, tet_grid_options& options)

@@ -7,11 +7,14 @@
 
 #include <warpdex/dpp/external_faces.hpp>
 #include <warpdex/dpp/mesh_io.hpp>
+#include <warpdex/dpp/tet_mesh.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <random>
 #include <sstream>
 #include <string>
@@ -92,6 +95,66 @@ TEST_F(mesh_io_test, every_format_round_trips)
   }
 }
 
+TEST_F(mesh_io_test, meshes_of_every_cell_type_round_trip)
+{
+  for (const std::uint32_t split : {grid_hexahedra, grid_mixed}) {
+    const tet_mesh mesh = make_tet_grid({3, 4, 7, split, grid_numbering::randomized, case_seed(split + 30)});
+    for (const auto& c : all_file_cases()) {
+      SCOPED_TRACE(std::string(c.label) + " split " + std::to_string(split));
+      const fs::path path = directory_ / (std::string("cells_") + c.label + c.extension);
+      write_tet_mesh(path, mesh, c.encoding);
+      const tet_mesh back = read_tet_mesh(path);
+      EXPECT_EQ(back.points, mesh.points);
+      EXPECT_EQ(back.connectivity, mesh.connectivity);
+      EXPECT_EQ(back.cell_types, mesh.cell_types);
+    }
+  }
+  // A file of tetrahedra only is read without cell types.
+  const fs::path tets = directory_ / "tets.vtu";
+  write_tet_mesh(tets, test_mesh(), mesh_encoding::appended_zlib);
+  EXPECT_TRUE(read_tet_mesh(tets).cell_types.empty());
+}
+
+TEST_F(mesh_io_test, reading_reports_its_progress)
+{
+  // 160K ids: the parsers report every 2^16 values, and at the end.
+  const tet_mesh mesh = make_tet_grid({20, 20, 20, 5, grid_numbering::randomized, case_seed(40)});
+  for (const auto& c : {all_file_cases()[0], all_file_cases()[1], all_file_cases()[2], all_file_cases()[6]}) {
+    SCOPED_TRACE(c.label);
+    const fs::path path = directory_ / (std::string("progress_") + c.label + c.extension);
+    write_tet_mesh(path, mesh, c.encoding);
+    const std::uint64_t size = fs::file_size(path);
+    std::vector<std::pair<mesh_read_stage, std::uint64_t>> reports;
+    const tet_mesh back = read_tet_mesh(path, [&](mesh_read_stage stage, std::uint64_t done, std::uint64_t total) {
+      EXPECT_EQ(total, size);
+      EXPECT_LE(done, total);
+      reports.emplace_back(stage, done);
+    });
+    EXPECT_EQ(back.connectivity, mesh.connectivity);
+    ASSERT_FALSE(reports.empty());
+    EXPECT_EQ(reports.front().first, mesh_read_stage::reading);
+    EXPECT_EQ(reports.back(), std::make_pair(mesh_read_stage::parsing, size));
+    std::size_t parsing = 0;
+    for (std::size_t i = 1; i < reports.size(); ++i) {
+      if (reports[i].first == reports[i - 1].first) {
+        EXPECT_GE(reports[i].second, reports[i - 1].second) << "report " << i << " of " << reports.size();
+      }
+      EXPECT_FALSE(reports[i].first == mesh_read_stage::reading && reports[i - 1].first == mesh_read_stage::parsing);
+      parsing += reports[i].first == mesh_read_stage::parsing ? 1 : 0;
+    }
+    EXPECT_GE(parsing, 2U) << "reports during the parse, not only at its end";
+    const auto last_read = std::find_if(reports.rbegin(), reports.rend(),
+                                        [](const auto& r) { return r.first == mesh_read_stage::reading; });
+    EXPECT_EQ(last_read->second, size);
+  }
+  // A callback that throws ends the read with its exception.
+  const fs::path path = directory_ / "progress_stop.vtu";
+  write_tet_mesh(path, test_mesh(), mesh_encoding::appended_raw);
+  EXPECT_THROW((void)read_tet_mesh(
+                   path, [](mesh_read_stage, std::uint64_t, std::uint64_t) { throw std::runtime_error("stop"); }),
+               std::runtime_error);
+}
+
 TEST_F(mesh_io_test, hand_written_files_in_other_layouts)
 {
   // Version 5.1 legacy layout (OFFSETS / CONNECTIVITY, METADATA), float points, CRLF line ends.
@@ -134,7 +197,10 @@ TEST_F(mesh_io_test, malformed_files_are_refused)
   expect_refused(replaced(ascii, "POINTS 27", "POINTS 28"), vtk, {"(POINTS)", "'CELLS' is not a number"});
   expect_refused(replaced(ascii, "POINTS 27", "POINTS 99999999999"), vtk, {"more than the file can hold"});
   expect_refused(replaced(ascii, "CELL_TYPES 40\n10", "CELL_TYPES 40\n12"), vtk,
-                 {"cell 0 is a hexahedron (VTK type 12)", "tetrahedra (VTK type 10) only"});
+                 {"cell 0 is a hexahedron (VTK type 12) with 4 points, not 8"});
+  expect_refused(replaced(ascii, "CELL_TYPES 40\n10", "CELL_TYPES 40\n11"), vtk,
+                 {"cell 0 is a voxel (VTK type 11)", "tetrahedra, hexahedra, wedges and pyramids"});
+  expect_refused(replaced(ascii, "CELL_TYPES 40\n10", "CELL_TYPES 40\n300"), vtk, {"cell 0 is a cell of VTK type 300"});
   expect_refused(replaced(ascii, "CELLS 40 200\n4 ", "CELLS 40 200\n4 27"), vtk, {"refers to point 27", "27 points"});
   expect_refused(replaced(ascii, "CELLS 40 200\n4", "CELLS 40 200\n5"), vtk, {"CELLS"});
   expect_refused(replaced(ascii, "DATASET UNSTRUCTURED_GRID", "DATASET POLYDATA"), vtk, {"not an UNSTRUCTURED_GRID"});
@@ -192,6 +258,24 @@ TEST_F(mesh_io_test, random_truncations_and_byte_flips_never_crash)
   }
 }
 
+TEST_F(mesh_io_test, every_prefix_of_a_small_file_is_refused_cleanly)
+{
+  // Cut at every byte (a format line without its newline included): warpdex::error or a mesh, nothing else.
+  const tet_mesh mesh = make_tet_grid({1, 1, 2, grid_mixed, grid_numbering::regular, 1});
+  for (const auto& c : all_file_cases()) {
+    SCOPED_TRACE(c.label);
+    const std::string bytes = write(mesh, c);
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+      try {
+        (void)parse(bytes.substr(0, n), c);
+      } catch (const error&) {
+      } catch (const std::exception& other) {
+        ADD_FAILURE() << "cut at " << n << ": " << other.what();
+      }
+    }
+  }
+}
+
 TEST_F(mesh_io_test, unknown_extensions_and_missing_files)
 {
   expect_error_mentioning<error>([&] { (void)read_tet_mesh(directory_ / "mesh.obj"); }, {"'.obj'", ".vtu"});
@@ -201,6 +285,13 @@ TEST_F(mesh_io_test, unknown_extensions_and_missing_files)
                                  {"ascii or binary"});
   expect_error_mentioning<error>([&] { write_surface(directory_ / "s.stl", mesh, {}, {}); }, {"'.stl'"});
   expect_error_mentioning<error>([] { (void)parse_mesh_encoding("gzip"); }, {"'gzip'"});
+  // A file cut short on disk is refused by the streaming reader with the parser's message and its name.
+  for (const auto& c : {all_file_cases()[1], all_file_cases()[6]}) {
+    const fs::path path = directory_ / (std::string("cut_") + c.label + c.extension);
+    write_tet_mesh(path, mesh, c.encoding);
+    fs::resize_file(path, fs::file_size(path) * 2 / 3);
+    expect_error_mentioning<error>([&] { (void)read_tet_mesh(path); }, {path.string()});
+  }
 }
 
 TEST_F(mesh_io_test, surfaces_are_written_with_their_counts)

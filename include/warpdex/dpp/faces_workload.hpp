@@ -12,6 +12,7 @@
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/dpp/external_faces.hpp>
+#include <warpdex/dpp/mesh_io.hpp>
 #include <warpdex/dpp/tet_mesh.hpp>
 
 #include <cstdint>
@@ -25,10 +26,11 @@ struct faces_workload_options {
   std::string mesh;                      ///< a .vtk or .vtu file (mesh_io.hpp); unused when `grid` is set
   std::optional<tet_grid_options> grid;  ///< generate this grid instead of reading a file
   face_options faces{};
-  bool orient_by_points = true;  ///< pass the coordinates (inverted cells reoriented), see external_faces.hpp
-  int repetitions = 1;           ///< timed runs of the face search after one warm-up; the median is reported
-  bool verify = true;            ///< run the checks of `faces_workload_report::check`
-  std::string output;            ///< when not empty: the surface file (.vtp, .vtk or .ply)
+  bool orient_by_points = true;      ///< pass the coordinates (inverted cells reoriented), see external_faces.hpp
+  int repetitions = 1;               ///< timed runs of the face search after one warm-up; the median is reported
+  bool verify = true;                ///< run the checks of `faces_workload_report::check`
+  std::string output;                ///< when not empty: the surface file (.vtp, .vtk or .ply)
+  mesh_read_progress read_progress;  ///< hears how far the mesh file is read and parsed (mesh_io.hpp)
 };
 
 struct faces_workload_report {
@@ -38,7 +40,8 @@ struct faces_workload_report {
   std::string method;  ///< e.g. "hash", "sort_hash/fnv1a"
   std::uint64_t points = 0;
   std::uint64_t cells = 0;
-  std::uint64_t external_faces = 0;
+  std::uint64_t external_faces = 0;  ///< triangles and quads
+  std::uint64_t external_quads = 0;  ///< of which quads
   face_stats stats{};
   double read_seconds = 0;    ///< reading the file, or generating the grid (host)
   double upload_seconds = 0;  ///< copying it to the backend's memory
@@ -61,8 +64,14 @@ inline constexpr std::uint64_t cross_check_max_cells = std::uint64_t{1} << 22;
 /// The workload on `backend` (a resolved choice). Throws `warpdex::error` on a bad file or option.
 [[nodiscard]] faces_workload_report run_faces_workload(backend_choice backend, const faces_workload_options& options);
 
-/// The checks of the report on a surface in host memory: "" when they pass, else what failed.
-/// `expected_faces` < 0: no known count.
+/// The checks of the report on a surface in host memory: "" when they pass, else what failed. The surface
+/// is closed and consistently oriented (every directed edge of a triangle or quad once, its reverse once)
+/// and encloses the cells' total volume (`cell_volume6`; quads split at their centroid, so the volumes of
+/// the two sides of a non-planar shared quad cancel). `expected_faces` (triangles and quads) < 0: no
+/// known count. O(F log F) for F faces, and O(cells).
+[[nodiscard]] std::string check_surface(const tet_mesh& mesh, std::span<const uint32x3> triangles,
+                                        std::span<const uint32x4> quads, std::int64_t expected_faces);
+/// The same for a surface of triangles only.
 [[nodiscard]] std::string check_surface(const tet_mesh& mesh, std::span<const uint32x3> triangles,
                                         std::int64_t expected_faces);
 
