@@ -290,6 +290,12 @@ struct counts_of_type {
   }
 };
 
+/// counts_of_type of cell c.
+struct counts_of_cell {
+  const std::uint8_t* types;
+  WARPDEX_HOST_DEVICE cell_offsets operator()(std::uint64_t c) const { return counts_of_type{}(types[c]); }
+};
+
 /// Cell c's index shifted left by 8 with its type below, when the type is not taken; else all ones.
 struct unsupported_cell {
   const std::uint8_t* types;
@@ -414,8 +420,9 @@ external_face_set find_external_cell_faces(const Backend& backend, const tet_mes
 {
   const std::uint64_t cells = mesh.cell_types.size();
   auto offsets = make_buffer<cell_offsets>(backend, cells);
-  thrust::transform_exclusive_scan(policy_nosync(backend), mesh.cell_types.data(), mesh.cell_types.data() + cells,
-                                   offsets.data(), counts_of_type{}, cell_offsets{}, add_cell_offsets{});
+  thrust::transform_exclusive_scan(policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                                   thrust::counting_iterator<std::uint64_t>(cells), offsets.data(),
+                                   counts_of_cell{mesh.cell_types.data()}, cell_offsets{}, add_cell_offsets{});
   face_stats stats;
   stats.faces = totals.triangles + totals.quads;
   auto triangle_once = make_buffer<std::uint8_t>(backend, totals.triangles);
@@ -469,8 +476,12 @@ external_face_set external_faces(const Backend& backend, const tet_mesh_view& me
                           vtk_cell_type_name(unsupported & 0xffU) +
                           ": external faces are computed for tetrahedra, hexahedra, wedges and pyramids (VTK "
                           "types 10, 12, 13, 14)");
-      totals = thrust::transform_reduce(detail::policy(backend), types, types + typed_cells, detail::counts_of_type{},
-                                        detail::cell_offsets{}, detail::add_cell_offsets{});
+      // Over cell indices, not the type bytes: CUB's reduction of a byte array loads it 4 bytes at a time
+      // at offsets that are not multiples of 4 (a misaligned address on the GPU).
+      totals = thrust::transform_reduce(
+          detail::policy(backend), thrust::counting_iterator<std::uint64_t>(0),
+          thrust::counting_iterator<std::uint64_t>(typed_cells), detail::counts_of_cell{types}, detail::cell_offsets{},
+          detail::add_cell_offsets{});
       WARPDEX_EXPECTS(totals.points == ids, "dpp::external_faces: the " + std::to_string(typed_cells) +
                                                 " cell types need " + std::to_string(totals.points) +
                                                 " point ids, the connectivity holds " + std::to_string(ids));
