@@ -37,7 +37,6 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
-#include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <thrust/system/cuda/execution_policy.h>
 #else
@@ -440,44 +439,6 @@ auto entries_of(lsm_level<Key, Value>& level)
   return thrust::make_zip_iterator(thrust::make_tuple(level.values, level.status));
 }
 
-#if defined(__CUDACC__)
-/// Batches up to this size are sorted by CUB's merge sort, larger ones by its radix sort (see
-/// sort_batch_pairs).
-inline constexpr std::uint64_t lsm_merge_sort_max = std::uint64_t{1} << 18;
-
-struct key_less {
-  template <class Key>
-  __device__ bool operator()(const Key& a, const Key& b) const
-  {
-    return a < b;
-  }
-};
-#endif
-
-/// Stable sort of a batch's pairs from the inputs into the outputs. On cuda, small batches take CUB's
-/// merge sort, in place after a copy: the radix sort spends about 50 us on 2^16 pairs on an H200 (four
-/// passes whose look-back chains are longer than their work), most of an insert batch.
-template <class Key, class Value, class Backend>
-void sort_batch_pairs(const Backend& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
-                      Value* values_out, std::uint64_t n, buffer<std::uint8_t>* scratch)
-{
-#if defined(__CUDACC__)
-  if (scratch != nullptr && n <= lsm_merge_sort_max) {
-    copy_device_bytes(keys_out, keys_in, n * sizeof(Key), backend.stream);
-    copy_device_bytes(values_out, values_in, n * sizeof(Value), backend.stream);
-    std::size_t temp_bytes = 0;
-    const auto items = static_cast<std::int64_t>(n);
-    WARPDEX_CUDA_TRY(cub::DeviceMergeSort::StableSortPairs(nullptr, temp_bytes, keys_out, values_out, items,
-                                                           key_less{}, backend.stream));
-    if (scratch->size() < temp_bytes) { *scratch = make_buffer<std::uint8_t>(backend, temp_bytes); }
-    WARPDEX_CUDA_TRY(cub::DeviceMergeSort::StableSortPairs(scratch->data(), temp_bytes, keys_out, values_out, items,
-                                                           key_less{}, backend.stream));
-    return;
-  }
-#endif
-  stable_sort_pairs(backend, keys_in, values_in, keys_out, values_out, n, scratch);
-}
-
 /// One chunk of an update batch as a level: sorted by key (stable, so a key's entries keep their batch
 /// order) and reduced in place to one current entry per key. Queued on the stream; nothing read back.
 /// `operations` is empty when every operation is an insert.
@@ -492,7 +453,7 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   const auto run = policy_nosync(backend);
   const auto elements = thrust::counting_iterator<std::uint64_t>(0);
   if (operations.empty()) {
-    sort_batch_pairs(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
+    stable_sort_pairs(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
     thrust::for_each(run, elements, elements + n,
                      reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status,
                                                      n, nullptr, nullptr, nullptr, counters});
@@ -501,7 +462,7 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   auto positions = make_buffer<std::uint32_t>(backend, n);  // batch positions; a chunk is < 2^32 elements
   auto order = make_buffer<std::uint32_t>(backend, n);
   thrust::sequence(run, positions.data(), positions.data() + n);
-  sort_batch_pairs(backend, keys.data(), positions.data(), level->keys, order.data(), n, scratch);
+  stable_sort_pairs(backend, keys.data(), positions.data(), level->keys, order.data(), n, scratch);
   thrust::for_each(run, elements, elements + n,
                    reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n,
                                                    order.data(), values.data(), operations.data(), counters});
