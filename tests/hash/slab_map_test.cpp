@@ -642,12 +642,28 @@ TYPED_TEST(slab_map_test, RehashThatCannotSucceedLeavesTheTableAsItWas)
   typename TestFixture::map_type map(this->backend(), capacity);
   oracle_map oracle;
   this->insert_all(map, keys, keys, oracle);
-  // Two buckets and one pool slab hold 45 pairs (21 in 64-byte slabs), not 1000.
+  // Two buckets and one pool slab hold 45 pairs (21 in 64-byte slabs), not 1000: a fixed pool cannot
+  // take them, nor a growing one limited to the super block it starts with.
   expect_error_mentioning<out_of_memory>(
       [&] {
-        map.rehash(hash::slab_capacity{2, 1});
+        map.rehash(hash::slab_capacity{2, 1, /*grows=*/false});
       },
-      {"slab_map::rehash", "do not fit", "left as it was"});
+      {"slab_map::rehash", "do not fit", "a fixed pool", "left as it was"});
+  expect_error_mentioning<out_of_memory>(
+      [&] {
+        map.rehash(hash::slab_capacity{2, 1, /*grows=*/true, /*super_block_limit=*/1});
+      },
+      {"slab_map::rehash", "do not fit", "limit of 1 super blocks", "left as it was"});
+  expect_error_mentioning<error>(
+      [&] {
+        map.rehash(hash::slab_capacity{2, 1, /*grows=*/true, /*super_block_limit=*/0});
+      },
+      {"slab_map", "super_block_limit 0"});
+  expect_error_mentioning<error>(
+      [&] {
+        map.rehash(hash::slab_capacity{2, hash::slabs_per_super_block + 1, /*grows=*/true, /*super_block_limit=*/1});
+      },
+      {"slab_map", "need 2 super blocks", "super_block_limit 1"});
   expect_error_mentioning<error>([&] { map.rehash(hash::slab_capacity{0, 10}); }, {"slab_map", "bucket_count"});
   expect_error_mentioning<error>(
       [&] {
