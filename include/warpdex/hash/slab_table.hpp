@@ -31,6 +31,14 @@
 /// find and at most one write per distinct key. A combined batch finds each key before writing it, so
 /// it must not run while a kernel writes the table through a device ref. A multimap's batches combine
 /// the same way (slab_multimap.hpp; detail/slab_combine.hpp, multiset_outcome).
+///
+/// ## Hashers and key equality
+/// Every table takes a Hasher and a KeyEqual (hashers.hpp; defaults universal_key_hash, seeded, and
+/// key_equal_to): key k lives in bucket hasher(k) % bucket_count and a slot holding s holds k when
+/// key_equal(s, k). The semantics above hold with "one key" meaning one class of equal keys; an
+/// export lists each class by the key stored for it (the one whose insertion took effect).
+/// A table with a KeyEqual other than key_equal_to never combines its batches (combining groups keys by
+/// their bits), so its mixed batches over heavily repeated keys cost what they did before combining.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -162,16 +170,29 @@ class slab_table_base {
   /// Bytes in one slab (128, or 64 with the smaller nodes).
   static constexpr std::uint32_t slab_bytes = Slots::slab_bytes;
 
-  /// An empty table of `capacity` on `backend`, hashing with the universal hash drawn from `seed`.
-  slab_table_base(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed, const char* name,
-                  key_mode mode = key_mode::unique)
-      : backend_(backend), seed_(seed), name_(name), mode_(mode), storage_(make_storage(capacity))
+  using backend_type = Backend;
+  /// The bucket hash and key equality (hashers.hpp).
+  using hasher = typename Slots::hasher;
+  using key_equal = typename Slots::key_equal;
+
+  /// An empty table of `capacity` on `backend`, whose key k goes to bucket hasher(k) % bucket_count and
+  /// matches a slot's key s when key_equal(s, k).
+  slab_table_base(const Backend& backend, const slab_capacity& capacity, const hasher& hash_function,
+                  const key_equal& key_eq, const char* name, key_mode mode = key_mode::unique)
+      : backend_(backend),
+        hasher_(hash_function),
+        key_equal_(key_eq),
+        name_(name),
+        mode_(mode),
+        storage_(make_storage(capacity))
   {
   }
 
   [[nodiscard]] const Backend& backend() const { return backend_; }
   [[nodiscard]] const slab_capacity& capacity() const { return storage_.capacity; }
-  [[nodiscard]] std::uint64_t seed() const { return seed_; }
+  /// The bucket hash (with the default hasher, the one drawn from the table's seed).
+  [[nodiscard]] const hasher& hash_function() const { return hasher_; }
+  [[nodiscard]] const key_equal& key_eq() const { return key_equal_; }
   /// The storage as kernels see it (for device refs and the backends). A rehash replaces it.
   [[nodiscard]] const slab_table_view<Slots>& view() const { return storage_.view; }
 
@@ -200,7 +221,7 @@ class slab_table_base {
   /// erased slots and unused overflow slabs are dropped on the way. When `capacity.grows`, the new pool
   /// grows by super blocks as an insertion batch's does until the entries fit (up to
   /// `capacity.super_block_limit`); a fixed capacity must hold them as given. The bucket hash keeps the
-  /// table's seed. Strong guarantee: when the capacity is invalid (warpdex::error), the memory is not
+  /// table's hasher. Strong guarantee: when the capacity is invalid (warpdex::error), the memory is not
   /// there (warpdex::out_of_memory), or the live entries do not fit into the new capacity even after
   /// growth (warpdex::out_of_memory), the table is left exactly as it was. Needs a phase of its own (no
   /// concurrent batch or device ref), views and refs taken before are invalid afterwards, and it holds
@@ -387,13 +408,16 @@ class slab_table_base {
     return execute_batch<Slots>(backend_, view(), planned);
   }
 
-  /// Whether `batch` runs combined (batch_combine): never beyond max_combined_elements; automatic
+  /// Whether `batch` runs combined (batch_combine): never with a key equality of the user's (combining
+  /// groups equal bits), never beyond max_combined_elements; automatic
   /// combines the batches whose sampled keys repeat combine_repeat_threshold times or more among the
   /// mixed batches and, in duplicates mode, the insertions and erasures (each of which walks its key's
   /// instances). Uniform batches of a unique-key table and finds are not sampled: a repeated key meets
   /// its one slot, and a slot holding a key is swapped once.
   [[nodiscard]] bool combines(const batch_arguments& batch, batch_combine combine) const
   {
+    // Combining groups keys by their bits: a key equality of the user's may equate other keys.
+    if (!compares_key_bits<Slots>) { return false; }
     if (combine == batch_combine::never || batch.count >= max_combined_elements) { return false; }
     if (combine == batch_combine::always) { return true; }
     const bool walks_instances = mode_ == key_mode::duplicates && batch.uniform != operation::find;
@@ -535,7 +559,8 @@ class slab_table_base {
     storage.first_blocks = make_buffer<std::uint32_t>(backend_, max_super_blocks + 1);
     storage.view.heads = storage.heads.data();
     storage.view.bucket_count = capacity.bucket_count;
-    storage.view.hash = make_universal_hash(seed_, capacity.bucket_count);
+    storage.view.hasher = hasher_;
+    storage.view.key_equal = key_equal_;
     storage.view.pool.super_blocks = storage.super_block_directory.data();
     storage.view.pool.bitmaps = storage.bitmap_directory.data();
     storage.view.pool.first_blocks = storage.first_blocks.data();
@@ -594,7 +619,8 @@ class slab_table_base {
   }
 
   Backend backend_;
-  std::uint64_t seed_;
+  hasher hasher_;
+  key_equal key_equal_;
   std::string name_;
   key_mode mode_;
   table_storage storage_;
