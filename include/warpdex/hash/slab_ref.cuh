@@ -12,9 +12,9 @@
 /// every lane's key is computed once, by its lane, before the queue starts. The semantics are those of a batch
 /// (slab_table.hpp): operations of every warp of every kernel in flight on one table are linearizable. Do not flush,
 /// clear or destroy the table while a kernel uses a ref. A ref of a table with a hasher or key equality
-/// of the user's (hashers.hpp) is `slab_table_ref<decltype(table)::slots_type>(table.view())`, or
-/// `slab_table_ref ref(table.view())` (deduced): the view carries the hasher and the equality, and the
-/// ref hashes and compares with them as the bulk operations do.
+/// of the user's (hashers.hpp) is `slab_table_ref ref(table.view())`, its layout deduced from the view,
+/// which carries the hasher and the equality: the ref hashes and compares with them as the bulk
+/// operations do.
 ///
 /// @code
 ///   __global__ void count_words(warpdex::hash::slab_map_ref ref, const std::uint32_t* words, std::size_t n)
