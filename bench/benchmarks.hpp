@@ -25,6 +25,10 @@ void run_slab_hash(context& ctx);
 /// same batch on unique uniform keys in the same run.
 void run_slab_hash_skew(context& ctx);
 
+/// slab_map filled 16 times past the size it was built for (rehash on doubling, or pool growth only)
+/// and one rehash, each next to the same work at the final size in the same run.
+void run_slab_hash_grow(context& ctx);
+
 /// slab_map's batch options (tile size, bucket order, automatic) side by side at two fills.
 void run_slab_hash_variants(context& ctx);
 /// SlabAlloc, SlabAlloc-light and device-side malloc: 128-byte allocations per second, verified.

@@ -181,6 +181,7 @@ const std::vector<benchmark>& registry()
     {"split/radix_sort_histogram", run_split_sort_histogram},
     {"slab_hash", run_slab_hash},
     {"slab_hash_skew", run_slab_hash_skew},
+    {"slab_hash_grow", run_slab_hash_grow},
     {"slab_map_variants", run_slab_hash_variants},
     {"slab_alloc", run_slab_alloc},
     {"lsm", run_lsm},

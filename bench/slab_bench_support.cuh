@@ -1,6 +1,7 @@
 #pragma once
-// What the slab_map benchmarks (slab_hash.cu, slab_hash_variants.cu) share: their key sets, output
-// buffers, the mixed batch and its check, status counts and speed-of-light byte counts.
+// What the slab_map benchmarks (slab_hash.cu, slab_hash_variants.cu, slab_hash_grow.cu) share: their key
+// sets, output buffers, the mixed batch and its check, the export check, status counts and speed-of-light
+// byte counts.
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
@@ -9,7 +10,9 @@
 #include <warpdex/hash/slab_layout.hpp>
 
 #include <thrust/count.h>
+#include <thrust/equal.h>
 #include <thrust/execution_policy.h>
+#include <thrust/sort.h>
 
 #include <cstdint>
 #include <span>
@@ -118,6 +121,25 @@ bool mixed_batch_verified(const Map& map, const buffer<hash::operation_status>& 
   const std::uint64_t inserted = count_status(statuses, n, hash::operation_status::inserted);
   const std::uint64_t erased = count_status(statuses, n, hash::operation_status::erased);
   return map.size() == n + inserted - erased && count_status(statuses, n, hash::operation_status::out_of_memory) == 0;
+}
+
+/// Whether `map` (a slab_map on cuda) holds exactly `keys`, each with itself as value (export, sort,
+/// compare).
+template <class Map>
+bool export_matches(const Map& map, std::span<const std::uint32_t> keys)
+{
+  auto exported_keys = make_device_buffer<std::uint32_t>(keys.size());
+  auto exported_values = make_device_buffer<std::uint32_t>(keys.size());
+  if (map.export_pairs(exported_keys.span(), exported_values.span()) != keys.size()) { return false; }
+  if (!thrust::equal(thrust::cuda::par, exported_keys.data(), exported_keys.data() + keys.size(),
+                     exported_values.data())) {
+    return false;
+  }
+  auto expected = make_device_buffer<std::uint32_t>(keys.size());
+  WARPDEX_CUDA_TRY(cudaMemcpy(expected.data(), keys.data(), keys.size_bytes(), cudaMemcpyDeviceToDevice));
+  thrust::sort(thrust::cuda::par, expected.data(), expected.data() + keys.size());
+  thrust::sort(thrust::cuda::par, exported_keys.data(), exported_keys.data() + keys.size());
+  return thrust::equal(thrust::cuda::par, expected.data(), expected.data() + keys.size(), exported_keys.data());
 }
 
 }  // namespace warpdex::bench::slab

@@ -19,7 +19,6 @@
 #include <thrust/count.h>
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>
-#include <thrust/sort.h>
 
 #include <algorithm>
 #include <bit>
@@ -41,25 +40,6 @@ constexpr std::uint64_t data_seed = 0x5eed5eed;
 /// for n = 2^26 keys, whatever --size-log2 asks of the other benchmarks; a smaller --size-log2 still
 /// shrinks the rows (quick runs).
 constexpr std::uint64_t target_keys = std::uint64_t{1} << 26;
-
-// ---- Checks. ----
-
-/// Whether the map holds exactly `keys`, each with itself as value (export, sort, compare).
-bool export_matches(const map_type& map, std::span<const std::uint32_t> keys)
-{
-  auto exported_keys = make_device_buffer<std::uint32_t>(keys.size());
-  auto exported_values = make_device_buffer<std::uint32_t>(keys.size());
-  if (map.export_pairs(exported_keys.span(), exported_values.span()) != keys.size()) { return false; }
-  if (!thrust::equal(thrust::cuda::par, exported_keys.data(), exported_keys.data() + keys.size(),
-                     exported_values.data())) {
-    return false;
-  }
-  auto expected = make_device_buffer<std::uint32_t>(keys.size());
-  WARPDEX_CUDA_TRY(cudaMemcpy(expected.data(), keys.data(), keys.size_bytes(), cudaMemcpyDeviceToDevice));
-  thrust::sort(thrust::cuda::par, expected.data(), expected.data() + keys.size());
-  thrust::sort(thrust::cuda::par, exported_keys.data(), exported_keys.data() + keys.size());
-  return thrust::equal(thrust::cuda::par, expected.data(), expected.data() + keys.size(), exported_keys.data());
-}
 
 /// The figure a slab_map row compares against.
 const std::string open_baseline = baselines::open_addressing_map::name();
@@ -246,7 +226,7 @@ void run_slab_hash(context& ctx)
         });
     const map_type& map = *fresh;
     const hash::slab_statistics stats = map.statistics();
-    const bool verified = stats.live == n && export_matches(map, keys);
+    const bool verified = stats.live == n && slab::export_matches(map, keys);
     if (ctx.selected(throughput_name)) {
       row r = make_row(throughput_name, n, ms, open_build_ms, update_sol, verified);
       r.baseline = std::string("one batch of n keys into ") + open_baseline;

@@ -38,6 +38,7 @@ cmake --install build-host --prefix build-host/install
 cmake -S examples/consumer -B build-consumer -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build-host/install"
 cmake --build build-consumer -j "$build_jobs"
 build-consumer/warpdex_consumer
+build-consumer/warpdex_consumer_hasher
 
 echo "== examples"
 # The family guides' examples (docs/<family>.md shows each verbatim: checked first), built against the

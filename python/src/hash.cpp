@@ -208,6 +208,7 @@ class slab_binding {
     map_.visit([&](auto& map) {
       hash::slab_capacity capacity = capacity_of(expected_keys, base_fill, 1);
       capacity.grows = map.capacity().grows;
+      capacity.super_block_limit = map.capacity().super_block_limit;
       map.rehash(capacity);
     });
   }

@@ -2,8 +2,9 @@
 // and absent keys, runs a mixed batch, and prints each step's warm throughput next to the baseline table,
 // its check, and the table's utilization (hash_workload.cpp).
 // With --multimap it does the same for a slab_multimap: keys with several values each, count, find_all,
-// erase of one instance and of all instances, and a mixed batch. --slab-bytes picks the slab size of
-// either table.
+// erase of one instance and of all instances, and a mixed batch. With --grow it inserts the keys in
+// batches into a map built for one batch and grows it with rehash(), showing each step. --slab-bytes
+// picks the slab size of any table.
 #include "commands.hpp"
 #include "input.hpp"
 #include "progress.hpp"
@@ -40,6 +41,7 @@ struct hash_options {
   bool multimap = false;
   std::string input;  ///< a file of raw little-endian 32-bit keys; empty: generated keys
   std::uint32_t slab_bytes = hash::default_slab_bytes;  ///< 128 or 64 (hash::is_supported_slab_size)
+  bool grow = false;  ///< build in batches past the table's size, growing it with rehash
 };
 
 /// Calls `run` with the slab size as a std::integral_constant, for the tables' template argument.
@@ -276,6 +278,79 @@ std::vector<timed_step> run_multimap(const Backend& backend, const hash_options&
   return steps;
 }
 
+/// Batches the --grow run inserts its keys in; the table starts with buckets for one of them.
+constexpr std::uint64_t growth_batches = 16;
+
+/// The --grow run: n generated keys inserted in growth_batches batches into a map built for one batch,
+/// rehash() after a batch whenever the load needs twice the buckets the map has; then every key found.
+/// One step per batch that rehashed, and the check of the whole.
+template <std::uint32_t SlabBytes, class Backend>
+std::vector<timed_step> run_growth(const Backend& backend, const hash_options& opts, hash::slab_statistics& stats)
+{
+  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend, SlabBytes>;
+  const std::uint64_t n = std::uint64_t{1} << opts.size_log2;
+  const std::uint64_t batch = std::max<std::uint64_t>(1, n / growth_batches);
+  const key_set<std::uint32_t> set{n, opts.seed, key_order::shuffled, hash::max_user_key};
+  auto keys = make_buffer<std::uint32_t>(backend, n);
+  generate_keys(backend, set, keys.span());
+  const auto all = std::span<const std::uint32_t>(keys.data(), n);
+  map_type map(backend, map_type::capacity_for(batch, opts.base_fill), opts.seed);
+  std::vector<timed_step> steps;
+  progress shown("grow");
+  for (std::uint64_t first = 0; first < n; first += batch) {
+    const auto part = all.subspan(first, std::min(batch, n - first));
+    const std::uint32_t buckets_before = map.capacity().bucket_count;
+    timed_step step{"insert " + std::to_string(first / batch + 1) + "/" + std::to_string(growth_batches), part.size()};
+    step.seconds = seconds_of(backend, [&] { map.insert(part, part); });
+    const hash::slab_statistics before = map.statistics();
+    const std::uint32_t needed = map_type::capacity_for(before.live, opts.base_fill).bucket_count;
+    step.passed = before.live == first + part.size();
+    step.check = std::to_string(before.live) + " keys, longest list " + std::to_string(before.longest_chain) +
+                 " slabs, " + std::to_string(before.super_block_count) + " super blocks";
+    if (needed >= 2 * buckets_before) {
+      const double rehash_seconds = seconds_of(backend, [&] { map.rehash(); });
+      step.check += "; rehash() " + std::to_string(buckets_before) + " -> " +
+                    std::to_string(map.capacity().bucket_count) + " buckets in " +
+                    std::to_string(rehash_seconds * 1e3) + " ms, longest list " +
+                    std::to_string(map.statistics().longest_chain);
+    }
+    steps.push_back(step);
+  }
+  auto values = make_buffer<std::uint32_t>(backend, n);
+  auto statuses = make_buffer<operation_status>(backend, n);
+  timed_step find_step{"find every key", n};
+  find_step.seconds = seconds_of(backend, [&] { map.find(all, values.span(), statuses.span()); });
+  const std::uint64_t found = count_of(statuses.to_vector(), operation_status::found);
+  const std::vector<std::uint32_t> host_keys = keys.to_vector();
+  const bool values_match = values.to_vector() == host_keys;
+  find_step.check = std::to_string(found) + " of " + std::to_string(n) + " found" +
+                    (values_match ? ", each with its value" : ", WRONG values");
+  find_step.passed = found == n && values_match;
+  steps.push_back(find_step);
+  stats = map.statistics();
+  return steps;
+}
+
+/// Prints the steps of a run that has no benchmark rows (each step once, timed alone) and the table's
+/// statistics; fails when a step did.
+void print_steps(const std::vector<timed_step>& steps, const hash::slab_statistics& stats, const char* when)
+{
+  bool all_passed = true;
+  std::printf("%-18s %12s  %s\n", "step (one run)", "Mops/s", "check");
+  for (const timed_step& step : steps) {
+    std::printf("%-18s %12.1f  %s: %s\n", step.what.c_str(), static_cast<double>(step.operations) / step.seconds / 1e6,
+                step.passed ? "ok" : "FAILED", step.check.c_str());
+    all_passed = all_passed && step.passed;
+  }
+  std::printf(
+      "%s: %llu buckets, %.3f slabs per bucket (longest %llu), memory utilization %.3f, "
+      "%.2f bytes per live pair, %.1f MB reserved\n",
+      when, static_cast<unsigned long long>(stats.bucket_count), stats.mean_slabs_per_bucket,
+      static_cast<unsigned long long>(stats.longest_chain), stats.memory_utilization, stats.bytes_per_live_entry,
+      static_cast<double>(stats.reserved_bytes) / 1e6);
+  WARPDEX_EXPECTS(all_passed, "hash: a step failed its check");
+}
+
 void print_hash(const global_options& globals, const hash_options& opts)
 {
   WARPDEX_EXPECTS(hash::is_supported_slab_size(opts.slab_bytes),
@@ -284,6 +359,22 @@ void print_hash(const global_options& globals, const hash_options& opts)
   const unsigned slab_bytes = opts.slab_bytes;
   // A key file is read and checked before anything is printed or built.
   hash_request from_file = opts.input.empty() ? hash_request{} : file_workload(opts.input, opts.seed);
+  if (opts.grow) {
+    std::printf(
+        "warpdex hash --grow: slab_map of %u-byte slabs on backend %s, n = 2^%u unique 32-bit keys in %llu "
+        "batches into a map built for one batch, rehash() when the load needs twice its buckets, base fill "
+        "%.2f, seed %llu\n",
+        slab_bytes, choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2,
+        static_cast<unsigned long long>(growth_batches), opts.base_fill, static_cast<unsigned long long>(opts.seed));
+    hash::slab_statistics stats;
+    const auto steps = visit_backend(choice, [&](const auto& backend) {
+      return visit_slab_bytes(opts.slab_bytes, [&](auto slab_bytes) {
+        return run_growth<decltype(slab_bytes)::value>(backend, opts, stats);
+      });
+    });
+    print_steps(steps, stats, "at the end");
+    return;
+  }
   if (opts.multimap) {
     std::printf(
         "warpdex hash: slab_multimap of %u-byte slabs on backend %s, n = %llu pairs, %llu values per key, base "
@@ -339,20 +430,7 @@ void print_hash(const global_options& globals, const hash_options& opts)
       return run_multimap<decltype(slab_bytes)::value>(backend, opts, stats);
     });
   });
-  bool all_passed = true;
-  std::printf("%-18s %12s  %s\n", "step (one run)", "Mops/s", "check");
-  for (const timed_step& step : steps) {
-    std::printf("%-18s %12.1f  %s: %s\n", step.what.c_str(), static_cast<double>(step.operations) / step.seconds / 1e6,
-                step.passed ? "ok" : "FAILED", step.check.c_str());
-    all_passed = all_passed && step.passed;
-  }
-  std::printf(
-      "after build: %llu buckets, %.3f slabs per bucket (longest %llu), memory utilization %.3f, "
-      "%.2f bytes per live pair, %.1f MB reserved\n",
-      static_cast<unsigned long long>(stats.bucket_count), stats.mean_slabs_per_bucket,
-      static_cast<unsigned long long>(stats.longest_chain), stats.memory_utilization, stats.bytes_per_live_entry,
-      static_cast<double>(stats.reserved_bytes) / 1e6);
-  WARPDEX_EXPECTS(all_passed, "hash: a step failed its check");
+  print_steps(steps, stats, "after build");
 }
 
 }  // namespace
@@ -372,13 +450,19 @@ void add_hash_command(CLI::App& app, const global_options& globals)
       command->add_flag("--multimap", opts->multimap,
                         "Use a slab_multimap: keys with several values; count, find_all, erase one / all instances");
   command->add_option("--slab-bytes", opts->slab_bytes, "Bytes in a slab of the table: 128 (default) or 64");
+  CLI::Option* grow = command->add_flag(
+      "--grow", opts->grow,
+      "Insert the keys in 16 batches into a map built for one batch, growing it with rehash() when the load needs "
+      "twice its buckets; print each batch, each rehash and the lists");
+  grow->excludes(multimap);
   command
       ->add_option("--input", opts->input,
                    "Build from the keys of FILE: raw little-endian 32-bit keys (repeats allowed; the reserved keys "
                    "0xfffffffe and 0xffffffff are rejected)")
       ->type_name("FILE")
       ->excludes(size)
-      ->excludes(multimap);
+      ->excludes(multimap)
+      ->excludes(grow);
   command->callback([opts, &globals] { print_hash(globals, *opts); });
 }
 

@@ -3,7 +3,7 @@
 // copies around it (thrust::sort and thrust::stable_sort_by_key sort in place, so their caller copies
 // first: 8 more bytes moved per 4-byte key), and Thrust's OpenMP system on host. Integer keys only.
 
-#include "thrust_backend.hpp"
+#include <warpdex/core/detail/thrust_backend.hpp>
 
 #include <thrust/copy.h>
 #include <thrust/sort.h>

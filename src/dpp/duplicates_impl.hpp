@@ -4,7 +4,7 @@
 // the host ones select Thrust's OpenMP system, so they need no CUDA header.
 
 #include "../core/radix_sort_backend.hpp"
-#include "../core/thrust_backend.hpp"
+#include <warpdex/core/detail/thrust_backend.hpp>
 #include "dpp_common.hpp"
 
 #include <warpdex/core/error.hpp>

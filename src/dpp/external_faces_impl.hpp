@@ -4,7 +4,7 @@
 // the duplicate search's job (duplicates.hpp): the tuple sort and hash fighting are its methods, called
 // here, and the hash sort hands its over-long runs to it.
 
-#include "../core/thrust_backend.hpp"
+#include <warpdex/core/detail/thrust_backend.hpp>
 #include "dpp_common.hpp"
 
 #include <warpdex/core/error.hpp>

@@ -2,7 +2,7 @@
 // Maximal clique enumeration (include/warpdex/dpp/maximal_cliques.hpp), written once against Thrust
 // execution policies; maximal_cliques_host.cpp and maximal_cliques_cuda.cu instantiate it.
 
-#include "../core/thrust_backend.hpp"
+#include <warpdex/core/detail/thrust_backend.hpp>
 #include "dpp_common.hpp"
 
 #include <warpdex/core/error.hpp>

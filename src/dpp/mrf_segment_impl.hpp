@@ -4,7 +4,7 @@
 // floating-point contraction (src/dpp/CMakeLists.txt): the energies are then rounded the same way on both
 // backends, and so are the labels.
 
-#include "../core/thrust_backend.hpp"
+#include <warpdex/core/detail/thrust_backend.hpp>
 #include "dpp_common.hpp"
 
 #include <warpdex/core/error.hpp>

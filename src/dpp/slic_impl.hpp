@@ -3,7 +3,7 @@
 // slic_host.cpp and slic_cuda.cu instantiate it, both without floating-point contraction so that the
 // distances, and so the assignments, are the same on both backends (src/dpp/CMakeLists.txt).
 
-#include "../core/thrust_backend.hpp"
+#include <warpdex/core/detail/thrust_backend.hpp>
 #include "dpp_common.hpp"
 
 #include <warpdex/core/error.hpp>

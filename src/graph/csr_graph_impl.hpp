@@ -1,11 +1,11 @@
 #pragma once
-// build_csr_graph written once against Thrust (see src/core/thrust_backend.hpp); csr_graph_cuda.cu and
+// build_csr_graph written once against Thrust (see warpdex/core/detail/thrust_backend.hpp); csr_graph_cuda.cu and
 // csr_graph_host.cpp instantiate it for their backend.
 
 #include <warpdex/core/error.hpp>
 #include <warpdex/graph/csr_graph.hpp>
 
-#include "../core/thrust_backend.hpp"
+#include <warpdex/core/detail/thrust_backend.hpp>
 #include "host_copy.hpp"
 
 #include <thrust/binary_search.h>

@@ -16,7 +16,7 @@
 #include <warpdex/split/bucket_identifiers.hpp>
 #include <warpdex/split/multisplit.hpp>
 
-#include "../core/thrust_backend.hpp"
+#include <warpdex/core/detail/thrust_backend.hpp>
 #include "sssp_atomics.hpp"
 #include "sssp_rounds.hpp"
 

@@ -1,6 +1,6 @@
 // The cuda backend of the slab tables with 128-byte slabs, and the entry points shared by every layout.
-#include "slab_table_cuda.cuh"
-#include "slab_table_instances.hpp"
+#include <warpdex/hash/detail/slab_table_cuda_impl.cuh>
+#include <warpdex/hash/detail/slab_table_instances.hpp>
 
 namespace warpdex::hash::detail {
 

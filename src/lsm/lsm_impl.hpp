@@ -5,7 +5,7 @@
 // Thrust's OpenMP and C++ systems, so it needs no CUDA header.
 
 #include "../core/radix_sort_backend.hpp"
-#include "../core/thrust_backend.hpp"
+#include <warpdex/core/detail/thrust_backend.hpp>
 
 #include <warpdex/core/config.hpp>
 #include <warpdex/core/error.hpp>

@@ -7,7 +7,7 @@
 // ranges looked at are disjoint, so the work is at most the text's bytes, and no pass over the text
 // marks line starts. A line's end is found by looking forward from the occurrence that opens it.
 
-#include "../core/thrust_backend.hpp"
+#include <warpdex/core/detail/thrust_backend.hpp>
 
 #include <warpdex/core/config.hpp>
 #include <warpdex/core/error.hpp>

@@ -642,12 +642,28 @@ TYPED_TEST(slab_map_test, RehashThatCannotSucceedLeavesTheTableAsItWas)
   typename TestFixture::map_type map(this->backend(), capacity);
   oracle_map oracle;
   this->insert_all(map, keys, keys, oracle);
-  // Two buckets and one pool slab hold 45 pairs (21 in 64-byte slabs), not 1000.
+  // Two buckets and one pool slab hold 45 pairs (21 in 64-byte slabs), not 1000: a fixed pool cannot
+  // take them, nor a growing one limited to the super block it starts with.
   expect_error_mentioning<out_of_memory>(
       [&] {
-        map.rehash(hash::slab_capacity{2, 1});
+        map.rehash(hash::slab_capacity{2, 1, /*grows=*/false});
       },
-      {"slab_map::rehash", "do not fit", "left as it was"});
+      {"slab_map::rehash", "do not fit", "a fixed pool", "left as it was"});
+  expect_error_mentioning<out_of_memory>(
+      [&] {
+        map.rehash(hash::slab_capacity{2, 1, /*grows=*/true, /*super_block_limit=*/1});
+      },
+      {"slab_map::rehash", "do not fit", "limit of 1 super blocks", "left as it was"});
+  expect_error_mentioning<error>(
+      [&] {
+        map.rehash(hash::slab_capacity{2, 1, /*grows=*/true, /*super_block_limit=*/0});
+      },
+      {"slab_map", "super_block_limit 0"});
+  expect_error_mentioning<error>(
+      [&] {
+        map.rehash(hash::slab_capacity{2, hash::slabs_per_super_block + 1, /*grows=*/true, /*super_block_limit=*/1});
+      },
+      {"slab_map", "need 2 super blocks", "super_block_limit 1"});
   expect_error_mentioning<error>([&] { map.rehash(hash::slab_capacity{0, 10}); }, {"slab_map", "bucket_count"});
   expect_error_mentioning<error>(
       [&] {
@@ -666,20 +682,27 @@ TYPED_TEST(slab_map_test, RehashThatCannotSucceedLeavesTheTableAsItWas)
   EXPECT_EQ(map.capacity().bucket_count, 3u);
 }
 
-TEST(slab_table_view, FastBucketEqualsTheUniversalHash)
+TEST(slab_table_view, DefaultHasherBucketEqualsTheUniversalHash)
 {
+  // The default hasher reduced by the bucket count is SlabHash's bucket function, so tables built with
+  // it are exactly those built before the hasher became a parameter.
   std::mt19937_64 random(std::random_device{}());
   const std::uint32_t edge_keys[] = {0, 1, 4, 5, 6, hash::max_user_key, 0xfffffffaU, 0xfffffffbU, 0xfffffff0U};
   for (const std::uint32_t buckets : {1U, 2U, 3U, 100U, 65537U, 0x7fffffffU, 0xffffffffU}) {
     for (int seed = 0; seed < 20; ++seed) {
+      const std::uint64_t drawn_seed = random();
+      universal_hash reference = make_universal_hash(drawn_seed, buckets);
       hash::detail::slab_table_view<hash::map_slots> view;
-      view.hash = make_universal_hash(random(), buckets);
-      if (seed == 0) { view.hash.a = static_cast<std::uint32_t>(universal_hash::prime - 1); }
-      if (seed == 1) { view.hash.b = static_cast<std::uint32_t>(universal_hash::prime - 1); }
-      for (const std::uint32_t key : edge_keys) { ASSERT_EQ(view.bucket_of(key), view.hash(key)) << key; }
+      view.bucket_count = buckets;
+      view.hasher = hash::universal_key_hash(drawn_seed);
+      ASSERT_EQ(view.hasher.a, reference.a);
+      ASSERT_EQ(view.hasher.b, reference.b);
+      if (seed == 0) { view.hasher.a = reference.a = static_cast<std::uint32_t>(universal_hash::prime - 1); }
+      if (seed == 1) { view.hasher.b = reference.b = static_cast<std::uint32_t>(universal_hash::prime - 1); }
+      for (const std::uint32_t key : edge_keys) { ASSERT_EQ(view.bucket_of(key), reference(key)) << key; }
       for (int draw = 0; draw < 2000; ++draw) {
         const auto key = static_cast<std::uint32_t>(random());
-        ASSERT_EQ(view.bucket_of(key), view.hash(key)) << "key " << key << " buckets " << buckets;
+        ASSERT_EQ(view.bucket_of(key), reference(key)) << "key " << key << " buckets " << buckets;
       }
     }
   }

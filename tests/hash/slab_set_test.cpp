@@ -82,8 +82,9 @@ TYPED_TEST(slab_set_test, RehashGrowsTheSetAndKeepsEveryKey)
   auto device_doomed = this->put(doomed);
   set.erase(device_doomed.span());
   oracle_set oracle(keys.begin() + 1000, keys.end());
-  // Too small: an error, and the set is unchanged.
-  EXPECT_THROW(set.rehash(hash::slab_capacity{1, 1}), out_of_memory);
+  // Too small and fixed, or too small with no room to grow: an error, and the set is unchanged.
+  EXPECT_THROW(set.rehash(hash::slab_capacity{1, 1, /*grows=*/false}), out_of_memory);
+  EXPECT_THROW(set.rehash(hash::slab_capacity{1, 1, /*grows=*/true, /*super_block_limit=*/1}), out_of_memory);
   EXPECT_EQ(set.capacity().bucket_count, 4u);
   EXPECT_EQ(export_set(set), oracle);
 

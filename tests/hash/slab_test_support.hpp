@@ -118,9 +118,9 @@ inline std::vector<std::uint32_t> zipf_draws(std::mt19937_64& random, const std:
   return keys;
 }
 
-template <class Backend, std::uint32_t SlabBytes>
+template <class Backend, std::uint32_t SlabBytes, class Hasher, class KeyEqual>
 std::unordered_map<std::uint32_t, std::uint32_t> export_map(
-    const hash::slab_map<std::uint32_t, std::uint32_t, Backend, SlabBytes>& map)
+    const hash::slab_map<std::uint32_t, std::uint32_t, Backend, SlabBytes, Hasher, KeyEqual>& map)
 {
   const std::uint64_t size = map.size();
   auto keys = make_buffer<std::uint32_t>(map.backend(), size);
@@ -169,8 +169,9 @@ inline expected_outcome apply_to_oracle(std::unordered_map<std::uint32_t, std::u
   return expected;
 }
 
-template <class Backend, std::uint32_t SlabBytes>
-std::unordered_set<std::uint32_t> export_set(const hash::slab_set<std::uint32_t, Backend, SlabBytes>& set)
+template <class Backend, std::uint32_t SlabBytes, class Hasher, class KeyEqual>
+std::unordered_set<std::uint32_t> export_set(
+    const hash::slab_set<std::uint32_t, Backend, SlabBytes, Hasher, KeyEqual>& set)
 {
   const std::uint64_t size = set.size();
   auto keys = make_buffer<std::uint32_t>(set.backend(), size);

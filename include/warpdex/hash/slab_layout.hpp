@@ -14,9 +14,11 @@
 /// compare-and-swap, and every reader reads a whole slot, so no reader sees a key with a stale value.
 
 #include <warpdex/core/config.hpp>
+#include <warpdex/hash/hashers.hpp>
 
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 namespace warpdex::hash {
 
@@ -78,6 +80,9 @@ struct basic_map_slots {
   static constexpr std::uint32_t data_slots = slots_per_slab - 1;
   static constexpr std::uint32_t link_slot = slots_per_slab - 1;
   static constexpr bool has_values = true;
+  /// The bucket hash and key equality (hashers.hpp): the defaults; keyed_slots names others.
+  using hasher = universal_key_hash;
+  using key_equal = key_equal_to;
   /// A slot that was never written: both halves all ones, as a fresh slab's bytes.
   static constexpr slot_type empty_slot = ~slot_type{0};
 
@@ -106,6 +111,8 @@ struct basic_set_slots {
   static constexpr std::uint32_t data_slots = slots_per_slab - 1;
   static constexpr std::uint32_t link_slot = slots_per_slab - 1;
   static constexpr bool has_values = false;
+  using hasher = universal_key_hash;
+  using key_equal = key_equal_to;
   static constexpr slot_type empty_slot = empty_key;
 
   WARPDEX_HOST_DEVICE static constexpr std::uint32_t key_of(slot_type slot) { return slot; }
@@ -118,6 +125,28 @@ struct basic_set_slots {
 /// The default layouts: 128-byte slabs.
 using map_slots = basic_map_slots<default_slab_bytes>;
 using set_slots = basic_set_slots<default_slab_bytes>;
+
+/// The slots of `Layout` in a table with a user's hasher and key equality (hashers.hpp): the same
+/// layout and protocol; only the bucket of a key and the slot comparison change.
+template <class Layout, class Hasher, class KeyEqual>
+struct keyed_slots : Layout {
+  static_assert(std::is_trivially_copyable_v<Hasher> && std::is_trivially_copyable_v<KeyEqual>,
+                "a slab table's hasher and key equality travel in kernel arguments: they must be trivially copyable");
+  using hasher = Hasher;
+  using key_equal = KeyEqual;
+};
+
+/// The slots of a table of `Layout` with `Hasher` and `KeyEqual`: `Layout` itself with the default
+/// ones (the types the library instantiates), keyed_slots otherwise.
+template <class Layout, class Hasher, class KeyEqual>
+using slots_with = std::conditional_t<std::is_same_v<Hasher, typename Layout::hasher> &&
+                                          std::is_same_v<KeyEqual, typename Layout::key_equal>,
+                                      Layout, keyed_slots<Layout, Hasher, KeyEqual>>;
+
+/// Whether `Slots` compare keys by their bits (the default key_equal_to): then a slot of a reserved key
+/// never equals a user key without a separate check, and batches may combine by sorting keys.
+template <class Slots>
+inline constexpr bool compares_key_bits = std::is_same_v<typename Slots::key_equal, key_equal_to>;
 
 /// What one read of a slab showed about one key: which data slots hold it, which are empty, and
 /// the link to the next slab.

@@ -26,11 +26,15 @@
 
 namespace warpdex::hash {
 
-template <class Key, class Value, class Backend, std::uint32_t SlabBytes = default_slab_bytes>
-class slab_map : public detail::slab_table_base<basic_map_slots<SlabBytes>, Backend> {
+/// `Hasher` and `KeyEqual` (hashers.hpp): the bucket hash and key equality, defaults universal_key_hash
+/// (seeded by the constructor) and key_equal_to. With the defaults the library holds the compiled table;
+/// with others, instantiate it once per backend (instantiate.hpp).
+template <class Key, class Value, class Backend, std::uint32_t SlabBytes = default_slab_bytes,
+          class Hasher = universal_key_hash, class KeyEqual = key_equal_to>
+class slab_map : public detail::slab_table_base<slots_with<basic_map_slots<SlabBytes>, Hasher, KeyEqual>, Backend> {
   static_assert(std::is_same_v<Key, std::uint32_t> && std::is_same_v<Value, std::uint32_t>,
                 "slab_map holds 32-bit keys and 32-bit values");
-  using base = detail::slab_table_base<basic_map_slots<SlabBytes>, Backend>;
+  using base = detail::slab_table_base<slots_with<basic_map_slots<SlabBytes>, Hasher, KeyEqual>, Backend>;
 
  public:
   using key_type = Key;
@@ -46,10 +50,26 @@ class slab_map : public detail::slab_table_base<basic_map_slots<SlabBytes>, Back
     return slab_capacity::for_keys(expected_keys, pairs_per_slab, base_fill);
   }
 
-  /// An empty map. Throws warpdex::error for a capacity beyond the 32-bit slab addresses and
-  /// warpdex::out_of_memory when the backend cannot hold it.
-  slab_map(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed = default_seed)
-      : base(backend, capacity, seed, "slab_map")
+  /// An empty map, with the default hasher drawn from `seed` (any Hasher constructible from a seed).
+  /// Throws warpdex::error for a capacity beyond the 32-bit slab addresses or an invalid super-block
+  /// limit, and warpdex::out_of_memory when the backend cannot hold it.
+  slab_map(const Backend& backend, const slab_capacity& capacity,
+           std::uint64_t seed = default_seed) requires std::is_constructible_v<Hasher, std::uint64_t>
+      : base(backend, capacity, Hasher(seed), KeyEqual{}, "slab_map")
+  {
+  }
+  /// An empty map with a default-constructed Hasher that takes no seed.
+  slab_map(const Backend& backend,
+           const slab_capacity& capacity) requires(!std::is_constructible_v<Hasher, std::uint64_t>)
+      : base(backend, capacity, Hasher{}, KeyEqual{}, "slab_map")
+  {
+  }
+  /// An empty map hashing with `hash_function` and comparing keys with `key_eq` (hashers.hpp says what
+  /// they must provide; a table with types other than the defaults is instantiated by the user,
+  /// instantiate.hpp).
+  slab_map(const Backend& backend, const slab_capacity& capacity, const Hasher& hash_function,
+           const KeyEqual& key_eq = KeyEqual{})
+      : base(backend, capacity, hash_function, key_eq, "slab_map")
   {
   }
 

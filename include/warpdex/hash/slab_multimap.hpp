@@ -61,11 +61,15 @@
 
 namespace warpdex::hash {
 
-template <class Key, class Value, class Backend, std::uint32_t SlabBytes = default_slab_bytes>
-class slab_multimap : public detail::slab_table_base<basic_map_slots<SlabBytes>, Backend> {
+/// `Hasher` and `KeyEqual`: as slab_map's (hashers.hpp, instantiate.hpp); with a KeyEqual of the user's,
+/// the instances of a key are the pairs whose keys are equal to it.
+template <class Key, class Value, class Backend, std::uint32_t SlabBytes = default_slab_bytes,
+          class Hasher = universal_key_hash, class KeyEqual = key_equal_to>
+class slab_multimap
+    : public detail::slab_table_base<slots_with<basic_map_slots<SlabBytes>, Hasher, KeyEqual>, Backend> {
   static_assert(std::is_same_v<Key, std::uint32_t> && std::is_same_v<Value, std::uint32_t>,
                 "slab_multimap holds 32-bit keys and 32-bit values");
-  using base = detail::slab_table_base<basic_map_slots<SlabBytes>, Backend>;
+  using base = detail::slab_table_base<slots_with<basic_map_slots<SlabBytes>, Hasher, KeyEqual>, Backend>;
 
  public:
   using key_type = Key;
@@ -84,9 +88,26 @@ class slab_multimap : public detail::slab_table_base<basic_map_slots<SlabBytes>,
     return slab_capacity::for_keys(expected_pairs, pairs_per_slab, base_fill, values_per_key);
   }
 
-  /// An empty multimap (errors as slab_map's constructor).
-  slab_multimap(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed = default_seed)
-      : base(backend, capacity, seed, "slab_multimap", key_mode::duplicates)
+  /// An empty multimap, with the default hasher drawn from `seed` (any Hasher constructible from a seed).
+  /// Throws warpdex::error for a capacity beyond the 32-bit slab addresses or an invalid super-block
+  /// limit, and warpdex::out_of_memory when the backend cannot hold it.
+  slab_multimap(const Backend& backend, const slab_capacity& capacity,
+                std::uint64_t seed = default_seed) requires std::is_constructible_v<Hasher, std::uint64_t>
+      : base(backend, capacity, Hasher(seed), KeyEqual{}, "slab_multimap", key_mode::duplicates)
+  {
+  }
+  /// An empty multimap with a default-constructed Hasher that takes no seed.
+  slab_multimap(const Backend& backend,
+                const slab_capacity& capacity) requires(!std::is_constructible_v<Hasher, std::uint64_t>)
+      : base(backend, capacity, Hasher{}, KeyEqual{}, "slab_multimap", key_mode::duplicates)
+  {
+  }
+  /// An empty multimap hashing with `hash_function` and comparing keys with `key_eq` (hashers.hpp says what
+  /// they must provide; a table with types other than the defaults is instantiated by the user,
+  /// instantiate.hpp).
+  slab_multimap(const Backend& backend, const slab_capacity& capacity, const Hasher& hash_function,
+                const KeyEqual& key_eq = KeyEqual{})
+      : base(backend, capacity, hash_function, key_eq, "slab_multimap", key_mode::duplicates)
   {
   }
 

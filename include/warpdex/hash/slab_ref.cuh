@@ -11,7 +11,10 @@
 /// warp, whose allocator (one resident block, its bitmap in registers) provides the slab it appends. The bucket hash of
 /// every lane's key is computed once, by its lane, before the queue starts. The semantics are those of a batch
 /// (slab_table.hpp): operations of every warp of every kernel in flight on one table are linearizable. Do not flush,
-/// clear or destroy the table while a kernel uses a ref.
+/// clear or destroy the table while a kernel uses a ref. A ref of a table with a hasher or key equality
+/// of the user's (hashers.hpp) is `slab_table_ref ref(table.view())`, its layout deduced from the view,
+/// which carries the hasher and the equality: the ref hashes and compares with them as the bulk
+/// operations do.
 ///
 /// @code
 ///   __global__ void count_words(warpdex::hash::slab_map_ref ref, const std::uint32_t* words, std::size_t n)
@@ -336,7 +339,8 @@ class slab_table_ref {
           for (unsigned index = 0; index < load_slots; ++index) {
             const unsigned slot = first_slot + load * load_slots + index;
             const std::uint32_t seen_key = Slots::key_of(seen[index]);
-            if (slot < Slots::data_slots && seen_key == current_key && matches_count && first_match == no_slot) {
+            if (slot < Slots::data_slots && table_.holds(seen_key, current_key) && matches_count &&
+                first_match == no_slot) {
               first_match = slot;
               matched = seen[index];
             }
@@ -359,8 +363,10 @@ class slab_table_ref {
         const bool into_empty = next.status == operation_status::inserted;
         const unsigned slot = into_empty ? first_empty : first_match;
         const slot_type expected = into_empty ? Slots::empty_slot : matched;
-        const slot_type desired = next.desired_erases ? Slots::make_slot(erased_key, Slots::value_of(matched))
-                                                      : Slots::make_slot(current_key, current_value);
+        const slot_type desired =
+            next.desired_erases
+                ? Slots::make_slot(erased_key, Slots::value_of(matched))
+                : Slots::make_slot(table_.key_to_write(Slots::key_of(matched), current_key), current_value);
         swapped = detail::swap_slot(slab + slot, expected, desired) == expected;
       }
       const bool swap_took = may_swap && tile.ballot(swapped) != 0;
@@ -403,7 +409,7 @@ class slab_table_ref {
       const slot_type seen = lane < Slots::slots_per_slab ? detail::load_slot(slab + lane) : Slots::empty_slot;
       const std::uint32_t seen_key = Slots::key_of(seen);
       slab_summary summary;
-      summary.match_slots = warp::ballot(data_lane && seen_key == key);
+      summary.match_slots = warp::ballot(data_lane && table_.holds(seen_key, key));
       summary.empty_slots = warp::ballot(data_lane && seen_key == empty_key);
       summary.next = warp::shfl(Slots::link_of(seen), Slots::link_slot);
       const step next = next_step(op, summary, table_.mode);
@@ -416,8 +422,9 @@ class slab_table_ref {
         case step_kind::swap_slot: {
           bool swapped = false;
           if (lane == next.slot) {
-            const slot_type desired = next.desired_erases ? Slots::make_slot(erased_key, Slots::value_of(seen))
-                                                          : Slots::make_slot(key, value);
+            const slot_type desired = next.desired_erases
+                                          ? Slots::make_slot(erased_key, Slots::value_of(seen))
+                                          : Slots::make_slot(table_.key_to_write(Slots::key_of(seen), key), value);
             swapped = detail::swap_slot(slab + lane, seen, desired) == seen;
           }
           if (warp::shfl(swapped, static_cast<int>(next.slot)) || finishes_after_failed_swap(next)) {

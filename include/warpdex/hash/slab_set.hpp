@@ -13,10 +13,12 @@
 
 namespace warpdex::hash {
 
-template <class Key, class Backend, std::uint32_t SlabBytes = default_slab_bytes>
-class slab_set : public detail::slab_table_base<basic_set_slots<SlabBytes>, Backend> {
+/// `Hasher` and `KeyEqual`: as slab_map's (hashers.hpp, instantiate.hpp).
+template <class Key, class Backend, std::uint32_t SlabBytes = default_slab_bytes, class Hasher = universal_key_hash,
+          class KeyEqual = key_equal_to>
+class slab_set : public detail::slab_table_base<slots_with<basic_set_slots<SlabBytes>, Hasher, KeyEqual>, Backend> {
   static_assert(std::is_same_v<Key, std::uint32_t>, "slab_set holds 32-bit keys");
-  using base = detail::slab_table_base<basic_set_slots<SlabBytes>, Backend>;
+  using base = detail::slab_table_base<slots_with<basic_set_slots<SlabBytes>, Hasher, KeyEqual>, Backend>;
 
  public:
   using key_type = Key;
@@ -30,9 +32,26 @@ class slab_set : public detail::slab_table_base<basic_set_slots<SlabBytes>, Back
     return slab_capacity::for_keys(expected_keys, keys_per_slab, base_fill);
   }
 
-  /// An empty set (errors as slab_map's constructor).
-  slab_set(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed = default_seed)
-      : base(backend, capacity, seed, "slab_set")
+  /// An empty set, with the default hasher drawn from `seed` (any Hasher constructible from a seed).
+  /// Throws warpdex::error for a capacity beyond the 32-bit slab addresses or an invalid super-block
+  /// limit, and warpdex::out_of_memory when the backend cannot hold it.
+  slab_set(const Backend& backend, const slab_capacity& capacity,
+           std::uint64_t seed = default_seed) requires std::is_constructible_v<Hasher, std::uint64_t>
+      : base(backend, capacity, Hasher(seed), KeyEqual{}, "slab_set")
+  {
+  }
+  /// An empty set with a default-constructed Hasher that takes no seed.
+  slab_set(const Backend& backend,
+           const slab_capacity& capacity) requires(!std::is_constructible_v<Hasher, std::uint64_t>)
+      : base(backend, capacity, Hasher{}, KeyEqual{}, "slab_set")
+  {
+  }
+  /// An empty set hashing with `hash_function` and comparing keys with `key_eq` (hashers.hpp says what
+  /// they must provide; a table with types other than the defaults is instantiated by the user,
+  /// instantiate.hpp).
+  slab_set(const Backend& backend, const slab_capacity& capacity, const Hasher& hash_function,
+           const KeyEqual& key_eq = KeyEqual{})
+      : base(backend, capacity, hash_function, key_eq, "slab_set")
   {
   }
 

@@ -31,6 +31,14 @@
 /// find and at most one write per distinct key. A combined batch finds each key before writing it, so
 /// it must not run while a kernel writes the table through a device ref. A multimap's batches combine
 /// the same way (slab_multimap.hpp; detail/slab_combine.hpp, multiset_outcome).
+///
+/// ## Hashers and key equality
+/// Every table takes a Hasher and a KeyEqual (hashers.hpp; defaults universal_key_hash, seeded, and
+/// key_equal_to): key k lives in bucket hasher(k) % bucket_count and a slot holding s holds k when
+/// key_equal(s, k). The semantics above hold with "one key" meaning one class of equal keys; an
+/// export lists each class by the key stored for it (the one whose insertion took effect).
+/// A table with a KeyEqual other than key_equal_to never combines its batches (combining groups keys by
+/// their bits), so its mixed batches over heavily repeated keys cost what they did before combining.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -48,37 +56,55 @@
 
 namespace warpdex::hash {
 
+/// The fill of the base slabs the tables are sized for when the caller does not say (0.6 is the slab
+/// hash's sweet spot: most lists stay one slab long).
+inline constexpr double default_base_fill = 0.6;
+
 /// How big a table is: its buckets (one base slab each) and its pool of overflow slabs. A
 /// table never rehashes by itself: chains grow into the pool. When an insertion batch finds the pool
 /// exhausted, a growing table (`grows`, the default) adds a super block to the pool and retries the
-/// elements that ran out, so nothing is lost; a fixed table (or a growing one that cannot get more
-/// memory) reports out_of_memory for them. To change the bucket count, call `rehash(capacity)` (one
-/// call, see slab_table_base::rehash).
+/// elements that ran out, so nothing is lost, until the pool has `super_block_limit` super blocks or
+/// the memory is not there; a fixed table (or a growing one past that point) reports out_of_memory for
+/// them. To change the bucket count, call `rehash` (slab_table_base::rehash: with a bucket count, with
+/// a whole capacity, or with none to size the buckets for the live entries).
 struct slab_capacity {
   std::uint32_t bucket_count = 1;  ///< >= 1
   std::uint64_t pool_slabs = 0;    ///< overflow slabs at construction, <= max_pool_slabs (0: none yet)
   /// Whether insertion batches that exhaust the pool add super blocks (slab_table_base::run).
   bool grows = true;
+  /// The most super blocks the pool may ever have, in [1, max_super_blocks]: the slabs at construction
+  /// count (pool_slabs needs ceil(pool_slabs / slabs_per_super_block) of them) and each growth adds one.
+  /// A small limit caps a growing table's memory; the 6 address bits allow at most max_super_blocks.
+  std::uint32_t super_block_limit = max_super_blocks;
 
   /// Buckets for `expected_keys` entries that fill a base slab's `data_slots` to `base_fill` on average
-  /// (0.6 is the slab hash's sweet spot: most lists stay one slab long), and a pool twice the expected
-  /// overflow plus two memory blocks. Entries arrive in groups of `entries_per_key` (a multimap key and
-  /// its values share one list), so a bucket receives a Poisson-distributed number of groups.
+  /// (default_base_fill), and a pool twice the expected overflow plus two memory blocks (for_buckets).
+  /// Entries arrive in groups of `entries_per_key` (a multimap key and its values share one list).
   static slab_capacity for_keys(std::uint64_t expected_keys, std::uint32_t data_slots, double base_fill,
                                 std::uint32_t entries_per_key = 1)
   {
     WARPDEX_EXPECTS(base_fill > 0.0 && base_fill <= 1.0,
                     "slab_capacity::for_keys: base_fill must lie in (0, 1], got " + std::to_string(base_fill));
-    WARPDEX_EXPECTS(entries_per_key >= 1, "slab_capacity::for_keys: entries_per_key must be at least 1");
     const double keys_per_bucket = base_fill * data_slots;
     const double buckets = std::ceil(static_cast<double>(expected_keys) / keys_per_bucket);
     WARPDEX_EXPECTS(buckets < 4294967296.0, "slab_capacity::for_keys: " + std::to_string(expected_keys) +
                                                 " keys need more than 2^32 buckets at this fill");
+    return for_buckets(static_cast<std::uint32_t>(std::max(1.0, buckets)), expected_keys, data_slots, entries_per_key);
+  }
+
+  /// `bucket_count` buckets and a pool for `expected_keys` entries spread over them: twice the expected
+  /// overflow plus two memory blocks. A bucket receives a Poisson-distributed number of groups of
+  /// `entries_per_key` entries (a multimap key and its values share a list).
+  static slab_capacity for_buckets(std::uint32_t bucket_count, std::uint64_t expected_keys, std::uint32_t data_slots,
+                                   std::uint32_t entries_per_key = 1)
+  {
+    WARPDEX_EXPECTS(bucket_count >= 1, "slab_capacity::for_buckets: bucket_count must be at least 1");
+    WARPDEX_EXPECTS(entries_per_key >= 1, "slab_capacity::for_keys: entries_per_key must be at least 1");
     slab_capacity capacity;
-    capacity.bucket_count = static_cast<std::uint32_t>(std::max(1.0, buckets));
-    // A bucket receives a Poisson-distributed number of groups (a multimap key and its values share a list).
+    capacity.bucket_count = bucket_count;
+    const double keys_per_bucket = static_cast<double>(expected_keys) / bucket_count;
     const double overflow = expected_overflow_slabs(keys_per_bucket / entries_per_key, data_slots, entries_per_key);
-    const double pool = 2.0 * overflow * capacity.bucket_count + 2.0 * slabs_per_block;
+    const double pool = 2.0 * overflow * bucket_count + 2.0 * slabs_per_block;
     capacity.pool_slabs = static_cast<std::uint64_t>(std::min(pool, static_cast<double>(max_pool_slabs)));
     return capacity;
   }
@@ -112,6 +138,31 @@ namespace detail {
 /// The owning storage and the value-independent operations of a slab map or set on one backend.
 template <class Slots, class Backend>
 class slab_table_base {
+  using slot_t = typename Slots::slot_type;
+
+  /// The fewest slabs a growth adds: a few memory blocks, so a table that starts small reaches a large
+  /// size in few super blocks.
+  static constexpr std::uint64_t min_growth_slabs = 2 * slabs_per_block;
+
+  /// One super block of the pool: its slabs and its bitmap.
+  struct super_block {
+    buffer<slot_t> slabs;
+    buffer<std::uint32_t> bitmap;
+    std::uint64_t slab_count = 0;
+  };
+
+  /// The memory of one table and the view kernels take of it. The pool's directory (super block
+  /// pointers, bitmap pointers, first blocks) has room for max_super_blocks entries; a growth appends.
+  struct table_storage {
+    slab_capacity capacity;
+    buffer<slot_t> heads;
+    std::vector<super_block> super_blocks;
+    buffer<slot_t*> super_block_directory;
+    buffer<std::uint32_t*> bitmap_directory;
+    buffer<std::uint32_t> first_blocks;
+    slab_table_view<Slots> view;
+  };
+
  public:
   /// The slab layout (slab_layout.hpp): a device ref of this table is `slab_table_ref<slots_type>`.
   using slots_type = Slots;
@@ -119,16 +170,29 @@ class slab_table_base {
   /// Bytes in one slab (128, or 64 with the smaller nodes).
   static constexpr std::uint32_t slab_bytes = Slots::slab_bytes;
 
-  /// An empty table of `capacity` on `backend`, hashing with the universal hash drawn from `seed`.
-  slab_table_base(const Backend& backend, const slab_capacity& capacity, std::uint64_t seed, const char* name,
-                  key_mode mode = key_mode::unique)
-      : backend_(backend), seed_(seed), name_(name), mode_(mode), storage_(make_storage(capacity))
+  using backend_type = Backend;
+  /// The bucket hash and key equality (hashers.hpp).
+  using hasher = typename Slots::hasher;
+  using key_equal = typename Slots::key_equal;
+
+  /// An empty table of `capacity` on `backend`, whose key k goes to bucket hasher(k) % bucket_count and
+  /// matches a slot's key s when key_equal(s, k).
+  slab_table_base(const Backend& backend, const slab_capacity& capacity, const hasher& hash_function,
+                  const key_equal& key_eq, const char* name, key_mode mode = key_mode::unique)
+      : backend_(backend),
+        hasher_(hash_function),
+        key_equal_(key_eq),
+        name_(name),
+        mode_(mode),
+        storage_(make_storage(capacity))
   {
   }
 
   [[nodiscard]] const Backend& backend() const { return backend_; }
   [[nodiscard]] const slab_capacity& capacity() const { return storage_.capacity; }
-  [[nodiscard]] std::uint64_t seed() const { return seed_; }
+  /// The bucket hash (with the default hasher, the one drawn from the table's seed).
+  [[nodiscard]] const hasher& hash_function() const { return hasher_; }
+  [[nodiscard]] const key_equal& key_eq() const { return key_equal_; }
   /// The storage as kernels see it (for device refs and the backends). A rehash replaces it.
   [[nodiscard]] const slab_table_view<Slots>& view() const { return storage_.view; }
 
@@ -152,14 +216,16 @@ class slab_table_base {
   /// What the bulk operations run with now: the options, automatic ones resolved (plan_batch).
   [[nodiscard]] batch_plan plan() const { return plan_batch(options_); }
 
-  /// Rebuilds the table with `capacity` (more buckets, a larger pool, or both; smaller works too when
-  /// the live entries fit): the live entries are exported, a table of the new capacity is built and
-  /// they are inserted into it; erased slots and unused overflow slabs are dropped on the way. The
-  /// bucket hash keeps the table's seed. Strong guarantee: when the capacity is invalid (warpdex::error),
-  /// the memory is not there (warpdex::out_of_memory), or the live entries do not fit into the new
-  /// capacity (warpdex::out_of_memory), the table is left exactly as it was. Needs a phase of its own
-  /// (no concurrent batch or device ref), views and refs taken before are invalid afterwards, and it
-  /// holds the old table, the new one and the exported entries at once. O(slabs in use + live entries).
+  /// Rebuilds the table with `capacity` (more buckets, a larger pool, or both; fewer works too): the
+  /// live entries are exported, a table of the new capacity is built and they are inserted into it;
+  /// erased slots and unused overflow slabs are dropped on the way. When `capacity.grows`, the new pool
+  /// grows by super blocks as an insertion batch's does until the entries fit (up to
+  /// `capacity.super_block_limit`); a fixed capacity must hold them as given. The bucket hash keeps the
+  /// table's hasher. Strong guarantee: when the capacity is invalid (warpdex::error), the memory is not
+  /// there (warpdex::out_of_memory), or the live entries do not fit into the new capacity even after
+  /// growth (warpdex::out_of_memory), the table is left exactly as it was. Needs a phase of its own (no
+  /// concurrent batch or device ref), views and refs taken before are invalid afterwards, and it holds
+  /// the old table, the new one and the exported entries at once. O(slabs in use + live entries).
   void rehash(const slab_capacity& capacity)
   {
     table_storage fresh = make_storage(capacity);
@@ -174,17 +240,35 @@ class slab_table_base {
       batch.keys = keys.data();
       batch.values_in = live_values;
       batch.count = live;
-      const std::uint64_t exhausted = execute_batch<Slots>(backend_, fresh.view, batch);
+      // Exported keys of a unique-key table are distinct, so a rerun of the whole batch only inserts
+      // the ones that ran out; a multimap's repeat, so its retry goes by status.
+      const std::uint64_t exhausted = run_growing(
+          fresh, batch, mode_ == key_mode::unique,
+          [&](const batch_arguments& attempt) { return execute_batch<Slots>(backend_, fresh.view, attempt); });
       if (exhausted > 0) {
         throw out_of_memory(name_ + "::rehash: " + std::to_string(exhausted) + " of " + std::to_string(live) +
                             " live entries do not fit into " + std::to_string(capacity.bucket_count) +
-                            " buckets and a pool of " + std::to_string(capacity.pool_slabs) +
-                            " slabs; the table was left as it was");
+                            " buckets and a pool of " + std::to_string(fresh.capacity.pool_slabs) + " slabs" +
+                            growth_stop_reason(fresh) + "; the table was left as it was");
       }
     }
     storage_ = std::move(fresh);
   }
 
+  /// Rebuilds the table with `bucket_count` buckets, as rehash(capacity) with a pool sized for the live
+  /// entries spread over them (slab_capacity::for_buckets), keeping whether the pool grows and its
+  /// super-block limit. More buckets shorten the lists of a table that has filled past its sizing.
+  void rehash(std::uint32_t bucket_count) { rehash(resized(bucket_count, size())); }
+
+  /// Rebuilds the table with the buckets the live entries need at default_base_fill of a base slab
+  /// (slab_capacity::for_keys; at least one bucket): after insertions past the size a table was built
+  /// for, this grows it back to lists about one slab long; after many erasures it shrinks it. Otherwise
+  /// as rehash(bucket_count).
+  void rehash()
+  {
+    const std::uint64_t live = size();
+    rehash(resized(slab_capacity::for_keys(live, Slots::data_slots, default_base_fill).bucket_count, live));
+  }
   /// The number of live keys, counted by walking every list. O(slabs in use).
   [[nodiscard]] std::uint64_t size() const { return summarize_chains<Slots>(backend_, view()).live_slots; }
 
@@ -306,18 +390,9 @@ class slab_table_base {
       report_exhaustion(execute_planned(batch), batch.count, caller, throw_on_exhaustion);
       return;
     }
-    batch_arguments attempt = batch;
-    buffer<operation_status> temporary_statuses;
     const bool rerun_whole = batch.statuses == nullptr && batch.operations == nullptr && mode_ == key_mode::unique;
-    if (batch.statuses == nullptr && !rerun_whole) {
-      temporary_statuses = make_buffer<operation_status>(backend_, batch.count);
-      attempt.statuses = temporary_statuses.data();
-    }
-    std::uint64_t exhausted = execute_planned(attempt);
-    while (exhausted > 0 && grow()) {
-      attempt.retry = rerun_whole ? nullptr : attempt.statuses;
-      exhausted = execute_planned(attempt);
-    }
+    const std::uint64_t exhausted = run_growing(
+        storage_, batch, rerun_whole, [&](const batch_arguments& attempt) { return execute_planned(attempt); });
     report_exhaustion(exhausted, batch.count, caller, throw_on_exhaustion);
   }
 
@@ -333,13 +408,16 @@ class slab_table_base {
     return execute_batch<Slots>(backend_, view(), planned);
   }
 
-  /// Whether `batch` runs combined (batch_combine): never beyond max_combined_elements; automatic
+  /// Whether `batch` runs combined (batch_combine): never with a key equality of the user's (combining
+  /// groups equal bits), never beyond max_combined_elements; automatic
   /// combines the batches whose sampled keys repeat combine_repeat_threshold times or more among the
   /// mixed batches and, in duplicates mode, the insertions and erasures (each of which walks its key's
   /// instances). Uniform batches of a unique-key table and finds are not sampled: a repeated key meets
   /// its one slot, and a slot holding a key is swapped once.
   [[nodiscard]] bool combines(const batch_arguments& batch, batch_combine combine) const
   {
+    // Combining groups keys by their bits: a key equality of the user's may equate other keys.
+    if (!compares_key_bits<Slots>) { return false; }
     if (combine == batch_combine::never || batch.count >= max_combined_elements) { return false; }
     if (combine == batch_combine::always) { return true; }
     const bool walks_instances = mode_ == key_mode::duplicates && batch.uniform != operation::find;
@@ -349,31 +427,76 @@ class slab_table_base {
     return repeats >= combine_repeat_threshold;
   }
 
-  /// Adds one super block to the pool: half the pool so far (at least `min_growth_slabs`, at most a
-  /// whole super block), so n insertions grow it O(log n) times. Returns false, changing nothing, when
-  /// the pool has max_super_blocks or the memory is not there.
-  bool grow()
+  /// Runs `batch` with `execute` on `storage`; while elements run out of slabs and the storage grows,
+  /// adds a super block and runs again only those elements (by their out_of_memory status: a batch
+  /// without statuses gets a temporary status array), or the whole batch with `rerun_whole` (for batches
+  /// whose elements that took effect change nothing when run again). Returns the elements still out of
+  /// memory when growth stopped (growth_stop_reason says why).
+  template <class Execute>
+  std::uint64_t run_growing(table_storage& storage, const batch_arguments& batch, bool rerun_whole,
+                            Execute&& execute) const
   {
-    if (storage_.super_blocks.size() >= max_super_blocks) { return false; }
+    batch_arguments attempt = batch;
+    buffer<operation_status> temporary_statuses;
+    if (storage.capacity.grows && batch.statuses == nullptr && !rerun_whole) {
+      temporary_statuses = make_buffer<operation_status>(backend_, batch.count);
+      attempt.statuses = temporary_statuses.data();
+    }
+    std::uint64_t exhausted = execute(attempt);
+    while (exhausted > 0 && storage.capacity.grows && grow(storage)) {
+      attempt.retry = rerun_whole ? nullptr : attempt.statuses;
+      exhausted = execute(attempt);
+    }
+    return exhausted;
+  }
+
+  /// Adds one super block to `storage`'s pool: half the pool so far (at least `min_growth_slabs`, at
+  /// most a whole super block), so n insertions grow it O(log n) times. Returns false, changing nothing,
+  /// when the pool has its capacity's super_block_limit or the memory is not there.
+  bool grow(table_storage& storage) const
+  {
+    if (storage.super_blocks.size() >= storage.capacity.super_block_limit) { return false; }
     const std::uint64_t slabs =
-        std::min(std::max(storage_.capacity.pool_slabs / 2, min_growth_slabs), slabs_per_super_block);
+        std::min(std::max(storage.capacity.pool_slabs / 2, min_growth_slabs), slabs_per_super_block);
     try {
-      add_super_block(storage_, slabs);
+      add_super_block(storage, slabs);
     } catch (const out_of_memory&) {
       return false;
     }
     return true;
   }
 
+  /// Why `storage`'s pool stopped where it is, for an exhaustion message.
+  static std::string growth_stop_reason(const table_storage& storage)
+  {
+    const slab_capacity& capacity = storage.capacity;
+    if (!capacity.grows) { return " (a fixed pool)"; }
+    if (storage.super_blocks.size() >= capacity.super_block_limit) {
+      return " (the pool reached its limit of " + std::to_string(capacity.super_block_limit) + " super blocks)";
+    }
+    return " (the backend had no memory for another super block)";
+  }
+
+  /// The capacity of `bucket_count` buckets for `live` entries, growing as this table's does.
+  [[nodiscard]] slab_capacity resized(std::uint32_t bucket_count, std::uint64_t live) const
+  {
+    slab_capacity capacity = slab_capacity::for_buckets(bucket_count, live, Slots::data_slots);
+    capacity.grows = storage_.capacity.grows;
+    capacity.super_block_limit = storage_.capacity.super_block_limit;
+    capacity.pool_slabs =
+        std::min(capacity.pool_slabs, std::uint64_t{capacity.super_block_limit} * slabs_per_super_block);
+    return capacity;
+  }
+
   void report_exhaustion(std::uint64_t exhausted, std::uint64_t count, const std::string& caller,
                          bool throw_on_exhaustion) const
   {
     if (!throw_on_exhaustion || exhausted == 0) { return; }
-    throw out_of_memory(caller + ": the slab pool of " + std::to_string(capacity().pool_slabs) + " slabs" +
-                        (capacity().grows ? " could not grow further" : " is exhausted") + "; " +
-                        std::to_string(exhausted) + " of " + std::to_string(count) +
-                        " elements were not inserted (the others were). Build a table with more pool_slabs, "
-                        "flush erased slots, or rehash");
+    throw out_of_memory(caller + ": the slab pool of " + std::to_string(capacity().pool_slabs) + " slabs is exhausted" +
+                        growth_stop_reason(storage_) + "; " + std::to_string(exhausted) + " of " +
+                        std::to_string(count) +
+                        " elements were not inserted (the others were). Build a table with more pool_slabs or a "
+                        "higher super_block_limit, flush erased slots, or rehash with more buckets");
   }
 
   /// Throws warpdex::error naming `caller` when a key is reserved or an operation code (when given) is
@@ -411,29 +534,6 @@ class slab_table_base {
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:
-  /// The fewest slabs a growth adds: a few memory blocks, so a table that starts small reaches a large
-  /// size in few super blocks.
-  static constexpr std::uint64_t min_growth_slabs = 2 * slabs_per_block;
-
-  /// One super block of the pool: its slabs and its bitmap.
-  struct super_block {
-    buffer<slot_type> slabs;
-    buffer<std::uint32_t> bitmap;
-    std::uint64_t slab_count = 0;
-  };
-
-  /// The memory of one table and the view kernels take of it. The pool's directory (super block
-  /// pointers, bitmap pointers, first blocks) has room for max_super_blocks entries; a growth appends.
-  struct table_storage {
-    slab_capacity capacity;
-    buffer<slot_type> heads;
-    std::vector<super_block> super_blocks;
-    buffer<slot_type*> super_block_directory;
-    buffer<std::uint32_t*> bitmap_directory;
-    buffer<std::uint32_t> first_blocks;
-    slab_table_view<Slots> view;
-  };
-
   /// Checks `capacity`, allocates its memory and initializes it as an empty table.
   [[nodiscard]] table_storage make_storage(const slab_capacity& capacity) const
   {
@@ -441,6 +541,15 @@ class slab_table_base {
     WARPDEX_EXPECTS(
         capacity.pool_slabs <= max_pool_slabs,
         name_ + ": pool_slabs " + std::to_string(capacity.pool_slabs) + " exceeds the 32-bit slab addresses");
+    WARPDEX_EXPECTS(capacity.super_block_limit >= 1 && capacity.super_block_limit <= max_super_blocks,
+                    name_ + ": super_block_limit " + std::to_string(capacity.super_block_limit) + " is outside [1, " +
+                        std::to_string(max_super_blocks) + "]");
+    const std::uint64_t initial_super_blocks =
+        (capacity.pool_slabs + slabs_per_super_block - 1) / slabs_per_super_block;
+    WARPDEX_EXPECTS(initial_super_blocks <= capacity.super_block_limit,
+                    name_ + ": pool_slabs " + std::to_string(capacity.pool_slabs) + " need " +
+                        std::to_string(initial_super_blocks) + " super blocks, beyond super_block_limit " +
+                        std::to_string(capacity.super_block_limit));
     table_storage storage;
     storage.capacity = capacity;
     storage.capacity.pool_slabs = 0;  // counted as the super blocks are added
@@ -450,7 +559,8 @@ class slab_table_base {
     storage.first_blocks = make_buffer<std::uint32_t>(backend_, max_super_blocks + 1);
     storage.view.heads = storage.heads.data();
     storage.view.bucket_count = capacity.bucket_count;
-    storage.view.hash = make_universal_hash(seed_, capacity.bucket_count);
+    storage.view.hasher = hasher_;
+    storage.view.key_equal = key_equal_;
     storage.view.pool.super_blocks = storage.super_block_directory.data();
     storage.view.pool.bitmaps = storage.bitmap_directory.data();
     storage.view.pool.first_blocks = storage.first_blocks.data();
@@ -509,7 +619,8 @@ class slab_table_base {
   }
 
   Backend backend_;
-  std::uint64_t seed_;
+  hasher hasher_;
+  key_equal key_equal_;
   std::string name_;
   key_mode mode_;
   table_storage storage_;

@@ -19,7 +19,8 @@ struct slab_table_view {
   using slot_type = typename Slots::slot_type;
   slot_type* heads = nullptr;  ///< bucket_count base slabs
   std::uint32_t bucket_count = 0;
-  universal_hash hash;
+  typename Slots::hasher hasher{};
+  typename Slots::key_equal key_equal{};
   slab_pool_view<slot_type, Slots::slab_bytes> pool;
   key_mode mode = key_mode::unique;
 
@@ -29,19 +30,35 @@ struct slab_table_view {
   }
   WARPDEX_HOST_DEVICE slot_type* head_of(std::uint32_t key) const { return head(bucket_of(key)); }
 
-  /// `hash(key)` without 64-bit division: 2^32 = 5 (mod p) for p = 2^32 - 5, so the 64-bit product
-  /// folds into 32 bits with two multiply-adds and one conditional subtraction. Equal to `hash(key)`
-  /// for every key (tested).
+  /// hasher(key) mod bucket_count. With the default hasher, the universal hash of the table's seed
+  /// into its buckets (equal to make_universal_hash(seed, bucket_count)(key) for every key, tested).
   WARPDEX_HOST_DEVICE std::uint32_t bucket_of(std::uint32_t key) const
   {
-    constexpr std::uint64_t low_half = 0xffffffffULL;
-    constexpr std::uint64_t two_to_32_mod_prime = (low_half + 1) - universal_hash::prime;
-    const std::uint64_t product = static_cast<std::uint64_t>(hash.a) * key + hash.b;
-    // product < 2^64, then < 6 * 2^32, then < 2^32 + 25 < 2 * prime.
-    std::uint64_t folded = (product >> 32) * two_to_32_mod_prime + (product & low_half);
-    folded = (folded >> 32) * two_to_32_mod_prime + (folded & low_half);
-    if (folded >= universal_hash::prime) { folded -= universal_hash::prime; }
-    return static_cast<std::uint32_t>(folded) % hash.buckets;
+    return static_cast<std::uint32_t>(hasher(key) % bucket_count);
+  }
+
+  /// Whether a slot holding `slot_key` holds `key` (a user key): key_equal on the keys a slot may
+  /// hold, never on a reserved one. With the default equality, plain equality (a user key never
+  /// equals a reserved one), so the default protocol compares exactly as before hashers were a parameter.
+  WARPDEX_HOST_DEVICE bool holds(std::uint32_t slot_key, std::uint32_t key) const
+  {
+    if constexpr (compares_key_bits<Slots>) {
+      return slot_key == key;
+    } else {
+      return !is_reserved_key(slot_key) && key_equal(slot_key, key);
+    }
+  }
+
+  /// The key an insertion or assignment of `key` writes into a slot that showed `slot_key`: `key` into
+  /// an empty slot; an assignment keeps the stored key (equal to `key` under key_equal, and with the
+  /// default equality the same bits, so the default protocol writes `key` as before).
+  WARPDEX_HOST_DEVICE std::uint32_t key_to_write(std::uint32_t slot_key, std::uint32_t key) const
+  {
+    if constexpr (compares_key_bits<Slots>) {
+      return key;
+    } else {
+      return is_reserved_key(slot_key) ? key : slot_key;
+    }
   }
 };
 

@@ -3,9 +3,11 @@
 // 32 lanes per operation; finds through the non-coherent cache; an insertion that appends a slab on
 // the whole warp), optionally in bucket order (a stable radix sort of (bucket, index) pairs first);
 // list walks run one warp per bucket, flush one thread per bucket. Each slab size's layouts are
-// instantiated in a translation unit of their own (slab_table_cuda.cu, slab_table_cuda_64.cu), so the
-// two compile in parallel.
-#include "../core/thrust_backend.hpp"
+// instantiated in a translation unit of their own (src/hash/slab_table_cuda.cu, slab_table_cuda_64.cu),
+// so the two compile in parallel; a table with a hasher of its own is instantiated by the user
+// (hash/instantiate.hpp). It defines the same templates as slab_table_host_impl.hpp, so a translation
+// unit includes one of the two.
+#include <warpdex/core/detail/thrust_backend.hpp>
 
 #include <warpdex/hash/detail/slab_combine.hpp>
 #include <warpdex/hash/detail/slab_table.hpp>
@@ -39,7 +41,7 @@
 #include <span>
 
 namespace warpdex::hash::detail {
-namespace {
+namespace cuda_backend {
 
 /// Threads per block of every kernel here (a multiple of the warp).
 constexpr unsigned block_threads = 256;
@@ -49,26 +51,27 @@ constexpr unsigned warps_per_block = block_threads / warp::size;
 /// another, so the throughput follows the number of operations in flight, i.e. the occupancy.
 constexpr unsigned batch_blocks_per_sm = 8;
 
-unsigned blocks_for(std::uint64_t threads)
+inline unsigned blocks_for(std::uint64_t threads)
 {
   return static_cast<unsigned>((threads + block_threads - 1) / block_threads);
 }
 
 /// Distinguishes launches, so warps of successive batches start in different pool blocks.
-std::uint64_t next_launch_salt()
+inline std::uint64_t next_launch_salt()
 {
   static std::atomic<std::uint64_t> launches{0};
   return launches.fetch_add(1, std::memory_order_relaxed);
 }
 
-__global__ void initialize_bitmap_kernel(std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs)
+static __global__ void initialize_bitmap_kernel(std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs)
 {
   const std::uint64_t word = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (word < words) { bitmap[word] = initial_bitmap_word(word, slabs); }
 }
 
-__global__ void find_violations_kernel(const std::uint32_t* keys, const operation* operations, std::uint64_t count,
-                                       std::uint32_t unsupported, batch_violations* violations)
+static __global__ void find_violations_kernel(const std::uint32_t* keys, const operation* operations,
+                                              std::uint64_t count, std::uint32_t unsupported,
+                                              batch_violations* violations)
 {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) { return; }
@@ -82,14 +85,14 @@ __global__ void find_violations_kernel(const std::uint32_t* keys, const operatio
 }
 
 /// The element thread `position` runs: its own index, or the one at its position in bucket order.
-__device__ std::uint64_t element_at(const std::uint32_t* order, std::uint64_t position)
+inline __device__ std::uint64_t element_at(const std::uint32_t* order, std::uint64_t position)
 {
   return order != nullptr ? order[position] : position;
 }
 
 /// Writes element i's outputs.
-__device__ void write_result(const batch_arguments& batch, std::uint64_t i, operation_status status,
-                             std::uint32_t found_value)
+inline __device__ void write_result(const batch_arguments& batch, std::uint64_t i, operation_status status,
+                                    std::uint32_t found_value)
 {
   if (status == operation_status::found && batch.values_out != nullptr) { batch.values_out[i] = found_value; }
   if (batch.statuses != nullptr) { batch.statuses[i] = status; }
@@ -281,7 +284,7 @@ __global__ void walk_kernel(slab_table_view<Slots> table, walk_arguments walk)
   const std::uint64_t room = walk.kind == list_walk::fill ? walk.offsets[query + 1] - begin : 0;
   std::uint64_t instances = 0;
   walk_list(table, table.bucket_of(key), [&](auto* slab, auto slot, unsigned, unsigned) {
-    const bool match = lane < Slots::data_slots && Slots::key_of(slot) == key;
+    const bool match = lane < Slots::data_slots && table.holds(Slots::key_of(slot), key);
     const unsigned matches = warp::ballot(match);
     if (walk.kind == list_walk::fill && match) {
       const std::uint64_t at = instances + warp::rank_in(matches);
@@ -312,8 +315,8 @@ __global__ void flush_kernel(slab_table_view<Slots> table)
 // ---- Combined batches (slab_combine.hpp): the elements sorted by key, a segmented scan of their
 // transitions, one find and at most one write per distinct key, and the outcomes fanned back out. ----
 
-__global__ void sample_keys_kernel(const std::uint32_t* keys, std::uint64_t count, std::uint64_t samples,
-                                   std::uint32_t* sample, std::uint64_t taken)
+static __global__ void sample_keys_kernel(const std::uint32_t* keys, std::uint64_t count, std::uint64_t samples,
+                                          std::uint32_t* sample, std::uint64_t taken)
 {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < taken) { sample[i] = keys[sample_position(i, count, samples)]; }
@@ -489,7 +492,7 @@ __global__ void erase_instances_kernel(slab_table_view<Slots> table, const std::
     typename Slots::slot_type* slab = table.head_of(key);
     for (;;) {
       const auto seen = lane < Slots::slots_per_slab ? load_slot(slab + lane) : Slots::empty_slot;
-      const bool match = lane < Slots::data_slots && Slots::key_of(seen) == key;
+      const bool match = lane < Slots::data_slots && table.holds(Slots::key_of(seen), key);
       const unsigned matches = warp::ballot(match);
       const bool tries = match && static_cast<std::uint64_t>(warp::rank_in(matches)) < limit - erased;
       const bool won =
@@ -611,7 +614,9 @@ T copy_to_host(const buffer<T>& value)
   return value.to_vector()[0];
 }
 
-}  // namespace
+}  // namespace cuda_backend
+
+using namespace cuda_backend;
 
 template <class Slots, class Backend>
 void initialize_table(const Backend& backend, const slab_table_view<Slots>& table)

@@ -1,7 +1,12 @@
 #pragma once
 // The explicit instantiations of the slab table's backend entry points (declared in
 // <warpdex/hash/detail/slab_table.hpp>), shared by the host and cuda translation units so both
-// backends always provide the same set.
+// backends always provide the same set, and the one a user calls for a table with a hasher of its own.
+// Included after the backend's implementation (slab_table_host_impl.hpp or slab_table_cuda_impl.cuh).
+
+#include <warpdex/hash/detail/slab_table.hpp>
+
+#include <type_traits>
 
 /// Every entry point a backend defines: those that do not depend on the layout, and the map and set
 /// layouts of every slab size.
@@ -36,3 +41,17 @@
   template std::uint64_t export_live<Slots, Backend>(const Backend&, const slab_table_view<Slots>&, std::uint32_t*, \
                                                      std::uint32_t*, std::uint64_t);                                \
   template void flush_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);
+
+/// Every entry point of the table type `Table` (a slab_map, slab_set or slab_multimap with a Hasher or
+/// KeyEqual of the user's) on its backend; expands at global namespace scope (instantiate.hpp).
+#define WARPDEX_HASH_INSTANTIATE_TABLE(Table)                                                                 \
+  namespace warpdex::hash::detail {                                                                           \
+  static_assert(!std::is_same_v<Table::hasher, universal_key_hash> || !compares_key_bits<Table::slots_type>,  \
+                "WARPDEX_HASH_INSTANTIATE_TABLE: " #Table                                                     \
+                " has the default hasher and key equality, which the "                                        \
+                "library already instantiates");                                                              \
+  WARPDEX_DETAIL_INSTANTIATE_SLAB_LAYOUT(Table::slots_type, Table::backend_type)                              \
+  template void walk_lists<Table::slots_type, Table::backend_type>(const Table::backend_type&,                \
+                                                                   const slab_table_view<Table::slots_type>&, \
+                                                                   const walk_arguments&);                    \
+  }
