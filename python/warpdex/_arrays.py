@@ -170,6 +170,18 @@ def stream_of(like: Any, stream: Any) -> int:
     return 0
 
 
+def to_numpy(array: Any) -> np.ndarray:
+    """A NumPy array of `array`'s elements: itself for host arrays NumPy can view, else a copy to the host
+    (CuPy's ``get``, PyTorch's ``cpu``)."""
+    if type(array) is np.ndarray:
+        return array
+    if hasattr(array, "get") and library_of(array) == "cupy":
+        return array.get()
+    if library_of(array) == "torch":
+        return array.cpu().numpy()
+    return np.asarray(array)
+
+
 def owned_library(cuda: bool, library: str | None) -> str:
     """The library that receives arrays the extension allocated: NumPy on the host; on a CUDA device
     `library` when given ('cupy' or 'torch'), else CuPy when installed, else PyTorch, else '' (DLPack
