@@ -216,8 +216,10 @@ class SlabMap(_SlabTable):
         (uninitialized in a new array) where not found. Into `values_out` / `statuses_out` when given (as
         fast as `find`, which writes its defaults and found flags in the same pass)."""
         keys = _keys(keys)
-        values = _arrays.empty(keys, len(keys), np.uint32) if values_out is None else values_out
-        statuses = self._status_array(keys, len(keys)) if statuses_out is None else statuses_out
+        values = _arrays.empty(keys, len(keys), np.uint32) if values_out is None else _arrays.writable(values_out,
+                                                                                                       "values_out")
+        statuses = (self._status_array(keys, len(keys)) if statuses_out is None
+                    else _arrays.writable(statuses_out, "statuses_out"))
         self._core.find(keys, values, statuses)
         return values, statuses
 
