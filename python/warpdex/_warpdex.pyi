@@ -79,6 +79,8 @@ class SlabMapCore:
 
     def find(self, keys: Annotated[NDArray, dict(writable=False)], values: NDArray, statuses: NDArray) -> None: ...
 
+    def find_or_default(self, keys: Annotated[NDArray, dict(writable=False)], values: NDArray, found: NDArray, default: int) -> None: ...
+
 class SlabMultimapCore:
     """The compiled slab hash multimap; use warpdex.SlabMultimap."""
 
@@ -157,7 +159,7 @@ def grep(path: str, data: bytes, from_file: bool, name: str, patterns: Sequence[
 
 def measure_cpp_call(kind: str, size: int, iterations: int, device: str) -> float:
     """
-    Median seconds of one library call made from C++ ('slab_find', 'slab_insert', 'radix_sort', 'lower_bound' on `size` uint32 keys), each followed by a synchronize; for bench/python_overhead.py.
+    Median seconds of one library call made from C++ ('slab_find', 'slab_find_default', 'slab_insert', 'radix_sort', 'lower_bound' on `size` uint32 keys), each followed by a synchronize; for bench/python_overhead.py.
     """
 
 class LSMMapCore32:
