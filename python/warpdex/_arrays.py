@@ -187,7 +187,13 @@ def to_numpy(array: Any) -> np.ndarray:
     if hasattr(array, "get") and library_of(array) == "cupy":
         return array.get()
     if library_of(array) == "torch":
-        return array.cpu().numpy()
+        import torch
+
+        host = array.detach().cpu()
+        unsigned = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
+        if host.dtype in unsigned:  # PyTorch converts few unsigned types to NumPy: move the bits as signed
+            return host.view(unsigned[host.dtype]).numpy().view(np.dtype(str(host.dtype).rpartition(".")[2]))
+        return host.numpy()
     return np.asarray(array)
 
 
