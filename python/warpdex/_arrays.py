@@ -190,7 +190,7 @@ def to_numpy(array: Any) -> np.ndarray:
         import torch
 
         host = array.detach().cpu()
-        unsigned = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
+        unsigned = {getattr(torch, f"uint{bits}", None): getattr(torch, f"int{bits}") for bits in (16, 32, 64)}
         if host.dtype in unsigned:  # PyTorch converts few unsigned types to NumPy: move the bits as signed
             return host.view(unsigned[host.dtype]).numpy().view(np.dtype(str(host.dtype).rpartition(".")[2]))
         return host.numpy()
