@@ -96,7 +96,8 @@ void bind_overhead(nb::module_& module)
   module.def("measure_cpp_call", &measure_cpp_call, nb::arg("kind"), nb::arg("size"), nb::arg("iterations"),
              nb::arg("device"),
              "Median seconds of one library call made from C++ ('slab_find', 'slab_find_default', 'slab_insert', "
-             "'radix_sort', 'lower_bound' on `size` uint32 keys), each followed by a synchronize; for bench/python_overhead.py.");
+             "'radix_sort', 'lower_bound' on `size` uint32 keys), each followed by a synchronize; for "
+             "bench/python_overhead.py.");
 }
 
 }  // namespace warpdex::python

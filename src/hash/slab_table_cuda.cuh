@@ -789,10 +789,9 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
     WARPDEX_CHECK_LAUNCH("append_instances_kernel");
     const multiset_element_outcome outcome{order.data(),  groups.data(), ranks.data(), initial.data(),
                                            erased.data(), added.data(),  elements_in};
-    thrust::for_each(
-        on, first_position, first_position + count,
-        fan_out_multiset_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses, batch.found,
-                                 batch.write_misses, batch.miss_value});
+    thrust::for_each(on, first_position, first_position + count,
+                     fan_out_multiset_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses,
+                                              batch.found, batch.write_misses, batch.miss_value});
     return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_multiset_outcome{outcome},
                                     std::uint64_t{0}, thrust::plus<std::uint64_t>());
   }
