@@ -10,10 +10,13 @@ pytestmark = pytest.mark.skipif(not warpdex.HAS_LSM, reason="this build has no d
 
 
 def blocks(rng, shape, block, levels):
-    """(image, truth, regions): blocks of `block` voxels a side, each of a random class whose intensity is
-    levels[class] plus a little noise; regions are the blocks."""
+    """(image, truth, regions): blocks of `block` voxels a side, each of a class whose intensity is
+    levels[class] plus a little noise, the classes shuffled over the blocks in equal shares; regions are the
+    blocks. Equal shares: EM starts its means at the quantiles of the region means, so a class far rarer
+    than 1 / labels may be merged into a neighbour (a local optimum of the method, not an error)."""
     grid = tuple(extent // block for extent in shape)
-    truth_grid = rng.integers(0, len(levels), size=grid).astype(np.uint8)
+    count = int(np.prod(grid))
+    truth_grid = rng.permutation(np.arange(count) % len(levels)).astype(np.uint8).reshape(grid)
     truth = truth_grid
     region_grid = np.arange(truth_grid.size, dtype=np.uint32).reshape(grid)
     regions = region_grid
@@ -31,9 +34,8 @@ def test_labels_follow_the_regions_classes(rng, labels, levels, shape):
     image, truth, regions = blocks(rng, shape, 4, levels)
     result = warpdex.mrf_segment(image, regions, labels=labels, smoothness=0.0)
     assert result.labels.shape == shape and result.labels.dtype == np.uint8
-    if len(np.unique(truth)) == labels:  # every class drawn: the labels are the classes, darkest first
-        np.testing.assert_array_equal(result.labels, truth)
-        np.testing.assert_allclose(result.mu, levels, atol=7)
+    np.testing.assert_array_equal(result.labels, truth)  # the labels are the classes, darkest first
+    np.testing.assert_allclose(result.mu, levels, atol=7)
     assert result.mu == sorted(result.mu) and len(result.sigma) == labels
     assert result.statistics["regions"] == regions.max() + 1
     assert result.timings["total"] >= result.timings["em"] >= 0
