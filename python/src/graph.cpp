@@ -1,8 +1,9 @@
-// Bindings of the graph family: a CSR graph built from edge arrays on either backend, and single-source
-// shortest paths on it.
+// Bindings of the graph family: a CSR graph built from edge arrays on either backend, single-source
+// shortest paths on it, and its maximal cliques (the dpp family's enumeration).
 
 #include "arrays.hpp"
 
+#include <warpdex/dpp/maximal_cliques.hpp>
 #include <warpdex/graph/csr_graph.hpp>
 #include <warpdex/graph/sssp.hpp>
 
@@ -88,6 +89,31 @@ class graph_binding {
     return nb::make_tuple(owned_array(std::move(distances), graph_.where(), library), tree_array, stats);
   }
 
+  /// (vertices, size_histogram, statistics) of the maximal cliques: the returned cliques' vertices one
+  /// after another (None with `count_only`), the histogram of every maximal clique's size (a list), and
+  /// the enumeration's statistics.
+  nb::tuple maximal_cliques(std::uint32_t min_size, bool count_only, std::uint64_t memory_limit_bytes,
+                            const std::string& library) const
+  {
+    const dpp::clique_options options{min_size, count_only, memory_limit_bytes};
+    auto cliques = graph_.visit([&](const auto& graph) {
+      auto result = dpp::maximal_cliques(graph, options);
+      graph.backend().synchronize();
+      return result;
+    });
+    nb::dict stats;
+    stats["rounds"] = cliques.stats.rounds;
+    stats["all_cliques"] = cliques.stats.all_cliques;
+    stats["largest_round"] = cliques.stats.largest_round;
+    stats["peak_bytes"] = cliques.stats.peak_bytes;
+    stats["oriented_max_degree"] = cliques.stats.oriented_max_degree;
+    nb::list histogram;
+    for (const std::uint64_t count : cliques.size_histogram) { histogram.append(count); }
+    nb::object vertices = nb::none();
+    if (!count_only) { vertices = owned_array(std::move(cliques.vertices), graph_.where(), library); }
+    return nb::make_tuple(vertices, histogram, stats);
+  }
+
   [[nodiscard]] std::uint64_t vertex_count() const
   {
     return graph_.visit([](const auto& graph) { return graph.vertex_count(); });
@@ -124,6 +150,8 @@ void bind_graph_type(nb::module_& module, const char* name)
            nb::arg("directed"), nb::arg("compact_ids"), nb::arg("device"))
       .def("sssp", &binding::sssp, nb::arg("source"), nb::arg("algorithm"), nb::arg("delta"), nb::arg("bucket_count"),
            nb::arg("predecessors"), nb::arg("library"))
+      .def("maximal_cliques", &binding::maximal_cliques, nb::arg("min_size"), nb::arg("count_only"),
+           nb::arg("memory_limit_bytes"), nb::arg("library"))
       .def("vertex_count", &binding::vertex_count)
       .def("edge_count", &binding::edge_count)
       .def("vertex_of", &binding::vertex_of, nb::arg("id"))

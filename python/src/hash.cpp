@@ -124,6 +124,19 @@ class slab_binding {
     map_.visit(arrays, "map", [&](auto& map) { map.find(key_span, value_span, status_span); });
   }
 
+  /// The find writing `default_value` for misses and a found flag (one pass).
+  void find_or_default(const input_array& keys, const output_array& values, const output_array& found,
+                       std::uint32_t default_value) requires(!multimap)
+  {
+    call_arrays arrays("SlabMap.find");
+    const auto key_span = arrays.span<std::uint32_t>(keys, "keys");
+    const auto value_span = arrays.span<std::uint32_t>(values, "values");
+    const auto found_span = arrays.span<std::uint8_t>(found, "found");
+    expect_same_size("SlabMap.find", key_span.size(), "keys", value_span.size(), "values");
+    expect_same_size("SlabMap.find", key_span.size(), "keys", found_span.size(), "found");
+    map_.visit(arrays, "map", [&](auto& map) { map.find(key_span, value_span, found_span, default_value); });
+  }
+
   void count(const input_array& keys, const output_array& counts) requires multimap
   {
     call_arrays arrays("SlabMultimap.count");
@@ -269,7 +282,9 @@ void bind_hash(nb::module_& module)
   module.attr("slab_max_user_key") = hash::max_user_key;
   module.attr("slab_default_seed") = map_on<host>::default_seed;
   bind_slab_table<map_on>(module, "SlabMapCore", "The compiled slab hash map; use warpdex.SlabMap.")
-      .def("find", &slab_binding<map_on>::find, nb::arg("keys"), nb::arg("values"), nb::arg("statuses"));
+      .def("find", &slab_binding<map_on>::find, nb::arg("keys"), nb::arg("values"), nb::arg("statuses"))
+      .def("find_or_default", &slab_binding<map_on>::find_or_default, nb::arg("keys"), nb::arg("values"),
+           nb::arg("found"), nb::arg("default"));
   bind_slab_table<multimap_on>(module, "SlabMultimapCore", "The compiled slab hash multimap; use warpdex.SlabMultimap.")
       .def("count", &slab_binding<multimap_on>::count, nb::arg("keys"), nb::arg("counts"))
       .def("find_all_offsets", &slab_binding<multimap_on>::find_all_offsets, nb::arg("keys"), nb::arg("offsets"))

@@ -207,6 +207,8 @@ NB_MODULE(_warpdex, module)
   bind_lsm(module);
   bind_dpp(module);
   bind_graph(module);
+  bind_faces(module);
+  bind_segment(module);
 #endif
   module.attr("has_lsm") = static_cast<bool>(WARPDEX_PYTHON_HAS_LSM);
 }

@@ -54,12 +54,16 @@ double time_calls(const Backend& backend, const std::string& kind, std::uint64_t
   auto values = make_buffer<std::uint32_t>(backend, size);
   auto statuses = make_buffer<hash::operation_status>(backend, size);
   backend.synchronize();
-  if (kind == "slab_find" || kind == "slab_insert") {
+  if (kind == "slab_find" || kind == "slab_find_default" || kind == "slab_insert") {
     using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend>;
     map_type map(backend, map_type::capacity_for(size));
     map.insert(keys.span(), keys.span());
     if (kind == "slab_find") {
       return median_seconds(backend, iterations, [&] { map.find(keys.span(), values.span(), statuses.span()); });
+    }
+    if (kind == "slab_find_default") {
+      auto found = make_buffer<std::uint8_t>(backend, size);
+      return median_seconds(backend, iterations, [&] { map.find(keys.span(), values.span(), found.span(), 0u); });
     }
     return median_seconds(backend, iterations, [&] { map.insert(keys.span(), keys.span(), statuses.span()); });
   }
@@ -91,8 +95,9 @@ void bind_overhead(nb::module_& module)
 {
   module.def("measure_cpp_call", &measure_cpp_call, nb::arg("kind"), nb::arg("size"), nb::arg("iterations"),
              nb::arg("device"),
-             "Median seconds of one library call made from C++ ('slab_find', 'slab_insert', 'radix_sort', "
-             "'lower_bound' on `size` uint32 keys), each followed by a synchronize; for bench/python_overhead.py.");
+             "Median seconds of one library call made from C++ ('slab_find', 'slab_find_default', 'slab_insert', "
+             "'radix_sort', 'lower_bound' on `size` uint32 keys), each followed by a synchronize; for "
+             "bench/python_overhead.py.");
 }
 
 }  // namespace warpdex::python

@@ -222,6 +222,60 @@ def test_sssp_on_the_device_matches_the_host(library, weight_dtype, rng):
         np.testing.assert_array_equal(to_host(tree), expected_tree)
 
 
+@pytest.mark.skipif(not warpdex.HAS_LSM, reason="this build has no dpp family")
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_maximal_cliques_on_the_device_match_the_host(library, rng):
+    to_device(library, np.zeros(1, np.uint32))  # skips without the library
+    sources = rng.integers(0, 20_000, size=200_000, dtype=np.uint32)
+    targets = (sources + rng.integers(1, 64, size=sources.size, dtype=np.uint32)) % np.uint32(20_000)
+    device_graph = warpdex.Graph(sources, targets, directed=False, device="cuda")
+    host_graph = warpdex.Graph(sources, targets, directed=False)
+    for min_size in (1, 3):
+        device_cliques = device_graph.maximal_cliques(min_size=min_size, library=library)
+        host_cliques = host_graph.maximal_cliques(min_size=min_size)
+        assert type(device_cliques.vertices).__module__.partition(".")[0] == library
+        np.testing.assert_array_equal(to_host(device_cliques.vertices), host_cliques.vertices)
+        np.testing.assert_array_equal(device_cliques.offsets, host_cliques.offsets)
+        assert device_cliques.size_histogram == host_cliques.size_histogram
+    assert device_graph.maximal_cliques(count_only=True).size_histogram == host_cliques.size_histogram
+
+
+@pytest.mark.skipif(not warpdex.HAS_LSM, reason="this build has no dpp family")
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("method", ["auto", "sort", "sort_hash", "hash"])
+def test_external_faces_on_the_device_match_the_host(library, method):
+    points, cells = warpdex.make_tet_grid(40, 30, 20, numbering="random", seed=5)
+    device_cells, device_points = to_device(library, cells), to_device(library, points)
+    expected = warpdex.external_faces(cells, points, method="sort")
+    for with_points in (False, True):
+        faces = warpdex.external_faces(device_cells, device_points if with_points else None, method=method)
+        assert type(faces.triangles).__module__.partition(".")[0] == library
+        if with_points:
+            np.testing.assert_array_equal(to_host(faces.triangles), expected.triangles)
+        np.testing.assert_array_equal(to_host(faces.cells), expected.cells)
+        np.testing.assert_array_equal(to_host(faces.local_faces), expected.local_faces)
+    assert len(expected) == 4 * (40 * 30 + 30 * 20 + 20 * 40)
+
+
+@pytest.mark.skipif(not warpdex.HAS_LSM, reason="this build has no dpp family")
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_segmentation_on_the_device_matches_the_host(library):
+    image, truth = warpdex.porous_volume((256, 256), seed=7)
+    superpixels, count = warpdex.slic_superpixels(image, device="cuda")
+    host_superpixels, host_count = warpdex.slic_superpixels(image)
+    np.testing.assert_array_equal(superpixels, host_superpixels)
+    assert count == host_count
+    device_result = warpdex.mrf_segment(to_device(library, image))  # a CUDA image: the cuda backend
+    assert type(device_result.labels).__module__.partition(".")[0] == library
+    host_result = warpdex.mrf_segment(image)
+    np.testing.assert_array_equal(to_host(device_result.labels), host_result.labels)
+    assert device_result.mu == host_result.mu and device_result.sigma == host_result.sigma
+    assert (host_result.labels == truth).mean() > 0.95
+    volume, _ = warpdex.porous_volume((32, 64, 64), seed=3)
+    np.testing.assert_array_equal(warpdex.mrf_segment(volume, labels=3, device="cuda").labels,
+                                  warpdex.mrf_segment(volume, labels=3).labels)
+
+
 @pytest.mark.parametrize("library", LIBRARIES)
 def test_slab_multimap_on_the_device_matches_the_host(library, rng):
     keys = rng.integers(0, 50_000, size=400_000, dtype=np.uint32)

@@ -135,6 +135,20 @@ def test_items_are_numpy_arrays_that_own_library_memory():
     assert keys.tolist() == [3] and values.tolist() == [4]
 
 
+def test_find_writes_the_default_and_found_flags_in_one_call():
+    table = warpdex.SlabMap(100)
+    table.insert(np.array([5, 6], np.uint32), np.array([50, 0xFFFFFFFF], np.uint32))
+    for default in (0, 1, 0xFFFFFFFF):
+        values, found = table.find(np.array([6, 7, 5, 7], np.uint32), default=default)
+        assert values.dtype == np.uint32 and found.dtype == np.bool_
+        assert values.tolist() == [0xFFFFFFFF, default, 50, default] and found.tolist() == [True, False, True, False]
+    values, found = table.find(np.array([], np.uint32))
+    assert values.size == found.size == 0
+    for bad in (-1, 2**32):
+        with pytest.raises(ValueError, match="default must be a uint32"):
+            table.find(np.array([5], np.uint32), default=bad)
+
+
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="uint32"):
         warpdex.SlabMap(10, key_dtype=np.uint64)

@@ -12,7 +12,9 @@ from . import _warpdex
 from .hash import EMPTY_KEY, ERASED_KEY, MAX_USER_KEY, Operation, SlabMap, SlabMultimap, Status
 if _warpdex.has_lsm:
     from .dpp import count_elements, elements_occurring_once, find_once, unique_elements
-    from .graph import NO_VERTEX, Graph
+    from .graph import NO_VERTEX, CliqueSet, Graph
+    from .meshes import ExternalFaces, external_faces, make_tet_grid, read_tet_mesh
+    from .segment import Segmentation, mrf_segment, porous_volume, read_image, slic_superpixels, write_image
     from .lsm import LSMMap, LSMOperation
 from .search import MAX_PATTERNS_PER_PASS, GrepResult, SortedIndex, count_matches, find_matches, grep
 from .split import (
@@ -39,17 +41,20 @@ def cuda_available() -> tuple[bool, str]:
 
 
 HAS_LSM: bool = _warpdex.has_lsm
-"""Whether this build has the LSM family, the duplicate search and the graphs (they need the CCCL headers)."""
+"""Whether this build has the LSM family, the dpp family (duplicate search, maximal cliques, external faces,
+MRF segmentation) and the graphs (they need the CCCL headers)."""
 
 __all__ = [
     "HAS_LSM",
     "BitFieldBuckets",
+    "CliqueSet",
     "DeltaBuckets",
     "EMPTY_KEY",
     "ERASED_KEY",
+    "ExternalFaces",
     "Graph",
-    "HAS_CUDA",
     "GrepResult",
+    "HAS_CUDA",
     "HistogramResult",
     "LSMMap",
     "LSMOperation",
@@ -58,6 +63,7 @@ __all__ = [
     "MultisplitResult",
     "NO_VERTEX",
     "Operation",
+    "Segmentation",
     "SlabMap",
     "SlabMultimap",
     "SortedIndex",
@@ -67,11 +73,19 @@ __all__ = [
     "count_matches",
     "cuda_available",
     "elements_occurring_once",
+    "external_faces",
     "find_matches",
     "find_once",
     "grep",
     "histogram",
+    "make_tet_grid",
+    "mrf_segment",
     "multisplit",
+    "porous_volume",
     "radix_sort",
+    "read_image",
+    "read_tet_mesh",
+    "slic_superpixels",
     "unique_elements",
+    "write_image",
 ]

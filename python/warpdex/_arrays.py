@@ -1,7 +1,7 @@
 """How warpdex meets the caller's arrays: which library made them, where to allocate results, which stream.
 
 Inputs are taken as they are (no copy) when they are arrays of NumPy, CuPy, PyTorch, JAX or any other
-DLPack or buffer-protocol producer; objects with only ``__cuda_array_interface__`` (Numba) are viewed
+DLPack or buffer-protocol producer (JAX arrays only as inputs: they are immutable); objects with only ``__cuda_array_interface__`` (Numba) are viewed
 through CuPy (no copy either). Python lists and tuples are converted to NumPy arrays (a copy). Results
 are allocated with the library of the first array argument, on its device.
 """
@@ -168,6 +168,33 @@ def stream_of(like: Any, stream: Any) -> int:
 
         return torch.cuda.current_stream(like.device).cuda_stream
     return 0
+
+
+def writable(array: Any, name: str) -> Any:
+    """`array`, an output the call writes into; JAX arrays are refused (ValueError): they are immutable, and
+    DLPack does not say so."""
+    if library_of(array) in ("jax", "jaxlib"):
+        raise ValueError(f"{name}: JAX arrays are immutable and cannot be written into; pass a NumPy, CuPy or "
+                         f"PyTorch array, or leave {name} out to get a new array")
+    return array
+
+
+def to_numpy(array: Any) -> np.ndarray:
+    """A NumPy array of `array`'s elements: itself for host arrays NumPy can view, else a copy to the host
+    (CuPy's ``get``, PyTorch's ``cpu``)."""
+    if type(array) is np.ndarray:
+        return array
+    if hasattr(array, "get") and library_of(array) == "cupy":
+        return array.get()
+    if library_of(array) == "torch":
+        import torch
+
+        host = array.detach().cpu()
+        unsigned = {getattr(torch, f"uint{bits}", None): getattr(torch, f"int{bits}") for bits in (16, 32, 64)}
+        if host.dtype in unsigned:  # PyTorch converts few unsigned types to NumPy: move the bits as signed
+            return host.view(unsigned[host.dtype]).numpy().view(np.dtype(str(host.dtype).rpartition(".")[2]))
+        return host.numpy()
+    return np.asarray(array)
 
 
 def owned_library(cuda: bool, library: str | None) -> str:

@@ -79,6 +79,8 @@ class SlabMapCore:
 
     def find(self, keys: Annotated[NDArray, dict(writable=False)], values: NDArray, statuses: NDArray) -> None: ...
 
+    def find_or_default(self, keys: Annotated[NDArray, dict(writable=False)], values: NDArray, found: NDArray, default: int) -> None: ...
+
 class SlabMultimapCore:
     """The compiled slab hash multimap; use warpdex.SlabMultimap."""
 
@@ -157,7 +159,7 @@ def grep(path: str, data: bytes, from_file: bool, name: str, patterns: Sequence[
 
 def measure_cpp_call(kind: str, size: int, iterations: int, device: str) -> float:
     """
-    Median seconds of one library call made from C++ ('slab_find', 'slab_insert', 'radix_sort', 'lower_bound' on `size` uint32 keys), each followed by a synchronize; for bench/python_overhead.py.
+    Median seconds of one library call made from C++ ('slab_find', 'slab_find_default', 'slab_insert', 'radix_sort', 'lower_bound' on `size` uint32 keys), each followed by a synchronize; for bench/python_overhead.py.
     """
 
 class LSMMapCore32:
@@ -249,6 +251,8 @@ class GraphCoreInt32:
 
     def sssp(self, source: int, algorithm: str, delta: float, bucket_count: int, predecessors: bool, library: str) -> tuple: ...
 
+    def maximal_cliques(self, min_size: int, count_only: bool, memory_limit_bytes: int, library: str) -> tuple: ...
+
     def vertex_count(self) -> int: ...
 
     def edge_count(self) -> int: ...
@@ -267,6 +271,8 @@ class GraphCoreFloat32:
 
     def sssp(self, source: int, algorithm: str, delta: float, bucket_count: int, predecessors: bool, library: str) -> tuple: ...
 
+    def maximal_cliques(self, min_size: int, count_only: bool, memory_limit_bytes: int, library: str) -> tuple: ...
+
     def vertex_count(self) -> int: ...
 
     def edge_count(self) -> int: ...
@@ -279,5 +285,47 @@ class GraphCoreFloat32:
     def device(self) -> str: ...
 
 no_vertex: int = ...
+
+def external_faces(connectivity: Annotated[NDArray, dict(writable=False)], points: Annotated[NDArray, dict(writable=False)] | None, point_count: int, method: str, hash: str, collision_run_limit: int, library: str, stream: int) -> tuple:
+    """
+    (triangles, cells, local_faces, statistics): the faces of a tetrahedral mesh that belong to one cell.
+    """
+
+def make_tet_grid(nx: int, ny: int, nz: int, tets_per_hex: int, numbering: str, seed: int) -> tuple:
+    """
+    (points, connectivity), flat: a grid of unit cubes split into tetrahedra.
+    """
+
+def read_tet_mesh(path: str) -> tuple:
+    """
+    (points, connectivity), flat: a tetrahedral mesh from a .vtk or .vtu file.
+    """
+
+default_collision_run_limit: int = ...
+
+def mrf_segment(image: Annotated[NDArray, dict(writable=False)], dims: tuple[int, int, int], regions: Annotated[NDArray, dict(writable=False)], label_count: int, em_iterations: int, map_iterations: int, convergence_window: int, convergence_threshold: float, smoothness: float, memory_limit_bytes: int, device: str) -> tuple:
+    """
+    (labels, mu, sigma, statistics, timings): MRF segmentation of a flat image over its regions.
+    """
+
+def slic_superpixels(image: Annotated[NDArray, dict(writable=False)], dims: tuple[int, int, int], region_size: int, compactness: float, iterations: int, smoothing: int, device: str) -> tuple:
+    """(labels, centres, superpixels): SLIC superpixels of a flat image."""
+
+def read_gray_volume(path: str, dims: tuple[int, int, int], bit_depth: int) -> tuple:
+    """
+    (values, (width, height, depth), bit_depth): a gray image or volume from a raw, PNG or TIFF file.
+    """
+
+def write_gray_volume(path: str, image: Annotated[NDArray, dict(writable=False)], dims: tuple[int, int, int]) -> None:
+    """
+    Writes a flat gray image (uint8 or uint16) as a raw, PNG or TIFF file by the extension.
+    """
+
+def porous_volume(dims: tuple[int, int, int], seed: int, porosity: float) -> tuple:
+    """
+    (image, truth), flat: the synthetic porous volume and its ground truth.
+    """
+
+mrf_max_labels: int = ...
 
 has_lsm: bool = ...

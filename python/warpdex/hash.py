@@ -199,22 +199,27 @@ class SlabMap(_SlabTable):
         return statuses
 
     def find(self, keys: Any, default: int = 0) -> tuple[Any, Any]:
-        """(values, found): values[i] is the value of keys[i] where found[i], else `default`; found is a
-        boolean array. Both arrays of the keys' library. O(n * list length)."""
+        """(values, found): values[i] is the value of keys[i] where found[i], else `default` (a uint32);
+        found is a boolean array. Both arrays of the keys' library, written in one pass of the library's
+        find. O(n * list length)."""
         keys = _keys(keys)
-        values = _arrays.full(keys, len(keys), default, np.uint32)
-        statuses = self._status_array(keys, len(keys))
-        self._core.find(keys, values, statuses)
-        return values, statuses == int(Status.FOUND)
+        if not 0 <= default <= 0xFFFFFFFF:
+            raise ValueError(f"SlabMap.find: default must be a uint32 (0 .. 2**32 - 1), got {default}")
+        values = _arrays.empty(keys, len(keys), np.uint32)
+        found = _arrays.empty(keys, len(keys), np.uint8)
+        self._core.find_or_default(keys, values, found, int(default))
+        return values, _arrays.as_bool(found)
 
     def find_status(self, keys: Any, *, values_out: Any = None, statuses_out: Any = None) -> tuple[Any, Any]:
         """(values, statuses): the library's find as it is, one pass with nothing added: statuses[i] is
         FOUND or NOT_FOUND (int32 or uint32 codes) and values[i] the value of a found key, left unwritten
-        (uninitialized in a new array) where not found. Into `values_out` / `statuses_out` when given. The
-        fastest lookup: `find` adds a fill of the defaults and a comparison."""
+        (uninitialized in a new array) where not found. Into `values_out` / `statuses_out` when given (as
+        fast as `find`, which writes its defaults and found flags in the same pass)."""
         keys = _keys(keys)
-        values = _arrays.empty(keys, len(keys), np.uint32) if values_out is None else values_out
-        statuses = self._status_array(keys, len(keys)) if statuses_out is None else statuses_out
+        values = _arrays.empty(keys, len(keys), np.uint32) if values_out is None else _arrays.writable(values_out,
+                                                                                                       "values_out")
+        statuses = (self._status_array(keys, len(keys)) if statuses_out is None
+                    else _arrays.writable(statuses_out, "statuses_out"))
         self._core.find(keys, values, statuses)
         return values, statuses
 

@@ -54,7 +54,7 @@ class MultisplitResult(NamedTuple):
 
 
 def _output(given: Any, like: Any, size: int, dtype: Any) -> Any:
-    return _arrays.empty(like, size, dtype) if given is None else given
+    return _arrays.empty(like, size, dtype) if given is None else _arrays.writable(given, "outputs")
 
 
 def _pairs(function: str, keys: Any, values: Any, keys_out: Any, values_out: Any) -> tuple[Any, Any, Any, Any]:

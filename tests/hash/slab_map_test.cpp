@@ -90,6 +90,27 @@ TYPED_TEST(slab_map_test, InsertThenFindPresentAndAbsentKeys)
   map.contains(queries.span(), found.span());
   const auto host_found = found.to_vector();
   for (std::size_t i = 0; i < keys.size(); ++i) { ASSERT_EQ(host_found[i], (i < n) ? 1 : 0) << "key " << keys[i]; }
+
+  // The find that writes a default for misses and a found flag, plain and combined (every element
+  // written: the outputs start poisoned).
+  for (const auto combine : {hash::batch_combine::never, hash::batch_combine::always}) {
+    map.set_batch_options({.combine = combine});
+    const std::uint32_t default_value = 0xfeedbeef;
+    auto defaulted = this->template poisoned<std::uint32_t>(keys.size(), poison_value);
+    auto flags = this->template poisoned<std::uint8_t>(keys.size(), 2);
+    map.find(queries.span(), defaulted.span(), flags.span(), default_value);
+    const auto host_defaulted = defaulted.to_vector();
+    const auto host_flags = flags.to_vector();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_EQ(host_flags[i], (i < n) ? 1 : 0) << "key " << keys[i];
+      ASSERT_EQ(host_defaulted[i], i < n ? values[i] : default_value) << "key " << keys[i];
+    }
+  }
+  map.set_batch_options({});
+  auto short_flags = this->template poisoned<std::uint8_t>(keys.size() - 1, 2);
+  auto all_values = this->template poisoned<std::uint32_t>(keys.size(), poison_value);
+  expect_error_mentioning<error>([&] { map.find(queries.span(), all_values.span(), short_flags.span(), 0u); },
+                                 {"find", "found holds"});
 }
 
 TYPED_TEST(slab_map_test, InsertKeepsThePresentValueAndOneOfRepeatedKeys)

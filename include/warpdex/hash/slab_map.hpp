@@ -114,6 +114,21 @@ class slab_map : public detail::slab_table_base<slots_with<basic_map_slots<SlabB
     this->run(base::uniform_batch(operation::find, keys, {}, values, statuses), "find", false);
   }
 
+  /// For each key: found[i] = 1 and values[i] = its value when present, else found[i] = 0 and
+  /// values[i] = `default_value`, all written in the one pass of the find (no fill beforehand). O(n * list
+  /// length).
+  void find(std::span<const Key> keys, std::span<Value> values, std::span<std::uint8_t> found,
+            Value default_value) const
+  {
+    this->check_output(keys.size(), values.size(), "find", "values");
+    this->check_output(keys.size(), found.size(), "find", "found");
+    auto batch = base::uniform_batch(operation::find, keys, {}, values, {});
+    batch.found = found.data();
+    batch.write_misses = true;
+    batch.miss_value = default_value;
+    this->run(batch, "find", false);
+  }
+
   /// A mixed batch: element i does operations[i] on (keys[i], values_in[i]), all concurrently; statuses[i]
   /// says what it did and values_out[i] receives the value of a found find (other elements' values_out
   /// stay unwritten). Exhaustion is reported per element. values_in is read for insertions only.

@@ -69,9 +69,12 @@ struct batch_arguments {
   operation uniform = operation::find;
   const std::uint32_t* keys = nullptr;
   const std::uint32_t* values_in = nullptr;  ///< insertions' values (null for sets)
-  std::uint32_t* values_out = nullptr;       ///< written for found finds only
+  std::uint32_t* values_out = nullptr;       ///< written for found finds only (and misses with write_misses)
   operation_status* statuses = nullptr;
   std::uint8_t* found = nullptr;  ///< written for every element: 1 when the status is found, else 0
+  /// With values_out: the elements whose status is not found get `miss_value` there (a find's default).
+  bool write_misses = false;
+  std::uint32_t miss_value = 0;
   std::uint64_t count = 0;
   std::uint32_t tile_lanes = 8;  ///< lanes per find or erasure on the cuda backend: 1, 4, 8, 16 or 32
   bool by_bucket = false;        ///< run the elements stably sorted by bucket (results still at their index)

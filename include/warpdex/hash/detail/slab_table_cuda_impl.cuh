@@ -94,7 +94,13 @@ inline __device__ std::uint64_t element_at(const std::uint32_t* order, std::uint
 inline __device__ void write_result(const batch_arguments& batch, std::uint64_t i, operation_status status,
                                     std::uint32_t found_value)
 {
-  if (status == operation_status::found && batch.values_out != nullptr) { batch.values_out[i] = found_value; }
+  if (batch.values_out != nullptr) {
+    if (status == operation_status::found) {
+      batch.values_out[i] = found_value;
+    } else if (batch.write_misses) {
+      batch.values_out[i] = batch.miss_value;
+    }
+  }
   if (batch.statuses != nullptr) { batch.statuses[i] = status; }
   if (batch.found != nullptr) { batch.found[i] = status == operation_status::found ? 1 : 0; }
 }
@@ -421,11 +427,15 @@ struct fan_out_outcome {
   std::uint32_t* values_out;
   operation_status* statuses;
   std::uint8_t* found;
+  bool write_misses;
+  std::uint32_t miss_value;
   __device__ void operator()(std::uint64_t i) const
   {
     const combined_outcome::result r = outcome(i);
     if (r.status == operation_status::found && values_out != nullptr) {
       values_out[r.element] = r.target == target_initial ? initial_values[r.group] : outcome.elements.value(r.target);
+    } else if (write_misses && values_out != nullptr) {
+      values_out[r.element] = miss_value;
     }
     if (statuses != nullptr) { statuses[r.element] = r.status; }
     if (found != nullptr) { found[r.element] = r.status == operation_status::found ? 1 : 0; }
@@ -588,12 +598,16 @@ struct fan_out_multiset_outcome {
   std::uint32_t* values_out;
   operation_status* statuses;
   std::uint8_t* found;
+  bool write_misses;
+  std::uint32_t miss_value;
   __device__ void operator()(std::uint64_t i) const
   {
     const operation_status status = outcome(i);
     const std::uint32_t element = outcome.order[i];
     if (status == operation_status::found && values_out != nullptr) {
       values_out[element] = initial_values[outcome.groups[i] - 1];
+    } else if (write_misses && values_out != nullptr) {
+      values_out[element] = miss_value;
     }
     if (statuses != nullptr) { statuses[element] = status; }
     if (found != nullptr) { found[element] = status == operation_status::found ? 1 : 0; }
@@ -780,9 +794,9 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
     WARPDEX_CHECK_LAUNCH("append_instances_kernel");
     const multiset_element_outcome outcome{order.data(),  groups.data(), ranks.data(), initial.data(),
                                            erased.data(), added.data(),  elements_in};
-    thrust::for_each(
-        on, first_position, first_position + count,
-        fan_out_multiset_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses, batch.found});
+    thrust::for_each(on, first_position, first_position + count,
+                     fan_out_multiset_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses,
+                                              batch.found, batch.write_misses, batch.miss_value});
     return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_multiset_outcome{outcome},
                                     std::uint64_t{0}, thrust::plus<std::uint64_t>());
   }
@@ -810,7 +824,8 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
   const combined_outcome outcome{order.data(),   groups.data(),         prefix.data(),
                                  initial.data(), write_statuses.data(), elements_in};
   thrust::for_each(on, first_position, first_position + count,
-                   fan_out_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses, batch.found});
+                   fan_out_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses, batch.found,
+                                   batch.write_misses, batch.miss_value});
   return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_outcome{outcome},
                                   std::uint64_t{0}, thrust::plus<std::uint64_t>());
 }

@@ -219,9 +219,12 @@ inline void sort_by_key(std::vector<std::uint64_t>& pairs)
   }
 }
 
-/// Writes an element's status (and found flag) where the batch asks for them.
+/// Writes an element's status (and found flag, and a miss's value) where the batch asks for them.
 inline void write_outcome(const batch_arguments& batch, std::uint64_t element, operation_status status)
 {
+  if (batch.write_misses && batch.values_out != nullptr && status != operation_status::found) {
+    batch.values_out[element] = batch.miss_value;
+  }
   if (batch.statuses != nullptr) { batch.statuses[element] = status; }
   if (batch.found != nullptr) { batch.found[element] = status == operation_status::found ? 1 : 0; }
 }
@@ -486,8 +489,7 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
       const operation_status status = run_operation(table, allocator, op, batch.keys[index], value, found_value);
       if (status == operation_status::out_of_memory) { ++exhausted; }
       if (status == operation_status::found && batch.values_out != nullptr) { batch.values_out[index] = found_value; }
-      if (batch.statuses != nullptr) { batch.statuses[index] = status; }
-      if (batch.found != nullptr) { batch.found[index] = status == operation_status::found ? 1 : 0; }
+      write_outcome(batch, index, status);
     }
   }
   return exhausted;
