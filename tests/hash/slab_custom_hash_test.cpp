@@ -9,9 +9,6 @@
 #include "hash/multimap_check.hpp"
 #include "hash/slab_test_support.hpp"
 
-#include <warpdex/hash/detail/slab_table_host_impl.hpp>
-#include <warpdex/hash/instantiate.hpp>
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,9 +20,6 @@
 #include <utility>
 #include <vector>
 
-WARPDEX_HASH_INSTANTIATE_TABLE(warpdex::testing::host_class_map)
-WARPDEX_HASH_INSTANTIATE_TABLE(warpdex::testing::host_constant_set)
-WARPDEX_HASH_INSTANTIATE_TABLE(warpdex::testing::host_multiply_map)
 
 namespace {
 
