@@ -46,21 +46,6 @@ std::uint32_t key_in_class(std::mt19937_64& random, std::uint32_t key_class)
 template <class Backend>
 class slab_custom_hash_test : public multimap_backend_test<Backend> {
  protected:
-  /// Runs a mixed batch on `map`; returns statuses and values_out (poisoned where unwritten).
-  template <class Map>
-  std::pair<std::vector<operation_status>, std::vector<std::uint32_t>> execute(
-      Map& map, const std::vector<operation>& ops, const std::vector<std::uint32_t>& keys,
-      const std::vector<std::uint32_t>& values) const
-  {
-    auto device_ops = this->put(ops);
-    auto device_keys = this->put(keys);
-    auto device_values = this->put(values);
-    auto values_out = this->template poisoned<std::uint32_t>(keys.size(), poison_value);
-    auto statuses = this->template poisoned<operation_status>(keys.size(), static_cast<operation_status>(0xdead));
-    map.execute(device_ops.span(), device_keys.span(), device_values.span(), values_out.span(), statuses.span());
-    return {statuses.to_vector(), values_out.to_vector()};
-  }
-
   /// Every pair of `map`, exported, by key.
   template <class Map>
   std::unordered_map<std::uint32_t, std::uint32_t> exported_pairs(const Map& map) const

@@ -39,19 +39,6 @@ class slab_map_test : public slab_backend_test<typename Config::backend_type> {
     for (std::size_t i = 0; i < keys.size(); ++i) { oracle.emplace(keys[i], values[i]); }
   }
 
-  /// Runs a mixed batch and returns its statuses and values_out (poisoned where unwritten).
-  std::pair<std::vector<operation_status>, std::vector<std::uint32_t>> execute(
-      map_type& map, const std::vector<operation>& ops, const std::vector<std::uint32_t>& keys,
-      const std::vector<std::uint32_t>& values) const
-  {
-    auto device_ops = this->put(ops);
-    auto device_keys = this->put(keys);
-    auto device_values = this->put(values);
-    auto values_out = this->template poisoned<std::uint32_t>(keys.size(), poison_value);
-    auto statuses = this->template poisoned<operation_status>(keys.size(), static_cast<operation_status>(0xdead));
-    map.execute(device_ops.span(), device_keys.span(), device_values.span(), values_out.span(), statuses.span());
-    return {statuses.to_vector(), values_out.to_vector()};
-  }
 };
 TYPED_TEST_SUITE(slab_map_test, all_slab_configs, slab_config_names);
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace warpdex::testing {
@@ -86,6 +87,21 @@ class slab_backend_test : public backend_test<Backend> {
   buffer<T> poisoned(std::size_t size, T value) const
   {
     return make_filled_buffer<T>(this->backend(), size, value);
+  }
+  /// Runs a mixed batch on `map` (a map or a set); returns its statuses and values_out (poisoned where
+  /// unwritten).
+  template <class Map>
+  std::pair<std::vector<hash::operation_status>, std::vector<std::uint32_t>> execute(
+      Map& map, const std::vector<hash::operation>& ops, const std::vector<std::uint32_t>& keys,
+      const std::vector<std::uint32_t>& values) const
+  {
+    auto device_ops = put(ops);
+    auto device_keys = put(keys);
+    auto device_values = put(values);
+    auto values_out = poisoned<std::uint32_t>(keys.size(), poison_value);
+    auto statuses = poisoned<hash::operation_status>(keys.size(), static_cast<hash::operation_status>(0xdead));
+    map.execute(device_ops.span(), device_keys.span(), device_values.span(), values_out.span(), statuses.span());
+    return {statuses.to_vector(), values_out.to_vector()};
   }
 };
 
