@@ -26,7 +26,12 @@ def library_of(array: Any) -> str:
 def as_array(value: Any, dtype: Any, name: str) -> Any:
     """`value` itself when it is an array, a CuPy view of a ``__cuda_array_interface__`` object, or a NumPy
     copy of a list, tuple or range (converted to `dtype`)."""
-    if type(value) is np.ndarray or hasattr(value, "__dlpack__"):
+    if type(value) is np.ndarray:
+        return value
+    if hasattr(value, "__dlpack__"):
+        if library_of(value) in ("jax", "jaxlib") and is_cuda(value):
+            # JAX computes on streams of its own, which warpdex cannot name: wait for the array's producer.
+            value.block_until_ready()
         return value
     if hasattr(value, "__cuda_array_interface__"):
         import cupy

@@ -12,7 +12,6 @@
 #include <warpdex/lsm/lsm_map.hpp>
 #include <warpdex/search/search_device.hpp>
 
-
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/count.h>
@@ -353,9 +352,9 @@ struct reduce_sorted_batch {
   Value* values;
   std::uint8_t* status;
   std::uint64_t size;
-  const std::uint32_t* order;        // null without operations
-  const Value* batch_values;         // the batch's values, in batch order (with operations)
-  const lsm_operation* operations;   // null when every operation is an insert
+  const std::uint32_t* order;       // null without operations
+  const Value* batch_values;        // the batch's values, in batch order (with operations)
+  const lsm_operation* operations;  // null when every operation is an insert
   std::uint64_t* counters;
 
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
@@ -403,6 +402,7 @@ struct mark_shadowed {
 
 #if defined(__CUDACC__)
 #include "lsm_merge_cuda.cuh"
+#include "lsm_range_cuda.cuh"
 #endif
 
 namespace warpdex::detail {
@@ -445,8 +445,8 @@ auto entries_of(lsm_level<Key, Value>& level)
 template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std::span<const Key> keys,
                                                     std::span<const Value> values,
-                                                    std::span<const lsm_operation> operations,
-                                                    std::uint64_t* counters, buffer<std::uint8_t>* scratch)
+                                                    std::span<const lsm_operation> operations, std::uint64_t* counters,
+                                                    buffer<std::uint8_t>* scratch)
 {
   const std::uint64_t n = keys.size();
   auto level = allocate_level<Key, Value>(backend, n);
@@ -455,8 +455,8 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   if (operations.empty()) {
     stable_sort_pairs(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
     thrust::for_each(run, elements, elements + n,
-                     reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status,
-                                                     n, nullptr, nullptr, nullptr, counters});
+                     reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n, nullptr, nullptr,
+                                                     nullptr, counters});
     return level;
   }
   auto positions = make_buffer<std::uint32_t>(backend, n);  // batch positions; a chunk is < 2^32 elements
@@ -464,8 +464,8 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   thrust::sequence(run, positions.data(), positions.data() + n);
   stable_sort_pairs(backend, keys.data(), positions.data(), level->keys, order.data(), n, scratch);
   thrust::for_each(run, elements, elements + n,
-                   reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n,
-                                                   order.data(), values.data(), operations.data(), counters});
+                   reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n, order.data(),
+                                                   values.data(), operations.data(), counters});
   return level;
 }
 
@@ -484,9 +484,8 @@ std::shared_ptr<lsm_level<Key, Value>> merge_levels(const Backend& backend, cons
 #endif
   const auto run = policy_nosync(backend);
   // merge_by_key is stable: of equal keys, those of the first range (the newer) come first.
-  thrust::merge_by_key(run, newer.keys, newer.keys + newer.size, older.keys,
-                       older.keys + older.size, entries_of(newer), entries_of(older), merged->keys,
-                       entries_of(*merged));
+  thrust::merge_by_key(run, newer.keys, newer.keys + newer.size, older.keys, older.keys + older.size, entries_of(newer),
+                       entries_of(older), merged->keys, entries_of(*merged));
   if (newer.size > 0 && older.size > 0) {
     thrust::for_each(run, thrust::counting_iterator<std::uint64_t>(1),
                      thrust::counting_iterator<std::uint64_t>(merged->size),
@@ -499,8 +498,8 @@ std::shared_ptr<lsm_level<Key, Value>> merge_levels(const Backend& backend, cons
 template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> regular_entries(const Backend& backend, const lsm_level<Key, Value>& level)
 {
-  const auto live_count = static_cast<std::uint64_t>(
-      thrust::count(policy(backend), level.status, level.status + level.size, lsm_regular));
+  const auto live_count =
+      static_cast<std::uint64_t>(thrust::count(policy(backend), level.status, level.status + level.size, lsm_regular));
   auto live = allocate_level<Key, Value>(backend, live_count);
   const auto run = policy_nosync(backend);
   const auto pairs = thrust::make_zip_iterator(thrust::make_tuple(level.keys, level.values));
@@ -780,6 +779,14 @@ void lsm_map<Key, Value, Backend>::count(std::span<const Key> lower, std::span<c
                       " upper bounds and " + std::to_string(counts.size()) + " counts; the sizes must agree");
   if (lower.empty()) { return; }
   ensure_liveness_index();
+#if defined(__CUDACC__)
+  if constexpr (!std::is_same_v<Backend, host>) {
+    if (detail::launch_range_count(backend_, views_.data(), static_cast<std::uint32_t>(views_.size()), lower.data(),
+                                   upper.data(), lower.size(), counts.data())) {
+      return;
+    }
+  }
+#endif
   thrust::for_each(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
                    thrust::counting_iterator<std::uint64_t>(lower.size()),
                    detail::count_element<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()),
@@ -805,7 +812,16 @@ lsm_range_result<Key, Value> lsm_map<Key, Value, Backend>::range(std::span<const
   result.keys = make_buffer<Key>(backend_, total);
   result.values = make_buffer<Value>(backend_, total);
   const auto level_count = static_cast<std::uint32_t>(views_.size());
-  if (total > 0) {
+  if (total == 0) { return result; }
+#if defined(__CUDACC__)
+  if constexpr (!std::is_same_v<Backend, host>) {
+    if (detail::launch_range_fill(backend_, views_.data(), level_count, lower.data(), upper.data(), queries, offsets,
+                                  result.keys.data(), result.values.data(), total / queries + 1)) {
+      return result;
+    }
+  }
+#endif
+  {
     thrust::for_each(policy, thrust::counting_iterator<std::uint64_t>(0),
                      thrust::counting_iterator<std::uint64_t>(queries * level_count),
                      detail::range_fill_element<Key, Value>{views_.data(), level_count, lower.data(), upper.data(),

@@ -202,6 +202,37 @@ TYPED_TEST(lsm_map_test, large_sparse_sequence_matches_the_model)
   large_sparse_sequence_matches_the_model<std::uint64_t>(this->backend());
 }
 
+/// Short and long ranges over a map of many levels (small batches): ranges whose parts lie in every level,
+/// searched and filled level by level side by side on the GPU (a group of lanes per query), short ranges
+/// by groups of a few lanes, long ones by whole warps.
+template <class Key, class Backend>
+void ranges_over_many_levels_match_the_model(const Backend& backend)
+{
+  std::mt19937_64 random(case_seed(sizeof(Key)));
+  constexpr std::uint64_t batch_size = 4;
+  constexpr Key universe = 20000;
+  lsm_map<Key, lsm_value, Backend> map(backend, lsm_options{batch_size, 0.0});
+  std::map<Key, lsm_value> model;
+  for (int step = 0; step < 1023; ++step) {  // 1023 batches: ten occupied levels
+    const auto batch = random_batch<Key>(random, batch_size, 0.1, universe);
+    apply_to_model(model, batch, batch_size);
+    apply_to_map(backend, map, batch);
+  }
+  ASSERT_GT(map.occupied_levels(), 8u);
+  for (const Key width : {Key{0}, Key{16}, Key{3000}}) {
+    std::vector<Key> lower = random_queries(random, model, 700, universe);
+    std::vector<Key> upper(lower.size());
+    std::uniform_int_distribution<std::uint64_t> extra(0, width);
+    for (std::size_t i = 0; i < lower.size(); ++i) { upper[i] = static_cast<Key>(lower[i] + extra(random)); }
+    expect_count_and_range_match(backend, map, model, lower, upper);
+  }
+}
+
+TYPED_TEST(lsm_map_test, ranges_over_many_levels_match_the_model)
+{
+  ranges_over_many_levels_match_the_model<std::uint32_t>(this->backend());
+}
+
 template <class Key, class Backend>
 void bulk_build_keeps_the_last_pair(const Backend& backend)
 {
