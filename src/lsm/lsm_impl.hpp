@@ -206,6 +206,16 @@ struct live_flag_element {
   }
 };
 
+/// Where a range query's keys lie in one level: entries [begin, end), with `live` live entries before begin.
+struct range_bounds {
+  std::uint64_t begin;
+  std::uint64_t end;
+  std::uint64_t live;
+};
+
+/// counts[i] = the live keys in [lower[i], upper[i]]; when `bounds` is given, also the range's bounds in
+/// each level (bounds[i * level_count + l]) for the range fill that follows (not written for reversed
+/// ranges).
 template <class Key, class Value>
 struct count_element {
   const lsm_level_view<Key, Value>* levels;
@@ -213,6 +223,7 @@ struct count_element {
   const Key* lower;
   const Key* upper;
   std::uint64_t* counts;
+  range_bounds* bounds = nullptr;
 
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
   {
@@ -221,7 +232,11 @@ struct count_element {
     std::uint64_t total = 0;
     if (first <= last) {
       for (std::uint32_t l = 0; l < level_count; ++l) {
-        total += live_up_to(levels[l], last) - live_below(levels[l], first);
+        const std::uint64_t begin = lower_index(levels[l], first);
+        const std::uint64_t end = upper_index(levels[l], last);
+        const std::uint64_t live = levels[l].live_before[begin];
+        total += levels[l].live_before[end] - live;
+        if (bounds != nullptr) { bounds[i * level_count + l] = range_bounds{begin, end, live}; }
       }
     }
     counts[i] = total;
@@ -407,9 +422,29 @@ struct mark_shadowed {
 
 namespace warpdex::detail {
 
+/// counts[i] = the live keys in [lower[i], upper[i]] (and the bounds, as count_element says): on the GPU
+/// by groups of lanes where queries are too few to fill it, else a thread per query.
+template <class Key, class Value, class Backend>
+void count_ranges(const Backend& backend, const lsm_level_view<Key, Value>* levels, std::uint32_t level_count,
+                  const Key* lower, const Key* upper, std::uint64_t queries, std::uint64_t* counts,
+                  range_bounds* bounds)
+{
+#if defined(__CUDACC__)
+  if constexpr (!std::is_same_v<Backend, host>) {
+    if (launch_range_count(backend, levels, level_count, lower, upper, queries, counts, bounds)) { return; }
+  }
+#endif
+  thrust::for_each(policy(backend), thrust::counting_iterator<std::uint64_t>(0),
+                   thrust::counting_iterator<std::uint64_t>(queries),
+                   count_element<Key, Value>{levels, level_count, lower, upper, counts, bounds});
+}
+
 /// The largest merge done by the one-launch kernel of lsm_merge_cuda.cuh; larger ones go through Thrust,
 /// whose staged reads move bytes faster once the launch costs no longer dominate.
 inline constexpr std::uint64_t lsm_single_launch_merge_max = std::uint64_t{1} << 20;
+
+/// The largest buffer of range bounds a range query allocates (see range()).
+inline constexpr std::uint64_t lsm_range_bounds_budget = std::uint64_t{512} << 20;
 
 template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> allocate_level(const Backend& backend, std::uint64_t size)
@@ -779,18 +814,8 @@ void lsm_map<Key, Value, Backend>::count(std::span<const Key> lower, std::span<c
                       " upper bounds and " + std::to_string(counts.size()) + " counts; the sizes must agree");
   if (lower.empty()) { return; }
   ensure_liveness_index();
-#if defined(__CUDACC__)
-  if constexpr (!std::is_same_v<Backend, host>) {
-    if (detail::launch_range_count(backend_, views_.data(), static_cast<std::uint32_t>(views_.size()), lower.data(),
-                                   upper.data(), lower.size(), counts.data())) {
-      return;
-    }
-  }
-#endif
-  thrust::for_each(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
-                   thrust::counting_iterator<std::uint64_t>(lower.size()),
-                   detail::count_element<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()),
-                                                     lower.data(), upper.data(), counts.data()});
+  detail::count_ranges(backend_, views_.data(), static_cast<std::uint32_t>(views_.size()), lower.data(), upper.data(),
+                       lower.size(), counts.data(), static_cast<detail::range_bounds*>(nullptr));
 }
 
 template <class Key, class Value, class Backend>
@@ -806,17 +831,29 @@ lsm_range_result<Key, Value> lsm_map<Key, Value, Backend>::range(std::span<const
   std::uint64_t* offsets = result.offsets.data();
   const auto policy = detail::policy(backend_);
   thrust::fill(policy, offsets + queries, offsets + queries + 1, std::uint64_t{0});
-  count(lower, upper, std::span<std::uint64_t>(offsets, queries));
+  if (queries == 0) { return result; }
+  ensure_liveness_index();
+  const auto level_count = static_cast<std::uint32_t>(views_.size());
+  // On the GPU the count keeps each range's bounds in every level for the fill, which then searches no
+  // level again, where they fit in a modest buffer (24 bytes per query and level).
+  buffer<detail::range_bounds> bounds;
+  if constexpr (!std::is_same_v<Backend, host>) {
+    if (queries * level_count * sizeof(detail::range_bounds) <= detail::lsm_range_bounds_budget) {
+      bounds = make_buffer<detail::range_bounds>(backend_, queries * level_count);
+    }
+  }
+  detail::count_ranges(backend_, views_.data(), level_count, lower.data(), upper.data(), queries, offsets,
+                       bounds.size() > 0 ? bounds.data() : nullptr);
   thrust::exclusive_scan(policy, offsets, offsets + queries + 1, offsets);
   const std::uint64_t total = detail::read_back(backend_, offsets + queries);
   result.keys = make_buffer<Key>(backend_, total);
   result.values = make_buffer<Value>(backend_, total);
-  const auto level_count = static_cast<std::uint32_t>(views_.size());
   if (total == 0) { return result; }
 #if defined(__CUDACC__)
   if constexpr (!std::is_same_v<Backend, host>) {
     if (detail::launch_range_fill(backend_, views_.data(), level_count, lower.data(), upper.data(), queries, offsets,
-                                  result.keys.data(), result.values.data(), total / queries + 1)) {
+                                  result.keys.data(), result.values.data(), total / queries + 1,
+                                  bounds.size() > 0 ? bounds.data() : nullptr)) {
       return result;
     }
   }

@@ -1,11 +1,12 @@
 #pragma once
-// The fill of range queries on the GPU: a group of lanes per query instead of one thread per (query,
-// level) pair. The generic fill (range_fill_element) walks a level's part of a range in one thread and
-// places each pair by searching every whole level (samples, then a line of keys: several dependent
-// misses per level per pair), so long ranges serialize and every pair pays levels x misses. Here the
-// group's lanes first find, side by side, where the range starts and ends in each level (the bounds a
-// count finds); every pair is then placed by binary searches within those bounds only, which are short
-// and cached, and the group's lanes share the range's pairs of all levels.
+// Range queries on the GPU: a group of lanes per query instead of one thread per (query, level) pair.
+// The generic fill (range_fill_element) walks a level's part of a range in one thread and places each pair
+// by searching every whole level (samples, then a line of keys: several dependent misses per level per
+// pair), so long ranges serialize and every pair pays levels x misses. Here the count keeps where each
+// range starts and ends in every level (or the group's lanes find that side by side), and the group's
+// lanes share the range's entries of all levels: a short range's live keys are ranked against each other
+// in shared memory; a long range's by binary searches within the range's bounds in the other levels,
+// which are short and cached.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/cuda_check.hpp>
@@ -18,7 +19,10 @@
 
 namespace warpdex::detail {
 
-inline constexpr unsigned lsm_range_threads = 256;
+inline constexpr unsigned lsm_range_threads = 128;
+/// Ranges of at most this many candidates (entries of all levels within the bounds) are ranked in shared
+/// memory, each live key against the group's other candidates, with no search at all.
+inline constexpr std::uint32_t lsm_range_shared_candidates = 64;
 /// Levels the grouped fill keeps in shared memory; maps with more levels use the generic fill.
 inline constexpr std::uint32_t lsm_range_max_levels = 32;
 
@@ -26,7 +30,7 @@ template <class Key, class Value, unsigned Width>
 __global__ void __launch_bounds__(lsm_range_threads)
     range_fill_kernel(const lsm_level_view<Key, Value>* levels, std::uint32_t level_count, const Key* lower,
                       const Key* upper, std::uint64_t queries, const std::uint64_t* offsets, Key* keys_out,
-                      Value* values_out)
+                      Value* values_out, const range_bounds* bounds)
 {
   constexpr unsigned groups = lsm_range_threads / Width;
   __shared__ lsm_level_view<Key, Value> views[lsm_range_max_levels];
@@ -36,6 +40,9 @@ __global__ void __launch_bounds__(lsm_range_threads)
   __shared__ std::uint64_t live_at[groups][lsm_range_max_levels];
   // Per group: where each level's part starts among the group's candidates (all levels' parts in turn).
   __shared__ std::uint64_t first_candidate[groups][lsm_range_max_levels + 1];
+  // Per group, for short ranges: the candidates' keys and whether each is live.
+  __shared__ Key candidate_keys[groups][lsm_range_shared_candidates];
+  __shared__ std::uint8_t candidate_live[groups][lsm_range_shared_candidates];
   for (std::uint32_t l = threadIdx.x; l < level_count; l += blockDim.x) { views[l] = levels[l]; }
   __syncthreads();
 
@@ -52,10 +59,17 @@ __global__ void __launch_bounds__(lsm_range_threads)
     const Key last = upper[query];
     if (first > last) { continue; }  // the same for the whole group
     for (std::uint32_t l = lane; l < level_count; l += Width) {
-      const std::uint64_t at = lower_index(views[l], first);
-      begin[l] = at;
-      end[l] = upper_index(views[l], last);
-      live[l] = views[l].live_before[at];
+      if (bounds != nullptr) {  // found by the count
+        const range_bounds found = bounds[query * level_count + l];
+        begin[l] = found.begin;
+        end[l] = found.end;
+        live[l] = found.live;
+      } else {
+        const std::uint64_t at = lower_index(views[l], first);
+        begin[l] = at;
+        end[l] = upper_index(views[l], last);
+        live[l] = views[l].live_before[at];
+      }
     }
     tile.sync();
     if (lane == 0) {
@@ -66,6 +80,32 @@ __global__ void __launch_bounds__(lsm_range_threads)
     const std::uint64_t total = candidates[level_count];
     const std::uint64_t base = offsets[query];
     std::uint32_t level = 0;
+    if (total <= lsm_range_shared_candidates) {
+      // The rank of a live key is the number of live candidates below it (live keys are distinct).
+      Key* keys = candidate_keys[group];
+      std::uint8_t* alive = candidate_live[group];
+      for (std::uint32_t t = lane; t < total; t += Width) {
+        while (candidates[level + 1] <= t) { ++level; }
+        const std::uint64_t i = begin[level] + (t - candidates[level]);
+        keys[t] = views[level].keys[i];
+        alive[t] = views[level].live_before[i + 1] != views[level].live_before[i] ? 1 : 0;
+      }
+      tile.sync();
+      level = 0;
+      for (std::uint32_t t = lane; t < total; t += Width) {
+        while (candidates[level + 1] <= t) { ++level; }
+        if (alive[t] == 0) { continue; }
+        const Key key = keys[t];
+        std::uint64_t rank = 0;
+        for (std::uint32_t other = 0; other < total; ++other) {
+          rank += alive[other] != 0 && keys[other] < key ? 1 : 0;
+        }
+        keys_out[base + rank] = key;
+        values_out[base + rank] = views[level].values[begin[level] + (t - candidates[level])];
+      }
+      tile.sync();  // the group's shared candidates and bounds are rewritten for its next query
+      continue;
+    }
     for (std::uint64_t t = lane; t < total; t += Width) {
       while (candidates[level + 1] <= t) { ++level; }
       const lsm_level_view<Key, Value>& view = views[level];
@@ -96,7 +136,7 @@ __global__ void __launch_bounds__(lsm_range_threads)
 template <class Key, class Value, unsigned Width>
 __global__ void __launch_bounds__(lsm_range_threads)
     range_count_kernel(const lsm_level_view<Key, Value>* levels, std::uint32_t level_count, const Key* lower,
-                       const Key* upper, std::uint64_t queries, std::uint64_t* counts)
+                       const Key* upper, std::uint64_t queries, std::uint64_t* counts, range_bounds* bounds)
 {
   constexpr unsigned groups = lsm_range_threads / Width;
   __shared__ lsm_level_view<Key, Value> views[lsm_range_max_levels];
@@ -111,7 +151,11 @@ __global__ void __launch_bounds__(lsm_range_threads)
     std::uint64_t live = 0;
     if (first <= last) {
       for (std::uint32_t l = lane; l < level_count; l += Width) {
-        live += live_up_to(views[l], last) - live_below(views[l], first);
+        const std::uint64_t begin = lower_index(views[l], first);
+        const std::uint64_t end = upper_index(views[l], last);
+        const std::uint64_t before = views[l].live_before[begin];
+        live += views[l].live_before[end] - before;
+        if (bounds != nullptr) { bounds[query * level_count + l] = range_bounds{begin, end, before}; }
       }
     }
     live = cooperative_groups::reduce(tile, live, cooperative_groups::plus<std::uint64_t>());
@@ -131,15 +175,27 @@ inline unsigned range_blocks(std::uint64_t queries, unsigned width)
 /// than the kernel holds or so few that a thread per query searches them as fast.
 template <class Key, class Value>
 bool launch_range_count(const cuda& backend, const lsm_level_view<Key, Value>* levels, std::uint32_t level_count,
-                        const Key* lower, const Key* upper, std::uint64_t queries, std::uint64_t* counts)
+                        const Key* lower, const Key* upper, std::uint64_t queries, std::uint64_t* counts,
+                        range_bounds* bounds)
 {
   if (level_count > lsm_range_max_levels || level_count <= 2 || queries == 0) { return false; }
+  // A thread per query keeps every multiprocessor busy once queries fill the GPU (and then runs faster:
+  // no idle lanes where levels are fewer than the group's lanes); groups pay off only below that.
+  int device = 0;
+  int multiprocessors = 0;
+  int threads_per_multiprocessor = 0;
+  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
+  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  if (queries >= static_cast<std::uint64_t>(multiprocessors) * static_cast<std::uint64_t>(threads_per_multiprocessor)) {
+    return false;
+  }
   if (level_count <= 8) {
     range_count_kernel<Key, Value, 8><<<range_blocks(queries, 8), lsm_range_threads, 0, backend.stream>>>(
-        levels, level_count, lower, upper, queries, counts);
+        levels, level_count, lower, upper, queries, counts, bounds);
   } else {
     range_count_kernel<Key, Value, 32><<<range_blocks(queries, 32), lsm_range_threads, 0, backend.stream>>>(
-        levels, level_count, lower, upper, queries, counts);
+        levels, level_count, lower, upper, queries, counts, bounds);
   }
   WARPDEX_CUDA_TRY(cudaGetLastError());
   return true;
@@ -151,15 +207,15 @@ bool launch_range_count(const cuda& backend, const lsm_level_view<Key, Value>* l
 template <class Key, class Value>
 bool launch_range_fill(const cuda& backend, const lsm_level_view<Key, Value>* levels, std::uint32_t level_count,
                        const Key* lower, const Key* upper, std::uint64_t queries, const std::uint64_t* offsets,
-                       Key* keys_out, Value* values_out, std::uint64_t candidates_per_query)
+                       Key* keys_out, Value* values_out, std::uint64_t candidates_per_query, const range_bounds* bounds)
 {
   if (level_count > lsm_range_max_levels || queries == 0) { return level_count <= lsm_range_max_levels; }
   if (candidates_per_query <= 64) {
     range_fill_kernel<Key, Value, 8><<<range_blocks(queries, 8), lsm_range_threads, 0, backend.stream>>>(
-        levels, level_count, lower, upper, queries, offsets, keys_out, values_out);
+        levels, level_count, lower, upper, queries, offsets, keys_out, values_out, bounds);
   } else {
     range_fill_kernel<Key, Value, 32><<<range_blocks(queries, 32), lsm_range_threads, 0, backend.stream>>>(
-        levels, level_count, lower, upper, queries, offsets, keys_out, values_out);
+        levels, level_count, lower, upper, queries, offsets, keys_out, values_out, bounds);
   }
   WARPDEX_CUDA_TRY(cudaGetLastError());
   return true;

@@ -219,7 +219,7 @@ void ranges_over_many_levels_match_the_model(const Backend& backend)
     apply_to_map(backend, map, batch);
   }
   ASSERT_GT(map.occupied_levels(), 8u);
-  for (const Key width : {Key{0}, Key{16}, Key{3000}}) {
+  for (const Key width : {Key{0}, Key{16}, Key{200}, Key{3000}}) {
     std::vector<Key> lower = random_queries(random, model, 700, universe);
     std::vector<Key> upper(lower.size());
     std::uniform_int_distribution<std::uint64_t> extra(0, width);
