@@ -98,6 +98,20 @@ WARPDEX_HOST_DEVICE std::uint64_t upper_index(const lsm_level_view<Key, Value>& 
   return level_bound<bound_kind::upper>(level, key);
 }
 
+/// upper_index(level, key) for a key not below the level's keys before `begin` (begin is the lower bound of
+/// a key <= `key`): the next few keys are read first, so that a short range's end costs no second search.
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE std::uint64_t upper_index_from(const lsm_level_view<Key, Value>& level, std::uint64_t begin,
+                                                   Key key)
+{
+  constexpr std::uint64_t scanned = 16;  // 64 bytes of 32-bit keys, 128 of 64-bit ones
+  const std::uint64_t limit = begin + scanned < level.size ? begin + scanned : level.size;
+  for (std::uint64_t i = begin; i < limit; ++i) {
+    if (key < level.keys[i]) { return i; }
+  }
+  return limit == level.size ? level.size : upper_index(level, key);
+}
+
 /// samples[j] = keys[j * stride].
 template <class Key>
 struct sample_keys {
@@ -233,7 +247,7 @@ struct count_element {
     if (first <= last) {
       for (std::uint32_t l = 0; l < level_count; ++l) {
         const std::uint64_t begin = lower_index(levels[l], first);
-        const std::uint64_t end = upper_index(levels[l], last);
+        const std::uint64_t end = upper_index_from(levels[l], begin, last);
         const std::uint64_t live = levels[l].live_before[begin];
         total += levels[l].live_before[end] - live;
         if (bounds != nullptr) { bounds[i * level_count + l] = range_bounds{begin, end, live}; }

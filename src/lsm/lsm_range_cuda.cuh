@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(lsm_range_threads)
       } else {
         const std::uint64_t at = lower_index(views[l], first);
         begin[l] = at;
-        end[l] = upper_index(views[l], last);
+        end[l] = upper_index_from(views[l], at, last);
         live[l] = views[l].live_before[at];
       }
     }
@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(lsm_range_threads)
     if (first <= last) {
       for (std::uint32_t l = lane; l < level_count; l += Width) {
         const std::uint64_t begin = lower_index(views[l], first);
-        const std::uint64_t end = upper_index(views[l], last);
+        const std::uint64_t end = upper_index_from(views[l], begin, last);
         const std::uint64_t before = views[l].live_before[begin];
         live += views[l].live_before[end] - before;
         if (bounds != nullptr) { bounds[query * level_count + l] = range_bounds{begin, end, before}; }
