@@ -233,6 +233,49 @@ TYPED_TEST(lsm_map_test, ranges_over_many_levels_match_the_model)
   ranges_over_many_levels_match_the_model<std::uint32_t>(this->backend());
 }
 
+/// Cleanup over levels that repeat keys: a few times each (the GPU's partitioned merge), and one key
+/// thousands of times in one level (more than a partition holds: the GPU merges pairwise instead); with
+/// keys that differ only in their high half for 64-bit keys.
+template <class Key, class Backend>
+void cleanup_keeps_the_newest_pair_of_repeated_keys(const Backend& backend)
+{
+  std::mt19937_64 random(case_seed(sizeof(Key)));
+  constexpr Key universe = 3000;
+  const Key high = sizeof(Key) == 8 ? static_cast<Key>(std::uint64_t{1} << 40) : Key{0};
+  for (const std::size_t repeats : {std::size_t{3}, std::size_t{9000}}) {
+    lsm_map<Key, lsm_value, Backend> map(backend, lsm_options{256, 0.0});
+    std::map<Key, lsm_value> model;
+    auto built = random_batch<Key>(random, 4000, 0.0, universe);
+    for (std::size_t r = 0; r < repeats; ++r) {
+      built.keys.push_back(Key{7});
+      built.values.push_back(static_cast<lsm_value>(r));
+      built.operations.push_back(lsm_operation::insert);
+    }
+    for (std::size_t i = 0; i < built.keys.size(); i += 5) { built.keys[i] += high; }
+    apply_to_model(model, built, built.keys.size() + 1);
+    const auto keys = make_buffer_from<Key>(backend, built.keys);
+    const auto values = make_buffer_from<lsm_value>(backend, built.values);
+    map.bulk_build(keys.span(), values.span());
+    for (int step = 0; step < 13; ++step) {  // levels of 256 .. 2048 entries over the built one
+      auto batch = random_batch<Key>(random, 256, 0.3, universe);
+      for (std::size_t i = 0; i < batch.keys.size(); i += 3) { batch.keys[i] += high; }
+      apply_to_model(model, batch, 256);
+      apply_to_map(backend, map, batch);
+    }
+    map.cleanup();
+    EXPECT_EQ(map.resident_entries(), model.size()) << repeats << " repeats";
+    EXPECT_EQ(map.resident_stale(), 0u);
+    EXPECT_EQ(map.resident_tombstones(), 0u);
+    expect_matches_model(backend, map, model, random, static_cast<Key>(universe + high), 256);
+  }
+}
+
+TYPED_TEST(lsm_map_test, cleanup_keeps_the_newest_pair_of_repeated_keys)
+{
+  cleanup_keeps_the_newest_pair_of_repeated_keys<std::uint32_t>(this->backend());
+  cleanup_keeps_the_newest_pair_of_repeated_keys<std::uint64_t>(this->backend());
+}
+
 template <class Key, class Backend>
 void bulk_build_keeps_the_last_pair(const Backend& backend)
 {
