@@ -396,7 +396,8 @@ struct reduce_sorted_batch {
     }
     std::uint64_t end = i + 1;
     while (end < size && keys[end] == key) { ++end; }
-    if (operations == nullptr) {  // the status is already lsm_regular (set for the whole level beforehand)
+    if (operations == nullptr) {
+      status[i] = lsm_regular;
       if (end - 1 > i) { values[i] = values[end - 1]; }
       return;
     }
@@ -428,7 +429,6 @@ struct mark_shadowed {
 }  // namespace warpdex::detail
 
 #if defined(__CUDACC__)
-#include "lsm_cleanup_cuda.cuh"
 #include "lsm_merge_cuda.cuh"
 #include "lsm_range_cuda.cuh"
 #endif
@@ -490,19 +490,6 @@ auto entries_of(lsm_level<Key, Value>& level)
 /// One chunk of an update batch as a level: sorted by key (stable, so a key's entries keep their batch
 /// order) and reduced in place to one current entry per key. Queued on the stream; nothing read back.
 /// `operations` is empty when every operation is an insert.
-/// bytes[0, n) = value, on the backend's stream.
-template <class Backend>
-void fill_bytes(const Backend& backend, std::uint8_t* bytes, std::uint8_t value, std::uint64_t n)
-{
-  if constexpr (std::is_same_v<Backend, host>) {
-    thrust::fill(policy(backend), bytes, bytes + n, value);
-  } else {
-#if defined(__CUDACC__)
-    WARPDEX_CUDA_TRY(cudaMemsetAsync(bytes, value, n, backend.stream));
-#endif
-  }
-}
-
 template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std::span<const Key> keys,
                                                     std::span<const Value> values,
@@ -515,9 +502,6 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   const auto elements = thrust::counting_iterator<std::uint64_t>(0);
   if (operations.empty()) {
     stable_sort_pairs(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
-    // Every entry is regular but the stale ones: a fill at copy speed, then a pass that only reads keys
-    // where no key repeats (it was a store of a byte per entry, 2.7x the time of the fill and read).
-    fill_bytes(backend, level->status, lsm_regular, n);
     thrust::for_each(run, elements, elements + n,
                      reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n, nullptr, nullptr,
                                                      nullptr, counters});
@@ -572,85 +556,6 @@ std::shared_ptr<lsm_level<Key, Value>> regular_entries(const Backend& backend, c
   thrust::fill(run, live->status, live->status + live_count, lsm_regular);
   return live;
 }
-
-#if defined(__CUDACC__)
-/// The live pairs of `levels` (newest first) as one level, by the partitioned multiway merge of
-/// lsm_cleanup_cuda.cuh; null when it does not apply (too many levels, or a partition past the shared
-/// capacity because a level repeats a key many times): the caller then merges pairwise.
-template <class Key, class Value>
-std::shared_ptr<lsm_level<Key, Value>> partitioned_cleanup(const cuda& backend,
-                                                           const std::vector<const lsm_level<Key, Value>*>& levels)
-{
-  const auto level_count = static_cast<std::uint32_t>(levels.size());
-  if (level_count == 0 || level_count > lsm_cleanup_max_levels) { return nullptr; }
-  const std::uint64_t stride = lsm_cleanup_capacity / level_count;
-  std::uint64_t sample_total = 0;
-  for (const auto* level : levels) { sample_total += (level->size + stride - 1) / stride; }
-  if (sample_total == 0) { return nullptr; }
-  // The splitters: every stride-th key of every level, sorted, each once.
-  auto samples = make_buffer<Key>(backend, sample_total);
-  std::uint64_t at = 0;
-  std::vector<lsm_level_view<Key, Value>> views;
-  for (const auto* level : levels) {
-    const std::uint64_t count = (level->size + stride - 1) / stride;
-    if (count > 0) {
-      cleanup_samples_kernel<<<static_cast<unsigned>((count + 255) / 256), 256, 0, backend.stream>>>(
-          level->keys, count, stride, samples.data() + at);
-      WARPDEX_CUDA_TRY(cudaGetLastError());
-    }
-    at += count;
-    lsm_level_view<Key, Value> view;
-    view.keys = level->keys;
-    view.values = level->values;
-    view.status = level->status;
-    view.size = level->size;
-    views.push_back(view);
-  }
-  auto splitters = make_buffer<Key>(backend, sample_total);
-  sort_keys(backend, samples.data(), splitters.data(), sample_total);
-  const std::uint64_t partitions =
-      static_cast<std::uint64_t>(thrust::unique(policy(backend), splitters.data(), splitters.data() + sample_total) -
-                                 splitters.data()) +
-      1;  // partition 0 lies below the smallest key (empty); partition p >= 1 starts at splitter p - 1
-  auto level_views = make_buffer<lsm_level_view<Key, Value>>(backend, level_count);
-  level_views.copy_from(views);
-  auto starts = make_buffer<std::uint64_t>(backend, (partitions + 1) * level_count);
-  const std::uint64_t start_count = (partitions + 1) * level_count;
-  cleanup_starts_kernel<<<static_cast<unsigned>((start_count + 255) / 256), 256, 0, backend.stream>>>(
-      level_views.data(), level_count, splitters.data(), partitions, starts.data());
-  WARPDEX_CUDA_TRY(cudaGetLastError());
-  const std::uint64_t* start_of = starts.data();
-  const std::uint64_t largest = thrust::transform_reduce(
-      policy(backend), thrust::counting_iterator<std::uint64_t>(0),
-      thrust::counting_iterator<std::uint64_t>(partitions),
-      [=] __device__(std::uint64_t p) -> std::uint64_t {
-        std::uint64_t entries = 0;
-        for (std::uint32_t l = 0; l < level_count; ++l) {
-          entries += start_of[l * (partitions + 1) + p + 1] - start_of[l * (partitions + 1) + p];
-        }
-        return entries;
-      },
-      std::uint64_t{0}, thrust::maximum<std::uint64_t>());
-  if (largest > lsm_cleanup_capacity) { return nullptr; }
-  auto offsets = make_buffer<std::uint64_t>(backend, partitions + 1);
-  thrust::fill(policy_nosync(backend), offsets.data() + partitions, offsets.data() + partitions + 1, std::uint64_t{0});
-  const auto blocks = static_cast<unsigned>(partitions < (1u << 20) ? partitions : (1u << 20));
-  cleanup_count_kernel<<<blocks, lsm_cleanup_threads, 0, backend.stream>>>(level_views.data(), level_count,
-                                                                           starts.data(), partitions, offsets.data());
-  WARPDEX_CUDA_TRY(cudaGetLastError());
-  thrust::exclusive_scan(policy_nosync(backend), offsets.data(), offsets.data() + partitions + 1, offsets.data());
-  const std::uint64_t live = read_back(backend, offsets.data() + partitions);
-  auto cleaned = allocate_level<Key, Value>(backend, live);
-  if (live > 0) {
-    cleanup_fill_kernel<<<blocks, lsm_cleanup_threads, 0, backend.stream>>>(
-        level_views.data(), level_count, starts.data(), partitions, offsets.data(), cleaned->keys, cleaned->values);
-    WARPDEX_CUDA_TRY(cudaGetLastError());
-    fill_bytes(backend, cleaned->status, lsm_regular, live);
-  }
-  backend.synchronize();  // the temporaries above go away on return
-  return cleaned;
-}
-#endif
 
 /// The smallest level index whose capacity batch_size * 2^i holds `entries`.
 inline std::size_t level_for(std::uint64_t entries, std::uint64_t batch_size)
@@ -1011,25 +916,12 @@ template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::cleanup()
 {
   detail::reporting_allocation_failure("cleanup", [&] {
+    auto scratch = detail::zero_counters(backend_);  // the merges' counts: every dead entry goes
     std::shared_ptr<const level> merged;
-#if defined(__CUDACC__)
-    if constexpr (!std::is_same_v<Backend, host>) {
-      std::vector<const level*> occupied_levels;
-      for (const auto& occupied : levels_) {
-        if (occupied) { occupied_levels.push_back(occupied.get()); }
-      }
-      merged = detail::partitioned_cleanup(backend_, occupied_levels);
+    for (const auto& occupied : levels_) {
+      if (occupied) { merged = merged ? detail::merge_levels(backend_, *merged, *occupied, scratch.data()) : occupied; }
     }
-#endif
-    if (!merged) {                                     // newest first, pairwise, then the regular entries
-      auto scratch = detail::zero_counters(backend_);  // the merges' counts: every dead entry goes
-      for (const auto& occupied : levels_) {
-        if (occupied) {
-          merged = merged ? detail::merge_levels(backend_, *merged, *occupied, scratch.data()) : occupied;
-        }
-      }
-      if (merged) { merged = detail::regular_entries(backend_, *merged); }
-    }
+    if (merged) { merged = detail::regular_entries(backend_, *merged); }
     level_list staged;
     if (merged && merged->size > 0) {
       staged.resize(detail::level_for(merged->size, options_.batch_size) + 1);
