@@ -124,6 +124,10 @@ class lsm_map_binding {
   {
     return map_.visit([](const auto& map) { return map.resident_entries(); });
   }
+  std::uint64_t resident_stale()
+  {
+    return map_.visit([](const auto& map) { return map.resident_stale(); });
+  }
   std::uint64_t resident_tombstones()
   {
     return map_.visit([](const auto& map) { return map.resident_tombstones(); });
@@ -160,6 +164,7 @@ void bind_lsm_map(nb::module_& module, const char* name)
       .def("cleanup", &binding::cleanup)
       .def("size", &binding::size)
       .def("resident_entries", &binding::resident_entries)
+      .def("resident_stale", &binding::resident_stale)
       .def("resident_tombstones", &binding::resident_tombstones)
       .def("occupied_levels", &binding::occupied_levels)
       .def("set_cleanup_threshold", &binding::set_cleanup_threshold, nb::arg("threshold"))

@@ -71,7 +71,7 @@ def test_batches_of_updates_and_every_query_against_a_model(rng, dtype):
     item_keys, item_values = table.items()
     assert item_keys.tolist() == ordered and item_values.tolist() == [model[k] for k in ordered]
     table.cleanup()
-    assert table.resident_tombstones == 0 and table.resident_entries == len(model)
+    assert table.resident_tombstones == 0 and table.resident_stale == 0 and table.resident_entries == len(model)
     assert table.lookup(queries)[1].tolist() == [q in model for q in queries.tolist()]
 
 
@@ -82,6 +82,7 @@ def test_insert_erase_and_bulk_build():
     assert [a.tolist() for a in table.items()] == [[2], [21]]
     table.bulk_build([9, 3, 9], [1, 2, 3])
     assert [a.tolist() for a in table.items()] == [[3, 9], [2, 3]]
+    assert table.resident_entries == 3 and table.resident_stale == 1  # the first pair of 9, hidden
 
 
 def test_bad_input_is_refused_and_the_map_is_unchanged():

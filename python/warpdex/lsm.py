@@ -160,6 +160,11 @@ class LSMMap:
         return self._core.resident_entries()
 
     @property
+    def resident_stale(self) -> int:
+        """Entries held in the levels that a newer entry of their key hides (dropped by the next cleanup)."""
+        return self._core.resident_stale()
+
+    @property
     def resident_tombstones(self) -> int:
         """Tombstones held in the levels."""
         return self._core.resident_tombstones()
