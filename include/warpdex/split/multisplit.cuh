@@ -6,6 +6,7 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/launch.cuh>
 #include <warpdex/split/detail/multisplit_kernels.cuh>
+#include <warpdex/split/detail/multisplit_partition.cuh>
 #include <warpdex/split/detail/multisplit_single_pass.cuh>
 #include <warpdex/split/detail/multisplit_validate.hpp>
 #include <warpdex/split/multisplit.hpp>
@@ -38,6 +39,15 @@ inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_
 {
   const std::uint32_t threshold = pairs ? single_pass_min_buckets_pairs : single_pass_min_buckets_keys;
   return bucket_count >= threshold ? multisplit_algorithm::single_pass : multisplit_algorithm::three_pass;
+}
+
+/// The algorithm `automatic` stands for with one pass (m <= 256): the partition for m <= 3 (predicted,
+/// docs/split.md: lighter kernels over the same 12 bytes per key), else as measured above. The
+/// super-bucket digits never have fewer than 8 buckets and keep automatic_multisplit_algorithm.
+inline multisplit_algorithm automatic_one_pass_algorithm(std::uint32_t bucket_count, bool pairs)
+{
+  return bucket_count <= partition_max_buckets ? multisplit_algorithm::partition
+                                               : automatic_multisplit_algorithm(bucket_count, pairs);
 }
 
 /// Threads per block of the one-key-per-thread kernels of the large-m path.
@@ -197,6 +207,46 @@ std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const
   return offsets;
 }
 
+/// The partition (m <= 3, multisplit_partition.cuh): the counting pass and the scatter pass back to
+/// back, the scatter skipping every write when the count found ids outside [0, m); one host
+/// synchronization at the end reads the counts, throws on bad ids and gives the offsets. Scratch: one
+/// allocation and one memset (the counters, the tile counter and the look-back words).
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> cuda_partition_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
+                                                     Key* keys_out, const Value* values_in, Value* values_out,
+                                                     std::uint64_t n, const Identifier& identifier)
+{
+  const std::uint32_t m = identifier.bucket_count();
+  WARPDEX_EXPECTS(m <= partition_max_buckets, std::string(caller) + ": the partition takes at most 3 buckets");
+  const std::uint64_t tile_count = checked_tile_count(caller, n);
+  // Words: partition_counters counters, the next-tile counter, then (m - 1) look-back words per tile.
+  constexpr std::uint64_t tile_counter_word = partition_counters;
+  constexpr std::uint64_t lookback_first_word = tile_counter_word + 1;
+  auto scratch = make_buffer<std::uint64_t>(backend, lookback_first_word + tile_count * (m - 1));
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), backend.stream));
+  auto* counters = reinterpret_cast<unsigned long long*>(scratch.data());  // only ever used as such on the device
+  auto* next_tile = reinterpret_cast<std::uint32_t*>(scratch.data() + tile_counter_word);
+
+  const auto count = multisplit_partition_count_kernel<Key, Identifier>;
+  const std::uint64_t groups = (n * sizeof(Key) + vector_load_bytes - 1) / vector_load_bytes;
+  const unsigned count_blocks = counting_blocks(one_wave_blocks(count, multisplit_block_threads, groups), n);
+  count<<<count_blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, counters);
+  WARPDEX_CHECK_LAUNCH("multisplit_partition_count_kernel");
+  multisplit_partition_kernel<Key, Value, Identifier>
+      <<<static_cast<unsigned>(tile_count), multisplit_block_threads, 0, backend.stream>>>(
+          keys_in, values_in, keys_out, values_out, n, identifier, counters, scratch.data() + lookback_first_word,
+          next_tile);
+  WARPDEX_CHECK_LAUNCH("multisplit_partition_kernel");
+
+  std::vector<std::uint64_t> totals(partition_counters);
+  copy_device_bytes(totals.data(), scratch.data(), totals.size() * sizeof(std::uint64_t), backend.stream);
+  synchronize(backend.stream);
+  expect_no_bad_buckets(caller, totals[partition_bad_ids], n, m);
+  std::vector<std::uint64_t> offsets(m);
+  for (std::uint32_t b = 1; b < m; ++b) { offsets[b] = offsets[b - 1] + totals[b - 1]; }
+  return offsets;
+}
+
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_sorting_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
                                                    Key* keys_out, const Value* values_in, Value* values_out,
@@ -308,8 +358,13 @@ std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backe
     return cuda_super_bucket_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
                                         identifier, one_pass_kind ? algorithm : multisplit_algorithm::automatic);
   }
-  if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass) {
-    algorithm = automatic_multisplit_algorithm(m, values_in != nullptr);
+  const bool partition = algorithm == multisplit_algorithm::partition && m <= partition_max_buckets;
+  if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass && !partition) {
+    algorithm = automatic_one_pass_algorithm(m, values_in != nullptr);
+  }
+  if (algorithm == multisplit_algorithm::partition) {
+    return cuda_partition_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
+                                     identifier);
   }
   if (algorithm == multisplit_algorithm::single_pass) {
     return cuda_single_pass_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
