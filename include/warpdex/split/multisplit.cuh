@@ -126,19 +126,20 @@ std::vector<std::uint64_t> cuda_direct_multisplit(const char* caller, const cuda
 template <class Key, class Value, class Identifier, int RadixBits = multisplit_min_radix_bits>
 void launch_single_pass(int bits, unsigned blocks, const cuda& backend, const Key* keys_in, const Value* values_in,
                         Key* keys_out, Value* values_out, std::uint64_t n, const Identifier& identifier,
-                        const std::uint64_t* bucket_starts, std::uint64_t* lookback, std::uint32_t* next_tile)
+                        const std::uint64_t* bucket_starts, std::uint64_t* lookback, std::uint32_t* next_tile,
+                        const unsigned long long* bad_ids)
 {
   if constexpr (RadixBits < multisplit_max_radix_bits) {
     if (bits > RadixBits) {
       launch_single_pass<Key, Value, Identifier, RadixBits + 1>(bits, blocks, backend, keys_in, values_in, keys_out,
                                                                 values_out, n, identifier, bucket_starts, lookback,
-                                                                next_tile);
+                                                                next_tile, bad_ids);
       return;
     }
   }
   multisplit_single_pass_kernel<Key, Value, Identifier, RadixBits>
       <<<blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, values_in, keys_out, values_out, n, identifier,
-                                                                bucket_starts, lookback, next_tile);
+                                                                bucket_starts, lookback, next_tile, bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_single_pass_kernel");
 }
 
@@ -157,7 +158,8 @@ void single_pass_split(const cuda& backend, const Key* keys_in, Key* keys_out, c
   WARPDEX_CUDA_TRY(cudaMemsetAsync(lookback.data(), 0, lookback.size_bytes(), backend.stream));
   WARPDEX_CUDA_TRY(cudaMemsetAsync(next_tile.data(), 0, next_tile.size_bytes(), backend.stream));
   launch_single_pass<Key, Value>(bucket_id_bits(m), static_cast<unsigned>(tile_count), backend, keys_in, values_in,
-                                 keys_out, values_out, n, identifier, bucket_starts, lookback.data(), next_tile.data());
+                                 keys_out, values_out, n, identifier, bucket_starts, lookback.data(), next_tile.data(),
+                                 nullptr);
 }
 
 /// The m bucket offsets from the full ids: histogram (checking every id against m), then a scan on
@@ -192,18 +194,43 @@ std::vector<std::uint64_t> cuda_full_id_offsets(const char* caller, const cuda& 
   return offsets;
 }
 
+/// The single pass (m <= 256) with no host synchronization between its kernels: one memset of one
+/// scratch allocation (totals and bad ids, bucket starts, tile counter, look-back words), the histogram,
+/// a one-block scan of the totals into the bucket starts on the device, the split (which writes nothing
+/// when the histogram counted bad ids), then one read-back of the totals and one synchronization.
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
                                                        Key* keys_out, const Value* values_in, Value* values_out,
                                                        std::uint64_t n, const Identifier& identifier)
 {
   const std::uint32_t m = identifier.bucket_count();
-  (void)checked_tile_count(caller, n);  // before anything runs: the split kernel indexes tiles in 32 bits
-  const std::vector<std::uint64_t> offsets = cuda_full_id_offsets(caller, backend, keys_in, n, identifier);
-  auto bucket_starts = make_buffer<std::uint64_t>(backend, m);
-  bucket_starts.copy_from(offsets);
-  single_pass_split(backend, keys_in, keys_out, values_in, values_out, n, identifier, bucket_starts.data());
+  // Before anything runs: the split kernel indexes tiles in 32 bits.
+  const std::uint64_t tile_count = checked_tile_count(caller, n);
+  // Words: m totals and the bad ids, m bucket starts, the tile counter, tile_count x m look-back words.
+  const std::uint64_t starts_word = std::uint64_t{m} + 1;
+  const std::uint64_t tile_counter_word = starts_word + m;
+  const std::uint64_t lookback_first_word = tile_counter_word + 1;
+  auto scratch = make_buffer<std::uint64_t>(backend, lookback_first_word + tile_count * m);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), backend.stream));
+  auto* totals = reinterpret_cast<unsigned long long*>(scratch.data());  // only ever used as such on the device
+  multisplit_histogram_kernel<Key, Identifier>
+      <<<one_wave_blocks(multisplit_histogram_kernel<Key, Identifier>, multisplit_block_threads, n),
+         multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, totals, totals + m);
+  WARPDEX_CHECK_LAUNCH("multisplit_histogram_kernel");
+  multisplit_bucket_starts_kernel<>
+      <<<1, multisplit_block_threads, 0, backend.stream>>>(totals, m, scratch.data() + starts_word);
+  WARPDEX_CHECK_LAUNCH("multisplit_bucket_starts_kernel");
+  launch_single_pass<Key, Value>(bucket_id_bits(m), static_cast<unsigned>(tile_count), backend, keys_in, values_in,
+                                 keys_out, values_out, n, identifier, scratch.data() + starts_word,
+                                 scratch.data() + lookback_first_word,
+                                 reinterpret_cast<std::uint32_t*>(scratch.data() + tile_counter_word), totals + m);
+
+  std::vector<std::uint64_t> host_totals(std::uint64_t{m} + 1);
+  copy_device_bytes(host_totals.data(), scratch.data(), host_totals.size() * sizeof(std::uint64_t), backend.stream);
   synchronize(backend.stream);  // the outputs are complete on return, as with the other paths
+  expect_no_bad_buckets(caller, host_totals.back(), n, m);
+  std::vector<std::uint64_t> offsets(m);
+  for (std::uint32_t b = 1; b < m; ++b) { offsets[b] = offsets[b - 1] + host_totals[b - 1]; }
   return offsets;
 }
 
