@@ -3,7 +3,7 @@
 #include <warpdex/core/launch.cuh>
 #include <warpdex/core/warp.cuh>
 #include <warpdex/split/detail/histogram_bins.hpp>
-#include <warpdex/split/detail/vectorized_loop.cuh>
+#include <warpdex/split/detail/counting.cuh>
 #include <warpdex/split/histogram.hpp>
 
 #include <cuda_runtime_api.h>
@@ -117,14 +117,7 @@ __global__ void __launch_bounds__(histogram_block_threads)
   for (int offset = warp::size / 2; offset > 0; offset /= 2) { outside += warp::shfl_xor(outside, offset); }
   if (warp::lane_id() == 0 && outside != 0) { atomicAdd(not_counted, static_cast<unsigned long long>(outside)); }
   __syncthreads();
-
-  for (std::uint32_t b = threadIdx.x; b < m; b += histogram_block_threads) {
-    std::uint64_t total = 0;
-    for (int w = 0; w < histogram_warps; ++w) {
-      for (std::uint32_t r = 0; r < replicas; ++r) { total += counters[w][b * replicas + r]; }
-    }
-    if (total != 0) { atomicAdd(&counts[b], static_cast<unsigned long long>(total)); }
-  }
+  detail::add_replicated_counts(counters, m, replicas, counts);
 }
 
 /// Launches the privatized kernel when it applies (even bins, m <= privatized_max_bins, an algorithm other

@@ -194,6 +194,30 @@ std::vector<std::uint64_t> cuda_full_id_offsets(const char* caller, const cuda& 
   return offsets;
 }
 
+/// Zeroed 64-bit scratch words on the backend's stream: one allocation, one memset.
+inline buffer<std::uint64_t> zeroed_words(const cuda& backend, std::uint64_t words)
+{
+  auto scratch = make_buffer<std::uint64_t>(backend, words);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), backend.stream));
+  return scratch;
+}
+
+/// The end of a call whose split kernel writes nothing when bad ids were counted: reads the `words`
+/// device counters (the m bucket totals from word 0, the bad ids at `bad_word`), synchronizes the
+/// stream, throws on bad ids, and returns the m offsets (the exclusive scan of the totals).
+inline std::vector<std::uint64_t> offsets_after_split(const char* caller, const cuda& backend,
+                                                      const std::uint64_t* counters, std::uint64_t words,
+                                                      std::uint64_t bad_word, std::uint64_t n, std::uint32_t m)
+{
+  std::vector<std::uint64_t> totals(words);
+  copy_device_bytes(totals.data(), counters, words * sizeof(std::uint64_t), backend.stream);
+  synchronize(backend.stream);  // the outputs are complete on return, as with the other paths
+  expect_no_bad_buckets(caller, totals[bad_word], n, m);
+  std::vector<std::uint64_t> offsets(m);
+  for (std::uint32_t b = 1; b < m; ++b) { offsets[b] = offsets[b - 1] + totals[b - 1]; }
+  return offsets;
+}
+
 /// The single pass (m <= 256) with no host synchronization between its kernels: one memset of one
 /// scratch allocation (totals and bad ids, bucket starts, tile counter, look-back words), the histogram,
 /// a one-block scan of the totals into the bucket starts on the device, the split (which writes nothing
@@ -210,8 +234,7 @@ std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const
   const std::uint64_t starts_word = std::uint64_t{m} + 1;
   const std::uint64_t tile_counter_word = starts_word + m;
   const std::uint64_t lookback_first_word = tile_counter_word + 1;
-  auto scratch = make_buffer<std::uint64_t>(backend, lookback_first_word + tile_count * m);
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), backend.stream));
+  auto scratch = zeroed_words(backend, lookback_first_word + tile_count * m);
   auto* totals = reinterpret_cast<unsigned long long*>(scratch.data());  // only ever used as such on the device
   multisplit_histogram_kernel<Key, Identifier>
       <<<one_wave_blocks(multisplit_histogram_kernel<Key, Identifier>, multisplit_block_threads, n),
@@ -225,13 +248,7 @@ std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const
                                  scratch.data() + lookback_first_word,
                                  reinterpret_cast<std::uint32_t*>(scratch.data() + tile_counter_word), totals + m);
 
-  std::vector<std::uint64_t> host_totals(std::uint64_t{m} + 1);
-  copy_device_bytes(host_totals.data(), scratch.data(), host_totals.size() * sizeof(std::uint64_t), backend.stream);
-  synchronize(backend.stream);  // the outputs are complete on return, as with the other paths
-  expect_no_bad_buckets(caller, host_totals.back(), n, m);
-  std::vector<std::uint64_t> offsets(m);
-  for (std::uint32_t b = 1; b < m; ++b) { offsets[b] = offsets[b - 1] + host_totals[b - 1]; }
-  return offsets;
+  return offsets_after_split(caller, backend, scratch.data(), std::uint64_t{m} + 1, m, n, m);
 }
 
 /// The partition (m <= 3, multisplit_partition.cuh): the counting pass and the scatter pass back to
@@ -249,8 +266,7 @@ std::vector<std::uint64_t> cuda_partition_multisplit(const char* caller, const c
   // Words: partition_counters counters, the next-tile counter, then (m - 1) look-back words per tile.
   constexpr std::uint64_t tile_counter_word = partition_counters;
   constexpr std::uint64_t lookback_first_word = tile_counter_word + 1;
-  auto scratch = make_buffer<std::uint64_t>(backend, lookback_first_word + tile_count * (m - 1));
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), backend.stream));
+  auto scratch = zeroed_words(backend, lookback_first_word + tile_count * (m - 1));
   auto* counters = reinterpret_cast<unsigned long long*>(scratch.data());  // only ever used as such on the device
   auto* next_tile = reinterpret_cast<std::uint32_t*>(scratch.data() + tile_counter_word);
 
@@ -265,13 +281,7 @@ std::vector<std::uint64_t> cuda_partition_multisplit(const char* caller, const c
           next_tile);
   WARPDEX_CHECK_LAUNCH("multisplit_partition_kernel");
 
-  std::vector<std::uint64_t> totals(partition_counters);
-  copy_device_bytes(totals.data(), scratch.data(), totals.size() * sizeof(std::uint64_t), backend.stream);
-  synchronize(backend.stream);
-  expect_no_bad_buckets(caller, totals[partition_bad_ids], n, m);
-  std::vector<std::uint64_t> offsets(m);
-  for (std::uint32_t b = 1; b < m; ++b) { offsets[b] = offsets[b - 1] + totals[b - 1]; }
-  return offsets;
+  return offsets_after_split(caller, backend, scratch.data(), partition_counters, partition_bad_ids, n, m);
 }
 
 template <class Key, class Value, class Identifier>

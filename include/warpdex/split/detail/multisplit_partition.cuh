@@ -18,7 +18,7 @@
 #include <warpdex/core/warp.cuh>
 #include <warpdex/split/detail/multisplit_kernels.cuh>
 #include <warpdex/split/detail/multisplit_single_pass.cuh>
-#include <warpdex/split/detail/vectorized_loop.cuh>
+#include <warpdex/split/detail/counting.cuh>
 
 #include <cuda/atomic>
 

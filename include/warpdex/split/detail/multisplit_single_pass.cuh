@@ -12,6 +12,7 @@
 // per-tile traffic, and the ranking is CUB's.
 
 #include <warpdex/core/warp.cuh>
+#include <warpdex/split/detail/counting.cuh>
 #include <warpdex/split/detail/multisplit_kernels.cuh>
 
 #include <cub/block/block_radix_rank.cuh>
@@ -83,14 +84,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   for (std::uint64_t i = scalar_begin + first; i < n; i += stride) { count(keys[i]); }
   if (bad != 0) { atomicAdd(bad_ids, static_cast<unsigned long long>(bad)); }
   __syncthreads();
-
-  for (std::uint32_t b = threadIdx.x; b < m; b += multisplit_block_threads) {
-    std::uint64_t total = 0;
-    for (int w = 0; w < multisplit_warps; ++w) {
-      for (std::uint32_t r = 0; r < replicas; ++r) { total += counters[w][b * replicas + r]; }
-    }
-    if (total != 0) { atomicAdd(&totals[b], static_cast<unsigned long long>(total)); }
-  }
+  add_replicated_counts(counters, m, replicas, totals);
 }
 
 /// The digit CUB's ranking reads: the bucket id itself (the keys ranked are the bucket ids).

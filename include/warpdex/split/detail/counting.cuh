@@ -1,6 +1,7 @@
 #pragma once
-// A grid-strided loop over an array that reads it with 16-byte loads, several of them in flight per
-// thread: the counting read of the small-m partition and of the privatized histogram.
+// The counting passes' building blocks: a grid-strided loop that reads an array with 16-byte loads,
+// several of them in flight per thread (the partition's count and the privatized histogram), and the
+// per-block sum of per-warp replicated shared counters (the single pass's histogram too).
 
 #include <cstdint>
 
@@ -57,6 +58,23 @@ inline unsigned counting_blocks(unsigned wave, std::uint64_t n)
   constexpr std::uint64_t block_limit = std::uint64_t{1} << 31;
   const std::uint64_t needed = (n + block_limit - 1) / block_limit;
   return needed > wave ? static_cast<unsigned>(needed) : wave;
+}
+
+/// Adds a block's counts to `totals` once per bin: counters[w][b * replicas + r] is replica r of bin b
+/// of warp w (b < m, r < replicas). Call with the whole block once every warp has counted (after a
+/// barrier); thread t sums bins t, t + blockDim.x, ... over the warps and replicas, and adds a sum
+/// that is not zero with one global atomic.
+template <int Warps, std::uint32_t WarpCounters>
+__device__ void add_replicated_counts(const std::uint32_t (&counters)[Warps][WarpCounters], std::uint32_t m,
+                                      std::uint32_t replicas, unsigned long long* totals)
+{
+  for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
+    std::uint64_t total = 0;
+    for (int w = 0; w < Warps; ++w) {
+      for (std::uint32_t r = 0; r < replicas; ++r) { total += counters[w][b * replicas + r]; }
+    }
+    if (total != 0) { atomicAdd(&totals[b], static_cast<unsigned long long>(total)); }
+  }
 }
 
 }  // namespace warpdex::detail
