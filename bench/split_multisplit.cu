@@ -1,6 +1,7 @@
 // Multisplit rows: multisplit/<keys|pairs>/<bits|delta|splitters>/m=<m> (bit fields with m <= 256: one
-// row per algorithm, suffixed /three_pass and /single_pass; every m > 256: suffixed /super_bucket and
-// /reduced_bit_sort next to the default row), each next to its CUB
+// row per algorithm, suffixed /three_pass and /single_pass; m <= 3 with every identifier: also
+// /partition; every m > 256: suffixed /super_bucket and /reduced_bit_sort next to the default row),
+// each next to its CUB
 // baseline on the same keys in the same process:
 // - bits: cub::DeviceRadixSort over the same bits (a bit-range radix sort is a stable multisplit);
 // - delta, splitters: the reduced-bit sort (label every key, then SortPairs of (label, key) over
@@ -14,6 +15,7 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/generate.hpp>
 #include <warpdex/split/detail/multisplit_kernels.cuh>
+#include <warpdex/split/detail/multisplit_partition.cuh>
 #include <warpdex/split/multisplit.hpp>
 #include <warpdex/split/warp_multisplit.cuh>
 
@@ -209,11 +211,18 @@ const std::vector<algorithm_variant> many_bucket_algorithms = {
     {multisplit_algorithm::super_bucket, "/super_bucket"},
     {multisplit_algorithm::reduced_bit_sort, "/reduced_bit_sort"}};
 const std::vector<algorithm_variant> automatic_only = {{multisplit_algorithm::automatic, ""}};
+/// Up to 3 buckets (every identifier): also the partition (suffix /partition) next to the one-pass
+/// algorithms it replaces in `automatic`.
+const std::vector<algorithm_variant> few_bucket_algorithms = {{multisplit_algorithm::automatic, ""},
+                                                              {multisplit_algorithm::three_pass, "/three_pass"},
+                                                              {multisplit_algorithm::single_pass, "/single_pass"},
+                                                              {multisplit_algorithm::partition, "/partition"}};
 
 /// The variants timed for m buckets (bit fields: every algorithm also for m <= 256).
 const std::vector<algorithm_variant>& variants_for(std::uint32_t m, bool bit_field)
 {
   if (m > detail::multisplit_direct_max_buckets) { return many_bucket_algorithms; }
+  if (m <= detail::partition_max_buckets) { return few_bucket_algorithms; }
   return bit_field ? split_algorithms : automatic_only;
 }
 
@@ -231,7 +240,8 @@ void run_multisplit(context& ctx)
   for (const bool pairs : {false, true}) {
     for (const char* kind : {"bits", "delta", "splitters"}) {
       for (const std::uint32_t m : {2U, 3U, 8U, 32U, 64U, 256U, 1000U, 1024U, 4096U}) {
-        for (const char* suffix : {"", "/three_pass", "/single_pass", "/super_bucket", "/reduced_bit_sort"}) {
+        for (const char* suffix :
+             {"", "/three_pass", "/single_pass", "/super_bucket", "/reduced_bit_sort", "/partition"}) {
           any = any || ctx.selected(row_name(pairs, kind, m) + suffix);
         }
       }

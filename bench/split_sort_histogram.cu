@@ -1,6 +1,7 @@
 // Rows radix_sort/<keys32|pairs32|keys64> and radix_sort/keys32/digit=<d> (the multisplit radix sort
 // next to cub::DeviceRadixSort) and histogram/<even|range>/m=<m> (next to
-// cub::DeviceHistogram::HistogramEven / HistogramRange), on the same data in the same process.
+// cub::DeviceHistogram::HistogramEven / HistogramRange; even bins also /block_shared and
+// /warp_privatized, each algorithm of the cuda backend), on the same data in the same process.
 #include "benchmarks.hpp"
 #include "verify.cuh"
 
@@ -16,6 +17,7 @@
 #include <thrust/sequence.h>
 #include <thrust/transform.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -161,20 +163,25 @@ void run_histogram_rows(context& ctx)
   generate_keys(backend, key_set<std::uint32_t>{n, bench_seed + 1}, keys.span());
   thrust::transform(thrust::cuda::par, keys.data(), keys.data() + n, samples.data(), key_to_sample{});
   const int count = static_cast<int>(n);
+  // Even bins: what callers get (no suffix) and each algorithm (/block_shared, /warp_privatized); CUB's
+  // time is taken once per (kind, m) and is the baseline of each of these rows.
+  using variant = std::pair<histogram_algorithm, const char*>;
+  const std::vector<variant> even_variants = {{histogram_algorithm::automatic, ""},
+                                              {histogram_algorithm::block_shared, "/block_shared"},
+                                              {histogram_algorithm::warp_privatized, "/warp_privatized"}};
+  const std::vector<variant> range_variants = {{histogram_algorithm::automatic, ""}};
   for (const bool range : {false, true}) {
-    for (const std::uint32_t m : {2U, 16U, 32U, 256U}) {
+    for (const std::uint32_t m : {2U, 16U, 32U, 64U, 128U, 256U}) {
+      if (range && (m == 64 || m == 128)) { continue; }
       const std::string name = std::string("histogram/") + (range ? "range" : "even") + "/m=" + std::to_string(m);
-      if (!ctx.selected(name)) { continue; }
+      const auto& variants = range ? range_variants : even_variants;
+      const bool any = std::any_of(variants.begin(), variants.end(),
+                                   [&](const variant& v) { return ctx.selected(name + v.second); });
+      if (!any) { continue; }
       std::vector<float> levels(m + 1);
       for (std::uint32_t b = 0; b <= m; ++b) { levels[b] = histogram_range_end * b / m; }
       auto stored_levels = make_device_buffer<float>(m + 1);
       stored_levels.copy_from(levels);
-      histogram_result ours;
-      const double ms = ctx.median_ms(nullptr, [&] {
-        ours = range ? histogram_range(backend, std::as_const(samples).span(), std::as_const(stored_levels).span())
-                     : histogram_even(backend, std::as_const(samples).span(), m, 0.0F, histogram_range_end);
-      });
-      row r = make_row(name, n, ms, "Gsamples/s", sizeof(float));
       auto cub_counts = make_device_buffer<unsigned>(m);  // 32-bit counters: CUB's fastest
       std::size_t bytes = 0;
       const auto cub_histogram = [&](void* temp) {
@@ -189,21 +196,34 @@ void run_histogram_rows(context& ctx)
       };
       cub_histogram(nullptr);
       auto temp = make_device_buffer<std::uint8_t>(bytes);
-      r.baseline = range ? "cub::DeviceHistogram::HistogramRange" : "cub::DeviceHistogram::HistogramEven";
-      r.baseline_value = static_cast<double>(n) / (ctx.median_ms(nullptr, [&] { cub_histogram(temp.data()); }) * 1e6);
-      // Verified when every sample is counted or reported and the counts agree with CUB's (bin edges
-      // may round differently for a sample exactly on a boundary: allow a difference of a few per bin).
+      const double cub_value =
+          static_cast<double>(n) / (ctx.median_ms(nullptr, [&] { cub_histogram(temp.data()); }) * 1e6);
       const auto reference = cub_counts.to_vector();
-      std::uint64_t total = 0;
-      bool close = true;
-      constexpr std::uint64_t edge_tolerance = 16;
-      for (std::uint32_t b = 0; b < m; ++b) {
-        total += ours.counts[b];
-        const auto difference = static_cast<std::int64_t>(ours.counts[b]) - static_cast<std::int64_t>(reference[b]);
-        close = close && static_cast<std::uint64_t>(std::llabs(difference)) <= edge_tolerance;
+
+      for (const auto& [algorithm, suffix] : variants) {
+        if (!ctx.selected(name + suffix)) { continue; }
+        histogram_result ours;
+        const double ms = ctx.median_ms(nullptr, [&] {
+          ours = range
+                     ? histogram_range(backend, std::as_const(samples).span(), std::as_const(stored_levels).span())
+                     : histogram_even(backend, std::as_const(samples).span(), m, 0.0F, histogram_range_end, algorithm);
+        });
+        row r = make_row(name + suffix, n, ms, "Gsamples/s", sizeof(float));
+        r.baseline = range ? "cub::DeviceHistogram::HistogramRange" : "cub::DeviceHistogram::HistogramEven";
+        r.baseline_value = cub_value;
+        // Verified when every sample is counted or reported and the counts agree with CUB's (bin edges
+        // may round differently for a sample exactly on a boundary: allow a difference of a few per bin).
+        std::uint64_t total = 0;
+        bool close = true;
+        constexpr std::uint64_t edge_tolerance = 16;
+        for (std::uint32_t b = 0; b < m; ++b) {
+          total += ours.counts[b];
+          const auto difference = static_cast<std::int64_t>(ours.counts[b]) - static_cast<std::int64_t>(reference[b]);
+          close = close && static_cast<std::uint64_t>(std::llabs(difference)) <= edge_tolerance;
+        }
+        r.verified = close && total + ours.not_counted == n;
+        ctx.add(std::move(r));
       }
-      r.verified = close && total + ours.not_counted == n;
-      ctx.add(std::move(r));
     }
   }
 }

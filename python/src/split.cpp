@@ -23,8 +23,9 @@ multisplit_algorithm algorithm_of(const std::string& name)
   if (name == "single_pass") { return multisplit_algorithm::single_pass; }
   if (name == "super_bucket") { return multisplit_algorithm::super_bucket; }
   if (name == "reduced_bit_sort") { return multisplit_algorithm::reduced_bit_sort; }
-  throw nb::value_error(("multisplit: algorithm must be 'automatic', 'three_pass', 'single_pass', 'super_bucket' or "
-                         "'reduced_bit_sort', got '" +
+  if (name == "partition") { return multisplit_algorithm::partition; }
+  throw nb::value_error(("multisplit: algorithm must be 'automatic', 'three_pass', 'single_pass', 'super_bucket', "
+                         "'reduced_bit_sort' or 'partition', got '" +
                          name + "'")
                             .c_str());
 }

@@ -1,7 +1,9 @@
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/launch.cuh>
+#include <warpdex/core/warp.cuh>
 #include <warpdex/split/detail/histogram_bins.hpp>
+#include <warpdex/split/detail/counting.cuh>
 #include <warpdex/split/histogram.hpp>
 
 #include <cuda_runtime_api.h>
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace warpdex {
@@ -77,15 +80,78 @@ __global__ void __launch_bounds__(histogram_block_threads)
   }
 }
 
+/// The privatized kernel: the most bins, the counters of one warp (bin b has min(32, this / m)
+/// replicas, lane l adding to replica l mod replicas: up to 16 bins every lane has its own counter in
+/// its own bank), and the 16-byte loads each thread keeps in flight.
+constexpr std::uint32_t privatized_max_bins = 256;
+constexpr std::uint32_t privatized_warp_counters = 512;
+constexpr int privatized_unroll = 4;
+constexpr int histogram_warps = histogram_block_threads / warp::size;
+
+/// Counts in per-warp replicated shared counters (m <= privatized_max_bins), reading the samples with
+/// 16-byte loads (for_each_vectorized); each block adds its count of each bin to the global count once.
+/// Launch with counting_blocks(): no 32-bit counter of a block can overflow.
 template <class Sample, class Bins>
-histogram_result count_bins(const cuda& backend, std::span<const Sample> samples, const Bins& bins)
+__global__ void __launch_bounds__(histogram_block_threads)
+    histogram_privatized_kernel(const Sample* samples, std::uint64_t n, Bins bins, unsigned long long* counts,
+                                unsigned long long* not_counted)
+{
+  __shared__ std::uint32_t counters[histogram_warps][privatized_warp_counters];
+  const std::uint32_t m = bins.bucket_count();
+  const std::uint32_t replicas = min(static_cast<std::uint32_t>(warp::size), privatized_warp_counters / m);
+  for (std::uint32_t i = threadIdx.x; i < histogram_warps * privatized_warp_counters; i += histogram_block_threads) {
+    counters[i / privatized_warp_counters][i % privatized_warp_counters] = 0;
+  }
+  __syncthreads();
+
+  std::uint32_t* mine = counters[warp::warp_in_block()] + warp::lane_id() % replicas;
+  std::uint32_t outside = 0;
+  detail::for_each_vectorized<privatized_unroll>(samples, n, [&](Sample x) {
+    const std::uint32_t bin = bins(x);
+    if (bin < m) {
+      atomicAdd(mine + bin * replicas, 1U);
+    } else {
+      ++outside;
+    }
+  });
+  for (int offset = warp::size / 2; offset > 0; offset /= 2) { outside += warp::shfl_xor(outside, offset); }
+  if (warp::lane_id() == 0 && outside != 0) { atomicAdd(not_counted, static_cast<unsigned long long>(outside)); }
+  __syncthreads();
+  detail::add_replicated_counts(counters, m, replicas, counts);
+}
+
+/// Launches the privatized kernel when it applies (even bins, m <= privatized_max_bins, an algorithm other
+/// than block_shared) and says whether it did. Range bins keep the block-shared kernel: their
+/// boundaries are searched in shared memory.
+template <class Sample, class Bins>
+bool launch_privatized(const cuda& backend, const Sample* samples, std::uint64_t n, const Bins& bins,
+                       histogram_algorithm algorithm, unsigned long long* totals)
+{
+  const std::uint32_t m = bins.bucket_count();
+  if constexpr (!std::is_same_v<Bins, detail::even_bins<Sample>>) {
+    return false;
+  } else {
+    if (algorithm == histogram_algorithm::block_shared || m > privatized_max_bins) { return false; }
+    const auto kernel = histogram_privatized_kernel<Sample, Bins>;
+    const std::uint64_t groups = (n * sizeof(Sample) + detail::vector_load_bytes - 1) / detail::vector_load_bytes;
+    const unsigned blocks = detail::counting_blocks(one_wave_blocks(kernel, histogram_block_threads, groups), n);
+    kernel<<<blocks, histogram_block_threads, 0, backend.stream>>>(samples, n, bins, totals, totals + m);
+    return true;
+  }
+}
+
+template <class Sample, class Bins>
+histogram_result count_bins(const cuda& backend, std::span<const Sample> samples, const Bins& bins,
+                            histogram_algorithm algorithm = histogram_algorithm::block_shared)
 {
   const std::uint32_t m = bins.bucket_count();
   auto totals = make_buffer<unsigned long long>(backend, m + 1);  // the bins' counts, then not counted
   WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
   const std::uint64_t n = samples.size();
   if (n > 0) {
-    if (m <= histogram_shared_max_bins) {
+    if (launch_privatized(backend, samples.data(), n, bins, algorithm, totals.data())) {
+      // counted by the privatized kernel
+    } else if (m <= histogram_shared_max_bins) {
       const std::size_t shared_bytes = m * sizeof(std::uint32_t) + shared_bins<Bins>::bytes(bins);
       const auto kernel = histogram_kernel<true, Sample, Bins>;
       kernel<<<one_wave_blocks(kernel, histogram_block_threads, n, shared_bytes), histogram_block_threads, shared_bytes,
@@ -105,9 +171,9 @@ histogram_result count_bins(const cuda& backend, std::span<const Sample> samples
 
 template <class Sample>
 histogram_result histogram_even(const cuda& backend, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
-                                Sample upper)
+                                Sample upper, histogram_algorithm algorithm)
 {
-  return count_bins(backend, samples, detail::make_even_bins(bins, lower, upper));
+  return count_bins(backend, samples, detail::make_even_bins(bins, lower, upper), algorithm);
 }
 
 template <class Sample>
@@ -124,9 +190,10 @@ histogram_result histogram_range(const cuda& backend, std::span<const Sample> sa
   return count_bins(backend, samples, bins);
 }
 
-template histogram_result histogram_even<float>(const cuda&, std::span<const float>, std::uint32_t, float, float);
+template histogram_result histogram_even<float>(const cuda&, std::span<const float>, std::uint32_t, float, float,
+                                                histogram_algorithm);
 template histogram_result histogram_even<std::uint32_t>(const cuda&, std::span<const std::uint32_t>, std::uint32_t,
-                                                        std::uint32_t, std::uint32_t);
+                                                        std::uint32_t, std::uint32_t, histogram_algorithm);
 template histogram_result histogram_range<float>(const cuda&, std::span<const float>, std::span<const float>);
 template histogram_result histogram_range<std::uint32_t>(const cuda&, std::span<const std::uint32_t>,
                                                          std::span<const std::uint32_t>);

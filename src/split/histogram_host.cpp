@@ -43,7 +43,7 @@ histogram_result count_bins(std::span<const Sample> samples, const Bins& bins)
 
 template <class Sample>
 histogram_result histogram_even(const host&, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
-                                Sample upper)
+                                Sample upper, histogram_algorithm /*one algorithm on the host*/)
 {
   return count_bins(samples, detail::make_even_bins(bins, lower, upper));
 }
@@ -58,9 +58,10 @@ histogram_result histogram_range(const host&, std::span<const Sample> samples, s
   return count_bins(samples, bins);
 }
 
-template histogram_result histogram_even<float>(const host&, std::span<const float>, std::uint32_t, float, float);
+template histogram_result histogram_even<float>(const host&, std::span<const float>, std::uint32_t, float, float,
+                                                histogram_algorithm);
 template histogram_result histogram_even<std::uint32_t>(const host&, std::span<const std::uint32_t>, std::uint32_t,
-                                                        std::uint32_t, std::uint32_t);
+                                                        std::uint32_t, std::uint32_t, histogram_algorithm);
 template histogram_result histogram_range<float>(const host&, std::span<const float>, std::span<const float>);
 template histogram_result histogram_range<std::uint32_t>(const host&, std::span<const std::uint32_t>,
                                                          std::span<const std::uint32_t>);

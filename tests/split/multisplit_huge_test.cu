@@ -1,4 +1,4 @@
-// The cuda multisplit past 2^31 keys (64-bit offsets and tile indices), with both algorithms, checked
+// The cuda multisplit past 2^31 keys (64-bit offsets and tile indices), with every algorithm, checked
 // on the device: every input key must sit at the position that a stable split gives it, and the
 // returned offsets must equal an independent count. Needs about 17.5 GB of device memory; skipped
 // below that (and excluded from sanitizer runs by the `Huge` in its name).
@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -20,7 +21,8 @@ namespace {
 
 /// Past 2^31 by a ragged tile end, so 32-bit index arithmetic anywhere would go wrong.
 constexpr std::uint64_t huge_n = (std::uint64_t{1} << 31) + 4099;
-/// Bit-field buckets [0, 2): m = 4.
+/// Bit-field buckets [0, 2): m = 4 (three_pass, single_pass), and [0, 1): m = 2 (partition). The
+/// checking kernels hold up to huge_m buckets; bucket = key mod m.
 constexpr std::uint32_t huge_bits = 2;
 constexpr std::uint32_t huge_m = 1U << huge_bits;
 /// Keys per block of the checking kernels.
@@ -47,23 +49,24 @@ __global__ void fill_huge_keys(std::uint32_t* keys, std::uint64_t n)
   }
 }
 
-/// chunk_counts[chunk * m + b] = keys of bucket b in the chunk's check_chunk_keys keys.
-__global__ void count_chunk_buckets(const std::uint32_t* keys, std::uint64_t n, std::uint32_t* chunk_counts)
+/// chunk_counts[chunk * huge_m + b] = keys of bucket b (key mod m) in the chunk's check_chunk_keys keys.
+__global__ void count_chunk_buckets(const std::uint32_t* keys, std::uint64_t n, std::uint32_t m,
+                                    std::uint32_t* chunk_counts)
 {
   __shared__ std::uint32_t counts[huge_m];
   if (threadIdx.x < huge_m) { counts[threadIdx.x] = 0; }
   __syncthreads();
   const std::uint64_t begin = blockIdx.x * check_chunk_keys;
   const std::uint64_t end = n - begin < check_chunk_keys ? n : begin + check_chunk_keys;
-  for (std::uint64_t i = begin + threadIdx.x; i < end; i += check_threads) { atomicAdd(&counts[keys[i] % huge_m], 1U); }
+  for (std::uint64_t i = begin + threadIdx.x; i < end; i += check_threads) { atomicAdd(&counts[keys[i] % m], 1U); }
   __syncthreads();
   if (threadIdx.x < huge_m) { chunk_counts[blockIdx.x * huge_m + threadIdx.x] = counts[threadIdx.x]; }
 }
 
 /// Walks the chunk in input order, ranking each key among the keys of its bucket (ballots per warp, then
 /// earlier warps, then earlier rounds), and counts the keys not found where a stable split puts them:
-/// out[chunk_first[chunk * m + b] + rank].
-__global__ void count_misplaced(const std::uint32_t* keys, const std::uint32_t* out, std::uint64_t n,
+/// out[chunk_first[chunk * huge_m + b] + rank], bucket b = key mod m.
+__global__ void count_misplaced(const std::uint32_t* keys, const std::uint32_t* out, std::uint64_t n, std::uint32_t m,
                                 const std::uint64_t* chunk_first, unsigned long long* misplaced)
 {
   __shared__ std::uint32_t warp_counts[check_warps][huge_m];
@@ -77,7 +80,7 @@ __global__ void count_misplaced(const std::uint32_t* keys, const std::uint32_t* 
     const std::uint64_t i = round + threadIdx.x;
     const bool valid = i < end;
     const std::uint32_t key = valid ? keys[i] : 0;
-    const std::uint32_t bucket = key % huge_m;
+    const std::uint32_t bucket = key % m;
     std::uint32_t rank = 0;
     for (std::uint32_t b = 0; b < huge_m; ++b) {
       const unsigned members = warp::ballot(valid && bucket == b);
@@ -114,39 +117,44 @@ TEST_F(multisplit_huge_test, HugeInputsPast2To31KeysSplitStably)
   fill_huge_keys<<<fill_blocks, check_threads>>>(keys.data(), huge_n);
   WARPDEX_CHECK_LAUNCH("fill_huge_keys");
 
-  // The independent count: per chunk, then the bucket offsets and each chunk's first slot per bucket.
   const auto chunks = static_cast<unsigned>((huge_n + check_chunk_keys - 1) / check_chunk_keys);
   auto chunk_counts = make_buffer<std::uint32_t>(backend, std::uint64_t{chunks} * huge_m);
-  count_chunk_buckets<<<chunks, check_threads>>>(keys.data(), huge_n, chunk_counts.data());
-  WARPDEX_CHECK_LAUNCH("count_chunk_buckets");
-  const std::vector<std::uint32_t> counts = chunk_counts.to_vector();
-  std::vector<std::uint64_t> expected_offsets(huge_m, 0);
-  for (std::uint64_t c = 0; c < chunks; ++c) {
-    for (std::uint32_t b = 0; b + 1 < huge_m; ++b) { expected_offsets[b + 1] += counts[c * huge_m + b]; }
-  }
-  for (std::uint32_t b = 1; b < huge_m; ++b) { expected_offsets[b] += expected_offsets[b - 1]; }
-  std::vector<std::uint64_t> first(counts.size());
-  std::vector<std::uint64_t> running = expected_offsets;
-  for (std::uint64_t c = 0; c < chunks; ++c) {
-    for (std::uint32_t b = 0; b < huge_m; ++b) {
-      first[c * huge_m + b] = running[b];
-      running[b] += counts[c * huge_m + b];
-    }
-  }
-  ASSERT_EQ(running[huge_m - 1], huge_n);
-  auto chunk_first = make_buffer<std::uint64_t>(backend, first.size());
-  chunk_first.copy_from(first);
+  auto chunk_first = make_buffer<std::uint64_t>(backend, std::uint64_t{chunks} * huge_m);
   auto misplaced = make_buffer<unsigned long long>(backend, 1);
-
-  for (const auto& [algorithm, name] : {std::pair{multisplit_algorithm::three_pass, "three_pass"},
-                                        std::pair{multisplit_algorithm::single_pass, "single_pass"}}) {
+  const std::vector<std::tuple<multisplit_algorithm, const char*, std::uint32_t>> runs = {
+      {multisplit_algorithm::three_pass, "three_pass", huge_bits},
+      {multisplit_algorithm::single_pass, "single_pass", huge_bits},
+      {multisplit_algorithm::partition, "partition", 1}};
+  for (const auto& [algorithm, name, bits] : runs) {
     SCOPED_TRACE(name);
+    const std::uint32_t m = 1U << bits;
+    // The independent count: per chunk, then the bucket offsets and each chunk's first slot per bucket.
+    count_chunk_buckets<<<chunks, check_threads>>>(keys.data(), huge_n, m, chunk_counts.data());
+    WARPDEX_CHECK_LAUNCH("count_chunk_buckets");
+    const std::vector<std::uint32_t> counts = chunk_counts.to_vector();
+    std::vector<std::uint64_t> expected_offsets(m, 0);
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+      for (std::uint32_t b = 0; b + 1 < m; ++b) { expected_offsets[b + 1] += counts[c * huge_m + b]; }
+    }
+    for (std::uint32_t b = 1; b < m; ++b) { expected_offsets[b] += expected_offsets[b - 1]; }
+    std::vector<std::uint64_t> first(counts.size());
+    std::vector<std::uint64_t> running = expected_offsets;
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+      for (std::uint32_t b = 0; b < m; ++b) {
+        first[c * huge_m + b] = running[b];
+        running[b] += counts[c * huge_m + b];
+      }
+    }
+    ASSERT_EQ(running[m - 1], huge_n);
+    chunk_first.copy_from(first);
+
     WARPDEX_CUDA_TRY(cudaMemset(out.data(), poison_byte, out.size_bytes()));
     WARPDEX_CUDA_TRY(cudaMemset(misplaced.data(), 0, misplaced.size_bytes()));
     const auto offsets =
-        multisplit(backend, std::as_const(keys).span(), out.span(), bit_field_buckets{0, huge_bits}, algorithm);
+        multisplit(backend, std::as_const(keys).span(), out.span(), bit_field_buckets{0, bits}, algorithm);
     EXPECT_EQ(offsets, expected_offsets);
-    count_misplaced<<<chunks, check_threads>>>(keys.data(), out.data(), huge_n, chunk_first.data(), misplaced.data());
+    count_misplaced<<<chunks, check_threads>>>(keys.data(), out.data(), huge_n, m, chunk_first.data(),
+                                               misplaced.data());
     WARPDEX_CHECK_LAUNCH("count_misplaced");
     EXPECT_EQ(misplaced.to_vector().front(), 0U);
   }

@@ -66,12 +66,15 @@ Key poison_for()
 
 /// Every algorithm of the cuda backend (the host backend runs its one algorithm for each): with m > 256
 /// three_pass and single_pass run the super-bucket passes with that algorithm, super_bucket picks
-/// per pass, and reduced_bit_sort sorts labels for any m.
+/// per pass, and reduced_bit_sort sorts labels for any m; partition takes m <= 3 (automatic above).
 const std::vector<std::pair<multisplit_algorithm, const char*>> algorithms = {
     {multisplit_algorithm::three_pass, "three_pass"},
     {multisplit_algorithm::single_pass, "single_pass"},
     {multisplit_algorithm::super_bucket, "super_bucket"},
-    {multisplit_algorithm::reduced_bit_sort, "reduced_bit_sort"}};
+    {multisplit_algorithm::reduced_bit_sort, "reduced_bit_sort"},
+    {multisplit_algorithm::partition, "partition"}};
+/// The most buckets of the partition algorithm; with more it is automatic, which the others cover.
+constexpr std::uint32_t partition_max_buckets = 3;
 
 /// Runs the multisplit of `keys` with every algorithm (with input positions as values when `pairs`) and
 /// compares everything with the oracle built from `ids`, the independently computed bucket of every key.
@@ -93,6 +96,7 @@ void expect_stable_split(const Backend& backend, const std::vector<Key>& keys, c
   for (const auto& [algorithm, algorithm_name] : algorithms) {
     // With m <= 256 super_bucket is one pass of three_pass or single_pass: both are run already.
     if (algorithm == multisplit_algorithm::super_bucket && m <= one_pass_max_buckets) { continue; }
+    if (algorithm == multisplit_algorithm::partition && m > partition_max_buckets) { continue; }
     SCOPED_TRACE(algorithm_name);
     auto keys_out = make_filled_buffer<Key>(backend, n, poison_for<Key>());
     std::vector<std::uint64_t> offsets;
@@ -236,7 +240,7 @@ TYPED_TEST(multisplit_test, delta_quotients_of_64_bit_keys_past_32_bits_are_outs
   auto keys_out = make_filled_buffer<key64>(this->backend(), keys.size(), poison_key64);
   for (const auto& [algorithm, algorithm_name] : algorithms) {
     SCOPED_TRACE(algorithm_name);
-    for (const std::uint32_t m : {5U, 300U}) {
+    for (const std::uint32_t m : {3U, 5U, 300U}) {
       expect_error_mentioning<error>(
           [&] {
             (void)multisplit(this->backend(), std::as_const(keys_in).span(), keys_out.span(), delta_buckets{1, m},
@@ -380,10 +384,131 @@ TYPED_TEST(multisplit_test, a_million_keys_split_stably)
   }
 }
 
+/// Bucket ids of the partition tests: patterns that stress the tile boundaries and the look-back.
+enum class partition_pattern {
+  uniform,
+  one_bucket,
+  alternating,
+  reverse_alternating,
+  tile_runs,
+  odd_runs,
+  no_first,
+  no_last
+};
+
+std::vector<std::uint32_t> partition_ids(partition_pattern pattern, std::uint64_t n, std::uint32_t m,
+                                         std::mt19937_64& random)
+{
+  std::vector<std::uint32_t> ids(n);
+  std::uniform_int_distribution<std::uint32_t> any(0, m - 1);
+  const std::uint32_t chosen = any(random);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    switch (pattern) {
+      case partition_pattern::uniform:
+        ids[i] = any(random);
+        break;
+      case partition_pattern::one_bucket:
+        ids[i] = chosen;
+        break;
+      case partition_pattern::alternating:  // every warp's ballots split, every tile holds every bucket
+        ids[i] = static_cast<std::uint32_t>(i % m);
+        break;
+      case partition_pattern::reverse_alternating:
+        ids[i] = m - 1 - static_cast<std::uint32_t>(i % m);
+        break;
+      case partition_pattern::tile_runs:  // whole 4096-key tiles of one bucket: look-back counts of 0
+        ids[i] = static_cast<std::uint32_t>((i / 4096) % m);
+        break;
+      case partition_pattern::odd_runs:  // runs that straddle warps and tiles
+        ids[i] = static_cast<std::uint32_t>((i / 1031) % m);
+        break;
+      case partition_pattern::no_first:  // bucket 0 empty (the later buckets start at 0)
+        ids[i] = m == 1 ? 0 : 1 + static_cast<std::uint32_t>(random() % (m - 1));
+        break;
+      case partition_pattern::no_last:  // the last bucket (the one without look-back) empty
+        ids[i] = m == 1 ? 0 : static_cast<std::uint32_t>(random() % (m - 1));
+        break;
+    }
+  }
+  return ids;
+}
+
+TYPED_TEST(multisplit_test, partitions_of_few_buckets_match_the_stable_oracle)
+{
+  // Around one 4096-key tile, and past 32 tiles so that the look-back reads more than one window.
+  const std::vector<std::uint64_t> partition_sizes = {
+      0, 1, 2, 31, 33, 4095, 4096, 4097, 2 * 4096 + 17, 34 * 4096 + 123};
+  const std::vector<partition_pattern> patterns = {
+      partition_pattern::uniform,     partition_pattern::one_bucket,
+      partition_pattern::alternating, partition_pattern::reverse_alternating,
+      partition_pattern::tile_runs,   partition_pattern::odd_runs,
+      partition_pattern::no_first,    partition_pattern::no_last};
+  for (const std::uint64_t seed : {std::uint64_t{7000}, std::uint64_t{std::random_device{}()}}) {
+    std::mt19937_64 random(seed);
+    int index = 0;
+    // m = 4 and 5: the partition falls back to automatic.
+    for (const std::uint32_t m : {1U, 2U, 3U, 4U, 5U}) {
+      for (const std::uint64_t n : partition_sizes) {
+        const partition_pattern pattern = patterns[index % patterns.size()];
+        const bool pairs = index % 2 == 1;
+        const bool wide = index % 3 == 2;  // 64-bit keys
+        ++index;
+        SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                     " pattern=" + std::to_string(static_cast<int>(pattern)) + (pairs ? " pairs" : " keys") +
+                     (wide ? " 64-bit" : " 32-bit") + " seed=" + std::to_string(seed));
+        const auto ids = partition_ids(pattern, n, m, random);
+        const key32 delta = std::uniform_int_distribution<key32>(1, 1000)(random);
+        const delta_buckets identifier{delta, m};
+        const auto key_of = [&](std::uint32_t id) { return id * delta + static_cast<key32>(random() % delta); };
+        if (wide) {
+          std::vector<key64> keys(n);
+          for (std::uint64_t i = 0; i < n; ++i) { keys[i] = key_of(ids[i]); }
+          expect_stable_split(this->backend(), keys, ids, identifier, pairs);
+        } else {
+          std::vector<key32> keys(n);
+          for (std::uint64_t i = 0; i < n; ++i) { keys[i] = key_of(ids[i]); }
+          expect_stable_split(this->backend(), keys, ids, identifier, pairs);
+        }
+        if (m > partition_max_buckets) {  // expect_stable_split skips it there: check the fallback once
+          std::vector<key32> keys(n);
+          for (std::uint64_t i = 0; i < n; ++i) { keys[i] = key_of(ids[i]); }
+          const auto expected = stable_split_oracle(keys, std::vector<value32>{}, ids, m);
+          auto keys_in = make_buffer_from<key32>(this->backend(), keys);
+          auto keys_out = make_filled_buffer<key32>(this->backend(), n, poison_key);
+          const auto offsets = multisplit(this->backend(), std::as_const(keys_in).span(), keys_out.span(), identifier,
+                                          multisplit_algorithm::partition);
+          EXPECT_EQ(keys_out.to_vector(), expected.keys);
+          EXPECT_EQ(offsets, expected.offsets);
+        }
+      }
+    }
+  }
+}
+
+TYPED_TEST(multisplit_test, partitions_by_bit_fields_and_splitters_match_the_stable_oracle)
+{
+  constexpr std::uint64_t n = 50 * 4096 + 1;
+  std::mt19937_64 random(7100);
+  for (const bool pairs : {false, true}) {
+    SCOPED_TRACE(pairs ? "pairs" : "keys");
+    const bit_field_buckets field{std::uniform_int_distribution<std::uint32_t>(0, 31)(random), 1};
+    const auto field_ids = draw_buckets(n, 2, bucket_spread::quarter_skewed, random);
+    std::vector<key32> keys(n);
+    for (std::uint64_t i = 0; i < n; ++i) { keys[i] = key_with_field(field_ids[i], field, random); }
+    expect_stable_split(this->backend(), keys, field_ids, field, pairs);
+
+    const auto splitters = draw_splitters(3, random);
+    const auto splitter_ids = draw_buckets(n, 3, bucket_spread::binomial, random);
+    for (std::uint64_t i = 0; i < n; ++i) { keys[i] = key_in_range(splitter_ids[i], splitters, random); }
+    const auto stored = make_buffer_from<key32>(this->backend(), splitters);
+    expect_stable_split(this->backend(), keys, splitter_ids, splitter_buckets<key32>{stored.data(), 2}, pairs);
+  }
+}
+
 TYPED_TEST(multisplit_test, ids_outside_the_buckets_throw_and_write_nothing)
 {
   constexpr std::uint64_t n = 10000;
-  for (const std::uint32_t m : {1U, 32U, 300U}) {
+  for (const std::uint32_t m : {1U, 2U, 3U, 32U, 300U}) {
     SCOPED_TRACE("m=" + std::to_string(m));
     std::vector<key32> keys(n);
     std::iota(keys.begin(), keys.end(), key32{0});

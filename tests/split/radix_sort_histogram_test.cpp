@@ -15,6 +15,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -230,6 +231,64 @@ TYPED_TEST(histogram_test, even_bins_count_like_a_direct_count)
   const auto result = histogram_even(this->backend(), std::as_const(stored).span(), 3U, 100U, 400U);
   EXPECT_EQ(result.counts, (std::vector<std::uint64_t>{100, 100, 100}));
   EXPECT_EQ(result.not_counted, 10000U - 300U);
+}
+
+TYPED_TEST(histogram_test, even_bins_count_alike_with_every_algorithm_size_and_alignment)
+{
+  constexpr float lower = -3.5F;
+  constexpr float upper = 1000.25F;
+  const std::vector<std::pair<histogram_algorithm, const char*>> algorithms = {
+      {histogram_algorithm::automatic, "automatic"},
+      {histogram_algorithm::block_shared, "block_shared"},
+      {histogram_algorithm::warp_privatized, "warp_privatized"}};
+  for (const std::uint64_t seed : {std::uint64_t{400}, std::uint64_t{std::random_device{}()}}) {
+    // Every sample of a 16-byte group, the groups left over after the unrolled loads, the elements past
+    // the last group, and a start off the 16-byte boundary (read one by one).
+    const auto samples = float_samples(70001, seed);
+    const auto stored = make_buffer_from<float>(this->backend(), samples);
+    int index = 0;
+    for (const std::uint32_t m : {1U, 3U, 16U, 17U, 32U, 100U, 256U, 257U}) {
+      for (const std::uint64_t n : {0UL, 1UL, 3UL, 5UL, 4099UL, 70000UL}) {
+        const std::uint64_t skip = index++ % 3 == 0 ? 1 : 0;  // misaligned start
+        SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " skip=" + std::to_string(skip) +
+                     " seed=" + std::to_string(seed));
+        const std::span<const float> part(samples.data() + skip, n);
+        const float scale = static_cast<float>(static_cast<double>(m) / (upper - lower));
+        std::vector<std::uint64_t> expected(m, 0);
+        std::uint64_t expected_outside = 0;
+        for (const float x : part) {
+          if (x >= lower && x < upper) {
+            ++expected[std::min(static_cast<std::uint32_t>((x - lower) * scale), m - 1)];
+          } else {
+            ++expected_outside;
+          }
+        }
+        for (const auto& [algorithm, name] : algorithms) {
+          SCOPED_TRACE(name);
+          const auto result = histogram_even(this->backend(), std::as_const(stored).span().subspan(skip, n), m, lower,
+                                             upper, algorithm);
+          EXPECT_EQ(result.counts, expected);
+          EXPECT_EQ(result.not_counted, expected_outside);
+        }
+      }
+    }
+  }
+  // Integer samples: one bin per 3 values, all samples in one bin, and all outside.
+  std::vector<std::uint32_t> integers(12347);
+  std::iota(integers.begin(), integers.end(), std::uint32_t{5});
+  const auto stored = make_buffer_from<std::uint32_t>(this->backend(), integers);
+  for (const auto& [algorithm, name] : algorithms) {
+    SCOPED_TRACE(name);
+    const auto thirds = histogram_even(this->backend(), std::as_const(stored).span(), 64U, 5U, 5U + 192U, algorithm);
+    EXPECT_EQ(thirds.counts, std::vector<std::uint64_t>(64, 3));
+    EXPECT_EQ(thirds.not_counted, integers.size() - 192);
+    const auto one = histogram_even(this->backend(), std::as_const(stored).span(), 200U, 0U, 0xffffffffU, algorithm);
+    EXPECT_EQ(one.counts[0], integers.size());
+    EXPECT_EQ(one.not_counted, 0U);
+    const auto none = histogram_even(this->backend(), std::as_const(stored).span(), 8U, 0U, 5U, algorithm);
+    EXPECT_EQ(none.counts, std::vector<std::uint64_t>(8, 0));
+    EXPECT_EQ(none.not_counted, integers.size());
+  }
 }
 
 TYPED_TEST(histogram_test, range_bins_count_like_upper_bound)

@@ -152,10 +152,12 @@ TEST_F(warp_multisplit_test, user_functors_split_64_bit_keys_and_pairs_stably)
   constexpr std::uint64_t n = 3 * 4096 + 1000;  // several tiles and a ragged end
   constexpr std::uint64_t poison_key = 0xdeadbeefdeadbeefULL;
   constexpr std::uint32_t poison_value = 0xfeedfaceU;
-  const std::pair<multisplit_algorithm, const char*> algorithms[] = {
-      {multisplit_algorithm::three_pass, "three_pass"}, {multisplit_algorithm::single_pass, "single_pass"}};
+  // The partition takes m = 3 (and m - 1 = 2 for the bad ids); with more buckets it is automatic.
+  const std::pair<multisplit_algorithm, const char*> algorithms[] = {{multisplit_algorithm::three_pass, "three_pass"},
+                                                                     {multisplit_algorithm::single_pass, "single_pass"},
+                                                                     {multisplit_algorithm::partition, "partition"}};
   std::mt19937_64 random(7100);
-  for (const std::uint32_t m : {7U, 100U, 300U}) {
+  for (const std::uint32_t m : {3U, 7U, 100U, 300U}) {
     const high_word_buckets identifier{m, m};
     std::vector<std::uint64_t> keys(n);
     std::vector<std::uint32_t> ids(n);

@@ -17,22 +17,35 @@
 
 namespace warpdex {
 
+/// How the cuda backend counts even bins (docs/split.md). Both give the same counts; the host backend
+/// has one algorithm and accepts any value.
+enum class histogram_algorithm {
+  automatic,        ///< warp_privatized up to 256 bins, block_shared above
+  block_shared,     ///< one shared counter per bin and block, one sample per 4-byte load
+  warp_privatized,  ///< 16-byte loads, counters per warp replicated per lane group (m <= 256; above: block_shared)
+};
+
 struct histogram_result {
   std::vector<std::uint64_t> counts;  ///< one per bin
   std::uint64_t not_counted = 0;      ///< NaN samples and samples outside every bin
 };
 
+/// Counts the samples in each of `bins` even bins of [lower, upper) on the host backend.
 template <class Sample>
 histogram_result histogram_even(const host& backend, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
-                                Sample upper);
+                                Sample upper, histogram_algorithm algorithm = histogram_algorithm::automatic);
 template <class Sample>
 histogram_result histogram_range(const host& backend, std::span<const Sample> samples,
                                  std::span<const Sample> boundaries);
 
 #if WARPDEX_HAS_CUDA
+/// Counts the samples (device memory) in each of `bins` even bins of [lower, upper) on the cuda backend.
+/// Up to 256 bins (automatic) the samples are read with 16-byte loads, 4 per thread in flight, and
+/// counted in per-warp shared counters (each bin replicated min(32, 512 / m) times); every block adds
+/// its counts to the global ones once per bin.
 template <class Sample>
 histogram_result histogram_even(const cuda& backend, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
-                                Sample upper);
+                                Sample upper, histogram_algorithm algorithm = histogram_algorithm::automatic);
 template <class Sample>
 histogram_result histogram_range(const cuda& backend, std::span<const Sample> samples,
                                  std::span<const Sample> boundaries);

@@ -6,6 +6,7 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/launch.cuh>
 #include <warpdex/split/detail/multisplit_kernels.cuh>
+#include <warpdex/split/detail/multisplit_partition.cuh>
 #include <warpdex/split/detail/multisplit_single_pass.cuh>
 #include <warpdex/split/detail/multisplit_validate.hpp>
 #include <warpdex/split/multisplit.hpp>
@@ -38,6 +39,15 @@ inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_
 {
   const std::uint32_t threshold = pairs ? single_pass_min_buckets_pairs : single_pass_min_buckets_keys;
   return bucket_count >= threshold ? multisplit_algorithm::single_pass : multisplit_algorithm::three_pass;
+}
+
+/// The algorithm `automatic` stands for with one pass (m <= 256): the partition for m <= 3 (predicted,
+/// docs/split.md: lighter kernels over the same 12 bytes per key), else as measured above. The
+/// super-bucket digits never have fewer than 8 buckets and keep automatic_multisplit_algorithm.
+inline multisplit_algorithm automatic_one_pass_algorithm(std::uint32_t bucket_count, bool pairs)
+{
+  return bucket_count <= partition_max_buckets ? multisplit_algorithm::partition
+                                               : automatic_multisplit_algorithm(bucket_count, pairs);
 }
 
 /// Threads per block of the one-key-per-thread kernels of the large-m path.
@@ -116,19 +126,20 @@ std::vector<std::uint64_t> cuda_direct_multisplit(const char* caller, const cuda
 template <class Key, class Value, class Identifier, int RadixBits = multisplit_min_radix_bits>
 void launch_single_pass(int bits, unsigned blocks, const cuda& backend, const Key* keys_in, const Value* values_in,
                         Key* keys_out, Value* values_out, std::uint64_t n, const Identifier& identifier,
-                        const std::uint64_t* bucket_starts, std::uint64_t* lookback, std::uint32_t* next_tile)
+                        const std::uint64_t* bucket_starts, std::uint64_t* lookback, std::uint32_t* next_tile,
+                        const unsigned long long* bad_ids)
 {
   if constexpr (RadixBits < multisplit_max_radix_bits) {
     if (bits > RadixBits) {
       launch_single_pass<Key, Value, Identifier, RadixBits + 1>(bits, blocks, backend, keys_in, values_in, keys_out,
                                                                 values_out, n, identifier, bucket_starts, lookback,
-                                                                next_tile);
+                                                                next_tile, bad_ids);
       return;
     }
   }
   multisplit_single_pass_kernel<Key, Value, Identifier, RadixBits>
       <<<blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, values_in, keys_out, values_out, n, identifier,
-                                                                bucket_starts, lookback, next_tile);
+                                                                bucket_starts, lookback, next_tile, bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_single_pass_kernel");
 }
 
@@ -147,7 +158,8 @@ void single_pass_split(const cuda& backend, const Key* keys_in, Key* keys_out, c
   WARPDEX_CUDA_TRY(cudaMemsetAsync(lookback.data(), 0, lookback.size_bytes(), backend.stream));
   WARPDEX_CUDA_TRY(cudaMemsetAsync(next_tile.data(), 0, next_tile.size_bytes(), backend.stream));
   launch_single_pass<Key, Value>(bucket_id_bits(m), static_cast<unsigned>(tile_count), backend, keys_in, values_in,
-                                 keys_out, values_out, n, identifier, bucket_starts, lookback.data(), next_tile.data());
+                                 keys_out, values_out, n, identifier, bucket_starts, lookback.data(), next_tile.data(),
+                                 nullptr);
 }
 
 /// The m bucket offsets from the full ids: histogram (checking every id against m), then a scan on
@@ -182,19 +194,94 @@ std::vector<std::uint64_t> cuda_full_id_offsets(const char* caller, const cuda& 
   return offsets;
 }
 
+/// Zeroed 64-bit scratch words on the backend's stream: one allocation, one memset.
+inline buffer<std::uint64_t> zeroed_words(const cuda& backend, std::uint64_t words)
+{
+  auto scratch = make_buffer<std::uint64_t>(backend, words);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), backend.stream));
+  return scratch;
+}
+
+/// The end of a call whose split kernel writes nothing when bad ids were counted: reads the `words`
+/// device counters (the m bucket totals from word 0, the bad ids at `bad_word`), synchronizes the
+/// stream, throws on bad ids, and returns the m offsets (the exclusive scan of the totals).
+inline std::vector<std::uint64_t> offsets_after_split(const char* caller, const cuda& backend,
+                                                      const std::uint64_t* counters, std::uint64_t words,
+                                                      std::uint64_t bad_word, std::uint64_t n, std::uint32_t m)
+{
+  std::vector<std::uint64_t> totals(words);
+  copy_device_bytes(totals.data(), counters, words * sizeof(std::uint64_t), backend.stream);
+  synchronize(backend.stream);  // the outputs are complete on return, as with the other paths
+  expect_no_bad_buckets(caller, totals[bad_word], n, m);
+  std::vector<std::uint64_t> offsets(m);
+  for (std::uint32_t b = 1; b < m; ++b) { offsets[b] = offsets[b - 1] + totals[b - 1]; }
+  return offsets;
+}
+
+/// The single pass (m <= 256) with no host synchronization between its kernels: one memset of one
+/// scratch allocation (totals and bad ids, bucket starts, tile counter, look-back words), the histogram,
+/// a one-block scan of the totals into the bucket starts on the device, the split (which writes nothing
+/// when the histogram counted bad ids), then one read-back of the totals and one synchronization.
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
                                                        Key* keys_out, const Value* values_in, Value* values_out,
                                                        std::uint64_t n, const Identifier& identifier)
 {
   const std::uint32_t m = identifier.bucket_count();
-  (void)checked_tile_count(caller, n);  // before anything runs: the split kernel indexes tiles in 32 bits
-  const std::vector<std::uint64_t> offsets = cuda_full_id_offsets(caller, backend, keys_in, n, identifier);
-  auto bucket_starts = make_buffer<std::uint64_t>(backend, m);
-  bucket_starts.copy_from(offsets);
-  single_pass_split(backend, keys_in, keys_out, values_in, values_out, n, identifier, bucket_starts.data());
-  synchronize(backend.stream);  // the outputs are complete on return, as with the other paths
-  return offsets;
+  // Before anything runs: the split kernel indexes tiles in 32 bits.
+  const std::uint64_t tile_count = checked_tile_count(caller, n);
+  // Words: m totals and the bad ids, m bucket starts, the tile counter, tile_count x m look-back words.
+  const std::uint64_t starts_word = std::uint64_t{m} + 1;
+  const std::uint64_t tile_counter_word = starts_word + m;
+  const std::uint64_t lookback_first_word = tile_counter_word + 1;
+  auto scratch = zeroed_words(backend, lookback_first_word + tile_count * m);
+  auto* totals = reinterpret_cast<unsigned long long*>(scratch.data());  // only ever used as such on the device
+  multisplit_histogram_kernel<Key, Identifier>
+      <<<one_wave_blocks(multisplit_histogram_kernel<Key, Identifier>, multisplit_block_threads, n),
+         multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, totals, totals + m);
+  WARPDEX_CHECK_LAUNCH("multisplit_histogram_kernel");
+  multisplit_bucket_starts_kernel<>
+      <<<1, multisplit_block_threads, 0, backend.stream>>>(totals, m, scratch.data() + starts_word);
+  WARPDEX_CHECK_LAUNCH("multisplit_bucket_starts_kernel");
+  launch_single_pass<Key, Value>(bucket_id_bits(m), static_cast<unsigned>(tile_count), backend, keys_in, values_in,
+                                 keys_out, values_out, n, identifier, scratch.data() + starts_word,
+                                 scratch.data() + lookback_first_word,
+                                 reinterpret_cast<std::uint32_t*>(scratch.data() + tile_counter_word), totals + m);
+
+  return offsets_after_split(caller, backend, scratch.data(), std::uint64_t{m} + 1, m, n, m);
+}
+
+/// The partition (m <= 3, multisplit_partition.cuh): the counting pass and the scatter pass back to
+/// back, the scatter skipping every write when the count found ids outside [0, m); one host
+/// synchronization at the end reads the counts, throws on bad ids and gives the offsets. Scratch: one
+/// allocation and one memset (the counters, the tile counter and the look-back words).
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> cuda_partition_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
+                                                     Key* keys_out, const Value* values_in, Value* values_out,
+                                                     std::uint64_t n, const Identifier& identifier)
+{
+  const std::uint32_t m = identifier.bucket_count();
+  WARPDEX_EXPECTS(m <= partition_max_buckets, std::string(caller) + ": the partition takes at most 3 buckets");
+  const std::uint64_t tile_count = checked_tile_count(caller, n);
+  // Words: partition_counters counters, the next-tile counter, then (m - 1) look-back words per tile.
+  constexpr std::uint64_t tile_counter_word = partition_counters;
+  constexpr std::uint64_t lookback_first_word = tile_counter_word + 1;
+  auto scratch = zeroed_words(backend, lookback_first_word + tile_count * (m - 1));
+  auto* counters = reinterpret_cast<unsigned long long*>(scratch.data());  // only ever used as such on the device
+  auto* next_tile = reinterpret_cast<std::uint32_t*>(scratch.data() + tile_counter_word);
+
+  const auto count = multisplit_partition_count_kernel<Key, Identifier>;
+  const std::uint64_t groups = (n * sizeof(Key) + vector_load_bytes - 1) / vector_load_bytes;
+  const unsigned count_blocks = counting_blocks(one_wave_blocks(count, multisplit_block_threads, groups), n);
+  count<<<count_blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, counters);
+  WARPDEX_CHECK_LAUNCH("multisplit_partition_count_kernel");
+  multisplit_partition_kernel<Key, Value, Identifier>
+      <<<static_cast<unsigned>(tile_count), multisplit_block_threads, 0, backend.stream>>>(
+          keys_in, values_in, keys_out, values_out, n, identifier, counters, scratch.data() + lookback_first_word,
+          next_tile);
+  WARPDEX_CHECK_LAUNCH("multisplit_partition_kernel");
+
+  return offsets_after_split(caller, backend, scratch.data(), partition_counters, partition_bad_ids, n, m);
 }
 
 template <class Key, class Value, class Identifier>
@@ -308,8 +395,13 @@ std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backe
     return cuda_super_bucket_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
                                         identifier, one_pass_kind ? algorithm : multisplit_algorithm::automatic);
   }
-  if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass) {
-    algorithm = automatic_multisplit_algorithm(m, values_in != nullptr);
+  const bool partition = algorithm == multisplit_algorithm::partition && m <= partition_max_buckets;
+  if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass && !partition) {
+    algorithm = automatic_one_pass_algorithm(m, values_in != nullptr);
+  }
+  if (algorithm == multisplit_algorithm::partition) {
+    return cuda_partition_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
+                                     identifier);
   }
   if (algorithm == multisplit_algorithm::single_pass) {
     return cuda_single_pass_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,

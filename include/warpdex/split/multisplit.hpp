@@ -23,7 +23,8 @@
 ///   throw with their number, leaving the outputs untouched.
 ///
 /// Complexity: O(n + m * n / tile) work. The cuda backend for m <= 256 reads the keys twice and writes
-/// them once (12 bytes per 32-bit key, 20 per pair) plus m words per 4096-key tile; for larger m it
+/// them once (12 bytes per 32-bit key, 20 per pair) plus m words per 4096-key tile (m <= 3, the
+/// partition: m - 1 words); for larger m it
 /// counts the full ids and runs ceil(log2(m) / 8) such passes over digits of the id (super buckets),
 /// or (reduced_bit_sort) labels the keys and sorts (label, index) pairs over ceil(log2 m) bits. 64-bit
 /// keys move 24 bytes per key and pass (28 per pair). The call synchronizes the
@@ -48,6 +49,9 @@ enum class multisplit_algorithm {
   single_pass,       ///< bucket totals, then one pass with CUB's block ranking and decoupled look-back
   super_bucket,      ///< count the full ids, then one stable pass per digit of up to 8 bits of the id
   reduced_bit_sort,  ///< label every key, sort (label, index) over ceil(log2 m) bits, gather; n < 2^32
+  /// m <= 3: count the buckets, then one pass ranking with ballots and decoupled look-back, every
+  /// bucket written forward at its start (stable); with more buckets, as automatic
+  partition,
 };
 
 /// Stable multisplit of keys on the host backend. Returns the m bucket offsets: bucket b occupies

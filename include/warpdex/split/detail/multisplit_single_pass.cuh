@@ -12,9 +12,11 @@
 // per-tile traffic, and the ranking is CUB's.
 
 #include <warpdex/core/warp.cuh>
+#include <warpdex/split/detail/counting.cuh>
 #include <warpdex/split/detail/multisplit_kernels.cuh>
 
 #include <cub/block/block_radix_rank.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cuda/atomic>
 
 #include <bit>
@@ -82,14 +84,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   for (std::uint64_t i = scalar_begin + first; i < n; i += stride) { count(keys[i]); }
   if (bad != 0) { atomicAdd(bad_ids, static_cast<unsigned long long>(bad)); }
   __syncthreads();
-
-  for (std::uint32_t b = threadIdx.x; b < m; b += multisplit_block_threads) {
-    std::uint64_t total = 0;
-    for (int w = 0; w < multisplit_warps; ++w) {
-      for (std::uint32_t r = 0; r < replicas; ++r) { total += counters[w][b * replicas + r]; }
-    }
-    if (total != 0) { atomicAdd(&totals[b], static_cast<unsigned long long>(total)); }
-  }
+  add_replicated_counts(counters, m, replicas, totals);
 }
 
 /// The digit CUB's ranking reads: the bucket id itself (the keys ranked are the bucket ids).
@@ -97,14 +92,30 @@ struct bucket_id_digit {
   __device__ std::uint32_t Digit(std::uint32_t bucket) const { return bucket; }
 };
 
+/// Between the passes, one block of BlockThreads threads: bucket_starts[b] = totals[0] + .. +
+/// totals[b - 1] for b < m <= BlockThreads (the starts stay on the device). A template so that every
+/// translation unit that includes it has its own copy.
+template <int BlockThreads = multisplit_block_threads>
+__global__ void __launch_bounds__(BlockThreads)
+    multisplit_bucket_starts_kernel(const unsigned long long* totals, std::uint32_t m, std::uint64_t* bucket_starts)
+{
+  using scan = cub::BlockScan<std::uint64_t, BlockThreads>;
+  __shared__ typename scan::TempStorage storage;
+  const std::uint64_t total = threadIdx.x < m ? static_cast<std::uint64_t>(totals[threadIdx.x]) : 0;
+  std::uint64_t start = 0;
+  scan(storage).ExclusiveSum(total, start);
+  if (threadIdx.x < m) { bucket_starts[threadIdx.x] = start; }
+}
+
 /// Pass 2: one tile per block, tiles in input order. `bucket_starts` holds the m exclusive-scanned
 /// totals; `lookback` holds tile_count x m zeroed words; `next_tile` is a zeroed counter. RadixBits is
-/// at least ceil(log2 m). Every id is in [0, m) (pass 1 checked). Value = void for keys only.
+/// at least ceil(log2 m). Every id is in [0, m) unless pass 1 counted some in *bad_ids: then the kernel
+/// writes nothing (bad_ids may be null: the caller knows the ids are good). Value = void for keys only.
 template <class Key, class Value, class Identifier, int RadixBits>
 __global__ void __launch_bounds__(multisplit_block_threads)
     multisplit_single_pass_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
                                   std::uint64_t n, Identifier identifier, const std::uint64_t* bucket_starts,
-                                  std::uint64_t* lookback, std::uint32_t* next_tile)
+                                  std::uint64_t* lookback, std::uint32_t* next_tile, const unsigned long long* bad_ids)
 {
   constexpr bool with_values = !std::is_void_v<Value>;
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
@@ -128,6 +139,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   };
   __shared__ shared_storage shared;
 
+  if (bad_ids != nullptr && *bad_ids != 0) { return; }  // the host throws; the outputs stay untouched
   if (threadIdx.x == 0) { shared.tile = atomicAdd(next_tile, 1U); }
   const Identifier local = block_id::load(identifier, shared.identifier);
   __syncthreads();

@@ -1,0 +1,80 @@
+#pragma once
+// The counting passes' building blocks: a grid-strided loop that reads an array with 16-byte loads,
+// several of them in flight per thread (the partition's count and the privatized histogram), and the
+// per-block sum of per-warp replicated shared counters (the single pass's histogram too).
+
+#include <cstdint>
+
+namespace warpdex::detail {
+
+/// Bytes per load of the vectorized loop (4 elements of 32 bits or 2 of 64).
+inline constexpr int vector_load_bytes = 16;
+
+/// Calls visit(element) for every element of data[0, n) that this thread owns: the grid strides over
+/// 16-byte groups, each thread issuing `Unroll` independent group loads before visiting any element
+/// (Unroll x 16 bytes in flight per thread), then the groups left over and the elements past the last
+/// whole group one at a time. A misaligned `data` (not on a 16-byte boundary) is read one element at a
+/// time. Every element is visited exactly once over the grid; the order is not the input order.
+template <int Unroll, class T, class Visit>
+__device__ __forceinline__ void for_each_vectorized(const T* data, std::uint64_t n, Visit&& visit)
+{
+  static_assert(vector_load_bytes % sizeof(T) == 0, "elements of 4 or 8 bytes");
+  constexpr int per_group = vector_load_bytes / sizeof(T);
+  struct alignas(vector_load_bytes) group {
+    T elements[per_group];
+  };
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  std::uint64_t scalar_begin = 0;
+  if (reinterpret_cast<std::uintptr_t>(data) % vector_load_bytes == 0) {
+    const auto* groups = reinterpret_cast<const group*>(data);
+    const std::uint64_t group_count = n / per_group;
+    std::uint64_t g = first;
+    for (; g + (Unroll - 1) * stride < group_count; g += Unroll * stride) {
+      group loaded[Unroll];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) { loaded[u] = groups[g + u * stride]; }
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+#pragma unroll
+        for (int k = 0; k < per_group; ++k) { visit(loaded[u].elements[k]); }
+      }
+    }
+    for (; g < group_count; g += stride) {
+      const group one = groups[g];
+#pragma unroll
+      for (int k = 0; k < per_group; ++k) { visit(one.elements[k]); }
+    }
+    scalar_begin = group_count * per_group;
+  }
+  for (std::uint64_t i = scalar_begin + first; i < n; i += stride) { visit(data[i]); }
+}
+
+/// Blocks of a grid that counts n elements with 32-bit per-thread (or per-warp) counters: at least
+/// `wave` (one full wave of the device), and enough that no block counts more than 2^31 elements, so
+/// no counter of a block can overflow.
+inline unsigned counting_blocks(unsigned wave, std::uint64_t n)
+{
+  constexpr std::uint64_t block_limit = std::uint64_t{1} << 31;
+  const std::uint64_t needed = (n + block_limit - 1) / block_limit;
+  return needed > wave ? static_cast<unsigned>(needed) : wave;
+}
+
+/// Adds a block's counts to `totals` once per bin: counters[w][b * replicas + r] is replica r of bin b
+/// of warp w (b < m, r < replicas). Call with the whole block once every warp has counted (after a
+/// barrier); thread t sums bins t, t + blockDim.x, ... over the warps and replicas, and adds a sum
+/// that is not zero with one global atomic.
+template <int Warps, std::uint32_t WarpCounters>
+__device__ void add_replicated_counts(const std::uint32_t (&counters)[Warps][WarpCounters], std::uint32_t m,
+                                      std::uint32_t replicas, unsigned long long* totals)
+{
+  for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
+    std::uint64_t total = 0;
+    for (int w = 0; w < Warps; ++w) {
+      for (std::uint32_t r = 0; r < replicas; ++r) { total += counters[w][b * replicas + r]; }
+    }
+    if (total != 0) { atomicAdd(&totals[b], static_cast<unsigned long long>(total)); }
+  }
+}
+
+}  // namespace warpdex::detail
