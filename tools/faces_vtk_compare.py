@@ -12,11 +12,13 @@ polygons (triangles and quads) of vtkDataSetSurfaceFilter and of vtkGeometryFilt
 oriented polygons (each rotated to start at its smallest id) in the original ids.
 
 --bench SIDE also times, on a SIDE^3-cube grid (5 tetrahedra a cube, random numbering, read from a .vtu),
-VTK's filters (Update() alone) against `warpdex faces` on the host backend (its "faces" stage alone),
-same machine, same run, and prints both and the ratio.
+VTK's filters (Update() alone) against `warpdex faces` on the backends of --backends (its "faces" stage
+alone), same machine, same run, and prints both and the ratio; --bench-only skips the comparison (and so
+needs no Gmsh).
 
 Needs the packages of tools/vtk-requirements.txt: `tools/python-env.sh --vtk` installs them into .venv.
-usage: .venv/bin/python tools/faces_vtk_compare.py WARPDEX [--bench SIDE] [--keep DIR]
+usage: .venv/bin/python tools/faces_vtk_compare.py WARPDEX [--bench SIDE [--bench-only] [--backends host,cuda]]
+       [--keep DIR]
 """
 import argparse
 import collections
@@ -27,9 +29,13 @@ import sys
 import tempfile
 import time
 
-import gmsh
-import vtk
-from vtk.util.numpy_support import vtk_to_numpy
+# VTK's modules by name (not `import vtk`, which loads every module): a machine may carry only these.
+from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkCommonCore import vtkPoints
+from vtkmodules.vtkCommonDataModel import VTK_TETRA, vtkHexahedron, vtkPyramid, vtkUnstructuredGrid
+from vtkmodules.vtkFiltersGeometry import vtkDataSetSurfaceFilter, vtkGeometryFilter
+from vtkmodules.vtkIOLegacy import vtkUnstructuredGridReader, vtkUnstructuredGridWriter
+from vtkmodules.vtkIOXML import vtkXMLPolyDataReader, vtkXMLUnstructuredGridReader, vtkXMLUnstructuredGridWriter
 
 METHODS = ["sort", "sort_hash", "hash"]
 
@@ -54,7 +60,7 @@ def polydata_triangles(polydata, original_ids):
 
 
 def read_grid(path):
-    reader = vtk.vtkXMLUnstructuredGridReader() if path.endswith(".vtu") else vtk.vtkUnstructuredGridReader()
+    reader = vtkXMLUnstructuredGridReader() if path.endswith(".vtu") else vtkUnstructuredGridReader()
     reader.SetFileName(path)
     reader.Update()
     return reader.GetOutput()
@@ -62,7 +68,7 @@ def read_grid(path):
 
 def vtk_surface(grid, which):
     """(triangles, seconds of Update()) of VTK's surface filter `which` on the grid."""
-    surface = vtk.vtkDataSetSurfaceFilter() if which == "vtkDataSetSurfaceFilter" else vtk.vtkGeometryFilter()
+    surface = vtkDataSetSurfaceFilter() if which == "vtkDataSetSurfaceFilter" else vtkGeometryFilter()
     surface.SetInputData(grid)
     surface.PassThroughPointIdsOn()
     started = time.perf_counter()
@@ -73,15 +79,15 @@ def vtk_surface(grid, which):
     return polydata_triangles(output, ids), seconds
 
 
-def warpdex_surface(warpdex, mesh, method, work, extra=()):
-    """(polygons, the faces stage in seconds) of `warpdex faces` on the host backend."""
+def warpdex_surface(warpdex, mesh, method, work, extra=(), backend="host"):
+    """(polygons, the faces stage in seconds) of `warpdex faces` on `backend`."""
     out = os.path.join(work, "surface.vtp")
-    done = subprocess.run([warpdex, "--backend", "host", "faces", mesh, "--method", method, "-o", out, *extra],
+    done = subprocess.run([warpdex, "--backend", backend, "faces", mesh, "--method", method, "-o", out, *extra],
                           capture_output=True, text=True, env=dict(os.environ, OMP_WAIT_POLICY="passive"))
     if done.returncode != 0:
         raise SystemExit(f"warpdex faces {mesh} --method {method} failed:\n{done.stdout}{done.stderr}")
     faces_ms = float(re.search(r"faces ([0-9.]+) ms", done.stdout).group(1))
-    reader = vtk.vtkXMLPolyDataReader()
+    reader = vtkXMLPolyDataReader()
     reader.SetFileName(out)
     reader.Update()
     output = reader.GetOutput()
@@ -110,6 +116,7 @@ def generated_meshes(warpdex, work):
 def gmsh_written(work, models, size):
     """Each model meshed by Gmsh (`build(occ)` makes its volumes) and written as legacy .vtk, only the
     volume cells: [(path, description)]."""
+    import gmsh  # only the comparison needs Gmsh
     meshes = []
     gmsh.initialize()
     gmsh.option.setNumber("General.Terminal", 0)
@@ -147,6 +154,7 @@ def extruded(surface, recombine):
     """`build` of a model: the surface made by `surface(occ)`, its mesh recombined into quads or not, extruded
     in 4 layers into hexahedra or wedges."""
     def build(occ):
+        import gmsh
         dim_tags = surface(occ)
         occ.synchronize()
         if recombine:
@@ -169,19 +177,19 @@ def gmsh_extruded_meshes(work):
 def vtk_built_mesh(work):
     """A 3x3x2 block of hexahedra with, on its top, a pyramid on each top square and tetrahedra between
     neighbouring pyramids' apexes, built with VTK's classes and written by vtkUnstructuredGridWriter."""
-    points = vtk.vtkPoints()
+    points = vtkPoints()
     n = 3
     index = {}
     for k in range(3):
         for j in range(n + 1):
             for i in range(n + 1):
                 index[i, j, k] = points.InsertNextPoint(i, j, k)
-    grid = vtk.vtkUnstructuredGrid()
+    grid = vtkUnstructuredGrid()
     grid.SetPoints(points)
     for k in range(2):
         for j in range(n):
             for i in range(n):
-                hexahedron = vtk.vtkHexahedron()
+                hexahedron = vtkHexahedron()
                 corners = [(i, j, k), (i + 1, j, k), (i + 1, j + 1, k), (i, j + 1, k)]
                 corners += [(x, y, z + 1) for x, y, z in corners]
                 for v, corner in enumerate(corners):
@@ -191,7 +199,7 @@ def vtk_built_mesh(work):
     for j in range(n):
         for i in range(n):
             apex[i, j] = points.InsertNextPoint(i + 0.5, j + 0.5, 2.5)
-            pyramid = vtk.vtkPyramid()
+            pyramid = vtkPyramid()
             for v, corner in enumerate([(i, j, 2), (i + 1, j, 2), (i + 1, j + 1, 2), (i, j + 1, 2)]):
                 pyramid.GetPointIds().SetId(v, index[corner])
             pyramid.GetPointIds().SetId(4, apex[i, j])
@@ -200,12 +208,12 @@ def vtk_built_mesh(work):
     for j in range(n):
         for i in range(n - 1):
             ids = [index[i + 1, j, 2], index[i + 1, j + 1, 2], apex[i, j], apex[i + 1, j]]
-            grid.InsertNextCell(vtk.VTK_TETRA, 4, ids)
+            grid.InsertNextCell(VTK_TETRA, 4, ids)
     for j in range(n - 1):
         for i in range(n):
             ids = [index[i, j + 1, 2], index[i + 1, j + 1, 2], apex[i, j + 1], apex[i, j]]
-            grid.InsertNextCell(vtk.VTK_TETRA, 4, ids)
-    writer = vtk.vtkUnstructuredGridWriter()
+            grid.InsertNextCell(VTK_TETRA, 4, ids)
+    writer = vtkUnstructuredGridWriter()
     writer.SetInputData(grid)
     path = os.path.join(work, "vtk-hex-pyramid-tet.vtk")
     writer.SetFileName(path)
@@ -221,7 +229,7 @@ def vtk_rewrites(path, work):
     for label, mode, compress in [("ascii", "Ascii", False), ("binary", "Binary", False),
                                   ("binary-zlib", "Binary", True), ("appended-raw", "Appended", False),
                                   ("appended-zlib", "Appended", True)]:
-        writer = vtk.vtkXMLUnstructuredGridWriter()
+        writer = vtkXMLUnstructuredGridWriter()
         writer.SetInputData(grid)
         getattr(writer, f"SetDataModeTo{mode}")()
         if mode == "Appended":
@@ -234,7 +242,7 @@ def vtk_rewrites(path, work):
         writer.SetFileName(out)
         writer.Write()
         written.append((out, f"rewritten by vtkXMLUnstructuredGridWriter, {label}"))
-    writer = vtk.vtkUnstructuredGridWriter()
+    writer = vtkUnstructuredGridWriter()
     writer.SetInputData(grid)
     writer.SetFileTypeToBinary()
     out = f"{base}-vtk-binary.vtk"
@@ -286,36 +294,50 @@ def compare(warpdex, mesh, description, work):
     return failures
 
 
-def bench(warpdex, side, work):
+def bench(warpdex, side, work, backends):
+    """VTK's filters and `warpdex faces` on each backend, on one SIDE^3-cube grid, same machine, same run; each
+    surface is also compared with vtkGeometryFilter's."""
     path = os.path.join(work, f"bench-grid5-random-{side}.vtu")
     subprocess.run([warpdex, "--backend", "host", "faces", "--generate", str(side), "--numbering", "random",
                     "--save-mesh", path, "--save-encoding", "appended", "--no-verify"], check=True, capture_output=True)
     grid = read_grid(path)
+    cells = grid.GetNumberOfCells()
+    vtk_seconds = {}
     for which in ["vtkDataSetSurfaceFilter", "vtkGeometryFilter"]:
-        _, seconds = vtk_surface(grid, which)
-        print(f"VTK {which}: {seconds * 1e3:.1f} ms for {grid.GetNumberOfCells()} cells (Update() alone)")
-    for method in METHODS:
-        _, seconds = warpdex_surface(warpdex, path, method, work)
-        print(f"warpdex faces --backend host --method {method}: {seconds * 1e3:.1f} ms (the faces stage alone)")
+        surface, vtk_seconds[which] = vtk_surface(grid, which)
+        print(f"VTK {which}: {vtk_seconds[which] * 1e3:.1f} ms for {cells} cells (Update() alone)")
+    fastest = min(vtk_seconds.values())
+    mismatches = 0
+    for backend in backends:
+        for method in METHODS:
+            polygons, seconds = warpdex_surface(warpdex, path, method, work, backend=backend)
+            mismatches += polygons != surface
+            print(f"warpdex faces --backend {backend} --method {method}: {seconds * 1e3:.1f} ms (the faces stage "
+                  f"alone), {fastest / seconds:.1f}x the faster VTK filter"
+                  f"{'' if polygons == surface else ', SURFACE DIFFERS from vtkGeometryFilter'}")
+    return mismatches
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("warpdex")
     parser.add_argument("--bench", type=int, help="also time a SIDE^3-cube grid against VTK")
+    parser.add_argument("--bench-only", action="store_true", help="only the timing (no Gmsh needed)")
+    parser.add_argument("--backends", default="host", help="backends the timing runs, e.g. host,cuda")
     parser.add_argument("--keep", help="write the meshes here and keep them")
     args = parser.parse_args()
     warpdex = os.path.abspath(args.warpdex)
     with tempfile.TemporaryDirectory() as temporary:
         work = args.keep or temporary
         os.makedirs(work, exist_ok=True)
-        meshes = generated_meshes(warpdex, work)
-        for path, description in gmsh_meshes(work) + gmsh_extruded_meshes(work) + vtk_built_mesh(work):
-            meshes.append((path, description))
-            meshes.extend(vtk_rewrites(path, work))
+        meshes = [] if args.bench_only else generated_meshes(warpdex, work)
+        if not args.bench_only:
+            for path, description in gmsh_meshes(work) + gmsh_extruded_meshes(work) + vtk_built_mesh(work):
+                meshes.append((path, description))
+                meshes.extend(vtk_rewrites(path, work))
         failures = sum(compare(warpdex, path, description, work) for path, description in meshes)
         if args.bench:
-            bench(warpdex, args.bench, work)
+            failures += bench(warpdex, args.bench, work, args.backends.split(","))
     print(f"{len(meshes)} meshes, {failures} mismatches")
     return 1 if failures else 0
 
