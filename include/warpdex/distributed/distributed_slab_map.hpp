@@ -52,6 +52,16 @@
 
 namespace warpdex::distributed {
 
+/// Where the time of the last call went, measured on the host when enabled (distributed_slab_map::measure_phases):
+/// each phase ends with every local rank's stream synchronized, so the phases add up to the call.
+struct call_phases {
+  double split_ms = 0;     ///< the split by owner, the counts' all-gather, the receive buffers
+  double exchange_ms = 0;  ///< the all-to-all exchanges, out (keys, values) and back (results)
+  double local_ms = 0;     ///< the owners' table operations
+  double finish_ms = 0;    ///< the scatter to the caller's order
+  [[nodiscard]] double total_ms() const { return split_ms + exchange_ms + local_ms + finish_ms; }
+};
+
 /// One span per local rank, each in that rank's memory (device memory of its GPU for cuda).
 template <class T>
 using per_rank = std::vector<std::span<T>>;
@@ -118,6 +128,11 @@ class distributed_slab_map {
   [[nodiscard]] const local_map_type& local_table(std::uint32_t local) const { return *tables_.at(local); }
   [[nodiscard]] Group& group() const { return group_; }
 
+  /// Whether calls time their phases (off by default: it adds a synchronization after each exchange).
+  void measure_phases(bool enabled) { measuring_ = enabled; }
+  /// The phases of the last call made while measuring.
+  [[nodiscard]] const call_phases& last_phases() const { return phases_; }
+
  private:
   struct batch;
   void run(const batch& request);
@@ -125,6 +140,8 @@ class distributed_slab_map {
   Group& group_;
   std::uint32_t owner_seed_;
   std::vector<std::unique_ptr<local_map_type>> tables_;
+  bool measuring_ = false;
+  call_phases phases_;
 };
 
 }  // namespace warpdex::distributed

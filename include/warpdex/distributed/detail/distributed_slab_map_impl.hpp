@@ -9,6 +9,7 @@
 #include <warpdex/distributed/distributed_slab_map.hpp>
 #include <warpdex/distributed/exchange_layout.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -113,6 +114,16 @@ void distributed_slab_map<Group>::run(const batch& request)
   const bool statuses_back = finding || !request.statuses.empty();
   const owner_buckets owners{ranks, owner_seed_};
   std::vector<detail::rank_work<backend_type>> works(locals);
+  // Phase times: each ends with every local stream synchronized (only while measuring).
+  auto phase_start = std::chrono::steady_clock::now();
+  const auto end_phase = [&](double& phase_ms) {
+    if (!measuring_) { return; }
+    group_.for_each_local([&](std::uint32_t local) { group_.backend(local).synchronize(); });
+    const auto now = std::chrono::steady_clock::now();
+    phase_ms = std::chrono::duration<double, std::milli>(now - phase_start).count();
+    phase_start = now;
+  };
+  phases_ = {};
 
   // 1. Each rank splits its batch by owner.
   group_.for_each_local([&](std::uint32_t local) {
@@ -182,6 +193,7 @@ void distributed_slab_map<Group>::run(const batch& request)
     });
   });
   detail::agree_on_failures(group_, works, request.name);
+  end_phase(phases_.split_ms);
 
   // 3. The buckets go to their owners.
   std::vector<all_to_all_buffers> exchange(locals);
@@ -198,6 +210,8 @@ void distributed_slab_map<Group>::run(const batch& request)
     exchange_words([](auto& work) { return work.split_values.data(); },
                    [](auto& work) { return work.received_values.data(); }, false);
   }
+  double exchange_out_ms = 0;
+  end_phase(exchange_out_ms);
 
   // 4. Each owner runs the operation on its table.
   group_.for_each_local([&](std::uint32_t local) {
@@ -237,6 +251,7 @@ void distributed_slab_map<Group>::run(const batch& request)
     });
   });
   detail::agree_on_failures(group_, works, request.name);
+  end_phase(phases_.local_ms);
 
   // 5. The results come back, and go to the caller's order.
   if (statuses_back) {
@@ -247,6 +262,8 @@ void distributed_slab_map<Group>::run(const batch& request)
     exchange_words([](auto& work) { return work.owner_values.data(); },
                    [](auto& work) { return work.returned_values.data(); }, true);
   }
+  end_phase(phases_.exchange_ms);
+  phases_.exchange_ms += exchange_out_ms;
   group_.for_each_local([&](std::uint32_t local) {
     auto& work = works[local];
     const backend_type backend = group_.backend(local);
@@ -260,6 +277,7 @@ void distributed_slab_map<Group>::run(const batch& request)
     backend.synchronize();
     work = {};  // freed on this rank's GPU
   });
+  end_phase(phases_.finish_ms);
 }
 
 template <class Group>
