@@ -166,16 +166,27 @@ communicator::communicator(const std::vector<int>& devices) : ranks_(static_cast
 
 communicator::~communicator()
 {
+  int previous = 0;
+  (void)cudaGetDevice(&previous);
+  for (auto& local : locals_) {
+    if (cudaSetDevice(local.device) == cudaSuccess && local.stream != nullptr) {
+      (void)cudaStreamSynchronize(local.stream);
+    }
+  }
+  // Finalizing synchronizes the ranks of a communicator: one thread holding several of them finalizes them in one
+  // group, else the first would wait for the others forever. Then each is destroyed, and its stream.
+  (void)ncclGroupStart();
+  for (auto& local : locals_) {
+    if (local.comm != nullptr) { (void)ncclCommFinalize(local.comm); }
+  }
+  (void)ncclGroupEnd();
   for (auto& local : locals_) {
     if (cudaSetDevice(local.device) != cudaSuccess) { continue; }
-    if (local.stream != nullptr) {
-      (void)cudaStreamSynchronize(local.stream);
-      (void)cudaStreamDestroy(local.stream);
-    }
     if (local.comm != nullptr) { (void)ncclCommDestroy(local.comm); }
-    local = {};
+    if (local.stream != nullptr) { (void)cudaStreamDestroy(local.stream); }
   }
   locals_.clear();
+  (void)cudaSetDevice(previous);
 }
 
 void communicator::run_on_local_devices(const std::function<void(std::uint32_t)>& function) const

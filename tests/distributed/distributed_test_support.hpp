@@ -77,14 +77,15 @@ std::vector<std::size_t> sizes_of(const std::vector<std::vector<Inner>>& values)
 /// The value no test writes: an output element still holding it was left unwritten.
 inline constexpr std::uint32_t poison_value = 0xdeadbeefU;
 
-/// Per-rank batches of random keys in [0, key_range) (repeats within and across ranks) with values unique
-/// over the whole call: rank r's element i has value r * 2^24 + i.
+/// Per-rank batches of random keys in [0, key_range) (repeats within and across ranks) with values unique over a
+/// sequence of up to 16 calls: call c's rank r element i has the value c * 2^28 + r * 2^20 + i (so a value read
+/// back names the one write that left it). Requires ranks <= 256 and per_rank < 2^20.
 struct random_batches {
   std::vector<std::vector<std::uint32_t>> keys;
   std::vector<std::vector<std::uint32_t>> values;
 };
 inline random_batches make_random_batches(std::uint32_t ranks, std::size_t per_rank, std::uint32_t key_range,
-                                          std::uint64_t seed)
+                                          std::uint64_t seed, std::uint32_t call = 0)
 {
   std::mt19937_64 generator(seed);
   std::uniform_int_distribution<std::uint32_t> key(0, key_range - 1);
@@ -95,7 +96,7 @@ inline random_batches make_random_batches(std::uint32_t ranks, std::size_t per_r
     std::vector<std::uint32_t> rank_keys(size), rank_values(size);
     for (std::size_t i = 0; i < size; ++i) {
       rank_keys[i] = key(generator);
-      rank_values[i] = (rank << 24) | static_cast<std::uint32_t>(i);
+      rank_values[i] = (call << 28) | (rank << 20) | static_cast<std::uint32_t>(i);
     }
     batches.keys.push_back(std::move(rank_keys));
     batches.values.push_back(std::move(rank_values));
@@ -169,7 +170,8 @@ void run_checked_workload(Group& group, std::uint64_t seed, std::size_t per_rank
        {hash::operation::insert, hash::operation::find, hash::operation::insert, hash::operation::erase,
         hash::operation::insert_or_assign, hash::operation::find, hash::operation::erase}) {
     // Every rank of a multi-process group draws every rank's batch, and passes its own.
-    auto batches = make_random_batches(ranks, per_rank, key_range, seed * 131 + call++);
+    auto batches = make_random_batches(ranks, per_rank, key_range, seed * 131 + call, static_cast<std::uint32_t>(call));
+    ++call;
     random_batches local;
     for (std::uint32_t index = 0; index < group.local_count(); ++index) {
       local.keys.push_back(batches.keys[group.rank(index)]);

@@ -28,7 +28,7 @@
 ///
 /// Costs per element of a batch (n keys on a rank, about n received): the split (multisplit of (key, position)
 /// pairs), 4 bytes per key (8 for insertions) sent and received, the local operation, 4 bytes per status (8 with
-/// a found value) sent back, and a scatter. Five small collectives (counts and status words) per call. Batches
+/// a found value) sent back, and a scatter. Three small collectives (counts and status words) per call. Batches
 /// are limited to 2^32 - 1 keys per rank. Every call returns with its results written (it synchronizes the
 /// ranks' streams).
 ///
