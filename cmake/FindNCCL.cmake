@@ -3,7 +3,8 @@
 # Looks, in this order, in NCCL_ROOT (a CMake or environment variable naming a folder with include/ and
 # lib/), in the project's own virtual environment (.venv/, where `tools/python-env.sh --nccl` installs the
 # `nvidia-nccl-cu13` wheel: site-packages/nvidia/nccl/{include,lib}), in the CUDA toolkit's folders, and
-# in the system's. The wheel ships only libnccl.so.2 (no unversioned libnccl.so), hence both names.
+# in the system's, the first folder holding either name winning (NAMES_PER_DIR: the header and the library come from
+# one place). The wheel ships only libnccl.so.2 (no unversioned libnccl.so), hence both names.
 #
 # Defines NCCL_FOUND, NCCL_INCLUDE_DIR, NCCL_LIBRARY, NCCL_VERSION (from nccl.h) and the imported
 # target NCCL::nccl.
@@ -28,7 +29,7 @@ if(CUDAToolkit_INCLUDE_DIRS)
 endif()
 
 find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${_nccl_hints} PATH_SUFFIXES include DOC "Folder holding nccl.h")
-find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_nccl_hints} PATH_SUFFIXES lib lib64
+find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 NAMES_PER_DIR HINTS ${_nccl_hints} PATH_SUFFIXES lib lib64
              DOC "libnccl (shared)")
 
 if(NCCL_INCLUDE_DIR AND EXISTS "${NCCL_INCLUDE_DIR}/nccl.h")
