@@ -174,10 +174,8 @@ sharded_hash_result measure_sharded_hash(communicator& group, const sharded_hash
   lost = n - keys_found;
   const std::uint64_t expected_found = n - n / 2;
   const std::uint64_t size = map->size();
-  group.for_each_local([&](std::uint32_t gpu) {
-    if (result.keys_per_gpu.empty()) { result.keys_per_gpu.assign(gpus, 0); }
-    result.keys_per_gpu[gpu] = map->local_table(gpu).size();
-  });
+  result.keys_per_gpu.assign(gpus, 0);
+  group.for_each_local([&](std::uint32_t gpu) { result.keys_per_gpu[gpu] = map->local_table(gpu).size(); });
   result.passed = found == expected_found && wrong_values == 0 && lost == 0 && size == n;
   result.check = "size " + std::to_string(size) + " of " + std::to_string(n) + ", " + std::to_string(lost) +
                  " keys lost, " + std::to_string(found) + " queries found (" + std::to_string(expected_found) +
