@@ -22,13 +22,34 @@ __global__ void iota_kernel(std::uint32_t* out, std::uint64_t count)
   }
 }
 
-__global__ void gather_kernel(const std::uint32_t* source, const std::uint32_t* positions, std::uint32_t* out,
-                              std::uint64_t count)
+template <class T>
+__global__ void gather_kernel(const T* source, const std::uint32_t* positions, T* out, std::uint64_t count)
 {
   for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count;
        j += std::uint64_t{gridDim.x} * blockDim.x) {
     out[j] = source[positions[j]];
   }
+}
+
+__global__ void count_invalid_kernel(const hash::operation* operations, std::uint64_t count,
+                                     unsigned long long* invalid)
+{
+  unsigned long long mine = 0;
+  for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count;
+       j += std::uint64_t{gridDim.x} * blockDim.x) {
+    mine += static_cast<std::uint32_t>(operations[j]) >= hash::operation_count ? 1 : 0;
+  }
+  if (mine > 0) { atomicAdd(invalid, mine); }
+}
+
+template <class T>
+void gather_on_device(const cuda& backend, std::span<const T> source, std::span<const std::uint32_t> positions,
+                      std::span<T> out)
+{
+  if (out.empty()) { return; }
+  gather_kernel<T><<<warpdex::detail::one_wave_blocks(gather_kernel<T>, step_block_threads, out.size()),
+                     step_block_threads, 0, backend.stream>>>(source.data(), positions.data(), out.data(), out.size());
+  WARPDEX_CHECK_LAUNCH("gather_kernel");
 }
 
 __global__ void scatter_kernel(const hash::operation_status* source, const std::uint32_t* positions,
@@ -68,10 +89,28 @@ std::vector<std::uint64_t> split_by_owner(const cuda& backend, std::span<const s
 void gather(const cuda& backend, std::span<const std::uint32_t> source, std::span<const std::uint32_t> positions,
             std::span<std::uint32_t> out)
 {
-  if (out.empty()) { return; }
-  gather_kernel<<<warpdex::detail::one_wave_blocks(gather_kernel, step_block_threads, out.size()), step_block_threads,
-                  0, backend.stream>>>(source.data(), positions.data(), out.data(), out.size());
-  WARPDEX_CHECK_LAUNCH("gather_kernel");
+  gather_on_device(backend, source, positions, out);
+}
+
+void gather(const cuda& backend, std::span<const hash::operation> source, std::span<const std::uint32_t> positions,
+            std::span<hash::operation> out)
+{
+  gather_on_device(backend, source, positions, out);
+}
+
+std::uint64_t count_invalid_operations(const cuda& backend, std::span<const hash::operation> operations)
+{
+  auto invalid = make_buffer<unsigned long long>(backend, 1);
+  const std::vector<unsigned long long> zero{0};
+  invalid.copy_from(zero);
+  if (!operations.empty()) {
+    count_invalid_kernel<<<warpdex::detail::one_wave_blocks(count_invalid_kernel, step_block_threads,
+                                                            operations.size()),
+                           step_block_threads, 0, backend.stream>>>(operations.data(), operations.size(),
+                                                                    invalid.data());
+    WARPDEX_CHECK_LAUNCH("count_invalid_kernel");
+  }
+  return invalid.to_vector()[0];
 }
 
 void scatter(const cuda& backend, std::span<const hash::operation_status> source,

@@ -17,12 +17,37 @@ std::vector<std::uint64_t> split_by_owner(const host& backend, std::span<const s
   return multisplit_pairs<std::uint32_t, std::uint32_t>(backend, keys, positions, keys_out, positions_out, owners);
 }
 
-void gather(const host& /*backend*/, std::span<const std::uint32_t> source, std::span<const std::uint32_t> positions,
-            std::span<std::uint32_t> out)
+namespace {
+template <class T>
+void gather_on_host(std::span<const T> source, std::span<const std::uint32_t> positions, std::span<T> out)
 {
   const auto count = static_cast<std::ptrdiff_t>(out.size());
 #pragma omp parallel for schedule(static)
   for (std::ptrdiff_t j = 0; j < count; ++j) { out[j] = source[positions[j]]; }
+}
+}  // namespace
+
+void gather(const host& /*backend*/, std::span<const std::uint32_t> source, std::span<const std::uint32_t> positions,
+            std::span<std::uint32_t> out)
+{
+  gather_on_host(source, positions, out);
+}
+
+void gather(const host& /*backend*/, std::span<const hash::operation> source, std::span<const std::uint32_t> positions,
+            std::span<hash::operation> out)
+{
+  gather_on_host(source, positions, out);
+}
+
+std::uint64_t count_invalid_operations(const host& /*backend*/, std::span<const hash::operation> operations)
+{
+  std::uint64_t invalid = 0;
+  const auto count = static_cast<std::ptrdiff_t>(operations.size());
+#pragma omp parallel for schedule(static) reduction(+ : invalid)
+  for (std::ptrdiff_t j = 0; j < count; ++j) {
+    invalid += static_cast<std::uint32_t>(operations[j]) >= hash::operation_count ? 1 : 0;
+  }
+  return invalid;
 }
 
 void scatter(const host& /*backend*/, std::span<const hash::operation_status> source,

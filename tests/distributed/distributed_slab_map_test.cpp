@@ -112,6 +112,23 @@ TYPED_TEST(distributed_slab_map_test, MismatchedSpansAreRejectedOnEveryRank)
   EXPECT_EQ(map.size(), 0U);
 }
 
+TYPED_TEST(distributed_slab_map_test, AnInvalidOperationOnOneRankFailsTheMixedBatchOnEveryRank)
+{
+  using group_type = typename TestFixture::group_type;
+  group_type group(2, this->backend());
+  typename TestFixture::map_type map(group, 100);
+  per_rank_buffers<std::uint32_t, group_type> keys(group, {{1, 2, 3}, {4, 5}});
+  per_rank_buffers<std::uint32_t, group_type> values(group, {{1, 2, 3}, {4, 5}});
+  per_rank_buffers<operation, group_type> operations(
+      group, {{operation::insert, operation::insert, operation::insert}, {operation::insert, operation{7}}});
+  per_rank_buffers<std::uint32_t, group_type> found(group, {3, 2}, poison_value);
+  per_rank_buffers<operation_status, group_type> statuses(group, {3, 2}, operation_status::found);
+  expect_error_mentioning<error>(
+      [&] { map.execute(operations.in(), keys.in(), values.in(), found.out(), statuses.out()); },
+      {"distributed_slab_map::execute", "1 of the 2 operations are not operation codes (0-3)"});
+  EXPECT_EQ(map.size(), 0U);
+}
+
 TYPED_TEST(distributed_slab_map_test, ExhaustedMemoryOnOneRankIsReportedToEveryRank)
 {
   using group_type = typename TestFixture::group_type;

@@ -104,27 +104,28 @@ inline random_batches make_random_batches(std::uint32_t ranks, std::size_t per_r
   return batches;
 }
 
-/// One distributed call of a uniform operation, checked key by key against the allowed outcomes of one
-/// concurrent batch: `before` is the map's content before the call (updated to after it, read back with a find
-/// of every key seen), `statuses` and `found_values` what the call returned per rank and element.
+/// One distributed call, checked key by key against the allowed outcomes of one concurrent batch: every element
+/// did `op`, or operations[rank][i] for a mixed batch; `before` is the map's content before the call (updated to
+/// after it, read back with a find of every key seen), `statuses` and `found_values` what the call returned per
+/// rank and element (found_values poisoned beforehand: only the finds that found may have written theirs).
 template <class Map, class Group>
 void check_call(Map& map, Group& group, hash::operation op, const random_batches& batches,
                 const std::vector<std::vector<hash::operation_status>>& statuses,
                 const std::vector<std::vector<std::uint32_t>>& found_values,
-                std::map<std::uint32_t, std::uint32_t>& before)
+                std::map<std::uint32_t, std::uint32_t>& before,
+                const std::vector<std::vector<hash::operation>>* operations = nullptr)
 {
   std::map<std::uint32_t, key_history> histories;
   for (std::size_t rank = 0; rank < batches.keys.size(); ++rank) {
     for (std::size_t i = 0; i < batches.keys[rank].size(); ++i) {
       const std::uint32_t key = batches.keys[rank][i];
       auto& history = histories[key];
-      key_operation element{op, batches.values[rank][i], statuses[rank][i], std::nullopt};
-      if (op == hash::operation::find) {
-        if (element.status == hash::operation_status::found) {
-          element.value_out = found_values[rank][i];
-        } else {
-          EXPECT_EQ(found_values[rank][i], poison_value) << "a find that missed wrote its value, key " << key;
-        }
+      const hash::operation element_op = operations != nullptr ? (*operations)[rank][i] : op;
+      key_operation element{element_op, batches.values[rank][i], statuses[rank][i], std::nullopt};
+      if (element_op == hash::operation::find && element.status == hash::operation_status::found) {
+        element.value_out = found_values[rank][i];
+      } else {
+        EXPECT_EQ(found_values[rank][i], poison_value) << "an element that found nothing wrote a value, key " << key;
       }
       history.operations.push_back(element);
     }
@@ -205,6 +206,34 @@ void run_checked_workload(Group& group, std::uint64_t seed, std::size_t per_rank
           ASSERT_NE(status, hash::operation_status::out_of_memory);
         }
       }
+    }
+  }
+  // A mixed batch: each element of each rank a random operation.
+  {
+    auto batches = make_random_batches(ranks, per_rank, key_range, seed * 131 + call, static_cast<std::uint32_t>(call));
+    std::mt19937 draw(static_cast<std::uint32_t>(seed + call));
+    random_batches local;
+    std::vector<std::vector<hash::operation>> operations;
+    for (std::uint32_t index = 0; index < group.local_count(); ++index) {
+      const std::uint32_t rank = group.rank(index);
+      local.keys.push_back(batches.keys[rank]);
+      local.values.push_back(batches.values[rank]);
+      operations.emplace_back(batches.keys[rank].size());
+      for (auto& operation : operations.back()) {
+        operation = static_cast<hash::operation>(draw() % hash::operation_count);
+      }
+    }
+    per_rank_buffers<std::uint32_t, Group> keys(group, local.keys);
+    per_rank_buffers<std::uint32_t, Group> values(group, local.values);
+    per_rank_buffers<hash::operation, Group> ops(group, operations);
+    per_rank_buffers<std::uint32_t, Group> found(group, sizes_of(local.keys), poison_value);
+    per_rank_buffers<hash::operation_status, Group> statuses(group, sizes_of(local.keys),
+                                                             hash::operation_status::out_of_memory);
+    map.execute(ops.in(), keys.in(), values.in(), found.out(), statuses.out());
+    if (group.local_count() == ranks) {
+      check_call(map, group, hash::operation::find, local, statuses.read(group), found.read(group), content,
+                 &operations);
+      ASSERT_EQ(map.size(), content.size()) << "after the mixed batch";
     }
   }
   // Every key lives in its owner's table.

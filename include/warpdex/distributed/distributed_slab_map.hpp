@@ -109,6 +109,13 @@ class distributed_slab_map {
             const per_rank<hash::operation_status>& statuses);
   /// Removes each key that is present; `statuses` (optional) receives erased or not_found. Collective.
   void erase(const per_rank<const std::uint32_t>& keys, const per_rank<hash::operation_status>& statuses = {});
+  /// A mixed batch: element i of local rank l does operations[l][i] on (keys[l][i], values_in[l][i]), all
+  /// elements of all ranks as one concurrent batch (slab_table.hpp); statuses[l][i] says what it did, and
+  /// values_out[l][i] receives the value of a find that found its key (other elements' values_out stay unwritten).
+  /// An operation code outside hash::operation fails the call on every rank before anything is sent. Collective.
+  void execute(const per_rank<const hash::operation>& operations, const per_rank<const std::uint32_t>& keys,
+               const per_rank<const std::uint32_t>& values_in, const per_rank<std::uint32_t>& values_out,
+               const per_rank<hash::operation_status>& statuses);
 
   /// The same operations for a process holding one rank (a communicator of one process per GPU): spans in
   /// this rank's memory. Throws warpdex::error when the process holds several ranks.

@@ -24,6 +24,10 @@ std::vector<std::uint64_t> split_by_owner(const host& backend, std::span<const s
 /// out[j] = source[positions[j]] for every j of `out` (the values of a batch, into the order of its split).
 void gather(const host& backend, std::span<const std::uint32_t> source, std::span<const std::uint32_t> positions,
             std::span<std::uint32_t> out);
+void gather(const host& backend, std::span<const hash::operation> source, std::span<const std::uint32_t> positions,
+            std::span<hash::operation> out);
+/// How many of `operations` are not operation codes (>= hash::operation_count). Synchronizes.
+std::uint64_t count_invalid_operations(const host& backend, std::span<const hash::operation> operations);
 
 /// out[positions[j]] = source[j] for every j of `source` (results, back to the caller's order).
 void scatter(const host& backend, std::span<const hash::operation_status> source,
@@ -45,6 +49,10 @@ std::vector<std::uint64_t> split_by_owner(const cuda& backend, std::span<const s
 /// out[j] = source[positions[j]] for every j of `out` (the values of a batch, into the order of its split).
 void gather(const cuda& backend, std::span<const std::uint32_t> source, std::span<const std::uint32_t> positions,
             std::span<std::uint32_t> out);
+void gather(const cuda& backend, std::span<const hash::operation> source, std::span<const std::uint32_t> positions,
+            std::span<hash::operation> out);
+/// How many of `operations` are not operation codes (>= hash::operation_count). Synchronizes.
+std::uint64_t count_invalid_operations(const cuda& backend, std::span<const hash::operation> operations);
 
 /// out[positions[j]] = source[j] for every j of `source` (results, back to the caller's order).
 void scatter(const cuda& backend, std::span<const hash::operation_status> source,

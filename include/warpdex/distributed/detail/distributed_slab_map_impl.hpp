@@ -25,14 +25,16 @@ namespace detail {
 /// One local rank's part of a batch: its buffers through the steps, and how it failed, if it did.
 template <class Backend>
 struct rank_work {
-  buffer<std::uint32_t> split_keys;    // the batch's keys grouped by owner
-  buffer<std::uint32_t> positions;     // positions[j]: where split_keys[j] was in the caller's batch
-  buffer<std::uint32_t> split_values;  // insertions: the values in the order of split_keys
+  buffer<std::uint32_t> split_keys;          // the batch's keys grouped by owner
+  buffer<std::uint32_t> positions;           // positions[j]: where split_keys[j] was in the caller's batch
+  buffer<std::uint32_t> split_values;        // insertions: the values in the order of split_keys
+  buffer<hash::operation> split_operations;  // a mixed batch: the operations in that order
   std::vector<std::uint64_t> send_counts;
   exchange_layout layout;               // the keys' way out
   exchange_layout way_back;             // the results' way back
   buffer<std::uint32_t> received_keys;  // the keys this rank owns, senders in rank order
   buffer<std::uint32_t> received_values;
+  buffer<hash::operation> received_operations;
   buffer<std::uint32_t> owner_values;  // find: the values the owner found
   buffer<hash::operation_status> owner_statuses;
   buffer<std::uint32_t> returned_values;  // in the order of split_keys
@@ -59,9 +61,10 @@ struct distributed_slab_map<Group>::batch {
   hash::operation operation = hash::operation::find;
   const char* name = "";
   const per_rank<const std::uint32_t>& keys;
-  const per_rank<const std::uint32_t>* values_in = nullptr;  // insertions
-  const per_rank<std::uint32_t>* values_out = nullptr;       // find
-  const per_rank<hash::operation_status>& statuses;          // empty: not returned (find: required)
+  const per_rank<const std::uint32_t>* values_in = nullptr;     // insertions
+  const per_rank<std::uint32_t>* values_out = nullptr;          // find
+  const per_rank<hash::operation_status>& statuses;             // empty: not returned (find, mixed: required)
+  const per_rank<const hash::operation>* operations = nullptr;  // a mixed batch: values in and out, statuses
 };
 
 template <class Group>
@@ -109,6 +112,7 @@ void distributed_slab_map<Group>::run(const batch& request)
 {
   const std::uint32_t ranks = group_.rank_count();
   const std::uint32_t locals = group_.local_count();
+  const bool mixed = request.operations != nullptr;
   const bool insertion = request.values_in != nullptr;
   const bool finding = request.values_out != nullptr;
   const bool statuses_back = finding || !request.statuses.empty();
@@ -131,6 +135,7 @@ void distributed_slab_map<Group>::run(const batch& request)
     detail::guarded(work, [&] {
       detail::check_per_rank(request.keys, locals, false, request.name, "keys");
       detail::check_per_rank(request.statuses, locals, !finding, request.name, "statuses");
+      if (mixed) { detail::check_per_rank(*request.operations, locals, false, request.name, "operations"); }
       if (insertion) { detail::check_per_rank(*request.values_in, locals, false, request.name, "values"); }
       if (finding) { detail::check_per_rank(*request.values_out, locals, false, request.name, "values"); }
       const auto keys = request.keys[local];
@@ -141,10 +146,17 @@ void distributed_slab_map<Group>::run(const batch& request)
         WARPDEX_EXPECTS(size == n, std::string(request.name) + ": " + what + " holds " + std::to_string(size) +
                                        " elements for " + std::to_string(n) + " keys");
       };
-      if (insertion) { check_size((*request.values_in)[local].size(), "values"); }
-      if (finding) { check_size((*request.values_out)[local].size(), "values"); }
+      if (mixed) { check_size((*request.operations)[local].size(), "operations"); }
+      if (insertion) { check_size((*request.values_in)[local].size(), mixed ? "values_in" : "values"); }
+      if (finding) { check_size((*request.values_out)[local].size(), mixed ? "values_out" : "values"); }
       if (!request.statuses.empty()) { check_size(request.statuses[local].size(), "statuses"); }
       const backend_type backend = group_.backend(local);
+      if (mixed) {
+        const std::uint64_t invalid = detail::count_invalid_operations(backend, (*request.operations)[local]);
+        WARPDEX_EXPECTS(invalid == 0, std::string(request.name) + ": " + std::to_string(invalid) + " of the " +
+                                          std::to_string(n) + " operations are not operation codes (0-" +
+                                          std::to_string(hash::operation_count - 1) + ")");
+      }
       work.split_keys = make_buffer<std::uint32_t>(backend, n);
       work.positions = make_buffer<std::uint32_t>(backend, n);
       const auto offsets = detail::split_by_owner(backend, keys, work.split_keys.span(), work.positions.span(), owners);
@@ -157,6 +169,10 @@ void distributed_slab_map<Group>::run(const batch& request)
       if (insertion) {
         work.split_values = make_buffer<std::uint32_t>(backend, n);
         detail::gather(backend, (*request.values_in)[local], work.positions.span(), work.split_values.span());
+      }
+      if (mixed) {
+        work.split_operations = make_buffer<hash::operation>(backend, n);
+        detail::gather(backend, (*request.operations)[local], work.positions.span(), work.split_operations.span());
       }
     });
   });
@@ -182,6 +198,7 @@ void distributed_slab_map<Group>::run(const batch& request)
       const std::uint64_t sent = work.layout.total_sent();
       work.received_keys = make_buffer<std::uint32_t>(backend, received);
       if (insertion) { work.received_values = make_buffer<std::uint32_t>(backend, received); }
+      if (mixed) { work.received_operations = make_buffer<hash::operation>(backend, received); }
       if (finding) {
         work.owner_values = make_buffer<std::uint32_t>(backend, received);
         work.returned_values = make_buffer<std::uint32_t>(backend, sent);
@@ -210,6 +227,10 @@ void distributed_slab_map<Group>::run(const batch& request)
     exchange_words([](auto& work) { return work.split_values.data(); },
                    [](auto& work) { return work.received_values.data(); }, false);
   }
+  if (mixed) {
+    exchange_words([](auto& work) { return work.split_operations.data(); },
+                   [](auto& work) { return work.received_operations.data(); }, false);
+  }
   double exchange_out_ms = 0;
   end_phase(exchange_out_ms);
 
@@ -219,9 +240,15 @@ void distributed_slab_map<Group>::run(const batch& request)
     detail::guarded(work, [&] {
       work.split_keys = {};  // sent: the stream orders the free after the exchange
       work.split_values = {};
+      work.split_operations = {};
       local_map_type& table = *tables_[local];
       const std::span<const std::uint32_t> keys = work.received_keys.span();
       const std::span<hash::operation_status> statuses = work.owner_statuses.span();
+      if (mixed) {
+        table.execute(work.received_operations.span(), keys, work.received_values.span(), work.owner_values.span(),
+                      statuses);
+        return;
+      }
       switch (request.operation) {
         case hash::operation::insert:
           if (statuses_back) {
@@ -313,6 +340,18 @@ void distributed_slab_map<Group>::erase(const per_rank<const std::uint32_t>& key
                                         const per_rank<hash::operation_status>& statuses)
 {
   run(batch{hash::operation::erase, "distributed_slab_map::erase", keys, nullptr, nullptr, statuses});
+}
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::execute(const per_rank<const hash::operation>& operations,
+                                          const per_rank<const std::uint32_t>& keys,
+                                          const per_rank<const std::uint32_t>& values_in,
+                                          const per_rank<std::uint32_t>& values_out,
+                                          const per_rank<hash::operation_status>& statuses)
+{
+  run(batch{hash::operation::find, "distributed_slab_map::execute", keys, &values_in, &values_out, statuses,
+            &operations});
 }
 
 namespace detail {
