@@ -25,6 +25,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct ncclComm;  // NCCL's communicator (ncclComm_t is ncclComm*), declared so this header needs no nccl.h
