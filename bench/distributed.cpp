@@ -23,9 +23,11 @@ namespace {
 // read and written back (build), per key. Over G GPUs the bandwidth is G copies', so a row's bytes are divided by G.
 constexpr double find_sol_bytes = 3 * 4 + 32;
 constexpr double build_sol_bytes = 3 * 4 + 2 * 32;
-// Device bytes a GPU needs per key of its share, measured from the workload's buffers with a margin: its slices of
-// keys and queries, the one-GPU baseline's arrays on the first GPU, the table, and a call's temporaries.
-constexpr double device_bytes_per_key = 64;
+// Device bytes the first GPU needs, with a margin, per key: the baseline's phase holds every key and query, a table
+// of every key (about 16 bytes a key at the default fill) and the find's values and statuses, besides its slices;
+// the distributed phase holds, per key of its share, the slices, its table and a call's temporaries.
+constexpr double baseline_bytes_per_key = 40;
+constexpr double share_bytes_per_key = 64;
 
 std::string size_name(std::uint64_t n)
 {
@@ -58,7 +60,9 @@ void run_distributed(context& ctx)
     const std::string exchange_name = name_of("nccl/all_to_all", n);
     if (!ctx.selected(build_name) && !ctx.selected(find_name) && !ctx.selected(exchange_name)) { continue; }
     // The first GPU holds the baseline's every key besides its share: it needs the most.
-    const double needed = device_bytes_per_key * (static_cast<double>(n) / gpus + static_cast<double>(n));
+    const double share = static_cast<double>(n) / gpus;
+    const double needed =
+        std::max(baseline_bytes_per_key * static_cast<double>(n) + 8 * share, share_bytes_per_key * share);
     const double free_bytes = static_cast<double>(query_device(group.device(0)).free_memory_bytes);
     if (needed > free_bytes) {
       std::printf("%s: skipped, needs about %.1f GiB on the first GPU, %.1f GiB free\n", build_name.c_str(),
