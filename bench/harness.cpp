@@ -200,6 +200,9 @@ const std::vector<benchmark>& registry()
     {"dpp/cliques", run_dpp_cliques},
 #endif
     {"dpp/segment", run_dpp_segment},
+#if WARPDEX_BENCH_NCCL
+    {"distributed", run_distributed},
+#endif
   };
   return all;
 }

@@ -7,6 +7,12 @@ install(TARGETS warpdex EXPORT warpdexTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET warpdex_nccl)
+  # The NCCL communicator (warpdex::nccl); its users find NCCL with the same module, hinted at the NCCL found here.
+  install(TARGETS warpdex_nccl EXPORT warpdexTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/FindNCCL.cmake DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/warpdex)
+  get_filename_component(WARPDEX_NCCL_ROOT "${NCCL_INCLUDE_DIR}/.." ABSOLUTE)
+endif()
 if(TARGET warpdex_cli)
   install(TARGETS warpdex_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
-FAMILY_GUIDES = ["split.md", "hash.md", "lsm.md", "search.md"]
+FAMILY_GUIDES = ["split.md", "hash.md", "lsm.md", "search.md", "distributed.md"]
 MARKER = re.compile(r"^<!-- example: (\S+) -->$")
 IMAGE = re.compile(r"\]\((images/[^)\s]+)\)")
 

@@ -20,7 +20,8 @@
 # `run` goes through every step even when one fails, prints a summary table last and exits non-zero
 # if any step failed. Extra arguments after OUT_DIR go to warpdex-bench (e.g. --filter 'multisplit').
 # WARPDEX_GPU_BUILD_DIR and WARPDEX_GPU_BUNDLE name other folders than build-gpu and gpu-bundle;
-# WARPDEX_RACECHECK_SKIP lists suites racecheck leaves out (see below); WARPDEX_SANITIZERS names the
+# WARPDEX_RACECHECK_SKIP lists suites racecheck leaves out and WARPDEX_SANITIZER_FILTER the cases every sanitizer
+# leaves out (see below); WARPDEX_SANITIZERS names the
 # compute-sanitizer tools to run (default: memcheck racecheck synccheck; empty: none).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,13 @@ cd "$(dirname "$0")/.."
 # The graph suite's kernels are Thrust's plus warpdex's multisplit, which the split suite racechecks; its
 # many small SSSP rounds would make racecheck run for a long time. The segmentation suite (mrf) is
 # Thrust's kernels alone, like dpp's.
-racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_lsm warpdex_tests_dpp warpdex_tests_graph warpdex_tests_mrf}
+# The distributed suite's kernels are the multisplit's (racechecked by the split suite) and element-wise ones
+# without shared memory.
+racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_lsm warpdex_tests_dpp warpdex_tests_graph warpdex_tests_mrf warpdex_tests_distributed}
+# Cases left out under compute-sanitizer: the Huge ones (minutes under a sanitizer) and the NCCL communicator's
+# (NCCL's own kernels, peer mappings and proxy threads are NCCL's to check; one of them starts a second process).
+# The distributed map's whole protocol on the GPU is still checked there, over the in-process loopback group.
+sanitizer_filter=${WARPDEX_SANITIZER_FILTER:--*Huge*:communicator_test.*}
 build_dir=${WARPDEX_GPU_BUILD_DIR:-build-gpu}
 bundle=${WARPDEX_GPU_BUNDLE:-gpu-bundle}
 
@@ -64,8 +71,9 @@ build() {
 
 # copy_shared_libraries DIR FILE...: copies into DIR every shared library the files (binaries or libraries)
 # need, as ldd resolves them here, except the base system that every machine has (the C library and its
-# loader, libm, libpthread, libdl, librt, libstdc++, libgcc_s) and the NVIDIA driver's; libgomp is copied
-# from the compiler (g++ -print-file-name) by the callers. Each library keeps the name it is loaded by.
+# loader, libm, libpthread, libdl, librt, libstdc++, libgcc_s), the NVIDIA driver's, and NCCL's (hundreds of
+# megabytes; the GPU machine's Python has it: `run` finds it there, nccl_library_dir); libgomp is copied from the
+# compiler (g++ -print-file-name) by the callers. Each library keeps the name it is loaded by.
 # Fails when a library is not found.
 copy_shared_libraries() {
   local folder=$1 file listing name library missing
@@ -79,7 +87,7 @@ copy_shared_libraries() {
       while read -r name library; do
         case "$name" in
           libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux* | libstdc++.so.* | \
-            libgcc_s.so.* | libgomp.so.* | libcuda.so.* | libnvidia-*) ;;
+            libgcc_s.so.* | libgomp.so.* | libcuda.so.* | libnvidia-* | libnccl.so.*) ;;
           *) [ -f "$folder/$name" ] || cp -L "$library" "$folder/$name" ;;
         esac
       done
@@ -98,6 +106,20 @@ stamp_and_pack() {
   echo "built $commit into $folder/ and $folder.tar.gz"
 }
 
+# nccl_library_dir: the folder of libnccl.so.2 on this machine, from the nvidia-nccl-cu13 wheel of a Python here
+# (WARPDEX_PYTHON, python3, or the image's /opt/torch/.venv), else nothing. The binaries that use NCCL (the
+# distributed suite, warpdex, warpdex-bench) load it from there; the bundle does not carry it.
+nccl_library_dir() {
+  local python folder
+  for python in ${WARPDEX_PYTHON:-} python3 /opt/torch/.venv/bin/python3; do
+    command -v "$python" > /dev/null 2>&1 || continue
+    folder=$("$python" -c 'import nvidia.nccl as n, os; print(os.path.join(list(n.__path__)[0], "lib"))' 2> /dev/null) ||
+      continue
+    [ -f "$folder/libnccl.so.2" ] && { echo "$folder"; return 0; }
+  done
+  return 1
+}
+
 run() {
   local out=${1:?usage: tools/gpu.sh run OUT_DIR [warpdex-bench arguments]}
   shift
@@ -105,6 +127,16 @@ run() {
   if [ ! -f "$bundle/COMMIT" ] && [ -f "$bundle.tar.gz" ]; then tar xzf "$bundle.tar.gz"; fi
   [ -f "$bundle/COMMIT" ] || { echo "no $bundle/: run 'tools/gpu.sh build' first" >&2; exit 2; }
   export LD_LIBRARY_PATH="$PWD/$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  local nccl_lib
+  if nccl_lib=$(nccl_library_dir); then
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$nccl_lib:/lib"
+    echo "NCCL: $nccl_lib/libnccl.so.2"
+  else
+    echo "NCCL: no nvidia-nccl-cu13 in this machine's Python; binaries built with NCCL load the one their RUNPATH" \
+      "or the system names, or fail to start (pip install nvidia-nccl-cu13, or set WARPDEX_PYTHON)" >&2
+  fi
+  # NVLink multicast stays off for every program that runs NCCL.
+  export NCCL_NVLS_ENABLE=0
   local commit
   commit=$(cat "$bundle/COMMIT")
   local -a summary=()
@@ -135,7 +167,7 @@ run() {
         continue
       fi
       step "$name under $tool" "$out/$name.$tool.log" \
-        compute-sanitizer --tool "$tool" --error-exitcode 1 "$suite" --gtest_brief=1 --gtest_filter="-*Huge*"
+        compute-sanitizer --tool "$tool" --error-exitcode 1 "$suite" --gtest_brief=1 --gtest_filter="$sanitizer_filter"
     done
   done
   step "warpdex-bench" "$out/bench.log" "$bundle/warpdex-bench" --commit "$commit" --output "$out/bench.json" "$@"

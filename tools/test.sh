@@ -12,8 +12,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 source tools/env.sh
+# NVLink multicast stays off in every program that runs NCCL (the distributed suite, on a GPU machine).
+export NCCL_NVLS_ENABLE=0
 
 echo "== full build"
+# NCCL for the distributed family: the CUDA toolkit's when it has one, else the nvidia-nccl-cu13 wheel in .venv/.
+if command -v nvcc > /dev/null && [ ! -f "$(dirname "$(command -v nvcc)")/../include/nccl.h" ]; then
+  tools/python-env.sh --nccl
+fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$build_jobs"
 ctest --test-dir build --output-on-failure -j "$build_jobs"

@@ -41,7 +41,8 @@ struct hash_options {
   bool multimap = false;
   std::string input;  ///< a file of raw little-endian 32-bit keys; empty: generated keys
   std::uint32_t slab_bytes = hash::default_slab_bytes;  ///< 128 or 64 (hash::is_supported_slab_size)
-  bool grow = false;  ///< build in batches past the table's size, growing it with rehash
+  bool grow = false;       ///< build in batches past the table's size, growing it with rehash
+  std::uint32_t gpus = 0;  ///< > 0: the distributed map over that many GPUs of this process
 };
 
 /// Calls `run` with the slab size as a std::integral_constant, for the tables' template argument.
@@ -353,6 +354,13 @@ void print_steps(const std::vector<timed_step>& steps, const hash::slab_statisti
 
 void print_hash(const global_options& globals, const hash_options& opts)
 {
+  if (opts.gpus > 0) {
+    WARPDEX_EXPECTS(selected_backend(globals) == backend_choice::cuda,
+                    "hash --gpus: the distributed map runs on GPUs, and the selected backend is host (no GPU here, "
+                    "or --backend host)");
+    print_sharded_hash(opts.gpus, opts.size_log2, opts.seed);
+    return;
+  }
   WARPDEX_EXPECTS(hash::is_supported_slab_size(opts.slab_bytes),
                   "hash --slab-bytes: slabs are 64 or 128 bytes, got " + std::to_string(opts.slab_bytes));
   const backend_choice choice = selected_backend(globals);
@@ -463,6 +471,16 @@ void add_hash_command(CLI::App& app, const global_options& globals)
       ->excludes(size)
       ->excludes(multimap)
       ->excludes(grow);
+  command
+      ->add_option("--gpus", opts->gpus,
+                   "Shard the map over the first N GPUs, one process driving them all (NCCL): build and find, per GPU "
+                   "and in total, next to one GPU holding every key, and NCCL's all-to-all bandwidth")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1024))
+      ->excludes(multimap)
+      ->excludes(grow)
+      ->excludes("--input")
+      ->excludes("--slab-bytes");
   command->callback([opts, &globals] { print_hash(globals, *opts); });
 }
 

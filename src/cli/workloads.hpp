@@ -103,6 +103,11 @@ struct hash_request {
 /// 2^size_log2 generated unique user keys and as many absent ones, for measure_hash.
 [[nodiscard]] hash_request generated_hash_request(std::uint32_t size_log2, std::uint64_t seed);
 
+/// `warpdex hash --gpus N`: the distributed map over N GPUs driven by this process (distributed::
+/// measure_sharded_hash), printed per GPU and in total; throws warpdex::error when a check fails, or when this
+/// build has no NCCL (hash_gpus.cpp).
+void print_sharded_hash(std::uint32_t gpus, std::uint32_t size_log2, std::uint64_t seed);
+
 }  // namespace warpdex::cli
 
 namespace warpdex::cli {

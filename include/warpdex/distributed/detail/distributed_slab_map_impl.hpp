@@ -1,0 +1,417 @@
+#pragma once
+// How distributed_slab_map runs a batch (distributed_slab_map.hpp says what it does). Included by the
+// translation units that instantiate it (src/distributed/distributed_slab_map_*.cpp), or by a user's for a rank
+// group of their own.
+
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/distributed/detail/batch_steps.hpp>
+#include <warpdex/distributed/detail/rank_failures.hpp>
+#include <warpdex/distributed/distributed_slab_map.hpp>
+#include <warpdex/distributed/exchange_layout.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace warpdex::distributed {
+
+namespace detail {
+
+/// One local rank's part of a batch: its buffers through the steps, and how it failed, if it did.
+template <class Backend>
+struct rank_work {
+  buffer<std::uint32_t> split_keys;          // the batch's keys grouped by owner
+  buffer<std::uint32_t> positions;           // positions[j]: where split_keys[j] was in the caller's batch
+  buffer<std::uint32_t> split_values;        // insertions: the values in the order of split_keys
+  buffer<hash::operation> split_operations;  // a mixed batch: the operations in that order
+  std::vector<std::uint64_t> send_counts;
+  exchange_layout layout;               // the keys' way out
+  exchange_layout way_back;             // the results' way back
+  buffer<std::uint32_t> received_keys;  // the keys this rank owns, senders in rank order
+  buffer<std::uint32_t> received_values;
+  buffer<hash::operation> received_operations;
+  buffer<std::uint32_t> owner_values;  // find: the values the owner found
+  buffer<hash::operation_status> owner_statuses;
+  buffer<std::uint32_t> returned_values;  // in the order of split_keys
+  buffer<hash::operation_status> returned_statuses;
+  std::exception_ptr failure;
+  rank_failure failure_kind = rank_failure::none;
+};
+
+/// Throws warpdex::error unless `spans` holds one span per local rank (or is empty when `optional`).
+template <class Span>
+void check_per_rank(const std::vector<Span>& spans, std::uint32_t local_count, bool optional, const char* name,
+                    const char* what)
+{
+  WARPDEX_EXPECTS(spans.size() == local_count || (optional && spans.empty()),
+                  std::string(name) + ": " + what + " has " + std::to_string(spans.size()) + " spans for " +
+                      std::to_string(local_count) + " local ranks");
+}
+
+}  // namespace detail
+
+template <class Group>
+requires rank_group<Group>
+struct distributed_slab_map<Group>::batch {
+  hash::operation operation = hash::operation::find;
+  const char* name = "";
+  const per_rank<const std::uint32_t>& keys;
+  const per_rank<const std::uint32_t>* values_in = nullptr;     // insertions
+  const per_rank<std::uint32_t>* values_out = nullptr;          // find
+  const per_rank<hash::operation_status>& statuses;             // empty: not returned (find, mixed: required)
+  const per_rank<const hash::operation>* operations = nullptr;  // a mixed batch: values in and out, statuses
+};
+
+template <class Group>
+requires rank_group<Group> distributed_slab_map<Group>::distributed_slab_map(Group& group,
+                                                                             const hash::slab_capacity& capacity,
+                                                                             std::uint32_t owner_seed,
+                                                                             std::uint64_t table_seed)
+    : group_(group), owner_seed_(owner_seed), tables_(group.local_count())
+{
+  std::vector<detail::rank_work<backend_type>> works(group.local_count());
+  group.for_each_local([&](std::uint32_t local) {
+    detail::guarded(works[local], [&] {
+      tables_[local] = std::make_unique<local_map_type>(group.backend(local), capacity, table_seed);
+    });
+  });
+  try {
+    detail::agree_on_failures(group_, works, "distributed_slab_map");
+  } catch (...) {
+    group.for_each_local([&](std::uint32_t local) { tables_[local].reset(); });
+    throw;
+  }
+}
+
+template <class Group>
+requires rank_group<Group> hash::slab_capacity distributed_slab_map<Group>::capacity_per_rank(
+    std::uint64_t expected_keys, std::uint32_t ranks)
+{
+  WARPDEX_EXPECTS(ranks >= 1, "distributed_slab_map::capacity_per_rank: at least one rank");
+  const double share = static_cast<double>(expected_keys) / ranks;
+  return local_map_type::capacity_for(static_cast<std::uint64_t>(std::ceil(share + 4.0 * std::sqrt(share))));
+}
+
+template <class Group>
+requires rank_group<Group> distributed_slab_map<Group>::~distributed_slab_map()
+{
+  try {
+    group_.for_each_local([&](std::uint32_t local) { tables_[local].reset(); });  // each on its own GPU
+  } catch (...) {  // a destructor must not throw; the tables' memory goes with the process
+  }
+}
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::run(const batch& request)
+{
+  const std::uint32_t ranks = group_.rank_count();
+  const std::uint32_t locals = group_.local_count();
+  const bool mixed = request.operations != nullptr;
+  const bool insertion = request.values_in != nullptr;
+  const bool finding = request.values_out != nullptr;
+  const bool statuses_back = finding || !request.statuses.empty();
+  const owner_buckets owners{ranks, owner_seed_};
+  std::vector<detail::rank_work<backend_type>> works(locals);
+  // Phase times: each ends with every local stream synchronized (only while measuring).
+  auto phase_start = std::chrono::steady_clock::now();
+  const auto end_phase = [&](double& phase_ms) {
+    if (!measuring_) { return; }
+    group_.for_each_local([&](std::uint32_t local) { group_.backend(local).synchronize(); });
+    const auto now = std::chrono::steady_clock::now();
+    phase_ms = std::chrono::duration<double, std::milli>(now - phase_start).count();
+    phase_start = now;
+  };
+  phases_ = {};
+
+  // 1. Each rank splits its batch by owner.
+  group_.for_each_local([&](std::uint32_t local) {
+    auto& work = works[local];
+    detail::guarded(work, [&] {
+      detail::check_per_rank(request.keys, locals, false, request.name, "keys");
+      detail::check_per_rank(request.statuses, locals, !finding, request.name, "statuses");
+      if (mixed) { detail::check_per_rank(*request.operations, locals, false, request.name, "operations"); }
+      if (insertion) { detail::check_per_rank(*request.values_in, locals, false, request.name, "values"); }
+      if (finding) { detail::check_per_rank(*request.values_out, locals, false, request.name, "values"); }
+      const auto keys = request.keys[local];
+      const std::uint64_t n = keys.size();
+      WARPDEX_EXPECTS(n <= std::numeric_limits<std::uint32_t>::max(),
+                      std::string(request.name) + ": " + std::to_string(n) + " keys on one rank; at most 2^32 - 1");
+      const auto check_size = [&](std::size_t size, const char* what) {
+        WARPDEX_EXPECTS(size == n, std::string(request.name) + ": " + what + " holds " + std::to_string(size) +
+                                       " elements for " + std::to_string(n) + " keys");
+      };
+      if (mixed) { check_size((*request.operations)[local].size(), "operations"); }
+      if (insertion) { check_size((*request.values_in)[local].size(), mixed ? "values_in" : "values"); }
+      if (finding) { check_size((*request.values_out)[local].size(), mixed ? "values_out" : "values"); }
+      if (!request.statuses.empty()) { check_size(request.statuses[local].size(), "statuses"); }
+      const backend_type backend = group_.backend(local);
+      if (mixed) {
+        const std::uint64_t invalid = detail::count_invalid_operations(backend, (*request.operations)[local]);
+        WARPDEX_EXPECTS(invalid == 0, std::string(request.name) + ": " + std::to_string(invalid) + " of the " +
+                                          std::to_string(n) + " operations are not operation codes (0-" +
+                                          std::to_string(hash::operation_count - 1) + ")");
+      }
+      work.split_keys = make_buffer<std::uint32_t>(backend, n);
+      work.positions = make_buffer<std::uint32_t>(backend, n);
+      const auto offsets = detail::split_by_owner(backend, keys, work.split_keys.span(), work.positions.span(), owners);
+      const std::uint64_t reserved = n - offsets[ranks];
+      WARPDEX_EXPECTS(reserved == 0, std::string(request.name) + ": " + std::to_string(reserved) + " of the " +
+                                         std::to_string(n) +
+                                         " keys are reserved (0xffffffff empty, 0xfffffffe "
+                                         "erased): keys must be <= hash::max_user_key");
+      work.send_counts = bucket_counts(offsets, n, ranks);
+      if (insertion) {
+        work.split_values = make_buffer<std::uint32_t>(backend, n);
+        detail::gather(backend, (*request.values_in)[local], work.positions.span(), work.split_values.span());
+      }
+      if (mixed) {
+        work.split_operations = make_buffer<hash::operation>(backend, n);
+        detail::gather(backend, (*request.operations)[local], work.positions.span(), work.split_operations.span());
+      }
+    });
+  });
+
+  // 2. Every rank's bucket sizes, with its failure word after them; then where the buckets go.
+  std::vector<std::vector<std::uint64_t>> counts(locals);
+  for (std::uint32_t local = 0; local < locals; ++local) {
+    counts[local] = works[local].failure ? std::vector<std::uint64_t>(ranks, 0) : works[local].send_counts;
+    counts[local].push_back(static_cast<std::uint64_t>(works[local].failure_kind));
+  }
+  const std::vector<std::uint64_t> gathered = group_.all_gather(counts);
+  std::vector<std::uint64_t> failure_words(ranks);
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) { failure_words[rank] = gathered[rank * (ranks + 1) + ranks]; }
+  detail::raise_failures(failure_words, works, request.name);
+
+  group_.for_each_local([&](std::uint32_t local) {
+    auto& work = works[local];
+    detail::guarded(work, [&] {
+      work.layout = layout_of_rank(group_.rank(local), ranks, gathered, ranks + 1);
+      work.way_back = work.layout.reversed();
+      const backend_type backend = group_.backend(local);
+      const std::uint64_t received = work.layout.total_received();
+      const std::uint64_t sent = work.layout.total_sent();
+      work.received_keys = make_buffer<std::uint32_t>(backend, received);
+      if (insertion) { work.received_values = make_buffer<std::uint32_t>(backend, received); }
+      if (mixed) { work.received_operations = make_buffer<hash::operation>(backend, received); }
+      if (finding) {
+        work.owner_values = make_buffer<std::uint32_t>(backend, received);
+        work.returned_values = make_buffer<std::uint32_t>(backend, sent);
+      }
+      if (statuses_back) {
+        work.owner_statuses = make_buffer<hash::operation_status>(backend, received);
+        work.returned_statuses = make_buffer<hash::operation_status>(backend, sent);
+      }
+    });
+  });
+  detail::agree_on_failures(group_, works, request.name);
+  end_phase(phases_.split_ms);
+
+  // 3. The buckets go to their owners.
+  std::vector<all_to_all_buffers> exchange(locals);
+  const auto exchange_words = [&](auto send_of, auto receive_of, bool back) {
+    for (std::uint32_t local = 0; local < locals; ++local) {
+      exchange[local] = {send_of(works[local]), receive_of(works[local]),
+                         back ? &works[local].way_back : &works[local].layout};
+    }
+    group_.all_to_all(exchange, sizeof(std::uint32_t));
+  };
+  exchange_words([](auto& work) { return work.split_keys.data(); },
+                 [](auto& work) { return work.received_keys.data(); }, false);
+  if (insertion) {
+    exchange_words([](auto& work) { return work.split_values.data(); },
+                   [](auto& work) { return work.received_values.data(); }, false);
+  }
+  if (mixed) {
+    exchange_words([](auto& work) { return work.split_operations.data(); },
+                   [](auto& work) { return work.received_operations.data(); }, false);
+  }
+  double exchange_out_ms = 0;
+  end_phase(exchange_out_ms);
+
+  // 4. Each owner runs the operation on its table.
+  group_.for_each_local([&](std::uint32_t local) {
+    auto& work = works[local];
+    detail::guarded(work, [&] {
+      work.split_keys = {};  // sent: the stream orders the free after the exchange
+      work.split_values = {};
+      work.split_operations = {};
+      local_map_type& table = *tables_[local];
+      const std::span<const std::uint32_t> keys = work.received_keys.span();
+      const std::span<hash::operation_status> statuses = work.owner_statuses.span();
+      if (mixed) {
+        table.execute(work.received_operations.span(), keys, work.received_values.span(), work.owner_values.span(),
+                      statuses);
+        return;
+      }
+      switch (request.operation) {
+        case hash::operation::insert:
+          if (statuses_back) {
+            table.insert(keys, work.received_values.span(), statuses);
+          } else {
+            table.insert(keys, work.received_values.span());
+          }
+          break;
+        case hash::operation::insert_or_assign:
+          if (statuses_back) {
+            table.insert_or_assign(keys, work.received_values.span(), statuses);
+          } else {
+            table.insert_or_assign(keys, work.received_values.span());
+          }
+          break;
+        case hash::operation::erase:
+          if (statuses_back) {
+            table.erase(keys, statuses);
+          } else {
+            table.erase(keys);
+          }
+          break;
+        case hash::operation::find:
+          table.find(keys, work.owner_values.span(), statuses);
+          break;
+      }
+    });
+  });
+  detail::agree_on_failures(group_, works, request.name);
+  end_phase(phases_.local_ms);
+
+  // 5. The results come back, and go to the caller's order.
+  if (statuses_back) {
+    exchange_words([](auto& work) { return work.owner_statuses.data(); },
+                   [](auto& work) { return work.returned_statuses.data(); }, true);
+  }
+  if (finding) {
+    exchange_words([](auto& work) { return work.owner_values.data(); },
+                   [](auto& work) { return work.returned_values.data(); }, true);
+  }
+  end_phase(phases_.exchange_ms);
+  phases_.exchange_ms += exchange_out_ms;
+  group_.for_each_local([&](std::uint32_t local) {
+    auto& work = works[local];
+    const backend_type backend = group_.backend(local);
+    if (!request.statuses.empty()) {
+      detail::scatter(backend, work.returned_statuses.span(), work.positions.span(), request.statuses[local]);
+    }
+    if (finding) {
+      detail::scatter_found(backend, work.returned_values.span(), work.returned_statuses.span(), work.positions.span(),
+                            (*request.values_out)[local]);
+    }
+    backend.synchronize();
+    work = {};  // freed on this rank's GPU
+  });
+  end_phase(phases_.finish_ms);
+}
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::insert(const per_rank<const std::uint32_t>& keys,
+                                         const per_rank<const std::uint32_t>& values,
+                                         const per_rank<hash::operation_status>& statuses)
+{
+  run(batch{hash::operation::insert, "distributed_slab_map::insert", keys, &values, nullptr, statuses});
+}
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::insert_or_assign(const per_rank<const std::uint32_t>& keys,
+                                                   const per_rank<const std::uint32_t>& values,
+                                                   const per_rank<hash::operation_status>& statuses)
+{
+  run(batch{hash::operation::insert_or_assign, "distributed_slab_map::insert_or_assign", keys, &values, nullptr,
+            statuses});
+}
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::find(const per_rank<const std::uint32_t>& keys, const per_rank<std::uint32_t>& values,
+                                       const per_rank<hash::operation_status>& statuses)
+{
+  run(batch{hash::operation::find, "distributed_slab_map::find", keys, nullptr, &values, statuses});
+}
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::erase(const per_rank<const std::uint32_t>& keys,
+                                        const per_rank<hash::operation_status>& statuses)
+{
+  run(batch{hash::operation::erase, "distributed_slab_map::erase", keys, nullptr, nullptr, statuses});
+}
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::execute(const per_rank<const hash::operation>& operations,
+                                          const per_rank<const std::uint32_t>& keys,
+                                          const per_rank<const std::uint32_t>& values_in,
+                                          const per_rank<std::uint32_t>& values_out,
+                                          const per_rank<hash::operation_status>& statuses)
+{
+  run(batch{hash::operation::find, "distributed_slab_map::execute", keys, &values_in, &values_out, statuses,
+            &operations});
+}
+
+namespace detail {
+/// The one-rank overloads' check: this process holds exactly one rank.
+inline void check_single_local_rank(std::uint32_t local_count, const char* name)
+{
+  WARPDEX_EXPECTS(local_count == 1, std::string(name) + ": this process holds " + std::to_string(local_count) +
+                                        " ranks; pass one span per local rank");
+}
+template <class T>
+per_rank<T> one_rank(std::span<T> span, bool optional = false)
+{
+  if (optional && span.empty()) { return {}; }
+  return per_rank<T>{span};
+}
+}  // namespace detail
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::insert(std::span<const std::uint32_t> keys, std::span<const std::uint32_t> values,
+                                         std::span<hash::operation_status> statuses)
+{
+  detail::check_single_local_rank(group_.local_count(), "distributed_slab_map::insert");
+  insert(detail::one_rank(keys), detail::one_rank(values), detail::one_rank(statuses, true));
+}
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::insert_or_assign(std::span<const std::uint32_t> keys,
+                                                   std::span<const std::uint32_t> values,
+                                                   std::span<hash::operation_status> statuses)
+{
+  detail::check_single_local_rank(group_.local_count(), "distributed_slab_map::insert_or_assign");
+  insert_or_assign(detail::one_rank(keys), detail::one_rank(values), detail::one_rank(statuses, true));
+}
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::find(std::span<const std::uint32_t> keys, std::span<std::uint32_t> values,
+                                       std::span<hash::operation_status> statuses)
+{
+  detail::check_single_local_rank(group_.local_count(), "distributed_slab_map::find");
+  find(detail::one_rank(keys), detail::one_rank(values), detail::one_rank(statuses));
+}
+
+template <class Group>
+requires rank_group<Group>
+void distributed_slab_map<Group>::erase(std::span<const std::uint32_t> keys, std::span<hash::operation_status> statuses)
+{
+  detail::check_single_local_rank(group_.local_count(), "distributed_slab_map::erase");
+  erase(detail::one_rank(keys), detail::one_rank(statuses, true));
+}
+
+template <class Group>
+requires rank_group<Group> std::uint64_t distributed_slab_map<Group>::size()
+const
+{
+  std::vector<std::vector<std::uint64_t>> sizes(group_.local_count(), std::vector<std::uint64_t>(1, 0));
+  group_.for_each_local([&](std::uint32_t local) { sizes[local][0] = tables_[local]->size(); });
+  return group_.all_reduce_sum(sizes)[0];
+}
+
+}  // namespace warpdex::distributed

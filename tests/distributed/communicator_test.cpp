@@ -1,0 +1,185 @@
+// The NCCL communicator (built with NCCL only): one rank bootstrapped from a unique id passed through a file,
+// one process driving every visible GPU, and two processes of one GPU each (this executable starting itself
+// as rank 1). Cases that need more GPUs than are visible skip, saying how many they need.
+
+#include "distributed/distributed_test_support.hpp"
+#include "support/backend_fixture.hpp"
+#include "support/expect_error.hpp"
+
+#include <warpdex/distributed/bootstrap.hpp>
+#include <warpdex/distributed/communicator.hpp>
+#include <warpdex/distributed/distributed_slab_map.hpp>
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace warpdex::testing {
+namespace {
+
+using distributed::communicator;
+
+// NVLink multicast (NVLS) stays off for every program of the project that runs NCCL (the GPU machines' setting,
+// as in tools/gpu.sh); a value already in the environment is kept.
+const bool nvls_off = ::setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0) == 0;
+
+int visible_gpus()
+{
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+class communicator_test : public cuda_test {
+ protected:
+  void require_gpus(int needed)
+  {
+    if (visible_gpus() < needed) { GTEST_SKIP() << "needs " << needed << " GPUs, " << visible_gpus() << " visible"; }
+  }
+};
+
+TEST(communicator_arguments, BadRanksAndDeviceListsAreRejectedBeforeNcclRuns)
+{
+  expect_error_mentioning<error>([] { communicator(2, 2, distributed::unique_id{}, 0); }, {"rank 2 of 2 ranks"});
+  expect_error_mentioning<error>([] { communicator(std::vector<int>{}); }, {"no GPUs listed"});
+  expect_error_mentioning<error>([] { communicator(std::vector<int>{0, 0}); }, {"listed twice"});
+}
+
+/// The collectives of `group`: an all-reduce and an all-gather of counts, and an all-to-all in which rank r
+/// sends peer p the words r * 1000 + p, p + 1 times.
+void check_collectives(communicator& group)
+{
+  const std::uint32_t ranks = group.rank_count();
+  std::vector<std::vector<std::uint64_t>> contributions;
+  for (std::uint32_t local = 0; local < group.local_count(); ++local) {
+    contributions.push_back({group.rank(local) + 1ULL, 7});
+  }
+  EXPECT_EQ(group.all_reduce_sum(contributions),
+            (std::vector<std::uint64_t>{ranks * (ranks + 1ULL) / 2, 7ULL * ranks}));
+  std::vector<std::uint64_t> gathered_expected;
+  for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+    gathered_expected.insert(gathered_expected.end(), {rank + 1ULL, 7});
+  }
+  EXPECT_EQ(group.all_gather(contributions), gathered_expected);
+
+  std::vector<distributed::exchange_layout> layouts(group.local_count());
+  std::vector<std::vector<std::uint32_t>> sent(group.local_count());
+  for (std::uint32_t local = 0; local < group.local_count(); ++local) {
+    const std::uint32_t rank = group.rank(local);
+    std::vector<std::uint64_t> row;
+    for (std::uint32_t sender = 0; sender < ranks; ++sender) {
+      for (std::uint32_t peer = 0; peer < ranks; ++peer) { row.push_back(peer + 1); }
+    }
+    layouts[local] = distributed::layout_of_rank(rank, ranks, row, ranks);
+    for (std::uint32_t peer = 0; peer < ranks; ++peer) {
+      sent[local].insert(sent[local].end(), peer + 1, rank * 1000 + peer);
+    }
+  }
+  per_rank_buffers<std::uint32_t, communicator> send(group, sent);
+  std::vector<std::size_t> receive_sizes;
+  for (const auto& layout : layouts) { receive_sizes.push_back(layout.total_received()); }
+  per_rank_buffers<std::uint32_t, communicator> receive(group, receive_sizes, poison_value);
+  std::vector<distributed::all_to_all_buffers> buffers;
+  for (std::uint32_t local = 0; local < group.local_count(); ++local) {
+    buffers.push_back({send.in()[local].data(), receive.out()[local].data(), &layouts[local]});
+  }
+  group.all_to_all(buffers, sizeof(std::uint32_t));
+  group.synchronize();
+  const auto received = receive.read(group);
+  for (std::uint32_t local = 0; local < group.local_count(); ++local) {
+    const std::uint32_t rank = group.rank(local);
+    std::vector<std::uint32_t> expected;
+    for (std::uint32_t sender = 0; sender < ranks; ++sender) {
+      expected.insert(expected.end(), rank + 1, sender * 1000 + rank);
+    }
+    EXPECT_EQ(received[local], expected) << "rank " << rank;
+  }
+}
+
+TEST_F(communicator_test, OneRankFromAUniqueIdPassedThroughAFile)
+{
+  const std::string path = (std::filesystem::temp_directory_path() / "warpdex_communicator_test_id").string();
+  std::filesystem::remove(path);
+  distributed::write_unique_id(path, communicator::make_unique_id());
+  const auto id = distributed::read_unique_id(path, std::chrono::seconds(5));
+  std::filesystem::remove(path);
+  ASSERT_TRUE(nvls_off);
+  communicator group(1, 0, id, 0);
+  EXPECT_EQ(group.rank_count(), 1U);
+  EXPECT_EQ(group.local_count(), 1U);
+  EXPECT_GE(communicator::nccl_version(), 21800);
+  check_collectives(group);
+  run_checked_workload(group, 3);
+}
+
+TEST_F(communicator_test, OneProcessDrivingEveryVisibleGpu)
+{
+  communicator group(communicator::visible_devices());
+  EXPECT_EQ(group.local_count(), static_cast<std::uint32_t>(visible_gpus()));
+  check_collectives(group);
+  run_checked_workload(group, 5);
+  run_checked_workload(group, std::random_device{}(), 20000);
+}
+
+TEST_F(communicator_test, OneProcessDrivingTwoGpus)
+{
+  require_gpus(2);
+  if (IsSkipped()) { return; }
+  communicator group(communicator::visible_devices(2));
+  check_collectives(group);
+  run_checked_workload(group, 9, 50000);
+}
+
+/// Rank 1 of OneProcessPerGpuOverAFile, when this executable is started as it (the environment says so).
+constexpr const char* rank_variable = "WARPDEX_COMMUNICATOR_TEST_RANK";
+constexpr const char* id_file_variable = "WARPDEX_COMMUNICATOR_TEST_ID_FILE";
+
+TEST_F(communicator_test, OneProcessPerGpuOverAFile)
+{
+  require_gpus(2);
+  if (IsSkipped()) { return; }
+  const char* given_rank = std::getenv(rank_variable);
+  const std::uint32_t rank = given_rank != nullptr ? static_cast<std::uint32_t>(std::atoi(given_rank)) : 0;
+  std::string path;
+  pid_t peer = 0;
+  if (rank == 0) {
+    path = (std::filesystem::temp_directory_path() / ("warpdex_id_" + std::to_string(::getpid()))).string();
+    std::filesystem::remove(path);
+    // Rank 1: this executable, this test alone, told its rank and the file.
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    const std::string filter = "--gtest_filter=communicator_test.OneProcessPerGpuOverAFile";
+    std::vector<std::string> environment{std::string(rank_variable) + "=1", std::string(id_file_variable) + "=" + path};
+    for (char** variable = environ; *variable != nullptr; ++variable) { environment.emplace_back(*variable); }
+    std::vector<char*> arguments{const_cast<char*>(self.c_str()), const_cast<char*>(filter.c_str()), nullptr};
+    std::vector<char*> variables;
+    for (auto& variable : environment) { variables.push_back(variable.data()); }
+    variables.push_back(nullptr);
+    ASSERT_EQ(posix_spawn(&peer, self.c_str(), nullptr, nullptr, arguments.data(), variables.data()), 0);
+    distributed::write_unique_id(path, communicator::make_unique_id());
+  } else {
+    path = std::getenv(id_file_variable);
+  }
+  {
+    communicator group(2, rank, distributed::read_unique_id(path, std::chrono::seconds(60)), static_cast<int>(rank));
+    check_collectives(group);
+    run_checked_workload(group, 13, 30000);
+  }
+  if (rank == 0) {
+    int status = 0;
+    ASSERT_EQ(waitpid(peer, &status, 0), peer);
+    std::filesystem::remove(path);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "rank 1 failed (its output is above)";
+  }
+}
+
+}  // namespace
+}  // namespace warpdex::testing
