@@ -75,9 +75,11 @@ void print_sharded_hash(std::uint32_t gpus, std::uint32_t size_log2, std::uint64
       gpus, cli_timing.repetitions, cli_timing.warmup);
   print_operation("build", result, result.build_ms, result.one_gpu_build_ms, result.build_phases);
   print_operation("find", result, result.find_ms, result.one_gpu_find_ms, result.find_phases);
-  std::printf("all-to-all (NCCL, %.1f MiB from each GPU, an equal share to every GPU): %.3f ms, %.1f GB/s per GPU\n",
-              static_cast<double>(result.all_to_all_bytes_per_gpu) / (1 << 20), result.all_to_all_ms,
-              result.all_to_all_GBps());
+  std::printf(
+      "all-to-all (NCCL, %.1f MiB from each GPU, an equal share to every GPU): %.3f ms, %.1f GB/s per GPU, "
+      "data %s\n",
+      static_cast<double>(result.all_to_all_bytes_per_gpu) / (1 << 20), result.all_to_all_ms, result.all_to_all_GBps(),
+      result.all_to_all_verified ? "checked" : "WRONG");
   std::printf("keys per GPU after the build:");
   for (const std::uint64_t keys : result.keys_per_gpu) { std::printf(" %llu", static_cast<unsigned long long>(keys)); }
   const auto most = *std::max_element(result.keys_per_gpu.begin(), result.keys_per_gpu.end());
@@ -85,6 +87,7 @@ void print_sharded_hash(std::uint32_t gpus, std::uint32_t size_log2, std::uint64
   std::printf("check: %s: %s (setup %.2f s, check %.2f s)\n", result.check.c_str(), result.passed ? "ok" : "FAILED",
               result.setup_seconds, result.check_seconds);
   WARPDEX_EXPECTS(result.passed, "hash --gpus: the check failed: " + result.check);
+  WARPDEX_EXPECTS(result.all_to_all_verified, "hash --gpus: the timed all-to-all delivered wrong data");
 }
 #else
 void print_sharded_hash(std::uint32_t /*gpus*/, std::uint32_t /*size_log2*/, std::uint64_t /*seed*/)

@@ -213,6 +213,23 @@ sharded_hash_result measure_sharded_hash(communicator& group, const sharded_hash
                                           group.synchronize();
                                         },
                                         {});
+  // What arrived is what was sent: GPU g's part from GPU p is p's keys [p's send offset for g, + count).
+  std::vector<std::vector<std::uint32_t>> sent(gpus);
+  std::vector<std::vector<std::uint32_t>> arrived(gpus);
+  group.for_each_local([&](std::uint32_t gpu) {
+    sent[gpu] = keys[gpu].to_vector();
+    arrived[gpu] = received[gpu].to_vector();
+  });
+  result.all_to_all_verified = true;
+  for (std::uint32_t gpu = 0; gpu < gpus; ++gpu) {
+    for (std::uint32_t peer = 0; peer < gpus; ++peer) {
+      const std::uint64_t count = layouts[gpu].receive_counts[peer];
+      const auto from = sent[peer].begin() + static_cast<std::ptrdiff_t>(layouts[peer].send_offsets[gpu]);
+      const auto at = arrived[gpu].begin() + static_cast<std::ptrdiff_t>(layouts[gpu].receive_offsets[peer]);
+      result.all_to_all_verified = result.all_to_all_verified && count == layouts[peer].send_counts[gpu] &&
+                                   std::equal(from, from + static_cast<std::ptrdiff_t>(count), at);
+    }
+  }
   group.for_each_local([&](std::uint32_t gpu) {
     received[gpu] = {};
     keys[gpu] = {};

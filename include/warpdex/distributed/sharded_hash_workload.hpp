@@ -32,6 +32,7 @@ struct sharded_hash_result {
   double one_gpu_find_ms = 0;
   std::uint64_t all_to_all_bytes_per_gpu = 0;  ///< what each GPU sent in the timed all-to-all (its share of the keys)
   double all_to_all_ms = 0;                    ///< median wall time of that all-to-all
+  bool all_to_all_verified = false;            ///< every GPU received exactly its share of every GPU's keys
   std::vector<std::uint64_t> keys_per_gpu;     ///< each GPU's table size after the build (the owners' balance)
   bool passed = false;
   std::string check;
