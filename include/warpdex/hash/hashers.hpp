@@ -67,24 +67,11 @@ struct mix64_key_hash {
 
   mix64_key_hash() = default;
   /// The member drawn from `seed` (splitmix64's step, so nearby seeds give unrelated words).
-  WARPDEX_HOST_DEVICE explicit constexpr mix64_key_hash(std::uint64_t seed) : seed_word(finalize(seed + golden_gamma))
-  {
-  }
+  WARPDEX_HOST_DEVICE explicit constexpr mix64_key_hash(std::uint64_t seed) : seed_word(fmix64(seed + golden_gamma)) {}
 
   WARPDEX_HOST_DEVICE constexpr std::uint32_t operator()(std::uint64_t key) const
   {
-    return static_cast<std::uint32_t>(finalize(key ^ seed_word) >> 32);
-  }
-
-  /// fmix64: xor-shift, multiply, xor-shift, multiply, xor-shift (MurmurHash3's constants).
-  WARPDEX_HOST_DEVICE static constexpr std::uint64_t finalize(std::uint64_t x)
-  {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
+    return static_cast<std::uint32_t>(fmix64(key ^ seed_word) >> 32);
   }
 
  private:

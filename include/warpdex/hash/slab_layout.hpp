@@ -109,13 +109,26 @@ enum class operation_status : std::uint32_t {
   out_of_memory = 6,    ///< insert or insert_or_assign: the slab pool was exhausted; the table is unchanged
 };
 
-/// What every layout of keys of type `Key` shares: the key type, its reserved encodings, and whether
-/// the protocol must watch for pending slots (a 64 / 64 pair being written).
-template <class Key, bool PairsWrittenApart = false>
-struct slot_keys {
+/// What every layout shares: slabs of `SlabBytes` holding slots of `Slot` (the last one the link), the
+/// key type and its reserved encodings, the default hasher and equality of the key type, and whether the
+/// protocol must watch for pending slots (a 64 / 64 pair being written).
+template <class Key, class Slot, std::uint32_t SlabBytes, bool HasValues, bool PairsWrittenApart = false>
+struct slab_slots {
   static_assert(std::is_same_v<Key, std::uint32_t> || std::is_same_v<Key, std::uint64_t>,
                 "slab tables hold 32- or 64-bit unsigned keys");
+  static_assert(is_supported_slab_size(SlabBytes), "slabs are 64 or 128 bytes");
+  static_assert(sizeof(Key) == 4 || SlabBytes == 128, "64-bit key tables have 128-byte slabs");
   using key_type = Key;
+  using slot_type = Slot;
+  static constexpr std::uint32_t slab_bytes = SlabBytes;
+  static constexpr std::uint32_t slab_words = SlabBytes / sizeof(std::uint32_t);
+  static constexpr std::uint32_t slots_per_slab = SlabBytes / sizeof(Slot);
+  static constexpr std::uint32_t data_slots = slots_per_slab - 1;
+  static constexpr std::uint32_t link_slot = slots_per_slab - 1;
+  static constexpr bool has_values = HasValues;
+  /// The bucket hash and key equality (hashers.hpp): the defaults; keyed_slots names others.
+  using hasher = default_key_hash<Key>;
+  using key_equal = key_equal_to;
   static constexpr Key empty_key = key_encoding<Key>::empty;
   static constexpr Key erased_key = key_encoding<Key>::erased;
   static constexpr Key max_user_key = key_encoding<Key>::max_user;
@@ -136,21 +149,11 @@ struct slot_keys {
 /// The slot layout of a map with slabs of `SlabBytes`: 64-bit words, 32-bit key in the low half and
 /// 32-bit value in the high half. (The 64 / 64 layout is the specialization below.)
 template <std::uint32_t SlabBytes, class Key = std::uint32_t, class Value = std::uint32_t>
-struct basic_map_slots : slot_keys<std::uint32_t> {
+struct basic_map_slots : slab_slots<std::uint32_t, std::uint64_t, SlabBytes, true> {
   static_assert(std::is_same_v<Key, std::uint32_t> && std::is_same_v<Value, std::uint32_t>,
                 "slab maps hold 32-bit keys with 32-bit values, or 64-bit keys with 64-bit values");
-  static_assert(is_supported_slab_size(SlabBytes), "slabs are 64 or 128 bytes");
   using slot_type = std::uint64_t;
   using value_type = std::uint32_t;
-  static constexpr std::uint32_t slab_bytes = SlabBytes;
-  static constexpr std::uint32_t slab_words = SlabBytes / sizeof(std::uint32_t);
-  static constexpr std::uint32_t slots_per_slab = SlabBytes / sizeof(slot_type);
-  static constexpr std::uint32_t data_slots = slots_per_slab - 1;
-  static constexpr std::uint32_t link_slot = slots_per_slab - 1;
-  static constexpr bool has_values = true;
-  /// The bucket hash and key equality (hashers.hpp): the defaults; keyed_slots names others.
-  using hasher = universal_key_hash;
-  using key_equal = key_equal_to;
   /// A slot that was never written: both halves all ones, as a fresh slab's bytes.
   static constexpr slot_type empty_slot = ~slot_type{0};
 
@@ -191,18 +194,10 @@ struct alignas(16) key_value_pair64 {
 
 /// The slot layout of a 64 / 64 map (and multimap): 128-byte slabs of 8 pairs, 7 data pairs and a link.
 template <std::uint32_t SlabBytes>
-struct basic_map_slots<SlabBytes, std::uint64_t, std::uint64_t> : slot_keys<std::uint64_t, true> {
-  static_assert(SlabBytes == 128, "64-bit maps have 128-byte slabs");
+struct basic_map_slots<SlabBytes, std::uint64_t, std::uint64_t>
+    : slab_slots<std::uint64_t, key_value_pair64, SlabBytes, true, true> {
   using slot_type = key_value_pair64;
   using value_type = std::uint64_t;
-  static constexpr std::uint32_t slab_bytes = SlabBytes;
-  static constexpr std::uint32_t slab_words = SlabBytes / sizeof(std::uint32_t);
-  static constexpr std::uint32_t slots_per_slab = SlabBytes / sizeof(slot_type);
-  static constexpr std::uint32_t data_slots = slots_per_slab - 1;
-  static constexpr std::uint32_t link_slot = slots_per_slab - 1;
-  static constexpr bool has_values = true;
-  using hasher = mix64_key_hash;
-  using key_equal = key_equal_to;
   static constexpr slot_type empty_slot = {empty_key64, ~std::uint64_t{0}};
 
   WARPDEX_HOST_DEVICE static constexpr std::uint64_t key_of(const slot_type& slot) { return slot.key; }
@@ -224,19 +219,9 @@ struct basic_map_slots<SlabBytes, std::uint64_t, std::uint64_t> : slot_keys<std:
 
 /// The slot layout of a set of `Key` (32- or 64-bit) with slabs of `SlabBytes`: one key per slot.
 template <std::uint32_t SlabBytes, class Key = std::uint32_t>
-struct basic_set_slots : slot_keys<Key> {
-  static_assert(is_supported_slab_size(SlabBytes), "slabs are 64 or 128 bytes");
-  static_assert(sizeof(Key) == 4 || SlabBytes == 128, "64-bit sets have 128-byte slabs");
+struct basic_set_slots : slab_slots<Key, Key, SlabBytes, false> {
   using slot_type = Key;
   using value_type = std::uint32_t;  ///< none: the batches' value arrays of a set are null
-  static constexpr std::uint32_t slab_bytes = SlabBytes;
-  static constexpr std::uint32_t slab_words = SlabBytes / sizeof(std::uint32_t);
-  static constexpr std::uint32_t slots_per_slab = SlabBytes / sizeof(slot_type);
-  static constexpr std::uint32_t data_slots = slots_per_slab - 1;
-  static constexpr std::uint32_t link_slot = slots_per_slab - 1;
-  static constexpr bool has_values = false;
-  using hasher = default_key_hash<Key>;
-  using key_equal = key_equal_to;
   static constexpr slot_type empty_slot = key_encoding<Key>::empty;
 
   WARPDEX_HOST_DEVICE static constexpr Key key_of(slot_type slot) { return slot; }
