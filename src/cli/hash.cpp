@@ -360,7 +360,7 @@ void print_hash(const global_options& globals, const hash_options& opts)
                   "hash --key-bits: keys are 32 or 64 bits, got " + std::to_string(opts.key_bits));
   WARPDEX_EXPECTS(opts.key_bits == 32 || (opts.grow && opts.slab_bytes == hash::default_slab_bytes),
                   "hash --key-bits 64: runs with --grow and 128-byte slabs (the other runs compare with a 32-bit "
-                  "baseline table; the benchmark rows slab_map/*/key64 measure 64-bit keys)");
+                  "baseline table; the benchmark rows slab_map/.*/key64 measure 64-bit keys)");
   const backend_choice choice = selected_backend(globals);
   const unsigned slab_bytes = opts.slab_bytes;
   // A key file is read and checked before anything is printed or built.
