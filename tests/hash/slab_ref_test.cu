@@ -329,7 +329,8 @@ TEST_F(slab_ref_test, ContendedSixtyFourBitInsertionsFromAUserKernelInsertEachKe
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t kept = held.at(keys[i % key_count]);
     ASSERT_EQ(kept % key_count, i % key_count) << "key " << i % key_count << " holds another key's element";
-    ASSERT_TRUE(host_inserted[i] == operation_status::inserted || host_inserted[i] == operation_status::already_present);
+    ASSERT_TRUE(host_inserted[i] == operation_status::inserted ||
+                host_inserted[i] == operation_status::already_present);
     if (host_inserted[i] == operation_status::inserted) {
       ++winners[i % key_count];
       ASSERT_EQ(kept, i) << "the inserted element's value was not kept";

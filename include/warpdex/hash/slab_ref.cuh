@@ -1,6 +1,6 @@
 #pragma once
-/// @file Device-side refs of slab_map and slab_set, of 32- or 64-bit keys (cuco style): non-owning views a user kernel calls to
-/// insert, find and erase, warp-cooperatively. CUDA-only.
+/// @file Device-side refs of slab_map and slab_set, of 32- or 64-bit keys (cuco style): non-owning views a user kernel
+/// calls to insert, find and erase, warp-cooperatively. CUDA-only.
 ///
 /// Every member is warp-collective: all 32 lanes of a warp call it together (converged), each with its
 /// own operation, and `active` false for lanes with nothing to do. Operations run from a work queue
