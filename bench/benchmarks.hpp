@@ -29,6 +29,9 @@ void run_slab_hash_skew(context& ctx);
 /// and one rehash, each next to the same work at the final size in the same run.
 void run_slab_hash_grow(context& ctx);
 
+/// slab_map of 64-bit keys and values: build and finds at 2^26 next to the 32-bit map in the same run.
+void run_slab_hash_key64(context& ctx);
+
 /// slab_map's batch options (tile size, bucket order, automatic) side by side at two fills.
 void run_slab_hash_variants(context& ctx);
 /// SlabAlloc, SlabAlloc-light and device-side malloc: 128-byte allocations per second, verified.

@@ -182,6 +182,7 @@ const std::vector<benchmark>& registry()
     {"slab_hash", run_slab_hash},
     {"slab_hash_skew", run_slab_hash_skew},
     {"slab_hash_grow", run_slab_hash_grow},
+    {"slab_hash_key64", run_slab_hash_key64},
     {"slab_map_variants", run_slab_hash_variants},
     {"slab_alloc", run_slab_alloc},
     {"lsm", run_lsm},

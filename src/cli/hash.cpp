@@ -4,7 +4,7 @@
 // With --multimap it does the same for a slab_multimap: keys with several values each, count, find_all,
 // erase of one instance and of all instances, and a mixed batch. With --grow it inserts the keys in
 // batches into a map built for one batch and grows it with rehash(), showing each step. --slab-bytes
-// picks the slab size of any table.
+// picks the slab size of any table; --key-bits 64 runs --grow on a map of 64-bit keys and values.
 #include "commands.hpp"
 #include "input.hpp"
 #include "progress.hpp"
@@ -41,8 +41,9 @@ struct hash_options {
   bool multimap = false;
   std::string input;  ///< a file of raw little-endian 32-bit keys; empty: generated keys
   std::uint32_t slab_bytes = hash::default_slab_bytes;  ///< 128 or 64 (hash::is_supported_slab_size)
-  bool grow = false;       ///< build in batches past the table's size, growing it with rehash
-  std::uint32_t gpus = 0;  ///< > 0: the distributed map over that many GPUs of this process
+  bool grow = false;            ///< build in batches past the table's size, growing it with rehash
+  std::uint32_t key_bits = 32;  ///< 32, or 64 (64-bit keys and values; with --grow)
+  std::uint32_t gpus = 0;       ///< > 0: the distributed map over that many GPUs of this process
 };
 
 /// Calls `run` with the slab size as a std::integral_constant, for the tables' template argument.
@@ -282,19 +283,19 @@ std::vector<timed_step> run_multimap(const Backend& backend, const hash_options&
 /// Batches the --grow run inserts its keys in; the table starts with buckets for one of them.
 constexpr std::uint64_t growth_batches = 16;
 
-/// The --grow run: n generated keys inserted in growth_batches batches into a map built for one batch,
-/// rehash() after a batch whenever the load needs twice the buckets the map has; then every key found.
-/// One step per batch that rehashed, and the check of the whole.
-template <std::uint32_t SlabBytes, class Backend>
+/// The --grow run: n generated keys of `Key` (values equal to the keys) inserted in growth_batches
+/// batches into a map built for one batch, rehash() after a batch whenever the load needs twice the
+/// buckets the map has; then every key found. One step per batch that rehashed, and the check of the whole.
+template <std::uint32_t SlabBytes, class Key, class Backend>
 std::vector<timed_step> run_growth(const Backend& backend, const hash_options& opts, hash::slab_statistics& stats)
 {
-  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend, SlabBytes>;
+  using map_type = hash::slab_map<Key, Key, Backend, SlabBytes>;
   const std::uint64_t n = std::uint64_t{1} << opts.size_log2;
   const std::uint64_t batch = std::max<std::uint64_t>(1, n / growth_batches);
-  const key_set<std::uint32_t> set{n, opts.seed, key_order::shuffled, hash::max_user_key};
-  auto keys = make_buffer<std::uint32_t>(backend, n);
+  const key_set<Key> set{n, opts.seed, key_order::shuffled, hash::key_encoding<Key>::max_user};
+  auto keys = make_buffer<Key>(backend, n);
   generate_keys(backend, set, keys.span());
-  const auto all = std::span<const std::uint32_t>(keys.data(), n);
+  const auto all = std::span<const Key>(keys.data(), n);
   map_type map(backend, map_type::capacity_for(batch, opts.base_fill), opts.seed);
   std::vector<timed_step> steps;
   progress shown("grow");
@@ -317,12 +318,12 @@ std::vector<timed_step> run_growth(const Backend& backend, const hash_options& o
     }
     steps.push_back(step);
   }
-  auto values = make_buffer<std::uint32_t>(backend, n);
+  auto values = make_buffer<Key>(backend, n);
   auto statuses = make_buffer<operation_status>(backend, n);
   timed_step find_step{"find every key", n};
   find_step.seconds = seconds_of(backend, [&] { map.find(all, values.span(), statuses.span()); });
   const std::uint64_t found = count_of(statuses.to_vector(), operation_status::found);
-  const std::vector<std::uint32_t> host_keys = keys.to_vector();
+  const std::vector<Key> host_keys = keys.to_vector();
   const bool values_match = values.to_vector() == host_keys;
   find_step.check = std::to_string(found) + " of " + std::to_string(n) + " found" +
                     (values_match ? ", each with its value" : ", WRONG values");
@@ -355,6 +356,8 @@ void print_steps(const std::vector<timed_step>& steps, const hash::slab_statisti
 void print_hash(const global_options& globals, const hash_options& opts)
 {
   if (opts.gpus > 0) {
+    WARPDEX_EXPECTS(opts.key_bits == 32, "hash --gpus: the distributed map takes 32-bit keys; --key-bits " +
+                                             std::to_string(opts.key_bits) + " runs with --grow on one device");
     WARPDEX_EXPECTS(selected_backend(globals) == backend_choice::cuda,
                     "hash --gpus: the distributed map runs on GPUs, and the selected backend is host (no GPU here, "
                     "or --backend host)");
@@ -363,21 +366,27 @@ void print_hash(const global_options& globals, const hash_options& opts)
   }
   WARPDEX_EXPECTS(hash::is_supported_slab_size(opts.slab_bytes),
                   "hash --slab-bytes: slabs are 64 or 128 bytes, got " + std::to_string(opts.slab_bytes));
+  WARPDEX_EXPECTS(opts.key_bits == 32 || opts.key_bits == 64,
+                  "hash --key-bits: keys are 32 or 64 bits, got " + std::to_string(opts.key_bits));
+  WARPDEX_EXPECTS(opts.key_bits == 32 || (opts.grow && opts.slab_bytes == hash::default_slab_bytes),
+                  "hash --key-bits 64: runs with --grow and 128-byte slabs (the other runs compare with a 32-bit "
+                  "baseline table; the benchmark rows slab_map/.*/key64 measure 64-bit keys)");
   const backend_choice choice = selected_backend(globals);
   const unsigned slab_bytes = opts.slab_bytes;
   // A key file is read and checked before anything is printed or built.
   hash_request from_file = opts.input.empty() ? hash_request{} : file_workload(opts.input, opts.seed);
   if (opts.grow) {
     std::printf(
-        "warpdex hash --grow: slab_map of %u-byte slabs on backend %s, n = 2^%u unique 32-bit keys in %llu "
+        "warpdex hash --grow: slab_map of %u-byte slabs on backend %s, n = 2^%u unique %u-bit keys in %llu "
         "batches into a map built for one batch, rehash() when the load needs twice its buckets, base fill "
         "%.2f, seed %llu\n",
-        slab_bytes, choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2,
+        slab_bytes, choice == backend_choice::cuda ? "cuda" : "host", opts.size_log2, opts.key_bits,
         static_cast<unsigned long long>(growth_batches), opts.base_fill, static_cast<unsigned long long>(opts.seed));
     hash::slab_statistics stats;
     const auto steps = visit_backend(choice, [&](const auto& backend) {
+      if (opts.key_bits == 64) { return run_growth<hash::default_slab_bytes, std::uint64_t>(backend, opts, stats); }
       return visit_slab_bytes(opts.slab_bytes, [&](auto slab_bytes) {
-        return run_growth<decltype(slab_bytes)::value>(backend, opts, stats);
+        return run_growth<decltype(slab_bytes)::value, std::uint32_t>(backend, opts, stats);
       });
     });
     print_steps(steps, stats, "at the end");
@@ -463,6 +472,8 @@ void add_hash_command(CLI::App& app, const global_options& globals)
       "Insert the keys in 16 batches into a map built for one batch, growing it with rehash() when the load needs "
       "twice its buckets; print each batch, each rehash and the lists");
   grow->excludes(multimap);
+  command->add_option("--key-bits", opts->key_bits,
+                      "Bits of the keys and values: 32 (default) or 64 (with --grow: a map of 64-bit keys and values)");
   command
       ->add_option("--input", opts->input,
                    "Build from the keys of FILE: raw little-endian 32-bit keys (repeats allowed; the reserved keys "

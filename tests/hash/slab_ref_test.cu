@@ -118,15 +118,16 @@ TEST_F(slab_alloc_test, FullHandsOutEveryUnitOfEverySuperBlockOnceThenReportsExh
 /// Lanes insert_or_assign (key, i) for their element, then every lane finds its key, then erases the
 /// keys at odd positions; the statuses of each phase go to the outputs.
 template <class Ref>
-__global__ void use_ref(Ref ref, const std::uint32_t* keys, std::uint64_t n, operation_status* inserted,
-                        operation_status* found, std::uint32_t* found_values, operation_status* erased)
+__global__ void use_ref(Ref ref, const typename Ref::key_type* keys, std::uint64_t n, operation_status* inserted,
+                        operation_status* found, typename Ref::value_type* found_values, operation_status* erased)
 {
+  using value_type = typename Ref::value_type;
   auto allocator = ref.make_allocator(7);
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool active = i < n;
-  const std::uint32_t key = active ? keys[i] : 0;
-  const operation_status insert_status = ref.insert_or_assign(allocator, active, key, static_cast<std::uint32_t>(i));
-  std::uint32_t value = hash::empty_key;
+  const typename Ref::key_type key = active ? keys[i] : 0;
+  const operation_status insert_status = ref.insert_or_assign(allocator, active, key, static_cast<value_type>(i));
+  value_type value = ~value_type{0};
   const operation_status find_status = ref.find(active, key, value);
   const operation_status erase_status = ref.erase(active && i % 2 == 1, key);
   if (!active) { return; }
@@ -202,19 +203,50 @@ TEST_F(slab_ref_test, CoherentFindsInEveryTileSizeMatchTheOracle)
       32);
 }
 
-/// use_ref on a map of `SlabBytes` slabs, its ref deduced from the map's view, against the oracle.
-template <std::uint32_t SlabBytes>
+/// `count` distinct keys of `Key` that use its high half (for 64-bit keys).
+template <class Key>
+std::vector<Key> distinct_wide_keys(std::mt19937_64& random, std::size_t count)
+{
+  if constexpr (sizeof(Key) == 4) {
+    return distinct_keys(random, count);
+  } else {
+    std::unordered_map<Key, bool> seen;
+    std::vector<Key> keys;
+    while (keys.size() < count) {
+      const Key key = random();
+      if (!hash::is_reserved_key(key) && seen.emplace(key, true).second) { keys.push_back(key); }
+    }
+    return keys;
+  }
+}
+
+template <class Map>
+std::unordered_map<typename Map::key_type, typename Map::mapped_type> exported_pairs(const Map& map)
+{
+  auto keys = make_device_buffer<typename Map::key_type>(map.size());
+  auto values = make_device_buffer<typename Map::mapped_type>(map.size());
+  EXPECT_EQ(map.export_pairs(keys.span(), values.span()), keys.size());
+  const auto host_keys = keys.to_vector();
+  const auto host_values = values.to_vector();
+  std::unordered_map<typename Map::key_type, typename Map::mapped_type> pairs;
+  for (std::size_t i = 0; i < host_keys.size(); ++i) { pairs.emplace(host_keys[i], host_values[i]); }
+  return pairs;
+}
+
+/// use_ref on a map of `Key`s and values with `SlabBytes` slabs, its ref deduced from the map's view,
+/// against the oracle.
+template <std::uint32_t SlabBytes, class Key = std::uint32_t>
 void expect_user_kernel_matches_the_oracle()
 {
   seeded_random random;
   const std::uint64_t n = 5000;
-  const auto keys = distinct_keys(random, n);
-  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda, SlabBytes>;
+  const auto keys = distinct_wide_keys<Key>(random, n);
+  using map_type = hash::slab_map<Key, Key, cuda, SlabBytes>;
   map_type map(cuda{}, map_type::capacity_for(n, 0.9));
   auto device_keys = to_backend(cuda{}, keys);
   auto inserted = make_device_buffer<operation_status>(n);
   auto found = make_device_buffer<operation_status>(n);
-  auto found_values = make_device_buffer<std::uint32_t>(n);
+  auto found_values = make_device_buffer<Key>(n);
   auto erased = make_device_buffer<operation_status>(n);
   const hash::slab_table_ref ref(map.view());
   static_assert(std::is_same_v<decltype(ref), const hash::slab_table_ref<typename map_type::slots_type>>);
@@ -225,15 +257,34 @@ void expect_user_kernel_matches_the_oracle()
   const auto host_found = found.to_vector();
   const auto host_values = found_values.to_vector();
   const auto host_erased = erased.to_vector();
-  std::unordered_map<std::uint32_t, std::uint32_t> oracle;
+  std::unordered_map<Key, Key> oracle;
   for (std::uint64_t i = 0; i < n; ++i) {
     ASSERT_EQ(host_inserted[i], operation_status::inserted);
     ASSERT_EQ(host_found[i], operation_status::found);
     ASSERT_EQ(host_values[i], i);
     ASSERT_EQ(host_erased[i], i % 2 == 1 ? operation_status::erased : operation_status::not_found);
-    if (i % 2 == 0) { oracle.emplace(keys[i], static_cast<std::uint32_t>(i)); }
+    if (i % 2 == 0) { oracle.emplace(keys[i], static_cast<Key>(i)); }
   }
-  EXPECT_EQ(export_map(map), oracle);
+  EXPECT_EQ(exported_pairs(map), oracle);
+}
+
+/// Every thread inserts (keys[i % key_count], i) and then finds its key, all warps at once: the
+/// insertions of one key race for one slot (a 64 / 64 pair's pending-slot protocol).
+__global__ void contend_on_few_keys(hash::slab_map64_ref ref, const std::uint64_t* keys, std::uint64_t key_count,
+                                    std::uint64_t n, operation_status* inserted, operation_status* found,
+                                    std::uint64_t* found_values)
+{
+  auto allocator = ref.make_allocator(11);
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool active = i < n;
+  const std::uint64_t key = active ? keys[i % key_count] : 0;
+  const operation_status insert_status = ref.insert(allocator, active, key, i);
+  std::uint64_t value = poison_value;
+  const operation_status find_status = ref.find(active, key, value);
+  if (!active) { return; }
+  inserted[i] = insert_status;
+  found[i] = find_status;
+  found_values[i] = value;
 }
 
 TEST_F(slab_ref_test, UserKernelInsertsFindsAndErases)
@@ -244,6 +295,50 @@ TEST_F(slab_ref_test, UserKernelInsertsFindsAndErases)
 TEST_F(slab_ref_test, UserKernelInsertsFindsAndErasesInSixtyFourByteSlabs)
 {
   expect_user_kernel_matches_the_oracle<64>();
+}
+
+TEST_F(slab_ref_test, UserKernelInsertsFindsAndErasesSixtyFourBitKeys)
+{
+  expect_user_kernel_matches_the_oracle<hash::default_slab_bytes, std::uint64_t>();
+}
+
+/// 64 / 64 insertions of 24 keys by 2^16 threads at once: each key inserted once (the value kept is
+/// that element's), every later find of it in the same kernel sees that value.
+TEST_F(slab_ref_test, ContendedSixtyFourBitInsertionsFromAUserKernelInsertEachKeyOnce)
+{
+  seeded_random random;
+  const std::uint64_t key_count = 24;
+  const std::uint64_t n = std::uint64_t{1} << 16;
+  const auto keys = distinct_wide_keys<std::uint64_t>(random, key_count);
+  using map_type = hash::slab_map<std::uint64_t, std::uint64_t, cuda>;
+  map_type map(cuda{}, map_type::capacity_for(key_count));
+  auto device_keys = to_backend(cuda{}, keys);
+  auto inserted = make_device_buffer<operation_status>(n);
+  auto found = make_device_buffer<operation_status>(n);
+  auto found_values = make_device_buffer<std::uint64_t>(n);
+  contend_on_few_keys<<<static_cast<unsigned>(n / threads_per_block), threads_per_block>>>(
+      hash::slab_map64_ref(map.view()), device_keys.data(), key_count, n, inserted.data(), found.data(),
+      found_values.data());
+  WARPDEX_CHECK_LAUNCH("contend_on_few_keys");
+  const auto held = exported_pairs(map);
+  ASSERT_EQ(held.size(), key_count);
+  const auto host_inserted = inserted.to_vector();
+  const auto host_found = found.to_vector();
+  const auto host_values = found_values.to_vector();
+  std::vector<std::uint64_t> winners(key_count, 0);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t kept = held.at(keys[i % key_count]);
+    ASSERT_EQ(kept % key_count, i % key_count) << "key " << i % key_count << " holds another key's element";
+    ASSERT_TRUE(host_inserted[i] == operation_status::inserted ||
+                host_inserted[i] == operation_status::already_present);
+    if (host_inserted[i] == operation_status::inserted) {
+      ++winners[i % key_count];
+      ASSERT_EQ(kept, i) << "the inserted element's value was not kept";
+    }
+    ASSERT_EQ(host_found[i], operation_status::found) << "element " << i;
+    ASSERT_EQ(host_values[i], kept) << "element " << i << " found a value its key never held";
+  }
+  EXPECT_EQ(winners, std::vector<std::uint64_t>(key_count, 1));
 }
 
 /// The same batches on both backends leave the same pairs and report the same statuses.

@@ -7,18 +7,19 @@
 ///
 /// A user's Hasher and KeyEqual:
 /// - are trivially copyable (a copy travels in every kernel's arguments) and cheap to copy;
-/// - are callable as `h(std::uint32_t) const` returning an unsigned integer, and
-///   `eq(std::uint32_t, std::uint32_t) const` returning bool, on the host and, for the cuda backend, on
+/// - are callable as `h(Key) const` returning an unsigned integer, and `eq(Key, Key) const` returning
+///   bool (Key: the table's key type, std::uint32_t or std::uint64_t), on the host and, for the cuda backend, on
 ///   the device (`__host__ __device__`, or WARPDEX_HOST_DEVICE);
 /// - agree: keys that are equal hash alike (otherwise equal keys land in different lists);
 /// - never see a reserved key as the second argument of an equality: the tables compare a slot's key only
-///   when it is not empty_key or erased_key.
+///   when it is not a reserved key (key_encoding).
 /// A table whose types are not the defaults is instantiated by the user (hash/instantiate.hpp).
 
 #include <warpdex/core/config.hpp>
 #include <warpdex/core/hash.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace warpdex::hash {
 
@@ -53,9 +54,41 @@ struct universal_key_hash {
   }
 };
 
-/// The default key equality: equal bits.
+/// The default hasher of 64-bit keys: MurmurHash3's 64-bit finalizer (fmix64) of the key xor a
+/// seed-drawn word, whose high 32 bits the table reduces modulo its bucket count. Why not the universal
+/// hash of 32-bit keys widened: (a*k + b) mod p over 64-bit keys needs the high half of a 64 x 64-bit
+/// product and a 61-bit modulus, a dozen 32-bit multiplies on the GPU; the finalizer is two 64-bit
+/// multiplies and three shifts and mixes every key bit into every hash bit (full avalanche), so keys
+/// that differ only in their high 32 bits, or share their low 32 bits, spread over the buckets as
+/// well as any others (tested). It is a bijection of the 64-bit words, not a universal family: a
+/// seed changes which keys collide, not the guarantee.
+struct mix64_key_hash {
+  std::uint64_t seed_word = 0;  ///< xored into every key before the finalizer
+
+  mix64_key_hash() = default;
+  /// The member drawn from `seed` (splitmix64's step, so nearby seeds give unrelated words).
+  WARPDEX_HOST_DEVICE explicit constexpr mix64_key_hash(std::uint64_t seed) : seed_word(fmix64(seed + golden_gamma)) {}
+
+  WARPDEX_HOST_DEVICE constexpr std::uint32_t operator()(std::uint64_t key) const
+  {
+    return static_cast<std::uint32_t>(fmix64(key ^ seed_word) >> 32);
+  }
+
+ private:
+  static constexpr std::uint64_t golden_gamma = 0x9e3779b97f4a7c15ULL;
+};
+
+/// The default hasher of a table of `Key`: universal_key_hash for 32-bit keys, mix64_key_hash for 64-bit.
+template <class Key>
+using default_key_hash = std::conditional_t<sizeof(Key) == 8, mix64_key_hash, universal_key_hash>;
+
+/// The default key equality: equal bits (of keys of either width).
 struct key_equal_to {
-  WARPDEX_HOST_DEVICE constexpr bool operator()(std::uint32_t lhs, std::uint32_t rhs) const { return lhs == rhs; }
+  template <class Key>
+  WARPDEX_HOST_DEVICE constexpr bool operator()(Key lhs, Key rhs) const
+  {
+    return lhs == rhs;
+  }
 };
 
 }  // namespace warpdex::hash

@@ -5,13 +5,22 @@
 /// A slab is 128 bytes (one coalesced read of a warp) or, on request, 64 bytes (two DRAM sectors instead
 /// of four). It is an array of slots followed by one link:
 ///
-/// | table      | slot                     | slots per slab (128 / 64 B) | data slots | link                  |
-/// |------------|--------------------------|-----------------------------|------------|-----------------------|
-/// | slab_map   | 64-bit (key, value) pair | 16 / 8                      | 15 / 7     | high half of the last |
-/// | slab_set   | 32-bit key               | 32 / 16                     | 31 / 15    | the last slot         |
+/// | table (key / value bits) | slot                         | slots per slab (128 / 64 B) | data slots | link |
+/// |--------------------------|------------------------------|-----------------------------|------------|---------------------------|
+/// | slab_map 32 / 32         | 64-bit (key, value) word     | 16 / 8                      | 15 / 7     | high half of
+/// the last     | | slab_set 32              | 32-bit key                   | 32 / 16                     | 31 / 15 |
+/// the last slot             | | slab_map 64 / 64         | 128-bit (key, value) pair    | 8 (128 B only) | 7 | low
+/// half of the last key  | | slab_set 64              | 64-bit key                   | 16 (128 B only)             | 15
+/// | low half of the last slot |
 ///
-/// A key is never written on its own: a map's key and value change together with one 64-bit
-/// compare-and-swap, and every reader reads a whole slot, so no reader sees a key with a stale value.
+/// (A slab_multimap has its slab_map's layout.) A 32 / 32 map's key and value change together with one
+/// 64-bit compare-and-swap, and every reader reads a whole slot, so no reader sees a key with a stale
+/// value. A 64 / 64 pair is wider than the 64-bit compare-and-swap, so its key word is the one that is
+/// swapped and its value word is written apart (key_value_pair64 says how, and why no reader sees a
+/// key before its value). A 64-bit key table keeps a slab one 128-byte read: a 64 / 64 slab of 7 pairs
+/// reads no more bytes per lookup than a 32 / 32 slab of 15 (docs/hash.md), where a 256-byte slab of 15
+/// pairs would read twice as many. A 64 / 32 map is not offered: its 12-byte pair fits no single
+/// compare-and-swap either, and padded to 16 bytes it would be the 64 / 64 layout.
 
 #include <warpdex/core/config.hpp>
 #include <warpdex/hash/hashers.hpp>
@@ -37,6 +46,14 @@ inline constexpr std::uint32_t empty_key = 0xffffffffU;
 inline constexpr std::uint32_t erased_key = 0xfffffffeU;
 /// The largest key a table accepts.
 inline constexpr std::uint32_t max_user_key = erased_key - 1;
+/// The reserved 64-bit keys: a slot never written, an erased slot, and a slot whose pair is being
+/// written (a 64 / 64 map's insertion holds its slot with it while it writes the value; reserved in
+/// every 64-bit table, so one rule holds for all of them).
+inline constexpr std::uint64_t empty_key64 = ~std::uint64_t{0};
+inline constexpr std::uint64_t erased_key64 = empty_key64 - 1;
+inline constexpr std::uint64_t pending_key64 = empty_key64 - 2;
+/// The largest 64-bit key a table accepts.
+inline constexpr std::uint64_t max_user_key64 = pending_key64 - 1;
 /// A link that points nowhere: the end of a slab list.
 inline constexpr std::uint32_t null_slab = 0xffffffffU;
 /// Every byte of a fresh slab: empty keys, and a null link.
@@ -47,6 +64,29 @@ WARPDEX_HOST_DEVICE constexpr bool is_reserved_key(std::uint32_t key)
 {
   return key > max_user_key;
 }
+/// Whether the 64-bit `key` is one of the reserved encodings.
+WARPDEX_HOST_DEVICE constexpr bool is_reserved_key(std::uint64_t key)
+{
+  return key > max_user_key64;
+}
+
+/// The reserved encodings of a key type (32- or 64-bit unsigned).
+template <class Key>
+struct key_encoding;
+template <>
+struct key_encoding<std::uint32_t> {
+  static constexpr std::uint32_t empty = empty_key;
+  static constexpr std::uint32_t erased = erased_key;
+  static constexpr std::uint32_t max_user = max_user_key;
+  static constexpr const char* reserved_names = "empty_key or erased_key";
+};
+template <>
+struct key_encoding<std::uint64_t> {
+  static constexpr std::uint64_t empty = empty_key64;
+  static constexpr std::uint64_t erased = erased_key64;
+  static constexpr std::uint64_t max_user = max_user_key64;
+  static constexpr const char* reserved_names = "empty_key64, erased_key64 or pending_key64";
+};
 
 /// One operation of a batch. In a mixed batch each element carries its own.
 enum class operation : std::uint32_t {
@@ -69,20 +109,51 @@ enum class operation_status : std::uint32_t {
   out_of_memory = 6,    ///< insert or insert_or_assign: the slab pool was exhausted; the table is unchanged
 };
 
-/// The slot layout of a map with slabs of `SlabBytes`: 64-bit pairs, key in the low half.
-template <std::uint32_t SlabBytes>
-struct basic_map_slots {
+/// What every layout shares: slabs of `SlabBytes` holding slots of `Slot` (the last one the link), the
+/// key type and its reserved encodings, the default hasher and equality of the key type, and whether the
+/// protocol must watch for pending slots (a 64 / 64 pair being written).
+template <class Key, class Slot, std::uint32_t SlabBytes, bool HasValues, bool PairsWrittenApart = false>
+struct slab_slots {
+  static_assert(std::is_same_v<Key, std::uint32_t> || std::is_same_v<Key, std::uint64_t>,
+                "slab tables hold 32- or 64-bit unsigned keys");
   static_assert(is_supported_slab_size(SlabBytes), "slabs are 64 or 128 bytes");
-  using slot_type = std::uint64_t;
+  static_assert(sizeof(Key) == 4 || SlabBytes == 128, "64-bit key tables have 128-byte slabs");
+  using key_type = Key;
+  using slot_type = Slot;
   static constexpr std::uint32_t slab_bytes = SlabBytes;
   static constexpr std::uint32_t slab_words = SlabBytes / sizeof(std::uint32_t);
-  static constexpr std::uint32_t slots_per_slab = SlabBytes / sizeof(slot_type);
+  static constexpr std::uint32_t slots_per_slab = SlabBytes / sizeof(Slot);
   static constexpr std::uint32_t data_slots = slots_per_slab - 1;
   static constexpr std::uint32_t link_slot = slots_per_slab - 1;
-  static constexpr bool has_values = true;
+  static constexpr bool has_values = HasValues;
   /// The bucket hash and key equality (hashers.hpp): the defaults; keyed_slots names others.
-  using hasher = universal_key_hash;
+  using hasher = default_key_hash<Key>;
   using key_equal = key_equal_to;
+  static constexpr Key empty_key = key_encoding<Key>::empty;
+  static constexpr Key erased_key = key_encoding<Key>::erased;
+  static constexpr Key max_user_key = key_encoding<Key>::max_user;
+  /// Whether a slot's value is written apart from its key (key_value_pair64): then an insertion holds
+  /// its slot with pending_key64 while it writes, and the protocol reads such a slot again.
+  static constexpr bool writes_value_apart = PairsWrittenApart;
+  WARPDEX_HOST_DEVICE static constexpr bool is_reserved(Key key) { return key > max_user_key; }
+  WARPDEX_HOST_DEVICE static constexpr bool is_pending(Key key)
+  {
+    if constexpr (PairsWrittenApart) {
+      return key == pending_key64;
+    } else {
+      return false;
+    }
+  }
+};
+
+/// The slot layout of a map with slabs of `SlabBytes`: 64-bit words, 32-bit key in the low half and
+/// 32-bit value in the high half. (The 64 / 64 layout is the specialization below.)
+template <std::uint32_t SlabBytes, class Key = std::uint32_t, class Value = std::uint32_t>
+struct basic_map_slots : slab_slots<std::uint32_t, std::uint64_t, SlabBytes, true> {
+  static_assert(std::is_same_v<Key, std::uint32_t> && std::is_same_v<Value, std::uint32_t>,
+                "slab maps hold 32-bit keys with 32-bit values, or 64-bit keys with 64-bit values");
+  using slot_type = std::uint64_t;
+  using value_type = std::uint32_t;
   /// A slot that was never written: both halves all ones, as a fresh slab's bytes.
   static constexpr slot_type empty_slot = ~slot_type{0};
 
@@ -100,31 +171,79 @@ struct basic_map_slots {
   WARPDEX_HOST_DEVICE static constexpr slot_type make_link(std::uint32_t next) { return make_slot(empty_key, next); }
 };
 
-/// The slot layout of a set with slabs of `SlabBytes`: 32-bit keys.
-template <std::uint32_t SlabBytes>
-struct basic_set_slots {
-  static_assert(is_supported_slab_size(SlabBytes), "slabs are 64 or 128 bytes");
-  using slot_type = std::uint32_t;
-  static constexpr std::uint32_t slab_bytes = SlabBytes;
-  static constexpr std::uint32_t slab_words = SlabBytes / sizeof(std::uint32_t);
-  static constexpr std::uint32_t slots_per_slab = SlabBytes / sizeof(slot_type);
-  static constexpr std::uint32_t data_slots = slots_per_slab - 1;
-  static constexpr std::uint32_t link_slot = slots_per_slab - 1;
-  static constexpr bool has_values = false;
-  using hasher = universal_key_hash;
-  using key_equal = key_equal_to;
-  static constexpr slot_type empty_slot = empty_key;
+/// A slot of a 64 / 64 map: a 64-bit key word and a 64-bit value word, 16-byte aligned (one 16-byte
+/// vector load reads both). The 64-bit compare-and-swap covers the key word only, so:
+/// - an insertion swaps the key word from empty_key64 to pending_key64, writes the value word, and then
+///   publishes the key (release: the value is visible before the key). A reader that meets a pending
+///   slot treats it as not (yet) holding its key; a unique-key insertion reads the slab again until the
+///   slot is published (it may hold the same key: two insertions of one key must not both succeed);
+/// - an assignment writes the value word of a slot holding the key (an atomic store: finds see the old
+///   value or the new one, both held by the key);
+/// - an erasure swaps the key word to erased_key64, leaving the value word;
+/// - a link is swapped in the last slot's key word (low half: the next slab; high half all ones).
+/// A reader that may run beside writers and finds its key reads the value word again after a fence
+/// (the key was read first), so a found value is one the key held.
+struct alignas(16) key_value_pair64 {
+  std::uint64_t key;
+  std::uint64_t value;
+  WARPDEX_HOST_DEVICE friend constexpr bool operator==(const key_value_pair64& a, const key_value_pair64& b)
+  {
+    return a.key == b.key && a.value == b.value;
+  }
+};
 
-  WARPDEX_HOST_DEVICE static constexpr std::uint32_t key_of(slot_type slot) { return slot; }
+/// The slot layout of a 64 / 64 map (and multimap): 128-byte slabs of 8 pairs, 7 data pairs and a link.
+template <std::uint32_t SlabBytes>
+struct basic_map_slots<SlabBytes, std::uint64_t, std::uint64_t>
+    : slab_slots<std::uint64_t, key_value_pair64, SlabBytes, true, true> {
+  using slot_type = key_value_pair64;
+  using value_type = std::uint64_t;
+  static constexpr slot_type empty_slot = {empty_key64, ~std::uint64_t{0}};
+
+  WARPDEX_HOST_DEVICE static constexpr std::uint64_t key_of(const slot_type& slot) { return slot.key; }
+  WARPDEX_HOST_DEVICE static constexpr std::uint64_t value_of(const slot_type& slot) { return slot.value; }
+  WARPDEX_HOST_DEVICE static constexpr std::uint32_t link_of(const slot_type& slot)
+  {
+    return static_cast<std::uint32_t>(slot.key);
+  }
+  WARPDEX_HOST_DEVICE static constexpr slot_type make_slot(std::uint64_t key, std::uint64_t value)
+  {
+    return {key, value};
+  }
+  /// A link slot pointing at `next`: the key word's high half all ones, as a fresh slab's.
+  WARPDEX_HOST_DEVICE static constexpr slot_type make_link(std::uint32_t next)
+  {
+    return {(empty_key64 << 32) | next, ~std::uint64_t{0}};
+  }
+};
+
+/// The slot layout of a set of `Key` (32- or 64-bit) with slabs of `SlabBytes`: one key per slot.
+template <std::uint32_t SlabBytes, class Key = std::uint32_t>
+struct basic_set_slots : slab_slots<Key, Key, SlabBytes, false> {
+  using slot_type = Key;
+  using value_type = std::uint32_t;  ///< none: the batches' value arrays of a set are null
+  static constexpr slot_type empty_slot = key_encoding<Key>::empty;
+
+  WARPDEX_HOST_DEVICE static constexpr Key key_of(slot_type slot) { return slot; }
   WARPDEX_HOST_DEVICE static constexpr std::uint32_t value_of(slot_type) { return 0; }
-  WARPDEX_HOST_DEVICE static constexpr std::uint32_t link_of(slot_type slot) { return slot; }
-  WARPDEX_HOST_DEVICE static constexpr slot_type make_slot(std::uint32_t key, std::uint32_t) { return key; }
-  WARPDEX_HOST_DEVICE static constexpr slot_type make_link(std::uint32_t next) { return next; }
+  WARPDEX_HOST_DEVICE static constexpr std::uint32_t link_of(slot_type slot)
+  {
+    return static_cast<std::uint32_t>(slot);
+  }
+  WARPDEX_HOST_DEVICE static constexpr slot_type make_slot(Key key, std::uint32_t) { return key; }
+  /// A link slot pointing at `next` (a 64-bit slot's high half all ones, as a fresh slab's).
+  WARPDEX_HOST_DEVICE static constexpr slot_type make_link(std::uint32_t next)
+  {
+    return static_cast<Key>(key_encoding<Key>::empty ^ null_slab) | next;
+  }
 };
 
 /// The default layouts: 128-byte slabs.
 using map_slots = basic_map_slots<default_slab_bytes>;
 using set_slots = basic_set_slots<default_slab_bytes>;
+/// The 64-bit key layouts: a 64 / 64 map (and multimap), a set of 64-bit keys.
+using map64_slots = basic_map_slots<default_slab_bytes, std::uint64_t, std::uint64_t>;
+using set64_slots = basic_set_slots<default_slab_bytes, std::uint64_t>;
 
 /// The slots of `Layout` in a table with a user's hasher and key equality (hashers.hpp): the same
 /// layout and protocol; only the bucket of a key and the slot comparison change.
@@ -151,8 +270,9 @@ inline constexpr bool compares_key_bits = std::is_same_v<typename Slots::key_equ
 /// What one read of a slab showed about one key: which data slots hold it, which are empty, and
 /// the link to the next slab.
 struct slab_summary {
-  std::uint32_t match_slots = 0;  ///< bit s: data slot s holds the key
-  std::uint32_t empty_slots = 0;  ///< bit s: data slot s was never written
+  std::uint32_t match_slots = 0;    ///< bit s: data slot s holds the key
+  std::uint32_t empty_slots = 0;    ///< bit s: data slot s was never written
+  std::uint32_t pending_slots = 0;  ///< bit s: data slot s is being written (64 / 64 maps only)
   std::uint32_t next = null_slab;
 };
 
@@ -172,6 +292,7 @@ enum class step_kind : std::uint8_t {
   swap_slot,  ///< compare-and-swap data slot `slot` from what was read to `desired`; on failure reread
   follow,     ///< go on to slab `summary.next`
   append,     ///< the list ends here: allocate a slab and link it (or follow whoever linked first)
+  reread,     ///< a slot of the slab is being written and may hold the key: read the slab again
 };
 
 struct step {
@@ -233,6 +354,12 @@ WARPDEX_HOST_DEVICE inline step next_step(operation op, slab_summary summary, ke
 {
   const bool inserts = op == operation::insert || op == operation::insert_or_assign;
   if (mode == key_mode::duplicates && inserts) { summary.match_slots = 0; }
+  // A pending slot lies before every empty slot of its slab (its writer took the first empty one) and
+  // may be about to hold the key: a unique insertion waits for it rather than insert the key twice.
+  // Finds and erasures pass it: its insertion has not taken effect yet.
+  if (mode == key_mode::unique && inserts && summary.match_slots == 0 && summary.pending_slots != 0) {
+    return {step_kind::reread};
+  }
   return next_step(op, summary);
 }
 

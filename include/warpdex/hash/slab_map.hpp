@@ -1,14 +1,16 @@
 #pragma once
-/// @file `slab_map<Key, Value, Backend>`: a concurrent hash map of 32-bit keys and values in slab lists
-/// (the slab hash), unique-key mode.
+/// @file `slab_map<Key, Value, Backend>`: a concurrent hash map of 32-bit keys and values, or 64-bit keys
+/// and values, in slab lists (the slab hash), unique-key mode.
 ///
 /// B buckets, each the head of a list of slabs: 128 bytes holding 15 (key, value) pairs and a link, or
-/// with `SlabBytes = 64`, 7 pairs and a link. On the cuda backend tiles of lanes (4 by default, see
+/// with `SlabBytes = 64`, 7 pairs and a link; with 64-bit keys and values, 128 bytes holding 7 pairs and
+/// a link (slab_layout.hpp). On the cuda backend tiles of lanes (4 by default, see
 /// batch_options.hpp) run the operations, each lane reading its share of a slab and the tile deciding
 /// with ballots; the host backend runs the same protocol with one thread per operation. Insertions, assignments,
 /// erasures and finds run concurrently in one batch: see slab_table.hpp for exactly which outcomes a batch may show
 /// when several of its operations touch one key. Reserved keys: `hash::empty_key` and `hash::erased_key` (keys must be
-/// <= max_user_key); values are unrestricted. Every span passed to a member is in the backend's memory.
+/// <= max_user_key); of 64-bit keys, empty_key64, erased_key64 and pending_key64 (keys <= max_user_key64).
+/// Values are unrestricted. Every span passed to a member is in the backend's memory.
 ///
 /// Example:
 /// @code
@@ -26,15 +28,15 @@
 
 namespace warpdex::hash {
 
-/// `Hasher` and `KeyEqual` (hashers.hpp): the bucket hash and key equality, defaults universal_key_hash
-/// (seeded by the constructor) and key_equal_to. With the defaults the library holds the compiled table;
-/// with others, instantiate it once per backend (instantiate.hpp).
+/// `Key` and `Value`: both std::uint32_t, or both std::uint64_t (with 128-byte slabs).
+/// `Hasher` and `KeyEqual` (hashers.hpp): the bucket hash and key equality, defaults default_key_hash<Key>
+/// (universal_key_hash or mix64_key_hash, seeded by the constructor) and key_equal_to. With the defaults
+/// the library holds the compiled table; with others, instantiate it once per backend (instantiate.hpp).
 template <class Key, class Value, class Backend, std::uint32_t SlabBytes = default_slab_bytes,
-          class Hasher = universal_key_hash, class KeyEqual = key_equal_to>
-class slab_map : public detail::slab_table_base<slots_with<basic_map_slots<SlabBytes>, Hasher, KeyEqual>, Backend> {
-  static_assert(std::is_same_v<Key, std::uint32_t> && std::is_same_v<Value, std::uint32_t>,
-                "slab_map holds 32-bit keys and 32-bit values");
-  using base = detail::slab_table_base<slots_with<basic_map_slots<SlabBytes>, Hasher, KeyEqual>, Backend>;
+          class Hasher = default_key_hash<Key>, class KeyEqual = key_equal_to>
+class slab_map
+    : public detail::slab_table_base<slots_with<basic_map_slots<SlabBytes, Key, Value>, Hasher, KeyEqual>, Backend> {
+  using base = detail::slab_table_base<slots_with<basic_map_slots<SlabBytes, Key, Value>, Hasher, KeyEqual>, Backend>;
 
  public:
   using key_type = Key;

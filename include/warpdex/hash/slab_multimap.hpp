@@ -1,6 +1,7 @@
 #pragma once
 /// @file `slab_multimap<Key, Value, Backend>`: the slab hash in multimap mode, a concurrent hash map of
-/// 32-bit keys and values in which a key may hold any number of values (duplicate pairs included).
+/// 32-bit keys and values (or 64-bit keys and values) in which a key may hold any number of values (duplicate pairs
+/// included).
 ///
 /// The slabs, the buckets, the allocator and the protocol are slab_map's (slab_layout.hpp, with
 /// `key_mode::duplicates`): an insertion always adds its pair, into the first empty slot of its key's
@@ -41,8 +42,8 @@
 ///   list, not m. The statuses: finds see the instances before the batch; the first erasures in input
 ///   order report erased, those beyond the instances not_found; insertions report inserted, the last
 ///   ones in input order out_of_memory when no slab was free.
-/// Reserved keys (`hash::empty_key`, `hash::erased_key`) reject the whole batch with warpdex::error
-/// before anything changes; values are unrestricted. Every span is in the backend's memory.
+/// Reserved keys (`hash::empty_key`, `hash::erased_key`; of 64-bit keys those of slab_map) reject the whole batch with
+/// warpdex::error before anything changes; values are unrestricted. Every span is in the backend's memory.
 ///
 /// @code
 ///   using multimap = warpdex::hash::slab_multimap<std::uint32_t, std::uint32_t, warpdex::cuda>;
@@ -63,13 +64,12 @@ namespace warpdex::hash {
 
 /// `Hasher` and `KeyEqual`: as slab_map's (hashers.hpp, instantiate.hpp); with a KeyEqual of the user's,
 /// the instances of a key are the pairs whose keys are equal to it.
+/// `Key` and `Value`: both std::uint32_t, or both std::uint64_t (with 128-byte slabs), as slab_map's.
 template <class Key, class Value, class Backend, std::uint32_t SlabBytes = default_slab_bytes,
-          class Hasher = universal_key_hash, class KeyEqual = key_equal_to>
+          class Hasher = default_key_hash<Key>, class KeyEqual = key_equal_to>
 class slab_multimap
-    : public detail::slab_table_base<slots_with<basic_map_slots<SlabBytes>, Hasher, KeyEqual>, Backend> {
-  static_assert(std::is_same_v<Key, std::uint32_t> && std::is_same_v<Value, std::uint32_t>,
-                "slab_multimap holds 32-bit keys and 32-bit values");
-  using base = detail::slab_table_base<slots_with<basic_map_slots<SlabBytes>, Hasher, KeyEqual>, Backend>;
+    : public detail::slab_table_base<slots_with<basic_map_slots<SlabBytes, Key, Value>, Hasher, KeyEqual>, Backend> {
+  using base = detail::slab_table_base<slots_with<basic_map_slots<SlabBytes, Key, Value>, Hasher, KeyEqual>, Backend>;
 
  public:
   using key_type = Key;
@@ -135,7 +135,7 @@ class slab_multimap
   void erase_all(std::span<const Key> keys, std::span<operation_status> statuses)
   {
     this->check_output(keys.size(), statuses.size(), "erase_all", "statuses");
-    detail::walk_arguments walk = make_walk(detail::list_walk::erase_all, keys, "erase_all");
+    typename base::walk_arguments walk = make_walk(detail::list_walk::erase_all, keys, "erase_all");
     walk.statuses = statuses.data();
     run_walk(walk);
   }
@@ -157,7 +157,7 @@ class slab_multimap
   void count(std::span<const Key> keys, std::span<std::uint64_t> counts) const
   {
     this->check_output(keys.size(), counts.size(), "count", "counts");
-    detail::walk_arguments walk = make_walk(detail::list_walk::count, keys, "count");
+    typename base::walk_arguments walk = make_walk(detail::list_walk::count, keys, "count");
     walk.counts = counts.data();
     run_walk(walk);
   }
@@ -167,7 +167,7 @@ class slab_multimap
   std::uint64_t find_all_offsets(std::span<const Key> keys, std::span<std::uint64_t> offsets) const
   {
     check_offsets(keys.size(), offsets.size(), "find_all_offsets");
-    detail::walk_arguments walk = make_walk(detail::list_walk::count, keys, "find_all_offsets");
+    typename base::walk_arguments walk = make_walk(detail::list_walk::count, keys, "find_all_offsets");
     walk.counts = offsets.data();
     run_walk(walk);
     return detail::counts_to_offsets(this->backend(), offsets.data(), keys.size());
@@ -179,7 +179,7 @@ class slab_multimap
   void find_all(std::span<const Key> keys, std::span<const std::uint64_t> offsets, std::span<Value> values) const
   {
     check_offsets(keys.size(), offsets.size(), "find_all");
-    detail::walk_arguments walk = make_walk(detail::list_walk::fill, keys, "find_all");
+    typename base::walk_arguments walk = make_walk(detail::list_walk::fill, keys, "find_all");
     walk.offsets = offsets.data();
     walk.values_out = values.data();
     walk.values_capacity = values.size();
@@ -203,9 +203,9 @@ class slab_multimap
   }
 
   /// A walk over `keys`, checked against the input rules (throws before anything changes).
-  detail::walk_arguments make_walk(detail::list_walk kind, std::span<const Key> keys, const char* caller) const
+  typename base::walk_arguments make_walk(detail::list_walk kind, std::span<const Key> keys, const char* caller) const
   {
-    detail::walk_arguments walk;
+    typename base::walk_arguments walk;
     walk.kind = kind;
     walk.keys = keys.data();
     walk.count = keys.size();
@@ -213,7 +213,7 @@ class slab_multimap
     return walk;
   }
 
-  void run_walk(const detail::walk_arguments& walk) const
+  void run_walk(const typename base::walk_arguments& walk) const
   {
     if (walk.count > 0) { detail::walk_lists<typename base::slots_type>(this->backend(), this->view(), walk); }
   }

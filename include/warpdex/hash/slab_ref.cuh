@@ -1,6 +1,6 @@
 #pragma once
-/// @file Device-side refs of slab_map and slab_set (cuco style): non-owning views a user kernel calls to
-/// insert, find and erase, warp-cooperatively. CUDA-only.
+/// @file Device-side refs of slab_map and slab_set, of 32- or 64-bit keys (cuco style): non-owning views a user kernel
+/// calls to insert, find and erase, warp-cooperatively. CUDA-only.
 ///
 /// Every member is warp-collective: all 32 lanes of a warp call it together (converged), each with its
 /// own operation, and `active` false for lanes with nothing to do. Operations run from a work queue
@@ -47,6 +47,13 @@ __device__ __forceinline__ std::uint64_t load_slot(const std::uint64_t* slot)
 __device__ __forceinline__ std::uint32_t load_slot(const std::uint32_t* slot)
 {
   return __ldcg(reinterpret_cast<const unsigned int*>(slot));
+}
+/// A 64 / 64 pair in one 16-byte load. The key word is what the protocol decides on; a found value that
+/// must be one the key held is read again after a fence (reload_value).
+__device__ __forceinline__ key_value_pair64 load_slot(const key_value_pair64* slot)
+{
+  const ulonglong2 loaded = __ldcg(reinterpret_cast<const ulonglong2*>(slot));
+  return {loaded.x, loaded.y};
 }
 
 /// How a path reads slabs.
@@ -102,6 +109,10 @@ struct slot_vector<std::uint64_t, 2> {
   using type = ulonglong2;
 };
 template <>
+struct slot_vector<key_value_pair64, 1> {
+  using type = ulonglong2;
+};
+template <>
 struct slot_vector<std::uint32_t, 1> {
   using type = unsigned int;
 };
@@ -122,7 +133,9 @@ __device__ __forceinline__ void load_slots(const Slot* slots, Slot (&out)[Count]
   using vector = typename slot_vector<Slot, Count>::type;
   const auto* source = reinterpret_cast<const vector*>(slots);
   const vector loaded = Reads == slab_reads::read_only ? __ldg(source) : __ldcg(source);
-  if constexpr (Count == 4) {
+  if constexpr (std::is_same_v<Slot, key_value_pair64>) {
+    out[0] = {loaded.x, loaded.y};
+  } else if constexpr (Count == 4) {
     out[0] = loaded.x, out[1] = loaded.y, out[2] = loaded.z, out[3] = loaded.w;
   } else if constexpr (Count == 2) {
     out[0] = loaded.x, out[1] = loaded.y;
@@ -138,6 +151,67 @@ __device__ __forceinline__ std::uint64_t swap_slot(std::uint64_t* slot, std::uin
 __device__ __forceinline__ std::uint32_t swap_slot(std::uint32_t* slot, std::uint32_t expected, std::uint32_t desired)
 {
   return atomicCAS(reinterpret_cast<unsigned int*>(slot), expected, desired);
+}
+
+/// Swaps a data slot from `expected` (what a read showed) to `desired`, as the protocol writes it: an
+/// insertion into an empty slot, an assignment or an erasure; returns whether it took. A 64 / 64 pair
+/// (key_value_pair64) with 64-bit atomics: an insertion swaps the key word to pending_key64, writes the
+/// value, fences and publishes the key; an assignment (same key) exchanges the value word and always
+/// takes (finishes_after_failed_swap: it would finish anyway); an erasure swaps the key word.
+template <class Slots>
+__device__ __forceinline__ bool try_swap_slot(typename Slots::slot_type* slot,
+                                              const typename Slots::slot_type& expected,
+                                              const typename Slots::slot_type& desired)
+{
+  if constexpr (Slots::writes_value_apart) {
+    auto* key = reinterpret_cast<unsigned long long*>(&slot->key);
+    auto* value = reinterpret_cast<unsigned long long*>(&slot->value);
+    if (expected.key == desired.key) {
+      atomicExch(value, desired.value);
+      return true;
+    }
+    const bool inserts = expected.key == Slots::empty_key;
+    if (atomicCAS(key, expected.key, inserts ? pending_key64 : desired.key) != expected.key) { return false; }
+    if (inserts) {
+      __stcg(value, static_cast<unsigned long long>(desired.value));
+      __threadfence();  // the value is visible before the key that publishes it
+      atomicExch(key, desired.key);
+    }
+    return true;
+  } else {
+    return swap_slot(slot, expected, desired) == expected;
+  }
+}
+
+/// The value word of a pair whose key a coherent read matched, read again after a fence: the key was
+/// read first, so the value is one written while (or after) the key was published, one the key held.
+/// Other layouts read key and value in one word: the value read with the key is returned.
+template <class Slots>
+__device__ __forceinline__ typename Slots::value_type reload_value(const typename Slots::slot_type* slot,
+                                                                   const typename Slots::slot_type& seen)
+{
+  if constexpr (Slots::writes_value_apart) {
+    __threadfence();
+    return __ldcg(reinterpret_cast<const unsigned long long*>(&slot->value));
+  } else {
+    return Slots::value_of(seen);
+  }
+}
+
+/// Links slab `fresh` into `link_slot` (a list's last link) unless another warp linked first; returns
+/// the link now in place (`fresh` when this one took). One lane calls it.
+template <class Slots>
+__device__ __forceinline__ std::uint32_t link_fresh(typename Slots::slot_type* link_slot, std::uint32_t fresh)
+{
+  if constexpr (Slots::writes_value_apart) {
+    const unsigned long long none = Slots::make_link(null_slab).key;
+    const unsigned long long before =
+        atomicCAS(reinterpret_cast<unsigned long long*>(&link_slot->key), none, Slots::make_link(fresh).key);
+    return before == none ? fresh : static_cast<std::uint32_t>(before);
+  } else {
+    const typename Slots::slot_type before = swap_slot(link_slot, Slots::make_link(null_slab), Slots::make_link(fresh));
+    return before == Slots::make_link(null_slab) ? fresh : Slots::link_of(before);
+  }
 }
 
 /// Links a fresh slab from `allocator` after `slab`, the last of its list, and returns the slab that
@@ -156,10 +230,7 @@ __device__ typename Slots::slot_type* append_slab(const slab_table_view<Slots>& 
   __threadfence();  // the fresh slab is written before any warp can follow the link to it
   __syncwarp();
   std::uint32_t linked = fresh;
-  if (lane == Slots::link_slot) {
-    const slot_type before = swap_slot(slab + lane, Slots::make_link(null_slab), Slots::make_link(fresh));
-    if (Slots::link_of(before) != null_slab) { linked = Slots::link_of(before); }
-  }
+  if (lane == Slots::link_slot) { linked = link_fresh<Slots>(slab + lane, fresh); }
   linked = warp::shfl(linked, Slots::link_slot);
   if (linked != fresh && lane == 0) { allocator.free(fresh); }  // another warp linked first
   return table.pool.slab(linked);
@@ -171,6 +242,8 @@ template <class Slots>
 class slab_table_ref {
  public:
   using slot_type = typename Slots::slot_type;
+  using key_type = typename Slots::key_type;
+  using value_type = typename Slots::value_type;
   using allocator_type = slab_warp_allocator<slot_type, Slots::slab_bytes>;
 
   /// A ref to the table whose storage `view` describes (`map.view()` / `set.view()`).
@@ -188,8 +261,8 @@ class slab_table_ref {
   /// (with `allocator`; null: it reports out_of_memory). Returns this lane's status (not_found for
   /// inactive lanes). Keys must not be reserved. With `lane_ops::uniform`, every lane must pass the same `op`.
   template <unsigned TileLanes = detail::read_tile_lanes, detail::lane_ops Ops = detail::lane_ops::mixed>
-  __device__ operation_status apply(allocator_type* allocator, bool active, operation op, std::uint32_t key,
-                                    std::uint32_t value, std::uint32_t& value_out) const
+  __device__ operation_status apply(allocator_type* allocator, bool active, operation op, key_type key,
+                                    value_type value, value_type& value_out) const
   {
     bool needs_slab = false;
     operation_status status =
@@ -202,8 +275,8 @@ class slab_table_ref {
   /// when one of its insertions needs a slab: a warp that never appends keeps no allocator state in
   /// registers while its tiles run.
   template <unsigned TileLanes, detail::lane_ops Ops, class MakeAllocator>
-  __device__ operation_status apply_with(MakeAllocator&& make_allocator, bool active, operation op, std::uint32_t key,
-                                         std::uint32_t value, std::uint32_t& value_out) const
+  __device__ operation_status apply_with(MakeAllocator&& make_allocator, bool active, operation op, key_type key,
+                                         value_type value, value_type& value_out) const
   {
     bool needs_slab = false;
     operation_status status =
@@ -219,7 +292,7 @@ class slab_table_ref {
   /// the slabs are read through the non-coherent cache: only while no kernel writes the table.
   /// `TileLanes` (1, 4, 8, 16 or 32) lanes run each lookup together (tile_lanes).
   template <detail::slab_reads Reads = detail::slab_reads::coherent, unsigned TileLanes = detail::read_tile_lanes>
-  __device__ operation_status find(bool active, std::uint32_t key, std::uint32_t& value_out) const
+  __device__ operation_status find(bool active, key_type key, value_type& value_out) const
   {
     bool never_set = false;
     return apply_in_tiles<Reads, TileLanes, detail::lane_ops::uniform>(active, operation::find, key, 0, value_out,
@@ -227,26 +300,25 @@ class slab_table_ref {
   }
   /// Inserts each active lane's pair if its key is absent.
   template <unsigned TileLanes = detail::read_tile_lanes>
-  __device__ operation_status insert(allocator_type& allocator, bool active, std::uint32_t key,
-                                     std::uint32_t value = 0) const
+  __device__ operation_status insert(allocator_type& allocator, bool active, key_type key, value_type value = 0) const
   {
-    std::uint32_t unused = 0;
+    value_type unused = 0;
     return apply<TileLanes, detail::lane_ops::uniform>(&allocator, active, operation::insert, key, value, unused);
   }
   /// Inserts or replaces each active lane's pair.
   template <unsigned TileLanes = detail::read_tile_lanes>
-  __device__ operation_status insert_or_assign(allocator_type& allocator, bool active, std::uint32_t key,
-                                               std::uint32_t value = 0) const
+  __device__ operation_status insert_or_assign(allocator_type& allocator, bool active, key_type key,
+                                               value_type value = 0) const
   {
-    std::uint32_t unused = 0;
+    value_type unused = 0;
     return apply<TileLanes, detail::lane_ops::uniform>(&allocator, active, operation::insert_or_assign, key, value,
                                                        unused);
   }
   /// Erases each active lane's key if present; `TileLanes` lanes run each erasure together.
   template <unsigned TileLanes = detail::read_tile_lanes>
-  __device__ operation_status erase(bool active, std::uint32_t key) const
+  __device__ operation_status erase(bool active, key_type key) const
   {
-    std::uint32_t unused = 0;
+    value_type unused = 0;
     bool never_set = false;
     return apply_in_tiles<detail::slab_reads::coherent, TileLanes, detail::lane_ops::uniform>(
         active, operation::erase, key, 0, unused, never_set);
@@ -255,17 +327,17 @@ class slab_table_ref {
  private:
   /// The insertions whose lanes have `needs_slab` set run one at a time on the whole warp, which
   /// appends the slab they need; their `status` and `value_out` are replaced.
-  __device__ void append_in_warp(allocator_type* allocator, bool needs_slab, operation op, std::uint32_t key,
-                                 std::uint32_t value, operation_status& status, std::uint32_t& value_out) const
+  __device__ void append_in_warp(allocator_type* allocator, bool needs_slab, operation op, key_type key,
+                                 value_type value, operation_status& status, value_type& value_out) const
   {
     const unsigned lane = warp::lane_id();
     unsigned queue;
     while ((queue = warp::ballot(needs_slab)) != 0) {
       const int source = warp::ffs(queue) - 1;
       const auto source_op = static_cast<operation>(warp::shfl(static_cast<std::uint32_t>(op), source));
-      const std::uint32_t source_key = warp::shfl(key, source);
-      const std::uint32_t source_value = warp::shfl(value, source);
-      std::uint32_t found_value = 0;
+      const key_type source_key = warp::shfl(key, source);
+      const value_type source_value = warp::shfl(value, source);
+      value_type found_value = 0;
       const operation_status outcome =
           run_in_warp(allocator, source_op, source_key, source_value, table_.bucket_of(source_key), found_value);
       if (static_cast<int>(lane) == source) {
@@ -287,9 +359,8 @@ class slab_table_ref {
   /// of a full list changes nothing and sets `needs_slab` (its status is then meaningless): the caller
   /// runs it again on the whole warp, which can allocate. Warp-collective.
   template <detail::slab_reads Reads, unsigned TileLanes, detail::lane_ops Ops>
-  __device__ __forceinline__ operation_status apply_in_tiles(bool active, operation op, std::uint32_t key,
-                                                             std::uint32_t value, std::uint32_t& value_out,
-                                                             bool& needs_slab) const
+  __device__ __forceinline__ operation_status apply_in_tiles(bool active, operation op, key_type key, value_type value,
+                                                             value_type& value_out, bool& needs_slab) const
   {
     constexpr unsigned lane_slots = Slots::slots_per_slab > TileLanes ? Slots::slots_per_slab / TileLanes : 1;
     constexpr unsigned reading_lanes = Slots::slots_per_slab / lane_slots;
@@ -308,16 +379,17 @@ class slab_table_ref {
     bool busy = false;
     unsigned source = 0;
     operation current_op = op;
-    std::uint32_t current_key = 0, current_value = 0;
+    key_type current_key = 0;
+    value_type current_value = 0;
     slot_type* slab = nullptr;
     for (;;) {
       const unsigned waiting = tile.ballot(active);
       const bool starts = !busy && waiting != 0;
       if (starts) { source = lowest_set_bit(waiting); }
-      const std::uint32_t source_key = tile.shfl(key, source);
+      const key_type source_key = tile.shfl(key, source);
       const std::uint32_t source_bucket = tile.shfl(bucket, source);
       const std::uint32_t source_op = mixed ? tile.shfl(static_cast<std::uint32_t>(op), source) : 0U;
-      const std::uint32_t source_value = may_insert ? tile.shfl(value, source) : 0U;
+      const value_type source_value = may_insert ? tile.shfl(value, source) : value_type{0};
       if (starts) {
         busy = true;
         current_key = source_key;
@@ -329,6 +401,7 @@ class slab_table_ref {
       const bool inserts = current_op == operation::insert || current_op == operation::insert_or_assign;
       const bool matches_count = !inserts || table_.mode == key_mode::unique;
       unsigned first_match = no_slot, first_empty = no_slot;
+      bool holds_pending = false;
       slot_type matched = Slots::empty_slot, last = Slots::empty_slot;
       if (busy && reads) {
 #pragma unroll
@@ -338,13 +411,16 @@ class slab_table_ref {
 #pragma unroll
           for (unsigned index = 0; index < load_slots; ++index) {
             const unsigned slot = first_slot + load * load_slots + index;
-            const std::uint32_t seen_key = Slots::key_of(seen[index]);
+            const key_type seen_key = Slots::key_of(seen[index]);
             if (slot < Slots::data_slots && table_.holds(seen_key, current_key) && matches_count &&
                 first_match == no_slot) {
               first_match = slot;
               matched = seen[index];
             }
-            if (slot < Slots::data_slots && seen_key == empty_key && first_empty == no_slot) { first_empty = slot; }
+            if (slot < Slots::data_slots && seen_key == Slots::empty_key && first_empty == no_slot) {
+              first_empty = slot;
+            }
+            holds_pending = holds_pending || (slot < Slots::data_slots && Slots::is_pending(seen_key));
           }
           last = seen[load_slots - 1];
         }
@@ -355,6 +431,10 @@ class slab_table_ref {
       slab_summary summary;
       summary.match_slots = match_lanes != 0 ? 1U << (lowest_set_bit(match_lanes) * lane_slots) : 0U;
       summary.empty_slots = empty_lanes != 0 ? 1U << (lowest_set_bit(empty_lanes) * lane_slots) : 0U;
+      if constexpr (Slots::writes_value_apart) {
+        // Only a unique insertion looks at pending slots (next_step): which lane holds one does not matter.
+        summary.pending_slots = may_insert ? tile.ballot(inserts && holds_pending) : 0U;
+      }
       summary.next = tile.shfl(Slots::link_of(last), reading_lanes - 1);
       const step next = next_step(current_op, summary, table_.mode);
       const unsigned owner = next.slot / lane_slots;
@@ -365,12 +445,19 @@ class slab_table_ref {
         const slot_type expected = into_empty ? Slots::empty_slot : matched;
         const slot_type desired =
             next.desired_erases
-                ? Slots::make_slot(erased_key, Slots::value_of(matched))
+                ? Slots::make_slot(Slots::erased_key, Slots::value_of(matched))
                 : Slots::make_slot(table_.key_to_write(Slots::key_of(matched), current_key), current_value);
-        swapped = detail::swap_slot(slab + slot, expected, desired) == expected;
+        swapped = detail::try_swap_slot<Slots>(slab + slot, expected, desired);
       }
       const bool swap_took = may_swap && tile.ballot(swapped) != 0;
-      const std::uint32_t owner_value = tile.shfl(Slots::value_of(matched), owner);
+      value_type matched_value = Slots::value_of(matched);
+      if constexpr (Slots::writes_value_apart && Reads == detail::slab_reads::coherent) {
+        const bool reports_value = busy && next.kind == step_kind::finish && next.status == operation_status::found;
+        if (reports_value && tile.rank == owner) {
+          matched_value = detail::reload_value<Slots>(slab + first_match, matched);
+        }
+      }
+      const value_type owner_value = tile.shfl(matched_value, owner);
       if (!busy) { continue; }
       bool done = true;
       switch (next.kind) {
@@ -384,6 +471,9 @@ class slab_table_ref {
           done = false;
           break;
         case step_kind::append:
+          break;
+        case step_kind::reread:
+          done = false;  // a pending slot: read the slab again
           break;
       }
       if (!done) { continue; }
@@ -399,33 +489,38 @@ class slab_table_ref {
   }
 
   /// One operation, run by the whole warp: the protocol of slab_layout.hpp, one slab read per step.
-  __device__ operation_status run_in_warp(allocator_type* allocator, operation op, std::uint32_t key,
-                                          std::uint32_t value, std::uint32_t bucket, std::uint32_t& found_value) const
+  __device__ operation_status run_in_warp(allocator_type* allocator, operation op, key_type key, value_type value,
+                                          std::uint32_t bucket, value_type& found_value) const
   {
     const unsigned lane = warp::lane_id();
     const bool data_lane = lane < Slots::data_slots;
     slot_type* slab = table_.head(bucket);
     for (;;) {
       const slot_type seen = lane < Slots::slots_per_slab ? detail::load_slot(slab + lane) : Slots::empty_slot;
-      const std::uint32_t seen_key = Slots::key_of(seen);
+      const key_type seen_key = Slots::key_of(seen);
       slab_summary summary;
       summary.match_slots = warp::ballot(data_lane && table_.holds(seen_key, key));
-      summary.empty_slots = warp::ballot(data_lane && seen_key == empty_key);
+      summary.empty_slots = warp::ballot(data_lane && seen_key == Slots::empty_key);
+      if constexpr (Slots::writes_value_apart) {
+        summary.pending_slots = warp::ballot(data_lane && Slots::is_pending(seen_key));
+      }
       summary.next = warp::shfl(Slots::link_of(seen), Slots::link_slot);
       const step next = next_step(op, summary, table_.mode);
       switch (next.kind) {
         case step_kind::finish:
           if (next.status == operation_status::found) {
-            found_value = warp::shfl(Slots::value_of(seen), static_cast<int>(next.slot));
+            value_type value_seen = Slots::value_of(seen);
+            if (lane == next.slot) { value_seen = detail::reload_value<Slots>(slab + lane, seen); }
+            found_value = warp::shfl(value_seen, static_cast<int>(next.slot));
           }
           return next.status;
         case step_kind::swap_slot: {
           bool swapped = false;
           if (lane == next.slot) {
             const slot_type desired = next.desired_erases
-                                          ? Slots::make_slot(erased_key, Slots::value_of(seen))
+                                          ? Slots::make_slot(Slots::erased_key, Slots::value_of(seen))
                                           : Slots::make_slot(table_.key_to_write(Slots::key_of(seen), key), value);
-            swapped = detail::swap_slot(slab + lane, seen, desired) == seen;
+            swapped = detail::try_swap_slot<Slots>(slab + lane, seen, desired);
           }
           if (warp::shfl(swapped, static_cast<int>(next.slot)) || finishes_after_failed_swap(next)) {
             return next.status;
@@ -434,6 +529,8 @@ class slab_table_ref {
         }
         case step_kind::follow:
           slab = table_.pool.slab(summary.next);
+          break;
+        case step_kind::reread:
           break;
         case step_kind::append: {
           slot_type* const next_slab = allocator != nullptr ? detail::append_slab(table_, *allocator, slab) : nullptr;
@@ -453,5 +550,8 @@ class slab_table_ref {
 using slab_map_ref = slab_table_ref<map_slots>;
 /// The ref of a slab_set: `slab_set_ref ref(set.view())`.
 using slab_set_ref = slab_table_ref<set_slots>;
+/// The refs of a 64 / 64 slab_map (or slab_multimap) and of a slab_set of 64-bit keys.
+using slab_map64_ref = slab_table_ref<map64_slots>;
+using slab_set64_ref = slab_table_ref<set64_slots>;
 
 }  // namespace warpdex::hash

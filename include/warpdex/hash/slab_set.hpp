@@ -1,9 +1,11 @@
 #pragma once
-/// @file `slab_set<Key, Backend>`: a concurrent hash set of 32-bit keys in slab lists, unique-key mode.
+/// @file `slab_set<Key, Backend>`: a concurrent hash set of 32- or 64-bit keys in slab lists, unique-key mode.
 ///
-/// As slab_map (slab_map.hpp), with 31 keys and a link per 128-byte slab (15 and a link with `SlabBytes = 64`).
+/// As slab_map (slab_map.hpp), with 31 keys and a link per 128-byte slab (15 and a link with `SlabBytes = 64`);
+/// 64-bit keys: 15 keys and a link per 128-byte slab.
 /// Batch semantics: slab_table.hpp.
-/// Reserved keys: `hash::empty_key` and `hash::erased_key`. Every span is in the backend's memory.
+/// Reserved keys: `hash::empty_key` and `hash::erased_key`; of 64-bit keys, slab_map's. Every span is in the backend's
+/// memory.
 
 #include <warpdex/hash/slab_table.hpp>
 
@@ -13,12 +15,13 @@
 
 namespace warpdex::hash {
 
-/// `Hasher` and `KeyEqual`: as slab_map's (hashers.hpp, instantiate.hpp).
-template <class Key, class Backend, std::uint32_t SlabBytes = default_slab_bytes, class Hasher = universal_key_hash,
+/// `Key`: std::uint32_t, or std::uint64_t (with 128-byte slabs). `Hasher` and `KeyEqual`: as slab_map's
+/// (hashers.hpp, instantiate.hpp).
+template <class Key, class Backend, std::uint32_t SlabBytes = default_slab_bytes, class Hasher = default_key_hash<Key>,
           class KeyEqual = key_equal_to>
-class slab_set : public detail::slab_table_base<slots_with<basic_set_slots<SlabBytes>, Hasher, KeyEqual>, Backend> {
-  static_assert(std::is_same_v<Key, std::uint32_t>, "slab_set holds 32-bit keys");
-  using base = detail::slab_table_base<slots_with<basic_set_slots<SlabBytes>, Hasher, KeyEqual>, Backend>;
+class slab_set
+    : public detail::slab_table_base<slots_with<basic_set_slots<SlabBytes, Key>, Hasher, KeyEqual>, Backend> {
+  using base = detail::slab_table_base<slots_with<basic_set_slots<SlabBytes, Key>, Hasher, KeyEqual>, Backend>;
 
  public:
   using key_type = Key;
@@ -74,7 +77,7 @@ class slab_set : public detail::slab_table_base<slots_with<basic_set_slots<SlabB
   {
     this->check_output(keys.size(), operations.size(), "execute", "operations");
     this->check_output(keys.size(), statuses.size(), "execute", "statuses");
-    detail::batch_arguments batch = base::uniform_batch(operation::find, keys, {}, {}, statuses);
+    typename base::batch_arguments batch = base::uniform_batch(operation::find, keys, {}, {}, statuses);
     batch.operations = operations.data();
     this->run(batch, "execute", false);
   }

@@ -139,6 +139,8 @@ namespace detail {
 template <class Slots, class Backend>
 class slab_table_base {
   using slot_t = typename Slots::slot_type;
+  using key_t = typename Slots::key_type;
+  using value_t = typename Slots::value_type;
 
   /// The fewest slabs a growth adds: a few memory blocks, so a table that starts small reaches a large
   /// size in few super blocks.
@@ -167,6 +169,9 @@ class slab_table_base {
   /// The slab layout (slab_layout.hpp): a device ref of this table is `slab_table_ref<slots_type>`.
   using slots_type = Slots;
   using slot_type = typename Slots::slot_type;
+  /// One batch, and one batch of list walks, of this table (detail/slab_table.hpp).
+  using batch_arguments = detail::batch_arguments<Slots>;
+  using walk_arguments = detail::walk_arguments<Slots>;
   /// Bytes in one slab (128, or 64 with the smaller nodes).
   static constexpr std::uint32_t slab_bytes = Slots::slab_bytes;
 
@@ -231,9 +236,9 @@ class slab_table_base {
     table_storage fresh = make_storage(capacity);
     const std::uint64_t live = size();
     if (live > 0) {
-      auto keys = make_buffer<std::uint32_t>(backend_, live);
-      auto values = make_buffer<std::uint32_t>(backend_, Slots::has_values ? live : 0);
-      std::uint32_t* live_values = Slots::has_values ? values.data() : nullptr;
+      auto keys = make_buffer<key_t>(backend_, live);
+      auto values = make_buffer<value_t>(backend_, Slots::has_values ? live : 0);
+      value_t* live_values = Slots::has_values ? values.data() : nullptr;
       export_live<Slots>(backend_, storage_.view, keys.data(), live_values, live);
       batch_arguments batch;
       batch.uniform = operation::insert;
@@ -304,19 +309,16 @@ class slab_table_base {
   /// Removes each key that is present; `statuses[i]` receives erased or not_found. Keys in backend
   /// memory; a reserved key rejects the whole batch before anything changes. Repeated keys: one
   /// reports erased, the others not_found (see the batch semantics above).
-  void erase(std::span<const std::uint32_t> keys, std::span<operation_status> statuses)
+  void erase(std::span<const key_t> keys, std::span<operation_status> statuses)
   {
     check_output(keys.size(), statuses.size(), "erase", "statuses");
     run(uniform_batch(operation::erase, keys, {}, {}, statuses), "erase", false);
   }
   /// Removes each key that is present; absent keys are ignored.
-  void erase(std::span<const std::uint32_t> keys)
-  {
-    run(uniform_batch(operation::erase, keys, {}, {}, {}), "erase", false);
-  }
+  void erase(std::span<const key_t> keys) { run(uniform_batch(operation::erase, keys, {}, {}, {}), "erase", false); }
 
   /// found[i] = 1 when keys[i] is present, else 0. Spans in backend memory of equal size.
-  void contains(std::span<const std::uint32_t> keys, std::span<std::uint8_t> found) const
+  void contains(std::span<const key_t> keys, std::span<std::uint8_t> found) const
   {
     check_output(keys.size(), found.size(), "contains", "found");
     batch_arguments batch = uniform_batch(operation::find, keys, {}, {}, {});
@@ -327,8 +329,8 @@ class slab_table_base {
  protected:
   /// The mixed batch of the tables with values (slab_map::execute, slab_multimap::execute): checks the
   /// sizes, then runs it (input rules and growth as run).
-  void execute_pairs(std::span<const operation> operations, std::span<const std::uint32_t> keys,
-                     std::span<const std::uint32_t> values_in, std::span<std::uint32_t> values_out,
+  void execute_pairs(std::span<const operation> operations, std::span<const key_t> keys,
+                     std::span<const value_t> values_in, std::span<value_t> values_out,
                      std::span<operation_status> statuses)
   {
     check_output(keys.size(), operations.size(), "execute", "operations");
@@ -340,9 +342,8 @@ class slab_table_base {
     run(batch, "execute", false);
   }
 
-  [[nodiscard]] static batch_arguments uniform_batch(operation op, std::span<const std::uint32_t> keys,
-                                                     std::span<const std::uint32_t> values_in,
-                                                     std::span<std::uint32_t> values_out,
+  [[nodiscard]] static batch_arguments uniform_batch(operation op, std::span<const key_t> keys,
+                                                     std::span<const value_t> values_in, std::span<value_t> values_out,
                                                      std::span<operation_status> statuses)
   {
     batch_arguments batch;
@@ -501,8 +502,7 @@ class slab_table_base {
 
   /// Throws warpdex::error naming `caller` when a key is reserved or an operation code (when given) is
   /// out of range; reads nothing else and changes nothing.
-  void check_input(const std::uint32_t* keys, const operation* operations, std::uint64_t count,
-                   const std::string& caller) const
+  void check_input(const key_t* keys, const operation* operations, std::uint64_t count, const std::string& caller) const
   {
     const batch_violations violations =
         find_violations(backend_, keys, operations, count, unsupported_operations(mode_));
@@ -516,14 +516,15 @@ class slab_table_base {
     }
     if (violations.first_reserved_key < count) {
       throw_violation(caller, violations.first_reserved_key,
-                      "is a reserved key (empty_key or erased_key): keys must be <= " + std::to_string(max_user_key));
+                      std::string("is a reserved key (") + key_encoding<key_t>::reserved_names +
+                          "): keys must be <= " + std::to_string(Slots::max_user_key));
     }
   }
 
   /// Writes every live entry into the outputs (values_out null for sets), which hold `capacity`
   /// elements, and returns how many there are; throws warpdex::error naming `caller` when they do not fit.
-  std::uint64_t export_entries(std::uint32_t* keys_out, std::uint32_t* values_out, std::uint64_t capacity,
-                               const char* caller, const char* entries) const
+  std::uint64_t export_entries(key_t* keys_out, value_t* values_out, std::uint64_t capacity, const char* caller,
+                               const char* entries) const
   {
     const std::uint64_t count = export_live<Slots>(backend_, view(), keys_out, values_out, capacity);
     WARPDEX_EXPECTS(count <= capacity, name_ + "::" + caller + ": the table holds " + std::to_string(count) + " " +

@@ -164,10 +164,11 @@ WARPDEX_HOST_DEVICE constexpr operation_status pending_status(const combined_wri
 }
 
 /// The batch of one find per distinct key, a combined batch's first step on the table.
-inline batch_arguments group_finds(const std::uint32_t* keys, std::uint32_t* values_out, operation_status* statuses,
-                                   std::uint64_t groups, std::uint32_t tile_lanes)
+template <class Key, class Value>
+basic_batch_arguments<Key, Value> group_finds(const Key* keys, Value* values_out, operation_status* statuses,
+                                              std::uint64_t groups, std::uint32_t tile_lanes)
 {
-  batch_arguments finds;
+  basic_batch_arguments<Key, Value> finds;
   finds.uniform = operation::find;
   finds.keys = keys;
   finds.values_out = values_out;
@@ -179,10 +180,12 @@ inline batch_arguments group_finds(const std::uint32_t* keys, std::uint32_t* val
 
 /// The batch of the groups' writes: only those whose pending_status is out_of_memory run, and each
 /// reports its status in place.
-inline batch_arguments group_writes(const operation* operations, const std::uint32_t* keys, const std::uint32_t* values,
-                                    operation_status* statuses, std::uint64_t groups, std::uint32_t tile_lanes)
+template <class Key, class Value>
+basic_batch_arguments<Key, Value> group_writes(const operation* operations, const Key* keys, const Value* values,
+                                               operation_status* statuses, std::uint64_t groups,
+                                               std::uint32_t tile_lanes)
 {
-  batch_arguments writes;
+  basic_batch_arguments<Key, Value> writes;
   writes.operations = operations;
   writes.keys = keys;
   writes.values_in = values;
@@ -210,18 +213,19 @@ WARPDEX_HOST_DEVICE constexpr std::uint64_t sample_position(std::uint64_t i, std
 /// two elements share a key (the sum of the squared key frequencies). The pairs are counted in a
 /// linear-probing table of twice the sample's size (tens of microseconds for 4096 keys, where sorting
 /// them took over a hundred).
-inline double estimated_key_repeats(const std::vector<std::uint32_t>& sample, std::uint64_t count)
+template <class Key = std::uint32_t>
+double estimated_key_repeats(const std::vector<Key>& sample, std::uint64_t count)
 {
   if (sample.size() < 2) { return 0.0; }
   std::size_t slots = 2;
   while (slots < 2 * sample.size()) { slots *= 2; }
   struct slot {
-    std::uint32_t key = 0;
+    Key key = 0;
     std::uint32_t seen = 0;  ///< 0: empty
   };
   std::vector<slot> table(slots);
   double equal_pairs = 0;
-  for (const std::uint32_t key : sample) {
+  for (const Key key : sample) {
     std::size_t at = static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ULL) >> 32) & (slots - 1);
     while (table[at].seen != 0 && table[at].key != key) { at = (at + 1) & (slots - 1); }
     equal_pairs += table[at].seen;  // the new element pairs with each earlier one

@@ -17,6 +17,7 @@ namespace warpdex::hash::detail {
 template <class Slots>
 struct slab_table_view {
   using slot_type = typename Slots::slot_type;
+  using key_type = typename Slots::key_type;
   slot_type* heads = nullptr;  ///< bucket_count base slabs
   std::uint32_t bucket_count = 0;
   typename Slots::hasher hasher{};
@@ -28,11 +29,11 @@ struct slab_table_view {
   {
     return heads + static_cast<std::uint64_t>(bucket) * Slots::slots_per_slab;
   }
-  WARPDEX_HOST_DEVICE slot_type* head_of(std::uint32_t key) const { return head(bucket_of(key)); }
+  WARPDEX_HOST_DEVICE slot_type* head_of(key_type key) const { return head(bucket_of(key)); }
 
   /// hasher(key) mod bucket_count. With the default hasher, the universal hash of the table's seed
   /// into its buckets (equal to make_universal_hash(seed, bucket_count)(key) for every key, tested).
-  WARPDEX_HOST_DEVICE std::uint32_t bucket_of(std::uint32_t key) const
+  WARPDEX_HOST_DEVICE std::uint32_t bucket_of(key_type key) const
   {
     return static_cast<std::uint32_t>(hasher(key) % bucket_count);
   }
@@ -40,41 +41,42 @@ struct slab_table_view {
   /// Whether a slot holding `slot_key` holds `key` (a user key): key_equal on the keys a slot may
   /// hold, never on a reserved one. With the default equality, plain equality (a user key never
   /// equals a reserved one), so the default protocol compares exactly as before hashers were a parameter.
-  WARPDEX_HOST_DEVICE bool holds(std::uint32_t slot_key, std::uint32_t key) const
+  WARPDEX_HOST_DEVICE bool holds(key_type slot_key, key_type key) const
   {
     if constexpr (compares_key_bits<Slots>) {
       return slot_key == key;
     } else {
-      return !is_reserved_key(slot_key) && key_equal(slot_key, key);
+      return !Slots::is_reserved(slot_key) && key_equal(slot_key, key);
     }
   }
 
   /// The key an insertion or assignment of `key` writes into a slot that showed `slot_key`: `key` into
   /// an empty slot; an assignment keeps the stored key (equal to `key` under key_equal, and with the
   /// default equality the same bits, so the default protocol writes `key` as before).
-  WARPDEX_HOST_DEVICE std::uint32_t key_to_write(std::uint32_t slot_key, std::uint32_t key) const
+  WARPDEX_HOST_DEVICE key_type key_to_write(key_type slot_key, key_type key) const
   {
     if constexpr (compares_key_bits<Slots>) {
       return key;
     } else {
-      return is_reserved_key(slot_key) ? key : slot_key;
+      return Slots::is_reserved(slot_key) ? key : slot_key;
     }
   }
 };
 
 /// One batch: element i does operations[i] (or `uniform` when operations is null) on keys[i]. Outputs
-/// that are null are not written.
-struct batch_arguments {
+/// that are null are not written. `Key` and `Value`: the table's (Slots::key_type, Slots::value_type).
+template <class Key, class Value>
+struct basic_batch_arguments {
   const operation* operations = nullptr;
   operation uniform = operation::find;
-  const std::uint32_t* keys = nullptr;
-  const std::uint32_t* values_in = nullptr;  ///< insertions' values (null for sets)
-  std::uint32_t* values_out = nullptr;       ///< written for found finds only (and misses with write_misses)
+  const Key* keys = nullptr;
+  const Value* values_in = nullptr;  ///< insertions' values (null for sets)
+  Value* values_out = nullptr;       ///< written for found finds only (and misses with write_misses)
   operation_status* statuses = nullptr;
   std::uint8_t* found = nullptr;  ///< written for every element: 1 when the status is found, else 0
   /// With values_out: the elements whose status is not found get `miss_value` there (a find's default).
   bool write_misses = false;
-  std::uint32_t miss_value = 0;
+  Value miss_value = 0;
   std::uint64_t count = 0;
   std::uint32_t tile_lanes = 8;  ///< lanes per find or erasure on the cuda backend: 1, 4, 8, 16 or 32
   bool by_bucket = false;        ///< run the elements stably sorted by bucket (results still at their index)
@@ -82,6 +84,9 @@ struct batch_arguments {
   /// may alias `statuses`); the others are skipped and their outputs left as they are.
   const operation_status* retry = nullptr;
 };
+/// The batch of a table of `Slots`.
+template <class Slots>
+using batch_arguments = basic_batch_arguments<typename Slots::key_type, typename Slots::value_type>;
 
 /// What a walk over each query key's whole list does (the multimap's queries).
 enum class list_walk : std::uint8_t {
@@ -92,16 +97,20 @@ enum class list_walk : std::uint8_t {
 };
 
 /// One batch of list walks; arrays the walk does not use may be null.
-struct walk_arguments {
+template <class Key, class Value>
+struct basic_walk_arguments {
   list_walk kind = list_walk::count;
-  const std::uint32_t* keys = nullptr;
+  const Key* keys = nullptr;
   std::uint64_t count = 0;
   std::uint64_t* counts = nullptr;         ///< count: count elements
   const std::uint64_t* offsets = nullptr;  ///< fill: count + 1 elements
-  std::uint32_t* values_out = nullptr;     ///< fill
+  Value* values_out = nullptr;             ///< fill
   std::uint64_t values_capacity = 0;       ///< fill: elements of values_out
   operation_status* statuses = nullptr;    ///< erase_all
 };
+/// The walks of a table of `Slots`.
+template <class Slots>
+using walk_arguments = basic_walk_arguments<typename Slots::key_type, typename Slots::value_type>;
 
 /// Where a batch first breaks the input rules (the count when nowhere).
 struct batch_violations {
@@ -151,7 +160,7 @@ WARPDEX_HOST_DEVICE void compact_list(const slab_table_view<Slots>& table, std::
   for (;;) {
     for (std::uint32_t slot = 0; slot < Slots::data_slots; ++slot) {
       const slot_type entry = read_slab[slot];
-      if (is_reserved_key(Slots::key_of(entry))) { continue; }
+      if (Slots::is_reserved(Slots::key_of(entry))) { continue; }
       if (write_slot == Slots::data_slots) {
         write_slab = table.pool.slab(Slots::link_of(write_slab[Slots::link_slot]));
         write_slot = 0;
@@ -183,13 +192,14 @@ void initialize_bitmap(const Backend& backend, std::uint32_t* bitmap, std::uint6
 
 /// Checks keys (and operation codes: unknown ones, and those in `unsupported`, operation bits) against
 /// the input rules without changing anything.
-template <class Backend>
-batch_violations find_violations(const Backend& backend, const std::uint32_t* keys, const operation* operations,
+template <class Backend, class Key>
+batch_violations find_violations(const Backend& backend, const Key* keys, const operation* operations,
                                  std::uint64_t count, std::uint32_t unsupported);
 
 /// Runs a validated batch; returns how many elements ended out_of_memory.
 template <class Slots, class Backend>
-std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch);
+std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table,
+                            const batch_arguments<Slots>& batch);
 
 /// Runs a validated batch of a unique-key table by combining the operations on each key
 /// (slab_combine.hpp): one find of each distinct key, the statuses of each key's elements as one
@@ -198,12 +208,11 @@ std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>
 /// table meanwhile. O(n) besides the sort by key.
 template <class Slots, class Backend>
 std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slots>& table,
-                               const batch_arguments& batch);
+                               const batch_arguments<Slots>& batch);
 
 /// The keys at sample_position(i, count, samples) for i < min(count, samples), copied to the host.
-template <class Backend>
-std::vector<std::uint32_t> sample_keys(const Backend& backend, const std::uint32_t* keys, std::uint64_t count,
-                                       std::uint64_t samples);
+template <class Backend, class Key>
+std::vector<Key> sample_keys(const Backend& backend, const Key* keys, std::uint64_t count, std::uint64_t samples);
 
 template <class Slots, class Backend>
 chain_totals summarize_chains(const Backend& backend, const slab_table_view<Slots>& table);
@@ -211,12 +220,13 @@ chain_totals summarize_chains(const Backend& backend, const slab_table_view<Slot
 /// Writes every live key (and value) into the outputs, which hold `capacity` elements; returns how
 /// many there are (a count above `capacity` means only `capacity` were written).
 template <class Slots, class Backend>
-std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& table, std::uint32_t* keys_out,
-                          std::uint32_t* values_out, std::uint64_t capacity);
+std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& table,
+                          typename Slots::key_type* keys_out, typename Slots::value_type* values_out,
+                          std::uint64_t capacity);
 
 /// Runs one walk per query key over its whole list (keys already validated).
 template <class Slots, class Backend>
-void walk_lists(const Backend& backend, const slab_table_view<Slots>& table, const walk_arguments& walk);
+void walk_lists(const Backend& backend, const slab_table_view<Slots>& table, const walk_arguments<Slots>& walk);
 
 /// Turns counts[0, queries) into offsets[0, queries] in place (an exclusive scan; counts needs queries + 1
 /// elements, the last one is overwritten) and returns the total.

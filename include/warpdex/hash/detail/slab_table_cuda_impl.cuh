@@ -69,9 +69,9 @@ static __global__ void initialize_bitmap_kernel(std::uint32_t* bitmap, std::uint
   if (word < words) { bitmap[word] = initial_bitmap_word(word, slabs); }
 }
 
-static __global__ void find_violations_kernel(const std::uint32_t* keys, const operation* operations,
-                                              std::uint64_t count, std::uint32_t unsupported,
-                                              batch_violations* violations)
+template <class Key>
+__global__ void find_violations_kernel(const Key* keys, const operation* operations, std::uint64_t count,
+                                       std::uint32_t unsupported, batch_violations* violations)
 {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) { return; }
@@ -91,8 +91,9 @@ inline __device__ std::uint64_t element_at(const std::uint32_t* order, std::uint
 }
 
 /// Writes element i's outputs.
-inline __device__ void write_result(const batch_arguments& batch, std::uint64_t i, operation_status status,
-                                    std::uint32_t found_value)
+template <class Key, class Value>
+__device__ void write_result(const basic_batch_arguments<Key, Value>& batch, std::uint64_t i, operation_status status,
+                             Value found_value)
 {
   if (batch.values_out != nullptr) {
     if (status == operation_status::found) {
@@ -109,7 +110,7 @@ inline __device__ void write_result(const batch_arguments& batch, std::uint64_t 
 /// with its own allocator. `Ops`: uniform for insert and insert_or_assign batches, mixed otherwise.
 template <class Slots, unsigned TileLanes, lane_ops Ops>
 __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
-    execute_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order,
+    execute_batch_kernel(slab_table_view<Slots> table, batch_arguments<Slots> batch, const std::uint32_t* order,
                          std::uint64_t salt, unsigned long long* exhausted)
 {
   const slab_table_ref<Slots> ref(table);
@@ -118,9 +119,11 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const std::uint64_t i = in_batch ? element_at(order, position) : 0;
   const bool active = in_batch && (batch.retry == nullptr || batch.retry[i] == operation_status::out_of_memory);
   const operation op = active && batch.operations != nullptr ? batch.operations[i] : batch.uniform;
-  const std::uint32_t key = active ? batch.keys[i] : 0;
-  const std::uint32_t value = active && batch.values_in != nullptr ? batch.values_in[i] : 0;
-  std::uint32_t found_value = 0;
+  using key_type = typename Slots::key_type;
+  using value_type = typename Slots::value_type;
+  const key_type key = active ? batch.keys[i] : key_type{0};
+  const value_type value = active && batch.values_in != nullptr ? batch.values_in[i] : value_type{0};
+  value_type found_value = 0;
   const operation_status status = ref.template apply_with<TileLanes, Ops>([&] { return ref.make_allocator(salt); },
                                                                           active, op, key, value, found_value);
   const unsigned exhausted_lanes = warp::ballot(active && status == operation_status::out_of_memory);
@@ -132,35 +135,36 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
 /// non-coherent cache.
 template <class Slots, unsigned TileLanes>
 __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
-    find_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order)
+    find_batch_kernel(slab_table_view<Slots> table, batch_arguments<Slots> batch, const std::uint32_t* order)
 {
   const slab_table_ref<Slots> ref(table);
   const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool active = position < batch.count;
   const std::uint64_t i = active ? element_at(order, position) : 0;
-  std::uint32_t found_value = 0;
-  const operation_status status =
-      ref.template find<slab_reads::read_only, TileLanes>(active, active ? batch.keys[i] : 0, found_value);
+  typename Slots::value_type found_value = 0;
+  const operation_status status = ref.template find<slab_reads::read_only, TileLanes>(
+      active, active ? batch.keys[i] : typename Slots::key_type{0}, found_value);
   if (active) { write_result(batch, i, status, found_value); }
 }
 
 /// A batch of erasures only.
 template <class Slots, unsigned TileLanes>
 __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
-    erase_batch_kernel(slab_table_view<Slots> table, batch_arguments batch, const std::uint32_t* order)
+    erase_batch_kernel(slab_table_view<Slots> table, batch_arguments<Slots> batch, const std::uint32_t* order)
 {
   const slab_table_ref<Slots> ref(table);
   const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool active = position < batch.count;
   const std::uint64_t i = active ? element_at(order, position) : 0;
-  const operation_status status = ref.template erase<TileLanes>(active, active ? batch.keys[i] : 0);
-  if (active) { write_result(batch, i, status, 0); }
+  const operation_status status =
+      ref.template erase<TileLanes>(active, active ? batch.keys[i] : typename Slots::key_type{0});
+  if (active) { write_result(batch, i, status, typename Slots::value_type{0}); }
 }
 
 /// bucket_of(keys[i]) and i, the pairs the bucket order sorts.
 template <class Slots>
-__global__ void bucket_pairs_kernel(slab_table_view<Slots> table, const std::uint32_t* keys, std::uint64_t count,
-                                    std::uint32_t* buckets, std::uint32_t* indices)
+__global__ void bucket_pairs_kernel(slab_table_view<Slots> table, const typename Slots::key_type* keys,
+                                    std::uint64_t count, std::uint32_t* buckets, std::uint32_t* indices)
 {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) { return; }
@@ -172,7 +176,7 @@ __global__ void bucket_pairs_kernel(slab_table_view<Slots> table, const std::uin
 /// buffer when the batch runs in input order (as asked, or because it has more than 2^31 - 1 elements).
 template <class Slots, class Backend>
 buffer<std::uint32_t> bucket_order(const Backend& backend, const slab_table_view<Slots>& table,
-                                   const batch_arguments& batch)
+                                   const batch_arguments<Slots>& batch)
 {
   if (!batch.by_bucket || batch.count > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) { return {}; }
   const std::uint64_t count = batch.count;
@@ -200,7 +204,7 @@ buffer<std::uint32_t> bucket_order(const Backend& backend, const slab_table_view
 /// their own (they never allocate, and finds read through the non-coherent cache); any other batch
 /// counts its exhausted elements into `exhausted`.
 template <class Slots, unsigned TileLanes, class Backend>
-void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch,
+void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments<Slots>& batch,
                   const std::uint32_t* order, unsigned long long* exhausted)
 {
   const unsigned blocks = blocks_for(batch.count);
@@ -231,8 +235,8 @@ __device__ void walk_list(const slab_table_view<Slots>& table, std::uint32_t buc
   for (;;) {
     const auto slot = lane < Slots::slots_per_slab ? load_slot(slab + lane) : Slots::empty_slot;
     const bool data_lane = lane < Slots::data_slots;
-    visit(slab, slot, warp::ballot(data_lane && !is_reserved_key(Slots::key_of(slot))),
-          warp::ballot(data_lane && Slots::key_of(slot) == erased_key));
+    visit(slab, slot, warp::ballot(data_lane && !Slots::is_reserved(Slots::key_of(slot))),
+          warp::ballot(data_lane && Slots::key_of(slot) == Slots::erased_key));
     const std::uint32_t next = warp::shfl(Slots::link_of(slot), Slots::link_slot);
     if (next == null_slab) { return; }
     slab = table.pool.slab(next);
@@ -259,8 +263,9 @@ __global__ void summarize_kernel(slab_table_view<Slots> table, chain_totals* tot
 }
 
 template <class Slots>
-__global__ void export_kernel(slab_table_view<Slots> table, std::uint32_t* keys_out, std::uint32_t* values_out,
-                              std::uint64_t capacity, unsigned long long* written)
+__global__ void export_kernel(slab_table_view<Slots> table, typename Slots::key_type* keys_out,
+                              typename Slots::value_type* values_out, std::uint64_t capacity,
+                              unsigned long long* written)
 {
   const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
   if (bucket >= table.bucket_count) { return; }
@@ -280,12 +285,12 @@ __global__ void export_kernel(slab_table_view<Slots> table, std::uint32_t* keys_
 
 /// One warp per query walks its key's whole list (the multimap's count, fill and erase_all).
 template <class Slots>
-__global__ void walk_kernel(slab_table_view<Slots> table, walk_arguments walk)
+__global__ void walk_kernel(slab_table_view<Slots> table, walk_arguments<Slots> walk)
 {
   const std::uint64_t query = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
   if (query >= walk.count) { return; }
   const unsigned lane = warp::lane_id();
-  const std::uint32_t key = walk.keys[query];
+  const typename Slots::key_type key = walk.keys[query];
   const std::uint64_t begin = walk.kind == list_walk::fill ? walk.offsets[query] : 0;
   const std::uint64_t room = walk.kind == list_walk::fill ? walk.offsets[query + 1] - begin : 0;
   std::uint64_t instances = 0;
@@ -299,7 +304,7 @@ __global__ void walk_kernel(slab_table_view<Slots> table, walk_arguments walk)
     // A slot holding the key changes only by being erased: a failed swap means another erasure won.
     const bool counts =
         walk.kind != list_walk::erase_all ||
-        (match && swap_slot(slab + lane, slot, Slots::make_slot(erased_key, Slots::value_of(slot))) == slot);
+        (match && try_swap_slot<Slots>(slab + lane, slot, Slots::make_slot(Slots::erased_key, Slots::value_of(slot))));
     instances += warp::popc(warp::ballot(match && counts));
   });
   if (lane != 0) { return; }
@@ -321,8 +326,9 @@ __global__ void flush_kernel(slab_table_view<Slots> table)
 // ---- Combined batches (slab_combine.hpp): the elements sorted by key, a segmented scan of their
 // transitions, one find and at most one write per distinct key, and the outcomes fanned back out. ----
 
-static __global__ void sample_keys_kernel(const std::uint32_t* keys, std::uint64_t count, std::uint64_t samples,
-                                          std::uint32_t* sample, std::uint64_t taken)
+template <class Key>
+__global__ void sample_keys_kernel(const Key* keys, std::uint64_t count, std::uint64_t samples, Key* sample,
+                                   std::uint64_t taken)
 {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < taken) { sample[i] = keys[sample_position(i, count, samples)]; }
@@ -335,30 +341,34 @@ struct runs_this_attempt {
 };
 
 /// 1 where position i starts a run of equal sorted keys, else 0.
+template <class Key>
 struct starts_group {
-  const std::uint32_t* sorted_keys;
+  const Key* sorted_keys;
   __device__ std::uint32_t operator()(std::uint64_t i) const
   {
     return i == 0 || sorted_keys[i] != sorted_keys[i - 1] ? 1U : 0U;
   }
 };
 
+template <class Key>
 struct is_group_start {
-  const std::uint32_t* sorted_keys;
-  __device__ bool operator()(std::uint64_t i) const { return starts_group{sorted_keys}(i) != 0; }
+  const Key* sorted_keys;
+  __device__ bool operator()(std::uint64_t i) const { return starts_group<Key>{sorted_keys}(i) != 0; }
 };
 
 /// The operation and input value of batch element `element`.
+template <class Value>
 struct batch_element {
   const operation* operations;
   operation uniform;
-  const std::uint32_t* values_in;
+  const Value* values_in;
   __device__ operation op(std::uint32_t element) const { return operations != nullptr ? operations[element] : uniform; }
-  __device__ std::uint32_t value(std::uint32_t element) const { return values_in != nullptr ? values_in[element] : 0U; }
+  __device__ Value value(std::uint32_t element) const { return values_in != nullptr ? values_in[element] : Value{0}; }
 };
 
+template <class Value>
 struct transition_of_element {
-  batch_element elements;
+  batch_element<Value> elements;
   __device__ key_transition operator()(std::uint32_t element) const
   {
     return transition_of(elements.op(element), element);
@@ -379,9 +389,9 @@ struct plan_group_write {
   const key_transition* prefix;
   const key_transition* transitions;
   const operation_status* initial;
-  batch_element elements;
+  batch_element<typename Slots::value_type> elements;
   operation* write_operations;
-  std::uint32_t* write_values;
+  typename Slots::value_type* write_values;
   operation_status* write_statuses;
   __device__ void operator()(std::uint64_t group) const
   {
@@ -390,20 +400,21 @@ struct plan_group_write {
     const std::uint32_t final_target = after(then(prefix[last], transitions[last]), initial_target(present));
     const combined_write write = write_for(present, final_target, Slots::has_values);
     write_operations[group] = write.op;
-    write_values[group] = write.needed ? elements.value(write.element) : 0U;
+    write_values[group] = write.needed ? elements.value(write.element) : typename Slots::value_type{0};
     write_statuses[group] = pending_status(write);
   }
 };
 
 /// The outcome of the element at sorted position i: its group's sequential run, or, where the group's
 /// write found no slab, a run in which the key stays absent.
+template <class Value>
 struct combined_outcome {
   const std::uint32_t* order;
   const std::uint32_t* groups;  ///< 1-based group of each sorted position
   const key_transition* prefix;
   const operation_status* initial;
   const operation_status* write_statuses;
-  batch_element elements;
+  batch_element<Value> elements;
   struct result {
     std::uint32_t element;
     std::uint32_t target;  ///< the key's state before the element
@@ -421,17 +432,18 @@ struct combined_outcome {
   }
 };
 
+template <class Value>
 struct fan_out_outcome {
-  combined_outcome outcome;
-  const std::uint32_t* initial_values;
-  std::uint32_t* values_out;
+  combined_outcome<Value> outcome;
+  const Value* initial_values;
+  Value* values_out;
   operation_status* statuses;
   std::uint8_t* found;
   bool write_misses;
-  std::uint32_t miss_value;
+  Value miss_value;
   __device__ void operator()(std::uint64_t i) const
   {
-    const combined_outcome::result r = outcome(i);
+    const typename combined_outcome<Value>::result r = outcome(i);
     if (r.status == operation_status::found && values_out != nullptr) {
       values_out[r.element] = r.target == target_initial ? initial_values[r.group] : outcome.elements.value(r.target);
     } else if (write_misses && values_out != nullptr) {
@@ -442,8 +454,9 @@ struct fan_out_outcome {
   }
 };
 
+template <class Value>
 struct is_exhausted_outcome {
-  combined_outcome outcome;
+  combined_outcome<Value> outcome;
   __device__ std::uint64_t operator()(std::uint64_t i) const
   {
     return outcome(i).status == operation_status::out_of_memory ? 1U : 0U;
@@ -455,8 +468,9 @@ struct is_exhausted_outcome {
 constexpr std::uint64_t erase_unit = std::uint64_t{1} << 32;
 constexpr std::uint64_t insert_count_mask = erase_unit - 1;
 
+template <class Value>
 struct erase_insert_count {
-  batch_element elements;
+  batch_element<Value> elements;
   __device__ std::uint64_t operator()(std::uint32_t element) const
   {
     const operation op = elements.op(element);
@@ -489,7 +503,7 @@ struct group_totals {
 /// One warp per multimap group erases up to its erasures' count of its key's instances, the first in
 /// list order; erased[group] = how many it erased.
 template <class Slots>
-__global__ void erase_instances_kernel(slab_table_view<Slots> table, const std::uint32_t* group_keys,
+__global__ void erase_instances_kernel(slab_table_view<Slots> table, const typename Slots::key_type* group_keys,
                                        const std::uint64_t* totals, std::uint64_t groups, std::uint64_t* erased_out)
 {
   const std::uint64_t group = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
@@ -498,7 +512,7 @@ __global__ void erase_instances_kernel(slab_table_view<Slots> table, const std::
   const std::uint64_t limit = totals[group] / erase_unit;
   std::uint64_t erased = 0;
   if (limit > 0) {
-    const std::uint32_t key = group_keys[group];
+    const typename Slots::key_type key = group_keys[group];
     typename Slots::slot_type* slab = table.head_of(key);
     for (;;) {
       const auto seen = lane < Slots::slots_per_slab ? load_slot(slab + lane) : Slots::empty_slot;
@@ -506,7 +520,7 @@ __global__ void erase_instances_kernel(slab_table_view<Slots> table, const std::
       const unsigned matches = warp::ballot(match);
       const bool tries = match && static_cast<std::uint64_t>(warp::rank_in(matches)) < limit - erased;
       const bool won =
-          tries && swap_slot(slab + lane, seen, Slots::make_slot(erased_key, Slots::value_of(seen))) == seen;
+          tries && try_swap_slot<Slots>(slab + lane, seen, Slots::make_slot(Slots::erased_key, Slots::value_of(seen)));
       const unsigned tried = warp::ballot(tries);
       const unsigned wins = warp::ballot(won);
       erased += static_cast<std::uint64_t>(warp::popc(wins));
@@ -526,10 +540,11 @@ __global__ void erase_instances_kernel(slab_table_view<Slots> table, const std::
 /// loses its slot to another insertion, the pairs the warp placed after it in the same round are
 /// erased again (left as tombstones) and tried anew.
 template <class Slots>
-__global__ void append_instances_kernel(slab_table_view<Slots> table, const std::uint32_t* group_keys,
+__global__ void append_instances_kernel(slab_table_view<Slots> table, const typename Slots::key_type* group_keys,
                                         const std::uint64_t* totals, const std::uint64_t* insert_first,
-                                        const std::uint32_t* insert_elements, const std::uint32_t* values_in,
-                                        std::uint64_t groups, std::uint64_t salt, std::uint64_t* added_out)
+                                        const std::uint32_t* insert_elements,
+                                        const typename Slots::value_type* values_in, std::uint64_t groups,
+                                        std::uint64_t salt, std::uint64_t* added_out)
 {
   using slot_type = typename Slots::slot_type;
   const std::uint64_t group = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
@@ -540,22 +555,25 @@ __global__ void append_instances_kernel(slab_table_view<Slots> table, const std:
   if (total > 0) {
     const slab_table_ref<Slots> ref(table);
     auto allocator = ref.make_allocator(salt);
-    const std::uint32_t key = group_keys[group];
+    const typename Slots::key_type key = group_keys[group];
     const std::uint32_t* elements = insert_elements + insert_first[group];
     slot_type* slab = table.head_of(key);
     for (;;) {
       const slot_type seen = lane < Slots::slots_per_slab ? load_slot(slab + lane) : Slots::empty_slot;
-      const unsigned empties = warp::ballot(lane < Slots::data_slots && Slots::key_of(seen) == empty_key);
+      const unsigned empties = warp::ballot(lane < Slots::data_slots && Slots::key_of(seen) == Slots::empty_key);
       const auto rank = static_cast<std::uint64_t>(warp::rank_in(empties));
       const bool tries = (empties >> lane & 1U) != 0 && rank < total - added;
-      const slot_type pair =
-          tries ? Slots::make_slot(key, values_in != nullptr ? values_in[elements[added + rank]] : 0U) : seen;
-      const bool won = tries && swap_slot(slab + lane, seen, pair) == seen;
+      const slot_type pair = tries ? Slots::make_slot(key, values_in != nullptr ? values_in[elements[added + rank]]
+                                                                                : typename Slots::value_type{0})
+                                   : seen;
+      const bool won = tries && try_swap_slot<Slots>(slab + lane, seen, pair);
       const unsigned tried = warp::ballot(tries);
       const unsigned lost = tried & ~warp::ballot(won);
       if (lost != 0) {
         const auto kept = static_cast<std::uint64_t>(warp::popc(empties & ((1U << (warp::ffs(lost) - 1)) - 1U)));
-        if (won && rank > kept) { swap_slot(slab + lane, pair, Slots::make_slot(erased_key, Slots::value_of(pair))); }
+        if (won && rank > kept) {
+          try_swap_slot<Slots>(slab + lane, pair, Slots::make_slot(Slots::erased_key, Slots::value_of(pair)));
+        }
         added += kept;
         continue;  // read the slab again
       }
@@ -574,6 +592,7 @@ __global__ void append_instances_kernel(slab_table_view<Slots> table, const std:
 }
 
 /// The outcome of the multimap element at sorted position i (multiset_outcome).
+template <class Value>
 struct multiset_element_outcome {
   const std::uint32_t* order;
   const std::uint32_t* groups;  ///< 1-based group of each sorted position
@@ -581,7 +600,7 @@ struct multiset_element_outcome {
   const operation_status* initial;
   const std::uint64_t* erased;
   const std::uint64_t* added;
-  batch_element elements;
+  batch_element<Value> elements;
   __device__ operation_status operator()(std::uint64_t i) const
   {
     const std::uint32_t group = groups[i] - 1;
@@ -592,14 +611,15 @@ struct multiset_element_outcome {
   }
 };
 
+template <class Value>
 struct fan_out_multiset_outcome {
-  multiset_element_outcome outcome;
-  const std::uint32_t* initial_values;
-  std::uint32_t* values_out;
+  multiset_element_outcome<Value> outcome;
+  const Value* initial_values;
+  Value* values_out;
   operation_status* statuses;
   std::uint8_t* found;
   bool write_misses;
-  std::uint32_t miss_value;
+  Value miss_value;
   __device__ void operator()(std::uint64_t i) const
   {
     const operation_status status = outcome(i);
@@ -614,8 +634,9 @@ struct fan_out_multiset_outcome {
   }
 };
 
+template <class Value>
 struct is_exhausted_multiset_outcome {
-  multiset_element_outcome outcome;
+  multiset_element_outcome<Value> outcome;
   __device__ std::uint64_t operator()(std::uint64_t i) const
   {
     return outcome(i) == operation_status::out_of_memory ? 1U : 0U;
@@ -647,8 +668,8 @@ void initialize_bitmap(const Backend& backend, std::uint32_t* bitmap, std::uint6
   WARPDEX_CHECK_LAUNCH("initialize_bitmap_kernel");
 }
 
-template <class Backend>
-batch_violations find_violations(const Backend& backend, const std::uint32_t* keys, const operation* operations,
+template <class Backend, class Key>
+batch_violations find_violations(const Backend& backend, const Key* keys, const operation* operations,
                                  std::uint64_t count, std::uint32_t unsupported)
 {
   const batch_violations none{};
@@ -661,7 +682,8 @@ batch_violations find_violations(const Backend& backend, const std::uint32_t* ke
 }
 
 template <class Slots, class Backend>
-std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch)
+std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table,
+                            const batch_arguments<Slots>& batch)
 {
   const buffer<std::uint32_t> order_buffer = bucket_order(backend, table, batch);
   const std::uint32_t* order = order_buffer.size() > 0 ? order_buffer.data() : nullptr;
@@ -694,13 +716,12 @@ std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>
   return never_allocates ? 0 : copy_to_host(exhausted);
 }
 
-template <class Backend>
-std::vector<std::uint32_t> sample_keys(const Backend& backend, const std::uint32_t* keys, std::uint64_t count,
-                                       std::uint64_t samples)
+template <class Backend, class Key>
+std::vector<Key> sample_keys(const Backend& backend, const Key* keys, std::uint64_t count, std::uint64_t samples)
 {
   const std::uint64_t taken = std::min(count, samples);
   if (taken == 0) { return {}; }
-  auto sample = make_buffer<std::uint32_t>(backend, taken);
+  auto sample = make_buffer<Key>(backend, taken);
   sample_keys_kernel<<<blocks_for(taken), block_threads, 0, backend.stream>>>(keys, count, samples, sample.data(),
                                                                               taken);
   WARPDEX_CHECK_LAUNCH("sample_keys_kernel");
@@ -709,8 +730,11 @@ std::vector<std::uint32_t> sample_keys(const Backend& backend, const std::uint32
 
 template <class Slots, class Backend>
 std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slots>& table,
-                               const batch_arguments& batch)
+                               const batch_arguments<Slots>& batch)
 {
+  using key_type = typename Slots::key_type;
+  using value_type = typename Slots::value_type;
+  constexpr int key_bits = 8 * sizeof(key_type);
   // CUB's radix sort counts its items in an int: a larger batch runs uncombined (still correct).
   if (batch.count > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
     return execute_batch<Slots>(backend, table, batch);
@@ -731,46 +755,49 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
     thrust::sequence(on, elements.data(), elements.data() + count);
   }
   if (count == 0) { return 0; }
-  auto element_keys = make_buffer<std::uint32_t>(backend, count);
+  auto element_keys = make_buffer<key_type>(backend, count);
   thrust::gather(on, elements.data(), elements.data() + count, batch.keys, element_keys.data());
 
   // Sorted by key, each key's elements in input order (a stable radix sort).
-  auto sorted_keys = make_buffer<std::uint32_t>(backend, count);
+  auto sorted_keys = make_buffer<key_type>(backend, count);
   auto order = make_buffer<std::uint32_t>(backend, count);
   const auto items = static_cast<int>(count);
   std::size_t temporary_bytes = 0;
   WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temporary_bytes, element_keys.data(), sorted_keys.data(),
-                                                   elements.data(), order.data(), items, 0, 32, backend.stream));
+                                                   elements.data(), order.data(), items, 0, key_bits, backend.stream));
   auto temporary = make_buffer<std::byte>(backend, temporary_bytes);
   WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temporary.data(), temporary_bytes, element_keys.data(),
-                                                   sorted_keys.data(), elements.data(), order.data(), items, 0, 32,
-                                                   backend.stream));
+                                                   sorted_keys.data(), elements.data(), order.data(), items, 0,
+                                                   key_bits, backend.stream));
 
   // Groups of equal keys: the 1-based group of each position, the first position of each group.
   auto groups = make_buffer<std::uint32_t>(backend, count);
-  thrust::transform(on, first_position, first_position + count, groups.data(), starts_group{sorted_keys.data()});
+  thrust::transform(on, first_position, first_position + count, groups.data(),
+                    starts_group<key_type>{sorted_keys.data()});
   thrust::inclusive_scan(on, groups.data(), groups.data() + count, groups.data());
   const std::uint64_t group_count = warpdex::detail::read_back(backend, groups.data() + count - 1);
   auto group_first = make_buffer<std::uint64_t>(backend, group_count + 1);
-  thrust::copy_if(on, first_position, first_position + count, group_first.data(), is_group_start{sorted_keys.data()});
+  thrust::copy_if(on, first_position, first_position + count, group_first.data(),
+                  is_group_start<key_type>{sorted_keys.data()});
   thrust::fill_n(on, group_first.data() + group_count, 1, count);
-  auto group_keys = make_buffer<std::uint32_t>(backend, group_count);
+  auto group_keys = make_buffer<key_type>(backend, group_count);
   thrust::gather(on, group_first.data(), group_first.data() + group_count, sorted_keys.data(), group_keys.data());
 
   // One find per distinct key: its state before the batch.
   auto initial = make_buffer<operation_status>(backend, group_count);
-  auto initial_values = make_buffer<std::uint32_t>(backend, Slots::has_values ? group_count : 0);
+  auto initial_values = make_buffer<value_type>(backend, Slots::has_values ? group_count : 0);
   execute_batch<Slots>(backend, table,
                        group_finds(group_keys.data(), Slots::has_values ? initial_values.data() : nullptr,
                                    initial.data(), group_count, batch.tile_lanes));
 
-  const batch_element elements_in{batch.operations, batch.uniform, batch.values_in};
+  const batch_element<value_type> elements_in{batch.operations, batch.uniform, batch.values_in};
   if (table.mode == key_mode::duplicates) {
     // A multimap (multiset_outcome): each group's erasures and insertions counted and ranked, one
     // erasing walk and one appending walk per group, then every element's outcome.
     auto counts = make_buffer<std::uint64_t>(backend, count);
     auto ranks = make_buffer<std::uint64_t>(backend, count);
-    thrust::transform(on, order.data(), order.data() + count, counts.data(), erase_insert_count{elements_in});
+    thrust::transform(on, order.data(), order.data() + count, counts.data(),
+                      erase_insert_count<value_type>{elements_in});
     thrust::exclusive_scan_by_key(on, groups.data(), groups.data() + count, counts.data(), ranks.data(),
                                   std::uint64_t{0});
     auto totals = make_buffer<std::uint64_t>(backend, group_count);
@@ -792,25 +819,28 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
         table, group_keys.data(), totals.data(), insert_first.data(), insert_elements.data(), batch.values_in,
         group_count, next_launch_salt(), added.data());
     WARPDEX_CHECK_LAUNCH("append_instances_kernel");
-    const multiset_element_outcome outcome{order.data(),  groups.data(), ranks.data(), initial.data(),
-                                           erased.data(), added.data(),  elements_in};
-    thrust::for_each(on, first_position, first_position + count,
-                     fan_out_multiset_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses,
-                                              batch.found, batch.write_misses, batch.miss_value});
-    return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_multiset_outcome{outcome},
-                                    std::uint64_t{0}, thrust::plus<std::uint64_t>());
+    const multiset_element_outcome<value_type> outcome{order.data(),  groups.data(), ranks.data(), initial.data(),
+                                                       erased.data(), added.data(),  elements_in};
+    thrust::for_each(
+        on, first_position, first_position + count,
+        fan_out_multiset_outcome<value_type>{outcome, initial_values.data(), batch.values_out, batch.statuses,
+                                             batch.found, batch.write_misses, batch.miss_value});
+    return thrust::transform_reduce(on, first_position, first_position + count,
+                                    is_exhausted_multiset_outcome<value_type>{outcome}, std::uint64_t{0},
+                                    thrust::plus<std::uint64_t>());
   }
 
   // Each element's transition, and the run of those before it in its group.
   auto transitions = make_buffer<key_transition>(backend, count);
   auto prefix = make_buffer<key_transition>(backend, count);
-  thrust::transform(on, order.data(), order.data() + count, transitions.data(), transition_of_element{elements_in});
+  thrust::transform(on, order.data(), order.data() + count, transitions.data(),
+                    transition_of_element<value_type>{elements_in});
   thrust::exclusive_scan_by_key(on, groups.data(), groups.data() + count, transitions.data(), prefix.data(),
                                 unchanged_transition(), thrust::equal_to<std::uint32_t>(), compose_transitions{});
 
   // One write per group that changes its key.
   auto write_operations = make_buffer<operation>(backend, group_count);
-  auto write_values = make_buffer<std::uint32_t>(backend, group_count);
+  auto write_values = make_buffer<value_type>(backend, group_count);
   auto write_statuses = make_buffer<operation_status>(backend, group_count);
   thrust::for_each(
       on, first_position, first_position + group_count,
@@ -821,12 +851,12 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
                                     write_statuses.data(), group_count, batch.tile_lanes));
 
   // Every element's outcome at its own index.
-  const combined_outcome outcome{order.data(),   groups.data(),         prefix.data(),
-                                 initial.data(), write_statuses.data(), elements_in};
+  const combined_outcome<value_type> outcome{order.data(),   groups.data(),         prefix.data(),
+                                             initial.data(), write_statuses.data(), elements_in};
   thrust::for_each(on, first_position, first_position + count,
-                   fan_out_outcome{outcome, initial_values.data(), batch.values_out, batch.statuses, batch.found,
-                                   batch.write_misses, batch.miss_value});
-  return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_outcome{outcome},
+                   fan_out_outcome<value_type>{outcome, initial_values.data(), batch.values_out, batch.statuses,
+                                               batch.found, batch.write_misses, batch.miss_value});
+  return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_outcome<value_type>{outcome},
                                   std::uint64_t{0}, thrust::plus<std::uint64_t>());
 }
 
@@ -843,8 +873,9 @@ chain_totals summarize_chains(const Backend& backend, const slab_table_view<Slot
 }
 
 template <class Slots, class Backend>
-std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& table, std::uint32_t* keys_out,
-                          std::uint32_t* values_out, std::uint64_t capacity)
+std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& table,
+                          typename Slots::key_type* keys_out, typename Slots::value_type* values_out,
+                          std::uint64_t capacity)
 {
   auto written = make_buffer<unsigned long long>(backend, 1);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(written.data(), 0, written.size_bytes(), backend.stream));
@@ -856,7 +887,7 @@ std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& 
 }
 
 template <class Slots, class Backend>
-void walk_lists(const Backend& backend, const slab_table_view<Slots>& table, const walk_arguments& walk)
+void walk_lists(const Backend& backend, const slab_table_view<Slots>& table, const walk_arguments<Slots>& walk)
 {
   walk_kernel<Slots><<<blocks_for(walk.count * warp::size), block_threads, 0, backend.stream>>>(table, walk);
   WARPDEX_CHECK_LAUNCH("walk_kernel");

@@ -84,19 +84,87 @@ class host_slab_allocator {
 
 template <class Slots>
 using slot_t = typename Slots::slot_type;
+template <class Slots>
+using key_t = typename Slots::key_type;
+template <class Slots>
+using value_t = typename Slots::value_type;
+
+/// Reads a slot: one atomic word, or a 64 / 64 pair's key word (acquire) and then its value word, so
+/// the value of a published key is the one written before it (key_value_pair64).
+template <class Slots>
+slot_t<Slots> load_slot(slot_t<Slots>& slot)
+{
+  if constexpr (Slots::writes_value_apart) {
+    const std::uint64_t key = load(slot.key);
+    return {key, std::atomic_ref<std::uint64_t>(slot.value).load(std::memory_order_relaxed)};
+  } else {
+    return load(slot);
+  }
+}
+
+/// Swaps a data slot from `expected` (what a read showed) to `desired`, as the protocol writes it: an
+/// insertion into an empty slot, an assignment or an erasure. Returns whether it took; when not,
+/// `expected` receives what the slot holds. A 64 / 64 pair (key_value_pair64): an insertion holds the
+/// slot with pending_key64 while it writes the value and then publishes the key; an assignment (same
+/// key) stores the value word and always takes (finishes_after_failed_swap: it would finish anyway); an
+/// erasure swaps the key word.
+template <class Slots>
+bool swap_slot(slot_t<Slots>& slot, slot_t<Slots>& expected, const slot_t<Slots>& desired)
+{
+  if constexpr (Slots::writes_value_apart) {
+    std::atomic_ref<std::uint64_t> key(slot.key);
+    std::atomic_ref<std::uint64_t> value(slot.value);
+    if (expected.key == desired.key) {
+      value.store(desired.value, std::memory_order_release);
+      return true;
+    }
+    const bool inserts = expected.key == Slots::empty_key;
+    std::uint64_t seen = expected.key;
+    if (!key.compare_exchange_strong(seen, inserts ? pending_key64 : desired.key, std::memory_order_acq_rel)) {
+      expected = {seen, value.load(std::memory_order_relaxed)};
+      return false;
+    }
+    if (inserts) {
+      value.store(desired.value, std::memory_order_relaxed);
+      key.store(desired.key, std::memory_order_release);
+    }
+    return true;
+  } else {
+    return std::atomic_ref<slot_t<Slots>>(slot).compare_exchange_strong(expected, desired, std::memory_order_acq_rel);
+  }
+}
+
+/// Links slab `fresh` into `link_slot` (a list's last link) unless another thread linked first; returns
+/// the link now in place (`fresh` when this one took).
+template <class Slots>
+std::uint32_t link_fresh(slot_t<Slots>& link_slot, std::uint32_t fresh)
+{
+  if constexpr (Slots::writes_value_apart) {
+    std::uint64_t expected = Slots::make_link(null_slab).key;
+    const bool linked = std::atomic_ref<std::uint64_t>(link_slot.key)
+                            .compare_exchange_strong(expected, Slots::make_link(fresh).key, std::memory_order_acq_rel);
+    return linked ? fresh : Slots::link_of({expected, 0});
+  } else {
+    slot_t<Slots> expected = Slots::make_link(null_slab);
+    const bool linked = std::atomic_ref<slot_t<Slots>>(link_slot).compare_exchange_strong(
+        expected, Slots::make_link(fresh), std::memory_order_acq_rel);
+    return linked ? fresh : Slots::link_of(expected);
+  }
+}
 
 /// Reads a slab's data slots into `seen` and summarizes them for `key`.
 template <class Slots>
-slab_summary read_slab(const slab_table_view<Slots>& table, slot_t<Slots>* slab, std::uint32_t key, slot_t<Slots>* seen)
+slab_summary read_slab(const slab_table_view<Slots>& table, slot_t<Slots>* slab, key_t<Slots> key, slot_t<Slots>* seen)
 {
   slab_summary summary;
   for (std::uint32_t slot = 0; slot < Slots::data_slots; ++slot) {
-    seen[slot] = load(slab[slot]);
-    const std::uint32_t slot_key = Slots::key_of(seen[slot]);
+    seen[slot] = load_slot<Slots>(slab[slot]);
+    const key_t<Slots> slot_key = Slots::key_of(seen[slot]);
     summary.match_slots |= static_cast<std::uint32_t>(table.holds(slot_key, key)) << slot;
-    summary.empty_slots |= static_cast<std::uint32_t>(slot_key == empty_key) << slot;
+    summary.empty_slots |= static_cast<std::uint32_t>(slot_key == Slots::empty_key) << slot;
+    summary.pending_slots |= static_cast<std::uint32_t>(Slots::is_pending(slot_key)) << slot;
   }
-  summary.next = Slots::link_of(load(slab[Slots::link_slot]));
+  summary.next = Slots::link_of(load_slot<Slots>(slab[Slots::link_slot]));
   return summary;
 }
 
@@ -104,7 +172,12 @@ template <class Slots>
 void make_fresh(slot_t<Slots>* slab)
 {
   for (std::uint32_t slot = 0; slot < Slots::slots_per_slab; ++slot) {
-    std::atomic_ref<slot_t<Slots>>(slab[slot]).store(Slots::empty_slot, std::memory_order_relaxed);
+    if constexpr (Slots::writes_value_apart) {
+      std::atomic_ref<std::uint64_t>(slab[slot].key).store(Slots::empty_slot.key, std::memory_order_relaxed);
+      std::atomic_ref<std::uint64_t>(slab[slot].value).store(Slots::empty_slot.value, std::memory_order_relaxed);
+    } else {
+      std::atomic_ref<slot_t<Slots>>(slab[slot]).store(Slots::empty_slot, std::memory_order_relaxed);
+    }
   }
 }
 
@@ -115,23 +188,18 @@ template <class Slots>
 slot_t<Slots>* append_slab(const slab_table_view<Slots>& table,
                            host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, slot_t<Slots>* slab)
 {
-  using slot_type = slot_t<Slots>;
   const std::uint32_t fresh = allocator.allocate();
   if (fresh == null_slab) { return nullptr; }
   make_fresh<Slots>(table.pool.slab(fresh));
-  slot_type link = Slots::make_link(null_slab);
-  if (std::atomic_ref<slot_type>(slab[Slots::link_slot])
-          .compare_exchange_strong(link, Slots::make_link(fresh), std::memory_order_acq_rel)) {
-    return table.pool.slab(fresh);
-  }
-  allocator.free(fresh);
-  return table.pool.slab(Slots::link_of(link));
+  const std::uint32_t linked = link_fresh<Slots>(slab[Slots::link_slot], fresh);
+  if (linked != fresh) { allocator.free(fresh); }
+  return table.pool.slab(linked);
 }
 
 template <class Slots>
 operation_status run_operation(const slab_table_view<Slots>& table,
                                host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, operation op,
-                               std::uint32_t key, std::uint32_t value, std::uint32_t& value_out)
+                               key_t<Slots> key, value_t<Slots> value, value_t<Slots>& value_out)
 {
   using slot_type = slot_t<Slots>;
   slot_type* slab = table.head_of(key);
@@ -145,13 +213,10 @@ operation_status run_operation(const slab_table_view<Slots>& table,
         return next.status;
       case step_kind::swap_slot: {
         const slot_type desired =
-            next.desired_erases ? Slots::make_slot(erased_key, Slots::value_of(seen[next.slot]))
+            next.desired_erases ? Slots::make_slot(Slots::erased_key, Slots::value_of(seen[next.slot]))
                                 : Slots::make_slot(table.key_to_write(Slots::key_of(seen[next.slot]), key), value);
         slot_type expected = seen[next.slot];
-        if (std::atomic_ref<slot_type>(slab[next.slot])
-                .compare_exchange_strong(expected, desired, std::memory_order_acq_rel)) {
-          return next.status;
-        }
+        if (swap_slot<Slots>(slab[next.slot], expected, desired)) { return next.status; }
         if (finishes_after_failed_swap(next)) { return next.status; }
         break;  // the slot changed under us: read the slab again
       }
@@ -161,6 +226,8 @@ operation_status run_operation(const slab_table_view<Slots>& table,
       case step_kind::append:
         slab = append_slab(table, allocator, slab);
         if (slab == nullptr) { return operation_status::out_of_memory; }
+        break;
+      case step_kind::reread:
         break;
     }
   }
@@ -184,43 +251,45 @@ inline std::int64_t signed_count(std::uint64_t count)
   return static_cast<std::int64_t>(count);
 }
 
-// ---- Combined batches (slab_combine.hpp): (key, element) pairs packed key << 32 | element. ----
+// ---- Combined batches (slab_combine.hpp): (key, element) pairs sorted by key. ----
 
-constexpr unsigned element_bits = 32;
 /// Groups a thread takes at a time: groups are mostly short, but one may hold most of the batch.
 constexpr int combined_groups_per_task = 256;
 
-inline std::uint32_t key_of_pair(std::uint64_t pair)
-{
-  return static_cast<std::uint32_t>(pair >> element_bits);
-}
-inline std::uint32_t element_of_pair(std::uint64_t pair)
-{
-  return static_cast<std::uint32_t>(pair);
-}
+/// One element of a combined batch and its key.
+template <class Key>
+struct keyed_element {
+  Key key;
+  std::uint32_t element;
+};
 
-/// Sorts packed pairs by key, keeping the element order within a key: an LSD radix sort over the key's
-/// 32 bits in digits of 11 bits (three passes of a counting sort; a pass whose digit is the same in
-/// every pair, as when one key fills the batch, is skipped). O(n).
-inline void sort_by_key(std::vector<std::uint64_t>& pairs)
+/// Sorts elements by key, keeping the element order within a key: an LSD radix sort over the key's
+/// bits in digits of 11 bits (a counting sort per digit; a pass whose digit is the same in every
+/// element, as when one key fills the batch, is skipped). O(n).
+template <class Key>
+void sort_by_key(std::vector<keyed_element<Key>>& pairs)
 {
   constexpr unsigned digit_bits = 11;
-  constexpr unsigned key_bits = 32;
-  std::vector<std::uint64_t> sorted(pairs.size());
-  for (unsigned shift = element_bits; shift < element_bits + key_bits; shift += digit_bits) {
-    const unsigned bits = std::min(digit_bits, element_bits + key_bits - shift);
-    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+  constexpr unsigned key_bits = 8 * sizeof(Key);
+  std::vector<keyed_element<Key>> sorted(pairs.size());
+  for (unsigned shift = 0; shift < key_bits; shift += digit_bits) {
+    const unsigned bits = std::min(digit_bits, key_bits - shift);
+    const Key mask = static_cast<Key>((Key{1} << bits) - 1);
+    const auto digit = [&](const keyed_element<Key>& pair) {
+      return static_cast<std::uint64_t>((pair.key >> shift) & mask);
+    };
     std::vector<std::uint64_t> starts((std::uint64_t{1} << bits) + 1, 0);
-    for (const std::uint64_t pair : pairs) { ++starts[((pair >> shift) & mask) + 1]; }
+    for (const auto& pair : pairs) { ++starts[digit(pair) + 1]; }
     if (std::find(starts.begin(), starts.end(), pairs.size()) != starts.end()) { continue; }
     std::partial_sum(starts.begin(), starts.end(), starts.begin());
-    for (const std::uint64_t pair : pairs) { sorted[starts[(pair >> shift) & mask]++] = pair; }
+    for (const auto& pair : pairs) { sorted[starts[digit(pair)]++] = pair; }
     pairs.swap(sorted);
   }
 }
 
 /// Writes an element's status (and found flag, and a miss's value) where the batch asks for them.
-inline void write_outcome(const batch_arguments& batch, std::uint64_t element, operation_status status)
+template <class Batch>
+void write_outcome(const Batch& batch, std::uint64_t element, operation_status status)
 {
   if (batch.write_misses && batch.values_out != nullptr && status != operation_status::found) {
     batch.values_out[element] = batch.miss_value;
@@ -230,44 +299,47 @@ inline void write_outcome(const batch_arguments& batch, std::uint64_t element, o
 }
 
 /// The operation and input value of a batch's elements.
+template <class Slots>
 struct batch_element {
-  const batch_arguments& batch;
+  const batch_arguments<Slots>& batch;
   [[nodiscard]] operation op(std::uint32_t element) const
   {
     return batch.operations != nullptr ? batch.operations[element] : batch.uniform;
   }
-  [[nodiscard]] std::uint32_t value(std::uint32_t element) const
+  [[nodiscard]] value_t<Slots> value(std::uint32_t element) const
   {
-    return batch.values_in != nullptr ? batch.values_in[element] : 0U;
+    return batch.values_in != nullptr ? batch.values_in[element] : value_t<Slots>{0};
   }
 };
 
 /// A combined batch's elements grouped by key: packed (key, element) pairs sorted by key (each group in
 /// input order), the first pair of each group (the pair count last), each group's key, and what one find
 /// of the key saw before the batch (a multimap's: its first instance in list order).
+template <class Slots>
 struct key_groups {
-  std::vector<std::uint64_t> pairs;
+  std::vector<keyed_element<key_t<Slots>>> pairs;
   std::vector<std::uint64_t> first;
-  std::vector<std::uint32_t> keys;
+  std::vector<key_t<Slots>> keys;
   std::vector<operation_status> initial;
-  std::vector<std::uint32_t> initial_values;
+  std::vector<value_t<Slots>> initial_values;
   [[nodiscard]] std::uint64_t count() const { return keys.size(); }
 };
 
 template <class Slots, class Backend>
-key_groups group_and_find(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch)
+key_groups<Slots> group_and_find(const Backend& backend, const slab_table_view<Slots>& table,
+                                 const batch_arguments<Slots>& batch)
 {
-  key_groups groups;
+  key_groups<Slots> groups;
   groups.pairs.reserve(batch.count);
   for (std::uint64_t element = 0; element < batch.count; ++element) {
     if (batch.retry != nullptr && batch.retry[element] != operation_status::out_of_memory) { continue; }
-    groups.pairs.push_back(std::uint64_t{batch.keys[element]} << element_bits | element);
+    groups.pairs.push_back({batch.keys[element], static_cast<std::uint32_t>(element)});
   }
   sort_by_key(groups.pairs);
   for (std::uint64_t i = 0; i < groups.pairs.size(); ++i) {
-    if (i == 0 || key_of_pair(groups.pairs[i]) != key_of_pair(groups.pairs[i - 1])) {
+    if (i == 0 || groups.pairs[i].key != groups.pairs[i - 1].key) {
       groups.first.push_back(i);
-      groups.keys.push_back(key_of_pair(groups.pairs[i]));
+      groups.keys.push_back(groups.pairs[i].key);
     }
   }
   groups.first.push_back(groups.pairs.size());
@@ -282,13 +354,13 @@ key_groups group_and_find(const Backend& backend, const slab_table_view<Slots>& 
 /// The unique-key tables' combined batch (slab_combine.hpp): each group's final state, one write per
 /// group that changes its key, then every element's outcome.
 template <class Slots, class Backend>
-std::uint64_t combine_unique(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments& batch,
-                             const key_groups& groups)
+std::uint64_t combine_unique(const Backend& backend, const slab_table_view<Slots>& table,
+                             const batch_arguments<Slots>& batch, const key_groups<Slots>& groups)
 {
-  const batch_element elements{batch};
+  const batch_element<Slots> elements{batch};
   const std::uint64_t group_count = groups.count();
   std::vector<operation> write_operations(group_count);
-  std::vector<std::uint32_t> write_values(group_count);
+  std::vector<value_t<Slots>> write_values(group_count);
   std::vector<operation_status> write_statuses(group_count);
 #pragma omp parallel for schedule(dynamic, combined_groups_per_task)
   for (std::int64_t g = 0; g < signed_count(group_count); ++g) {
@@ -296,12 +368,12 @@ std::uint64_t combine_unique(const Backend& backend, const slab_table_view<Slots
     const bool present = groups.initial[group] == operation_status::found;
     std::uint32_t target = initial_target(present);
     for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
-      const std::uint32_t element = element_of_pair(groups.pairs[i]);
+      const std::uint32_t element = groups.pairs[i].element;
       target = after(transition_of(elements.op(element), element), target);
     }
     const combined_write write = write_for(present, target, Slots::has_values);
     write_operations[group] = write.op;
-    write_values[group] = write.needed ? elements.value(write.element) : 0U;
+    write_values[group] = write.needed ? elements.value(write.element) : value_t<Slots>{0};
     write_statuses[group] = pending_status(write);
   }
   execute_batch<Slots>(backend, table,
@@ -317,7 +389,7 @@ std::uint64_t combine_unique(const Backend& backend, const slab_table_view<Slots
     const bool write_failed = write_statuses[group] == operation_status::out_of_memory;
     std::uint32_t target = initial_target(groups.initial[group] == operation_status::found);
     for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
-      const std::uint32_t element = element_of_pair(groups.pairs[i]);
+      const std::uint32_t element = groups.pairs[i].element;
       const operation op = elements.op(element);
       const operation_status status = write_failed ? status_when_exhausted(op) : status_in(op, target);
       if (status == operation_status::found && batch.values_out != nullptr) {
@@ -333,18 +405,14 @@ std::uint64_t combine_unique(const Backend& backend, const slab_table_view<Slots
 
 /// Erases up to `limit` instances of `key` (the first in list order); returns how many it erased.
 template <class Slots>
-std::uint64_t erase_instances(const slab_table_view<Slots>& table, std::uint32_t key, std::uint64_t limit)
+std::uint64_t erase_instances(const slab_table_view<Slots>& table, key_t<Slots> key, std::uint64_t limit)
 {
   std::uint64_t erased = 0;
   walk_list(table, table.bucket_of(key), [&](slot_t<Slots>* slab, std::uint64_t) {
     for (std::uint32_t slot = 0; slot < Slots::data_slots && erased < limit; ++slot) {
-      slot_t<Slots> seen = load(slab[slot]);
+      slot_t<Slots> seen = load_slot<Slots>(slab[slot]);
       if (!table.holds(Slots::key_of(seen), key)) { continue; }
-      erased += std::atomic_ref<slot_t<Slots>>(slab[slot])
-                        .compare_exchange_strong(seen, Slots::make_slot(erased_key, Slots::value_of(seen)),
-                                                 std::memory_order_acq_rel)
-                    ? 1
-                    : 0;
+      erased += swap_slot<Slots>(slab[slot], seen, Slots::make_slot(Slots::erased_key, Slots::value_of(seen))) ? 1 : 0;
     }
   });
   return erased;
@@ -354,24 +422,21 @@ std::uint64_t erase_instances(const slab_table_view<Slots>& table, std::uint32_t
 /// appending slabs; returns how many it added (fewer only when no slab was free).
 template <class Slots>
 std::uint64_t append_instances(const slab_table_view<Slots>& table,
-                               host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, std::uint32_t key,
-                               const std::vector<std::uint32_t>& values)
+                               host_slab_allocator<slot_t<Slots>, Slots::slab_bytes>& allocator, key_t<Slots> key,
+                               const std::vector<value_t<Slots>>& values)
 {
   using slot_type = slot_t<Slots>;
   slot_type* slab = table.head_of(key);
   std::uint64_t added = 0;
   while (added < values.size()) {
     for (std::uint32_t slot = 0; slot < Slots::data_slots && added < values.size(); ++slot) {
-      slot_type seen = load(slab[slot]);
-      if (Slots::key_of(seen) != empty_key) { continue; }
+      slot_type seen = load_slot<Slots>(slab[slot]);
+      if (Slots::key_of(seen) != Slots::empty_key) { continue; }
       // A failed swap means another insertion took the slot: the value goes to a later one.
-      added += std::atomic_ref<slot_type>(slab[slot])
-                       .compare_exchange_strong(seen, Slots::make_slot(key, values[added]), std::memory_order_acq_rel)
-                   ? 1
-                   : 0;
+      added += swap_slot<Slots>(slab[slot], seen, Slots::make_slot(key, values[added])) ? 1 : 0;
     }
     if (added == values.size()) { break; }
-    const std::uint32_t next = Slots::link_of(load(slab[Slots::link_slot]));
+    const std::uint32_t next = Slots::link_of(load_slot<Slots>(slab[Slots::link_slot]));
     if (next != null_slab) {
       slab = table.pool.slab(next);
       continue;
@@ -385,33 +450,33 @@ std::uint64_t append_instances(const slab_table_view<Slots>& table,
 /// A multimap's combined batch (slab_combine.hpp, multiset_status): per group, one walk erases up to
 /// its erasures' count of instances and one walk adds its insertions' pairs.
 template <class Slots>
-std::uint64_t combine_multiset(const slab_table_view<Slots>& table, const batch_arguments& batch,
-                               const key_groups& groups)
+std::uint64_t combine_multiset(const slab_table_view<Slots>& table, const batch_arguments<Slots>& batch,
+                               const key_groups<Slots>& groups)
 {
-  const batch_element elements{batch};
+  const batch_element<Slots> elements{batch};
   std::uint64_t exhausted = 0;
 #pragma omp parallel reduction(+ : exhausted)
   {
     host_slab_allocator<slot_t<Slots>, Slots::slab_bytes> allocator(table.pool,
                                                                     static_cast<std::uint64_t>(omp_get_thread_num()));
-    std::vector<std::uint32_t> insert_values;
+    std::vector<value_t<Slots>> insert_values;
 #pragma omp for schedule(dynamic, combined_groups_per_task)
     for (std::int64_t g = 0; g < signed_count(groups.count()); ++g) {
       const auto group = static_cast<std::uint64_t>(g);
       std::uint64_t erasures = 0;
       insert_values.clear();
       for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
-        const std::uint32_t element = element_of_pair(groups.pairs[i]);
+        const std::uint32_t element = groups.pairs[i].element;
         erasures += elements.op(element) == operation::erase ? 1 : 0;
         if (elements.op(element) == operation::insert) { insert_values.push_back(elements.value(element)); }
       }
-      const std::uint32_t key = groups.keys[group];
+      const key_t<Slots> key = groups.keys[group];
       const multiset_outcome outcome{
           groups.initial[group] == operation_status::found, erasures > 0 ? erase_instances(table, key, erasures) : 0,
           insert_values.empty() ? 0 : append_instances(table, allocator, key, insert_values)};
       std::uint64_t erase_rank = 0, insert_rank = 0;
       for (std::uint64_t i = groups.first[group]; i < groups.first[group + 1]; ++i) {
-        const std::uint32_t element = element_of_pair(groups.pairs[i]);
+        const std::uint32_t element = groups.pairs[i].element;
         const operation op = elements.op(element);
         const std::uint64_t rank = op == operation::erase ? erase_rank++ : op == operation::insert ? insert_rank++ : 0;
         const operation_status status = outcome.status(op, rank);
@@ -442,9 +507,9 @@ void initialize_bitmap(const Backend&, std::uint32_t* bitmap, std::uint64_t word
   for (std::uint64_t word = 0; word < words; ++word) { bitmap[word] = initial_bitmap_word(word, slabs); }
 }
 
-template <class Backend>
-batch_violations find_violations(const Backend&, const std::uint32_t* keys, const operation* operations,
-                                 std::uint64_t count, std::uint32_t unsupported)
+template <class Backend, class Key>
+batch_violations find_violations(const Backend&, const Key* keys, const operation* operations, std::uint64_t count,
+                                 std::uint32_t unsupported)
 {
   std::uint64_t first_key = count;
   std::uint64_t first_operation = count;
@@ -463,7 +528,7 @@ batch_violations find_violations(const Backend&, const std::uint32_t* keys, cons
 }
 
 template <class Slots, class Backend>
-std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table, const batch_arguments& batch)
+std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table, const batch_arguments<Slots>& batch)
 {
   // The tile size does not apply here (one thread per operation); the order does.
   std::vector<std::uint64_t> order;
@@ -484,8 +549,8 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
       const auto index = order.empty() ? static_cast<std::uint64_t>(i) : order[static_cast<std::uint64_t>(i)];
       if (batch.retry != nullptr && batch.retry[index] != operation_status::out_of_memory) { continue; }
       const operation op = batch.operations != nullptr ? batch.operations[index] : batch.uniform;
-      const std::uint32_t value = batch.values_in != nullptr ? batch.values_in[index] : 0;
-      std::uint32_t found_value = 0;
+      const value_t<Slots> value = batch.values_in != nullptr ? batch.values_in[index] : value_t<Slots>{0};
+      value_t<Slots> found_value = 0;
       const operation_status status = run_operation(table, allocator, op, batch.keys[index], value, found_value);
       if (status == operation_status::out_of_memory) { ++exhausted; }
       if (status == operation_status::found && batch.values_out != nullptr) { batch.values_out[index] = found_value; }
@@ -497,18 +562,17 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
 
 template <class Slots, class Backend>
 std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slots>& table,
-                               const batch_arguments& batch)
+                               const batch_arguments<Slots>& batch)
 {
-  const key_groups groups = group_and_find(backend, table, batch);
+  const key_groups<Slots> groups = group_and_find(backend, table, batch);
   return table.mode == key_mode::duplicates ? combine_multiset(table, batch, groups)
                                             : combine_unique(backend, table, batch, groups);
 }
 
-template <class Backend>
-std::vector<std::uint32_t> sample_keys(const Backend&, const std::uint32_t* keys, std::uint64_t count,
-                                       std::uint64_t samples)
+template <class Backend, class Key>
+std::vector<Key> sample_keys(const Backend&, const Key* keys, std::uint64_t count, std::uint64_t samples)
 {
-  std::vector<std::uint32_t> sample(std::min(count, samples));
+  std::vector<Key> sample(std::min(count, samples));
   for (std::uint64_t i = 0; i < sample.size(); ++i) { sample[i] = keys[sample_position(i, count, samples)]; }
   return sample;
 }
@@ -526,9 +590,9 @@ chain_totals summarize_chains(const Backend&, const slab_table_view<Slots>& tabl
     walk_list(table, static_cast<std::uint32_t>(bucket), [&](const slot_t<Slots>* slab, std::uint64_t) {
       ++length;
       for (std::uint32_t slot = 0; slot < Slots::data_slots; ++slot) {
-        const std::uint32_t key = Slots::key_of(slab[slot]);
-        live += static_cast<std::uint64_t>(!is_reserved_key(key));
-        erased += static_cast<std::uint64_t>(key == erased_key);
+        const key_t<Slots> key = Slots::key_of(slab[slot]);
+        live += static_cast<std::uint64_t>(!Slots::is_reserved(key));
+        erased += static_cast<std::uint64_t>(key == Slots::erased_key);
       }
     });
     slabs += length;
@@ -538,15 +602,15 @@ chain_totals summarize_chains(const Backend&, const slab_table_view<Slots>& tabl
 }
 
 template <class Slots, class Backend>
-std::uint64_t export_live(const Backend&, const slab_table_view<Slots>& table, std::uint32_t* keys_out,
-                          std::uint32_t* values_out, std::uint64_t capacity)
+std::uint64_t export_live(const Backend&, const slab_table_view<Slots>& table, key_t<Slots>* keys_out,
+                          value_t<Slots>* values_out, std::uint64_t capacity)
 {
   std::uint64_t written = 0;
 #pragma omp parallel for schedule(static)
   for (std::int64_t bucket = 0; bucket < signed_count(table.bucket_count); ++bucket) {
     walk_list(table, static_cast<std::uint32_t>(bucket), [&](const slot_t<Slots>* slab, std::uint64_t) {
       for (std::uint32_t slot = 0; slot < Slots::data_slots; ++slot) {
-        if (is_reserved_key(Slots::key_of(slab[slot]))) { continue; }
+        if (Slots::is_reserved(Slots::key_of(slab[slot]))) { continue; }
         const std::uint64_t at = std::atomic_ref<std::uint64_t>(written).fetch_add(1, std::memory_order_relaxed);
         if (at >= capacity) { continue; }
         keys_out[at] = Slots::key_of(slab[slot]);
@@ -558,27 +622,26 @@ std::uint64_t export_live(const Backend&, const slab_table_view<Slots>& table, s
 }
 
 template <class Slots, class Backend>
-void walk_lists(const Backend&, const slab_table_view<Slots>& table, const walk_arguments& walk)
+void walk_lists(const Backend&, const slab_table_view<Slots>& table, const walk_arguments<Slots>& walk)
 {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < signed_count(walk.count); ++i) {
     const auto query = static_cast<std::uint64_t>(i);
-    const std::uint32_t key = walk.keys[query];
+    const key_t<Slots> key = walk.keys[query];
     const std::uint64_t begin = walk.kind == list_walk::fill ? walk.offsets[query] : 0;
     const std::uint64_t room = walk.kind == list_walk::fill ? walk.offsets[query + 1] - begin : 0;
     std::uint64_t instances = 0;
     walk_list(table, table.bucket_of(key), [&](slot_t<Slots>* slab, std::uint64_t) {
       for (std::uint32_t slot = 0; slot < Slots::data_slots; ++slot) {
-        slot_t<Slots> seen = load(slab[slot]);
+        slot_t<Slots> seen = load_slot<Slots>(slab[slot]);
         if (!table.holds(Slots::key_of(seen), key)) { continue; }
         if (walk.kind == list_walk::fill && instances < room && begin + instances < walk.values_capacity) {
           walk.values_out[begin + instances] = Slots::value_of(seen);
         }
         // A slot holding the key changes only by being erased: a failed swap means another erasure won.
-        const bool counts = walk.kind != list_walk::erase_all ||
-                            std::atomic_ref<slot_t<Slots>>(slab[slot])
-                                .compare_exchange_strong(seen, Slots::make_slot(erased_key, Slots::value_of(seen)),
-                                                         std::memory_order_acq_rel);
+        const bool counts =
+            walk.kind != list_walk::erase_all ||
+            swap_slot<Slots>(slab[slot], seen, Slots::make_slot(Slots::erased_key, Slots::value_of(seen)));
         instances += static_cast<std::uint64_t>(counts);
       }
     });
