@@ -226,6 +226,14 @@ struct range_bounds {
   std::uint64_t live;
 };
 
+/// Where the keys of [first, last] (first <= last) lie in `level`.
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE range_bounds bounds_in(const lsm_level_view<Key, Value>& level, Key first, Key last)
+{
+  const std::uint64_t begin = lower_index(level, first);
+  return range_bounds{begin, upper_index_from(level, begin, last), level.live_before[begin]};
+}
+
 /// counts[i] = the live keys in [lower[i], upper[i]]; when `bounds` is given, also the range's bounds in
 /// each level (bounds[i * level_count + l]) for the range fill that follows (not written for reversed
 /// ranges).
@@ -245,11 +253,9 @@ struct count_element {
     std::uint64_t total = 0;
     if (first <= last) {
       for (std::uint32_t l = 0; l < level_count; ++l) {
-        const std::uint64_t begin = lower_index(levels[l], first);
-        const std::uint64_t end = upper_index_from(levels[l], begin, last);
-        const std::uint64_t live = levels[l].live_before[begin];
-        total += levels[l].live_before[end] - live;
-        if (bounds != nullptr) { bounds[i * level_count + l] = range_bounds{begin, end, live}; }
+        const range_bounds found = bounds_in(levels[l], first, last);
+        total += levels[l].live_before[found.end] - found.live;
+        if (bounds != nullptr) { bounds[i * level_count + l] = found; }
       }
     }
     counts[i] = total;

@@ -59,17 +59,11 @@ __global__ void __launch_bounds__(lsm_range_threads)
     const Key last = upper[query];
     if (first > last) { continue; }  // the same for the whole group
     for (std::uint32_t l = lane; l < level_count; l += Width) {
-      if (bounds != nullptr) {  // found by the count
-        const range_bounds found = bounds[query * level_count + l];
-        begin[l] = found.begin;
-        end[l] = found.end;
-        live[l] = found.live;
-      } else {
-        const std::uint64_t at = lower_index(views[l], first);
-        begin[l] = at;
-        end[l] = upper_index_from(views[l], at, last);
-        live[l] = views[l].live_before[at];
-      }
+      // Found by the count, or here where the count could not keep them.
+      const range_bounds found = bounds != nullptr ? bounds[query * level_count + l] : bounds_in(views[l], first, last);
+      begin[l] = found.begin;
+      end[l] = found.end;
+      live[l] = found.live;
     }
     tile.sync();
     if (lane == 0) {
@@ -151,11 +145,9 @@ __global__ void __launch_bounds__(lsm_range_threads)
     std::uint64_t live = 0;
     if (first <= last) {
       for (std::uint32_t l = lane; l < level_count; l += Width) {
-        const std::uint64_t begin = lower_index(views[l], first);
-        const std::uint64_t end = upper_index_from(views[l], begin, last);
-        const std::uint64_t before = views[l].live_before[begin];
-        live += views[l].live_before[end] - before;
-        if (bounds != nullptr) { bounds[query * level_count + l] = range_bounds{begin, end, before}; }
+        const range_bounds found = bounds_in(views[l], first, last);
+        live += views[l].live_before[found.end] - found.live;
+        if (bounds != nullptr) { bounds[query * level_count + l] = found; }
       }
     }
     live = cooperative_groups::reduce(tile, live, cooperative_groups::plus<std::uint64_t>());
