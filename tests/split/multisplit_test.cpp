@@ -34,8 +34,9 @@ constexpr value32 poison_value = 0xfeedfaceU;
 const std::vector<std::uint32_t> bucket_counts = {1, 2, 3, 5, 32, 33, 100, 256, 257, 1000};
 /// The most buckets one multisplit pass handles; more take the super-bucket passes or the sort.
 constexpr std::uint32_t one_pass_max_buckets = 256;
-/// Sizes: empty, one key, one past a 4096-key tile, and several tiles with a ragged end.
-const std::vector<std::uint64_t> sizes = {0, 1, 4097, 3 * 4096 + 1000};
+/// Sizes: empty, one key, one past a tile (4096 keys in the three passes and the partition, 7680 in
+/// the single pass), and several tiles of both with a ragged end.
+const std::vector<std::uint64_t> sizes = {0, 1, 4097, 7681, 3 * 7680 + 1000};
 const std::vector<bucket_spread> spreads = {bucket_spread::uniform, bucket_spread::one_bucket, bucket_spread::binomial,
                                             bucket_spread::quarter_skewed};
 

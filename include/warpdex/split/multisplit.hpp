@@ -23,12 +23,12 @@
 ///   throw with their number, leaving the outputs untouched.
 ///
 /// Complexity: O(n + m * n / tile) work. The cuda backend for m <= 256 reads the keys twice and writes
-/// them once (12 bytes per 32-bit key, 20 per pair) plus m words per 4096-key tile (m <= 3, the
-/// partition: m - 1 words); for larger m it
-/// counts the full ids and runs ceil(log2(m) / 8) such passes over digits of the id (super buckets),
-/// or (reduced_bit_sort) labels the keys and sorts (label, index) pairs over ceil(log2 m) bits. 64-bit
-/// keys move 24 bytes per key and pass (28 per pair). The call synchronizes the
-/// backend's stream (it needs the bucket counts on the host to report bad ids).
+/// them once (12 bytes per 32-bit key, 20 per pair) plus m words per tile of 4096 keys (7680 in the
+/// single pass; m <= 3, the partition: m - 1 words); for larger m it counts the full ids and runs
+/// ceil(log2(m) / 8) such passes over digits of the id (super buckets), or (reduced_bit_sort) labels
+/// the keys and sorts (label, index) pairs over ceil(log2 m) bits. 64-bit keys move 24 bytes per key
+/// and pass (28 per pair). The call synchronizes the backend's stream (it needs the bucket counts on
+/// the host to report bad ids).
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/split/bucket_identifiers.hpp>

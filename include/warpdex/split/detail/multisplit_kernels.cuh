@@ -79,23 +79,22 @@ __device__ std::uint32_t element_word(const T& element, int word)
 /// positions[item] (none where it is tile_size or more), and tile position p goes to output slot
 /// output_minus_tile[bucket_at[p]] + p, so consecutive threads write consecutive addresses. Call with
 /// the whole block once positions and bucket_at are final; `words` is the tile_keys-word shared buffer.
-template <class T>
-__device__ void write_reordered(const T (&elements)[multisplit_items_per_thread],
-                                const std::uint32_t (&positions)[multisplit_items_per_thread], std::uint32_t tile_size,
-                                std::uint32_t* words, const std::uint8_t* bucket_at,
+template <int BlockThreads = multisplit_block_threads, class T, int Items>
+__device__ void write_reordered(const T (&elements)[Items], const std::uint32_t (&positions)[Items],
+                                std::uint32_t tile_size, std::uint32_t* words, const std::uint8_t* bucket_at,
                                 const std::uint64_t* output_minus_tile, T* out)
 {
   auto* out_words = reinterpret_cast<std::uint32_t*>(out);
   for (int word = 0; word < words_per_element<T>; ++word) {
     __syncthreads();  // bucket_at is complete and the previous round has left the buffer
 #pragma unroll
-    for (int item = 0; item < multisplit_items_per_thread; ++item) {
+    for (int item = 0; item < Items; ++item) {
       if (positions[item] < tile_size) { words[positions[item]] = element_word(elements[item], word); }
     }
     __syncthreads();
 #pragma unroll
-    for (int item = 0; item < multisplit_items_per_thread; ++item) {
-      const std::uint32_t position = item * multisplit_block_threads + threadIdx.x;
+    for (int item = 0; item < Items; ++item) {
+      const std::uint32_t position = item * BlockThreads + threadIdx.x;
       if (position < tile_size) {
         const std::uint64_t slot = output_minus_tile[bucket_at[position]] + position;
         out_words[slot * words_per_element<T> + word] = words[position];
@@ -107,16 +106,15 @@ __device__ void write_reordered(const T (&elements)[multisplit_items_per_thread]
 /// Loads one warp's share of a tile warp-striped (item i of lane l is input warp_begin + 32 i + l, so the
 /// order (warp, item, lane) is the input order) with each key's bucket id; lanes past the end of the
 /// input hold `inactive_bucket`.
-template <bool with_values, class Key, class ValueWord, class Value, class Identifier>
+template <bool with_values, class Key, class ValueWord, class Value, class Identifier, int Items>
 __device__ __forceinline__ void load_warp_striped_tile(const Key* keys_in, const Value* values_in, std::uint64_t n,
                                                        std::uint64_t warp_begin, unsigned lane,
                                                        const Identifier& identifier, std::uint32_t inactive_bucket,
-                                                       Key (&keys)[multisplit_items_per_thread],
-                                                       ValueWord (&values)[multisplit_items_per_thread],
-                                                       std::uint32_t (&buckets)[multisplit_items_per_thread])
+                                                       Key (&keys)[Items], ValueWord (&values)[Items],
+                                                       std::uint32_t (&buckets)[Items])
 {
 #pragma unroll
-  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+  for (int item = 0; item < Items; ++item) {
     const std::uint64_t index = warp_begin + item * warp::size + lane;
     const bool valid = index < n;
     keys[item] = valid ? keys_in[index] : Key{};

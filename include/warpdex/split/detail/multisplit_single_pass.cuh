@@ -1,7 +1,7 @@
 #pragma once
 // The single-pass kernels of the cuda multisplit (m <= 256):
 // 1. histogram: the m bucket totals (and the number of ids outside [0, m)), read with 16-byte loads
-//    and counted in per-warp replicated shared counters; the host scans the totals into bucket starts;
+//    (four in flight per thread) and counted in per-warp replicated shared counters; the host scans the totals into bucket starts;
 // 2. split: tiles are taken in input order from an atomic counter. Each block ranks its tile's bucket
 //    ids with cub::BlockRadixRankMatchEarlyCounts (the bucket id is the digit), publishes the tile's m
 //    counts as soon as the ranking knows them, looks back over the predecessors' counts per bucket
@@ -28,8 +28,9 @@ namespace warpdex::detail {
 /// Shared counters of one warp in the histogram kernel: each bucket has min(32, this / m) replicas,
 /// lane l adding to replica l mod replicas, so lanes of a warp rarely add to the same counter.
 inline constexpr std::uint32_t histogram_warp_counters = 1024;
-/// Bytes per load of the histogram kernel: 4 keys of 32 bits or 2 of 64.
-inline constexpr int histogram_load_bytes = 16;
+/// The 16-byte loads each thread of the histogram kernel keeps in flight (one left it latency-bound:
+/// 56% of DRAM bandwidth at 57% occupancy).
+inline constexpr int histogram_load_unroll = 4;
 
 /// Look-back word of one (tile, bucket): a flag in the top two bits, a key count below.
 inline constexpr std::uint64_t lookback_tile_count = std::uint64_t{1} << 62;  ///< the tile's own count
@@ -42,10 +43,6 @@ __global__ void __launch_bounds__(multisplit_block_threads)
     multisplit_histogram_kernel(const Key* keys, std::uint64_t n, Identifier identifier, unsigned long long* totals,
                                 unsigned long long* bad_ids)
 {
-  constexpr int histogram_keys_per_load = histogram_load_bytes / sizeof(Key);
-  struct alignas(histogram_load_bytes) key_group {
-    Key keys[histogram_keys_per_load];
-  };
   using block_id = block_identifier<Identifier>;
   __shared__ typename block_id::storage identifier_storage;
   __shared__ std::uint32_t counters[multisplit_warps][histogram_warp_counters];
@@ -68,24 +65,21 @@ __global__ void __launch_bounds__(multisplit_block_threads)
       ++bad;
     }
   };
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * multisplit_block_threads;
-  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * multisplit_block_threads + threadIdx.x;
-  std::uint64_t scalar_begin = 0;
-  if (reinterpret_cast<std::uintptr_t>(keys) % sizeof(key_group) == 0) {
-    const auto* groups = reinterpret_cast<const key_group*>(keys);
-    const std::uint64_t group_count = n / histogram_keys_per_load;
-    for (std::uint64_t g = first; g < group_count; g += stride) {
-      const key_group group = groups[g];
-#pragma unroll
-      for (int k = 0; k < histogram_keys_per_load; ++k) { count(group.keys[k]); }
-    }
-    scalar_begin = group_count * histogram_keys_per_load;
-  }
-  for (std::uint64_t i = scalar_begin + first; i < n; i += stride) { count(keys[i]); }
+  for_each_vectorized<histogram_load_unroll>(keys, n, count);
   if (bad != 0) { atomicAdd(bad_ids, static_cast<unsigned long long>(bad)); }
   __syncthreads();
   add_replicated_counts(counters, m, replicas, totals);
 }
+
+/// The split kernel's tile: 384 threads x 20 keys (7680 keys, 30 KiB of 32-bit keys), compiled for two
+/// blocks a multiprocessor (80 registers). Measured on an H200 at n = 2^28, m = 32 (docs/split.md): the
+/// kernel took 1.52 ms, against 1.90 ms with 256 x 16 (80 registers, three blocks) and 1.62 ms with
+/// 256 x 16 at four blocks (64 registers, which spill pairs at m = 256). Fewer, larger tiles halve the
+/// look-back and barrier rounds per key and keep more bytes of each block in flight.
+inline constexpr int single_pass_block_threads = 384;
+inline constexpr int single_pass_items_per_thread = 20;
+inline constexpr int single_pass_min_blocks = 2;
+inline constexpr std::uint32_t single_pass_tile_keys = single_pass_block_threads * single_pass_items_per_thread;
 
 /// The digit CUB's ranking reads: the bucket id itself (the keys ranked are the bucket ids).
 struct bucket_id_digit {
@@ -112,7 +106,7 @@ __global__ void __launch_bounds__(BlockThreads)
 /// at least ceil(log2 m). Every id is in [0, m) unless pass 1 counted some in *bad_ids: then the kernel
 /// writes nothing (bad_ids may be null: the caller knows the ids are good). Value = void for keys only.
 template <class Key, class Value, class Identifier, int RadixBits>
-__global__ void __launch_bounds__(multisplit_block_threads)
+__global__ void __launch_bounds__(single_pass_block_threads, single_pass_min_blocks)
     multisplit_single_pass_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
                                   std::uint64_t n, Identifier identifier, const std::uint64_t* bucket_starts,
                                   std::uint64_t* lookback, std::uint32_t* next_tile, const unsigned long long* bad_ids)
@@ -121,17 +115,20 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
   static_assert(!with_values || sizeof(value_word) == sizeof(std::uint32_t), "values are 32-bit words");
   constexpr std::uint32_t radix_digits = 1U << RadixBits;
-  static_assert(radix_digits <= multisplit_block_threads, "thread b owns bucket b");
+  constexpr int block_threads = single_pass_block_threads;
+  constexpr int items = single_pass_items_per_thread;
+  constexpr std::uint32_t tile_keys = single_pass_tile_keys;
+  static_assert(radix_digits <= block_threads, "thread b owns bucket b");
   using block_id = block_identifier<Identifier>;
-  using block_rank = cub::BlockRadixRankMatchEarlyCounts<multisplit_block_threads, RadixBits, false>;
+  using block_rank = cub::BlockRadixRankMatchEarlyCounts<block_threads, RadixBits, false>;
   static_assert(block_rank::BINS_TRACKED_PER_THREAD == 1, "one bucket per thread");
   struct shared_storage {
     typename block_id::storage identifier;
     union {
       typename block_rank::TempStorage rank;
       struct {
-        std::uint32_t words[multisplit_tile_keys];
-        std::uint8_t buckets[multisplit_tile_keys];
+        std::uint32_t words[tile_keys];
+        std::uint8_t buckets[tile_keys];
       } reorder;
     };
     std::uint64_t output_minus_tile[radix_digits];  // output slot - tile position, per bucket
@@ -148,15 +145,15 @@ __global__ void __launch_bounds__(multisplit_block_threads)
 
   // Warp-striped, so the ranking's order (warp, item, lane) is the input order. Keys past the end get
   // the highest digit: they rank after every key of the tile and are not written.
-  const std::uint64_t tile_begin = static_cast<std::uint64_t>(tile) * multisplit_tile_keys;
+  const std::uint64_t tile_begin = static_cast<std::uint64_t>(tile) * tile_keys;
   const std::uint64_t remaining = n - tile_begin;
   const std::uint32_t tile_size =
-      remaining < multisplit_tile_keys ? static_cast<std::uint32_t>(remaining) : multisplit_tile_keys;
+      remaining < tile_keys ? static_cast<std::uint32_t>(remaining) : tile_keys;
   const unsigned lane = warp::lane_id();
-  const std::uint64_t warp_begin = tile_begin + warp::warp_in_block() * (multisplit_items_per_thread * warp::size);
-  Key keys[multisplit_items_per_thread];
-  value_word values[multisplit_items_per_thread];
-  std::uint32_t buckets[multisplit_items_per_thread];
+  const std::uint64_t warp_begin = tile_begin + warp::warp_in_block() * (items * warp::size);
+  Key keys[items];
+  value_word values[items];
+  std::uint32_t buckets[items];
   load_warp_striped_tile<with_values>(keys_in, values_in, n, warp_begin, lane, local, radix_digits - 1, keys, values,
                                       buckets);
 
@@ -168,11 +165,11 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   const auto publish = [&](int(&counts)[1]) {
     if (!owns_bucket) { return; }
     tile_count = static_cast<std::uint32_t>(counts[0]);
-    if (bucket == radix_digits - 1) { tile_count -= multisplit_tile_keys - tile_size; }  // minus the padding
+    if (bucket == radix_digits - 1) { tile_count -= tile_keys - tile_size; }  // minus the padding
     ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_device> word(lookback[own_word]);
     word.store((tile == 0 ? lookback_inclusive : lookback_tile_count) | tile_count, ::cuda::memory_order_relaxed);
   };
-  int ranks[multisplit_items_per_thread];
+  int ranks[items];
   int tile_first[1];
   block_rank(shared.rank).RankKeys(buckets, ranks, bucket_id_digit{}, tile_first, publish);
 
@@ -196,18 +193,18 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   }
   __syncthreads();  // the ranking's storage becomes the reorder buffer
 
-  std::uint32_t positions[multisplit_items_per_thread];  // the ranks; padding ranks at tile_size or more
+  std::uint32_t positions[items];  // the ranks; padding ranks at tile_size or more
 #pragma unroll
-  for (int item = 0; item < multisplit_items_per_thread; ++item) {
+  for (int item = 0; item < items; ++item) {
     positions[item] = static_cast<std::uint32_t>(ranks[item]);
     if (positions[item] < tile_size) {
       shared.reorder.buckets[positions[item]] = static_cast<std::uint8_t>(buckets[item]);
     }
   }
-  write_reordered(keys, positions, tile_size, shared.reorder.words, shared.reorder.buckets, shared.output_minus_tile,
+  write_reordered<block_threads>(keys, positions, tile_size, shared.reorder.words, shared.reorder.buckets, shared.output_minus_tile,
                   keys_out);
   if constexpr (with_values) {
-    write_reordered(values, positions, tile_size, shared.reorder.words, shared.reorder.buckets,
+    write_reordered<block_threads>(values, positions, tile_size, shared.reorder.words, shared.reorder.buckets,
                     shared.output_minus_tile, values_out);
   }
 }
