@@ -139,8 +139,8 @@ void launch_single_pass(int bits, unsigned blocks, const cuda& backend, const Ke
     }
   }
   multisplit_single_pass_kernel<Key, Value, Identifier, RadixBits>
-      <<<blocks, single_pass_block_threads, 0, backend.stream>>>(keys_in, values_in, keys_out, values_out, n,
-                                                                 identifier, bucket_starts, lookback, next_tile, bad_ids);
+      <<<blocks, single_pass_shape<sizeof(Key)>::block_threads, 0, backend.stream>>>(
+          keys_in, values_in, keys_out, values_out, n, identifier, bucket_starts, lookback, next_tile, bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_single_pass_kernel");
 }
 
@@ -153,7 +153,8 @@ void single_pass_split(const cuda& backend, const Key* keys_in, Key* keys_out, c
                        const std::uint64_t* bucket_starts)
 {
   const std::uint32_t m = identifier.bucket_count();
-  const std::uint64_t tile_count = (n + single_pass_tile_keys - 1) / single_pass_tile_keys;
+  constexpr std::uint64_t tile_keys = single_pass_shape<sizeof(Key)>::tile_keys;
+  const std::uint64_t tile_count = (n + tile_keys - 1) / tile_keys;
   auto lookback = make_buffer<std::uint64_t>(backend, tile_count * m);
   auto next_tile = make_buffer<std::uint32_t>(backend, 1);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(lookback.data(), 0, lookback.size_bytes(), backend.stream));
@@ -230,7 +231,7 @@ std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const
 {
   const std::uint32_t m = identifier.bucket_count();
   // Before anything runs: the split kernel indexes tiles in 32 bits.
-  const std::uint64_t tile_count = checked_tile_count(caller, n, single_pass_tile_keys);
+  const std::uint64_t tile_count = checked_tile_count(caller, n, single_pass_shape<sizeof(Key)>::tile_keys);
   // Words: m totals and the bad ids, m bucket starts, the tile counter, tile_count x m look-back words.
   const std::uint64_t starts_word = std::uint64_t{m} + 1;
   const std::uint64_t tile_counter_word = starts_word + m;

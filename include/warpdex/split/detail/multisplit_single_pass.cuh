@@ -1,7 +1,8 @@
 #pragma once
 // The single-pass kernels of the cuda multisplit (m <= 256):
 // 1. histogram: the m bucket totals (and the number of ids outside [0, m)), read with 16-byte loads
-//    (four in flight per thread) and counted in per-warp replicated shared counters; the host scans the totals into bucket starts;
+//    (four in flight per thread) and counted in per-warp replicated shared counters; the host scans the totals into
+//    bucket starts;
 // 2. split: tiles are taken in input order from an atomic counter. Each block ranks its tile's bucket
 //    ids with cub::BlockRadixRankMatchEarlyCounts (the bucket id is the digit), publishes the tile's m
 //    counts as soon as the ranking knows them, looks back over the predecessors' counts per bucket
@@ -20,6 +21,7 @@
 #include <cuda/atomic>
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -71,15 +73,27 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   add_replicated_counts(counters, m, replicas, totals);
 }
 
-/// The split kernel's tile: 384 threads x 20 keys (7680 keys, 30 KiB of 32-bit keys), compiled for two
-/// blocks a multiprocessor (80 registers). Measured on an H200 at n = 2^28, m = 32 (docs/split.md): the
-/// kernel took 1.52 ms, against 1.90 ms with 256 x 16 (80 registers, three blocks) and 1.62 ms with
-/// 256 x 16 at four blocks (64 registers, which spill pairs at m = 256). Fewer, larger tiles halve the
-/// look-back and barrier rounds per key and keep more bytes of each block in flight.
-inline constexpr int single_pass_block_threads = 384;
-inline constexpr int single_pass_items_per_thread = 20;
-inline constexpr int single_pass_min_blocks = 2;
-inline constexpr std::uint32_t single_pass_tile_keys = single_pass_block_threads * single_pass_items_per_thread;
+/// The split kernel's tile for keys of `KeyBytes` bytes. 32-bit keys: 384 threads x 20 keys (7680 keys,
+/// 30 KiB), compiled for two blocks a multiprocessor (80 registers). Measured on an H200 at n = 2^28,
+/// m = 32 (docs/split.md): the kernel took 1.52 ms, against 1.90 ms with 256 x 16 (80 registers, three
+/// blocks) and 1.62 ms with 256 x 16 at four blocks (64 registers, which spill pairs at m = 256). Fewer,
+/// larger tiles halve the look-back and barrier rounds per key and keep more bytes of each block in
+/// flight. 64-bit keys hold twice the registers per key: 20 of them a thread made the 64-bit radix sort
+/// 9% slower, so they keep 256 x 16.
+template <std::size_t KeyBytes>
+struct single_pass_shape {
+  static constexpr int block_threads = 384;
+  static constexpr int items_per_thread = 20;
+  static constexpr int min_blocks = 2;
+  static constexpr std::uint32_t tile_keys = block_threads * items_per_thread;
+};
+template <>
+struct single_pass_shape<8> {
+  static constexpr int block_threads = 256;
+  static constexpr int items_per_thread = 16;
+  static constexpr int min_blocks = 2;
+  static constexpr std::uint32_t tile_keys = block_threads * items_per_thread;
+};
 
 /// The digit CUB's ranking reads: the bucket id itself (the keys ranked are the bucket ids).
 struct bucket_id_digit {
@@ -106,7 +120,8 @@ __global__ void __launch_bounds__(BlockThreads)
 /// at least ceil(log2 m). Every id is in [0, m) unless pass 1 counted some in *bad_ids: then the kernel
 /// writes nothing (bad_ids may be null: the caller knows the ids are good). Value = void for keys only.
 template <class Key, class Value, class Identifier, int RadixBits>
-__global__ void __launch_bounds__(single_pass_block_threads, single_pass_min_blocks)
+__global__ void __launch_bounds__(single_pass_shape<sizeof(Key)>::block_threads,
+                                  single_pass_shape<sizeof(Key)>::min_blocks)
     multisplit_single_pass_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
                                   std::uint64_t n, Identifier identifier, const std::uint64_t* bucket_starts,
                                   std::uint64_t* lookback, std::uint32_t* next_tile, const unsigned long long* bad_ids)
@@ -115,9 +130,10 @@ __global__ void __launch_bounds__(single_pass_block_threads, single_pass_min_blo
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
   static_assert(!with_values || sizeof(value_word) == sizeof(std::uint32_t), "values are 32-bit words");
   constexpr std::uint32_t radix_digits = 1U << RadixBits;
-  constexpr int block_threads = single_pass_block_threads;
-  constexpr int items = single_pass_items_per_thread;
-  constexpr std::uint32_t tile_keys = single_pass_tile_keys;
+  using shape = single_pass_shape<sizeof(Key)>;
+  constexpr int block_threads = shape::block_threads;
+  constexpr int items = shape::items_per_thread;
+  constexpr std::uint32_t tile_keys = shape::tile_keys;
   static_assert(radix_digits <= block_threads, "thread b owns bucket b");
   using block_id = block_identifier<Identifier>;
   using block_rank = cub::BlockRadixRankMatchEarlyCounts<block_threads, RadixBits, false>;
@@ -147,8 +163,7 @@ __global__ void __launch_bounds__(single_pass_block_threads, single_pass_min_blo
   // the highest digit: they rank after every key of the tile and are not written.
   const std::uint64_t tile_begin = static_cast<std::uint64_t>(tile) * tile_keys;
   const std::uint64_t remaining = n - tile_begin;
-  const std::uint32_t tile_size =
-      remaining < tile_keys ? static_cast<std::uint32_t>(remaining) : tile_keys;
+  const std::uint32_t tile_size = remaining < tile_keys ? static_cast<std::uint32_t>(remaining) : tile_keys;
   const unsigned lane = warp::lane_id();
   const std::uint64_t warp_begin = tile_begin + warp::warp_in_block() * (items * warp::size);
   Key keys[items];
@@ -201,11 +216,11 @@ __global__ void __launch_bounds__(single_pass_block_threads, single_pass_min_blo
       shared.reorder.buckets[positions[item]] = static_cast<std::uint8_t>(buckets[item]);
     }
   }
-  write_reordered<block_threads>(keys, positions, tile_size, shared.reorder.words, shared.reorder.buckets, shared.output_minus_tile,
-                  keys_out);
+  write_reordered<block_threads>(keys, positions, tile_size, shared.reorder.words, shared.reorder.buckets,
+                                 shared.output_minus_tile, keys_out);
   if constexpr (with_values) {
     write_reordered<block_threads>(values, positions, tile_size, shared.reorder.words, shared.reorder.buckets,
-                    shared.output_minus_tile, values_out);
+                                   shared.output_minus_tile, values_out);
   }
 }
 
