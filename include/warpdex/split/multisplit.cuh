@@ -191,7 +191,7 @@ void cuda_three_pass_async(const char* caller, const cuda& backend, const Key* k
   const std::uint64_t tile_count = checked_tile_count(caller, n);
   const std::uint64_t table_size = tile_count * m;
   std::size_t scan_bytes = 0;
-  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<const std::uint32_t*>(nullptr),
+  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
                                                   static_cast<std::uint64_t*>(nullptr), ::cuda::std::plus<>{},
                                                   std::uint64_t{0}, table_size, backend.stream));
   unsigned long long* bad_ids = nullptr;
@@ -504,10 +504,7 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
 {
   const std::uint64_t n = keys_in.size();
   const std::uint32_t m = identifier.bucket_count();
-  WARPDEX_EXPECTS(offsets.size() == std::uint64_t{m} + 1,
-                  std::string(caller) + ": offsets holds " + std::to_string(offsets.size()) +
-                      " words, m + 1 = " + std::to_string(std::uint64_t{m} + 1) + " needed");
-  WARPDEX_EXPECTS(bad_id_count != nullptr, std::string(caller) + ": the bad-id count pointer is null");
+  validate_async_results(caller, offsets.size(), m, bad_id_count);
   const split_target target{offsets.data(), bad_id_count};
   if (n == 0) {
     WARPDEX_CUDA_TRY(cudaMemsetAsync(offsets.data(), 0, offsets.size_bytes(), backend.stream));

@@ -37,10 +37,7 @@ void host_multisplit(const char* caller, std::span<const Key> keys_in, std::span
   });
   const std::uint64_t n = keys_in.size();
   const std::uint32_t m = identifier.bucket_count();
-  WARPDEX_EXPECTS(offsets.size() == std::uint64_t{m} + 1,
-                  std::string(caller) + ": offsets holds " + std::to_string(offsets.size()) +
-                      " words, m + 1 = " + std::to_string(std::uint64_t{m} + 1) + " needed");
-  WARPDEX_EXPECTS(bad_id_count != nullptr, std::string(caller) + ": the bad-id count pointer is null");
+  validate_async_results(caller, offsets.size(), m, bad_id_count);
   const auto signed_n = static_cast<std::int64_t>(n);
 
   std::vector<std::uint32_t> ids(n);
