@@ -131,13 +131,15 @@ TYPED_TEST(multisplit_async_test, equals_the_synchronous_call_for_every_algorith
   // past 256 (super buckets, the sort).
   const std::vector<std::uint64_t> sizes =
       full_or_sanitizer_sized<std::vector<std::uint64_t>>({0, 1, 4097, 3 * 4096 + 1000}, {0, 3 * 4096 + 1000});
+  const std::vector<std::uint32_t> bucket_counts =
+      full_or_sanitizer_sized<std::vector<std::uint32_t>>({1, 2, 3, 5, 32, 256, 300}, {2, 5, 256, 300});
   const std::vector<bucket_spread> spreads = {bucket_spread::uniform, bucket_spread::one_bucket,
                                               bucket_spread::binomial, bucket_spread::quarter_skewed};
   multisplit_workspace workspace;  // one for every call: it grows and is reused
   int index = 0;
   for (const std::uint64_t seed : fixed_and_fresh_seeds(8000)) {
     std::mt19937_64 random(seed);
-    for (const std::uint32_t m : {1U, 2U, 3U, 5U, 32U, 256U, 300U}) {
+    for (const std::uint32_t m : bucket_counts) {
       for (const std::uint64_t n : sizes) {
         for (const auto& [algorithm, algorithm_name] : algorithms) {
           // The host backend has one algorithm: automatic stands for all of them there.

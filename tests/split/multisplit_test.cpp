@@ -441,9 +441,10 @@ std::vector<std::uint32_t> partition_ids(partition_pattern pattern, std::uint64_
 
 TYPED_TEST(multisplit_test, partitions_of_few_buckets_match_the_stable_oracle)
 {
-  // Around one 4096-key tile, and past 32 tiles so that the look-back reads more than one window.
+  // Around one 4096-key tile, and past 32 tiles so that the look-back reads more than one window (not
+  // sanitizer-sized: racecheck watches shared memory, and the look-back words are global).
   const std::vector<std::uint64_t> partition_sizes = full_or_sanitizer_sized<std::vector<std::uint64_t>>(
-      {0, 1, 2, 31, 33, 4095, 4096, 4097, 2 * 4096 + 17, 34 * 4096 + 123}, {1, 33, 4096, 4097, 34 * 4096 + 123});
+      {0, 1, 2, 31, 33, 4095, 4096, 4097, 2 * 4096 + 17, 34 * 4096 + 123}, {1, 33, 4097, 2 * 4096 + 17});
   const std::vector<partition_pattern> patterns = {
       partition_pattern::uniform,     partition_pattern::one_bucket,
       partition_pattern::alternating, partition_pattern::reverse_alternating,
