@@ -184,7 +184,7 @@ void run_histogram_rows(context& ctx)
       const std::string name = std::string("histogram/") + (range ? "range" : "even") + "/m=" + std::to_string(m);
       const auto& variants = range ? range_variants : even_variants;
       const bool any = std::any_of(variants.begin(), variants.end(),
-                                   [&](const variant& v) { return ctx.selected(name + v.second); });
+                                   [&](const variant& v) { return ctx.selected(name + v.suffix); });
       if (!any) { continue; }
       std::vector<float> levels(m + 1);
       for (std::uint32_t b = 0; b <= m; ++b) { levels[b] = histogram_range_end * b / m; }
