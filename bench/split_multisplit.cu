@@ -1,6 +1,7 @@
 // Multisplit rows: multisplit/<keys|pairs>/<bits|delta|splitters>/m=<m> (bit fields with m <= 256: one
 // row per algorithm, suffixed /three_pass and /single_pass; m <= 3 with every identifier: also
-// /partition; every m > 256: suffixed /super_bucket and /reduced_bit_sort next to the default row),
+// /partition; every m <= 256: also /async, the asynchronous entry with the offsets left in device memory;
+// every m > 256: suffixed /super_bucket and /reduced_bit_sort next to the default row),
 // each next to its CUB
 // baseline on the same keys in the same process:
 // - bits: cub::DeviceRadixSort over the same bits (a bit-range radix sort is a stable multisplit);
@@ -27,6 +28,7 @@
 #include <thrust/transform_reduce.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -111,15 +113,35 @@ struct split_data {
 };
 
 /// Times one identifier's multisplit (keys or pairs), verifies it, and adds the row with its baseline.
+/// `async`: multisplit_async / multisplit_pairs_async with the offsets and the bad-id count left in
+/// device memory and one workspace kept across the runs (what a caller that keeps the offsets on the
+/// device sees: no synchronization, no allocation); else the synchronous call (offsets on the host).
 template <class Identifier, class Baseline>
 void add_split_row(context& ctx, split_data& data, const std::string& name, const Identifier& identifier, bool pairs,
                    const std::string& baseline_name, Baseline&& baseline,
-                   multisplit_algorithm algorithm = multisplit_algorithm::automatic)
+                   multisplit_algorithm algorithm = multisplit_algorithm::automatic, bool async = false)
 {
   const std::uint64_t n = data.n;
+  const std::uint32_t m = identifier.bucket_count();
   const cuda backend{};
-  const auto run = [&] {
+  auto results = make_device_buffer<std::uint64_t>(std::uint64_t{m} + 2);  // m + 1 offsets, the bad ids
+  multisplit_workspace workspace;
+  const auto run_async = [&] {
+    const std::span<std::uint64_t> offsets = results.span().first(std::uint64_t{m} + 1);
+    std::uint64_t* bad_ids = results.data() + m + 1;
     if (pairs) {
+      multisplit_pairs_async(backend, std::as_const(data.keys_in).span(), std::as_const(data.values_in).span(),
+                             data.keys_out.span(), data.values_out.span(), identifier, offsets, bad_ids, workspace,
+                             algorithm);
+    } else {
+      multisplit_async(backend, std::as_const(data.keys_in).span(), data.keys_out.span(), identifier, offsets, bad_ids,
+                       workspace, algorithm);
+    }
+  };
+  const auto run = [&] {
+    if (async) {
+      run_async();
+    } else if (pairs) {
       (void)multisplit_pairs(backend, std::as_const(data.keys_in).span(), std::as_const(data.values_in).span(),
                              data.keys_out.span(), data.values_out.span(), identifier, algorithm);
     } else {
@@ -127,6 +149,16 @@ void add_split_row(context& ctx, split_data& data, const std::string& name, cons
     }
   };
   const double ms = ctx.median_ms(nullptr, run);
+  bool offsets_right = true;
+  if (async) {  // the device offsets of the last run against the synchronous call's
+    const auto device_results = results.to_vector();
+    auto reference_out = make_device_buffer<key32>(n);
+    auto expected =
+        multisplit(backend, std::as_const(data.keys_in).span(), reference_out.span(), identifier, algorithm);
+    expected.push_back(n);
+    expected.push_back(0);  // no bad ids
+    offsets_right = device_results == expected;
+  }
   row r;
   r.name = name;
   r.n = n;
@@ -134,8 +166,8 @@ void add_split_row(context& ctx, split_data& data, const std::string& name, cons
   r.value = static_cast<double>(n) / (ms * 1e6);
   r.unit = pairs ? "Gpairs/s" : "Gkeys/s";
   r.sol_bytes_per_element = pairs ? pair_split_bytes : key_split_bytes;
-  r.verified = is_stable_split(data.keys_in.data(), data.keys_out.data(), pairs ? data.values_out.data() : nullptr, n,
-                               identifier);
+  r.verified = offsets_right && is_stable_split(data.keys_in.data(), data.keys_out.data(),
+                                                pairs ? data.values_out.data() : nullptr, n, identifier);
   const double baseline_ms = ctx.median_ms(nullptr, baseline);
   r.baseline = baseline_name;
   r.baseline_value = static_cast<double>(n) / (baseline_ms * 1e6);
@@ -199,10 +231,18 @@ auto partition_baseline(split_data& data, const delta_buckets& identifier)
   return [&data, partition, bytes]() mutable { partition(data.temp.data(), bytes); };
 }
 
-using algorithm_variant = std::pair<multisplit_algorithm, const char*>;
+struct algorithm_variant {
+  multisplit_algorithm algorithm;
+  const char* suffix;
+  bool async = false;  ///< multisplit_async (offsets left on the device), else the synchronous call
+};
+/// `automatic` through the asynchronous entry (suffix /async), next to the synchronous row without suffix:
+/// every row with m <= 256, where the asynchronous call does not synchronize.
+constexpr algorithm_variant automatic_async = {multisplit_algorithm::automatic, "/async", true};
 /// The bit-field rows with m <= 256 time what users get (`automatic`, no suffix) and each algorithm of
 /// the cuda backend (suffix /three_pass, /single_pass).
 const std::vector<algorithm_variant> split_algorithms = {{multisplit_algorithm::automatic, ""},
+                                                         automatic_async,
                                                          {multisplit_algorithm::three_pass, "/three_pass"},
                                                          {multisplit_algorithm::single_pass, "/single_pass"}};
 /// Every row with m > 256 times `automatic` and both algorithms for many buckets.
@@ -210,10 +250,11 @@ const std::vector<algorithm_variant> many_bucket_algorithms = {
     {multisplit_algorithm::automatic, ""},
     {multisplit_algorithm::super_bucket, "/super_bucket"},
     {multisplit_algorithm::reduced_bit_sort, "/reduced_bit_sort"}};
-const std::vector<algorithm_variant> automatic_only = {{multisplit_algorithm::automatic, ""}};
+const std::vector<algorithm_variant> automatic_only = {{multisplit_algorithm::automatic, ""}, automatic_async};
 /// Up to 3 buckets (every identifier): also the partition (suffix /partition) next to the one-pass
 /// algorithms it replaces in `automatic`.
 const std::vector<algorithm_variant> few_bucket_algorithms = {{multisplit_algorithm::automatic, ""},
+                                                              automatic_async,
                                                               {multisplit_algorithm::three_pass, "/three_pass"},
                                                               {multisplit_algorithm::single_pass, "/single_pass"},
                                                               {multisplit_algorithm::partition, "/partition"}};
@@ -241,7 +282,7 @@ void run_multisplit(context& ctx)
     for (const char* kind : {"bits", "delta", "splitters"}) {
       for (const std::uint32_t m : {2U, 3U, 8U, 32U, 64U, 256U, 1000U, 1024U, 4096U}) {
         for (const char* suffix :
-             {"", "/three_pass", "/single_pass", "/super_bucket", "/reduced_bit_sort", "/partition"}) {
+             {"", "/async", "/three_pass", "/single_pass", "/super_bucket", "/reduced_bit_sort", "/partition"}) {
           any = any || ctx.selected(row_name(pairs, kind, m) + suffix);
         }
       }
@@ -252,20 +293,20 @@ void run_multisplit(context& ctx)
   data.generate(0xffffffffU);
   for (const bool pairs : {false, true}) {
     for (const std::uint32_t bits : {1U, 3U, 5U, 6U, 8U, 10U, 12U}) {
-      for (const auto& [algorithm, algorithm_name] : variants_for(1U << bits, true)) {
+      for (const auto& [algorithm, algorithm_name, async] : variants_for(1U << bits, true)) {
         const std::string name = row_name(pairs, "bits", 1U << bits) + algorithm_name;
         if (!ctx.selected(name)) { continue; }
         auto baseline = radix_sort_baseline(data, static_cast<int>(bits), pairs);
         add_split_row(ctx, data, name, bit_field_buckets{0, bits}, pairs,
                       std::string("cub::DeviceRadixSort::") + (pairs ? "SortPairs" : "SortKeys") + " bits[0," +
                           std::to_string(bits) + ")",
-                      baseline, algorithm);
+                      baseline, algorithm, async);
       }
     }
   }
   for (const bool pairs : {false, true}) {
     for (const std::uint32_t m : {2U, 3U, 32U, 256U, 1000U, 4096U}) {
-      for (const auto& [algorithm, algorithm_name] : variants_for(m, false)) {
+      for (const auto& [algorithm, algorithm_name, async] : variants_for(m, false)) {
         const std::string name = row_name(pairs, "delta", m) + algorithm_name;
         if (!ctx.selected(name)) { continue; }
         const delta_buckets identifier{static_cast<key32>((std::uint64_t{1} << 32) / m), m};
@@ -273,11 +314,12 @@ void run_multisplit(context& ctx)
         if (!pairs && m <= 3) {
           auto baseline = partition_baseline(data, identifier);
           add_split_row(ctx, data, name, identifier, pairs,
-                        std::string("cub::DevicePartition::If ") + (m == 2 ? "2-way" : "3-way"), baseline, algorithm);
+                        std::string("cub::DevicePartition::If ") + (m == 2 ? "2-way" : "3-way"), baseline, algorithm,
+                        async);
         } else {
           auto baseline = reduced_bit_sort_baseline(data, identifier, pairs);
           add_split_row(ctx, data, name, identifier, pairs, "label + cub SortPairs over ceil(log2 m) bits", baseline,
-                        algorithm);
+                        algorithm, async);
         }
       }
     }
@@ -285,7 +327,7 @@ void run_multisplit(context& ctx)
   data.generate(0xffffffffU);
   for (const bool pairs : {false, true}) {
     for (const std::uint32_t m : {32U, 256U, 1000U, 4096U}) {
-      for (const auto& [algorithm, algorithm_name] : variants_for(m, false)) {
+      for (const auto& [algorithm, algorithm_name, async] : variants_for(m, false)) {
         const std::string name = row_name(pairs, "splitters", m) + algorithm_name;
         if (!ctx.selected(name)) { continue; }
         const key32 spacing = static_cast<key32>((std::uint64_t{1} << 32) / m);
@@ -296,7 +338,7 @@ void run_multisplit(context& ctx)
         const splitter_buckets<key32> identifier{stored.data(), m - 1};
         auto baseline = reduced_bit_sort_baseline(data, identifier, pairs);
         add_split_row(ctx, data, name, identifier, pairs, "label + cub SortPairs over ceil(log2 m) bits", baseline,
-                      algorithm);
+                      algorithm, async);
       }
     }
   }

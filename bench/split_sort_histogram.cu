@@ -1,7 +1,8 @@
 // Rows radix_sort/<keys32|pairs32|keys64> and radix_sort/keys32/digit=<d> (the multisplit radix sort
 // next to cub::DeviceRadixSort) and histogram/<even|range>/m=<m> (next to
 // cub::DeviceHistogram::HistogramEven / HistogramRange; even bins also /block_shared and
-// /warp_privatized, each algorithm of the cuda backend), on the same data in the same process.
+// /warp_privatized, each algorithm of the cuda backend; both also /async, the asynchronous call with the
+// counts left in device memory), on the same data in the same process.
 #include "benchmarks.hpp"
 #include "verify.cuh"
 
@@ -165,18 +166,25 @@ void run_histogram_rows(context& ctx)
   const int count = static_cast<int>(n);
   // Even bins: what callers get (no suffix) and each algorithm (/block_shared, /warp_privatized); CUB's
   // time is taken once per (kind, m) and is the baseline of each of these rows.
-  using variant = std::pair<histogram_algorithm, const char*>;
+  // /async: the asynchronous call, the counts left in device memory (no allocation, no synchronization).
+  struct variant {
+    histogram_algorithm algorithm;
+    const char* suffix;
+    bool async = false;
+  };
   const std::vector<variant> even_variants = {{histogram_algorithm::automatic, ""},
+                                              {histogram_algorithm::automatic, "/async", true},
                                               {histogram_algorithm::block_shared, "/block_shared"},
                                               {histogram_algorithm::warp_privatized, "/warp_privatized"}};
-  const std::vector<variant> range_variants = {{histogram_algorithm::automatic, ""}};
+  const std::vector<variant> range_variants = {{histogram_algorithm::automatic, ""},
+                                               {histogram_algorithm::automatic, "/async", true}};
   for (const bool range : {false, true}) {
     for (const std::uint32_t m : {2U, 16U, 32U, 64U, 128U, 256U}) {
       if (range && (m == 64 || m == 128)) { continue; }
       const std::string name = std::string("histogram/") + (range ? "range" : "even") + "/m=" + std::to_string(m);
       const auto& variants = range ? range_variants : even_variants;
       const bool any = std::any_of(variants.begin(), variants.end(),
-                                   [&](const variant& v) { return ctx.selected(name + v.second); });
+                                   [&](const variant& v) { return ctx.selected(name + v.suffix); });
       if (!any) { continue; }
       std::vector<float> levels(m + 1);
       for (std::uint32_t b = 0; b <= m; ++b) { levels[b] = histogram_range_end * b / m; }
@@ -200,14 +208,29 @@ void run_histogram_rows(context& ctx)
           static_cast<double>(n) / (ctx.median_ms(nullptr, [&] { cub_histogram(temp.data()); }) * 1e6);
       const auto reference = cub_counts.to_vector();
 
-      for (const auto& [algorithm, suffix] : variants) {
+      auto device_counts = make_device_buffer<std::uint64_t>(std::uint64_t{m} + 1);  // the bins, then not counted
+      for (const auto& [algorithm, suffix, async] : variants) {
         if (!ctx.selected(name + suffix)) { continue; }
         histogram_result ours;
         const double ms = ctx.median_ms(nullptr, [&] {
-          ours = range
-                     ? histogram_range(backend, std::as_const(samples).span(), std::as_const(stored_levels).span())
-                     : histogram_even(backend, std::as_const(samples).span(), m, 0.0F, histogram_range_end, algorithm);
+          if (async && range) {
+            histogram_range_async(backend, std::as_const(samples).span(), std::as_const(stored_levels).span(),
+                                  device_counts.span());
+          } else if (async) {
+            histogram_even_async(backend, std::as_const(samples).span(), m, 0.0F, histogram_range_end,
+                                 device_counts.span(), algorithm);
+          } else {
+            ours =
+                range ? histogram_range(backend, std::as_const(samples).span(), std::as_const(stored_levels).span())
+                      : histogram_even(backend, std::as_const(samples).span(), m, 0.0F, histogram_range_end, algorithm);
+          }
         });
+        if (async) {  // the last run's counts
+          auto counts = device_counts.to_vector();
+          ours.not_counted = counts.back();
+          counts.pop_back();
+          ours.counts = std::move(counts);
+        }
         row r = make_row(name + suffix, n, ms, "Gsamples/s", sizeof(float));
         r.baseline = range ? "cub::DeviceHistogram::HistogramRange" : "cub::DeviceHistogram::HistogramEven";
         r.baseline_value = cub_value;

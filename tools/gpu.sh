@@ -37,6 +37,15 @@ racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_lsm warpdex_tests_dpp war
 # (NCCL's own kernels, peer mappings and proxy threads are NCCL's to check; one of them starts a second process).
 # The distributed map's whole protocol on the GPU is still checked there, over the in-process loopback group.
 sanitizer_filter=${WARPDEX_SANITIZER_FILTER:--*Huge*:communicator_test.*}
+# racecheck's cost grows with every shared-memory access, so it runs each suite with WARPDEX_TEST_SIZE=sanitizer
+# (suites that honour it shrink their large inputs and drop their fresh seeds: tests/support/backend_fixture.hpp)
+# and, for the suites named here, only the cases listed (gtest patterns, before sanitizer_filter's exclusions):
+# the split suite's cuda cases, which reach every split kernel (partition, single pass, three passes, super
+# buckets, the sort, privatized / block-shared / global histograms, 64-bit keys, pairs); its host cases run no
+# kernel. WARPDEX_RACECHECK_SPLIT_CASES overrides the split suite's list.
+declare -A racecheck_cases=(
+  [warpdex_tests_split]=${WARPDEX_RACECHECK_SPLIT_CASES:-'*/cuda.*:warp_multisplit_test.*'}
+)
 build_dir=${WARPDEX_GPU_BUILD_DIR:-build-gpu}
 bundle=${WARPDEX_GPU_BUNDLE:-gpu-bundle}
 
@@ -166,8 +175,14 @@ run() {
         summary+=("$(printf '%-44s %-18s' "$name under $tool" "not run (skip list)")")
         continue
       fi
-      step "$name under $tool" "$out/$name.$tool.log" \
-        compute-sanitizer --tool "$tool" --error-exitcode 1 "$suite" --gtest_brief=1 --gtest_filter="$sanitizer_filter"
+      local filter=$sanitizer_filter
+      local -a sized=()
+      if [ "$tool" = racecheck ]; then
+        sized=(env WARPDEX_TEST_SIZE=sanitizer)
+        filter="${racecheck_cases[$name]:-}$sanitizer_filter"
+      fi
+      step "$name under $tool" "$out/$name.$tool.log" ${sized[@]+"${sized[@]}"} \
+        compute-sanitizer --tool "$tool" --error-exitcode 1 "$suite" --gtest_brief=1 --gtest_filter="$filter"
     done
   done
   step "warpdex-bench" "$out/bench.log" "$bundle/warpdex-bench" --commit "$commit" --output "$out/bench.json" "$@"

@@ -140,54 +140,79 @@ bool launch_privatized(const cuda& backend, const Sample* samples, std::uint64_t
   }
 }
 
+/// Counts into `counts` (m + 1 words of device memory: the bins, then the samples not counted): one
+/// memset and one kernel on the backend's stream, nothing waiting.
 template <class Sample, class Bins>
-histogram_result count_bins(const cuda& backend, std::span<const Sample> samples, const Bins& bins,
-                            histogram_algorithm algorithm = histogram_algorithm::block_shared)
+void count_bins(const cuda& backend, std::span<const Sample> samples, const Bins& bins, std::span<std::uint64_t> counts,
+                histogram_algorithm algorithm = histogram_algorithm::block_shared)
 {
   const std::uint32_t m = bins.bucket_count();
-  auto totals = make_buffer<unsigned long long>(backend, m + 1);  // the bins' counts, then not counted
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
+  detail::expect_histogram_counts(counts.size(), m);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, counts.size_bytes(), backend.stream));
+  auto* totals = reinterpret_cast<unsigned long long*>(counts.data());  // the same 64-bit words
   const std::uint64_t n = samples.size();
-  if (n > 0) {
-    if (launch_privatized(backend, samples.data(), n, bins, algorithm, totals.data())) {
-      // counted by the privatized kernel
-    } else if (m <= histogram_shared_max_bins) {
-      const std::size_t shared_bytes = m * sizeof(std::uint32_t) + shared_bins<Bins>::bytes(bins);
-      const auto kernel = histogram_kernel<true, Sample, Bins>;
-      kernel<<<one_wave_blocks(kernel, histogram_block_threads, n, shared_bytes), histogram_block_threads, shared_bytes,
-               backend.stream>>>(samples.data(), n, bins, totals.data(), totals.data() + m);
-    } else {
-      const auto kernel = histogram_kernel<false, Sample, Bins>;
-      kernel<<<one_wave_blocks(kernel, histogram_block_threads, n), histogram_block_threads, 0, backend.stream>>>(
-          samples.data(), n, bins, totals.data(), totals.data() + m);
-    }
-    WARPDEX_CHECK_LAUNCH("histogram_kernel");
+  if (n == 0) { return; }
+  if (launch_privatized(backend, samples.data(), n, bins, algorithm, totals)) {
+    // counted by the privatized kernel
+  } else if (m <= histogram_shared_max_bins) {
+    const std::size_t shared_bytes = m * sizeof(std::uint32_t) + shared_bins<Bins>::bytes(bins);
+    const auto kernel = histogram_kernel<true, Sample, Bins>;
+    kernel<<<one_wave_blocks(kernel, histogram_block_threads, n, shared_bytes), histogram_block_threads, shared_bytes,
+             backend.stream>>>(samples.data(), n, bins, totals, totals + m);
+  } else {
+    const auto kernel = histogram_kernel<false, Sample, Bins>;
+    kernel<<<one_wave_blocks(kernel, histogram_block_threads, n), histogram_block_threads, 0, backend.stream>>>(
+        samples.data(), n, bins, totals, totals + m);
   }
-  const auto host_totals = totals.to_vector();
-  return histogram_result{std::vector<std::uint64_t>(host_totals.begin(), host_totals.end() - 1), host_totals.back()};
+  WARPDEX_CHECK_LAUNCH("histogram_kernel");
+}
+
+/// The synchronous calls: the asynchronous form into a temporary device buffer, one copy back.
+template <class Count>
+histogram_result counted_synchronously(const cuda& backend, std::uint32_t m, Count&& count)
+{
+  auto totals = make_buffer<std::uint64_t>(backend, std::uint64_t{m} + 1);
+  count(totals.span());
+  return detail::histogram_result_from(totals.to_vector());  // synchronizes the stream
 }
 
 }  // namespace
 
 template <class Sample>
+void histogram_even_async(const cuda& backend, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
+                          Sample upper, std::span<std::uint64_t> counts, histogram_algorithm algorithm)
+{
+  count_bins(backend, samples, detail::make_even_bins(bins, lower, upper), counts, algorithm);
+}
+
+template <class Sample>
+void histogram_range_async(const cuda& backend, std::span<const Sample> samples, std::span<const Sample> boundaries,
+                           std::span<std::uint64_t> counts)
+{
+  count_bins(backend, samples, detail::make_range_bins(boundaries), counts);
+}
+
+template <class Sample>
 histogram_result histogram_even(const cuda& backend, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
                                 Sample upper, histogram_algorithm algorithm)
 {
-  return count_bins(backend, samples, detail::make_even_bins(bins, lower, upper), algorithm);
+  const auto even = detail::make_even_bins(bins, lower, upper);  // checked before anything is allocated
+  return counted_synchronously(backend, even.bucket_count(), [&](std::span<std::uint64_t> counts) {
+    count_bins(backend, samples, even, counts, algorithm);
+  });
 }
 
 template <class Sample>
 histogram_result histogram_range(const cuda& backend, std::span<const Sample> samples,
                                  std::span<const Sample> boundaries)
 {
-  WARPDEX_EXPECTS(boundaries.size() >= 2, "histogram_range: m bins need m + 1 >= 2 boundaries");
+  const auto range = detail::make_range_bins(boundaries);
   std::vector<Sample> host_boundaries(boundaries.size());
   detail::copy_device_bytes(host_boundaries.data(), boundaries.data(), boundaries.size_bytes(), backend.stream);
   detail::synchronize(backend.stream);
   detail::validate_splitters("histogram_range", std::span<const Sample>(host_boundaries));
-  const detail::range_bins<Sample> bins{
-      splitter_buckets<Sample>{boundaries.data(), static_cast<std::uint32_t>(boundaries.size())}};
-  return count_bins(backend, samples, bins);
+  return counted_synchronously(backend, range.bucket_count(),
+                               [&](std::span<std::uint64_t> counts) { count_bins(backend, samples, range, counts); });
 }
 
 template histogram_result histogram_even<float>(const cuda&, std::span<const float>, std::uint32_t, float, float,
@@ -198,4 +223,13 @@ template histogram_result histogram_range<float>(const cuda&, std::span<const fl
 template histogram_result histogram_range<std::uint32_t>(const cuda&, std::span<const std::uint32_t>,
                                                          std::span<const std::uint32_t>);
 
+template void histogram_even_async<float>(const cuda&, std::span<const float>, std::uint32_t, float, float,
+                                          std::span<std::uint64_t>, histogram_algorithm);
+template void histogram_even_async<std::uint32_t>(const cuda&, std::span<const std::uint32_t>, std::uint32_t,
+                                                  std::uint32_t, std::uint32_t, std::span<std::uint64_t>,
+                                                  histogram_algorithm);
+template void histogram_range_async<float>(const cuda&, std::span<const float>, std::span<const float>,
+                                           std::span<std::uint64_t>);
+template void histogram_range_async<std::uint32_t>(const cuda&, std::span<const std::uint32_t>,
+                                                   std::span<const std::uint32_t>, std::span<std::uint64_t>);
 }  // namespace warpdex

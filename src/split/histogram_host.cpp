@@ -3,19 +3,23 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace warpdex {
 namespace {
 
-/// Each thread counts its share of the samples, then the threads' counts are added.
+/// Each thread counts its share of the samples, then the threads' counts are added into `totals` (m + 1
+/// words: the bins' counts, then the samples not counted).
 template <class Sample, class Bins>
-histogram_result count_bins(std::span<const Sample> samples, const Bins& bins)
+void count_bins(std::span<const Sample> samples, const Bins& bins, std::span<std::uint64_t> totals)
 {
   const std::uint32_t m = bins.bucket_count();
-  histogram_result result{std::vector<std::uint64_t>(m, 0), 0};
+  detail::expect_histogram_counts(totals.size(), m);
+  std::fill(totals.begin(), totals.end(), 0);
   const auto n = static_cast<std::int64_t>(samples.size());
 #pragma omp parallel
   {
@@ -32,30 +36,45 @@ histogram_result count_bins(std::span<const Sample> samples, const Bins& bins)
     }
 #pragma omp critical
     {
-      for (std::uint32_t b = 0; b < m; ++b) { result.counts[b] += counts[b]; }
-      result.not_counted += not_counted;
+      for (std::uint32_t b = 0; b < m; ++b) { totals[b] += counts[b]; }
+      totals[m] += not_counted;
     }
   }
-  return result;
 }
 
 }  // namespace
 
 template <class Sample>
-histogram_result histogram_even(const host&, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
-                                Sample upper, histogram_algorithm /*one algorithm on the host*/)
+void histogram_even_async(const host&, std::span<const Sample> samples, std::uint32_t bins, Sample lower, Sample upper,
+                          std::span<std::uint64_t> counts, histogram_algorithm /*one algorithm*/)
 {
-  return count_bins(samples, detail::make_even_bins(bins, lower, upper));
+  count_bins(samples, detail::make_even_bins(bins, lower, upper), counts);
 }
 
 template <class Sample>
-histogram_result histogram_range(const host&, std::span<const Sample> samples, std::span<const Sample> boundaries)
+void histogram_range_async(const host&, std::span<const Sample> samples, std::span<const Sample> boundaries,
+                           std::span<std::uint64_t> counts)
 {
-  WARPDEX_EXPECTS(boundaries.size() >= 2, "histogram_range: m bins need m + 1 >= 2 boundaries");
   detail::validate_splitters("histogram_range", boundaries);
-  const detail::range_bins<Sample> bins{
-      splitter_buckets<Sample>{boundaries.data(), static_cast<std::uint32_t>(boundaries.size())}};
-  return count_bins(samples, bins);
+  count_bins(samples, detail::make_range_bins(boundaries), counts);
+}
+
+template <class Sample>
+histogram_result histogram_even(const host& backend, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
+                                Sample upper, histogram_algorithm algorithm)
+{
+  std::vector<std::uint64_t> totals(std::uint64_t{bins} + 1);
+  histogram_even_async(backend, samples, bins, lower, upper, std::span<std::uint64_t>(totals), algorithm);
+  return detail::histogram_result_from(std::move(totals));
+}
+
+template <class Sample>
+histogram_result histogram_range(const host& backend, std::span<const Sample> samples,
+                                 std::span<const Sample> boundaries)
+{
+  std::vector<std::uint64_t> totals(boundaries.size() < 2 ? 0 : boundaries.size());
+  histogram_range_async(backend, samples, boundaries, std::span<std::uint64_t>(totals));
+  return detail::histogram_result_from(std::move(totals));
 }
 
 template histogram_result histogram_even<float>(const host&, std::span<const float>, std::uint32_t, float, float,
@@ -65,5 +84,14 @@ template histogram_result histogram_even<std::uint32_t>(const host&, std::span<c
 template histogram_result histogram_range<float>(const host&, std::span<const float>, std::span<const float>);
 template histogram_result histogram_range<std::uint32_t>(const host&, std::span<const std::uint32_t>,
                                                          std::span<const std::uint32_t>);
+template void histogram_even_async<float>(const host&, std::span<const float>, std::uint32_t, float, float,
+                                          std::span<std::uint64_t>, histogram_algorithm);
+template void histogram_even_async<std::uint32_t>(const host&, std::span<const std::uint32_t>, std::uint32_t,
+                                                  std::uint32_t, std::uint32_t, std::span<std::uint64_t>,
+                                                  histogram_algorithm);
+template void histogram_range_async<float>(const host&, std::span<const float>, std::span<const float>,
+                                           std::span<std::uint64_t>);
+template void histogram_range_async<std::uint32_t>(const host&, std::span<const std::uint32_t>,
+                                                   std::span<const std::uint32_t>, std::span<std::uint64_t>);
 
 }  // namespace warpdex

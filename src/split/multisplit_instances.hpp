@@ -12,7 +12,13 @@
       const Backend&, std::span<const Key>, std::span<Key>, const Identifier&, multisplit_algorithm);                 \
   template std::vector<std::uint64_t> multisplit_pairs<Key, std::uint32_t, Identifier>(                               \
       const Backend&, std::span<const Key>, std::span<const std::uint32_t>, std::span<Key>, std::span<std::uint32_t>, \
-      const Identifier&, multisplit_algorithm);
+      const Identifier&, multisplit_algorithm);                                                                       \
+  template void multisplit_async<Key, Identifier>(const Backend&, std::span<const Key>, std::span<Key>,               \
+                                                  const Identifier&, std::span<std::uint64_t>, std::uint64_t*,        \
+                                                  multisplit_workspace&, multisplit_algorithm);                       \
+  template void multisplit_pairs_async<Key, std::uint32_t, Identifier>(                                               \
+      const Backend&, std::span<const Key>, std::span<const std::uint32_t>, std::span<Key>, std::span<std::uint32_t>, \
+      const Identifier&, std::span<std::uint64_t>, std::uint64_t*, multisplit_workspace&, multisplit_algorithm);
 
 /// 32-bit keys (one translation unit per key width keeps the cuda instantiations compiling in parallel).
 #define WARPDEX_INSTANTIATE_MULTISPLITS_32(Backend)                                       \

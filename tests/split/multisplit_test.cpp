@@ -31,12 +31,17 @@ using value32 = std::uint32_t;
 constexpr key32 poison_key = 0xdeadbeefU;
 constexpr value32 poison_value = 0xfeedfaceU;
 /// Bucket counts of the issue: both sides of 32 (one warp) and of 256 (the direct path's limit).
-const std::vector<std::uint32_t> bucket_counts = {1, 2, 3, 5, 32, 33, 100, 256, 257, 1000};
+/// Sanitizer-sized (backend_fixture.hpp): one of each path: the partition (2, 3), one pass with fewer
+/// and more than 32 buckets (5, 256), super buckets and the sort (1000).
+const std::vector<std::uint32_t> bucket_counts = full_or_sanitizer_sized<std::vector<std::uint32_t>>(
+    {1, 2, 3, 5, 32, 33, 100, 256, 257, 1000}, {2, 3, 5, 256, 1000});
 /// The most buckets one multisplit pass handles; more take the super-bucket passes or the sort.
 constexpr std::uint32_t one_pass_max_buckets = 256;
 /// Sizes: empty, one key, one past a tile (4096 keys in the three passes and the partition, 7680 in
-/// the single pass), and several tiles of both with a ragged end.
-const std::vector<std::uint64_t> sizes = {0, 1, 4097, 7681, 3 * 7680 + 1000};
+/// the single pass), and several tiles of both with a ragged end (sanitizer-sized: one key, one past a
+/// single-pass tile and the ragged tiles).
+const std::vector<std::uint64_t> sizes = full_or_sanitizer_sized<std::vector<std::uint64_t>>(
+    {0, 1, 4097, 7681, 3 * 7680 + 1000}, {1, 7681, 3 * 7680 + 1000});
 const std::vector<bucket_spread> spreads = {bucket_spread::uniform, bucket_spread::one_bucket, bucket_spread::binomial,
                                             bucket_spread::quarter_skewed};
 
@@ -318,7 +323,7 @@ TYPED_TEST(multisplit_test, bit_fields_of_64_bit_keys_match_the_stable_oracle)
 
 TYPED_TEST(multisplit_test, descending_fields_of_large_64_bit_keys_split_stably)
 {
-  constexpr std::uint64_t n = std::uint64_t{1} << 18;
+  const std::uint64_t n = full_or_sanitizer_sized(std::uint64_t{1} << 18, std::uint64_t{1} << 14);
   constexpr key64 above_32_bits = key64{1} << 32;
   for (const bool pairs : {false, true}) {
     std::mt19937_64 random(4600 + (pairs ? 1 : 0));
@@ -375,7 +380,8 @@ TYPED_TEST(multisplit_test, bit_fields_outside_64_bit_keys_are_rejected)
 
 TYPED_TEST(multisplit_test, a_million_keys_split_stably)
 {
-  constexpr std::uint64_t n = std::uint64_t{1} << 20;  // many tiles; small enough for compute-sanitizer
+  // Many tiles (sanitizer-sized: 16, still past every single-tile shortcut).
+  const std::uint64_t n = full_or_sanitizer_sized(std::uint64_t{1} << 20, std::uint64_t{1} << 16);
   for (const std::uint32_t m : {2U, 32U, 256U, 1000U}) {
     std::mt19937_64 random(5000 + m);
     SCOPED_TRACE("m=" + std::to_string(m));
@@ -436,15 +442,16 @@ std::vector<std::uint32_t> partition_ids(partition_pattern pattern, std::uint64_
 
 TYPED_TEST(multisplit_test, partitions_of_few_buckets_match_the_stable_oracle)
 {
-  // Around one 4096-key tile, and past 32 tiles so that the look-back reads more than one window.
-  const std::vector<std::uint64_t> partition_sizes = {
-      0, 1, 2, 31, 33, 4095, 4096, 4097, 2 * 4096 + 17, 34 * 4096 + 123};
+  // Around one 4096-key tile, and past 32 tiles so that the look-back reads more than one window (not
+  // sanitizer-sized: racecheck watches shared memory, and the look-back words are global).
+  const std::vector<std::uint64_t> partition_sizes = full_or_sanitizer_sized<std::vector<std::uint64_t>>(
+      {0, 1, 2, 31, 33, 4095, 4096, 4097, 2 * 4096 + 17, 34 * 4096 + 123}, {1, 33, 4097, 2 * 4096 + 17});
   const std::vector<partition_pattern> patterns = {
       partition_pattern::uniform,     partition_pattern::one_bucket,
       partition_pattern::alternating, partition_pattern::reverse_alternating,
       partition_pattern::tile_runs,   partition_pattern::odd_runs,
       partition_pattern::no_first,    partition_pattern::no_last};
-  for (const std::uint64_t seed : {std::uint64_t{7000}, std::uint64_t{std::random_device{}()}}) {
+  for (const std::uint64_t seed : fixed_and_fresh_seeds(7000)) {
     std::mt19937_64 random(seed);
     int index = 0;
     // m = 4 and 5: the partition falls back to automatic.

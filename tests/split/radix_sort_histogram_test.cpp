@@ -33,7 +33,9 @@ TYPED_TEST_SUITE(radix_sort_test, all_backends, backend_names);
 TYPED_TEST(radix_sort_test, sorts_keys_and_pairs_stably_both_ways)
 {
   std::uint64_t seed = 100;
-  for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{4097}, std::uint64_t{200000}}) {
+  // Sanitizer-sized: 20000 keys are still 5 tiles of every pass.
+  const std::uint64_t large = full_or_sanitizer_sized<std::uint64_t>(200000, 20000);
+  for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{4097}, large}) {
     for (const sort_order order : {sort_order::ascending, sort_order::descending}) {
       // Key bounds (0: full 32-bit keys): with keys below 1000 the two high digits are all 0, below 2^20
       // the highest, and with 1 every digit (passes whose keys share a digit may be skipped, so the
@@ -75,7 +77,8 @@ TYPED_TEST(radix_sort_test, sorts_64_bit_keys_both_ways)
 {
   constexpr std::uint64_t poison64 = 0xdeadbeefdeadbeefULL;
   std::uint64_t seed = 200;
-  for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{4097}, std::uint64_t{200000}}) {
+  const std::uint64_t large = full_or_sanitizer_sized<std::uint64_t>(200000, 20000);
+  for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{4097}, large}) {
     for (const sort_order order : {sort_order::ascending, sort_order::descending}) {
       // Full 64-bit keys; keys differing only above bit 32; few distinct keys (many duplicates).
       for (const int shape : {0, 1, 2}) {
@@ -105,7 +108,8 @@ TYPED_TEST(radix_sort_test, sorts_64_bit_keys_both_ways)
 
 TYPED_TEST(radix_sort_test, every_digit_width_sorts_stably)
 {
-  constexpr std::uint64_t n = 3 * 7680 + 1000;  // several tiles of the single pass, a ragged end
+  // Several tiles of the single pass with a ragged end (sanitizer-sized: one past a tile).
+  const std::uint64_t n = full_or_sanitizer_sized<std::uint64_t>(3 * 7680 + 1000, 7681);
   constexpr std::uint64_t poison64 = 0xdeadbeefdeadbeefULL;
   std::uint64_t seed = 300;
   // Widths that divide neither 32 nor 64: a narrower last pass and odd pass counts (11, 7, 5 passes of
@@ -241,7 +245,7 @@ TYPED_TEST(histogram_test, even_bins_count_alike_with_every_algorithm_size_and_a
       {histogram_algorithm::automatic, "automatic"},
       {histogram_algorithm::block_shared, "block_shared"},
       {histogram_algorithm::warp_privatized, "warp_privatized"}};
-  for (const std::uint64_t seed : {std::uint64_t{400}, std::uint64_t{std::random_device{}()}}) {
+  for (const std::uint64_t seed : fixed_and_fresh_seeds(400)) {
     // Every sample of a 16-byte group, the groups left over after the unrolled loads, the elements past
     // the last group, and a start off the 16-byte boundary (read one by one).
     const auto samples = float_samples(70001, seed);

@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
+#include <random>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -47,6 +49,30 @@ inline std::string cuda_unavailable_reason()
 inline bool under_compute_sanitizer()
 {
   return std::getenv("NV_SANITIZER_INJECTION_PORT_BASE") != nullptr;
+}
+
+/// Whether this run asks for sanitizer-sized cases (`WARPDEX_TEST_SIZE=sanitizer`, which tools/gpu.sh
+/// sets for racecheck, whose cost grows with every shared-memory access): a suite that honours it
+/// shrinks its large inputs to sizes that still reach every kernel path and leaves out its fresh
+/// random seeds (the fixed ones stay).
+inline bool sanitizer_sized()
+{
+  const char* size = std::getenv("WARPDEX_TEST_SIZE");
+  return size != nullptr && std::string(size) == "sanitizer";
+}
+
+/// `full`, or `sanitizer` in a sanitizer-sized run.
+template <class T>
+T full_or_sanitizer_sized(T full, T sanitizer)
+{
+  return sanitizer_sized() ? sanitizer : full;
+}
+
+/// The seeds of a randomized case: the fixed one, plus a fresh one unless the run is sanitizer-sized.
+inline std::vector<std::uint64_t> fixed_and_fresh_seeds(std::uint64_t fixed)
+{
+  if (sanitizer_sized()) { return {fixed}; }
+  return {fixed, std::uint64_t{std::random_device{}()}};
 }
 
 /// Use with TYPED_TEST_SUITE(suite, all_backends, backend_names). Every backend but host needs a device.

@@ -8,6 +8,11 @@
 ///
 /// Preconditions (`warpdex::error`): m >= 1; lower < upper, both finite; boundaries strictly
 /// increasing and not NaN. Synchronizes the backend's stream. Work O(n + m * blocks).
+///
+/// Asynchronous form (`histogram_even_async`, `histogram_range_async`): the counts go to m + 1 words of
+/// the backend's memory (counts[m] = the samples not counted) and the cuda backend enqueues one memset
+/// and one kernel on the stream without waiting for it and without allocating. The synchronous calls
+/// are this form plus one copy of the counts to the host and one synchronization.
 
 #include <warpdex/core/backend.hpp>
 
@@ -38,6 +43,16 @@ template <class Sample>
 histogram_result histogram_range(const host& backend, std::span<const Sample> samples,
                                  std::span<const Sample> boundaries);
 
+/// The asynchronous forms on the host backend: the same API as the cuda backend's, computed before they
+/// return.
+template <class Sample>
+void histogram_even_async(const host& backend, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
+                          Sample upper, std::span<std::uint64_t> counts,
+                          histogram_algorithm algorithm = histogram_algorithm::automatic);
+template <class Sample>
+void histogram_range_async(const host& backend, std::span<const Sample> samples, std::span<const Sample> boundaries,
+                           std::span<std::uint64_t> counts);
+
 #if WARPDEX_HAS_CUDA
 /// Counts the samples (device memory) in each of `bins` even bins of [lower, upper) on the cuda backend.
 /// Up to 256 bins (automatic) the samples are read with 16-byte loads, 4 per thread in flight, and
@@ -49,6 +64,25 @@ histogram_result histogram_even(const cuda& backend, std::span<const Sample> sam
 template <class Sample>
 histogram_result histogram_range(const cuda& backend, std::span<const Sample> samples,
                                  std::span<const Sample> boundaries);
+
+/// Counts the samples (device memory) in each of `bins` even bins of [lower, upper), enqueued on the
+/// backend's stream without waiting for it: counts (device memory, bins + 1 words) receives the count of
+/// each bin and, in counts[bins], the samples not counted (NaN or outside [lower, upper)). Read them
+/// after the stream has reached that point. Checks as histogram_even (on the host, before anything is
+/// enqueued) and counts.size() == bins + 1. One memset and one kernel (none for n = 0: the memset alone).
+template <class Sample>
+void histogram_even_async(const cuda& backend, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
+                          Sample upper, std::span<std::uint64_t> counts,
+                          histogram_algorithm algorithm = histogram_algorithm::automatic);
+
+/// Counts the samples (device memory) in the bins between m + 1 boundaries (device memory), enqueued
+/// without waiting: counts (device memory, m + 1 words) as histogram_even_async's. Checks on the host:
+/// at least 2 boundaries and counts.size() == m + 1; the boundaries themselves are not read (that would
+/// wait for the stream): unsorted or NaN boundaries give unspecified counts but no access out of
+/// bounds. The synchronous histogram_range checks them.
+template <class Sample>
+void histogram_range_async(const cuda& backend, std::span<const Sample> samples, std::span<const Sample> boundaries,
+                           std::span<std::uint64_t> counts);
 #endif
 
 }  // namespace warpdex

@@ -11,15 +11,19 @@
 #include <warpdex/split/detail/multisplit_validate.hpp>
 #include <warpdex/split/multisplit.hpp>
 
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda/std/functional>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace warpdex {
@@ -63,10 +67,105 @@ inline std::uint64_t checked_tile_count(const char* caller, std::uint64_t n,
   return tile_count;
 }
 
-inline std::uint64_t read_bad_ids(const buffer<unsigned long long>& bad_ids)
+/// Where an asynchronous split leaves its results, in device memory: the m + 1 offsets (offsets[m] = n)
+/// and the number of keys whose bucket id lies outside [0, m).
+struct split_target {
+  std::uint64_t* offsets = nullptr;
+  std::uint64_t* bad_id_count = nullptr;
+};
+
+/// Lays out the pieces of a call's scratch memory: run the same takes once with no base to learn the
+/// bytes, reserve them in the workspace, then again with its memory. Pieces are 256-byte aligned.
+class scratch_layout {
+ public:
+  explicit scratch_layout(std::uint8_t* base = nullptr) : base_(base) {}
+  template <class T>
+  T* take(std::uint64_t count)
+  {
+    constexpr std::size_t alignment = 256;
+    used_ = (used_ + alignment - 1) / alignment * alignment;
+    T* piece = reinterpret_cast<T*>(base_ + used_);  // only dereferenced with a base
+    used_ += count * sizeof(T);
+    return piece;
+  }
+  [[nodiscard]] std::size_t bytes() const { return used_; }
+
+ private:
+  std::uint8_t* base_;
+  std::size_t used_ = 0;
+};
+
+/// Runs `carve(layout)` to size the scratch, reserves it in `workspace`, and runs it again on the memory.
+template <class Carve>
+void carve_scratch(const cuda& backend, multisplit_workspace& workspace, Carve&& carve)
 {
-  return bad_ids.to_vector().front();  // synchronizes the stream
+  scratch_layout sizing;
+  carve(sizing);
+  scratch_layout layout(workspace.reserve(backend, sizing.bytes()));
+  carve(layout);
 }
+
+/// An async call's results from device counters, in one block (m <= BlockThreads): offsets[b] (b < m) is
+/// values[b * stride] when `scanned` (the exclusive scan is done), else the exclusive scan of values[0 ..
+/// m) (the bucket totals); offsets[m] = n; *bad_out = *bad_in. A template so that every translation unit
+/// that includes it has its own copy.
+template <int BlockThreads = multisplit_block_threads>
+__global__ void __launch_bounds__(BlockThreads)
+    multisplit_results_kernel(const unsigned long long* values, std::uint64_t stride, bool scanned, std::uint32_t m,
+                              std::uint64_t n, const unsigned long long* bad_in, std::uint64_t* offsets,
+                              std::uint64_t* bad_out)
+{
+  using scan = cub::BlockScan<std::uint64_t, BlockThreads>;
+  __shared__ typename scan::TempStorage storage;
+  const std::uint64_t value = threadIdx.x < m ? static_cast<std::uint64_t>(values[threadIdx.x * stride]) : 0;
+  std::uint64_t start = value;
+  if (!scanned) { scan(storage).ExclusiveSum(value, start); }  // the same branch for the whole block
+  if (threadIdx.x < m) { offsets[threadIdx.x] = start; }
+  if (threadIdx.x == 0) {
+    offsets[m] = n;
+    *bad_out = static_cast<std::uint64_t>(*bad_in);
+  }
+}
+
+/// Launches multisplit_results_kernel on the backend's stream.
+inline void write_split_results(const cuda& backend, const unsigned long long* values, std::uint64_t stride,
+                                bool scanned, std::uint32_t m, std::uint64_t n, const unsigned long long* bad_in,
+                                const split_target& target)
+{
+  multisplit_results_kernel<><<<1, multisplit_block_threads, 0, backend.stream>>>(values, stride, scanned, m, n, bad_in,
+                                                                                  target.offsets, target.bad_id_count);
+  WARPDEX_CHECK_LAUNCH("multisplit_results_kernel");
+}
+
+/// The three-pass scatter's identifier: the wrapped one while the count pass found no bad ids, else
+/// bucket 0 for every key. With bad ids the scatter then writes every tile's keys from the first slot of
+/// bucket 0 in that tile, which is at most the tile's first index: every write stays inside the output
+/// (the order is unspecified; the asynchronous call reports the bad ids, the synchronous call throws
+/// before the scatter runs). `bad_ids` is read once per block (block_identifier below).
+template <class Identifier>
+struct guarded_buckets {
+  Identifier identifier;
+  const unsigned long long* bad_ids = nullptr;
+  bool any_bad = false;
+
+  [[nodiscard]] __host__ __device__ std::uint32_t bucket_count() const { return identifier.bucket_count(); }
+  template <class Key>
+  [[nodiscard]] __device__ std::uint32_t operator()(const Key& key) const
+  {
+    return any_bad ? 0U : identifier(key);
+  }
+};
+
+template <class Identifier>
+struct block_identifier<guarded_buckets<Identifier>> {
+  using inner = block_identifier<Identifier>;
+  using storage = typename inner::storage;
+  /// As the wrapped identifier's (splitters to shared memory); reads the bad-id count once.
+  __device__ static guarded_buckets<Identifier> load(const guarded_buckets<Identifier>& guarded, storage& shared)
+  {
+    return guarded_buckets<Identifier>{inner::load(guarded.identifier, shared), guarded.bad_ids, *guarded.bad_ids != 0};
+  }
+};
 
 template <class Key, class Identifier>
 void validate_identifier_on_device(const char* caller, const Identifier& identifier, stream_t stream)
@@ -80,46 +179,54 @@ void validate_identifier_on_device(const char* caller, const Identifier& identif
   });
 }
 
+/// The three passes (m <= 256): count per tile, CUB's scan of the (bucket, tile) table, the scatter
+/// (guarded_buckets), the results from column 0 of the scanned table. With `check_before_scatter` (the
+/// synchronous call) the host reads the bad-id count after the count pass (one synchronization) and
+/// throws before anything is written; else nothing waits.
 template <class Key, class Value, class Identifier>
-std::vector<std::uint64_t> cuda_direct_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
-                                                  Key* keys_out, const Value* values_in, Value* values_out,
-                                                  std::uint64_t n, const Identifier& identifier)
+void cuda_three_pass_async(const char* caller, const cuda& backend, const Key* keys_in, Key* keys_out,
+                           const Value* values_in, Value* values_out, std::uint64_t n, const Identifier& identifier,
+                           multisplit_workspace& workspace, const split_target& target, bool check_before_scatter)
 {
   const std::uint32_t m = identifier.bucket_count();
   const std::uint64_t tile_count = checked_tile_count(caller, n);
   const std::uint64_t table_size = tile_count * m;
-  auto counts = make_buffer<std::uint32_t>(backend, table_size);
-  auto first_slots = make_buffer<std::uint64_t>(backend, table_size);
-  auto bad_ids = make_buffer<unsigned long long>(backend, 1);
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids.data(), 0, sizeof(unsigned long long), backend.stream));
+  std::size_t scan_bytes = 0;
+  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
+                                                  static_cast<std::uint64_t*>(nullptr), ::cuda::std::plus<>{},
+                                                  std::uint64_t{0}, table_size, backend.stream));
+  unsigned long long* bad_ids = nullptr;
+  std::uint32_t* counts = nullptr;
+  std::uint64_t* first_slots = nullptr;
+  std::uint8_t* scan_temp = nullptr;
+  carve_scratch(backend, workspace, [&](scratch_layout& layout) {
+    bad_ids = layout.take<unsigned long long>(1);
+    counts = layout.take<std::uint32_t>(table_size);
+    first_slots = layout.take<std::uint64_t>(table_size);
+    scan_temp = layout.take<std::uint8_t>(scan_bytes);
+  });
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids, 0, sizeof(unsigned long long), backend.stream));
 
   const auto tiles = static_cast<std::uint32_t>(tile_count);
-  multisplit_count_kernel<Key, Identifier><<<tiles, multisplit_block_threads, 0, backend.stream>>>(
-      keys_in, n, identifier, tiles, counts.data(), bad_ids.data());
+  multisplit_count_kernel<Key, Identifier>
+      <<<tiles, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, tiles, counts, bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_count_kernel");
-  expect_no_bad_buckets(caller, read_bad_ids(bad_ids), n, m);
-
-  std::size_t scan_bytes = 0;
-  const auto scan = [&](void* temp) {
-    WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(temp, scan_bytes, counts.data(), first_slots.data(),
-                                                    ::cuda::std::plus<>{}, std::uint64_t{0}, table_size,
-                                                    backend.stream));
-  };
-  scan(nullptr);
-  auto scan_temp = make_buffer<std::uint8_t>(backend, scan_bytes);
-  scan(scan_temp.data());
-
-  multisplit_scatter_kernel<Key, Value, Identifier><<<tiles, multisplit_block_threads, 0, backend.stream>>>(
-      keys_in, values_in, keys_out, values_out, n, identifier, tiles, first_slots.data());
+  if (check_before_scatter) {
+    unsigned long long bad = 0;
+    copy_device_bytes(&bad, bad_ids, sizeof bad, backend.stream);
+    synchronize(backend.stream);
+    expect_no_bad_buckets(caller, bad, n, m);
+  }
+  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, counts, first_slots, ::cuda::std::plus<>{},
+                                                  std::uint64_t{0}, table_size, backend.stream));
+  const guarded_buckets<Identifier> guarded{identifier, bad_ids};
+  multisplit_scatter_kernel<Key, Value, guarded_buckets<Identifier>>
+      <<<tiles, multisplit_block_threads, 0, backend.stream>>>(keys_in, values_in, keys_out, values_out, n, guarded,
+                                                               tiles, first_slots);
   WARPDEX_CHECK_LAUNCH("multisplit_scatter_kernel");
-
   // The first tile's slot of each bucket is the bucket's offset: column 0 of the table.
-  std::vector<std::uint64_t> offsets(m);
-  WARPDEX_CUDA_TRY(cudaMemcpy2DAsync(offsets.data(), sizeof(std::uint64_t), first_slots.data(),
-                                     tile_count * sizeof(std::uint64_t), sizeof(std::uint64_t), m,
-                                     cudaMemcpyDeviceToHost, backend.stream));
-  synchronize(backend.stream);
-  return offsets;
+  write_split_results(backend, reinterpret_cast<const unsigned long long*>(first_slots), tile_count, true, m, n,
+                      bad_ids, target);
 }
 
 /// Launches the single-pass split with the narrowest ranking that holds ids below m (RadixBits from
@@ -164,11 +271,24 @@ void single_pass_split(const cuda& backend, const Key* keys_in, Key* keys_out, c
                                  nullptr);
 }
 
+/// A bad-id count that a synchronizing path (m > 256, the reduced-bit sort) read on the host before
+/// writing anything: the synchronous call throws; the asynchronous one keeps the count for the device
+/// result. Returns whether the path stops here.
+inline bool stops_on_bad_ids(const char* caller, std::uint64_t bad, std::uint64_t n, std::uint32_t m, bool synchronous,
+                             std::uint64_t& bad_out)
+{
+  if (synchronous) { expect_no_bad_buckets(caller, bad, n, m); }
+  bad_out = bad;
+  return bad != 0;
+}
+
 /// The m bucket offsets from the full ids: histogram (checking every id against m), then a scan on
-/// the host. Throws before anything is written when an id lies outside [0, m).
+/// the host (one synchronization). Empty, with `bad_out` set, when ids lie outside [0, m) (see
+/// stops_on_bad_ids).
 template <class Key, class Identifier>
 std::vector<std::uint64_t> cuda_full_id_offsets(const char* caller, const cuda& backend, const Key* keys_in,
-                                                std::uint64_t n, const Identifier& identifier)
+                                                std::uint64_t n, const Identifier& identifier, bool synchronous,
+                                                std::uint64_t& bad_out)
 {
   const std::uint32_t m = identifier.bucket_count();
   auto totals = make_buffer<unsigned long long>(backend, std::uint64_t{m} + 1);  // the totals, then the bad ids
@@ -186,7 +306,7 @@ std::vector<std::uint64_t> cuda_full_id_offsets(const char* caller, const cuda& 
     count(multisplit_id_histogram_kernel<Key, Identifier>, "multisplit_id_histogram_kernel");
   }
   const auto host_totals = totals.to_vector();  // synchronizes the stream
-  expect_no_bad_buckets(caller, host_totals.back(), n, m);
+  if (stops_on_bad_ids(caller, host_totals.back(), n, m, synchronous, bad_out)) { return {}; }
   std::vector<std::uint64_t> offsets(m);
   std::uint64_t running = 0;
   for (std::uint32_t b = 0; b < m; ++b) {
@@ -196,71 +316,43 @@ std::vector<std::uint64_t> cuda_full_id_offsets(const char* caller, const cuda& 
   return offsets;
 }
 
-/// Zeroed 64-bit scratch words on the backend's stream: one allocation, one memset.
-inline buffer<std::uint64_t> zeroed_words(const cuda& backend, std::uint64_t words)
-{
-  auto scratch = make_buffer<std::uint64_t>(backend, words);
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), backend.stream));
-  return scratch;
-}
-
-/// The end of a call whose split kernel writes nothing when bad ids were counted: reads the `words`
-/// device counters (the m bucket totals from word 0, the bad ids at `bad_word`), synchronizes the
-/// stream, throws on bad ids, and returns the m offsets (the exclusive scan of the totals).
-inline std::vector<std::uint64_t> offsets_after_split(const char* caller, const cuda& backend,
-                                                      const std::uint64_t* counters, std::uint64_t words,
-                                                      std::uint64_t bad_word, std::uint64_t n, std::uint32_t m)
-{
-  std::vector<std::uint64_t> totals(words);
-  copy_device_bytes(totals.data(), counters, words * sizeof(std::uint64_t), backend.stream);
-  synchronize(backend.stream);  // the outputs are complete on return, as with the other paths
-  expect_no_bad_buckets(caller, totals[bad_word], n, m);
-  std::vector<std::uint64_t> offsets(m);
-  for (std::uint32_t b = 1; b < m; ++b) { offsets[b] = offsets[b - 1] + totals[b - 1]; }
-  return offsets;
-}
-
-/// The single pass (m <= 256) with no host synchronization between its kernels: one memset of one
-/// scratch allocation (totals and bad ids, bucket starts, tile counter, look-back words), the histogram,
-/// a one-block scan of the totals into the bucket starts on the device, the split (which writes nothing
-/// when the histogram counted bad ids), then one read-back of the totals and one synchronization.
+/// The single pass (m <= 256), nothing waiting on the host: one memset of the scratch words (totals and
+/// bad ids, tile counter, look-back words), the histogram, the results kernel (which scans the totals
+/// into target.offsets: the split reads its bucket starts there), the split (which writes nothing when
+/// the histogram counted bad ids).
 template <class Key, class Value, class Identifier>
-std::vector<std::uint64_t> cuda_single_pass_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
-                                                       Key* keys_out, const Value* values_in, Value* values_out,
-                                                       std::uint64_t n, const Identifier& identifier)
+void cuda_single_pass_async(const char* caller, const cuda& backend, const Key* keys_in, Key* keys_out,
+                            const Value* values_in, Value* values_out, std::uint64_t n, const Identifier& identifier,
+                            multisplit_workspace& workspace, const split_target& target)
 {
   const std::uint32_t m = identifier.bucket_count();
   // Before anything runs: the split kernel indexes tiles in 32 bits.
   const std::uint64_t tile_count = checked_tile_count(caller, n, single_pass_shape<sizeof(Key)>::tile_keys);
-  // Words: m totals and the bad ids, m bucket starts, the tile counter, tile_count x m look-back words.
-  const std::uint64_t starts_word = std::uint64_t{m} + 1;
-  const std::uint64_t tile_counter_word = starts_word + m;
+  // Words: m totals and the bad ids, the tile counter, tile_count x m look-back words.
+  const std::uint64_t tile_counter_word = std::uint64_t{m} + 1;
   const std::uint64_t lookback_first_word = tile_counter_word + 1;
-  auto scratch = zeroed_words(backend, lookback_first_word + tile_count * m);
-  auto* totals = reinterpret_cast<unsigned long long*>(scratch.data());  // only ever used as such on the device
+  const std::uint64_t words = lookback_first_word + tile_count * m;
+  std::uint64_t* scratch = nullptr;
+  carve_scratch(backend, workspace, [&](scratch_layout& layout) { scratch = layout.take<std::uint64_t>(words); });
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch, 0, words * sizeof(std::uint64_t), backend.stream));
+  auto* totals = reinterpret_cast<unsigned long long*>(scratch);  // only ever used as such on the device
   multisplit_histogram_kernel<Key, Identifier>
       <<<one_wave_blocks(multisplit_histogram_kernel<Key, Identifier>, multisplit_block_threads, n),
          multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, totals, totals + m);
   WARPDEX_CHECK_LAUNCH("multisplit_histogram_kernel");
-  multisplit_bucket_starts_kernel<>
-      <<<1, multisplit_block_threads, 0, backend.stream>>>(totals, m, scratch.data() + starts_word);
-  WARPDEX_CHECK_LAUNCH("multisplit_bucket_starts_kernel");
+  write_split_results(backend, totals, 1, false, m, n, totals + m, target);
   launch_single_pass<Key, Value>(bucket_id_bits(m), static_cast<unsigned>(tile_count), backend, keys_in, values_in,
-                                 keys_out, values_out, n, identifier, scratch.data() + starts_word,
-                                 scratch.data() + lookback_first_word,
-                                 reinterpret_cast<std::uint32_t*>(scratch.data() + tile_counter_word), totals + m);
-
-  return offsets_after_split(caller, backend, scratch.data(), std::uint64_t{m} + 1, m, n, m);
+                                 keys_out, values_out, n, identifier, target.offsets, scratch + lookback_first_word,
+                                 reinterpret_cast<std::uint32_t*>(scratch + tile_counter_word), totals + m);
 }
 
-/// The partition (m <= 3, multisplit_partition.cuh): the counting pass and the scatter pass back to
-/// back, the scatter skipping every write when the count found ids outside [0, m); one host
-/// synchronization at the end reads the counts, throws on bad ids and gives the offsets. Scratch: one
-/// allocation and one memset (the counters, the tile counter and the look-back words).
+/// The partition (m <= 3, multisplit_partition.cuh), nothing waiting on the host: one memset of the
+/// scratch words (the counters, the tile counter, the look-back words), the counting pass, the scatter
+/// pass (which skips every write when the count found ids outside [0, m)), the results kernel.
 template <class Key, class Value, class Identifier>
-std::vector<std::uint64_t> cuda_partition_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
-                                                     Key* keys_out, const Value* values_in, Value* values_out,
-                                                     std::uint64_t n, const Identifier& identifier)
+void cuda_partition_async(const char* caller, const cuda& backend, const Key* keys_in, Key* keys_out,
+                          const Value* values_in, Value* values_out, std::uint64_t n, const Identifier& identifier,
+                          multisplit_workspace& workspace, const split_target& target)
 {
   const std::uint32_t m = identifier.bucket_count();
   WARPDEX_EXPECTS(m <= partition_max_buckets, std::string(caller) + ": the partition takes at most 3 buckets");
@@ -268,9 +360,12 @@ std::vector<std::uint64_t> cuda_partition_multisplit(const char* caller, const c
   // Words: partition_counters counters, the next-tile counter, then (m - 1) look-back words per tile.
   constexpr std::uint64_t tile_counter_word = partition_counters;
   constexpr std::uint64_t lookback_first_word = tile_counter_word + 1;
-  auto scratch = zeroed_words(backend, lookback_first_word + tile_count * (m - 1));
-  auto* counters = reinterpret_cast<unsigned long long*>(scratch.data());  // only ever used as such on the device
-  auto* next_tile = reinterpret_cast<std::uint32_t*>(scratch.data() + tile_counter_word);
+  const std::uint64_t words = lookback_first_word + tile_count * (m - 1);
+  std::uint64_t* scratch = nullptr;
+  carve_scratch(backend, workspace, [&](scratch_layout& layout) { scratch = layout.take<std::uint64_t>(words); });
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch, 0, words * sizeof(std::uint64_t), backend.stream));
+  auto* counters = reinterpret_cast<unsigned long long*>(scratch);  // only ever used as such on the device
+  auto* next_tile = reinterpret_cast<std::uint32_t*>(scratch + tile_counter_word);
 
   const auto count = multisplit_partition_count_kernel<Key, Identifier>;
   const std::uint64_t groups = (n * sizeof(Key) + vector_load_bytes - 1) / vector_load_bytes;
@@ -279,17 +374,18 @@ std::vector<std::uint64_t> cuda_partition_multisplit(const char* caller, const c
   WARPDEX_CHECK_LAUNCH("multisplit_partition_count_kernel");
   multisplit_partition_kernel<Key, Value, Identifier>
       <<<static_cast<unsigned>(tile_count), multisplit_block_threads, 0, backend.stream>>>(
-          keys_in, values_in, keys_out, values_out, n, identifier, counters, scratch.data() + lookback_first_word,
-          next_tile);
+          keys_in, values_in, keys_out, values_out, n, identifier, counters, scratch + lookback_first_word, next_tile);
   WARPDEX_CHECK_LAUNCH("multisplit_partition_kernel");
-
-  return offsets_after_split(caller, backend, scratch.data(), partition_counters, partition_bad_ids, n, m);
+  write_split_results(backend, counters, 1, false, m, n, counters + partition_bad_ids, target);
 }
 
+/// The reduced-bit sort (any m; n < 2^32): label, sort (label, index) with CUB, gather, offsets. Reads
+/// the bad-id count on the host after labelling (stops_on_bad_ids) and the offsets at the end.
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_sorting_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
                                                    Key* keys_out, const Value* values_in, Value* values_out,
-                                                   std::uint64_t n, const Identifier& identifier)
+                                                   std::uint64_t n, const Identifier& identifier, bool synchronous,
+                                                   std::uint64_t& bad_out)
 {
   const std::uint32_t m = identifier.bucket_count();
   WARPDEX_EXPECTS(
@@ -305,7 +401,7 @@ std::vector<std::uint64_t> cuda_sorting_multisplit(const char* caller, const cud
   multisplit_label_kernel<<<blocks, multisplit_simple_block_threads, 0, backend.stream>>>(
       keys_in, n, identifier, labels.data(), indices.data(), bad_ids.data());
   WARPDEX_CHECK_LAUNCH("multisplit_label_kernel");
-  expect_no_bad_buckets(caller, read_bad_ids(bad_ids), n, m);
+  if (stops_on_bad_ids(caller, bad_ids.to_vector().front(), n, m, synchronous, bad_out)) { return {}; }
 
   const int label_bits = bucket_id_bits(m);
   std::size_t sort_bytes = 0;
@@ -332,15 +428,20 @@ std::vector<std::uint64_t> cuda_sorting_multisplit(const char* caller, const cud
 /// so the last pass leaves the keys ordered by the full id and stable. ceil(B / 8) passes for B =
 /// ceil(log2 m) id bits, the bits spread evenly over them (10 bits: two 5-bit digits, not 8 + 2): a
 /// pass over 2^5 buckets is cheaper than one over 2^8 (docs/split.md). `pass_algorithm` runs each pass.
+/// The full ids are counted and checked first (one synchronization, stops_on_bad_ids); the passes are
+/// enqueued without waiting.
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_super_bucket_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
                                                         Key* keys_out, const Value* values_in, Value* values_out,
                                                         std::uint64_t n, const Identifier& identifier,
-                                                        multisplit_algorithm pass_algorithm)
+                                                        multisplit_algorithm pass_algorithm,
+                                                        multisplit_workspace& workspace, bool synchronous,
+                                                        std::uint64_t& bad_out)
 {
   constexpr bool with_values = !std::is_void_v<Value>;
   using value_storage = std::conditional_t<with_values, Value, std::uint32_t>;
-  auto offsets = cuda_full_id_offsets(caller, backend, keys_in, n, identifier);
+  auto offsets = cuda_full_id_offsets(caller, backend, keys_in, n, identifier, synchronous, bad_out);
+  if (offsets.empty()) { return offsets; }
   const std::uint32_t m = identifier.bucket_count();
   const auto id_bits = static_cast<std::uint32_t>(bucket_id_bits(m));
   const std::uint32_t passes = (id_bits + multisplit_max_radix_bits - 1) / multisplit_max_radix_bits;
@@ -349,6 +450,9 @@ std::vector<std::uint64_t> cuda_super_bucket_multisplit(const char* caller, cons
   // Passes alternate between the output and a scratch copy so that the last one writes the output.
   auto keys_scratch = make_buffer<Key>(backend, n);
   auto values_scratch = make_buffer<value_storage>(backend, with_values ? n : 0);
+  // Each pass's own results (its digit's offsets, which the single pass reads as bucket starts).
+  auto digit_results = make_buffer<std::uint64_t>(backend, std::uint64_t{multisplit_direct_max_buckets} + 2);
+  const split_target digit_target{digit_results.data(), digit_results.data() + multisplit_direct_max_buckets + 1};
   const Key* keys_from = keys_in;
   const Value* values_from = values_in;
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
@@ -364,9 +468,11 @@ std::vector<std::uint64_t> cuda_super_bucket_multisplit(const char* caller, cons
                                                ? automatic_multisplit_algorithm(digit.bucket_count(), with_values)
                                                : pass_algorithm;
     if (algorithm == multisplit_algorithm::single_pass) {
-      (void)cuda_single_pass_multisplit(caller, backend, keys_from, keys_to, values_from, values_to, n, digit);
+      cuda_single_pass_async(caller, backend, keys_from, keys_to, values_from, values_to, n, digit, workspace,
+                             digit_target);
     } else {
-      (void)cuda_direct_multisplit(caller, backend, keys_from, keys_to, values_from, values_to, n, digit);
+      cuda_three_pass_async(caller, backend, keys_from, keys_to, values_from, values_to, n, digit, workspace,
+                            digit_target, false);
     }
     keys_from = keys_to;
     values_from = values_to;
@@ -374,42 +480,104 @@ std::vector<std::uint64_t> cuda_super_bucket_multisplit(const char* caller, cons
   return offsets;
 }
 
-template <class Key, class Value, class Identifier>
-std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backend, std::span<const Key> keys_in,
-                                           std::span<Key> keys_out, const Value* values_in, Value* values_out,
-                                           const Identifier& identifier, multisplit_algorithm algorithm)
+/// The results of a path that computed them on the host (m > 256, the reduced-bit sort) written to the
+/// device: the offsets and n (unless bad ids stopped the path) and the bad-id count; then waits for the
+/// stream (those paths synchronize anyway), so the host memory copied from may go.
+inline void upload_split_results(const cuda& backend, const split_target& target, std::vector<std::uint64_t> offsets,
+                                 std::uint64_t n, std::uint64_t bad)
 {
-  validate_identifier_on_device<Key>(caller, identifier, backend.stream);
+  if (bad == 0) {
+    offsets.push_back(n);
+    copy_device_bytes(target.offsets, offsets.data(), offsets.size() * sizeof(std::uint64_t), backend.stream);
+  }
+  copy_device_bytes(target.bad_id_count, &bad, sizeof bad, backend.stream);
+  synchronize(backend.stream);
+}
+
+/// The one code path of every cuda multisplit: picks the algorithm and enqueues it with its results
+/// going to `offsets` (m + 1 words) and `*bad_id_count`. `synchronous` (the synchronous calls) makes the
+/// paths that read counts on the host throw on bad ids before they write anything; the asynchronous
+/// call leaves the count on the device instead. The identifier is checked by the caller.
+template <class Key, class Value, class Identifier>
+void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<const Key> keys_in,
+                           std::span<Key> keys_out, const Value* values_in, Value* values_out,
+                           const Identifier& identifier, std::span<std::uint64_t> offsets, std::uint64_t* bad_id_count,
+                           multisplit_workspace& workspace, multisplit_algorithm algorithm, bool synchronous)
+{
   const std::uint64_t n = keys_in.size();
   const std::uint32_t m = identifier.bucket_count();
-  if (n == 0) { return std::vector<std::uint64_t>(m, 0); }
+  validate_async_results(caller, offsets.size(), m, bad_id_count);
+  const split_target target{offsets.data(), bad_id_count};
+  if (n == 0) {
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(offsets.data(), 0, offsets.size_bytes(), backend.stream));
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_id_count, 0, sizeof(std::uint64_t), backend.stream));
+    return;
+  }
+  std::uint64_t bad = 0;
   // Above 256 buckets the splitters are searched in global memory once per digit pass: the H200 rows
   // (docs/split.md) had the reduced-bit sort, which searches them once, ahead at m = 1000 and 4096.
   const bool splitters_beyond_direct = is_splitter_buckets<Identifier>::value && m > multisplit_direct_max_buckets;
   if (algorithm == multisplit_algorithm::reduced_bit_sort ||
       (algorithm == multisplit_algorithm::automatic && splitters_beyond_direct)) {
-    return cuda_sorting_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
-                                   identifier);
+    auto host_offsets = cuda_sorting_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out,
+                                                n, identifier, synchronous, bad);
+    upload_split_results(backend, target, std::move(host_offsets), n, bad);
+    return;
   }
   if (m > multisplit_direct_max_buckets) {
     const bool one_pass_kind =
         algorithm == multisplit_algorithm::three_pass || algorithm == multisplit_algorithm::single_pass;
-    return cuda_super_bucket_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
-                                        identifier, one_pass_kind ? algorithm : multisplit_algorithm::automatic);
+    auto host_offsets = cuda_super_bucket_multisplit(
+        caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
+        one_pass_kind ? algorithm : multisplit_algorithm::automatic, workspace, synchronous, bad);
+    upload_split_results(backend, target, std::move(host_offsets), n, bad);
+    return;
   }
   const bool partition = algorithm == multisplit_algorithm::partition && m <= partition_max_buckets;
   if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass && !partition) {
     algorithm = automatic_one_pass_algorithm(m, values_in != nullptr);
   }
   if (algorithm == multisplit_algorithm::partition) {
-    return cuda_partition_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
-                                     identifier);
+    cuda_partition_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
+                         workspace, target);
+  } else if (algorithm == multisplit_algorithm::single_pass) {
+    cuda_single_pass_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
+                           workspace, target);
+  } else {
+    cuda_three_pass_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
+                          workspace, target, synchronous);
   }
-  if (algorithm == multisplit_algorithm::single_pass) {
-    return cuda_single_pass_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
-                                       identifier);
-  }
-  return cuda_direct_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier);
+}
+
+/// The synchronous calls: every check (the splitters read from the device), the asynchronous path into
+/// a temporary workspace, one copy of the m + 1 offsets and the bad-id count to the host, one
+/// synchronization, and the throw on bad ids (nothing was written then).
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backend, std::span<const Key> keys_in,
+                                           std::span<Key> keys_out, const Value* values_in, Value* values_out,
+                                           const Identifier& identifier, multisplit_algorithm algorithm)
+{
+  validate_identifier_on_device<Key>(caller, identifier, backend.stream);
+  const std::uint32_t m = identifier.bucket_count();
+  auto results = make_buffer<std::uint64_t>(backend, std::uint64_t{m} + 2);  // m + 1 offsets, the bad ids
+  multisplit_workspace workspace;
+  cuda_multisplit_async(caller, backend, keys_in, keys_out, values_in, values_out, identifier,
+                        results.span().first(std::uint64_t{m} + 1), results.data() + m + 1, workspace, algorithm, true);
+  auto host = results.to_vector();  // synchronizes the stream
+  expect_no_bad_buckets(caller, host.back(), keys_in.size(), m);
+  host.resize(m);
+  return host;
+}
+
+/// The asynchronous calls' checks: as the synchronous calls' but without reading the splitters (which
+/// would wait for the stream).
+template <class Key, class Identifier>
+void validate_identifier_without_splitters(const char* caller, const Identifier& identifier)
+{
+  validate_identifier<Key>(caller, identifier, [](const auto& splitter_identifier) {
+    using splitter_type = std::remove_cvref_t<decltype(*splitter_identifier.splitters)>;
+    return std::vector<splitter_type>();
+  });
 }
 
 }  // namespace detail
@@ -435,6 +603,32 @@ std::vector<std::uint64_t> multisplit_pairs(const cuda& backend, std::span<const
   detail::validate_multisplit_spans<Key, Value>(caller, keys_in, keys_out, values_in, values_out, true);
   return detail::cuda_multisplit<Key, Value>(caller, backend, keys_in, keys_out, values_in.data(), values_out.data(),
                                              identifier, algorithm);
+}
+
+template <class Key, class Identifier>
+void multisplit_async(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in, std::span<Key> keys_out,
+                      const Identifier& identifier, std::span<std::uint64_t> offsets, std::uint64_t* bad_id_count,
+                      multisplit_workspace& workspace, multisplit_algorithm algorithm)
+{
+  constexpr const char* caller = "multisplit_async";
+  detail::validate_multisplit_spans<Key, int>(caller, keys_in, keys_out, {}, {}, false);
+  detail::validate_identifier_without_splitters<Key>(caller, identifier);
+  detail::cuda_multisplit_async<Key, void>(caller, backend, keys_in, keys_out, nullptr, nullptr, identifier, offsets,
+                                           bad_id_count, workspace, algorithm, false);
+}
+
+template <class Key, class Value, class Identifier>
+void multisplit_pairs_async(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in,
+                            std::span<const std::type_identity_t<Value>> values_in, std::span<Key> keys_out,
+                            std::span<Value> values_out, const Identifier& identifier, std::span<std::uint64_t> offsets,
+                            std::uint64_t* bad_id_count, multisplit_workspace& workspace,
+                            multisplit_algorithm algorithm)
+{
+  constexpr const char* caller = "multisplit_pairs_async";
+  detail::validate_multisplit_spans<Key, Value>(caller, keys_in, keys_out, values_in, values_out, true);
+  detail::validate_identifier_without_splitters<Key>(caller, identifier);
+  detail::cuda_multisplit_async<Key, Value>(caller, backend, keys_in, keys_out, values_in.data(), values_out.data(),
+                                            identifier, offsets, bad_id_count, workspace, algorithm, false);
 }
 
 }  // namespace warpdex

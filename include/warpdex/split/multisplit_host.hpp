@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,16 +25,19 @@ inline constexpr std::uint64_t host_min_chunk_keys = std::uint64_t{1} << 16;
 /// Bounds the (bucket, chunk) table, so a huge m runs with fewer chunks instead of exhausting memory.
 inline constexpr std::uint64_t host_max_table_entries = std::uint64_t{1} << 24;
 
-/// Value = void for keys only.
+/// Value = void for keys only. Writes the m + 1 offsets (offsets[m] = n) and the number of bad ids;
+/// with bad ids it writes nothing else (neither the outputs nor the offsets).
 template <class Key, class Value, class Identifier>
-std::vector<std::uint64_t> host_multisplit(const char* caller, std::span<const Key> keys_in, std::span<Key> keys_out,
-                                           const Value* values_in, Value* values_out, const Identifier& identifier)
+void host_multisplit(const char* caller, std::span<const Key> keys_in, std::span<Key> keys_out, const Value* values_in,
+                     Value* values_out, const Identifier& identifier, std::span<std::uint64_t> offsets,
+                     std::uint64_t* bad_id_count)
 {
   validate_identifier<Key>(caller, identifier, [](const auto& splitter_identifier) {
     return std::span(splitter_identifier.splitters, splitter_identifier.splitter_count);
   });
   const std::uint64_t n = keys_in.size();
   const std::uint32_t m = identifier.bucket_count();
+  validate_async_results(caller, offsets.size(), m, bad_id_count);
   const auto signed_n = static_cast<std::int64_t>(n);
 
   std::vector<std::uint32_t> ids(n);
@@ -43,7 +47,8 @@ std::vector<std::uint64_t> host_multisplit(const char* caller, std::span<const K
     ids[i] = identifier(keys_in[i]);
     bad += ids[i] >= m ? 1 : 0;
   }
-  expect_no_bad_buckets(caller, bad, n, m);
+  *bad_id_count = bad;
+  if (bad != 0) { return; }
 
   const std::uint64_t by_size = std::max<std::uint64_t>(1, n / host_min_chunk_keys);
   const std::uint64_t by_table = std::max<std::uint64_t>(1, host_max_table_entries / m);
@@ -73,8 +78,22 @@ std::vector<std::uint64_t> host_multisplit(const char* caller, std::span<const K
     }
   }
 
-  std::vector<std::uint64_t> offsets(m);
   for (std::uint32_t b = 0; b < m; ++b) { offsets[b] = table[b * chunks]; }
+  offsets[m] = n;
+}
+
+/// The synchronous calls: host_multisplit into m + 1 offsets, then the throw on bad ids.
+template <class Key, class Value, class Identifier>
+std::vector<std::uint64_t> host_multisplit_checked(const char* caller, std::span<const Key> keys_in,
+                                                   std::span<Key> keys_out, const Value* values_in, Value* values_out,
+                                                   const Identifier& identifier)
+{
+  const std::uint32_t m = identifier.bucket_count();
+  std::vector<std::uint64_t> offsets(std::uint64_t{m} + 1);
+  std::uint64_t bad = 0;
+  host_multisplit<Key, Value>(caller, keys_in, keys_out, values_in, values_out, identifier, offsets, &bad);
+  expect_no_bad_buckets(caller, bad, keys_in.size(), m);
+  offsets.pop_back();
   return offsets;
 }
 
@@ -87,7 +106,7 @@ std::vector<std::uint64_t> multisplit(const host&, std::span<const std::type_ide
 {
   constexpr const char* caller = "multisplit";
   detail::validate_multisplit_spans<Key, int>(caller, keys_in, keys_out, {}, {}, false);
-  return detail::host_multisplit<Key, void>(caller, keys_in, keys_out, nullptr, nullptr, identifier);
+  return detail::host_multisplit_checked<Key, void>(caller, keys_in, keys_out, nullptr, nullptr, identifier);
 }
 
 template <class Key, class Value, class Identifier>
@@ -98,8 +117,31 @@ std::vector<std::uint64_t> multisplit_pairs(const host&, std::span<const std::ty
 {
   constexpr const char* caller = "multisplit_pairs";
   detail::validate_multisplit_spans<Key, Value>(caller, keys_in, keys_out, values_in, values_out, true);
-  return detail::host_multisplit<Key, Value>(caller, keys_in, keys_out, values_in.data(), values_out.data(),
-                                             identifier);
+  return detail::host_multisplit_checked<Key, Value>(caller, keys_in, keys_out, values_in.data(), values_out.data(),
+                                                     identifier);
+}
+
+template <class Key, class Identifier>
+void multisplit_async(const host&, std::span<const std::type_identity_t<Key>> keys_in, std::span<Key> keys_out,
+                      const Identifier& identifier, std::span<std::uint64_t> offsets, std::uint64_t* bad_id_count,
+                      multisplit_workspace& /*unused on the host*/, multisplit_algorithm /*one host algorithm*/)
+{
+  constexpr const char* caller = "multisplit_async";
+  detail::validate_multisplit_spans<Key, int>(caller, keys_in, keys_out, {}, {}, false);
+  detail::host_multisplit<Key, void>(caller, keys_in, keys_out, nullptr, nullptr, identifier, offsets, bad_id_count);
+}
+
+template <class Key, class Value, class Identifier>
+void multisplit_pairs_async(const host&, std::span<const std::type_identity_t<Key>> keys_in,
+                            std::span<const std::type_identity_t<Value>> values_in, std::span<Key> keys_out,
+                            std::span<Value> values_out, const Identifier& identifier, std::span<std::uint64_t> offsets,
+                            std::uint64_t* bad_id_count, multisplit_workspace& /*unused on the host*/,
+                            multisplit_algorithm /*one host algorithm*/)
+{
+  constexpr const char* caller = "multisplit_pairs_async";
+  detail::validate_multisplit_spans<Key, Value>(caller, keys_in, keys_out, values_in, values_out, true);
+  detail::host_multisplit<Key, Value>(caller, keys_in, keys_out, values_in.data(), values_out.data(), identifier,
+                                      offsets, bad_id_count);
 }
 
 }  // namespace warpdex

@@ -6,10 +6,14 @@
 #include <warpdex/core/error.hpp>
 #include <warpdex/split/bucket_identifiers.hpp>
 #include <warpdex/split/detail/multisplit_validate.hpp>
+#include <warpdex/split/histogram.hpp>
 
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
+#include <vector>
 #include <type_traits>
 
 namespace warpdex::detail {
@@ -59,6 +63,30 @@ even_bins<Sample> make_even_bins(std::uint32_t bins, Sample lower, Sample upper)
                                      std::to_string(upper) + ")");
   const float scale = static_cast<float>(static_cast<double>(bins) / (static_cast<double>(upper) - lower));
   return even_bins<Sample>{lower, upper, bins, scale};
+}
+
+/// Range bins over m + 1 boundaries (in the backend's memory); throws unless there are at least 2.
+template <class Sample>
+range_bins<Sample> make_range_bins(std::span<const Sample> boundaries)
+{
+  WARPDEX_EXPECTS(boundaries.size() >= 2, "histogram_range: m bins need m + 1 >= 2 boundaries");
+  return range_bins<Sample>{splitter_buckets<Sample>{boundaries.data(), static_cast<std::uint32_t>(boundaries.size())}};
+}
+
+/// The synchronous calls' result from the m + 1 counts of the asynchronous form.
+inline histogram_result histogram_result_from(std::vector<std::uint64_t> totals)
+{
+  const std::uint64_t not_counted = totals.back();
+  totals.pop_back();
+  return histogram_result{std::move(totals), not_counted};
+}
+
+/// Throws unless an asynchronous histogram's counts hold m + 1 words.
+inline void expect_histogram_counts(std::uint64_t words, std::uint32_t m)
+{
+  WARPDEX_EXPECTS(words == std::uint64_t{m} + 1, "histogram: counts holds " + std::to_string(words) +
+                                                     " words, bins + 1 = " + std::to_string(std::uint64_t{m} + 1) +
+                                                     " needed (the last one receives the samples not counted)");
 }
 
 }  // namespace warpdex::detail

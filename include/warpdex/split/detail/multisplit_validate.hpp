@@ -93,6 +93,16 @@ void validate_identifier(const char* caller, const Identifier& identifier, HostS
   WARPDEX_EXPECTS(identifier.bucket_count() >= 1, name + ": the bucket count m must be at least 1");
 }
 
+/// The asynchronous calls' result memory: m + 1 offsets and a count word.
+inline void validate_async_results(const char* caller, std::uint64_t offset_words, std::uint32_t bucket_count,
+                                   const std::uint64_t* bad_id_count)
+{
+  const std::uint64_t needed = std::uint64_t{bucket_count} + 1;
+  WARPDEX_EXPECTS(offset_words == needed, std::string(caller) + ": offsets holds " + std::to_string(offset_words) +
+                                              " words, m + 1 = " + std::to_string(needed) + " needed");
+  WARPDEX_EXPECTS(bad_id_count != nullptr, std::string(caller) + ": the bad-id count pointer is null");
+}
+
 inline void expect_no_bad_buckets(const char* caller, std::uint64_t bad, std::uint64_t n, std::uint32_t bucket_count)
 {
   WARPDEX_EXPECTS(bad == 0, std::string(caller) + ": " + std::to_string(bad) + " of " + std::to_string(n) +
