@@ -8,6 +8,7 @@
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
+#include <warpdex/split/bucket_identifiers.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -49,6 +50,9 @@ struct split_request {
   std::uint32_t delta = 0;          ///< keys per bucket (delta); 0: ceil(2^32 / m)
   bool pairs = false;               ///< split key-value pairs (values: input positions)
 };
+
+/// log2(m) for bit-field buckets; throws warpdex::error unless m is a power of two.
+[[nodiscard]] std::uint32_t bucket_bits(std::uint32_t m);
 
 /// Stable multisplit of `keys` next to the sort a user would call instead (the same bits for bit
 /// fields, the reduced-bit sort otherwise), checked against a stable counting sort by bucket.
@@ -107,6 +111,12 @@ struct hash_request {
 /// measure_sharded_hash), printed per GPU and in total; throws warpdex::error when a check fails, or when this
 /// build has no NCCL (hash_gpus.cpp).
 void print_sharded_hash(std::uint32_t gpus, std::uint32_t size_log2, std::uint64_t seed);
+
+/// `warpdex split --gpus N`: the distributed multisplit by `buckets` and the distributed sort over N GPUs driven by
+/// this process (distributed::measure_distributed_split), printed per GPU and in total, next to one GPU; throws
+/// warpdex::error when a check fails, or when this build has no NCCL (split_gpus.cpp).
+void print_distributed_split(std::uint32_t gpus, std::uint32_t size_log2, std::uint64_t seed,
+                             bit_field_buckets buckets);
 
 }  // namespace warpdex::cli
 

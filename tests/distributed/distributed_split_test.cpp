@@ -110,7 +110,7 @@ TYPED_TEST(distributed_multisplit_test, SortEqualsTheSortOfTheConcatenationAndIs
       group_type group(ranks, this->backend());
       // Every 32-bit value possible; then many repeats (keys in [0, 50)), splitters among them.
       const double imbalance = check_sort(group, draw_rank_keys(ranks, {20000}, 0, ~0U, seed));
-      EXPECT_LE(imbalance, 1.25) << "the fullest rank over the mean, 1024 samples a rank";
+      EXPECT_LE(imbalance, 1.25) << "the fullest rank over the mean, 4096 samples a rank";
       check_sort(group, draw_rank_keys(ranks, uneven, 0, 49, seed + 1));
       // Fewer keys than samples on a rank: all of them are the sample.
       check_sort(group, draw_rank_keys(ranks, uneven, 0, ~0U, seed + 2), {/*samples_per_rank=*/16, seed});

@@ -142,4 +142,18 @@ double check_sort(Group& group, const std::vector<std::vector<std::uint32_t>>& e
   return static_cast<double>(largest) * group.rank_count() / static_cast<double>(expected.size());
 }
 
+/// A distributed multisplit (ranges balanced, then even) and sort (distinct-ish keys, then every key equal) of
+/// uneven random inputs (one rank empty), checked: what the communicator's suite runs on any number of GPUs.
+template <class Group>
+void run_checked_split_and_sort(Group& group, std::uint64_t seed, std::size_t per_rank = 3000)
+{
+  const std::uint32_t ranks = group.rank_count();
+  const auto keys = draw_rank_keys(ranks, {per_rank, per_rank / 3, 0, per_rank}, 0, ~0U, seed);
+  const bit_field_buckets top_byte{24, 8};
+  check_multisplit(group, keys, top_byte, top_byte, {});
+  check_multisplit(group, keys, top_byte, top_byte, distributed::bucket_ranges::even(256, ranks));
+  check_sort(group, keys);
+  check_sort(group, draw_rank_keys(ranks, {per_rank}, 5, 5, seed + 1));
+}
+
 }  // namespace warpdex::testing

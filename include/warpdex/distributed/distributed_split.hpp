@@ -105,9 +105,12 @@ requires rank_group<Group>
 }
 
 struct sort_options {
-  /// Keys each rank draws at random for the splitters (all, when it holds fewer). More keys balance the ranks
-  /// better: the largest rank's share exceeds 1 / ranks by about 1 / sqrt(samples_per_rank) with uniform draws.
-  std::uint32_t samples_per_rank = 1024;
+  /// Keys each rank draws at random (with replacement) for the splitters (all, when it holds fewer). More keys
+  /// balance the ranks better: over 4 ranks of 2^18 uniform keys (20 draws each) the fullest rank held on average
+  /// 1.070, 1.032, 1.017 and 1.008 times the mean with 256, 1024, 4096 and 16384 samples a rank (about
+  /// 1 / sqrt(samples) over the mean). The sample is 8 bytes a key in the all-gather of every rank; a rank holding
+  /// more than 2^32 keys draws from its first 2^32.
+  std::uint32_t samples_per_rank = 4096;
   std::uint64_t seed = 1;  ///< of the sample's positions (each rank draws with seed + its rank)
 };
 

@@ -298,8 +298,9 @@ requires rank_group<Group> std::vector<rank_part> sort(Group& group, const per_r
       const std::uint64_t n = rank_keys.size();
       std::vector<std::uint32_t> positions(std::min<std::uint64_t>(n, samples));
       std::mt19937_64 draw(options.seed + group.rank(local));
+      const std::uint64_t drawn_from = std::min<std::uint64_t>(n, std::uint64_t{1} << 32);  // 32-bit positions
       for (std::size_t i = 0; i < positions.size(); ++i) {
-        positions[i] = static_cast<std::uint32_t>(positions.size() == n ? i : draw() % n);
+        positions[i] = static_cast<std::uint32_t>(positions.size() == n ? i : draw() % drawn_from);
       }
       const auto backend = group.backend(local);
       auto device_positions = make_buffer<std::uint32_t>(backend, positions.size());
