@@ -41,6 +41,16 @@ constexpr double sort_sol_bytes = 36;
 constexpr double split_bytes_per_key = 16;
 constexpr double split_share_bytes_per_key = 24;
 
+/// Whether `needed` bytes fit in the first GPU's free memory; if not, says that `name` is skipped.
+bool fits_on_first_gpu(const distributed::communicator& group, double needed, const std::string& name)
+{
+  const double free_bytes = static_cast<double>(query_device(group.device(0)).free_memory_bytes);
+  if (needed <= free_bytes) { return true; }
+  std::printf("%s: skipped, needs about %.1f GiB on the first GPU, %.1f GiB free\n", name.c_str(),
+              needed / (1ULL << 30), free_bytes / (1ULL << 30));
+  return false;
+}
+
 std::string size_name(std::uint64_t n)
 {
   std::uint32_t log2 = 0;
@@ -57,12 +67,7 @@ void run_distributed_split(context& ctx, distributed::communicator& group, const
   const std::uint32_t gpus = group.rank_count();
   const double needed =
       split_bytes_per_key * static_cast<double>(n) + split_share_bytes_per_key * static_cast<double>(n) / gpus;
-  const double free_bytes = static_cast<double>(query_device(group.device(0)).free_memory_bytes);
-  if (needed > free_bytes) {
-    std::printf("%s: skipped, needs about %.1f GiB on the first GPU, %.1f GiB free\n", sort_name.c_str(),
-                needed / (1ULL << 30), free_bytes / (1ULL << 30));
-    return;
-  }
+  if (!fits_on_first_gpu(group, needed, sort_name)) { return; }
   distributed::split_workload_options options;
   options.keys = n;
   options.seed = 1;
@@ -125,12 +130,7 @@ void run_distributed(context& ctx)
     const double share = static_cast<double>(n) / gpus;
     const double needed =
         std::max(baseline_bytes_per_key * static_cast<double>(n) + 8 * share, share_bytes_per_key * share);
-    const double free_bytes = static_cast<double>(query_device(group.device(0)).free_memory_bytes);
-    if (needed > free_bytes) {
-      std::printf("%s: skipped, needs about %.1f GiB on the first GPU, %.1f GiB free\n", build_name.c_str(),
-                  needed / (1ULL << 30), free_bytes / (1ULL << 30));
-      continue;
-    }
+    if (!fits_on_first_gpu(group, needed, build_name)) { continue; }
     distributed::sharded_hash_options options;
     options.keys = n;
     options.seed = 1;

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 namespace warpdex::cli {
@@ -50,19 +49,14 @@ void print_operation(const char* what, const distributed::split_workload_result&
 
 void print_distributed_split(std::uint32_t gpus, std::uint32_t size_log2, std::uint64_t seed, bit_field_buckets buckets)
 {
-  ::setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);  // NVLink multicast off unless the user says otherwise
-  distributed::communicator group(distributed::communicator::visible_devices(static_cast<int>(gpus)));
+  distributed::communicator group(communicator_devices(gpus));
   const int version = distributed::communicator::nccl_version();
   std::printf(
       "warpdex split --gpus %u: distributed multisplit (bits [%u, %u), %u buckets, ranges balanced) and sort over %u "
       "GPUs, one process (NCCL %d.%d.%d), n = 2^%u distinct 32-bit keys in all, seed %llu\n",
       gpus, buckets.shift, buckets.shift + buckets.bits, buckets.bucket_count(), gpus, version / 10000,
       version / 100 % 100, version % 100, size_log2, static_cast<unsigned long long>(seed));
-  for (std::uint32_t gpu = 0; gpu < gpus; ++gpu) {
-    const device_info device = query_device(group.device(gpu));
-    std::printf("  GPU %u: %s, %.1f GiB\n", gpu, device.name.c_str(),
-                static_cast<double>(device.global_memory_bytes) / (1ULL << 30));
-  }
+  print_gpus(group);
   distributed::split_workload_options options;
   options.keys = std::uint64_t{1} << size_log2;
   options.seed = seed;

@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+namespace warpdex::distributed {
+class communicator;
+}  // namespace warpdex::distributed
+
 namespace warpdex::cli {
 
 /// A copy of host values in the backend's memory (setup of a workload).
@@ -106,6 +110,14 @@ struct hash_request {
 
 /// 2^size_log2 generated unique user keys and as many absent ones, for measure_hash.
 [[nodiscard]] hash_request generated_hash_request(std::uint32_t size_log2, std::uint64_t seed);
+
+#if WARPDEX_HAS_NCCL
+/// The first `gpus` visible GPUs for a communicator, NVLink multicast (NVLS) off unless the environment says
+/// otherwise (hash_gpus.cpp).
+[[nodiscard]] std::vector<int> communicator_devices(std::uint32_t gpus);
+/// One line per GPU of `group`: its name and memory.
+void print_gpus(const distributed::communicator& group);
+#endif
 
 /// `warpdex hash --gpus N`: the distributed map over N GPUs driven by this process (distributed::
 /// measure_sharded_hash), printed per GPU and in total; throws warpdex::error when a check fails, or when this

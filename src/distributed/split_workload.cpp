@@ -50,7 +50,8 @@ void measure(communicator& group, const timing_options& timing, const call& dist
   }
   operation.passed = same && position == expected.size();
   release();
-  // What the fullest GPU sent to the others: its keys but its own range's, at most (n / gpus) (1 - 1 / gpus).
+  // What a GPU sends to the others on average when the keys are spread evenly: n / gpus keys, 1 - 1 / gpus of them
+  // to other GPUs.
   const double sent = static_cast<double>(expected.size()) / gpus * (1.0 - 1.0 / gpus) * sizeof(std::uint32_t);
   operation.exchange_GBps_per_gpu = operation.phases.exchange_ms > 0 ? sent / (operation.phases.exchange_ms * 1e6) : 0;
   check +=

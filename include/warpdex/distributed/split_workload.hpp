@@ -32,7 +32,7 @@ struct split_workload_operation {
   double one_gpu_ms = 0;                    ///< the single-device call on the first GPU with every key
   std::vector<std::uint64_t> keys_per_gpu;  ///< each GPU's part (the ranges' balance)
   bool passed = false;                      ///< the parts, concatenated, equal the single-device output
-  /// The bytes the fullest GPU sent to the others per second of the exchange phase, in GB/s.
+  /// The bytes a GPU sends to the others, on average for evenly spread keys, per second of the exchange phase (GB/s).
   double exchange_GBps_per_gpu = 0;
 };
 
