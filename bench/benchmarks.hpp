@@ -59,7 +59,8 @@ void run_dpp_cliques(context& ctx);
 void run_dpp_segment(context& ctx);
 
 /// distributed_slab_map over every visible GPU (NCCL, one process): build and find at 2^28 and 2^30 keys in all,
-/// next to one GPU's slab_map with every key, and NCCL's all-to-all bandwidth, in the same run.
+/// next to one GPU's slab_map with every key, and NCCL's all-to-all bandwidth, in the same run; the distributed
+/// multisplit and sort at 2^28 keys in all, next to one GPU's multisplit and radix sort of every key.
 void run_distributed(context& ctx);
 
 }  // namespace warpdex::bench

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace warpdex::cli {
 
@@ -45,21 +46,31 @@ void print_operation(const char* what, const distributed::sharded_hash_result& r
 }
 }  // namespace
 
-void print_sharded_hash(std::uint32_t gpus, std::uint32_t size_log2, std::uint64_t seed)
+std::vector<int> communicator_devices(std::uint32_t gpus)
 {
   ::setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);  // NVLink multicast off unless the user says otherwise
-  distributed::communicator group(distributed::communicator::visible_devices(static_cast<int>(gpus)));
+  return distributed::communicator::visible_devices(static_cast<int>(gpus));
+}
+
+void print_gpus(const distributed::communicator& group)
+{
+  for (std::uint32_t gpu = 0; gpu < group.rank_count(); ++gpu) {
+    const device_info device = query_device(group.device(gpu));
+    std::printf("  GPU %u: %s, %.1f GiB\n", gpu, device.name.c_str(),
+                static_cast<double>(device.global_memory_bytes) / (1ULL << 30));
+  }
+}
+
+void print_sharded_hash(std::uint32_t gpus, std::uint32_t size_log2, std::uint64_t seed)
+{
+  distributed::communicator group(communicator_devices(gpus));
   const int version = distributed::communicator::nccl_version();
   std::printf(
       "warpdex hash --gpus %u: distributed_slab_map over %u GPUs, one process (NCCL %d.%d.%d), n = 2^%u unique "
       "32-bit keys in all, seed %llu\n",
       gpus, gpus, version / 10000, version / 100 % 100, version % 100, size_log2,
       static_cast<unsigned long long>(seed));
-  for (std::uint32_t gpu = 0; gpu < gpus; ++gpu) {
-    const device_info device = query_device(group.device(gpu));
-    std::printf("  GPU %u: %s, %.1f GiB\n", gpu, device.name.c_str(),
-                static_cast<double>(device.global_memory_bytes) / (1ULL << 30));
-  }
+  print_gpus(group);
   distributed::sharded_hash_options options;
   options.keys = std::uint64_t{1} << size_log2;
   options.seed = seed;

@@ -23,7 +23,8 @@ struct split_options {
   split_request request;
   std::uint32_t size_log2 = 24;
   std::uint64_t seed = 1;
-  std::string input;  ///< raw little-endian uint32 keys; empty: generated keys
+  std::string input;       ///< raw little-endian uint32 keys; empty: generated keys
+  std::uint32_t gpus = 0;  ///< > 0: the distributed multisplit and sort over that many GPUs of this process
 };
 
 /// Host bytes a run needs per key: the keys, the backend's input and output, the oracle's order, its
@@ -36,6 +37,19 @@ std::uint64_t host_bytes_per_key(bool pairs)
 
 void split_command(const global_options& globals, const split_options& opts)
 {
+  if (opts.gpus > 0) {
+    WARPDEX_EXPECTS(opts.request.identifier == "bits" && !opts.request.pairs,
+                    "split --gpus: the distributed workload splits keys by bits (--identifier bits, no --pairs)");
+    WARPDEX_EXPECTS(selected_backend(globals) == backend_choice::cuda,
+                    "split --gpus: the distributed multisplit and sort run on GPUs, and the selected backend is host "
+                    "(no GPU here, or --backend host)");
+    const bit_field_buckets buckets{opts.request.shift, bucket_bits(opts.request.buckets)};
+    WARPDEX_EXPECTS(buckets.shift + buckets.bits <= 32,
+                    "split --gpus: the bit field [" + std::to_string(buckets.shift) + ", " +
+                        std::to_string(buckets.shift + buckets.bits) + ") passes bit 32");
+    print_distributed_split(opts.gpus, opts.size_log2, opts.seed, buckets);
+    return;
+  }
   std::vector<key_type> keys;
   if (opts.input.empty()) {
     keys.resize(std::uint64_t{1} << opts.size_log2);
@@ -81,6 +95,13 @@ void add_split_command(CLI::App& app, const global_options& globals)
       ->type_name("FILE")
       ->excludes(size)
       ->excludes(seed);
+  split
+      ->add_option("--gpus", opts->gpus,
+                   "Multisplit (by bits) and sort across the first N GPUs, one process driving them all (NCCL), per "
+                   "GPU and in total, next to one GPU with every key")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1024))
+      ->excludes("--input");
   split->callback([opts, &globals, shift, delta] {
     if (shift->count() > 0 && opts->request.identifier != "bits") {
       usage_error("--shift applies to --identifier bits only, not " + opts->request.identifier);

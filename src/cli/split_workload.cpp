@@ -14,9 +14,6 @@
 #include <utility>
 
 namespace warpdex::cli {
-namespace {
-
-using key_type = std::uint32_t;
 
 std::uint32_t bucket_bits(std::uint32_t m)
 {
@@ -26,6 +23,10 @@ std::uint32_t bucket_bits(std::uint32_t m)
                   "split: bit-field buckets need m to be a power of two, got " + std::to_string(m));
   return bits;
 }
+
+namespace {
+
+using key_type = std::uint32_t;
 
 /// The stable oracle: a counting sort of input positions by bucket (O(n + m)).
 template <class Identifier>

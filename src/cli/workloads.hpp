@@ -8,12 +8,17 @@
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
+#include <warpdex/split/bucket_identifiers.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
+
+namespace warpdex::distributed {
+class communicator;
+}  // namespace warpdex::distributed
 
 namespace warpdex::cli {
 
@@ -49,6 +54,9 @@ struct split_request {
   std::uint32_t delta = 0;          ///< keys per bucket (delta); 0: ceil(2^32 / m)
   bool pairs = false;               ///< split key-value pairs (values: input positions)
 };
+
+/// log2(m) for bit-field buckets; throws warpdex::error unless m is a power of two.
+[[nodiscard]] std::uint32_t bucket_bits(std::uint32_t m);
 
 /// Stable multisplit of `keys` next to the sort a user would call instead (the same bits for bit
 /// fields, the reduced-bit sort otherwise), checked against a stable counting sort by bucket.
@@ -103,10 +111,24 @@ struct hash_request {
 /// 2^size_log2 generated unique user keys and as many absent ones, for measure_hash.
 [[nodiscard]] hash_request generated_hash_request(std::uint32_t size_log2, std::uint64_t seed);
 
+#if WARPDEX_HAS_NCCL
+/// The first `gpus` visible GPUs for a communicator, NVLink multicast (NVLS) off unless the environment says
+/// otherwise (hash_gpus.cpp).
+[[nodiscard]] std::vector<int> communicator_devices(std::uint32_t gpus);
+/// One line per GPU of `group`: its name and memory.
+void print_gpus(const distributed::communicator& group);
+#endif
+
 /// `warpdex hash --gpus N`: the distributed map over N GPUs driven by this process (distributed::
 /// measure_sharded_hash), printed per GPU and in total; throws warpdex::error when a check fails, or when this
 /// build has no NCCL (hash_gpus.cpp).
 void print_sharded_hash(std::uint32_t gpus, std::uint32_t size_log2, std::uint64_t seed);
+
+/// `warpdex split --gpus N`: the distributed multisplit by `buckets` and the distributed sort over N GPUs driven by
+/// this process (distributed::measure_distributed_split), printed per GPU and in total, next to one GPU; throws
+/// warpdex::error when a check fails, or when this build has no NCCL (split_gpus.cpp).
+void print_distributed_split(std::uint32_t gpus, std::uint32_t size_log2, std::uint64_t seed,
+                             bit_field_buckets buckets);
 
 }  // namespace warpdex::cli
 

@@ -70,6 +70,25 @@ __global__ void scatter_found_kernel(const std::uint32_t* values, const hash::op
   }
 }
 
+__global__ void copy_segments_kernel(const std::uint32_t* source, std::uint32_t* out, const std::uint64_t* out_starts,
+                                     const std::uint64_t* source_starts, std::uint32_t segments, std::uint64_t count)
+{
+  for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count;
+       j += std::uint64_t{gridDim.x} * blockDim.x) {
+    std::uint32_t low = 0;  // the last segment starting at or before j (segment 0 starts at 0)
+    std::uint32_t high = segments - 1;
+    while (low < high) {
+      const std::uint32_t middle = (low + high + 1) / 2;
+      if (out_starts[middle] <= j) {
+        low = middle;
+      } else {
+        high = middle - 1;
+      }
+    }
+    out[j] = source[source_starts[low] + (j - out_starts[low])];
+  }
+}
+
 }  // namespace
 
 std::vector<std::uint64_t> split_by_owner(const cuda& backend, std::span<const std::uint32_t> keys,
@@ -131,6 +150,21 @@ void scatter_found(const cuda& backend, std::span<const std::uint32_t> values,
                          step_block_threads, 0, backend.stream>>>(values.data(), statuses.data(), positions.data(),
                                                                   out.data(), values.size());
   WARPDEX_CHECK_LAUNCH("scatter_found_kernel");
+}
+
+void copy_segments(const cuda& backend, std::span<const std::uint32_t> source, std::span<std::uint32_t> out,
+                   const std::vector<std::uint64_t>& out_starts, const std::vector<std::uint64_t>& source_starts)
+{
+  if (out.empty()) { return; }
+  auto out_table = make_buffer<std::uint64_t>(backend, out_starts.size());
+  auto source_table = make_buffer<std::uint64_t>(backend, source_starts.size());
+  out_table.copy_from(out_starts);
+  source_table.copy_from(source_starts);
+  copy_segments_kernel<<<warpdex::detail::one_wave_blocks(copy_segments_kernel, step_block_threads, out.size()),
+                         step_block_threads, 0, backend.stream>>>(
+      source.data(), out.data(), out_table.data(), source_table.data(), static_cast<std::uint32_t>(out_starts.size()),
+      out.size());
+  WARPDEX_CHECK_LAUNCH("copy_segments_kernel");
 }
 
 }  // namespace warpdex::distributed::detail

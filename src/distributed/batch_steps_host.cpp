@@ -3,6 +3,7 @@
 #include <warpdex/distributed/detail/batch_steps.hpp>
 #include <warpdex/split/multisplit_host.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <numeric>
 
@@ -66,6 +67,18 @@ void scatter_found(const host& /*backend*/, std::span<const std::uint32_t> value
 #pragma omp parallel for schedule(static)
   for (std::ptrdiff_t j = 0; j < count; ++j) {
     if (statuses[j] == hash::operation_status::found) { out[positions[j]] = values[j]; }
+  }
+}
+
+void copy_segments(const host& /*backend*/, std::span<const std::uint32_t> source, std::span<std::uint32_t> out,
+                   const std::vector<std::uint64_t>& out_starts, const std::vector<std::uint64_t>& source_starts)
+{
+  const auto segments = static_cast<std::ptrdiff_t>(out_starts.size());
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::ptrdiff_t k = 0; k < segments; ++k) {
+    const std::uint64_t end = k + 1 < segments ? out_starts[k + 1] : out.size();
+    std::copy_n(source.begin() + static_cast<std::ptrdiff_t>(source_starts[k]), end - out_starts[k],
+                out.begin() + static_cast<std::ptrdiff_t>(out_starts[k]));
   }
 }
 

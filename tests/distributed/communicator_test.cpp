@@ -1,8 +1,10 @@
 // The NCCL communicator (built with NCCL only): one rank bootstrapped from a unique id passed through a file,
 // one process driving every visible GPU, and two processes of one GPU each (this executable starting itself
-// as rank 1). Cases that need more GPUs than are visible skip, saying how many they need.
+// as rank 1); in each, the distributed map, multisplit and sort checked. Cases that need more GPUs than are visible
+// skip, saying how many they need.
 
 #include "distributed/distributed_test_support.hpp"
+#include "distributed/split_check.hpp"
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
 
@@ -119,6 +121,7 @@ TEST_F(communicator_test, OneRankFromAUniqueIdPassedThroughAFile)
   EXPECT_GE(communicator::nccl_version(), 21800);
   check_collectives(group);
   run_checked_workload(group, 3);
+  run_checked_split_and_sort(group, 3);
 }
 
 TEST_F(communicator_test, OneProcessDrivingEveryVisibleGpu)
@@ -128,6 +131,8 @@ TEST_F(communicator_test, OneProcessDrivingEveryVisibleGpu)
   check_collectives(group);
   run_checked_workload(group, 5);
   run_checked_workload(group, std::random_device{}(), 20000);
+  run_checked_split_and_sort(group, 5);
+  run_checked_split_and_sort(group, std::random_device{}(), 200000);
 }
 
 TEST_F(communicator_test, OneProcessDrivingTwoGpus)
@@ -137,6 +142,7 @@ TEST_F(communicator_test, OneProcessDrivingTwoGpus)
   communicator group(communicator::visible_devices(2));
   check_collectives(group);
   run_checked_workload(group, 9, 50000);
+  run_checked_split_and_sort(group, 9, 100000);
 }
 
 /// Rank 1 of OneProcessPerGpuOverAFile, when this executable is started as it (the environment says so).
@@ -172,6 +178,7 @@ TEST_F(communicator_test, OneProcessPerGpuOverAFile)
     communicator group(2, rank, distributed::read_unique_id(path, std::chrono::seconds(60)), static_cast<int>(rank));
     check_collectives(group);
     run_checked_workload(group, 13, 30000);
+    run_checked_split_and_sort(group, 13, 30000);
   }
   if (rank == 0) {
     int status = 0;

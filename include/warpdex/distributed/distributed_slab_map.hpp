@@ -52,20 +52,6 @@
 
 namespace warpdex::distributed {
 
-/// Where the time of the last call went, measured on the host when enabled (distributed_slab_map::measure_phases):
-/// each phase ends with every local rank's stream synchronized, so the phases add up to the call.
-struct call_phases {
-  double split_ms = 0;     ///< the split by owner, the counts' all-gather, the receive buffers
-  double exchange_ms = 0;  ///< the all-to-all exchanges, out (keys, values) and back (results)
-  double local_ms = 0;     ///< the owners' table operations
-  double finish_ms = 0;    ///< the scatter to the caller's order
-  [[nodiscard]] double total_ms() const { return split_ms + exchange_ms + local_ms + finish_ms; }
-};
-
-/// One span per local rank, each in that rank's memory (device memory of its GPU for cuda).
-template <class T>
-using per_rank = std::vector<std::span<T>>;
-
 template <class Group>
 requires rank_group<Group>
 class distributed_slab_map {

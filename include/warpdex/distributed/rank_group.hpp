@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace warpdex::distributed {
@@ -34,6 +35,21 @@ struct all_to_all_buffers {
   void* receive = nullptr;
   const exchange_layout* layout = nullptr;
 };
+
+/// Where the time of the last call went, measured on the host when asked for (distributed_slab_map::measure_phases, the
+/// phases argument of the distributed multisplit and sort): each phase ends with every local rank's stream
+/// synchronized, so the phases add up to the call.
+struct call_phases {
+  double split_ms = 0;     ///< the split by owner (or bucket), the counts' all-gather, the receive buffers
+  double exchange_ms = 0;  ///< the all-to-all exchanges, out (keys, values) and back (results)
+  double local_ms = 0;     ///< the owners' table operations (the multisplit's segment copy, the sort's radix sort)
+  double finish_ms = 0;    ///< the scatter to the caller's order (none for the multisplit and sort)
+  [[nodiscard]] double total_ms() const { return split_ms + exchange_ms + local_ms + finish_ms; }
+};
+
+/// One span per local rank, each in that rank's memory (device memory of its GPU for cuda).
+template <class T>
+using per_rank = std::vector<std::span<T>>;
 
 /// The requirements above, as a concept.
 template <class Group>
@@ -74,6 +90,16 @@ inline void check_contributions(const std::vector<std::vector<std::uint64_t>>& c
     WARPDEX_EXPECTS(contribution.size() == contributions.front().size(),
                     std::string(collective) + ": the local ranks' contributions differ in length");
   }
+}
+
+/// Throws warpdex::error unless `spans` holds one span per local rank (or is empty when `optional`).
+template <class Span>
+void check_per_rank(const std::vector<Span>& spans, std::uint32_t local_count, bool optional, const char* name,
+                    const char* what)
+{
+  WARPDEX_EXPECTS(spans.size() == local_count || (optional && spans.empty()),
+                  std::string(name) + ": " + what + " has " + std::to_string(spans.size()) + " spans for " +
+                      std::to_string(local_count) + " local ranks");
 }
 }  // namespace detail
 

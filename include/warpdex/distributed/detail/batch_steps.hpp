@@ -1,8 +1,8 @@
 #pragma once
-// The per-rank steps of a distributed batch, on either backend (compiled in src/distributed/: batch_steps_host.cpp
-// and batch_steps_cuda.cu): the split of a batch by owner and the gathers and scatters that move elements and
-// results between the caller's order and the owners' order. Spans in the backend's memory; all calls are
-// ordered on the backend's stream.
+// The per-rank steps of a distributed batch (and of the distributed multisplit), on either backend (compiled in
+// src/distributed/: batch_steps_host.cpp and batch_steps_cuda.cu): the split of a batch by owner and the gathers and
+// scatters that move elements and results between the caller's order and the owners' order. Spans in the backend's
+// memory; all calls are ordered on the backend's stream.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/distributed/owner.hpp>
@@ -38,6 +38,12 @@ void scatter_found(const host& backend, std::span<const std::uint32_t> values,
                    std::span<const hash::operation_status> statuses, std::span<const std::uint32_t> positions,
                    std::span<std::uint32_t> out);
 
+/// Copies contiguous segments: segment k is out[out_starts[k], out_starts[k + 1]) (the last one ends at out.size()),
+/// read from source[source_starts[k], + its length). out_starts ascending from 0, as many as source_starts. The
+/// distributed multisplit's reorder of a rank's received buckets from sender-major to bucket-major.
+void copy_segments(const host& backend, std::span<const std::uint32_t> source, std::span<std::uint32_t> out,
+                   const std::vector<std::uint64_t>& out_starts, const std::vector<std::uint64_t>& source_starts);
+
 #if WARPDEX_HAS_CUDA
 /// The stable multisplit of `keys` by `owners` (multisplit_pairs of the keys with their positions 0 .. n - 1):
 /// keys_out holds the keys grouped by owner rank (reserved keys last), positions_out[j] the position in `keys`
@@ -62,6 +68,10 @@ void scatter(const cuda& backend, std::span<const hash::operation_status> source
 void scatter_found(const cuda& backend, std::span<const std::uint32_t> values,
                    std::span<const hash::operation_status> statuses, std::span<const std::uint32_t> positions,
                    std::span<std::uint32_t> out);
+
+/// As the host one (the segment tables on the host, copied to the device by the call).
+void copy_segments(const cuda& backend, std::span<const std::uint32_t> source, std::span<std::uint32_t> out,
+                   const std::vector<std::uint64_t>& out_starts, const std::vector<std::uint64_t>& source_starts);
 #endif
 
 }  // namespace warpdex::distributed::detail

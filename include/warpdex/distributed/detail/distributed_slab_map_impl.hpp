@@ -5,11 +5,11 @@
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/distributed/detail/batch_steps.hpp>
+#include <warpdex/distributed/detail/phase_clock.hpp>
 #include <warpdex/distributed/detail/rank_failures.hpp>
 #include <warpdex/distributed/distributed_slab_map.hpp>
 #include <warpdex/distributed/exchange_layout.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -42,16 +42,6 @@ struct rank_work {
   std::exception_ptr failure;
   rank_failure failure_kind = rank_failure::none;
 };
-
-/// Throws warpdex::error unless `spans` holds one span per local rank (or is empty when `optional`).
-template <class Span>
-void check_per_rank(const std::vector<Span>& spans, std::uint32_t local_count, bool optional, const char* name,
-                    const char* what)
-{
-  WARPDEX_EXPECTS(spans.size() == local_count || (optional && spans.empty()),
-                  std::string(name) + ": " + what + " has " + std::to_string(spans.size()) + " spans for " +
-                      std::to_string(local_count) + " local ranks");
-}
 
 }  // namespace detail
 
@@ -119,15 +109,7 @@ void distributed_slab_map<Group>::run(const batch& request)
   const owner_buckets owners{ranks, owner_seed_};
   std::vector<detail::rank_work<backend_type>> works(locals);
   // Phase times: each ends with every local stream synchronized (only while measuring).
-  auto phase_start = std::chrono::steady_clock::now();
-  const auto end_phase = [&](double& phase_ms) {
-    if (!measuring_) { return; }
-    group_.for_each_local([&](std::uint32_t local) { group_.backend(local).synchronize(); });
-    const auto now = std::chrono::steady_clock::now();
-    phase_ms = std::chrono::duration<double, std::milli>(now - phase_start).count();
-    phase_start = now;
-  };
-  phases_ = {};
+  detail::phase_clock<Group> clock(group_, measuring_ ? &phases_ : nullptr);
 
   // 1. Each rank splits its batch by owner.
   group_.for_each_local([&](std::uint32_t local) {
@@ -210,7 +192,7 @@ void distributed_slab_map<Group>::run(const batch& request)
     });
   });
   detail::agree_on_failures(group_, works, request.name);
-  end_phase(phases_.split_ms);
+  clock.end(&call_phases::split_ms);
 
   // 3. The buckets go to their owners.
   std::vector<all_to_all_buffers> exchange(locals);
@@ -231,8 +213,7 @@ void distributed_slab_map<Group>::run(const batch& request)
     exchange_words([](auto& work) { return work.split_operations.data(); },
                    [](auto& work) { return work.received_operations.data(); }, false);
   }
-  double exchange_out_ms = 0;
-  end_phase(exchange_out_ms);
+  clock.end(&call_phases::exchange_ms);
 
   // 4. Each owner runs the operation on its table.
   group_.for_each_local([&](std::uint32_t local) {
@@ -278,7 +259,7 @@ void distributed_slab_map<Group>::run(const batch& request)
     });
   });
   detail::agree_on_failures(group_, works, request.name);
-  end_phase(phases_.local_ms);
+  clock.end(&call_phases::local_ms);
 
   // 5. The results come back, and go to the caller's order.
   if (statuses_back) {
@@ -289,8 +270,7 @@ void distributed_slab_map<Group>::run(const batch& request)
     exchange_words([](auto& work) { return work.owner_values.data(); },
                    [](auto& work) { return work.returned_values.data(); }, true);
   }
-  end_phase(phases_.exchange_ms);
-  phases_.exchange_ms += exchange_out_ms;
+  clock.end(&call_phases::exchange_ms);
   group_.for_each_local([&](std::uint32_t local) {
     auto& work = works[local];
     const backend_type backend = group_.backend(local);
@@ -304,7 +284,7 @@ void distributed_slab_map<Group>::run(const batch& request)
     backend.synchronize();
     work = {};  // freed on this rank's GPU
   });
-  end_phase(phases_.finish_ms);
+  clock.end(&call_phases::finish_ms);
 }
 
 template <class Group>
