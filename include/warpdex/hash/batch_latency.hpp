@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -42,9 +43,9 @@ struct batch_latency {
 inline constexpr int min_latency_repetitions = 200;
 
 namespace detail {
-/// Copies `bytes` from the backend's memory to host memory, ordered on its stream.
+/// Copies `bytes` from the backend's memory to host memory or the backend's memory, ordered on its stream.
 template <class Backend>
-void copy_to_host_bytes(const Backend& backend, void* destination, const void* source, std::size_t bytes)
+void copy_bytes_on(const Backend& backend, void* destination, const void* source, std::size_t bytes)
 {
   if constexpr (requires { backend.stream; }) {
     warpdex::detail::copy_device_bytes(destination, source, bytes, backend.stream);
@@ -90,12 +91,10 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
   auto host_statuses = detail::host_side_buffer<operation_status, Backend>(batch_size);
   auto host_found = detail::host_side_buffer<std::uint32_t, Backend>(batch_size);
   const std::size_t status_bytes = statuses.size_bytes();
-  auto statuses_home = [&] {
-    detail::copy_to_host_bytes(backend, host_statuses.data(), statuses.data(), status_bytes);
-  };
+  auto statuses_home = [&] { detail::copy_bytes_on(backend, host_statuses.data(), statuses.data(), status_bytes); };
   auto results_home = [&] {
     statuses_home();
-    detail::copy_to_host_bytes(backend, host_found.data(), values_out.data(), values_out.size_bytes());
+    detail::copy_bytes_on(backend, host_found.data(), values_out.data(), values_out.size_bytes());
   };
   auto all_are = [&](operation_status wanted) {
     return std::all_of(host_statuses.data(), host_statuses.data() + batch_size,
@@ -105,28 +104,28 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
   batch_latency result;
   result.batch_size = batch_size;
   result.runs = runs.repetitions;
+  // One timed run: the call, the copy of its outputs home, the wait.
+  auto time_runs = [&](const std::function<void()>& call, const std::function<void()>& home,
+                       const std::function<void()>& prepare) {
+    return median_ms(
+        host{}, runs,
+        [&] {
+          call();
+          home();
+          backend.synchronize();
+        },
+        prepare);
+  };
   map_type inserted(backend, map_type::capacity_for(batch_size));
   auto empty_map = [&] {
     inserted.clear();
     backend.synchronize();
   };
-  result.insert_async_ms = median_ms(
-      host{}, runs,
-      [&] {
-        inserted.insert_async(keys.span(), values.span(), statuses.span());
-        statuses_home();
-        backend.synchronize();
-      },
-      empty_map);
+  result.insert_async_ms =
+      time_runs([&] { inserted.insert_async(keys.span(), values.span(), statuses.span()); }, statuses_home, empty_map);
   bool verified = all_are(operation_status::inserted) && inserted.size() == batch_size;
-  result.insert_ms = median_ms(
-      host{}, runs,
-      [&] {
-        inserted.insert(keys.span(), values.span(), statuses.span());
-        statuses_home();
-        backend.synchronize();
-      },
-      empty_map);
+  result.insert_ms =
+      time_runs([&] { inserted.insert(keys.span(), values.span(), statuses.span()); }, statuses_home, empty_map);
   verified = verified && all_are(operation_status::inserted);
 
   map_type built(backend, map_type::capacity_for(batch_size));
@@ -134,28 +133,14 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
   auto found_all = [&] {
     return all_are(operation_status::found) && std::equal(host_values.begin(), host_values.end(), host_found.data());
   };
-  result.find_async_ms = median_ms(host{}, runs, [&] {
-    built.find_async(keys.span(), values_out.span(), statuses.span());
-    results_home();
-    backend.synchronize();
-  });
+  result.find_async_ms =
+      time_runs([&] { built.find_async(keys.span(), values_out.span(), statuses.span()); }, results_home, {});
   verified = verified && found_all();
-  result.find_ms = median_ms(host{}, runs, [&] {
-    built.find(keys.span(), values_out.span(), statuses.span());
-    results_home();
-    backend.synchronize();
-  });
+  result.find_ms = time_runs([&] { built.find(keys.span(), values_out.span(), statuses.span()); }, results_home, {});
   verified = verified && found_all();
 
-  result.floor_ms = median_ms(host{}, runs, [&] {
-    if constexpr (requires { backend.stream; }) {
-      warpdex::detail::copy_device_bytes(copied_keys.data(), keys.data(), keys.size_bytes(), backend.stream);
-    } else {
-      std::memcpy(copied_keys.data(), keys.data(), keys.size_bytes());
-    }
-    statuses_home();
-    backend.synchronize();
-  });
+  result.floor_ms = time_runs(
+      [&] { detail::copy_bytes_on(backend, copied_keys.data(), keys.data(), keys.size_bytes()); }, statuses_home, {});
   result.verified = verified && copied_keys.to_vector() == host_keys;
   return result;
 }
