@@ -368,16 +368,18 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
       "call to the results in host memory (the stream waited for), seed %llu\n",
       opts.batch_log2, choice == backend_choice::cuda ? "cuda" : "host", static_cast<unsigned long long>(batch),
       measured.runs, static_cast<unsigned long long>(opts.seed));
+  // The lines read as the benchmark's rows (tools/cli_vs_bench.py pairs them): rate, then the time.
   constexpr double us_per_ms = 1000.0;
   auto print_line = [&](const char* what, double ms) {
-    std::printf("  %-34s %9.1f us per batch  %10.2f Mops/s\n", what, ms * us_per_ms,
-                static_cast<double>(batch) / (ms * 1e3));
+    const std::string operation = std::string("slab_map ") + what + ", batches of 2^" + std::to_string(opts.batch_log2);
+    std::printf("  warpdex %-48s %10.4f Gops/s  (median %.1f us per batch)\n", operation.c_str(),
+                static_cast<double>(batch) / (ms * 1e6), ms * us_per_ms);
   };
-  print_line("insert_async (into an empty map)", measured.insert_async_ms);
+  print_line("insert_async", measured.insert_async_ms);
   print_line("insert (synchronous)", measured.insert_ms);
-  print_line("find_async (present keys)", measured.find_async_ms);
+  print_line("find_async", measured.find_async_ms);
   print_line("find (synchronous)", measured.find_ms);
-  print_line("floor: device copy + results home", measured.floor_ms);
+  print_line("floor (device copy + results home)", measured.floor_ms);
   std::printf("  check: %s\n",
               measured.verified ? "ok (every insertion inserted, every find found its value)" : "FAILED");
   WARPDEX_EXPECTS(measured.verified, "hash --batch-log2: a batch reported wrong results");

@@ -67,12 +67,11 @@ buffer<T> host_side_buffer(std::size_t size)
 }  // namespace detail
 
 /// Measures batch_latency for batches of `batch_size` distinct generated keys (values = keys + 1) on
-/// `backend`, with the warm-up of `timing` and its repetitions (on the cuda backend at least
-/// min_latency_repetitions). O(runs *
-/// batch_size).
+/// `backend`, the maps running with `options`, with the warm-up of `timing` and its repetitions (on the cuda backend at
+/// least min_latency_repetitions). O(runs * batch_size).
 template <class Backend>
 batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_size, const timing_options& timing,
-                                    std::uint64_t seed)
+                                    std::uint64_t seed, const batch_options& options = {})
 {
   using map_type = slab_map<std::uint32_t, std::uint32_t, Backend>;
   const timing_options runs{timing.warmup, std::is_same_v<Backend, host>
@@ -117,6 +116,7 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
         prepare);
   };
   map_type inserted(backend, map_type::capacity_for(batch_size));
+  inserted.set_batch_options(options);
   auto empty_map = [&] {
     inserted.clear();
     backend.synchronize();
@@ -129,6 +129,7 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
   verified = verified && all_are(operation_status::inserted);
 
   map_type built(backend, map_type::capacity_for(batch_size));
+  built.set_batch_options(options);
   built.insert(keys.span(), values.span());
   auto found_all = [&] {
     return all_are(operation_status::found) && std::equal(host_values.begin(), host_values.end(), host_found.data());
