@@ -311,8 +311,8 @@ class slab_table_base {
   /// pool so far, at least a few memory blocks, at most a whole super block). For the retry of an
   /// `_async` batch whose elements reported out_of_memory (see "Asynchronous batches"). Returns false,
   /// changing nothing, when the capacity does not grow, the pool has super_block_limit super blocks, or
-  /// the memory is not there. Waits for the stream; views and refs taken before stay valid. O(1) work
-  /// besides marking the new slabs free.
+  /// the memory is not there. Waits for the stream. Views and refs taken before stay valid but allocate
+  /// from the super blocks they saw. O(1) work besides marking the new slabs free.
   bool grow_pool() { return storage_.capacity.grows && grow(storage_); }
 
   /// The number of live keys, counted by walking every list. O(slabs in use).
