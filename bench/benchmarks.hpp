@@ -32,6 +32,10 @@ void run_slab_hash_grow(context& ctx);
 /// slab_map of 64-bit keys and values: build and finds at 2^26 next to the 32-bit map in the same run.
 void run_slab_hash_key64(context& ctx);
 
+/// slab_map's small batches: insert_async and find_async at n = 2^10, 2^14, 2^18 from the host call to the
+/// results on the host, next to the floor of a GPU batch (a device copy and the copy home).
+void run_slab_hash_latency(context& ctx);
+
 /// slab_map's batch options (tile size, bucket order, automatic) side by side at two fills.
 void run_slab_hash_variants(context& ctx);
 /// SlabAlloc, SlabAlloc-light and device-side malloc: 128-byte allocations per second, verified.

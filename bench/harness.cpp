@@ -183,6 +183,7 @@ const std::vector<benchmark>& registry()
     {"slab_hash_skew", run_slab_hash_skew},
     {"slab_hash_grow", run_slab_hash_grow},
     {"slab_hash_key64", run_slab_hash_key64},
+    {"slab_hash_latency", run_slab_hash_latency},
     {"slab_map_variants", run_slab_hash_variants},
     {"slab_alloc", run_slab_alloc},
     {"lsm", run_lsm},

@@ -23,6 +23,9 @@ PAIRS = [
     (["hash", "--size-log2", "26"], "slab_map build", r"^slab_map/build/n=67108864/util=60$"),
     (["hash", "--size-log2", "26"], "slab_map find present", r"^slab_map/find_present/n=67108864/util=60$"),
     (["hash", "--size-log2", "26"], "slab_map find absent", r"^slab_map/find_absent/n=67108864/util=60$"),
+    (["hash", "--batch-log2", "10"], "slab_map insert_async, batches of 2^10", r"^hash/slab_map/latency/insert/n=2\^10$"),
+    (["hash", "--batch-log2", "10"], "slab_map find_async, batches of 2^10", r"^hash/slab_map/latency/find/n=2\^10$"),
+    (["hash", "--batch-log2", "14"], "slab_map insert_async, batches of 2^14", r"^hash/slab_map/latency/insert/n=2\^14$"),
     (["lsm", "--batch-log2", "16", "--batches", "2048", "--queries-log2", "10"], "lsm_map insert, batches of 2^16",
      r"^lsm/insert/b=2\^16/n=2\^27$"),
 ]

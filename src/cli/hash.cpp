@@ -5,6 +5,7 @@
 // erase of one instance and of all instances, and a mixed batch. With --grow it inserts the keys in
 // batches into a map built for one batch and grows it with rehash(), showing each step. --slab-bytes
 // picks the slab size of any table; --key-bits 64 runs --grow on a map of 64-bit keys and values.
+// --batch-log2 K measures the latency of one batch of 2^K keys, call to results on the host.
 #include "commands.hpp"
 #include "input.hpp"
 #include "progress.hpp"
@@ -14,6 +15,7 @@
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/generate.hpp>
 #include <warpdex/core/hash.hpp>
+#include <warpdex/hash/batch_latency.hpp>
 #include <warpdex/hash/slab_map.hpp>
 #include <warpdex/hash/slab_multimap.hpp>
 
@@ -41,9 +43,10 @@ struct hash_options {
   bool multimap = false;
   std::string input;  ///< a file of raw little-endian 32-bit keys; empty: generated keys
   std::uint32_t slab_bytes = hash::default_slab_bytes;  ///< 128 or 64 (hash::is_supported_slab_size)
-  bool grow = false;            ///< build in batches past the table's size, growing it with rehash
-  std::uint32_t key_bits = 32;  ///< 32, or 64 (64-bit keys and values; with --grow)
-  std::uint32_t gpus = 0;       ///< > 0: the distributed map over that many GPUs of this process
+  bool grow = false;             ///< build in batches past the table's size, growing it with rehash
+  std::uint32_t key_bits = 32;   ///< 32, or 64 (64-bit keys and values; with --grow)
+  std::uint32_t gpus = 0;        ///< > 0: the distributed map over that many GPUs of this process
+  std::uint32_t batch_log2 = 0;  ///< > 0: the latency of batches of 2^batch_log2 keys instead
 };
 
 /// Calls `run` with the slab size as a std::integral_constant, for the tables' template argument.
@@ -353,8 +356,41 @@ void print_steps(const std::vector<timed_step>& steps, const hash::slab_statisti
   WARPDEX_EXPECTS(all_passed, "hash: a step failed its check");
 }
 
+/// The --batch-log2 run: the latency of one batch from the call to its results on the host
+/// (hash::measure_batch_latency, as the benchmark rows hash/slab_map/latency/... measure it).
+void print_batch_latency(backend_choice choice, const hash_options& opts)
+{
+  const std::uint64_t batch = std::uint64_t{1} << opts.batch_log2;
+  const hash::batch_latency measured = visit_backend(
+      choice, [&](const auto& backend) { return hash::measure_batch_latency(backend, batch, cli_timing, opts.seed); });
+  std::printf(
+      "warpdex hash --batch-log2 %u: slab_map on backend %s, batches of %llu keys; median of %d runs from the "
+      "call to the results in host memory (the stream waited for), seed %llu\n",
+      opts.batch_log2, choice == backend_choice::cuda ? "cuda" : "host", static_cast<unsigned long long>(batch),
+      measured.runs, static_cast<unsigned long long>(opts.seed));
+  // The lines read as the benchmark's rows (tools/cli_vs_bench.py pairs them): rate, then the time.
+  constexpr double us_per_ms = 1000.0;
+  auto print_line = [&](const char* what, double ms) {
+    const std::string operation = std::string("slab_map ") + what + ", batches of 2^" + std::to_string(opts.batch_log2);
+    std::printf("  warpdex %-48s %10.4f Gops/s  (median %.1f us per batch)\n", operation.c_str(),
+                static_cast<double>(batch) / (ms * 1e6), ms * us_per_ms);
+  };
+  print_line("insert_async", measured.insert_async_ms);
+  print_line("insert (synchronous)", measured.insert_ms);
+  print_line("find_async", measured.find_async_ms);
+  print_line("find (synchronous)", measured.find_ms);
+  print_line("floor (device copy + results home)", measured.floor_ms);
+  std::printf("  check: %s\n",
+              measured.verified ? "ok (every insertion inserted, every find found its value)" : "FAILED");
+  WARPDEX_EXPECTS(measured.verified, "hash --batch-log2: a batch reported wrong results");
+}
+
 void print_hash(const global_options& globals, const hash_options& opts)
 {
+  if (opts.batch_log2 > 0) {
+    print_batch_latency(selected_backend(globals), opts);
+    return;
+  }
   if (opts.gpus > 0) {
     WARPDEX_EXPECTS(opts.key_bits == 32, "hash --gpus: the distributed map takes 32-bit keys; --key-bits " +
                                              std::to_string(opts.key_bits) + " runs with --grow on one device");
@@ -492,6 +528,21 @@ void add_hash_command(CLI::App& app, const global_options& globals)
       ->excludes(grow)
       ->excludes("--input")
       ->excludes("--slab-bytes");
+  command
+      ->add_option("--batch-log2", opts->batch_log2,
+                   "Measure the latency of one batch of 2^K keys instead: insert_async and find_async (and the "
+                   "synchronous calls) from the call to the results on the host, as the benchmark rows "
+                   "hash/slab_map/latency/... do")
+      ->type_name("K")
+      ->check(CLI::Range(1, 24))
+      ->excludes(size)
+      ->excludes(multimap)
+      ->excludes(grow)
+      ->excludes("--input")
+      ->excludes("--gpus")
+      ->excludes("--slab-bytes")
+      ->excludes("--key-bits")
+      ->excludes("--base-fill");
   command->callback([opts, &globals] { print_hash(globals, *opts); });
 }
 

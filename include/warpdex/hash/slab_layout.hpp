@@ -107,6 +107,10 @@ enum class operation_status : std::uint32_t {
   assigned = 4,         ///< insert_or_assign: the key was present and now holds the new value
   erased = 5,           ///< erase: the key was present and is now absent
   out_of_memory = 6,    ///< insert or insert_or_assign: the slab pool was exhausted; the table is unchanged
+  /// An `_async` batch only: the batch broke the input rules (a reserved key, or an operation code
+  /// unknown or not offered, anywhere in it), so none of its elements ran and the table is unchanged
+  /// (the synchronous calls throw warpdex::error instead).
+  rejected = 7,
 };
 
 /// What every layout shares: slabs of `SlabBytes` holding slots of `Slot` (the last one the link), the

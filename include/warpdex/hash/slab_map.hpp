@@ -92,6 +92,19 @@ class slab_map
     this->run(base::uniform_batch(operation::insert, keys, values, {}, statuses), "insert", false);
   }
 
+  /// insert(keys, values, statuses) enqueued on the backend's stream, without waiting (slab_table.hpp,
+  /// "Asynchronous batches"): statuses[i] = inserted, already_present, out_of_memory (the pool is never
+  /// grown here: see grow_pool for the retry with run_elements::out_of_memory_only) or rejected (the
+  /// batch holds a reserved key and changed nothing). Throws warpdex::error at the call for a size
+  /// mismatch only.
+  void insert_async(std::span<const Key> keys, std::span<const Value> values, std::span<operation_status> statuses,
+                    run_elements elements = run_elements::all)
+  {
+    this->check_output(keys.size(), values.size(), "insert_async", "values");
+    this->check_output(keys.size(), statuses.size(), "insert_async", "statuses");
+    this->run_async(base::uniform_batch(operation::insert, keys, values, {}, statuses), elements);
+  }
+
   /// Inserts each pair, replacing the value of a present key. Repeated keys: every element takes
   /// effect in some order, so the last one to do so leaves its value. Exhaustion as insert.
   void insert_or_assign(std::span<const Key> keys, std::span<const Value> values)
@@ -107,6 +120,16 @@ class slab_map
     this->run(base::uniform_batch(operation::insert_or_assign, keys, values, {}, statuses), "insert_or_assign", false);
   }
 
+  /// insert_or_assign(keys, values, statuses) enqueued, as insert_async (inserted, assigned,
+  /// out_of_memory or rejected).
+  void insert_or_assign_async(std::span<const Key> keys, std::span<const Value> values,
+                              std::span<operation_status> statuses, run_elements elements = run_elements::all)
+  {
+    this->check_output(keys.size(), values.size(), "insert_or_assign_async", "values");
+    this->check_output(keys.size(), statuses.size(), "insert_or_assign_async", "statuses");
+    this->run_async(base::uniform_batch(operation::insert_or_assign, keys, values, {}, statuses), elements);
+  }
+
   /// For each key: statuses[i] = found or not_found, and values[i] = its value when found (left
   /// unwritten when not). O(n * list length).
   void find(std::span<const Key> keys, std::span<Value> values, std::span<operation_status> statuses) const
@@ -116,19 +139,29 @@ class slab_map
     this->run(base::uniform_batch(operation::find, keys, {}, values, statuses), "find", false);
   }
 
+  /// find(keys, values, statuses) enqueued on the backend's stream, without waiting (slab_table.hpp,
+  /// "Asynchronous batches"): found, not_found, or rejected for a batch holding a reserved key.
+  void find_async(std::span<const Key> keys, std::span<Value> values, std::span<operation_status> statuses) const
+  {
+    this->check_output(keys.size(), values.size(), "find_async", "values");
+    this->check_output(keys.size(), statuses.size(), "find_async", "statuses");
+    this->run_async(base::uniform_batch(operation::find, keys, {}, values, statuses), run_elements::all);
+  }
+
   /// For each key: found[i] = 1 and values[i] = its value when present, else found[i] = 0 and
   /// values[i] = `default_value`, all written in the one pass of the find (no fill beforehand). O(n * list
   /// length).
   void find(std::span<const Key> keys, std::span<Value> values, std::span<std::uint8_t> found,
             Value default_value) const
   {
-    this->check_output(keys.size(), values.size(), "find", "values");
-    this->check_output(keys.size(), found.size(), "find", "found");
-    auto batch = base::uniform_batch(operation::find, keys, {}, values, {});
-    batch.found = found.data();
-    batch.write_misses = true;
-    batch.miss_value = default_value;
-    this->run(batch, "find", false);
+    this->run(find_or_default_batch(keys, values, found, default_value), "find", false);
+  }
+  /// find(keys, values, found, default_value) enqueued (see find_async); a batch holding a reserved key
+  /// writes found[i] = 0 and leaves values unwritten.
+  void find_async(std::span<const Key> keys, std::span<Value> values, std::span<std::uint8_t> found,
+                  Value default_value) const
+  {
+    this->run_async(find_or_default_batch(keys, values, found, default_value), run_elements::all);
   }
 
   /// A mixed batch: element i does operations[i] on (keys[i], values_in[i]), all concurrently; statuses[i]
@@ -140,12 +173,37 @@ class slab_map
     this->execute_pairs(operations, keys, values_in, values_out, statuses);
   }
 
+  /// execute(...) enqueued on the backend's stream, without waiting (slab_table.hpp, "Asynchronous
+  /// batches"): statuses as execute's, or out_of_memory without growth, or rejected for a batch that
+  /// breaks the input rules; run_elements::out_of_memory_only retries the exhausted elements.
+  void execute_async(std::span<const operation> operations, std::span<const Key> keys, std::span<const Value> values_in,
+                     std::span<Value> values_out, std::span<operation_status> statuses,
+                     run_elements elements = run_elements::all)
+  {
+    this->execute_pairs_async(operations, keys, values_in, values_out, statuses, elements);
+  }
+
   /// Writes every live pair (in no particular order) into the first size() elements of the outputs and
   /// returns size(). Throws warpdex::error when the outputs (of equal size) are too small.
   std::uint64_t export_pairs(std::span<Key> keys, std::span<Value> values) const
   {
     this->check_output(keys.size(), values.size(), "export_pairs", "values");
     return this->export_entries(keys.data(), values.data(), keys.size(), "export_pairs", "pairs");
+  }
+
+ private:
+  /// The batch of find with a default value, its sizes checked.
+  [[nodiscard]] typename base::batch_arguments find_or_default_batch(std::span<const Key> keys, std::span<Value> values,
+                                                                     std::span<std::uint8_t> found,
+                                                                     Value default_value) const
+  {
+    this->check_output(keys.size(), values.size(), "find", "values");
+    this->check_output(keys.size(), found.size(), "find", "found");
+    auto batch = base::uniform_batch(operation::find, keys, {}, values, {});
+    batch.found = found.data();
+    batch.write_misses = true;
+    batch.miss_value = default_value;
+    return batch;
   }
 };
 

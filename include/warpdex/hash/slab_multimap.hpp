@@ -127,6 +127,16 @@ class slab_multimap
     this->run(base::uniform_batch(operation::insert, keys, values, {}, statuses), "insert", false);
   }
 
+  /// insert(keys, values, statuses) enqueued on the backend's stream, without waiting (slab_table.hpp,
+  /// "Asynchronous batches"): inserted, out_of_memory (no growth; see grow_pool) or rejected.
+  void insert_async(std::span<const Key> keys, std::span<const Value> values, std::span<operation_status> statuses,
+                    run_elements elements = run_elements::all)
+  {
+    this->check_output(keys.size(), values.size(), "insert_async", "values");
+    this->check_output(keys.size(), statuses.size(), "insert_async", "statuses");
+    this->run_async(base::uniform_batch(operation::insert, keys, values, {}, statuses), elements);
+  }
+
   /// Erases one instance of each key (erased, or not_found when none is left): see the semantics above.
   using base::erase;
 
@@ -151,6 +161,15 @@ class slab_multimap
                std::span<Value> values_out, std::span<operation_status> statuses)
   {
     this->execute_pairs(operations, keys, values_in, values_out, statuses);
+  }
+
+  /// execute(...) enqueued (see insert_async): rejected for a batch that breaks the input rules
+  /// (insert_or_assign included).
+  void execute_async(std::span<const operation> operations, std::span<const Key> keys, std::span<const Value> values_in,
+                     std::span<Value> values_out, std::span<operation_status> statuses,
+                     run_elements elements = run_elements::all)
+  {
+    this->execute_pairs_async(operations, keys, values_in, values_out, statuses, elements);
   }
 
   /// counts[i] = the number of values keys[i] holds. O(n * list length).

@@ -71,15 +71,27 @@ class slab_set
     this->run(base::uniform_batch(operation::insert, keys, {}, {}, statuses), "insert", false);
   }
 
+  /// insert(keys, statuses) enqueued on the backend's stream, without waiting (slab_table.hpp,
+  /// "Asynchronous batches"): inserted, already_present, out_of_memory (no growth; see grow_pool) or
+  /// rejected.
+  void insert_async(std::span<const Key> keys, std::span<operation_status> statuses,
+                    run_elements elements = run_elements::all)
+  {
+    this->check_output(keys.size(), statuses.size(), "insert_async", "statuses");
+    this->run_async(base::uniform_batch(operation::insert, keys, {}, {}, statuses), elements);
+  }
+
   /// A mixed batch: element i does operations[i] on keys[i] (insert_or_assign acts as insert, reporting
   /// inserted; a present key reports assigned); statuses[i] says what it did.
   void execute(std::span<const operation> operations, std::span<const Key> keys, std::span<operation_status> statuses)
   {
-    this->check_output(keys.size(), operations.size(), "execute", "operations");
-    this->check_output(keys.size(), statuses.size(), "execute", "statuses");
-    typename base::batch_arguments batch = base::uniform_batch(operation::find, keys, {}, {}, statuses);
-    batch.operations = operations.data();
-    this->run(batch, "execute", false);
+    this->run(mixed_batch(operations, keys, statuses, "execute"), "execute", false);
+  }
+  /// execute(...) enqueued (see insert_async): rejected for a batch that breaks the input rules.
+  void execute_async(std::span<const operation> operations, std::span<const Key> keys,
+                     std::span<operation_status> statuses, run_elements elements = run_elements::all)
+  {
+    this->run_async(mixed_batch(operations, keys, statuses, "execute_async"), elements);
   }
 
   /// Writes every live key (in no particular order) into the first size() elements of `keys` and returns
@@ -87,6 +99,20 @@ class slab_set
   std::uint64_t export_keys(std::span<Key> keys) const
   {
     return this->export_entries(keys.data(), nullptr, keys.size(), "export_keys", "keys");
+  }
+
+ private:
+  /// The mixed batch of a set, its sizes checked.
+  [[nodiscard]] typename base::batch_arguments mixed_batch(std::span<const operation> operations,
+                                                           std::span<const Key> keys,
+                                                           std::span<operation_status> statuses,
+                                                           const char* operation_name) const
+  {
+    this->check_output(keys.size(), operations.size(), operation_name, "operations");
+    this->check_output(keys.size(), statuses.size(), operation_name, "statuses");
+    typename base::batch_arguments batch = base::uniform_batch(operation::find, keys, {}, {}, statuses);
+    batch.operations = operations.data();
+    return batch;
   }
 };
 

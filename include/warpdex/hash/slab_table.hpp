@@ -39,6 +39,31 @@
 /// export lists each class by the key stored for it (the one whose insertion took effect).
 /// A table with a KeyEqual other than key_equal_to never combines its batches (combining groups keys by
 /// their bits), so its mixed batches over heavily repeated keys cost what they did before combining.
+///
+/// ## Asynchronous batches
+/// Every batch operation has an `_async` variant (insert_async, insert_or_assign_async, find_async,
+/// contains_async, erase_async, execute_async) with the outcomes above, for many small batches: it
+/// enqueues the batch on the backend's stream and returns. It never waits for the stream, never reads
+/// back, and allocates nothing (the table keeps a report and scratch it reuses; a batch in bucket order
+/// larger than any before grows the scratch, stream-ordered). Its outputs, in backend memory, hold the
+/// results once the stream has passed the batch (synchronize the stream, or order later work after it);
+/// its inputs must stay unchanged until then. A table's batches, async or not, run in the order they
+/// are issued, each after the previous one took effect; they are issued from one host thread at a time
+/// (they share the report). The host backend has the same calls and runs them before returning.
+/// They differ from the synchronous calls in three ways, each because it would need a wait:
+/// - Input rules are checked on the device: a batch with a reserved key or an operation code that is
+///   unknown (or, for a multimap, insert_or_assign) anywhere in it changes nothing, and every element
+///   reports `rejected` (found = 0; values are not written). Spans of mismatched sizes still throw
+///   warpdex::error at the call.
+/// - The pool never grows: an insertion that needs a new slab and finds none reports out_of_memory and
+///   changes nothing, exactly as in a fixed table (the others take effect). To retry without losing
+///   outcomes: synchronize, and when a status is out_of_memory call grow_pool() (or rehash), then issue
+///   the same call with the same arguments and run_elements::out_of_memory_only: only those elements
+///   run, the others' outputs stay as they are.
+/// - Batches are never combined (as with batch_combine::never): a mixed batch over heavily repeated
+///   keys is correct but costs what it did before combining; the synchronous call combines it.
+/// The synchronous calls are these calls followed by one read of the report (waiting for the stream),
+/// its checks, and growth: one code path.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -108,6 +133,13 @@ struct slab_capacity {
     capacity.pool_slabs = static_cast<std::uint64_t>(std::min(pool, static_cast<double>(max_pool_slabs)));
     return capacity;
   }
+};
+
+/// Which elements of an `_async` insertion or mixed batch run (see "Asynchronous batches" above).
+enum class run_elements : std::uint8_t {
+  all,                 ///< every element; each writes its outputs
+  out_of_memory_only,  ///< those whose entry in the statuses passed is out_of_memory (the retry after
+                       ///< grow_pool); the others are skipped and their outputs left as they are
 };
 
 /// What a table holds and how well it uses its memory (computed by walking every list).
@@ -189,7 +221,8 @@ class slab_table_base {
         key_equal_(key_eq),
         name_(name),
         mode_(mode),
-        storage_(make_storage(capacity))
+        storage_(make_storage(capacity)),
+        report_(make_buffer<batch_report>(backend, 1))
   {
   }
 
@@ -274,6 +307,14 @@ class slab_table_base {
     const std::uint64_t live = size();
     rehash(resized(slab_capacity::for_keys(live, Slots::data_slots, default_base_fill).bucket_count, live));
   }
+  /// Adds one super block to the pool, as a growing insertion batch does when the pool runs out (half the
+  /// pool so far, at least a few memory blocks, at most a whole super block). For the retry of an
+  /// `_async` batch whose elements reported out_of_memory (see "Asynchronous batches"). Returns false,
+  /// changing nothing, when the capacity does not grow, the pool has super_block_limit super blocks, or
+  /// the memory is not there. Waits for the stream. Views and refs taken before stay valid but allocate
+  /// from the super blocks they saw. O(1) work besides marking the new slabs free.
+  bool grow_pool() { return storage_.capacity.grows && grow(storage_); }
+
   /// The number of live keys, counted by walking every list. O(slabs in use).
   [[nodiscard]] std::uint64_t size() const { return summarize_chains<Slots>(backend_, view()).live_slots; }
 
@@ -320,10 +361,21 @@ class slab_table_base {
   /// found[i] = 1 when keys[i] is present, else 0. Spans in backend memory of equal size.
   void contains(std::span<const key_t> keys, std::span<std::uint8_t> found) const
   {
-    check_output(keys.size(), found.size(), "contains", "found");
-    batch_arguments batch = uniform_batch(operation::find, keys, {}, {}, {});
-    batch.found = found.data();
-    run(batch, "contains", false);
+    run(contains_batch(keys, found), "contains", false);
+  }
+
+  /// erase(keys, statuses) enqueued on the backend's stream (see "Asynchronous batches"): statuses[i] =
+  /// erased, not_found, or rejected when the batch holds a reserved key.
+  void erase_async(std::span<const key_t> keys, std::span<operation_status> statuses)
+  {
+    check_output(keys.size(), statuses.size(), "erase_async", "statuses");
+    run_async(uniform_batch(operation::erase, keys, {}, {}, statuses), run_elements::all);
+  }
+  /// contains(keys, found) enqueued on the backend's stream (see "Asynchronous batches"); a batch with a
+  /// reserved key writes found[i] = 0 everywhere and changes nothing.
+  void contains_async(std::span<const key_t> keys, std::span<std::uint8_t> found) const
+  {
+    run_async(contains_batch(keys, found), run_elements::all);
   }
 
  protected:
@@ -333,13 +385,37 @@ class slab_table_base {
                      std::span<const value_t> values_in, std::span<value_t> values_out,
                      std::span<operation_status> statuses)
   {
-    check_output(keys.size(), operations.size(), "execute", "operations");
-    check_output(keys.size(), values_in.size(), "execute", "values_in");
-    check_output(keys.size(), values_out.size(), "execute", "values_out");
-    check_output(keys.size(), statuses.size(), "execute", "statuses");
+    run(pairs_batch(operations, keys, values_in, values_out, statuses, "execute"), "execute", false);
+  }
+  /// execute_pairs enqueued (see "Asynchronous batches").
+  void execute_pairs_async(std::span<const operation> operations, std::span<const key_t> keys,
+                           std::span<const value_t> values_in, std::span<value_t> values_out,
+                           std::span<operation_status> statuses, run_elements elements)
+  {
+    run_async(pairs_batch(operations, keys, values_in, values_out, statuses, "execute_async"), elements);
+  }
+
+  /// The mixed batch of a table with values, its sizes checked.
+  [[nodiscard]] batch_arguments pairs_batch(std::span<const operation> operations, std::span<const key_t> keys,
+                                            std::span<const value_t> values_in, std::span<value_t> values_out,
+                                            std::span<operation_status> statuses, const char* operation_name) const
+  {
+    check_output(keys.size(), operations.size(), operation_name, "operations");
+    check_output(keys.size(), values_in.size(), operation_name, "values_in");
+    check_output(keys.size(), values_out.size(), operation_name, "values_out");
+    check_output(keys.size(), statuses.size(), operation_name, "statuses");
     batch_arguments batch = uniform_batch(operation::find, keys, values_in, values_out, statuses);
     batch.operations = operations.data();
-    run(batch, "execute", false);
+    return batch;
+  }
+
+  /// The batch of contains, its sizes checked.
+  [[nodiscard]] batch_arguments contains_batch(std::span<const key_t> keys, std::span<std::uint8_t> found) const
+  {
+    check_output(keys.size(), found.size(), "contains", "found");
+    batch_arguments batch = uniform_batch(operation::find, keys, {}, {}, {});
+    batch.found = found.data();
+    return batch;
   }
 
   [[nodiscard]] static batch_arguments uniform_batch(operation op, std::span<const key_t> keys,
@@ -370,8 +446,7 @@ class slab_table_base {
   {
     if (batch.count == 0) { return; }
     const std::string caller = name_ + "::" + operation_name;
-    check_input(batch.keys, batch.operations, batch.count, caller);
-    report_exhaustion(execute_planned(batch), batch.count, caller, throw_on_exhaustion);
+    report_exhaustion(execute_planned(batch, caller), batch.count, caller, throw_on_exhaustion);
   }
 
   /// Validates and runs a batch that may insert. In a growing table, while elements run out of slabs a
@@ -384,29 +459,64 @@ class slab_table_base {
   {
     if (batch.count == 0) { return; }
     const std::string caller = name_ + "::" + operation_name;
-    check_input(batch.keys, batch.operations, batch.count, caller);
     const bool may_insert = batch.operations != nullptr || batch.uniform == operation::insert ||
                             batch.uniform == operation::insert_or_assign;
     if (!storage_.capacity.grows || !may_insert) {
-      report_exhaustion(execute_planned(batch), batch.count, caller, throw_on_exhaustion);
+      report_exhaustion(execute_planned(batch, caller), batch.count, caller, throw_on_exhaustion);
       return;
     }
     const bool rerun_whole = batch.statuses == nullptr && batch.operations == nullptr && mode_ == key_mode::unique;
     const std::uint64_t exhausted = run_growing(
-        storage_, batch, rerun_whole, [&](const batch_arguments& attempt) { return execute_planned(attempt); });
+        storage_, batch, rerun_whole, [&](const batch_arguments& attempt) { return execute_planned(attempt, caller); });
     report_exhaustion(exhausted, batch.count, caller, throw_on_exhaustion);
   }
 
-  /// Runs a batch with the tile, order and combining of plan(); returns the elements that found the pool
-  /// exhausted.
-  std::uint64_t execute_planned(const batch_arguments& batch) const
+  /// Runs a batch with the tile, order and combining of plan() and waits for it; returns the elements
+  /// that found the pool exhausted. Throws warpdex::error naming `caller`, changing nothing, when the
+  /// batch breaks the input rules. A batch that is not combined takes the path of the `_async` calls
+  /// (enqueue_planned) and then reads the table's report back: one wait for the stream in all.
+  std::uint64_t execute_planned(const batch_arguments& batch, const std::string& caller) const
+  {
+    const batch_plan chosen = plan();
+    if (combines(batch, chosen.combine)) {
+      check_input(batch.keys, batch.operations, batch.count, caller);
+      batch_arguments planned = batch;
+      planned.tile_lanes = chosen.tile_lanes;
+      planned.by_bucket = chosen.by_bucket;
+      return execute_combined<Slots>(backend_, view(), planned);
+    }
+    enqueue_planned(batch);
+    const batch_report report = report_.to_vector().front();
+    throw_if_broken(report.violations, batch.count, caller);
+    return report.exhausted;
+  }
+
+  /// Enqueues a batch with the tile and order of plan() (never combined) on the backend's stream, checked
+  /// on the device (enqueue_checked_batch) into the table's report; waits for nothing.
+  void enqueue_planned(const batch_arguments& batch) const
   {
     batch_arguments planned = batch;
     const batch_plan chosen = plan();
     planned.tile_lanes = chosen.tile_lanes;
     planned.by_bucket = chosen.by_bucket;
-    if (combines(planned, chosen.combine)) { return execute_combined<Slots>(backend_, view(), planned); }
-    return execute_batch<Slots>(backend_, view(), planned);
+    enqueue_checked_batch<Slots>(backend_, view(), planned, unsupported_operations(mode_), report_.data(), scratch_);
+  }
+
+  /// The `_async` calls' batch (slab_table.hpp, "Asynchronous batches"): enqueued as it is, uncombined and
+  /// without growth, a rejected batch marking its elements; with run_elements::out_of_memory_only, only
+  /// the elements whose status is out_of_memory run.
+  void run_async(const batch_arguments& batch, run_elements elements) const
+  {
+    WARPDEX_EXPECTS(elements == run_elements::all || elements == run_elements::out_of_memory_only,
+                    name_ + ": unknown run_elements " + std::to_string(static_cast<unsigned>(elements)));
+    if (batch.count == 0) { return; }
+    batch_arguments attempt = batch;
+    attempt.mark_rejected = true;
+    if (elements == run_elements::out_of_memory_only) {
+      WARPDEX_EXPECTS(batch.statuses != nullptr, name_ + ": run_elements::out_of_memory_only needs the statuses");
+      attempt.retry = batch.statuses;
+    }
+    enqueue_planned(attempt);
   }
 
   /// Whether `batch` runs combined (batch_combine): never with a key equality of the user's (combining
@@ -504,8 +614,12 @@ class slab_table_base {
   /// out of range; reads nothing else and changes nothing.
   void check_input(const key_t* keys, const operation* operations, std::uint64_t count, const std::string& caller) const
   {
-    const batch_violations violations =
-        find_violations(backend_, keys, operations, count, unsupported_operations(mode_));
+    throw_if_broken(find_violations(backend_, keys, operations, count, unsupported_operations(mode_)), count, caller);
+  }
+
+  /// Throws warpdex::error naming `caller` and the first element that breaks a rule, if one does.
+  void throw_if_broken(const batch_violations& violations, std::uint64_t count, const std::string& caller) const
+  {
     if (violations.first_bad_operation < count) {
       throw_violation(caller, violations.first_bad_operation,
                       "has an operation code outside [0, " + std::to_string(operation_count) + ")");
@@ -626,6 +740,11 @@ class slab_table_base {
   key_mode mode_;
   table_storage storage_;
   batch_options options_;
+  /// What the last batch run through enqueue_planned reported (backend memory, one element), and the
+  /// scratch of its bucket order: reused by every batch, so a batch allocates nothing. Mutable: finds
+  /// use them too.
+  mutable buffer<batch_report> report_;
+  mutable buffer<std::byte> scratch_;
 };
 
 }  // namespace detail

@@ -3,11 +3,13 @@
 // batch, and the entry points each backend implements (src/hash/slab_table_host.cpp and
 // slab_table_cuda.cu instantiate them for map_slots and set_slots).
 
+#include <warpdex/core/buffer.hpp>
 #include <warpdex/core/config.hpp>
 #include <warpdex/core/hash.hpp>
 #include <warpdex/hash/slab_alloc.hpp>
 #include <warpdex/hash/slab_layout.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -63,6 +65,28 @@ struct slab_table_view {
   }
 };
 
+/// Where a batch first breaks the input rules (the count, or the largest index, when nowhere).
+struct batch_violations {
+  std::uint64_t first_reserved_key = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t first_bad_operation = std::numeric_limits<std::uint64_t>::max();
+  /// The first operation the table does not have (multimaps: insert_or_assign).
+  std::uint64_t first_unsupported_operation = std::numeric_limits<std::uint64_t>::max();
+
+  /// Whether a batch of `count` elements breaks a rule.
+  [[nodiscard]] WARPDEX_HOST_DEVICE bool any(std::uint64_t count) const
+  {
+    return first_reserved_key < count || first_bad_operation < count || first_unsupported_operation < count;
+  }
+};
+
+/// What a batch run by enqueue_checked_batch leaves in backend memory once the stream has passed it:
+/// where it broke the input rules (then none of it ran) and how many elements ended out_of_memory.
+/// A table keeps one and reads it back in its synchronous calls only.
+struct batch_report {
+  batch_violations violations;
+  std::uint64_t exhausted = 0;
+};
+
 /// One batch: element i does operations[i] (or `uniform` when operations is null) on keys[i]. Outputs
 /// that are null are not written. `Key` and `Value`: the table's (Slots::key_type, Slots::value_type).
 template <class Key, class Value>
@@ -83,6 +107,12 @@ struct basic_batch_arguments {
   /// Non-null: only the elements whose entry here is out_of_memory run (the retry after a growth; it
   /// may alias `statuses`); the others are skipped and their outputs left as they are.
   const operation_status* retry = nullptr;
+  /// Non-null: the report whose violations an input check wrote just before (stream-ordered); when they
+  /// show a broken rule, no element runs and nothing changes (enqueue_checked_batch).
+  const batch_report* gate = nullptr;
+  /// With gate: a rejected batch writes `rejected` to the status (and 0 to found) of each element that
+  /// would have run; otherwise it writes nothing (the synchronous calls throw instead).
+  bool mark_rejected = false;
 };
 /// The batch of a table of `Slots`.
 template <class Slots>
@@ -111,14 +141,6 @@ struct basic_walk_arguments {
 /// The walks of a table of `Slots`.
 template <class Slots>
 using walk_arguments = basic_walk_arguments<typename Slots::key_type, typename Slots::value_type>;
-
-/// Where a batch first breaks the input rules (the count when nowhere).
-struct batch_violations {
-  std::uint64_t first_reserved_key = std::numeric_limits<std::uint64_t>::max();
-  std::uint64_t first_bad_operation = std::numeric_limits<std::uint64_t>::max();
-  /// The first operation the table does not have (multimaps: insert_or_assign).
-  std::uint64_t first_unsupported_operation = std::numeric_limits<std::uint64_t>::max();
-};
 
 /// The bit of `op` in a set of operations (bit c: code c).
 WARPDEX_HOST_DEVICE constexpr std::uint32_t operation_bit(operation op)
@@ -200,6 +222,18 @@ batch_violations find_violations(const Backend& backend, const Key* keys, const 
 template <class Slots, class Backend>
 std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table,
                             const batch_arguments<Slots>& batch);
+
+/// Enqueues `batch` (unvalidated) on the backend's stream and returns without waiting for it: an input
+/// check (reserved keys; operation codes unknown or in `unsupported`) writes report->violations and
+/// zeroes report->exhausted, then the batch runs gated by it (batch.gate is set here): a batch that
+/// breaks a rule changes nothing, else its exhausted elements are counted into report->exhausted.
+/// `report` is in backend memory. The cuda backend allocates nothing (besides growing `scratch` for a
+/// batch in bucket order larger than any before) and does not synchronize; the host backend has run it
+/// all when it returns.
+template <class Slots, class Backend>
+void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
+                           const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
+                           buffer<std::byte>& scratch);
 
 /// Runs a validated batch of a unique-key table by combining the operations on each key
 /// (slab_combine.hpp): one find of each distinct key, the statuses of each key's elements as one

@@ -69,19 +69,55 @@ static __global__ void initialize_bitmap_kernel(std::uint32_t* bitmap, std::uint
   if (word < words) { bitmap[word] = initial_bitmap_word(word, slabs); }
 }
 
+/// Batches of at most this many elements are checked by one block (enqueue_checked_batch): it writes the
+/// whole report, so the report needs no reset before (a memset, one more enqueue on the stream). 8 keys
+/// per thread of one block still take about one launch's time.
+constexpr std::uint64_t check_single_block_elements = 8 * block_threads;
+
+/// The input check of a batch into `report`, over a grid stride: each block finds its first violations
+/// in shared memory; one block writes them as they are, several take atomic minima into violations set
+/// to "none" (all bits, the largest index) before. Block 0 zeroes the exhausted count.
 template <class Key>
-__global__ void find_violations_kernel(const Key* keys, const operation* operations, std::uint64_t count,
-                                       std::uint32_t unsupported, batch_violations* violations)
+__global__ void check_batch_kernel(const Key* keys, const operation* operations, std::uint64_t count,
+                                   std::uint32_t unsupported, batch_report* report)
 {
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= count) { return; }
-  auto* first = reinterpret_cast<unsigned long long*>(violations);
-  if (is_reserved_key(keys[i])) { atomicMin(&first[0], static_cast<unsigned long long>(i)); }
-  if (operations == nullptr) { return; }
-  if (static_cast<std::uint32_t>(operations[i]) >= operation_count) {
-    atomicMin(&first[1], static_cast<unsigned long long>(i));
+  constexpr unsigned rules = 3;  // the members of batch_violations, in order
+  __shared__ unsigned long long first[rules];
+  if (threadIdx.x < rules) { first[threadIdx.x] = std::numeric_limits<unsigned long long>::max(); }
+  __syncthreads();
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    const auto index = static_cast<unsigned long long>(i);
+    if (is_reserved_key(keys[i])) { atomicMin(&first[0], index); }
+    if (operations == nullptr) { continue; }
+    if (static_cast<std::uint32_t>(operations[i]) >= operation_count) { atomicMin(&first[1], index); }
+    if (is_unsupported(operations[i], unsupported)) { atomicMin(&first[2], index); }
   }
-  if (is_unsupported(operations[i], unsupported)) { atomicMin(&first[2], static_cast<unsigned long long>(i)); }
+  __syncthreads();
+  static_assert(sizeof(batch_violations) == rules * sizeof(unsigned long long));
+  auto* violations = reinterpret_cast<unsigned long long*>(&report->violations);
+  if (threadIdx.x < rules) {
+    if (gridDim.x == 1) {
+      violations[threadIdx.x] = first[threadIdx.x];
+    } else if (first[threadIdx.x] != std::numeric_limits<unsigned long long>::max()) {
+      atomicMin(&violations[threadIdx.x], first[threadIdx.x]);
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) { report->exhausted = 0; }
+}
+
+/// Enqueues the input check of a batch into `report` (see check_batch_kernel).
+template <class Key, class Backend>
+void enqueue_check(const Backend& backend, const Key* keys, const operation* operations, std::uint64_t count,
+                   std::uint32_t unsupported, batch_report* report)
+{
+  const unsigned blocks = count <= check_single_block_elements ? 1U : blocks_for(count);
+  if (blocks > 1) {
+    constexpr int none = 0xff;  // every index all ones: the largest, "nowhere"
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(&report->violations, none, sizeof(batch_violations), backend.stream));
+  }
+  check_batch_kernel<<<blocks, block_threads, 0, backend.stream>>>(keys, operations, count, unsupported, report);
+  WARPDEX_CHECK_LAUNCH("check_batch_kernel");
 }
 
 /// The element thread `position` runs: its own index, or the one at its position in bucket order.
@@ -106,6 +142,20 @@ __device__ void write_result(const basic_batch_arguments<Key, Value>& batch, std
   if (batch.found != nullptr) { batch.found[i] = status == operation_status::found ? 1 : 0; }
 }
 
+/// Whether a gated batch was rejected by its input check (every thread reads the same report, so the
+/// whole grid agrees and returns together); element i, when `active`, then gets `rejected` with
+/// mark_rejected.
+template <class Key, class Value>
+__device__ bool stopped_by_gate(const basic_batch_arguments<Key, Value>& batch, bool active, std::uint64_t i)
+{
+  if (batch.gate == nullptr || !batch.gate->violations.any(batch.count)) { return false; }
+  if (active && batch.mark_rejected) {
+    if (batch.statuses != nullptr) { batch.statuses[i] = operation_status::rejected; }
+    if (batch.found != nullptr) { batch.found[i] = 0; }
+  }
+  return true;
+}
+
 /// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
 /// with its own allocator. `Ops`: uniform for insert and insert_or_assign batches, mixed otherwise.
 template <class Slots, unsigned TileLanes, lane_ops Ops>
@@ -118,6 +168,7 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const bool in_batch = position < batch.count;
   const std::uint64_t i = in_batch ? element_at(order, position) : 0;
   const bool active = in_batch && (batch.retry == nullptr || batch.retry[i] == operation_status::out_of_memory);
+  if (stopped_by_gate(batch, active, i)) { return; }
   const operation op = active && batch.operations != nullptr ? batch.operations[i] : batch.uniform;
   using key_type = typename Slots::key_type;
   using value_type = typename Slots::value_type;
@@ -141,6 +192,7 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool active = position < batch.count;
   const std::uint64_t i = active ? element_at(order, position) : 0;
+  if (stopped_by_gate(batch, active, i)) { return; }
   typename Slots::value_type found_value = 0;
   const operation_status status = ref.template find<slab_reads::read_only, TileLanes>(
       active, active ? batch.keys[i] : typename Slots::key_type{0}, found_value);
@@ -156,6 +208,7 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool active = position < batch.count;
   const std::uint64_t i = active ? element_at(order, position) : 0;
+  if (stopped_by_gate(batch, active, i)) { return; }
   const operation_status status =
       ref.template erase<TileLanes>(active, active ? batch.keys[i] : typename Slots::key_type{0});
   if (active) { write_result(batch, i, status, typename Slots::value_type{0}); }
@@ -172,31 +225,45 @@ __global__ void bucket_pairs_kernel(slab_table_view<Slots> table, const typename
   indices[i] = static_cast<std::uint32_t>(i);
 }
 
-/// The batch's indices stably sorted by bucket (a radix sort over the bucket bits only), or an empty
-/// buffer when the batch runs in input order (as asked, or because it has more than 2^31 - 1 elements).
-template <class Slots, class Backend>
-buffer<std::uint32_t> bucket_order(const Backend& backend, const slab_table_view<Slots>& table,
-                                   const batch_arguments<Slots>& batch)
+/// The byte offsets of a scratch buffer's parts: 256 bytes, the alignment cudaMallocAsync gives.
+constexpr std::size_t scratch_alignment = 256;
+inline std::size_t aligned_bytes(std::size_t bytes)
 {
-  if (!batch.by_bucket || batch.count > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) { return {}; }
+  return (bytes + scratch_alignment - 1) / scratch_alignment * scratch_alignment;
+}
+
+/// The batch's indices stably sorted by bucket (a radix sort over the bucket bits only), in `scratch`
+/// (grown when too small: the order's four arrays and the sort's temporary storage), or null when the
+/// batch runs in input order (as asked, or because it has more than 2^31 - 1 elements).
+template <class Slots, class Backend>
+const std::uint32_t* bucket_order(const Backend& backend, const slab_table_view<Slots>& table,
+                                  const batch_arguments<Slots>& batch, buffer<std::byte>& scratch)
+{
+  if (!batch.by_bucket || batch.count > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) { return nullptr; }
   const std::uint64_t count = batch.count;
-  auto buckets = make_buffer<std::uint32_t>(backend, count);
-  auto indices = make_buffer<std::uint32_t>(backend, count);
-  auto sorted_buckets = make_buffer<std::uint32_t>(backend, count);
-  auto order = make_buffer<std::uint32_t>(backend, count);
-  bucket_pairs_kernel<Slots><<<blocks_for(count), block_threads, 0, backend.stream>>>(table, batch.keys, count,
-                                                                                      buckets.data(), indices.data());
-  WARPDEX_CHECK_LAUNCH("bucket_pairs_kernel");
   const int bucket_bits = std::max(1, static_cast<int>(std::bit_width(table.bucket_count - 1)));
   const auto items = static_cast<int>(count);
   std::size_t temporary_bytes = 0;
-  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temporary_bytes, buckets.data(), sorted_buckets.data(),
-                                                   indices.data(), order.data(), items, 0, bucket_bits,
+  WARPDEX_CUDA_TRY(
+      cub::DeviceRadixSort::SortPairs(nullptr, temporary_bytes, static_cast<const std::uint32_t*>(nullptr),
+                                      static_cast<std::uint32_t*>(nullptr), static_cast<const std::uint32_t*>(nullptr),
+                                      static_cast<std::uint32_t*>(nullptr), items, 0, bucket_bits, backend.stream));
+  constexpr std::size_t arrays = 4;  // buckets, indices, sorted buckets, order
+  const std::size_t array_bytes = aligned_bytes(count * sizeof(std::uint32_t));
+  const std::size_t needed = arrays * array_bytes + temporary_bytes;
+  // The old scratch is freed on the stream, after the work that still reads it.
+  if (scratch.size() < needed) { scratch = make_buffer<std::byte>(backend, needed); }
+  std::byte* base = scratch.data();
+  auto* buckets = reinterpret_cast<std::uint32_t*>(base);
+  auto* indices = reinterpret_cast<std::uint32_t*>(base + array_bytes);
+  auto* sorted_buckets = reinterpret_cast<std::uint32_t*>(base + 2 * array_bytes);
+  auto* order = reinterpret_cast<std::uint32_t*>(base + 3 * array_bytes);
+  bucket_pairs_kernel<Slots>
+      <<<blocks_for(count), block_threads, 0, backend.stream>>>(table, batch.keys, count, buckets, indices);
+  WARPDEX_CHECK_LAUNCH("bucket_pairs_kernel");
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(base + arrays * array_bytes, temporary_bytes, buckets,
+                                                   sorted_buckets, indices, order, items, 0, bucket_bits,
                                                    backend.stream));
-  auto temporary = make_buffer<std::byte>(backend, temporary_bytes);
-  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temporary.data(), temporary_bytes, buckets.data(),
-                                                   sorted_buckets.data(), indices.data(), order.data(), items, 0,
-                                                   bucket_bits, backend.stream));
   return order;
 }
 
@@ -222,6 +289,30 @@ void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, c
     execute_batch_kernel<Slots, TileLanes, lane_ops::mixed>
         <<<blocks, block_threads, 0, backend.stream>>>(table, batch, order, next_launch_salt(), exhausted);
     WARPDEX_CHECK_LAUNCH("execute_batch_kernel (mixed)");
+  }
+}
+
+/// launch_batch with the batch's tile_lanes (read_tile_lanes for any value but 1, 8, 16 and 32).
+template <class Slots, class Backend>
+void launch_planned(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments<Slots>& batch,
+                    const std::uint32_t* order, unsigned long long* exhausted)
+{
+  switch (batch.tile_lanes) {
+    case 1:
+      launch_batch<Slots, 1>(backend, table, batch, order, exhausted);
+      break;
+    case 8:
+      launch_batch<Slots, 8>(backend, table, batch, order, exhausted);
+      break;
+    case 16:
+      launch_batch<Slots, 16>(backend, table, batch, order, exhausted);
+      break;
+    case 32:
+      launch_batch<Slots, 32>(backend, table, batch, order, exhausted);
+      break;
+    default:
+      launch_batch<Slots, read_tile_lanes>(backend, table, batch, order, exhausted);
+      break;
   }
 }
 
@@ -672,23 +763,18 @@ template <class Backend, class Key>
 batch_violations find_violations(const Backend& backend, const Key* keys, const operation* operations,
                                  std::uint64_t count, std::uint32_t unsupported)
 {
-  const batch_violations none{};
-  auto violations = make_buffer<batch_violations>(backend, 1);
-  violations.copy_from(std::span<const batch_violations>(&none, 1));
-  find_violations_kernel<<<blocks_for(count), block_threads, 0, backend.stream>>>(keys, operations, count, unsupported,
-                                                                                  violations.data());
-  WARPDEX_CHECK_LAUNCH("find_violations_kernel");
-  return copy_to_host(violations);
+  auto report = make_buffer<batch_report>(backend, 1);
+  enqueue_check(backend, keys, operations, count, unsupported, report.data());
+  return copy_to_host(report).violations;
 }
 
 template <class Slots, class Backend>
 std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>& table,
                             const batch_arguments<Slots>& batch)
 {
-  const buffer<std::uint32_t> order_buffer = bucket_order(backend, table, batch);
-  const std::uint32_t* order = order_buffer.size() > 0 ? order_buffer.data() : nullptr;
-  // Uniform finds and erasures never allocate: no exhaustion count to read back. (The order buffer is
-  // freed on the stream, after the kernel that reads it.)
+  buffer<std::byte> scratch;  // freed on the stream, after the kernel that reads the order
+  const std::uint32_t* order = bucket_order(backend, table, batch, scratch);
+  // Uniform finds and erasures never allocate: no exhaustion count to read back.
   const bool never_allocates =
       batch.operations == nullptr && (batch.uniform == operation::find || batch.uniform == operation::erase);
   buffer<unsigned long long> exhausted;
@@ -696,24 +782,21 @@ std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>
     exhausted = make_buffer<unsigned long long>(backend, 1);
     WARPDEX_CUDA_TRY(cudaMemsetAsync(exhausted.data(), 0, exhausted.size_bytes(), backend.stream));
   }
-  switch (batch.tile_lanes) {
-    case 1:
-      launch_batch<Slots, 1>(backend, table, batch, order, exhausted.data());
-      break;
-    case 8:
-      launch_batch<Slots, 8>(backend, table, batch, order, exhausted.data());
-      break;
-    case 16:
-      launch_batch<Slots, 16>(backend, table, batch, order, exhausted.data());
-      break;
-    case 32:
-      launch_batch<Slots, 32>(backend, table, batch, order, exhausted.data());
-      break;
-    default:
-      launch_batch<Slots, read_tile_lanes>(backend, table, batch, order, exhausted.data());
-      break;
-  }
+  launch_planned(backend, table, batch, order, exhausted.data());
   return never_allocates ? 0 : copy_to_host(exhausted);
+}
+
+template <class Slots, class Backend>
+void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
+                           const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
+                           buffer<std::byte>& scratch)
+{
+  enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report);
+  batch_arguments<Slots> gated = batch;
+  gated.gate = report;
+  const std::uint32_t* order = bucket_order(backend, table, batch, scratch);
+  static_assert(sizeof(report->exhausted) == sizeof(unsigned long long));
+  launch_planned(backend, table, gated, order, reinterpret_cast<unsigned long long*>(&report->exhausted));
 }
 
 template <class Backend, class Key>

@@ -561,6 +561,27 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
 }
 
 template <class Slots, class Backend>
+void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
+                           const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
+                           buffer<std::byte>&)
+{
+  report->violations = find_violations(backend, batch.keys, batch.operations, batch.count, unsupported);
+  report->exhausted = 0;
+  if (!report->violations.any(batch.count)) {
+    report->exhausted = execute_batch<Slots>(backend, table, batch);
+    return;
+  }
+  if (!batch.mark_rejected) { return; }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < signed_count(batch.count); ++i) {
+    const auto index = static_cast<std::uint64_t>(i);
+    if (batch.retry != nullptr && batch.retry[index] != operation_status::out_of_memory) { continue; }
+    if (batch.statuses != nullptr) { batch.statuses[index] = operation_status::rejected; }
+    if (batch.found != nullptr) { batch.found[index] = 0; }
+  }
+}
+
+template <class Slots, class Backend>
 std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slots>& table,
                                const batch_arguments<Slots>& batch)
 {

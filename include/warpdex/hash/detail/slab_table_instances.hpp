@@ -47,16 +47,19 @@
                                                                 const slab_table_view<basic_map_slots<SlabBytes>>&, \
                                                                 const walk_arguments<basic_map_slots<SlabBytes>>&);
 
-#define WARPDEX_DETAIL_INSTANTIATE_SLAB_LAYOUT(Slots, Backend)                                               \
-  template void initialize_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);             \
-  template std::uint64_t execute_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,        \
-                                                       const batch_arguments<Slots>&);                       \
-  template std::uint64_t execute_combined<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,     \
-                                                          const batch_arguments<Slots>&);                    \
-  template chain_totals summarize_chains<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);     \
-  template std::uint64_t export_live<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,          \
-                                                     typename Slots::key_type*, typename Slots::value_type*, \
-                                                     std::uint64_t);                                         \
+#define WARPDEX_DETAIL_INSTANTIATE_SLAB_LAYOUT(Slots, Backend)                                                     \
+  template void initialize_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);                   \
+  template std::uint64_t execute_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,              \
+                                                       const batch_arguments<Slots>&);                             \
+  template void enqueue_checked_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,               \
+                                                      const batch_arguments<Slots>&, std::uint32_t, batch_report*, \
+                                                      buffer<std::byte>&);                                         \
+  template std::uint64_t execute_combined<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,           \
+                                                          const batch_arguments<Slots>&);                          \
+  template chain_totals summarize_chains<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);           \
+  template std::uint64_t export_live<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,                \
+                                                     typename Slots::key_type*, typename Slots::value_type*,       \
+                                                     std::uint64_t);                                               \
   template void flush_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);
 
 /// Every entry point of the table type `Table` (a slab_map, slab_set or slab_multimap with a Hasher or

@@ -1,0 +1,70 @@
+// The latency of small slab_map batches (issue 17, item 4): for n = 2^10, 2^14 and 2^18, insert_async and
+// find_async from the host call to the results in host memory (the stream waited for), as
+// hash::measure_batch_latency measures it for `warpdex hash --batch-log2` too. Each row's baseline is the
+// floor of any GPU batch whose results reach the host: a device copy of the batch's keys, the results'
+// bytes copied to the host, and the wait (two enqueues and one wait, no kernel of ours); the synchronous
+// call (the same batch with the report read back) is in the row's metrics. A latency is not bound by
+// bandwidth, so the rows have no sol_fraction; floor_fraction says how close to the floor they are.
+#include "benchmarks.hpp"
+#include "throughput_row.hpp"
+
+#include <warpdex/hash/batch_latency.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace warpdex::bench {
+namespace {
+
+/// The batch sizes of the rows (log2): the issue's small batch, the throughput target's, and a large one.
+constexpr unsigned latency_batch_logs[] = {10, 14, 18};
+constexpr std::uint64_t latency_seed = 0x1a7e;
+const std::string floor_baseline = "device copy of the batch + results to the host + wait (floor)";
+
+/// The tiles of the rows: automatic (the headline rows), and one lane per operation, which may suit
+/// small batches better (a tile runs its lanes' operations one after another, and a small batch leaves
+/// the GPU idle anyway); the rows tell whether small batches should choose it automatically.
+constexpr hash::tile_lanes latency_tiles[] = {hash::tile_lanes::automatic, hash::tile_lanes::one};
+
+std::string latency_row_name(const char* kind, unsigned batch_log, hash::tile_lanes tile)
+{
+  std::string name = std::string("hash/slab_map/latency/") + kind + "/n=2^" + std::to_string(batch_log);
+  if (tile != hash::tile_lanes::automatic) { name += "/tile=" + std::to_string(static_cast<unsigned>(tile)); }
+  return name;
+}
+
+row latency_row(const char* kind, unsigned batch_log, hash::tile_lanes tile, double async_ms, double sync_ms,
+                const hash::batch_latency& measured)
+{
+  constexpr double us_per_ms = 1000.0;
+  row r = throughput_row(latency_row_name(kind, batch_log, tile), measured.batch_size, async_ms, "Gops/s",
+                         floor_baseline, measured.floor_ms, 0.0, measured.verified);
+  r.metrics = {{"us_per_batch", async_ms * us_per_ms},
+               {"sync_us_per_batch", sync_ms * us_per_ms},
+               {"floor_us_per_batch", measured.floor_ms * us_per_ms},
+               {"floor_fraction", measured.floor_ms / async_ms}};
+  return r;
+}
+
+}  // namespace
+
+void run_slab_hash_latency(context& ctx)
+{
+  for (const unsigned batch_log : latency_batch_logs) {
+    for (const hash::tile_lanes tile : latency_tiles) {
+      const bool insert_wanted = ctx.selected(latency_row_name("insert", batch_log, tile));
+      const bool find_wanted = ctx.selected(latency_row_name("find", batch_log, tile));
+      if (!insert_wanted && !find_wanted) { continue; }
+      const hash::batch_latency measured = hash::measure_batch_latency(
+          cuda{}, std::uint64_t{1} << batch_log, ctx.timing(), latency_seed, hash::batch_options{tile});
+      if (insert_wanted) {
+        ctx.add(latency_row("insert", batch_log, tile, measured.insert_async_ms, measured.insert_ms, measured));
+      }
+      if (find_wanted) {
+        ctx.add(latency_row("find", batch_log, tile, measured.find_async_ms, measured.find_ms, measured));
+      }
+    }
+  }
+}
+
+}  // namespace warpdex::bench

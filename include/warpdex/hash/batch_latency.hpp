@@ -1,0 +1,149 @@
+#pragma once
+/// @file The latency of one small batch of a slab_map as a caller sees it: from the host call to the
+/// results in host memory, measured the one way that `warpdex hash --batch-log2` and the benchmark rows
+/// hash/slab_map/latency/... both report.
+///
+/// Each timed run, on the host's steady clock: the `_async` call, the copy of its outputs into host
+/// memory (statuses; a find's values too) enqueued after it, and the wait for the stream. The same
+/// run with the synchronous call, and a floor: a device copy of the batch's keys plus the same copy to
+/// the host and wait, the least any GPU batch whose results reach the host costs (two enqueues and a
+/// wait). Insertions run into a map emptied (clear, untimed) before every run, finds on a map built
+/// from the batch's keys, so every run does the same work.
+
+#include <warpdex/core/backend.hpp>
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/generate.hpp>
+#include <warpdex/core/timing.hpp>
+#include <warpdex/hash/slab_map.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <type_traits>
+#include <vector>
+
+namespace warpdex::hash {
+
+/// Median milliseconds per batch of each way of running it, and whether the results were right.
+struct batch_latency {
+  std::uint64_t batch_size = 0;
+  int runs = 0;                ///< timed runs behind each median
+  double insert_async_ms = 0;  ///< insert_async into an empty map + statuses to the host + wait
+  double find_async_ms = 0;    ///< find_async of present keys + values and statuses to the host + wait
+  double insert_ms = 0;        ///< the synchronous insert, timed the same way
+  double find_ms = 0;          ///< the synchronous find, timed the same way
+  double floor_ms = 0;         ///< a device copy of the keys + statuses' bytes to the host + wait
+  bool verified = false;       ///< every insertion reported inserted, every find found its value
+};
+
+/// Timed runs of each latency on the cuda backend (at least this many, more when the timing options ask
+/// for more): single runs last microseconds and vary with the host thread's scheduling, so the median
+/// needs many of them. The host backend times the runs the options ask for (its runs are longer).
+inline constexpr int min_latency_repetitions = 200;
+
+namespace detail {
+/// Copies `bytes` from the backend's memory to host memory or the backend's memory, ordered on its stream.
+template <class Backend>
+void copy_bytes_on(const Backend& backend, void* destination, const void* source, std::size_t bytes)
+{
+  if constexpr (requires { backend.stream; }) {
+    warpdex::detail::copy_device_bytes(destination, source, bytes, backend.stream);
+  } else {
+    std::memcpy(destination, source, bytes);
+  }
+}
+
+/// Host memory for a backend's results: pinned on the cuda backend, so the copies there are plain
+/// asynchronous copies.
+template <class T, class Backend>
+buffer<T> host_side_buffer(std::size_t size)
+{
+#if WARPDEX_HAS_CUDA
+  if constexpr (std::is_same_v<Backend, cuda>) { return make_pinned_buffer<T>(size); }
+#endif
+  return make_host_buffer<T>(size);
+}
+}  // namespace detail
+
+/// Measures batch_latency for batches of `batch_size` distinct generated keys (values = keys + 1) on
+/// `backend`, the maps running with `options`, with the warm-up of `timing` and its repetitions (on the cuda backend at
+/// least min_latency_repetitions). O(runs * batch_size).
+template <class Backend>
+batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_size, const timing_options& timing,
+                                    std::uint64_t seed, const batch_options& options = {})
+{
+  using map_type = slab_map<std::uint32_t, std::uint32_t, Backend>;
+  const timing_options runs{timing.warmup, std::is_same_v<Backend, host>
+                                               ? timing.repetitions
+                                               : std::max(timing.repetitions, min_latency_repetitions)};
+  auto keys = make_buffer<std::uint32_t>(backend, batch_size);
+  generate_keys(backend, key_set<std::uint32_t>{batch_size, seed, key_order::shuffled, max_user_key}, keys.span());
+  std::vector<std::uint32_t> host_keys = keys.to_vector();
+  std::vector<std::uint32_t> host_values(batch_size);
+  std::transform(host_keys.begin(), host_keys.end(), host_values.begin(), [](std::uint32_t key) { return key + 1; });
+  auto values = make_buffer<std::uint32_t>(backend, batch_size);
+  values.copy_from(std::span<const std::uint32_t>(host_values));
+  auto statuses = make_buffer<operation_status>(backend, batch_size);
+  auto values_out = make_buffer<std::uint32_t>(backend, batch_size);
+  auto copied_keys = make_buffer<std::uint32_t>(backend, batch_size);
+  auto host_statuses = detail::host_side_buffer<operation_status, Backend>(batch_size);
+  auto host_found = detail::host_side_buffer<std::uint32_t, Backend>(batch_size);
+  const std::size_t status_bytes = statuses.size_bytes();
+  auto statuses_home = [&] { detail::copy_bytes_on(backend, host_statuses.data(), statuses.data(), status_bytes); };
+  auto results_home = [&] {
+    statuses_home();
+    detail::copy_bytes_on(backend, host_found.data(), values_out.data(), values_out.size_bytes());
+  };
+  auto all_are = [&](operation_status wanted) {
+    return std::all_of(host_statuses.data(), host_statuses.data() + batch_size,
+                       [&](operation_status status) { return status == wanted; });
+  };
+
+  batch_latency result;
+  result.batch_size = batch_size;
+  result.runs = runs.repetitions;
+  // One timed run: the call, the copy of its outputs home, the wait.
+  auto time_runs = [&](const std::function<void()>& call, const std::function<void()>& home,
+                       const std::function<void()>& prepare) {
+    return median_ms(
+        host{}, runs,
+        [&] {
+          call();
+          home();
+          backend.synchronize();
+        },
+        prepare);
+  };
+  map_type inserted(backend, map_type::capacity_for(batch_size));
+  inserted.set_batch_options(options);
+  auto empty_map = [&] {
+    inserted.clear();
+    backend.synchronize();
+  };
+  result.insert_async_ms =
+      time_runs([&] { inserted.insert_async(keys.span(), values.span(), statuses.span()); }, statuses_home, empty_map);
+  bool verified = all_are(operation_status::inserted) && inserted.size() == batch_size;
+  result.insert_ms =
+      time_runs([&] { inserted.insert(keys.span(), values.span(), statuses.span()); }, statuses_home, empty_map);
+  verified = verified && all_are(operation_status::inserted);
+
+  map_type built(backend, map_type::capacity_for(batch_size));
+  built.set_batch_options(options);
+  built.insert(keys.span(), values.span());
+  auto found_all = [&] {
+    return all_are(operation_status::found) && std::equal(host_values.begin(), host_values.end(), host_found.data());
+  };
+  result.find_async_ms =
+      time_runs([&] { built.find_async(keys.span(), values_out.span(), statuses.span()); }, results_home, {});
+  verified = verified && found_all();
+  result.find_ms = time_runs([&] { built.find(keys.span(), values_out.span(), statuses.span()); }, results_home, {});
+  verified = verified && found_all();
+
+  result.floor_ms = time_runs(
+      [&] { detail::copy_bytes_on(backend, copied_keys.data(), keys.data(), keys.size_bytes()); }, statuses_home, {});
+  result.verified = verified && copied_keys.to_vector() == host_keys;
+  return result;
+}
+
+}  // namespace warpdex::hash

@@ -1,0 +1,338 @@
+// The `_async` batches of the slab tables (slab_table.hpp, "Asynchronous batches") on every backend:
+// equal to the synchronous calls, many small batches in a row on one stream with one wait at the end,
+// out_of_memory reported per element without growth and retried after grow_pool, rejected batches,
+// and outputs poisoned beforehand so that every element written (and none other) shows.
+#include "hash/slab_test_support.hpp"
+#include "support/expect_error.hpp"
+
+#include <warpdex/hash/slab_multimap.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace {
+
+using namespace warpdex;
+using namespace warpdex::testing;
+using hash::operation;
+using hash::operation_status;
+using hash::run_elements;
+using oracle_map = std::unordered_map<std::uint32_t, std::uint32_t>;
+
+/// A status no operation writes.
+constexpr auto poison_status = static_cast<operation_status>(0xdead);
+/// A found flag no operation writes.
+constexpr std::uint8_t poison_flag = 7;
+
+template <class Backend>
+class slab_async_test : public slab_backend_test<Backend> {
+ protected:
+  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend>;
+  using set_type = hash::slab_set<std::uint32_t, Backend>;
+  using multimap_type = hash::slab_multimap<std::uint32_t, std::uint32_t, Backend>;
+
+  buffer<operation_status> statuses_for(std::size_t size) const { return this->poisoned(size, poison_status); }
+  buffer<std::uint32_t> values_for(std::size_t size) const { return this->poisoned(size, poison_value); }
+};
+TYPED_TEST_SUITE(slab_async_test, all_backends, backend_names);
+
+std::vector<std::uint32_t> random_values(std::mt19937_64& random, std::size_t count)
+{
+  std::vector<std::uint32_t> values(count);
+  for (auto& value : values) { value = static_cast<std::uint32_t>(random()); }
+  return values;
+}
+
+/// Every output of a run of batches, as numbers.
+using outputs = std::vector<std::vector<std::uint32_t>>;
+
+template <class T>
+std::vector<std::uint32_t> as_numbers(const buffer<T>& values)
+{
+  const auto host_values = values.to_vector();
+  std::vector<std::uint32_t> numbers(host_values.size());
+  std::transform(host_values.begin(), host_values.end(), numbers.begin(),
+                 [](T value) { return static_cast<std::uint32_t>(value); });
+  return numbers;
+}
+
+TYPED_TEST(slab_async_test, MapBatchesEqualTheSynchronousOnes)
+{
+  using map_type = typename TestFixture::map_type;
+  seeded_random random;
+  constexpr std::size_t n = 3000;
+  const auto keys = distinct_keys(random, 2 * n);
+  const auto values = random_values(random, 2 * n);
+  const auto new_values = random_values(random, 2 * n);
+  std::vector<operation> ops(2 * n);
+  for (auto& op : ops) { op = static_cast<operation>(random() % hash::operation_count); }
+  auto device_keys = this->put(keys);
+  auto device_values = this->put(values);
+  auto device_new_values = this->put(new_values);
+  auto device_ops = this->put(ops);
+  const std::span<const std::uint32_t> all_keys = device_keys.span();
+  const std::span<const std::uint32_t> all_values = device_values.span();
+  const std::span<const std::uint32_t> all_new_values = device_new_values.span();
+  constexpr std::uint32_t default_value = 17;
+
+  // The same steps on two maps, synchronously and asynchronously (the async outputs read at the end).
+  auto run_steps = [&](map_type& map, bool async) {
+    std::vector<buffer<operation_status>> statuses;
+    std::vector<buffer<std::uint32_t>> values_out;
+    for (int step = 0; step < 6; ++step) {
+      statuses.push_back(this->statuses_for(2 * n));
+      values_out.push_back(this->values_for(2 * n));
+    }
+    auto found = this->poisoned(2 * n, poison_flag);
+    const std::size_t three_halves = n + n / 2;
+    if (async) {
+      map.insert_async(all_keys.first(n), all_values.first(n), statuses[0].span().first(n));
+      map.find_async(all_keys, values_out[1].span(), statuses[1].span());
+      map.insert_or_assign_async(all_keys.first(three_halves), all_new_values.first(three_halves),
+                                 statuses[2].span().first(three_halves));
+      map.erase_async(all_keys.subspan(n / 2, n), statuses[3].span().first(n));
+      map.execute_async(device_ops.span(), all_keys, all_values, values_out[4].span(), statuses[4].span());
+      map.find_async(all_keys, values_out[5].span(), found.span(), default_value);
+    } else {
+      map.insert(all_keys.first(n), all_values.first(n), statuses[0].span().first(n));
+      map.find(all_keys, values_out[1].span(), statuses[1].span());
+      map.insert_or_assign(all_keys.first(three_halves), all_new_values.first(three_halves),
+                           statuses[2].span().first(three_halves));
+      map.erase(all_keys.subspan(n / 2, n), statuses[3].span().first(n));
+      map.execute(device_ops.span(), all_keys, all_values, values_out[4].span(), statuses[4].span());
+      map.find(all_keys, values_out[5].span(), found.span(), default_value);
+    }
+    outputs result;
+    for (int step = 0; step < 6; ++step) {
+      result.push_back(as_numbers(statuses[step]));
+      result.push_back(as_numbers(values_out[step]));
+    }
+    result.push_back(as_numbers(found));
+    return result;
+  };
+  map_type sync_map(this->backend(), map_type::capacity_for(n));
+  map_type async_map(this->backend(), map_type::capacity_for(n));
+  const outputs expected = run_steps(sync_map, false);
+  const outputs actual = run_steps(async_map, true);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t output = 0; output < expected.size(); ++output) {
+    EXPECT_EQ(actual[output], expected[output]) << "output " << output;
+  }
+  EXPECT_EQ(export_map(async_map), export_map(sync_map));
+  EXPECT_GT(async_map.size(), 0u);
+}
+
+TYPED_TEST(slab_async_test, ManySmallBatchesInARowWaitOnce)
+{
+  using map_type = typename TestFixture::map_type;
+  seeded_random random;
+  constexpr std::size_t batch = 512;
+  constexpr std::size_t batches = 48;
+  const auto keys = distinct_keys(random, batch * (batches + 1));
+  const auto values = random_values(random, keys.size());
+  auto device_keys = this->put(keys);
+  auto device_values = this->put(values);
+  map_type map(this->backend(), map_type::capacity_for(keys.size()));
+  // Batch b inserts chunk b, then finds chunks b (just inserted) and b + 1 (not yet): each batch must
+  // see the one before it. One wait, at the end.
+  auto insert_statuses = this->statuses_for(batch * batches);
+  auto find_statuses = this->statuses_for(2 * batch * batches);
+  auto found_values = this->values_for(2 * batch * batches);
+  for (std::size_t b = 0; b < batches; ++b) {
+    const auto chunk_keys = device_keys.span().subspan(b * batch, batch);
+    const auto chunk_values = device_values.span().subspan(b * batch, batch);
+    map.insert_async(chunk_keys, chunk_values, insert_statuses.span().subspan(b * batch, batch));
+    map.find_async(device_keys.span().subspan(b * batch, 2 * batch),
+                   found_values.span().subspan(2 * b * batch, 2 * batch),
+                   find_statuses.span().subspan(2 * b * batch, 2 * batch));
+  }
+  const auto inserted = insert_statuses.to_vector();
+  const auto finds = find_statuses.to_vector();
+  const auto found = found_values.to_vector();
+  EXPECT_TRUE(std::all_of(inserted.begin(), inserted.end(),
+                          [](operation_status status) { return status == operation_status::inserted; }));
+  for (std::size_t b = 0; b < batches; ++b) {
+    for (std::size_t j = 0; j < 2 * batch; ++j) {
+      const std::size_t at = 2 * b * batch + j;
+      if (j < batch) {
+        ASSERT_EQ(finds[at], operation_status::found) << "batch " << b << " element " << j;
+        ASSERT_EQ(found[at], values[b * batch + j]);
+      } else {
+        ASSERT_EQ(finds[at], operation_status::not_found) << "batch " << b << " element " << j;
+        ASSERT_EQ(found[at], poison_value) << "a miss leaves its value unwritten";
+      }
+    }
+  }
+  EXPECT_EQ(map.size(), batch * batches);
+}
+
+TYPED_TEST(slab_async_test, OutOfMemoryReportedPerElementThenRetriedAfterGrowPool)
+{
+  using map_type = typename TestFixture::map_type;
+  seeded_random random;
+  // 256 buckets and no pool, which may reach 2 super blocks (a growth from nothing adds 2 memory
+  // blocks, the next one as many): the async insert never grows, so most keys run out; one growth
+  // cannot hold them all (more keys than slots), two make room for all of them.
+  const hash::slab_capacity limited{256, 0, /*grows=*/true, /*super_block_limit=*/2};
+  const std::size_t n = (limited.bucket_count + 2 * hash::slabs_per_block) * map_type::pairs_per_slab + 1000;
+  const auto keys = distinct_keys(random, n);
+  const auto values = random_values(random, n);
+  auto device_keys = this->put(keys);
+  auto device_values = this->put(values);
+  map_type map(this->backend(), limited);
+  auto statuses = this->statuses_for(n);
+  map.insert_async(device_keys.span(), device_values.span(), statuses.span());
+  auto first = statuses.to_vector();
+  const auto inserted_first =
+      static_cast<std::uint64_t>(std::count(first.begin(), first.end(), operation_status::inserted));
+  const auto exhausted_first =
+      static_cast<std::uint64_t>(std::count(first.begin(), first.end(), operation_status::out_of_memory));
+  EXPECT_EQ(inserted_first + exhausted_first, n) << "every element reports inserted or out_of_memory";
+  EXPECT_GT(exhausted_first, 0u);
+  EXPECT_EQ(map.size(), inserted_first) << "an exhausted element changes nothing";
+  EXPECT_EQ(map.statistics().super_block_count, 0u) << "an async batch never grows the pool";
+
+  int growths = 0;
+  for (auto now = first; std::count(now.begin(), now.end(), operation_status::out_of_memory) > 0;
+       now = statuses.to_vector()) {
+    ASSERT_TRUE(map.grow_pool()) << "growth " << growths << " is within the limit";
+    ++growths;
+    map.insert_async(device_keys.span(), device_values.span(), statuses.span(), run_elements::out_of_memory_only);
+  }
+  EXPECT_EQ(growths, 2);
+  EXPECT_FALSE(map.grow_pool()) << "the pool is at its limit";
+  const auto last = statuses.to_vector();
+  EXPECT_TRUE(std::all_of(last.begin(), last.end(), [](operation_status s) { return s == operation_status::inserted; }))
+      << "the retries ran the exhausted elements only (a rerun of the others would say already_present)";
+  oracle_map oracle;
+  for (std::size_t i = 0; i < n; ++i) { oracle.emplace(keys[i], values[i]); }
+  EXPECT_EQ(export_map(map), oracle);
+
+  map_type fixed(this->backend(), hash::slab_capacity{16, 0, /*grows=*/false});
+  EXPECT_FALSE(fixed.grow_pool()) << "a fixed pool does not grow";
+}
+
+TYPED_TEST(slab_async_test, RejectedBatchesChangeNothingAndMarkEveryElement)
+{
+  using map_type = typename TestFixture::map_type;
+  using set_type = typename TestFixture::set_type;
+  seeded_random random;
+  constexpr std::size_t n = 2000;
+  auto keys = distinct_keys(random, n);
+  const auto values = random_values(random, n);
+  map_type map(this->backend(), map_type::capacity_for(n));
+  auto device_good = this->put(keys);
+  auto device_values = this->put(values);
+  map.insert(device_good.span(), device_values.span());
+  keys[n / 3] = hash::erased_key;
+  auto device_keys = this->put(keys);
+
+  auto statuses = this->statuses_for(n);
+  auto values_out = this->values_for(n);
+  map.insert_or_assign_async(device_keys.span(), device_values.span(), statuses.span());
+  for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::rejected); }
+  map.find_async(device_keys.span(), values_out.span(), statuses.span());
+  for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::rejected); }
+  for (const std::uint32_t value : values_out.to_vector()) {
+    ASSERT_EQ(value, poison_value) << "values stay unwritten";
+  }
+  auto found = this->poisoned(n, poison_flag);
+  map.contains_async(device_keys.span(), found.span());
+  for (const std::uint8_t flag : found.to_vector()) { ASSERT_EQ(flag, 0); }
+  map.erase_async(device_keys.span(), statuses.span());
+  std::vector<operation> ops(n, operation::find);
+  ops[n - 1] = static_cast<operation>(hash::operation_count);
+  auto device_ops = this->put(ops);
+  auto statuses_again = this->statuses_for(n);
+  map.execute_async(device_ops.span(), device_good.span(), device_values.span(), values_out.span(),
+                    statuses_again.span());
+  for (const operation_status status : statuses_again.to_vector()) { ASSERT_EQ(status, operation_status::rejected); }
+  EXPECT_EQ(map.size(), n) << "no rejected batch changed the map";
+
+  // The synchronous call still throws naming the element, and leaves its outputs alone.
+  auto untouched = this->statuses_for(n);
+  expect_error_mentioning<error>([&] { map.erase(device_keys.span(), untouched.span()); },
+                                 {"slab_map::erase", "element " + std::to_string(n / 3), "reserved key"});
+  for (const operation_status status : untouched.to_vector()) { ASSERT_EQ(status, poison_status); }
+  // Spans of mismatched sizes throw at the call.
+  expect_error_mentioning<error>(
+      [&] { map.find_async(device_keys.span(), values_out.span().first(n - 1), statuses.span()); },
+      {"slab_map::find_async", "values holds"});
+  expect_error_mentioning<error>(
+      [&] {
+        map.insert_async(device_good.span(), device_values.span(), statuses.span(), static_cast<run_elements>(9));
+      },
+      {"unknown run_elements"});
+
+  set_type set(this->backend(), set_type::capacity_for(n));
+  set.insert_async(device_keys.span(), statuses.span());
+  for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::rejected); }
+  EXPECT_EQ(set.size(), 0u);
+}
+
+TYPED_TEST(slab_async_test, SetAndMultimapBatchesMatchTheirOracles)
+{
+  using set_type = typename TestFixture::set_type;
+  using multimap_type = typename TestFixture::multimap_type;
+  seeded_random random;
+  constexpr std::size_t n = 2500;
+  const auto keys = distinct_keys(random, 2 * n);
+  auto device_keys = this->put(keys);
+  const auto first = device_keys.span().first(n);
+
+  set_type set(this->backend(), set_type::capacity_for(n));
+  auto statuses = this->statuses_for(2 * n);
+  set.insert_async(first, statuses.span().first(n));
+  auto found = this->poisoned(2 * n, poison_flag);
+  set.contains_async(device_keys.span(), found.span());
+  auto erase_statuses = this->statuses_for(n);
+  set.erase_async(device_keys.span().subspan(n / 2, n), erase_statuses.span());
+  std::vector<operation> ops(2 * n);
+  for (auto& op : ops) { op = random() % 2 == 0 ? operation::insert : operation::erase; }
+  auto device_ops = this->put(ops);
+  auto mixed = this->statuses_for(2 * n);
+  set.execute_async(device_ops.span(), device_keys.span(), mixed.span());
+  // The oracle, step by step.
+  std::unordered_set<std::uint32_t> oracle(keys.begin(), keys.begin() + n);
+  const auto flags = found.to_vector();
+  for (std::size_t i = 0; i < 2 * n; ++i) { ASSERT_EQ(flags[i], i < n ? 1 : 0) << "element " << i; }
+  const auto erased = erase_statuses.to_vector();
+  for (std::size_t j = 0; j < n; ++j) {
+    const bool present = oracle.erase(keys[n / 2 + j]) > 0;
+    ASSERT_EQ(erased[j], present ? operation_status::erased : operation_status::not_found);
+  }
+  const auto mixed_statuses = mixed.to_vector();
+  for (std::size_t i = 0; i < 2 * n; ++i) {
+    const bool present = oracle.count(keys[i]) > 0;
+    if (ops[i] == operation::insert) {
+      ASSERT_EQ(mixed_statuses[i], present ? operation_status::already_present : operation_status::inserted);
+      oracle.insert(keys[i]);
+    } else {
+      ASSERT_EQ(mixed_statuses[i], present ? operation_status::erased : operation_status::not_found);
+      oracle.erase(keys[i]);
+    }
+  }
+  EXPECT_EQ(export_set(set), oracle);
+
+  // A multimap: every key three times, one async batch; each key then counts 3, and one erase_async
+  // per key leaves 2.
+  multimap_type multimap(this->backend(), multimap_type::capacity_for(3 * n));
+  std::vector<std::uint32_t> repeated;
+  for (int copy = 0; copy < 3; ++copy) { repeated.insert(repeated.end(), keys.begin(), keys.begin() + n); }
+  auto device_repeated = this->put(repeated);
+  auto repeated_statuses = this->statuses_for(3 * n);
+  multimap.insert_async(device_repeated.span(), device_repeated.span(), repeated_statuses.span());
+  multimap.erase_async(first, erase_statuses.span());
+  for (const operation_status status : repeated_statuses.to_vector()) { ASSERT_EQ(status, operation_status::inserted); }
+  for (const operation_status status : erase_statuses.to_vector()) { ASSERT_EQ(status, operation_status::erased); }
+  auto counts = this->poisoned(n, std::uint64_t{0});
+  multimap.count(first, counts.span());
+  for (const std::uint64_t count : counts.to_vector()) { ASSERT_EQ(count, 2u); }
+}
+
+}  // namespace
