@@ -128,7 +128,14 @@ void run_warp_rows(context& ctx, buffer<std::uint32_t>& ids, buffer<unsigned lon
 
 void run_warp_multisplit(context& ctx)
 {
-  if (!ctx.selected("warp_multisplit/")) { return; }
+  // Gated by the rows' own names: a filter anchored at a row's end matches no family prefix.
+  bool any = false;
+  for (const char* primitive : {"ballot", "match"}) {
+    for (std::uint32_t m = 2; m <= 256; m *= 2) {
+      any = any || ctx.selected(std::string("warp_multisplit/") + primitive + "/m=" + std::to_string(m));
+    }
+  }
+  if (!any) { return; }
   auto ids = make_device_buffer<std::uint32_t>(ctx.n());
   auto results = make_device_buffer<unsigned long long>(2);
   int device = 0;
