@@ -458,10 +458,6 @@ void count_ranges(const Backend& backend, const lsm_level_view<Key, Value>* leve
                    count_element<Key, Value>{levels, level_count, lower, upper, counts, bounds});
 }
 
-/// The largest merge done by the one-launch kernel of lsm_merge_cuda.cuh; larger ones go through Thrust,
-/// whose staged reads move bytes faster once the launch costs no longer dominate.
-inline constexpr std::uint64_t lsm_single_launch_merge_max = std::uint64_t{1} << 20;
-
 /// The largest buffer of range bounds a range query allocates (see range()).
 inline constexpr std::uint64_t lsm_range_bounds_budget = std::uint64_t{512} << 20;
 
@@ -531,7 +527,7 @@ std::shared_ptr<lsm_level<Key, Value>> merge_levels(const Backend& backend, cons
 {
   auto merged = allocate_level<Key, Value>(backend, newer.size + older.size);
 #if defined(__CUDACC__)
-  if (merged->size <= lsm_single_launch_merge_max) {
+  if constexpr (!std::is_same_v<Backend, host>) {
     launch_merge_levels(backend, newer, older, *merged, counters);
     return merged;
   }
@@ -561,6 +557,30 @@ std::shared_ptr<lsm_level<Key, Value>> regular_entries(const Backend& backend, c
                   thrust::make_zip_iterator(thrust::make_tuple(live->keys, live->values)), is_regular{});
   thrust::fill(run, live->status, live->status + live_count, lsm_regular);
   return live;
+}
+
+/// The live entries of the merge of a newer and an older level: a cleanup's last merge, with nothing
+/// older below. On the GPU the merged level with its dead entries is never written: one launch counts
+/// each tile's live entries, one writes them (one read back of the total, to size the level).
+template <class Key, class Value, class Backend>
+std::shared_ptr<lsm_level<Key, Value>> merge_live_levels(const Backend& backend, const lsm_level<Key, Value>& newer,
+                                                         const lsm_level<Key, Value>& older, std::uint64_t* counters)
+{
+#if defined(__CUDACC__)
+  if constexpr (!std::is_same_v<Backend, host>) {
+    const std::uint64_t tiles = merge_tiles(newer.size + older.size);
+    auto offsets = make_buffer<std::uint64_t>(backend, tiles + 1);
+    const auto run = policy_nosync(backend);
+    thrust::fill(run, offsets.data() + tiles, offsets.data() + tiles + 1, std::uint64_t{0});
+    const auto path = merge_path(backend, newer, older);
+    launch_count_live_merge(backend, newer, older, offsets.data(), path);
+    thrust::exclusive_scan(run, offsets.data(), offsets.data() + tiles + 1, offsets.data());
+    auto live = allocate_level<Key, Value>(backend, read_back(backend, offsets.data() + tiles));
+    if (live->size > 0) { launch_write_live_merge(backend, newer, older, offsets.data(), path, *live); }
+    return live;
+  }
+#endif
+  return regular_entries(backend, *merge_levels(backend, newer, older, counters));
 }
 
 /// The smallest level index whose capacity batch_size * 2^i holds `entries`.
@@ -923,11 +943,20 @@ void lsm_map<Key, Value, Backend>::cleanup()
 {
   detail::reporting_allocation_failure("cleanup", [&] {
     auto scratch = detail::zero_counters(backend_);  // the merges' counts: every dead entry goes
-    std::shared_ptr<const level> merged;
-    for (const auto& occupied : levels_) {
-      if (occupied) { merged = merged ? detail::merge_levels(backend_, *merged, *occupied, scratch.data()) : occupied; }
+    std::vector<std::shared_ptr<const level>> occupied;
+    for (const auto& candidate : levels_) {
+      if (candidate) { occupied.push_back(candidate); }
     }
-    if (merged) { merged = detail::regular_entries(backend_, *merged); }
+    // Newest first, pairwise; the last merge (into the oldest level) keeps only the live entries.
+    std::shared_ptr<const level> merged;
+    if (occupied.size() == 1) { merged = detail::regular_entries(backend_, *occupied.front()); }
+    if (occupied.size() > 1) {
+      merged = occupied.front();
+      for (std::size_t l = 1; l + 1 < occupied.size(); ++l) {
+        merged = detail::merge_levels(backend_, *merged, *occupied[l], scratch.data());
+      }
+      merged = detail::merge_live_levels(backend_, *merged, *occupied.back(), scratch.data());
+    }
     level_list staged;
     if (merged && merged->size > 0) {
       staged.resize(detail::level_for(merged->size, options_.batch_size) + 1);
