@@ -32,7 +32,7 @@ cd "$(dirname "$0")/.."
 # Thrust's kernels alone, like dpp's.
 # The distributed suite's kernels are the multisplit's (racechecked by the split suite) and element-wise ones
 # without shared memory.
-racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_lsm warpdex_tests_dpp warpdex_tests_graph warpdex_tests_mrf warpdex_tests_distributed}
+racecheck_skip=${WARPDEX_RACECHECK_SKIP:-warpdex_tests_dpp warpdex_tests_graph warpdex_tests_mrf warpdex_tests_distributed}
 # Cases left out under compute-sanitizer: the Huge ones (minutes under a sanitizer) and the NCCL communicator's
 # (NCCL's own kernels, peer mappings and proxy threads are NCCL's to check; one of them starts a second process).
 # The distributed map's whole protocol on the GPU is still checked there, over the in-process loopback group.
@@ -43,8 +43,12 @@ sanitizer_filter=${WARPDEX_SANITIZER_FILTER:--*Huge*:communicator_test.*}
 # the split suite's cuda cases, which reach every split kernel (partition, single pass, three passes, super
 # buckets, the sort, privatized / block-shared / global histograms, 64-bit keys, pairs); its host cases run no
 # kernel. WARPDEX_RACECHECK_SPLIT_CASES overrides the split suite's list.
+# The LSM suite's cuda cases that reach its merges of levels staged in shared memory (every update, the
+# cleanup's live-only merge) with repeated keys across tiles: about 70 s under racecheck on an H200, where
+# all its cuda cases run past 200 s.
 declare -A racecheck_cases=(
   [warpdex_tests_split]=${WARPDEX_RACECHECK_SPLIT_CASES:-'*/cuda.*:warp_multisplit_test.*'}
+  [warpdex_tests_lsm]=${WARPDEX_RACECHECK_LSM_CASES:-'*/cuda.large_batches*:*/cuda.cleanup*:*/cuda.large_sparse*:*/cuda.duplicates*'}
 )
 build_dir=${WARPDEX_GPU_BUILD_DIR:-build-gpu}
 bundle=${WARPDEX_GPU_BUNDLE:-gpu-bundle}
