@@ -187,8 +187,10 @@ inline std::uint64_t merge_tiles(std::uint64_t n)
 
 /// Merges of this many tiles or more find their tiles' starts first, all side by side (one launch more):
 /// searched by each block, a start's ~log2(n) dependent reads, during which the block does nothing else,
-/// bound a large merge (the cleanup's merges ran at about 25% of copy speed that way).
-inline constexpr std::uint64_t lsm_merge_path_min_tiles = 64;
+/// bound a merge of many waves of blocks (the cleanup's merges ran at about 25% of copy speed that way).
+/// A merge whose tiles fit in about one wave (an H200 holds ~1000 of these blocks) pays that latency once
+/// either way, and the launch would only add to it.
+inline constexpr std::uint64_t lsm_merge_path_min_tiles = 1024;
 
 /// The tiles' starts of a merge in `path` (tiles + 1 entries) when it is large enough to pay for the launch;
 /// an empty buffer otherwise.
