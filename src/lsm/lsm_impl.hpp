@@ -18,6 +18,7 @@
 #include <thrust/execution_policy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
+#include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/permutation_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -25,6 +26,7 @@
 #include <thrust/merge.h>
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
+#include <thrust/scatter.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/transform_reduce.h>
@@ -179,24 +181,31 @@ struct lookup_element {
   const Key* queries;
   Value* values;
   std::uint8_t* found;
+  const std::uint32_t* order = nullptr;  // with sorted queries: query i's place in the caller's order
 
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
   {
     const Key query = queries[i];
+    const std::uint64_t out = order != nullptr ? order[i] : i;
     for (std::uint32_t l = 0; l < level_count; ++l) {
       const lsm_level_view<Key, Value>& level = levels[l];
       const std::uint64_t at = lower_index(level, query);
       if (at < level.size && level.keys[at] == query) {
         const bool live = level.status[at] == lsm_regular;
-        found[i] = live ? 1 : 0;
-        values[i] = live ? level.values[at] : Value{0};
+        found[out] = live ? 1 : 0;
+        values[out] = live ? level.values[at] : Value{0};
         return;
       }
     }
-    found[i] = 0;
-    values[i] = Value{0};
+    found[out] = 0;
+    values[out] = Value{0};
   }
 };
+
+/// Lookups and counts of at least this many queries on the GPU sort them first (by key, by lower bound):
+/// neighbouring threads then search neighbouring keys, and share the cache lines of every level's samples
+/// and keys.
+inline constexpr std::uint64_t lsm_sorted_lookup_min = std::uint64_t{1} << 20;
 
 /// live_flags[i] = 1 when entry i of `level` is regular and no newer level holds its key.
 template <class Key, class Value>
@@ -838,10 +847,29 @@ void lsm_map<Key, Value, Backend>::lookup(std::span<const Key> queries, std::spa
                       std::to_string(values.size()) + ") and found flags (got " + std::to_string(found.size()) + ")");
   if (queries.empty()) { return; }
   ensure_views();
+  const auto level_count = static_cast<std::uint32_t>(views_.size());
+  if constexpr (!std::is_same_v<Backend, host>) {
+    const std::uint64_t n = queries.size();
+    if (n >= detail::lsm_sorted_lookup_min && n <= std::numeric_limits<std::uint32_t>::max()) {
+      detail::reporting_allocation_failure("lookup", [&] {
+        auto positions = make_buffer<std::uint32_t>(backend_, n);
+        auto order = make_buffer<std::uint32_t>(backend_, n);
+        auto sorted = make_buffer<Key>(backend_, n);
+        const auto run = detail::policy_nosync(backend_);
+        thrust::sequence(run, positions.data(), positions.data() + n);
+        detail::stable_sort_pairs(backend_, queries.data(), positions.data(), sorted.data(), order.data(), n);
+        thrust::for_each(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
+                         thrust::counting_iterator<std::uint64_t>(n),
+                         detail::lookup_element<Key, Value>{views_.data(), level_count, sorted.data(), values.data(),
+                                                            found.data(), order.data()});
+      });
+      return;
+    }
+  }
   thrust::for_each(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
                    thrust::counting_iterator<std::uint64_t>(queries.size()),
-                   detail::lookup_element<Key, Value>{views_.data(), static_cast<std::uint32_t>(views_.size()),
-                                                      queries.data(), values.data(), found.data()});
+                   detail::lookup_element<Key, Value>{views_.data(), level_count, queries.data(), values.data(),
+                                                      found.data()});
 }
 
 template <class Key, class Value, class Backend>
@@ -853,8 +881,31 @@ void lsm_map<Key, Value, Backend>::count(std::span<const Key> lower, std::span<c
                       " upper bounds and " + std::to_string(counts.size()) + " counts; the sizes must agree");
   if (lower.empty()) { return; }
   ensure_liveness_index();
-  detail::count_ranges(backend_, views_.data(), static_cast<std::uint32_t>(views_.size()), lower.data(), upper.data(),
-                       lower.size(), counts.data(), static_cast<detail::range_bounds*>(nullptr));
+  const auto level_count = static_cast<std::uint32_t>(views_.size());
+  if constexpr (!std::is_same_v<Backend, host>) {
+    // As lookups: many queries are counted in the order of their lower bounds, then put back in place.
+    const std::uint64_t n = lower.size();
+    if (n >= detail::lsm_sorted_lookup_min && n <= std::numeric_limits<std::uint32_t>::max()) {
+      detail::reporting_allocation_failure("count", [&] {
+        auto positions = make_buffer<std::uint32_t>(backend_, n);
+        auto order = make_buffer<std::uint32_t>(backend_, n);
+        auto sorted_lower = make_buffer<Key>(backend_, n);
+        auto sorted_upper = make_buffer<Key>(backend_, n);
+        auto sorted_counts = make_buffer<std::uint64_t>(backend_, n);
+        const auto run = detail::policy_nosync(backend_);
+        thrust::sequence(run, positions.data(), positions.data() + n);
+        detail::stable_sort_pairs(backend_, lower.data(), positions.data(), sorted_lower.data(), order.data(), n);
+        thrust::gather(run, order.data(), order.data() + n, upper.data(), sorted_upper.data());
+        detail::count_ranges(backend_, views_.data(), level_count, sorted_lower.data(), sorted_upper.data(), n,
+                             sorted_counts.data(), static_cast<detail::range_bounds*>(nullptr));
+        thrust::scatter(detail::policy(backend_), sorted_counts.data(), sorted_counts.data() + n, order.data(),
+                        counts.data());
+      });
+      return;
+    }
+  }
+  detail::count_ranges(backend_, views_.data(), level_count, lower.data(), upper.data(), lower.size(), counts.data(),
+                       static_cast<detail::range_bounds*>(nullptr));
 }
 
 template <class Key, class Value, class Backend>

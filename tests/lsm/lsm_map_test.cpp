@@ -335,6 +335,47 @@ TYPED_TEST(lsm_map_test, insert_and_erase_are_updates)
 /// Batches of several thousand entries over few keys: a key's entries are spread over many of the
 /// GPU's sort tiles, and the last insert still wins (the batch sort must be stable across tiles), for
 /// update and for insert, with a partial last tile.
+/// Lookups and counts of 2^20 queries or more are sorted first on the GPU and answered in the caller's
+/// order: repeated queries, present and absent ones, empty ranges, both key widths.
+template <class Key, class Backend>
+void many_lookups_answer_in_query_order(const Backend& backend)
+{
+  std::mt19937_64 random(case_seed(sizeof(Key) + 7));
+  constexpr std::uint64_t batch_size = 4096;
+  constexpr Key universe = 200000;
+  lsm_map<Key, lsm_value, Backend> map(backend, lsm_options{batch_size, 0.0});
+  std::map<Key, lsm_value> model;
+  for (int step = 0; step < 20; ++step) {
+    const auto batch = random_batch<Key>(random, batch_size, 0.1, universe);
+    apply_to_model(model, batch, batch_size);
+    apply_to_map(backend, map, batch);
+  }
+  const std::vector<Key> queries = random_queries(random, model, (std::size_t{1} << 20) + 3, universe);
+  expect_lookup_matches(backend, map, model, queries);
+  // Counts likewise, with some empty ranges (lower > upper).
+  std::vector<Key> upper(queries.size());
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    upper[i] = i % 17 == 5 && queries[i] > 0 ? static_cast<Key>(queries[i] - 1) : static_cast<Key>(queries[i] + i % 40);
+    if (upper[i] < queries[i] && i % 17 != 5) { upper[i] = queries[i]; }  // no wrap past the largest key
+  }
+  const auto lower_buffer = make_buffer_from<Key>(backend, queries);
+  const auto upper_buffer = make_buffer_from<Key>(backend, upper);
+  auto counts = make_filled_buffer<std::uint64_t>(backend, queries.size(), count_poison);
+  map.count(lower_buffer.span(), upper_buffer.span(), counts.span());
+  const auto got = counts.to_vector();
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    const auto expected = queries[i] > upper[i] ? 0
+                                                : std::distance(model.lower_bound(queries[i]), model.upper_bound(upper[i]));
+    ASSERT_EQ(got[i], static_cast<std::uint64_t>(expected)) << "count [" << queries[i] << ", " << upper[i] << "]";
+  }
+}
+
+TYPED_TEST(lsm_map_test, many_lookups_answer_in_query_order)
+{
+  many_lookups_answer_in_query_order<std::uint32_t>(this->backend());
+  many_lookups_answer_in_query_order<std::uint64_t>(this->backend());
+}
+
 TYPED_TEST(lsm_map_test, large_batches_over_few_keys_keep_batch_order)
 {
   using Key = std::uint32_t;

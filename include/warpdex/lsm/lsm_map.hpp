@@ -108,12 +108,14 @@ class lsm_map {
   void bulk_build(std::span<const Key> keys, std::span<const Value> values);
 
   /// For each query key: `found[i]` = 1 and `values[i]` = its value when the key is live, else
-  /// `found[i]` = 0 and `values[i]` = 0. O(levels * log(resident)) per query, newest level first.
+  /// `found[i]` = 0 and `values[i]` = 0. O(levels * log(resident)) per query, newest level first. On the
+  /// GPU, 2^20 queries or more are sorted first (temporary memory: about 12 bytes per query plus the key).
   void lookup(std::span<const Key> queries, std::span<Value> values, std::span<std::uint8_t> found) const;
 
   /// counts[i] = the number of live keys k with lower[i] <= k <= upper[i] (inclusive); 0 when
   /// lower[i] > upper[i]. O(levels * log(resident)) per query after the liveness index is current
-  /// (see `size()`).
+  /// (see `size()`). On the GPU, 2^20 queries or more are counted in the order of their lower bounds
+  /// (temporary memory: about 20 bytes per query plus two keys).
   void count(std::span<const Key> lower, std::span<const Key> upper, std::span<std::uint64_t> counts) const;
 
   /// The live pairs with lower[i] <= key <= upper[i] for every query i, sorted by key within each query;
