@@ -66,12 +66,10 @@ __global__ void __launch_bounds__(lsm_merge_threads)
     merge_levels_kernel(const Key* newer_keys, const Value* newer_values, const std::uint8_t* newer_status,
                         std::uint64_t newer_size, const Key* older_keys, const Value* older_values,
                         const std::uint8_t* older_status, std::uint64_t older_size, Key* keys, Value* values,
-                        std::uint8_t* status, std::uint64_t* counters, const std::uint64_t* path,
-                        std::uint64_t live_capacity)
+                        std::uint8_t* status, std::uint64_t* counters, const std::uint64_t* path)
 {
   // live_count: counters receives each tile's live entries; live: counters holds each tile's offset.
   // path: where each tile starts in the newer level (merge_path_kernel), or null for the block to search.
-  // live_capacity: live mode writes no entry past it (the caller checks the total afterwards).
   __shared__ Key tile_keys[lsm_merge_tile];      // the tile's newer keys, then its older keys
   __shared__ std::uint16_t source[lsm_merge_tile];  // per output, its key's place in tile_keys
   __shared__ std::uint64_t ends[2];
@@ -167,8 +165,8 @@ __global__ void __launch_bounds__(lsm_merge_threads)
       unsigned round_live = 0;
       block_scan(scan_storage).ExclusiveSum(live ? 1u : 0u, rank, round_live);
       if constexpr (Output == merge_output::live) {
-        const std::uint64_t at = offset + written + rank;
-        if (live && at < live_capacity) {
+        if (live) {
+          const std::uint64_t at = offset + written + rank;
           keys[at] = e.key;
           values[at] = e.newer ? newer_values[e.from] : older_values[e.from];
           status[at] = lsm_regular;
@@ -220,7 +218,7 @@ void launch_merge_levels(const cuda& backend, const lsm_level<Key, Value>& newer
   const auto blocks = static_cast<unsigned>(merge_tiles(merged.size));
   merge_levels_kernel<Key, Value, merge_output::all><<<blocks, lsm_merge_threads, 0, backend.stream>>>(
       newer.keys, newer.values, newer.status, newer.size, older.keys, older.values, older.status, older.size,
-      merged.keys, merged.values, merged.status, counters, path.size() > 0 ? path.data() : nullptr, 0);
+      merged.keys, merged.values, merged.status, counters, path.size() > 0 ? path.data() : nullptr);
   WARPDEX_CUDA_TRY(cudaGetLastError());
 }
 
@@ -234,7 +232,7 @@ void launch_count_live_merge(const cuda& backend, const lsm_level<Key, Value>& n
   const auto blocks = static_cast<unsigned>(merge_tiles(newer.size + older.size));
   merge_levels_kernel<Key, Value, merge_output::live_count><<<blocks, lsm_merge_threads, 0, backend.stream>>>(
       newer.keys, newer.values, newer.status, newer.size, older.keys, older.values, older.status, older.size,
-      nullptr, nullptr, nullptr, offsets, path.size() > 0 ? path.data() : nullptr, 0);
+      nullptr, nullptr, nullptr, offsets, path.size() > 0 ? path.data() : nullptr);
   WARPDEX_CUDA_TRY(cudaGetLastError());
 }
 
@@ -247,7 +245,7 @@ void launch_write_live_merge(const cuda& backend, const lsm_level<Key, Value>& n
   const auto blocks = static_cast<unsigned>(merge_tiles(newer.size + older.size));
   merge_levels_kernel<Key, Value, merge_output::live><<<blocks, lsm_merge_threads, 0, backend.stream>>>(
       newer.keys, newer.values, newer.status, newer.size, older.keys, older.values, older.status, older.size,
-      live.keys, live.values, live.status, offsets, path.size() > 0 ? path.data() : nullptr, live.size);
+      live.keys, live.values, live.status, offsets, path.size() > 0 ? path.data() : nullptr);
   WARPDEX_CUDA_TRY(cudaGetLastError());
 }
 
