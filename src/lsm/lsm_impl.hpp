@@ -207,6 +207,30 @@ struct lookup_element {
 /// and keys.
 inline constexpr std::uint64_t lsm_sorted_lookup_min = std::uint64_t{1} << 20;
 
+/// Queries in key order, and where each came from: order[i] is sorted query i's position in the caller's.
+template <class Key>
+struct sorted_queries {
+  buffer<Key> keys;
+  buffer<std::uint32_t> order;
+};
+
+/// Whether queries of this many are sorted first (GPU only; positions must fit in 32 bits).
+template <class Backend>
+bool sorts_queries(std::uint64_t n)
+{
+  return !std::is_same_v<Backend, host> && n >= lsm_sorted_lookup_min && n <= UINT32_MAX;
+}
+
+template <class Key, class Backend>
+sorted_queries<Key> sort_queries(const Backend& backend, const Key* queries, std::uint64_t n)
+{
+  sorted_queries<Key> sorted{make_buffer<Key>(backend, n), make_buffer<std::uint32_t>(backend, n)};
+  auto positions = make_buffer<std::uint32_t>(backend, n);
+  thrust::sequence(policy_nosync(backend), positions.data(), positions.data() + n);
+  stable_sort_pairs(backend, queries, positions.data(), sorted.keys.data(), sorted.order.data(), n);
+  return sorted;
+}
+
 /// live_flags[i] = 1 when entry i of `level` is regular and no newer level holds its key.
 template <class Key, class Value>
 struct live_flag_element {
@@ -848,23 +872,15 @@ void lsm_map<Key, Value, Backend>::lookup(std::span<const Key> queries, std::spa
   if (queries.empty()) { return; }
   ensure_views();
   const auto level_count = static_cast<std::uint32_t>(views_.size());
-  if constexpr (!std::is_same_v<Backend, host>) {
-    const std::uint64_t n = queries.size();
-    if (n >= detail::lsm_sorted_lookup_min && n <= std::numeric_limits<std::uint32_t>::max()) {
-      detail::reporting_allocation_failure("lookup", [&] {
-        auto positions = make_buffer<std::uint32_t>(backend_, n);
-        auto order = make_buffer<std::uint32_t>(backend_, n);
-        auto sorted = make_buffer<Key>(backend_, n);
-        const auto run = detail::policy_nosync(backend_);
-        thrust::sequence(run, positions.data(), positions.data() + n);
-        detail::stable_sort_pairs(backend_, queries.data(), positions.data(), sorted.data(), order.data(), n);
-        thrust::for_each(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
-                         thrust::counting_iterator<std::uint64_t>(n),
-                         detail::lookup_element<Key, Value>{views_.data(), level_count, sorted.data(), values.data(),
-                                                            found.data(), order.data()});
-      });
-      return;
-    }
+  if (detail::sorts_queries<Backend>(queries.size())) {
+    detail::reporting_allocation_failure("lookup", [&] {
+      const auto sorted = detail::sort_queries(backend_, queries.data(), queries.size());
+      thrust::for_each(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
+                       thrust::counting_iterator<std::uint64_t>(queries.size()),
+                       detail::lookup_element<Key, Value>{views_.data(), level_count, sorted.keys.data(),
+                                                          values.data(), found.data(), sorted.order.data()});
+    });
+    return;
   }
   thrust::for_each(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
                    thrust::counting_iterator<std::uint64_t>(queries.size()),
@@ -882,27 +898,21 @@ void lsm_map<Key, Value, Backend>::count(std::span<const Key> lower, std::span<c
   if (lower.empty()) { return; }
   ensure_liveness_index();
   const auto level_count = static_cast<std::uint32_t>(views_.size());
-  if constexpr (!std::is_same_v<Backend, host>) {
-    // As lookups: many queries are counted in the order of their lower bounds, then put back in place.
-    const std::uint64_t n = lower.size();
-    if (n >= detail::lsm_sorted_lookup_min && n <= std::numeric_limits<std::uint32_t>::max()) {
-      detail::reporting_allocation_failure("count", [&] {
-        auto positions = make_buffer<std::uint32_t>(backend_, n);
-        auto order = make_buffer<std::uint32_t>(backend_, n);
-        auto sorted_lower = make_buffer<Key>(backend_, n);
-        auto sorted_upper = make_buffer<Key>(backend_, n);
-        auto sorted_counts = make_buffer<std::uint64_t>(backend_, n);
-        const auto run = detail::policy_nosync(backend_);
-        thrust::sequence(run, positions.data(), positions.data() + n);
-        detail::stable_sort_pairs(backend_, lower.data(), positions.data(), sorted_lower.data(), order.data(), n);
-        thrust::gather(run, order.data(), order.data() + n, upper.data(), sorted_upper.data());
-        detail::count_ranges(backend_, views_.data(), level_count, sorted_lower.data(), sorted_upper.data(), n,
-                             sorted_counts.data(), static_cast<detail::range_bounds*>(nullptr));
-        thrust::scatter(detail::policy(backend_), sorted_counts.data(), sorted_counts.data() + n, order.data(),
-                        counts.data());
-      });
-      return;
-    }
+  // As lookups: many queries are counted in the order of their lower bounds, then put back in place.
+  if (detail::sorts_queries<Backend>(lower.size())) {
+    detail::reporting_allocation_failure("count", [&] {
+      const std::uint64_t n = lower.size();
+      const auto sorted = detail::sort_queries(backend_, lower.data(), n);
+      auto sorted_upper = make_buffer<Key>(backend_, n);
+      auto sorted_counts = make_buffer<std::uint64_t>(backend_, n);
+      thrust::gather(detail::policy_nosync(backend_), sorted.order.data(), sorted.order.data() + n, upper.data(),
+                     sorted_upper.data());
+      detail::count_ranges(backend_, views_.data(), level_count, sorted.keys.data(), sorted_upper.data(), n,
+                           sorted_counts.data(), static_cast<detail::range_bounds*>(nullptr));
+      thrust::scatter(detail::policy(backend_), sorted_counts.data(), sorted_counts.data() + n, sorted.order.data(),
+                      counts.data());
+    });
+    return;
   }
   detail::count_ranges(backend_, views_.data(), level_count, lower.data(), upper.data(), lower.size(), counts.data(),
                        static_cast<detail::range_bounds*>(nullptr));
