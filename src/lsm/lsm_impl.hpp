@@ -942,16 +942,43 @@ lsm_range_result<Key, Value> lsm_map<Key, Value, Backend>::range(std::span<const
       bounds = make_buffer<detail::range_bounds>(backend_, queries * level_count);
     }
   }
-  detail::count_ranges(backend_, views_.data(), level_count, lower.data(), upper.data(), queries, offsets,
-                       bounds.size() > 0 ? bounds.data() : nullptr);
+  // As lookups: many queries are counted and filled in the order of their lower bounds. Each range's
+  // pairs still go to its place in the caller's order (the fill reads a range's offset, not its index).
+  const Key* first = lower.data();
+  const Key* last = upper.data();
+  detail::sorted_queries<Key> sorted;
+  buffer<Key> sorted_upper;
+  buffer<std::uint64_t> sorted_counts;
+  const bool sorting = detail::sorts_queries<Backend>(queries);
+  if (sorting) {
+    sorted = detail::sort_queries(backend_, lower.data(), queries);
+    sorted_upper = make_buffer<Key>(backend_, queries);
+    sorted_counts = make_buffer<std::uint64_t>(backend_, queries);
+    thrust::gather(detail::policy_nosync(backend_), sorted.order.data(), sorted.order.data() + queries, upper.data(),
+                   sorted_upper.data());
+    first = sorted.keys.data();
+    last = sorted_upper.data();
+  }
+  detail::count_ranges(backend_, views_.data(), level_count, first, last, queries,
+                       sorting ? sorted_counts.data() : offsets, bounds.size() > 0 ? bounds.data() : nullptr);
+  if (sorting) {
+    thrust::scatter(detail::policy_nosync(backend_), sorted_counts.data(), sorted_counts.data() + queries,
+                    sorted.order.data(), offsets);
+  }
   thrust::exclusive_scan(policy, offsets, offsets + queries + 1, offsets);
   const std::uint64_t total = detail::read_back(backend_, offsets + queries);
   result.keys = make_buffer<Key>(backend_, total);
   result.values = make_buffer<Value>(backend_, total);
   if (total == 0) { return result; }
+  const std::uint64_t* fill_offsets = offsets;
+  if (sorting) {  // the sorted ranges' offsets, in the counts' buffer
+    thrust::gather(detail::policy_nosync(backend_), sorted.order.data(), sorted.order.data() + queries, offsets,
+                   sorted_counts.data());
+    fill_offsets = sorted_counts.data();
+  }
 #if defined(__CUDACC__)
   if constexpr (!std::is_same_v<Backend, host>) {
-    if (detail::launch_range_fill(backend_, views_.data(), level_count, lower.data(), upper.data(), queries, offsets,
+    if (detail::launch_range_fill(backend_, views_.data(), level_count, first, last, queries, fill_offsets,
                                   result.keys.data(), result.values.data(), total / queries + 1,
                                   bounds.size() > 0 ? bounds.data() : nullptr)) {
       return result;
@@ -961,8 +988,8 @@ lsm_range_result<Key, Value> lsm_map<Key, Value, Backend>::range(std::span<const
   {
     thrust::for_each(policy, thrust::counting_iterator<std::uint64_t>(0),
                      thrust::counting_iterator<std::uint64_t>(queries * level_count),
-                     detail::range_fill_element<Key, Value>{views_.data(), level_count, lower.data(), upper.data(),
-                                                            offsets, result.keys.data(), result.values.data()});
+                     detail::range_fill_element<Key, Value>{views_.data(), level_count, first, last, fill_offsets,
+                                                            result.keys.data(), result.values.data()});
   }
   return result;
 }

@@ -120,6 +120,8 @@ class lsm_map {
 
   /// The live pairs with lower[i] <= key <= upper[i] for every query i, sorted by key within each query;
   /// an empty result for lower[i] > upper[i]. O(levels * log(resident)) per query and per pair returned.
+  /// On the GPU, 2^20 queries or more are counted and filled in the order of their lower bounds (the
+  /// result stays in the caller's order; temporary memory: about 28 bytes per query plus two keys).
   [[nodiscard]] lsm_range_result<Key, Value> range(std::span<const Key> lower, std::span<const Key> upper) const;
 
   /// For each query q: the smallest live key > q and its value (`found[i]` = 1), or `found[i]` = 0 with
