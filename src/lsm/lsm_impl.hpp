@@ -202,32 +202,41 @@ struct lookup_element {
   }
 };
 
-/// Lookups and counts of at least this many queries on the GPU sort them first (by key, by lower bound):
-/// neighbouring threads then search neighbouring keys, and share the cache lines of every level's samples
-/// and keys.
-inline constexpr std::uint64_t lsm_sorted_lookup_min = std::uint64_t{1} << 20;
+/// Lookups, counts and ranges of at least this many queries on the GPU sort them first (by key, by lower
+/// bound): neighbouring threads then search neighbouring keys, and share the cache lines of every level's
+/// samples and keys.
+inline constexpr std::uint64_t lsm_sorted_queries_min = std::uint64_t{1} << 20;
 
-/// Queries in key order, and where each came from: order[i] is sorted query i's position in the caller's.
+/// Queries in key order, and where each came from: order[i] is sorted query i's position in the caller's;
+/// for ranges, `upper` holds each sorted query's upper bound.
 template <class Key>
 struct sorted_queries {
   buffer<Key> keys;
   buffer<std::uint32_t> order;
+  buffer<Key> upper;
 };
 
 /// Whether queries of this many are sorted first (GPU only; positions must fit in 32 bits).
 template <class Backend>
 bool sorts_queries(std::uint64_t n)
 {
-  return !std::is_same_v<Backend, host> && n >= lsm_sorted_lookup_min && n <= UINT32_MAX;
+  return !std::is_same_v<Backend, host> && n >= lsm_sorted_queries_min && n <= UINT32_MAX;
 }
 
+/// The n queries sorted; with `upper` (ranges: queries are their lower bounds), the upper bounds follow.
 template <class Key, class Backend>
-sorted_queries<Key> sort_queries(const Backend& backend, const Key* queries, std::uint64_t n)
+sorted_queries<Key> sort_queries(const Backend& backend, const Key* queries, std::uint64_t n,
+                                 const Key* upper = nullptr)
 {
-  sorted_queries<Key> sorted{make_buffer<Key>(backend, n), make_buffer<std::uint32_t>(backend, n)};
+  sorted_queries<Key> sorted{make_buffer<Key>(backend, n), make_buffer<std::uint32_t>(backend, n), {}};
   auto positions = make_buffer<std::uint32_t>(backend, n);
-  thrust::sequence(policy_nosync(backend), positions.data(), positions.data() + n);
+  const auto run = policy_nosync(backend);
+  thrust::sequence(run, positions.data(), positions.data() + n);
   stable_sort_pairs(backend, queries, positions.data(), sorted.keys.data(), sorted.order.data(), n);
+  if (upper != nullptr) {
+    sorted.upper = make_buffer<Key>(backend, n);
+    thrust::gather(run, sorted.order.data(), sorted.order.data() + n, upper, sorted.upper.data());
+  }
   return sorted;
 }
 
@@ -902,12 +911,9 @@ void lsm_map<Key, Value, Backend>::count(std::span<const Key> lower, std::span<c
   if (detail::sorts_queries<Backend>(lower.size())) {
     detail::reporting_allocation_failure("count", [&] {
       const std::uint64_t n = lower.size();
-      const auto sorted = detail::sort_queries(backend_, lower.data(), n);
-      auto sorted_upper = make_buffer<Key>(backend_, n);
+      const auto sorted = detail::sort_queries(backend_, lower.data(), n, upper.data());
       auto sorted_counts = make_buffer<std::uint64_t>(backend_, n);
-      thrust::gather(detail::policy_nosync(backend_), sorted.order.data(), sorted.order.data() + n, upper.data(),
-                     sorted_upper.data());
-      detail::count_ranges(backend_, views_.data(), level_count, sorted.keys.data(), sorted_upper.data(), n,
+      detail::count_ranges(backend_, views_.data(), level_count, sorted.keys.data(), sorted.upper.data(), n,
                            sorted_counts.data(), static_cast<detail::range_bounds*>(nullptr));
       thrust::scatter(detail::policy(backend_), sorted_counts.data(), sorted_counts.data() + n, sorted.order.data(),
                       counts.data());
@@ -947,17 +953,13 @@ lsm_range_result<Key, Value> lsm_map<Key, Value, Backend>::range(std::span<const
   const Key* first = lower.data();
   const Key* last = upper.data();
   detail::sorted_queries<Key> sorted;
-  buffer<Key> sorted_upper;
   buffer<std::uint64_t> sorted_counts;
   const bool sorting = detail::sorts_queries<Backend>(queries);
   if (sorting) {
-    sorted = detail::sort_queries(backend_, lower.data(), queries);
-    sorted_upper = make_buffer<Key>(backend_, queries);
+    sorted = detail::sort_queries(backend_, lower.data(), queries, upper.data());
     sorted_counts = make_buffer<std::uint64_t>(backend_, queries);
-    thrust::gather(detail::policy_nosync(backend_), sorted.order.data(), sorted.order.data() + queries, upper.data(),
-                   sorted_upper.data());
     first = sorted.keys.data();
-    last = sorted_upper.data();
+    last = sorted.upper.data();
   }
   detail::count_ranges(backend_, views_.data(), level_count, first, last, queries,
                        sorting ? sorted_counts.data() : offsets, bounds.size() > 0 ? bounds.data() : nullptr);

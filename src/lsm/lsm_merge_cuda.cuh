@@ -1,10 +1,10 @@
 #pragma once
-// The merge of two LSM levels in one kernel launch, marking as it writes: each block merges a tile of
-// outputs staged in shared memory, so reads and writes are coalesced at every size. Thrust's
-// merge_by_key (a partition kernel, a merge kernel, a temporary allocation) and a separate marking pass
-// cost 3 launches and a second read of the merged keys; the earlier one-launch merge, which searched the
-// merge path per thread and wrote each thread's outputs side by side, took 29 us for 2^20 entries, 6x
-// their bytes.
+// The merge of two LSM levels in one kernel launch (one more for a large merge, to find its tiles'
+// starts), marking as it writes: each block merges a tile of outputs staged in shared memory, so reads
+// and writes are coalesced at every size. Thrust's merge_by_key (a partition kernel, a merge kernel, a
+// temporary allocation) and a separate marking pass cost 3 launches and a second read of the merged
+// keys; the earlier one-launch merge, which searched the merge path per thread and wrote each thread's
+// outputs side by side, took 29 us for 2^20 entries, 6x their bytes.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -209,31 +209,40 @@ buffer<std::uint64_t> merge_path(const cuda& backend, const lsm_level<Key, Value
   return path;
 }
 
+/// Launches the merge of `newer` and `older` in mode Output into keys / values / status (null for
+/// live_count); `counters` as merge_levels_kernel takes it; `path` from merge_path.
+template <merge_output Output, class Key, class Value>
+void launch_merge(const cuda& backend, const lsm_level<Key, Value>& newer, const lsm_level<Key, Value>& older,
+                  Key* keys, Value* values, std::uint8_t* status, std::uint64_t* counters,
+                  const buffer<std::uint64_t>& path)
+{
+  const auto blocks = static_cast<unsigned>(merge_tiles(newer.size + older.size));
+  if (blocks == 0) { return; }
+  merge_levels_kernel<Key, Value, Output><<<blocks, lsm_merge_threads, 0, backend.stream>>>(
+      newer.keys, newer.values, newer.status, newer.size, older.keys, older.values, older.status, older.size, keys,
+      values, status, counters, path.size() > 0 ? path.data() : nullptr);
+  WARPDEX_CUDA_TRY(cudaGetLastError());
+}
+
+/// An update's merge: every entry, marked, into `merged`; the dead-entry counts change in `counters`.
 template <class Key, class Value>
 void launch_merge_levels(const cuda& backend, const lsm_level<Key, Value>& newer, const lsm_level<Key, Value>& older,
                          lsm_level<Key, Value>& merged, std::uint64_t* counters)
 {
   if (merged.size == 0) { return; }
-  const auto path = merge_path(backend, newer, older);
-  const auto blocks = static_cast<unsigned>(merge_tiles(merged.size));
-  merge_levels_kernel<Key, Value, merge_output::all><<<blocks, lsm_merge_threads, 0, backend.stream>>>(
-      newer.keys, newer.values, newer.status, newer.size, older.keys, older.values, older.status, older.size,
-      merged.keys, merged.values, merged.status, counters, path.size() > 0 ? path.data() : nullptr);
-  WARPDEX_CUDA_TRY(cudaGetLastError());
+  launch_merge<merge_output::all>(backend, newer, older, merged.keys, merged.values, merged.status, counters,
+                                  merge_path(backend, newer, older));
 }
 
 /// A cleanup's last merge, first launch: each tile's count of live entries into offsets[0, tiles), which
-/// the caller turns into offsets by an exclusive scan over tiles + 1 entries. `path` from merge_path.
+/// the caller turns into offsets by an exclusive scan over tiles + 1 entries.
 template <class Key, class Value>
 void launch_count_live_merge(const cuda& backend, const lsm_level<Key, Value>& newer,
                              const lsm_level<Key, Value>& older, std::uint64_t* offsets,
                              const buffer<std::uint64_t>& path)
 {
-  const auto blocks = static_cast<unsigned>(merge_tiles(newer.size + older.size));
-  merge_levels_kernel<Key, Value, merge_output::live_count><<<blocks, lsm_merge_threads, 0, backend.stream>>>(
-      newer.keys, newer.values, newer.status, newer.size, older.keys, older.values, older.status, older.size,
-      nullptr, nullptr, nullptr, offsets, path.size() > 0 ? path.data() : nullptr);
-  WARPDEX_CUDA_TRY(cudaGetLastError());
+  launch_merge<merge_output::live_count>(backend, newer, older, static_cast<Key*>(nullptr),
+                                         static_cast<Value*>(nullptr), nullptr, offsets, path);
 }
 
 /// Second launch: the live entries, each tile's from its offset, into `live` (sized by the scan's total).
@@ -242,11 +251,7 @@ void launch_write_live_merge(const cuda& backend, const lsm_level<Key, Value>& n
                              const lsm_level<Key, Value>& older, std::uint64_t* offsets, const buffer<std::uint64_t>& path,
                              lsm_level<Key, Value>& live)
 {
-  const auto blocks = static_cast<unsigned>(merge_tiles(newer.size + older.size));
-  merge_levels_kernel<Key, Value, merge_output::live><<<blocks, lsm_merge_threads, 0, backend.stream>>>(
-      newer.keys, newer.values, newer.status, newer.size, older.keys, older.values, older.status, older.size,
-      live.keys, live.values, live.status, offsets, path.size() > 0 ? path.data() : nullptr);
-  WARPDEX_CUDA_TRY(cudaGetLastError());
+  launch_merge<merge_output::live>(backend, newer, older, live.keys, live.values, live.status, offsets, path);
 }
 
 }  // namespace warpdex::detail

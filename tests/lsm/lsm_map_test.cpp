@@ -332,9 +332,6 @@ TYPED_TEST(lsm_map_test, insert_and_erase_are_updates)
   expect_matches_model(backend, map, model, random, Key{16}, 32);
 }
 
-/// Batches of several thousand entries over few keys: a key's entries are spread over many of the
-/// GPU's sort tiles, and the last insert still wins (the batch sort must be stable across tiles), for
-/// update and for insert, with a partial last tile.
 /// Lookups, counts and ranges of 2^20 queries or more are sorted first on the GPU and answered in the
 /// caller's order: repeated queries, present and absent ones, empty ranges, both key widths.
 template <class Key, class Backend>
@@ -368,6 +365,9 @@ TYPED_TEST(lsm_map_test, many_lookups_answer_in_query_order)
   many_lookups_answer_in_query_order<std::uint64_t>(this->backend());
 }
 
+/// Batches of several thousand entries over few keys: a key's entries are spread over many of the
+/// GPU's sort tiles, and the last insert still wins (the batch sort must be stable across tiles), for
+/// update and for insert, with a partial last tile.
 TYPED_TEST(lsm_map_test, large_batches_over_few_keys_keep_batch_order)
 {
   using Key = std::uint32_t;
