@@ -5,6 +5,9 @@
 // bytes copied to the host, and the wait (two enqueues and one wait, no kernel of ours); the synchronous
 // call (the same batch with the report read back) is in the row's metrics. A latency is not bound by
 // bandwidth, so the rows have no sol_fraction; floor_fraction says how close to the floor they are.
+// The rows ending /resident=2^22 run the same batches into (and finds on) a map that also holds 2^22
+// other keys, as a table fed many small batches does; the others into a map holding the batch alone,
+// whose insertions meet in few lists.
 #include "benchmarks.hpp"
 #include "throughput_row.hpp"
 
@@ -26,18 +29,22 @@ const std::string floor_baseline = "device copy of the batch + results to the ho
 /// the GPU idle anyway); the rows tell whether small batches should choose it automatically.
 constexpr hash::tile_lanes latency_tiles[] = {hash::tile_lanes::automatic, hash::tile_lanes::one};
 
-std::string latency_row_name(const char* kind, unsigned batch_log, hash::tile_lanes tile)
+/// The residents of the /resident rows (log2), and the batch sizes they run at.
+constexpr unsigned resident_log = 22;
+constexpr unsigned resident_batch_logs[] = {10, 14};
+
+std::string latency_row_name(const char* kind, unsigned batch_log, hash::tile_lanes tile, unsigned residents_log = 0)
 {
   std::string name = std::string("hash/slab_map/latency/") + kind + "/n=2^" + std::to_string(batch_log);
   if (tile != hash::tile_lanes::automatic) { name += "/tile=" + std::to_string(static_cast<unsigned>(tile)); }
+  if (residents_log > 0) { name += "/resident=2^" + std::to_string(residents_log); }
   return name;
 }
 
-row latency_row(const char* kind, unsigned batch_log, hash::tile_lanes tile, double async_ms, double sync_ms,
-                const hash::batch_latency& measured)
+row latency_row(const std::string& name, double async_ms, double sync_ms, const hash::batch_latency& measured)
 {
   constexpr double us_per_ms = 1000.0;
-  row r = throughput_row(latency_row_name(kind, batch_log, tile), measured.batch_size, async_ms, "Gops/s",
+  row r = throughput_row(name, measured.batch_size, async_ms, "Gops/s",
                          floor_baseline, measured.floor_ms, 0.0, measured.verified);
   r.metrics = {{"us_per_batch", async_ms * us_per_ms},
                {"sync_us_per_batch", sync_ms * us_per_ms},
@@ -58,12 +65,27 @@ void run_slab_hash_latency(context& ctx)
       const hash::batch_latency measured = hash::measure_batch_latency(
           cuda{}, std::uint64_t{1} << batch_log, ctx.timing(), latency_seed, hash::batch_options{tile});
       if (insert_wanted) {
-        ctx.add(latency_row("insert", batch_log, tile, measured.insert_async_ms, measured.insert_ms, measured));
+        ctx.add(latency_row(latency_row_name("insert", batch_log, tile), measured.insert_async_ms, measured.insert_ms,
+                            measured));
       }
       if (find_wanted) {
-        ctx.add(latency_row("find", batch_log, tile, measured.find_async_ms, measured.find_ms, measured));
+        ctx.add(
+            latency_row(latency_row_name("find", batch_log, tile), measured.find_async_ms, measured.find_ms, measured));
       }
     }
+  }
+  const hash::tile_lanes tile = hash::tile_lanes::automatic;
+  for (const unsigned batch_log : resident_batch_logs) {
+    const std::string insert_name = latency_row_name("insert", batch_log, tile, resident_log);
+    const std::string find_name = latency_row_name("find", batch_log, tile, resident_log);
+    if (!ctx.selected(insert_name) && !ctx.selected(find_name)) { continue; }
+    const hash::batch_latency measured =
+        hash::measure_batch_latency(cuda{}, std::uint64_t{1} << batch_log, ctx.timing(), latency_seed,
+                                    hash::batch_options{tile}, std::uint64_t{1} << resident_log);
+    if (ctx.selected(insert_name)) {
+      ctx.add(latency_row(insert_name, measured.insert_async_ms, measured.insert_ms, measured));
+    }
+    if (ctx.selected(find_name)) { ctx.add(latency_row(find_name, measured.find_async_ms, measured.find_ms, measured)); }
   }
 }
 

@@ -47,6 +47,7 @@ struct hash_options {
   std::uint32_t key_bits = 32;   ///< 32, or 64 (64-bit keys and values; with --grow)
   std::uint32_t gpus = 0;        ///< > 0: the distributed map over that many GPUs of this process
   std::uint32_t batch_log2 = 0;  ///< > 0: the latency of batches of 2^batch_log2 keys instead
+  std::uint32_t resident_log2 = 0;  ///< with batch_log2: > 0, the maps also hold 2^resident_log2 other keys
 };
 
 /// Calls `run` with the slab size as a std::integral_constant, for the tables' template argument.
@@ -361,17 +362,20 @@ void print_steps(const std::vector<timed_step>& steps, const hash::slab_statisti
 void print_batch_latency(backend_choice choice, const hash_options& opts)
 {
   const std::uint64_t batch = std::uint64_t{1} << opts.batch_log2;
-  const hash::batch_latency measured = visit_backend(
-      choice, [&](const auto& backend) { return hash::measure_batch_latency(backend, batch, cli_timing, opts.seed); });
+  const std::uint64_t resident = opts.resident_log2 > 0 ? std::uint64_t{1} << opts.resident_log2 : 0;
+  const hash::batch_latency measured = visit_backend(choice, [&](const auto& backend) {
+    return hash::measure_batch_latency(backend, batch, cli_timing, opts.seed, {}, resident);
+  });
   std::printf(
-      "warpdex hash --batch-log2 %u: slab_map on backend %s, batches of %llu keys; median of %d runs from the "
-      "call to the results in host memory (the stream waited for), seed %llu\n",
+      "warpdex hash --batch-log2 %u: slab_map on backend %s, batches of %llu keys into maps holding %llu other "
+      "keys; median of %d runs from the call to the results in host memory (the stream waited for), seed %llu\n",
       opts.batch_log2, choice == backend_choice::cuda ? "cuda" : "host", static_cast<unsigned long long>(batch),
-      measured.runs, static_cast<unsigned long long>(opts.seed));
+      static_cast<unsigned long long>(resident), measured.runs, static_cast<unsigned long long>(opts.seed));
   // The lines read as the benchmark's rows (tools/cli_vs_bench.py pairs them): rate, then the time.
   constexpr double us_per_ms = 1000.0;
   auto print_line = [&](const char* what, double ms) {
-    const std::string operation = std::string("slab_map ") + what + ", batches of 2^" + std::to_string(opts.batch_log2);
+    std::string operation = std::string("slab_map ") + what + ", batches of 2^" + std::to_string(opts.batch_log2);
+    if (opts.resident_log2 > 0) { operation += ", 2^" + std::to_string(opts.resident_log2) + " resident"; }
     std::printf("  warpdex %-48s %10.4f Gops/s  (median %.1f us per batch)\n", operation.c_str(),
                 static_cast<double>(batch) / (ms * 1e6), ms * us_per_ms);
   };
@@ -528,8 +532,8 @@ void add_hash_command(CLI::App& app, const global_options& globals)
       ->excludes(grow)
       ->excludes("--input")
       ->excludes("--slab-bytes");
-  command
-      ->add_option("--batch-log2", opts->batch_log2,
+  CLI::Option* batch_log2 =
+      command->add_option("--batch-log2", opts->batch_log2,
                    "Measure the latency of one batch of 2^K keys instead: insert_async and find_async (and the "
                    "synchronous calls) from the call to the results on the host, as the benchmark rows "
                    "hash/slab_map/latency/... do")
@@ -543,6 +547,13 @@ void add_hash_command(CLI::App& app, const global_options& globals)
       ->excludes("--slab-bytes")
       ->excludes("--key-bits")
       ->excludes("--base-fill");
+  command
+      ->add_option("--resident-log2", opts->resident_log2,
+                   "With --batch-log2: the maps also hold 2^R other keys, as a table fed many small batches does "
+                   "(the rows hash/slab_map/latency/.../resident=2^R)")
+      ->type_name("R")
+      ->check(CLI::Range(1, 26))
+      ->needs(batch_log2);
   command->callback([opts, &globals] { print_hash(globals, *opts); });
 }
 

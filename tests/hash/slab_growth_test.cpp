@@ -16,6 +16,7 @@
 #include <random>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -182,8 +183,10 @@ TYPED_TEST(slab_growth_test, MapAtItsSuperBlockLimitLosesNothingAndRecoversAfter
   using map_type = typename TestFixture::map_type;
   for (const std::uint64_t seed : growth_seeds()) {
     seeded_random random(seed);
-    // 256 buckets and no pool, which may grow once (by 2 memory blocks): fewer pairs than the keys.
-    const hash::slab_capacity limited{256, 0, /*grows=*/true, /*super_block_limit=*/1};
+    // 256 buckets and a pool of 2 memory blocks, already its one super block: it may not grow, and holds
+    // fewer pairs than the keys. (A pool that starts empty grows once by as much as the batch's
+    // exhausted insertions need, so one batch always fits.)
+    const hash::slab_capacity limited{256, 2 * hash::slabs_per_block, /*grows=*/true, /*super_block_limit=*/1};
     const std::size_t n = (limited.bucket_count + 2 * hash::slabs_per_block) * map_type::pairs_per_slab + 2000;
     const auto keys = distinct_keys(random, n);
     std::vector<std::uint32_t> values(n);
@@ -228,12 +231,72 @@ TYPED_TEST(slab_growth_test, MapAtItsSuperBlockLimitLosesNothingAndRecoversAfter
   }
 }
 
+TYPED_TEST(slab_growth_test, FixedPoolThatRanOutTakesPairsAgainAfterFlushAndClear)
+{
+  using map_type = typename TestFixture::map_type;
+  for (const std::uint64_t seed : growth_seeds()) {
+    seeded_random random(seed);
+    // 64 buckets and one memory block that may not grow: about 17 slabs per list fit, the keys need more.
+    const hash::slab_capacity fixed{64, hash::slabs_per_block, /*grows=*/false};
+    const std::size_t n = (fixed.bucket_count + hash::slabs_per_block) * map_type::pairs_per_slab + 2000;
+    const auto keys = distinct_keys(random, n);
+    std::vector<std::uint32_t> values(n);
+    for (auto& value : values) { value = static_cast<std::uint32_t>(random()); }
+    map_type map(this->backend(), fixed);
+    // Inserts the pairs; those inserted go into `oracle`, the others (out_of_memory) are returned.
+    auto insert_split = [&](const std::vector<std::uint32_t>& some_keys, const std::vector<std::uint32_t>& some_values,
+                            oracle_map& oracle) {
+      const auto statuses = this->insert_pairs(map, some_keys, some_values);
+      std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> left;
+      for (std::size_t i = 0; i < statuses.size(); ++i) {
+        if (statuses[i] == operation_status::inserted) {
+          oracle.emplace(some_keys[i], some_values[i]);
+        } else {
+          EXPECT_EQ(statuses[i], operation_status::out_of_memory) << "element " << i;
+          left.first.push_back(some_keys[i]);
+          left.second.push_back(some_values[i]);
+        }
+      }
+      return left;
+    };
+    oracle_map oracle;
+    const auto [left_keys, left_values] = insert_split(keys, values, oracle);
+    ASSERT_FALSE(left_keys.empty());
+    EXPECT_EQ(export_map(map), oracle);
+    // The pool was swept full: a later batch's insertions that need a slab report it too (a few may
+    // find room in a slab another insertion appended while they looked for one).
+    const std::size_t held_before = oracle.size();
+    const auto [still_left, still_left_values] = insert_split(left_keys, left_values, oracle);
+    EXPECT_GT(still_left.size(), left_keys.size() / 2);
+    EXPECT_EQ(oracle.size() - held_before + still_left.size(), left_keys.size());
+    EXPECT_EQ(export_map(map), oracle);
+
+    // Erased and flushed, the lists return their slabs: the pairs left out all fit now.
+    std::vector<std::uint32_t> held;
+    for (const auto& [key, value] : oracle) { held.push_back(key); }
+    auto device_held = this->put(held);
+    map.erase(device_held.span());
+    map.flush();
+    oracle_map left_oracle;
+    EXPECT_TRUE(insert_split(still_left, still_left_values, left_oracle).first.empty());
+    EXPECT_EQ(left_oracle.size(), still_left.size());
+    EXPECT_EQ(export_map(map), left_oracle);
+
+    // Cleared, the map takes as many of the keys as at first, and reports the rest again.
+    map.clear();
+    oracle_map again;
+    EXPECT_FALSE(insert_split(keys, values, again).first.empty());
+    EXPECT_GE(again.size(), fixed.bucket_count * map_type::pairs_per_slab);
+    EXPECT_EQ(export_map(map), again);
+  }
+}
+
 TYPED_TEST(slab_growth_test, SetAtItsSuperBlockLimitThenGrownByRehash)
 {
   using set_type = typename TestFixture::set_type;
   for (const std::uint64_t seed : growth_seeds()) {
     seeded_random random(seed);
-    const hash::slab_capacity limited{256, 0, /*grows=*/true, /*super_block_limit=*/1};
+    const hash::slab_capacity limited{256, 2 * hash::slabs_per_block, /*grows=*/true, /*super_block_limit=*/1};
     const std::size_t n = (limited.bucket_count + 2 * hash::slabs_per_block) * set_type::keys_per_slab + 2000;
     const auto keys = distinct_keys(random, n);
     set_type set(this->backend(), limited);

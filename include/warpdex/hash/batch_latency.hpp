@@ -8,7 +8,11 @@
 /// run with the synchronous call, and a floor: a device copy of the batch's keys plus the same copy to
 /// the host and wait, the least any GPU batch whose results reach the host costs (two enqueues and a
 /// wait). Insertions run into a map emptied (clear, untimed) before every run, finds on a map built
-/// from the batch's keys, so every run does the same work.
+/// from the batch's keys, so every run does the same work. With `resident` keys, both maps also hold
+/// that many other keys, as a table fed many small batches does: the insertion map is sized for them and
+/// the batch, and after each insertion run the batch is erased and the map flushed (untimed), so every
+/// run meets the same lists. Without them, a batch's keys are all its table holds: the batch's
+/// insertions meet in few lists, which is the slowest case (a 2^10-key batch in about 110 lists).
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -28,6 +32,7 @@ namespace warpdex::hash {
 /// Median milliseconds per batch of each way of running it, and whether the results were right.
 struct batch_latency {
   std::uint64_t batch_size = 0;
+  std::uint64_t resident = 0;  ///< other keys the maps held
   int runs = 0;                ///< timed runs behind each median
   double insert_async_ms = 0;  ///< insert_async into an empty map + statuses to the host + wait
   double find_async_ms = 0;    ///< find_async of present keys + values and statuses to the host + wait
@@ -67,19 +72,26 @@ buffer<T> host_side_buffer(std::size_t size)
 }  // namespace detail
 
 /// Measures batch_latency for batches of `batch_size` distinct generated keys (values = keys + 1) on
-/// `backend`, the maps running with `options`, with the warm-up of `timing` and its repetitions (on the cuda backend at
-/// least min_latency_repetitions). O(runs * batch_size).
+/// `backend`, the maps holding `resident` other keys, running with `options`, with the warm-up of `timing`
+/// and its repetitions (on the cuda backend at least min_latency_repetitions). O(runs * batch_size) timed;
+/// with residents, O(runs * (batch_size + resident)) in all (the flushes).
 template <class Backend>
 batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_size, const timing_options& timing,
-                                    std::uint64_t seed, const batch_options& options = {})
+                                    std::uint64_t seed, const batch_options& options = {},
+                                    std::uint64_t resident = 0)
 {
   using map_type = slab_map<std::uint32_t, std::uint32_t, Backend>;
   const timing_options runs{timing.warmup, std::is_same_v<Backend, host>
                                                ? timing.repetitions
                                                : std::max(timing.repetitions, min_latency_repetitions)};
-  auto keys = make_buffer<std::uint32_t>(backend, batch_size);
-  generate_keys(backend, key_set<std::uint32_t>{batch_size, seed, key_order::shuffled, max_user_key}, keys.span());
-  std::vector<std::uint32_t> host_keys = keys.to_vector();
+  // The batch's keys first, then the residents' (all distinct).
+  auto all_keys = make_buffer<std::uint32_t>(backend, batch_size + resident);
+  generate_keys(backend, key_set<std::uint32_t>{batch_size + resident, seed, key_order::shuffled, max_user_key},
+                all_keys.span());
+  const auto keys = all_keys.span().subspan(0, batch_size);
+  const auto resident_keys = all_keys.span().subspan(batch_size);
+  std::vector<std::uint32_t> host_keys = all_keys.to_vector();
+  host_keys.resize(batch_size);
   std::vector<std::uint32_t> host_values(batch_size);
   std::transform(host_keys.begin(), host_keys.end(), host_values.begin(), [](std::uint32_t key) { return key + 1; });
   auto values = make_buffer<std::uint32_t>(backend, batch_size);
@@ -102,6 +114,7 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
 
   batch_latency result;
   result.batch_size = batch_size;
+  result.resident = resident;
   result.runs = runs.repetitions;
   // One timed run: the call, the copy of its outputs home, the wait.
   auto time_runs = [&](const std::function<void()>& call, const std::function<void()>& home,
@@ -115,29 +128,40 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
         },
         prepare);
   };
-  map_type inserted(backend, map_type::capacity_for(batch_size));
-  inserted.set_batch_options(options);
-  auto empty_map = [&] {
-    inserted.clear();
+  const std::span<const std::uint32_t> batch_keys = keys;
+  // A map holding the residents (value = key), sized for them and the batch.
+  auto holding_residents = [&] {
+    map_type map(backend, map_type::capacity_for(batch_size + resident));
+    map.set_batch_options(options);
+    if (resident > 0) { map.insert(std::span<const std::uint32_t>(resident_keys), resident_keys); }
+    return map;
+  };
+  map_type inserted = holding_residents();
+  auto without_batch = [&] {
+    if (resident == 0) {
+      inserted.clear();
+    } else {
+      inserted.erase(batch_keys);
+      inserted.flush();  // the erased slots, or every run would meet more of them
+    }
     backend.synchronize();
   };
   result.insert_async_ms =
-      time_runs([&] { inserted.insert_async(keys.span(), values.span(), statuses.span()); }, statuses_home, empty_map);
-  bool verified = all_are(operation_status::inserted) && inserted.size() == batch_size;
+      time_runs([&] { inserted.insert_async(batch_keys, values.span(), statuses.span()); }, statuses_home, without_batch);
+  bool verified = all_are(operation_status::inserted) && inserted.size() == batch_size + resident;
   result.insert_ms =
-      time_runs([&] { inserted.insert(keys.span(), values.span(), statuses.span()); }, statuses_home, empty_map);
+      time_runs([&] { inserted.insert(batch_keys, values.span(), statuses.span()); }, statuses_home, without_batch);
   verified = verified && all_are(operation_status::inserted);
 
-  map_type built(backend, map_type::capacity_for(batch_size));
-  built.set_batch_options(options);
-  built.insert(keys.span(), values.span());
+  map_type built = holding_residents();
+  built.insert(batch_keys, values.span());
   auto found_all = [&] {
     return all_are(operation_status::found) && std::equal(host_values.begin(), host_values.end(), host_found.data());
   };
   result.find_async_ms =
-      time_runs([&] { built.find_async(keys.span(), values_out.span(), statuses.span()); }, results_home, {});
+      time_runs([&] { built.find_async(batch_keys, values_out.span(), statuses.span()); }, results_home, {});
   verified = verified && found_all();
-  result.find_ms = time_runs([&] { built.find(keys.span(), values_out.span(), statuses.span()); }, results_home, {});
+  result.find_ms = time_runs([&] { built.find(batch_keys, values_out.span(), statuses.span()); }, results_home, {});
   verified = verified && found_all();
 
   result.floor_ms = time_runs(

@@ -21,13 +21,15 @@ class slab_warp_allocator {
   }
 
   /// A free slab's address, the same in every lane, or null_slab when no block of any super block has
-  /// a free slab (slabs held for a moment by other warps' appends count as taken). Warp-collective. One
-  /// atomicOr in the common case.
+  /// a free slab (slabs held for a moment by other warps' appends count as taken), or when a sweep
+  /// found them all full before (slab_pool_view::swept_full). Warp-collective. One atomicOr in the
+  /// common case.
   __device__ std::uint32_t allocate()
   {
     if (pool_.block_count == 0) { return null_slab; }
     const std::uint64_t tries = std::uint64_t{random_block_attempts} + pool_.block_count;
     std::uint64_t attempt = 0;
+    bool marked_full = false;  // the mark read with the last block loaded
     for (;;) {
       const unsigned lanes_with_room = warp::ballot(resident_bits_ != 0xffffffffU);
       if (lanes_with_room != 0) {
@@ -45,8 +47,12 @@ class slab_warp_allocator {
         if (slab != null_slab) { return slab; }
         continue;  // another warp took that bit: the refreshed word says what is left
       }
-      if (attempt == tries) { return null_slab; }
-      make_resident(candidate_block(worker_, attempt, pool_.block_count));
+      if (marked_full) { return null_slab; }  // and the block loaded with the mark had no room either
+      if (attempt == tries) {
+        if (warp::lane_id() == 0 && pool_.swept_full != nullptr) { atomicMax(pool_.swept_full, pool_.block_count); }
+        return null_slab;
+      }
+      marked_full = make_resident(candidate_block(worker_, attempt, pool_.block_count));
       ++attempt;
     }
   }
@@ -55,15 +61,22 @@ class slab_warp_allocator {
   __device__ void free(std::uint32_t address) const
   {
     atomicAnd(pool_.bitmap_word(address), ~slab_pool_view<Slot, SlabBytes>::bit_of(address));
+    if (pool_.swept_full != nullptr && __ldcg(pool_.swept_full) != 0) {
+      __threadfence();  // the freed bit before the cleared mark
+      atomicExch(pool_.swept_full, 0U);
+    }
   }
 
  private:
-  __device__ void make_resident(std::uint32_t block)
+  /// Loads `block`'s bitmap words; returns whether the mark says a sweep found the pool full (read
+  /// beside the words, so a move costs no extra round trip).
+  __device__ bool make_resident(std::uint32_t block)
   {
     const auto located = pool_.locate(block);
     resident_words_ = located.words;
     resident_first_ = located.first_address;
     resident_bits_ = __ldcg(resident_words_ + warp::lane_id());  // L2: other warps' atomics do not update L1
+    return pool_.swept_full != nullptr && pool_.swept_full_at(__ldcg(pool_.swept_full));
   }
 
   slab_pool_view<Slot, SlabBytes> pool_;

@@ -17,7 +17,11 @@
 /// case costs a single atomic. A full resident block is replaced by a block chosen by hashing (warp,
 /// attempt) over all blocks of all super blocks; after `random_block_attempts` misses the warp sweeps
 /// every block once, newest super block first (after a growth the free units are there), and a sweep
-/// that finds nothing reports exhaustion (null_slab) to the caller.
+/// that finds nothing reports exhaustion (null_slab) to the caller. That sweep also marks the pool as
+/// swept full (`swept_full`), so the other warps' allocations, and the same warp's next ones, give up
+/// after one read instead of sweeping every block again: without the mark, a batch that ran out swept
+/// the whole pool once per operation still needing a slab, and took milliseconds where a batch takes
+/// tens of microseconds. A free clears the mark; so do clear and flush, and a growth outdates it.
 ///
 /// The light variant (slab_alloc_light.hpp) is one contiguous array with the same per-block bitmap; it
 /// cannot grow.
@@ -73,6 +77,14 @@ struct slab_pool_view {
   const std::uint32_t* first_blocks = nullptr;
   std::uint32_t super_block_count = 0;
   std::uint32_t block_count = 0;  ///< memory blocks of all super blocks
+  /// One word in the same memory, or null (no mark): 0, or the block_count of a pool in which a sweep
+  /// found no free slab. A view of no more blocks than that is full (swept_full_at); a view that has
+  /// seen a growth since has more blocks and ignores it. A slab freed while a sweep runs may stay
+  /// unseen until the next free, clear or flush, as slabs held for a moment by appends do.
+  std::uint32_t* swept_full = nullptr;
+
+  /// Whether a sweep found this view's blocks full, given the mark's value `mark`.
+  WARPDEX_HOST_DEVICE bool swept_full_at(std::uint32_t mark) const { return mark != 0 && mark >= block_count; }
 
   /// The slab at `address`.
   WARPDEX_HOST_DEVICE Slot* slab(std::uint32_t address) const

@@ -194,6 +194,7 @@ class slab_table_base {
     buffer<slot_t*> super_block_directory;
     buffer<std::uint32_t*> bitmap_directory;
     buffer<std::uint32_t> first_blocks;
+    buffer<std::uint32_t> swept_full;  ///< slab_pool_view::swept_full (one word)
     slab_table_view<Slots> view;
   };
 
@@ -554,21 +555,32 @@ class slab_table_base {
       attempt.statuses = temporary_statuses.data();
     }
     std::uint64_t exhausted = execute(attempt);
-    while (exhausted > 0 && storage.capacity.grows && grow(storage)) {
+    while (exhausted > 0 && storage.capacity.grows && grow(storage, slabs_for_exhausted(exhausted))) {
       attempt.retry = rerun_whole ? nullptr : attempt.statuses;
       exhausted = execute(attempt);
     }
     return exhausted;
   }
 
-  /// Adds one super block to `storage`'s pool: half the pool so far (at least `min_growth_slabs`, at
-  /// most a whole super block), so n insertions grow it O(log n) times. Returns false, changing nothing,
-  /// when the pool has its capacity's super_block_limit or the memory is not there.
-  bool grow(table_storage& storage) const
+  /// Slabs that `exhausted` insertions that found no slab are likely to need: one per half slab of
+  /// pairs. A batch that ran out grows by at least this much, so that it reruns about once: each
+  /// rerun costs a whole pass over the batch, and growing by half the pool alone took a 2^20-key batch
+  /// into a pool sized for one such batch through seven growths and reruns.
+  static std::uint64_t slabs_for_exhausted(std::uint64_t exhausted)
+  {
+    constexpr std::uint64_t pairs_per_new_slab = std::max<std::uint64_t>(1, Slots::data_slots / 2);
+    return (exhausted + pairs_per_new_slab - 1) / pairs_per_new_slab;
+  }
+
+  /// Adds one super block to `storage`'s pool: half the pool so far or `wanted_slabs`, whichever is more
+  /// (at least `min_growth_slabs`, at most a whole super block), so n insertions grow it O(log n) times.
+  /// Returns false, changing nothing, when the pool has its capacity's super_block_limit or the memory
+  /// is not there.
+  bool grow(table_storage& storage, std::uint64_t wanted_slabs = 0) const
   {
     if (storage.super_blocks.size() >= storage.capacity.super_block_limit) { return false; }
-    const std::uint64_t slabs =
-        std::min(std::max(storage.capacity.pool_slabs / 2, min_growth_slabs), slabs_per_super_block);
+    const std::uint64_t slabs = std::min(
+        std::max({storage.capacity.pool_slabs / 2, min_growth_slabs, wanted_slabs}), slabs_per_super_block);
     try {
       add_super_block(storage, slabs);
     } catch (const out_of_memory&) {
@@ -672,6 +684,7 @@ class slab_table_base {
     storage.super_block_directory = make_buffer<slot_type*>(backend_, max_super_blocks);
     storage.bitmap_directory = make_buffer<std::uint32_t*>(backend_, max_super_blocks);
     storage.first_blocks = make_buffer<std::uint32_t>(backend_, max_super_blocks + 1);
+    storage.swept_full = make_buffer<std::uint32_t>(backend_, 1);
     storage.view.heads = storage.heads.data();
     storage.view.bucket_count = capacity.bucket_count;
     storage.view.hasher = hasher_;
@@ -679,6 +692,7 @@ class slab_table_base {
     storage.view.pool.super_blocks = storage.super_block_directory.data();
     storage.view.pool.bitmaps = storage.bitmap_directory.data();
     storage.view.pool.first_blocks = storage.first_blocks.data();
+    storage.view.pool.swept_full = storage.swept_full.data();  // zeroed by initialize_table
     storage.view.mode = mode_;
     initialize_table<Slots>(backend_, storage.view);
     for (std::uint64_t left = capacity.pool_slabs; left > 0;) {

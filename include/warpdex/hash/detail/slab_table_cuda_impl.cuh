@@ -16,10 +16,12 @@
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/launch.cuh>
 #include <warpdex/core/warp.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <thrust/copy.h>
+#include <thrust/count.h>
 #include <thrust/fill.h>
 #include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
@@ -63,6 +65,14 @@ inline std::uint64_t next_launch_salt()
   return launches.fetch_add(1, std::memory_order_relaxed);
 }
 
+/// Forgets that a sweep found the pool full (slab_pool_view::swept_full): its slabs were returned.
+template <class Slots, class Backend>
+void reset_swept_full(const Backend& backend, const slab_table_view<Slots>& table)
+{
+  if (table.pool.swept_full == nullptr) { return; }
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(table.pool.swept_full, 0, sizeof(std::uint32_t), backend.stream));
+}
+
 static __global__ void initialize_bitmap_kernel(std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs)
 {
   const std::uint64_t word = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -77,6 +87,8 @@ constexpr std::uint64_t check_single_block_elements = 8 * block_threads;
 /// The input check of a batch into `report`, over a grid stride: each block finds its first violations
 /// in shared memory; one block writes them as they are, several take atomic minima into violations set
 /// to "none" (all bits, the largest index) before. Block 0 zeroes the exhausted count.
+constexpr unsigned check_unroll = 4;
+
 template <class Key>
 __global__ void check_batch_kernel(const Key* keys, const operation* operations, std::uint64_t count,
                                    std::uint32_t unsupported, batch_report* report)
@@ -86,12 +98,26 @@ __global__ void check_batch_kernel(const Key* keys, const operation* operations,
   if (threadIdx.x < rules) { first[threadIdx.x] = std::numeric_limits<unsigned long long>::max(); }
   __syncthreads();
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    const auto index = static_cast<unsigned long long>(i);
-    if (is_reserved_key(keys[i])) { atomicMin(&first[0], index); }
-    if (operations == nullptr) { continue; }
-    if (static_cast<std::uint32_t>(operations[i]) >= operation_count) { atomicMin(&first[1], index); }
-    if (is_unsupported(operations[i], unsupported)) { atomicMin(&first[2], index); }
+  // A grid of one wave, each thread reading check_unroll elements at a time, so enough loads are in
+  // flight: one element per thread ran a 2^26-element batch's check at a quarter of copy speed.
+  std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i < count; i += check_unroll * stride) {
+    Key seen_keys[check_unroll];
+    operation seen_operations[check_unroll];
+#pragma unroll
+    for (unsigned u = 0; u < check_unroll; ++u) {
+      const std::uint64_t at = i + u * stride;
+      seen_keys[u] = at < count ? keys[at] : Key{0};
+      seen_operations[u] = at < count && operations != nullptr ? operations[at] : operation::find;
+    }
+#pragma unroll
+    for (unsigned u = 0; u < check_unroll; ++u) {
+      const auto index = static_cast<unsigned long long>(i + u * stride);
+      if (index >= count) { break; }
+      if (is_reserved_key(seen_keys[u])) { atomicMin(&first[0], index); }
+      if (static_cast<std::uint32_t>(seen_operations[u]) >= operation_count) { atomicMin(&first[1], index); }
+      if (is_unsupported(seen_operations[u], unsupported)) { atomicMin(&first[2], index); }
+    }
   }
   __syncthreads();
   static_assert(sizeof(batch_violations) == rules * sizeof(unsigned long long));
@@ -111,7 +137,8 @@ template <class Key, class Backend>
 void enqueue_check(const Backend& backend, const Key* keys, const operation* operations, std::uint64_t count,
                    std::uint32_t unsupported, batch_report* report)
 {
-  const unsigned blocks = count <= check_single_block_elements ? 1U : blocks_for(count);
+  const unsigned blocks =
+      count <= check_single_block_elements ? 1U : warpdex::detail::one_wave_blocks(check_batch_kernel<Key>, block_threads, count);
   if (blocks > 1) {
     constexpr int none = 0xff;  // every index all ones: the largest, "nowhere"
     WARPDEX_CUDA_TRY(cudaMemsetAsync(&report->violations, none, sizeof(batch_violations), backend.stream));
@@ -334,43 +361,91 @@ __device__ void walk_list(const slab_table_view<Slots>& table, std::uint32_t buc
   }
 }
 
+/// The lists a grid of whole waves walks: warp w of the grid takes buckets w, w + warps, ...
+template <class Slots, class Walk>
+__device__ void for_each_bucket_of_warp(const slab_table_view<Slots>& table, Walk&& walk)
+{
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * warps_per_block;
+  for (std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
+       bucket < table.bucket_count; bucket += warps) {
+    walk(static_cast<std::uint32_t>(bucket));
+  }
+}
+
+/// Sums the lists into `totals` (zeroed before). A grid of one wave, each warp walking many lists, and
+/// one set of atomics per block: one set per list, on the same four words, took 0.35 ms for 2^17
+/// lists, and size() and statistics() run it.
 template <class Slots>
 __global__ void summarize_kernel(slab_table_view<Slots> table, chain_totals* totals)
 {
-  const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
-  if (bucket >= table.bucket_count) { return; }
-  unsigned long long live = 0, erased = 0, slabs = 0;
-  walk_list(table, static_cast<std::uint32_t>(bucket), [&](auto, auto, unsigned live_lanes, unsigned erased_lanes) {
-    live += warp::popc(live_lanes);
-    erased += warp::popc(erased_lanes);
-    ++slabs;
+  constexpr unsigned fields = 4;  // chain_totals' members, in order
+  __shared__ unsigned long long block_sums[fields];
+  if (threadIdx.x < fields) { block_sums[threadIdx.x] = 0; }
+  __syncthreads();
+  unsigned long long live = 0, erased = 0, slabs = 0, longest = 0;
+  for_each_bucket_of_warp(table, [&](std::uint32_t bucket) {
+    unsigned long long chain = 0;
+    walk_list(table, bucket, [&](auto, auto, unsigned live_lanes, unsigned erased_lanes) {
+      live += warp::popc(live_lanes);
+      erased += warp::popc(erased_lanes);
+      ++chain;
+    });
+    slabs += chain;
+    longest = longest > chain ? longest : chain;
   });
-  if (warp::lane_id() != 0) { return; }
+  if (warp::lane_id() == 0) {
+    atomicAdd(&block_sums[0], live);
+    atomicAdd(&block_sums[1], erased);
+    atomicAdd(&block_sums[2], slabs);
+    atomicMax(&block_sums[3], longest);
+  }
+  __syncthreads();
+  static_assert(sizeof(chain_totals) == fields * sizeof(unsigned long long));
   auto* sums = reinterpret_cast<unsigned long long*>(totals);
-  atomicAdd(&sums[0], live);
-  atomicAdd(&sums[1], erased);
-  atomicAdd(&sums[2], slabs);
-  atomicMax(&sums[3], slabs);
+  if (threadIdx.x < fields - 1) { atomicAdd(&sums[threadIdx.x], block_sums[threadIdx.x]); }
+  if (threadIdx.x == fields - 1) { atomicMax(&sums[fields - 1], block_sums[fields - 1]); }
 }
 
+/// Writes the live pairs into keys_out / values_out (up to `capacity`) and their count into `written`
+/// (zeroed before). Each warp walks its lists twice, counting, then writing after the pairs of the
+/// warps before it: one atomic per block, where one per slab on the same word took about 0.6 ms for
+/// 2^20 slabs.
 template <class Slots>
 __global__ void export_kernel(slab_table_view<Slots> table, typename Slots::key_type* keys_out,
                               typename Slots::value_type* values_out, std::uint64_t capacity,
                               unsigned long long* written)
 {
-  const std::uint64_t bucket = static_cast<std::uint64_t>(blockIdx.x) * warps_per_block + warp::warp_in_block();
-  if (bucket >= table.bucket_count) { return; }
+  __shared__ unsigned long long warp_first[warps_per_block];
   const unsigned lane = warp::lane_id();
-  walk_list(table, static_cast<std::uint32_t>(bucket), [&](auto, auto slot, unsigned live_lanes, unsigned) {
-    if (live_lanes == 0) { return; }
-    unsigned long long first = 0;
-    if (lane == 0) { first = atomicAdd(written, warp::popc(live_lanes)); }
-    first = warp::shfl(first, 0);
-    if ((live_lanes >> lane & 1U) == 0) { return; }
-    const std::uint64_t at = first + warp::rank_in(live_lanes);
-    if (at >= capacity) { return; }
-    keys_out[at] = Slots::key_of(slot);
-    if (values_out != nullptr) { values_out[at] = Slots::value_of(slot); }
+  unsigned long long live = 0;
+  for_each_bucket_of_warp(table, [&](std::uint32_t bucket) {
+    walk_list(table, bucket, [&](auto, auto, unsigned live_lanes, unsigned) { live += warp::popc(live_lanes); });
+  });
+  if (lane == 0) { warp_first[warp::warp_in_block()] = live; }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long total = 0;
+    for (unsigned w = 0; w < warps_per_block; ++w) { total += warp_first[w]; }
+    unsigned long long first = atomicAdd(written, total);
+    for (unsigned w = 0; w < warps_per_block; ++w) {
+      const unsigned long long count = warp_first[w];
+      warp_first[w] = first;
+      first += count;
+    }
+  }
+  __syncthreads();
+  unsigned long long at = warp_first[warp::warp_in_block()];
+  for_each_bucket_of_warp(table, [&](std::uint32_t bucket) {
+    walk_list(table, bucket, [&](auto, auto slot, unsigned live_lanes, unsigned) {
+      if ((live_lanes >> lane & 1U) != 0) {
+        const std::uint64_t index = at + warp::rank_in(live_lanes);
+        if (index < capacity) {
+          keys_out[index] = Slots::key_of(slot);
+          if (values_out != nullptr) { values_out[index] = Slots::value_of(slot); }
+        }
+      }
+      at += warp::popc(live_lanes);
+    });
   });
 }
 
@@ -447,23 +522,51 @@ struct is_group_start {
   __device__ bool operator()(std::uint64_t i) const { return starts_group<Key>{sorted_keys}(i) != 0; }
 };
 
-/// The operation and input value of batch element `element`.
+/// A sorted order's entry may carry its element's operation in its top bits (`packed`): entry = element
+/// | op << packed_operation_shift. Read through the order in sorted position, the operations would
+/// otherwise be a random read per element (1.5 ms of a combined 2^26-element batch).
+constexpr unsigned packed_operation_shift = 30;
+static_assert(operation_count <= 1U << (32 - packed_operation_shift));
+/// Batches of more elements keep plain element indices in their order.
+constexpr std::uint64_t max_packed_elements = std::uint64_t{1} << packed_operation_shift;
+
+/// The operation and input value of batch element `element`, and the element and operation of a sorted
+/// order's entry.
 template <class Value>
 struct batch_element {
   const operation* operations;
   operation uniform;
   const Value* values_in;
+  bool packed = false;  ///< order entries carry their operations
   __device__ operation op(std::uint32_t element) const { return operations != nullptr ? operations[element] : uniform; }
   __device__ Value value(std::uint32_t element) const { return values_in != nullptr ? values_in[element] : Value{0}; }
+  __device__ std::uint32_t element_of(std::uint32_t entry) const
+  {
+    return packed ? entry & static_cast<std::uint32_t>(max_packed_elements - 1) : entry;
+  }
+  __device__ operation op_of(std::uint32_t entry) const
+  {
+    return packed ? static_cast<operation>(entry >> packed_operation_shift) : op(entry);
+  }
+  __device__ key_transition transition_of_entry(std::uint32_t entry) const
+  {
+    return transition_of(op_of(entry), element_of(entry));
+  }
+};
+
+/// The order entry of element `element` with its operation packed in.
+struct pack_operation {
+  const operation* operations;
+  __device__ std::uint32_t operator()(std::uint32_t element) const
+  {
+    return element | static_cast<std::uint32_t>(operations[element]) << packed_operation_shift;
+  }
 };
 
 template <class Value>
-struct transition_of_element {
+struct transition_of_entry {
   batch_element<Value> elements;
-  __device__ key_transition operator()(std::uint32_t element) const
-  {
-    return transition_of(elements.op(element), element);
-  }
+  __device__ key_transition operator()(std::uint32_t entry) const { return elements.transition_of_entry(entry); }
 };
 
 struct compose_transitions {
@@ -478,7 +581,7 @@ template <class Slots>
 struct plan_group_write {
   const std::uint64_t* group_first;
   const key_transition* prefix;
-  const key_transition* transitions;
+  const std::uint32_t* order;
   const operation_status* initial;
   batch_element<typename Slots::value_type> elements;
   operation* write_operations;
@@ -488,7 +591,8 @@ struct plan_group_write {
   {
     const std::uint64_t last = group_first[group + 1] - 1;
     const bool present = initial[group] == operation_status::found;
-    const std::uint32_t final_target = after(then(prefix[last], transitions[last]), initial_target(present));
+    const std::uint32_t final_target =
+        after(then(prefix[last], elements.transition_of_entry(order[last])), initial_target(present));
     const combined_write write = write_for(present, final_target, Slots::has_values);
     write_operations[group] = write.op;
     write_values[group] = write.needed ? elements.value(write.element) : typename Slots::value_type{0};
@@ -514,9 +618,9 @@ struct combined_outcome {
   };
   __device__ result operator()(std::uint64_t i) const
   {
-    const std::uint32_t element = order[i];
+    const std::uint32_t element = elements.element_of(order[i]);
     const std::uint32_t group = groups[i] - 1;
-    const operation op = elements.op(element);
+    const operation op = elements.op_of(order[i]);
     const std::uint32_t target = after(prefix[i], initial_target(initial[group] == operation_status::found));
     const bool exhausted = write_statuses[group] == operation_status::out_of_memory;
     return {element, target, group, exhausted ? status_when_exhausted(op) : status_in(op, target)};
@@ -749,6 +853,7 @@ void initialize_table(const Backend& backend, const slab_table_view<Slots>& tabl
 {
   WARPDEX_CUDA_TRY(cudaMemsetAsync(table.heads, fresh_slab_byte, std::uint64_t{table.bucket_count} * Slots::slab_bytes,
                                    backend.stream));
+  reset_swept_full(backend, table);
 }
 
 template <class Backend>
@@ -826,38 +931,50 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
   using counter = thrust::counting_iterator<std::uint64_t>;
   const counter first_position(0);
 
-  // The elements that run, and their keys.
+  // The elements that run, as order entries (a unique-key table's mixed batch packs their operations
+  // in: batch_element), and their keys.
+  const bool packs =
+      table.mode == key_mode::unique && batch.operations != nullptr && batch.count <= max_packed_elements;
   auto elements = make_buffer<std::uint32_t>(backend, batch.count);
   std::uint64_t count = batch.count;
+  buffer<key_type> element_keys;
+  const key_type* keys_to_sort = batch.keys;
   if (batch.retry != nullptr) {
     const thrust::counting_iterator<std::uint32_t> first_element(0);
     count = static_cast<std::uint64_t>(thrust::copy_if(on, first_element, first_element + batch.count, elements.data(),
                                                        runs_this_attempt{batch.retry}) -
                                        elements.data());
+    element_keys = make_buffer<key_type>(backend, count);
+    thrust::gather(on, elements.data(), elements.data() + count, batch.keys, element_keys.data());
+    keys_to_sort = element_keys.data();
+    if (packs) {
+      thrust::transform(on, elements.data(), elements.data() + count, elements.data(), pack_operation{batch.operations});
+    }
+  } else if (packs) {
+    const thrust::counting_iterator<std::uint32_t> first_element(0);
+    thrust::transform(on, first_element, first_element + count, elements.data(), pack_operation{batch.operations});
   } else {
     thrust::sequence(on, elements.data(), elements.data() + count);
   }
   if (count == 0) { return 0; }
-  auto element_keys = make_buffer<key_type>(backend, count);
-  thrust::gather(on, elements.data(), elements.data() + count, batch.keys, element_keys.data());
 
   // Sorted by key, each key's elements in input order (a stable radix sort).
   auto sorted_keys = make_buffer<key_type>(backend, count);
   auto order = make_buffer<std::uint32_t>(backend, count);
   const auto items = static_cast<int>(count);
   std::size_t temporary_bytes = 0;
-  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temporary_bytes, element_keys.data(), sorted_keys.data(),
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temporary_bytes, keys_to_sort, sorted_keys.data(),
                                                    elements.data(), order.data(), items, 0, key_bits, backend.stream));
   auto temporary = make_buffer<std::byte>(backend, temporary_bytes);
-  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temporary.data(), temporary_bytes, element_keys.data(),
-                                                   sorted_keys.data(), elements.data(), order.data(), items, 0,
-                                                   key_bits, backend.stream));
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temporary.data(), temporary_bytes, keys_to_sort, sorted_keys.data(),
+                                                   elements.data(), order.data(), items, 0, key_bits,
+                                                   backend.stream));
 
   // Groups of equal keys: the 1-based group of each position, the first position of each group.
   auto groups = make_buffer<std::uint32_t>(backend, count);
-  thrust::transform(on, first_position, first_position + count, groups.data(),
-                    starts_group<key_type>{sorted_keys.data()});
-  thrust::inclusive_scan(on, groups.data(), groups.data() + count, groups.data());
+  thrust::inclusive_scan(on, thrust::make_transform_iterator(first_position, starts_group<key_type>{sorted_keys.data()}),
+                         thrust::make_transform_iterator(first_position + count, starts_group<key_type>{sorted_keys.data()}),
+                         groups.data());
   const std::uint64_t group_count = warpdex::detail::read_back(backend, groups.data() + count - 1);
   auto group_first = make_buffer<std::uint64_t>(backend, group_count + 1);
   thrust::copy_if(on, first_position, first_position + count, group_first.data(),
@@ -873,7 +990,7 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
                        group_finds(group_keys.data(), Slots::has_values ? initial_values.data() : nullptr,
                                    initial.data(), group_count, batch.tile_lanes));
 
-  const batch_element<value_type> elements_in{batch.operations, batch.uniform, batch.values_in};
+  const batch_element<value_type> elements_in{batch.operations, batch.uniform, batch.values_in, packs};
   if (table.mode == key_mode::duplicates) {
     // A multimap (multiset_outcome): each group's erasures and insertions counted and ranked, one
     // erasing walk and one appending walk per group, then every element's outcome.
@@ -913,12 +1030,10 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
                                     thrust::plus<std::uint64_t>());
   }
 
-  // Each element's transition, and the run of those before it in its group.
-  auto transitions = make_buffer<key_transition>(backend, count);
+  // The run of the transitions before each element in its group (each computed from its order entry).
   auto prefix = make_buffer<key_transition>(backend, count);
-  thrust::transform(on, order.data(), order.data() + count, transitions.data(),
-                    transition_of_element<value_type>{elements_in});
-  thrust::exclusive_scan_by_key(on, groups.data(), groups.data() + count, transitions.data(), prefix.data(),
+  const auto transitions = thrust::make_transform_iterator(order.data(), transition_of_entry<value_type>{elements_in});
+  thrust::exclusive_scan_by_key(on, groups.data(), groups.data() + count, transitions, prefix.data(),
                                 unchanged_transition(), thrust::equal_to<std::uint32_t>(), compose_transitions{});
 
   // One write per group that changes its key.
@@ -927,7 +1042,7 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
   auto write_statuses = make_buffer<operation_status>(backend, group_count);
   thrust::for_each(
       on, first_position, first_position + group_count,
-      plan_group_write<Slots>{group_first.data(), prefix.data(), transitions.data(), initial.data(), elements_in,
+      plan_group_write<Slots>{group_first.data(), prefix.data(), order.data(), initial.data(), elements_in,
                               write_operations.data(), write_values.data(), write_statuses.data()});
   execute_batch<Slots>(backend, table,
                        group_writes(write_operations.data(), group_keys.data(), write_values.data(),
@@ -939,6 +1054,12 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
   thrust::for_each(on, first_position, first_position + count,
                    fan_out_outcome<value_type>{outcome, initial_values.data(), batch.values_out, batch.statuses,
                                                batch.found, batch.write_misses, batch.miss_value});
+  // Elements end out_of_memory only in groups whose write did: count those first (a pass over the
+  // groups, not the elements; usually none).
+  if (thrust::count(on, write_statuses.data(), write_statuses.data() + group_count, operation_status::out_of_memory) ==
+      0) {
+    return 0;
+  }
   return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_outcome<value_type>{outcome},
                                   std::uint64_t{0}, thrust::plus<std::uint64_t>());
 }
@@ -948,9 +1069,9 @@ chain_totals summarize_chains(const Backend& backend, const slab_table_view<Slot
 {
   auto totals = make_buffer<chain_totals>(backend, 1);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
-  summarize_kernel<Slots>
-      <<<blocks_for(std::uint64_t{table.bucket_count} * warp::size), block_threads, 0, backend.stream>>>(table,
-                                                                                                         totals.data());
+  const unsigned blocks =
+      warpdex::detail::one_wave_blocks(summarize_kernel<Slots>, block_threads, std::uint64_t{table.bucket_count} * warp::size);
+  summarize_kernel<Slots><<<blocks, block_threads, 0, backend.stream>>>(table, totals.data());
   WARPDEX_CHECK_LAUNCH("summarize_kernel");
   return copy_to_host(totals);
 }
@@ -962,9 +1083,10 @@ std::uint64_t export_live(const Backend& backend, const slab_table_view<Slots>& 
 {
   auto written = make_buffer<unsigned long long>(backend, 1);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(written.data(), 0, written.size_bytes(), backend.stream));
-  export_kernel<Slots>
-      <<<blocks_for(std::uint64_t{table.bucket_count} * warp::size), block_threads, 0, backend.stream>>>(
-          table, keys_out, values_out, capacity, written.data());
+  const unsigned blocks =
+      warpdex::detail::one_wave_blocks(export_kernel<Slots>, block_threads, std::uint64_t{table.bucket_count} * warp::size);
+  export_kernel<Slots><<<blocks, block_threads, 0, backend.stream>>>(table, keys_out, values_out, capacity,
+                                                                     written.data());
   WARPDEX_CHECK_LAUNCH("export_kernel");
   return copy_to_host(written);
 }
@@ -992,6 +1114,7 @@ void flush_table(const Backend& backend, const slab_table_view<Slots>& table)
 {
   flush_kernel<Slots><<<blocks_for(table.bucket_count), block_threads, 0, backend.stream>>>(table);
   WARPDEX_CHECK_LAUNCH("flush_kernel");
+  reset_swept_full(backend, table);  // the flush freed slabs without the allocator
 }
 
 }  // namespace warpdex::hash::detail

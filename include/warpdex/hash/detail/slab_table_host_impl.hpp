@@ -38,20 +38,28 @@ class host_slab_allocator {
   {
   }
 
-  /// A free slab's address, or null_slab when every block of every super block is full.
+  /// A free slab's address, or null_slab when every block of every super block is full, or when a
+  /// sweep found them all full before (slab_pool_view::swept_full).
   std::uint32_t allocate()
   {
     if (pool_.block_count == 0) { return null_slab; }
     const std::uint64_t tries = std::uint64_t{random_block_attempts} + pool_.block_count;
     for (; attempt_ < tries; ++attempt_) {
+      bool marked_full = false;
       if (resident_.words == nullptr) {
         resident_ = pool_.locate(candidate_block(worker_, attempt_, pool_.block_count));
+        marked_full = pool_.swept_full != nullptr && pool_.swept_full_at(mark().load(std::memory_order_acquire));
       }
       const std::uint32_t slab = allocate_in(resident_);
       if (slab != null_slab) { return slab; }
       resident_.words = nullptr;
+      if (marked_full) { break; }
     }
-    attempt_ = 0;  // the next allocation sweeps again: other threads may have freed slabs
+    if (attempt_ == tries && pool_.swept_full != nullptr) {
+      std::uint32_t seen = mark().load(std::memory_order_relaxed);
+      while (seen < pool_.block_count && !mark().compare_exchange_weak(seen, pool_.block_count)) {}
+    }
+    attempt_ = 0;  // the next allocation starts over: other threads may have freed slabs
     return null_slab;
   }
 
@@ -59,6 +67,9 @@ class host_slab_allocator {
   {
     std::atomic_ref<std::uint32_t>(*pool_.bitmap_word(address))
         .fetch_and(~slab_pool_view<Slot, SlabBytes>::bit_of(address), std::memory_order_release);
+    if (pool_.swept_full != nullptr && mark().load(std::memory_order_relaxed) != 0) {
+      mark().store(0, std::memory_order_seq_cst);  // after the freed bit
+    }
   }
 
  private:
@@ -75,6 +86,8 @@ class host_slab_allocator {
     }
     return null_slab;
   }
+
+  std::atomic_ref<std::uint32_t> mark() const { return std::atomic_ref<std::uint32_t>(*pool_.swept_full); }
 
   slab_pool_view<Slot, SlabBytes> pool_;
   std::uint64_t worker_;
@@ -499,6 +512,7 @@ template <class Slots, class Backend>
 void initialize_table(const Backend&, const slab_table_view<Slots>& table)
 {
   std::memset(static_cast<void*>(table.heads), fresh_slab_byte, std::uint64_t{table.bucket_count} * Slots::slab_bytes);
+  if (table.pool.swept_full != nullptr) { *table.pool.swept_full = 0; }
 }
 
 template <class Backend>
