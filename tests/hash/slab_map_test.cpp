@@ -302,11 +302,12 @@ TYPED_TEST(slab_map_test, FillsFromTenToNinetyFivePercentLoseNothing)
 TYPED_TEST(slab_map_test, GrowsAcrossSeveralSuperBlocksAndLosesNothing)
 {
   std::mt19937_64 random(131);
-  constexpr std::size_t batches = 4;
-  constexpr std::size_t batch_keys = 25000;
+  constexpr std::size_t batches = 10;
+  constexpr std::size_t batch_keys = 10000;
   // 256 buckets (512 of 64-byte slabs, for lists as many slabs long) and no pool: every overflow slab
-  // comes from super blocks added by growth (~6700 slabs of 128 bytes in the end, twice as many of 64;
-  // more than three growths of the smallest size).
+  // comes from super blocks added by growth (~6700 slabs of 128 bytes in the end, twice as many of 64).
+  // A growth adds a slab per element that ran out, or half the pool: batches smaller than the pool
+  // grows by make it grow several times.
   constexpr std::uint32_t buckets = 256 * hash::default_slab_bytes / TestFixture::map_type::slab_bytes;
   typename TestFixture::map_type map(this->backend(), hash::slab_capacity{buckets, 0});
   EXPECT_EQ(map.statistics().super_block_count, 0u);

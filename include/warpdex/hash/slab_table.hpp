@@ -562,15 +562,12 @@ class slab_table_base {
     return exhausted;
   }
 
-  /// Slabs that `exhausted` insertions that found no slab are likely to need: one per half slab of
-  /// pairs. A batch that ran out grows by at least this much, so that it reruns about once: each
-  /// rerun costs a whole pass over the batch, and growing by half the pool alone took a 2^20-key batch
-  /// into a pool sized for one such batch through seven growths and reruns.
-  static std::uint64_t slabs_for_exhausted(std::uint64_t exhausted)
-  {
-    constexpr std::uint64_t pairs_per_new_slab = std::max<std::uint64_t>(1, Slots::data_slots / 2);
-    return (exhausted + pairs_per_new_slab - 1) / pairs_per_new_slab;
-  }
+  /// Slabs that `exhausted` insertions that found no slab may need: one each (those of one list share
+  /// theirs). A batch that ran out grows by at least this much, so that it runs again once: each rerun
+  /// is a pass over the batch. Growing by half the pool alone took a 2^20-key batch into a pool sized for
+  /// one such batch through seven growths and reruns; one slab per half slab of such elements still
+  /// took three to four, as they spread over as many lists as there were elements.
+  static std::uint64_t slabs_for_exhausted(std::uint64_t exhausted) { return exhausted; }
 
   /// Adds one super block to `storage`'s pool: half the pool so far or `wanted_slabs`, whichever is more
   /// (at least `min_growth_slabs`, at most a whole super block), so n insertions grow it O(log n) times.

@@ -608,7 +608,7 @@ struct combined_outcome {
   const std::uint32_t* groups;  ///< 1-based group of each sorted position
   const key_transition* prefix;
   const operation_status* initial;
-  const operation_status* write_statuses;
+  const operation_status* write_statuses;  ///< null when no group's write ran out of slabs
   batch_element<Value> elements;
   struct result {
     std::uint32_t element;
@@ -622,7 +622,7 @@ struct combined_outcome {
     const std::uint32_t group = groups[i] - 1;
     const operation op = elements.op_of(order[i]);
     const std::uint32_t target = after(prefix[i], initial_target(initial[group] == operation_status::found));
-    const bool exhausted = write_statuses[group] == operation_status::out_of_memory;
+    const bool exhausted = write_statuses != nullptr && write_statuses[group] == operation_status::out_of_memory;
     return {element, target, group, exhausted ? status_when_exhausted(op) : status_in(op, target)};
   }
 };
@@ -1048,18 +1048,20 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
                        group_writes(write_operations.data(), group_keys.data(), write_values.data(),
                                     write_statuses.data(), group_count, batch.tile_lanes));
 
-  // Every element's outcome at its own index.
-  const combined_outcome<value_type> outcome{order.data(),   groups.data(),         prefix.data(),
-                                             initial.data(), write_statuses.data(), elements_in};
+  // Every element's outcome at its own index. Elements end out_of_memory only in groups whose write did:
+  // those are counted first (a pass over the groups; usually none, and then the outcomes need not look).
+  const bool any_exhausted = thrust::count(on, write_statuses.data(), write_statuses.data() + group_count,
+                                           operation_status::out_of_memory) != 0;
+  const combined_outcome<value_type> outcome{order.data(),
+                                             groups.data(),
+                                             prefix.data(),
+                                             initial.data(),
+                                             any_exhausted ? write_statuses.data() : nullptr,
+                                             elements_in};
   thrust::for_each(on, first_position, first_position + count,
                    fan_out_outcome<value_type>{outcome, initial_values.data(), batch.values_out, batch.statuses,
                                                batch.found, batch.write_misses, batch.miss_value});
-  // Elements end out_of_memory only in groups whose write did: count those first (a pass over the
-  // groups, not the elements; usually none).
-  if (thrust::count(on, write_statuses.data(), write_statuses.data() + group_count, operation_status::out_of_memory) ==
-      0) {
-    return 0;
-  }
+  if (!any_exhausted) { return 0; }
   return thrust::transform_reduce(on, first_position, first_position + count, is_exhausted_outcome<value_type>{outcome},
                                   std::uint64_t{0}, thrust::plus<std::uint64_t>());
 }
