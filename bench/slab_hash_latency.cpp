@@ -44,8 +44,8 @@ std::string latency_row_name(const char* kind, unsigned batch_log, hash::tile_la
 row latency_row(const std::string& name, double async_ms, double sync_ms, const hash::batch_latency& measured)
 {
   constexpr double us_per_ms = 1000.0;
-  row r = throughput_row(name, measured.batch_size, async_ms, "Gops/s",
-                         floor_baseline, measured.floor_ms, 0.0, measured.verified);
+  row r = throughput_row(name, measured.batch_size, async_ms, "Gops/s", floor_baseline, measured.floor_ms, 0.0,
+                         measured.verified);
   r.metrics = {{"us_per_batch", async_ms * us_per_ms},
                {"sync_us_per_batch", sync_ms * us_per_ms},
                {"floor_us_per_batch", measured.floor_ms * us_per_ms},
@@ -85,7 +85,9 @@ void run_slab_hash_latency(context& ctx)
     if (ctx.selected(insert_name)) {
       ctx.add(latency_row(insert_name, measured.insert_async_ms, measured.insert_ms, measured));
     }
-    if (ctx.selected(find_name)) { ctx.add(latency_row(find_name, measured.find_async_ms, measured.find_ms, measured)); }
+    if (ctx.selected(find_name)) {
+      ctx.add(latency_row(find_name, measured.find_async_ms, measured.find_ms, measured));
+    }
   }
 }
 

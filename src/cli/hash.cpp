@@ -43,10 +43,10 @@ struct hash_options {
   bool multimap = false;
   std::string input;  ///< a file of raw little-endian 32-bit keys; empty: generated keys
   std::uint32_t slab_bytes = hash::default_slab_bytes;  ///< 128 or 64 (hash::is_supported_slab_size)
-  bool grow = false;             ///< build in batches past the table's size, growing it with rehash
-  std::uint32_t key_bits = 32;   ///< 32, or 64 (64-bit keys and values; with --grow)
-  std::uint32_t gpus = 0;        ///< > 0: the distributed map over that many GPUs of this process
-  std::uint32_t batch_log2 = 0;  ///< > 0: the latency of batches of 2^batch_log2 keys instead
+  bool grow = false;                ///< build in batches past the table's size, growing it with rehash
+  std::uint32_t key_bits = 32;      ///< 32, or 64 (64-bit keys and values; with --grow)
+  std::uint32_t gpus = 0;           ///< > 0: the distributed map over that many GPUs of this process
+  std::uint32_t batch_log2 = 0;     ///< > 0: the latency of batches of 2^batch_log2 keys instead
   std::uint32_t resident_log2 = 0;  ///< with batch_log2: > 0, the maps also hold 2^resident_log2 other keys
 };
 
@@ -533,20 +533,21 @@ void add_hash_command(CLI::App& app, const global_options& globals)
       ->excludes("--input")
       ->excludes("--slab-bytes");
   CLI::Option* batch_log2 =
-      command->add_option("--batch-log2", opts->batch_log2,
-                   "Measure the latency of one batch of 2^K keys instead: insert_async and find_async (and the "
-                   "synchronous calls) from the call to the results on the host, as the benchmark rows "
-                   "hash/slab_map/latency/... do")
-      ->type_name("K")
-      ->check(CLI::Range(1, 24))
-      ->excludes(size)
-      ->excludes(multimap)
-      ->excludes(grow)
-      ->excludes("--input")
-      ->excludes("--gpus")
-      ->excludes("--slab-bytes")
-      ->excludes("--key-bits")
-      ->excludes("--base-fill");
+      command
+          ->add_option("--batch-log2", opts->batch_log2,
+                       "Measure the latency of one batch of 2^K keys instead: insert_async and find_async (and the "
+                       "synchronous calls) from the call to the results on the host, as the benchmark rows "
+                       "hash/slab_map/latency/... do")
+          ->type_name("K")
+          ->check(CLI::Range(1, 24))
+          ->excludes(size)
+          ->excludes(multimap)
+          ->excludes(grow)
+          ->excludes("--input")
+          ->excludes("--gpus")
+          ->excludes("--slab-bytes")
+          ->excludes("--key-bits")
+          ->excludes("--base-fill");
   command
       ->add_option("--resident-log2", opts->resident_log2,
                    "With --batch-log2: the maps also hold 2^R other keys, as a table fed many small batches does "

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <random>
 #include <set>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -164,6 +165,38 @@ TYPED_TEST(slab_combine_test, ZipfMixedBatchesCombinedEqualTheInOrderRunAndOther
         }
       }
     }
+  }
+}
+
+TYPED_TEST(slab_combine_test, LargeZipfMixedBatchesWriteTheirOutcomesInElementOrder)
+{
+  // 2^23 + 77 elements: a cuda batch this large writes its outcomes through a sort back by element
+  // (sorted_outcomes_min_elements) instead of one random write per output. The host backend has no such
+  // path, and its run of so large a batch would add seconds to every host build's tests: GPU only.
+  if constexpr (std::is_same_v<typename TestFixture::backend_type, host>) {
+    GTEST_SKIP() << "the host backend has no sorted outcomes; the other cases cover its combining";
+  } else {
+    constexpr std::size_t batch = (std::size_t{1} << 23) + 77;
+    constexpr std::size_t universe_size = std::size_t{1} << 16;
+    seeded_random random(8128);
+    const auto universe = distinct_keys(random, universe_size);
+    const std::vector<std::uint32_t> initial(universe.begin(), universe.begin() + universe_size / 2);
+    const auto keys = zipf_draws(random, universe, batch, 1.0);
+    const auto ops = random_operations(random, batch);
+    const auto values = element_values(batch, 0x50000000U);
+    {
+      oracle_map before;
+      auto map = this->filled_map(TestFixture::map_type::capacity_for(universe_size), initial, before);
+      const auto got = this->execute(map, batch_combine::always, ops, keys, values);
+      this->expect_in_order_run(map, before, ops, keys, values, got);
+    }
+    // From a pool that must grow: the first attempt's writes run out, the exhausted groups run again.
+    oracle_map before;
+    auto map = this->filled_map(hash::slab_capacity{64, 0, true}, {}, before);
+    const auto got = this->execute(map, batch_combine::always, ops, keys, values);
+    EXPECT_EQ(std::count(got.statuses.begin(), got.statuses.end(), operation_status::out_of_memory), 0);
+    EXPECT_GT(map.statistics().super_block_count, 0u);
+    this->expect_allowed_outcomes(map, before, ops, keys, values, got);
   }
 }
 

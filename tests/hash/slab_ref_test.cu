@@ -41,6 +41,21 @@ __global__ void allocate_until_exhausted(Pool pool, std::uint32_t* slabs, unsign
   }
 }
 
+/// One warp frees `slab`, then allocates twice; lane 0 writes what it got.
+__global__ void free_then_allocate_twice(hash::slab_pool_view<std::uint32_t> pool, std::uint32_t slab,
+                                         std::uint32_t* got)
+{
+  hash::slab_warp_allocator<std::uint32_t> allocator(pool, 0);
+  if (warp::lane_id() == 0) { allocator.free(slab); }
+  __syncwarp();
+  const std::uint32_t first = allocator.allocate();
+  const std::uint32_t second = allocator.allocate();
+  if (warp::lane_id() == 0) {
+    got[0] = first;
+    got[1] = second;
+  }
+}
+
 class slab_alloc_test : public cuda_test {};
 
 TEST_F(slab_alloc_test, LightHandsOutEverySlabOnceThenReportsExhaustion)
@@ -113,6 +128,23 @@ TEST_F(slab_alloc_test, FullHandsOutEveryUnitOfEverySuperBlockOnceThenReportsExh
   for (const auto& bitmap : bitmaps) {
     for (const std::uint32_t word : bitmap.to_vector()) { EXPECT_EQ(word, 0xffffffffU); }
   }
+
+  // With the mark: exhaustion marks the pool swept full (its block count); a later allocation gives up
+  // at once; a free clears the mark, and the freed slab is what the next allocation gets.
+  auto mark = make_filled_buffer<std::uint32_t>(cuda{}, 1, 0);
+  pool.swept_full = mark.data();
+  count = make_filled_buffer<unsigned long long>(cuda{}, 1, 0);
+  allocate_until_exhausted<hash::slab_warp_allocator<std::uint32_t>>
+      <<<6, threads_per_block>>>(pool, slabs.data(), count.data(), capacity);
+  WARPDEX_CHECK_LAUNCH("allocate_until_exhausted");
+  EXPECT_EQ(count.to_vector()[0], 0U) << "the pool is still full";
+  EXPECT_EQ(mark.to_vector()[0], pool.block_count);
+  const std::uint32_t freed = expected[expected.size() / 2];
+  auto got_after_free = make_filled_buffer<std::uint32_t>(cuda{}, 2, hash::null_slab);
+  free_then_allocate_twice<<<1, warp::size>>>(pool, freed, got_after_free.data());
+  WARPDEX_CHECK_LAUNCH("free_then_allocate_twice");
+  EXPECT_EQ(got_after_free.to_vector(), (std::vector<std::uint32_t>{freed, hash::null_slab}));
+  EXPECT_EQ(mark.to_vector()[0], pool.block_count) << "the second allocation swept the pool full again";
 }
 
 /// Lanes insert_or_assign (key, i) for their element, then every lane finds its key, then erases the

@@ -77,8 +77,7 @@ buffer<T> host_side_buffer(std::size_t size)
 /// with residents, O(runs * (batch_size + resident)) in all (the flushes).
 template <class Backend>
 batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_size, const timing_options& timing,
-                                    std::uint64_t seed, const batch_options& options = {},
-                                    std::uint64_t resident = 0)
+                                    std::uint64_t seed, const batch_options& options = {}, std::uint64_t resident = 0)
 {
   using map_type = slab_map<std::uint32_t, std::uint32_t, Backend>;
   const timing_options runs{timing.warmup, std::is_same_v<Backend, host>
@@ -146,8 +145,8 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
     }
     backend.synchronize();
   };
-  result.insert_async_ms =
-      time_runs([&] { inserted.insert_async(batch_keys, values.span(), statuses.span()); }, statuses_home, without_batch);
+  result.insert_async_ms = time_runs([&] { inserted.insert_async(batch_keys, values.span(), statuses.span()); },
+                                     statuses_home, without_batch);
   bool verified = all_are(operation_status::inserted) && inserted.size() == batch_size + resident;
   result.insert_ms =
       time_runs([&] { inserted.insert(batch_keys, values.span(), statuses.span()); }, statuses_home, without_batch);

@@ -555,19 +555,23 @@ class slab_table_base {
       attempt.statuses = temporary_statuses.data();
     }
     std::uint64_t exhausted = execute(attempt);
-    while (exhausted > 0 && storage.capacity.grows && grow(storage, slabs_for_exhausted(exhausted))) {
+    while (exhausted > 0 && storage.capacity.grows &&
+           grow(storage, slabs_for_exhausted(exhausted, storage.capacity.bucket_count))) {
       attempt.retry = rerun_whole ? nullptr : attempt.statuses;
       exhausted = execute(attempt);
     }
     return exhausted;
   }
 
-  /// Slabs that `exhausted` insertions that found no slab may need: one each (those of one list share
-  /// theirs). A batch that ran out grows by at least this much, so that it runs again once: each rerun
-  /// is a pass over the batch. Growing by half the pool alone took a 2^20-key batch into a pool sized for
-  /// one such batch through seven growths and reruns; one slab per half slab of such elements still
-  /// took three to four, as they spread over as many lists as there were elements.
-  static std::uint64_t slabs_for_exhausted(std::uint64_t exhausted) { return exhausted; }
+  /// The most slabs that `exhausted` insertions that found no slab can need over `bucket_count` lists:
+  /// a list that k of them reach needs at most ceil(k / data_slots) new slabs, so at most one per
+  /// data_slots of them plus one per list they reach. A batch that ran out grows by at least this much,
+  /// so it runs again about once: each rerun is a pass over the batch. Growing by half the pool alone
+  /// took a 2^20-key batch into a pool sized for one such batch through seven growths and reruns.
+  static std::uint64_t slabs_for_exhausted(std::uint64_t exhausted, std::uint64_t bucket_count)
+  {
+    return (exhausted + Slots::data_slots - 1) / Slots::data_slots + std::min(exhausted, bucket_count);
+  }
 
   /// Adds one super block to `storage`'s pool: half the pool so far or `wanted_slabs`, whichever is more
   /// (at least `min_growth_slabs`, at most a whole super block), so n insertions grow it O(log n) times.
@@ -576,8 +580,8 @@ class slab_table_base {
   bool grow(table_storage& storage, std::uint64_t wanted_slabs = 0) const
   {
     if (storage.super_blocks.size() >= storage.capacity.super_block_limit) { return false; }
-    const std::uint64_t slabs = std::min(
-        std::max({storage.capacity.pool_slabs / 2, min_growth_slabs, wanted_slabs}), slabs_per_super_block);
+    const std::uint64_t slabs =
+        std::min(std::max({storage.capacity.pool_slabs / 2, min_growth_slabs, wanted_slabs}), slabs_per_super_block);
     try {
       add_super_block(storage, slabs);
     } catch (const out_of_memory&) {
