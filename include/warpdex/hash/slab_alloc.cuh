@@ -2,7 +2,6 @@
 /// @file The warp-level half of SlabAlloc (slab_alloc.hpp): a warp's resident memory block with its
 /// occupancy bitmap in registers, one word per lane. CUDA-only.
 
-#include <warpdex/core/hash.hpp>
 #include <warpdex/core/warp.cuh>
 #include <warpdex/hash/slab_alloc.hpp>
 
@@ -26,17 +25,17 @@ class slab_warp_allocator {
   /// found them all full before (slab_pool_view::swept_full). Warp-collective. One atomicOr in the
   /// common case.
   ///
-  /// A full resident block is replaced by one random block (its 32 words, one per lane, read with the
-  /// mark); when that is full too, by the first with room among 32 blocks read side by side, one per
-  /// lane (each lane its block's 32 words in eight 16-byte loads): 32 random blocks, then the sweep, 32
-  /// blocks a step from the newest super block down. One block a step made a sweep of a few hundred
-  /// blocks as many dependent reads. The first move stays one block: every warp of a batch makes it.
+  /// A full resident block is replaced by a random block (its 32 words, one per lane, read with the
+  /// mark), up to random_block_attempts times; then the sweep reads 32 blocks a step, one per lane (each
+  /// lane its block's 32 words in eight 16-byte loads), from the newest super block down. One block a
+  /// step made a sweep of a few hundred blocks as many dependent reads. The random moves stay one block
+  /// each: most succeed, and 32 blocks read for every move cost a 2^26-key build 7% (H200).
   __device__ std::uint32_t allocate()
   {
     if (pool_.block_count == 0) { return null_slab; }
-    unsigned moves = 0;        // 0: none yet; 1: one random block; 2: and 32 random blocks
-    std::uint32_t swept = 0;   // blocks of the sweep's order (newest first) looked at
-    bool marked_full = false;  // the mark read with the last block loaded
+    std::uint32_t attempt = 0;  // random blocks tried
+    std::uint32_t swept = 0;    // blocks of the sweep's order (newest first) looked at
+    bool marked_full = false;   // the mark read with the last block loaded
     for (;;) {
       const unsigned lanes_with_room = warp::ballot(resident_bits_ != 0xffffffffU);
       if (lanes_with_room != 0) {
@@ -55,17 +54,11 @@ class slab_warp_allocator {
         continue;  // another warp took that bit: the refreshed word says what is left
       }
       if (marked_full) { return null_slab; }  // and the block loaded with the mark had no room either
-      if (moves == 0) {
-        ++moves;
-        marked_full = make_resident(candidate_block(worker_, 0, pool_.block_count));
+      if (attempt < random_block_attempts) {
+        marked_full = make_resident(candidate_block(worker_, attempt++, pool_.block_count));
         continue;
       }
       std::uint32_t block = no_block;
-      if (moves == 1) {
-        ++moves;
-        const std::uint64_t draw = fmix64(worker_ * 0x9e3779b97f4a7c15ULL + 1 + warp::lane_id());
-        block = first_with_room(static_cast<std::uint32_t>(draw % pool_.block_count), true);
-      }
       while (block == no_block && swept < pool_.block_count) {
         const std::uint32_t index = swept + warp::lane_id();
         const bool inside = index < pool_.block_count;
