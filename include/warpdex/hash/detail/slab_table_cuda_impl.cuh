@@ -601,6 +601,28 @@ struct plan_group_write {
   }
 };
 
+/// A combined batch's outputs: where each element's status and found value go.
+template <class Value>
+struct element_outputs {
+  Value* values_out;
+  operation_status* statuses;
+  std::uint8_t* found;
+  bool write_misses;
+  Value miss_value;
+  __device__ void write(std::uint32_t element, operation_status status, Value found_value) const
+  {
+    if (values_out != nullptr) {
+      if (status == operation_status::found) {
+        values_out[element] = found_value;
+      } else if (write_misses) {
+        values_out[element] = miss_value;
+      }
+    }
+    if (statuses != nullptr) { statuses[element] = status; }
+    if (found != nullptr) { found[element] = status == operation_status::found ? 1 : 0; }
+  }
+};
+
 /// The outcome of the element at sorted position i: its group's sequential run, or, where the group's
 /// write found no slab, a run in which the key stays absent.
 template <class Value>
@@ -626,27 +648,24 @@ struct combined_outcome {
     const bool exhausted = write_statuses != nullptr && write_statuses[group] == operation_status::out_of_memory;
     return {element, target, group, exhausted ? status_when_exhausted(op) : status_in(op, target)};
   }
+  /// The value a found element reports: the key's value before the batch, or the one its last writer
+  /// wrote.
+  __device__ Value found_value(const result& r, const Value* initial_values) const
+  {
+    return r.target == target_initial ? initial_values[r.group] : elements.value(r.target);
+  }
 };
 
 template <class Value>
 struct fan_out_outcome {
   combined_outcome<Value> outcome;
   const Value* initial_values;
-  Value* values_out;
-  operation_status* statuses;
-  std::uint8_t* found;
-  bool write_misses;
-  Value miss_value;
+  element_outputs<Value> outputs;
   __device__ void operator()(std::uint64_t i) const
   {
     const typename combined_outcome<Value>::result r = outcome(i);
-    if (r.status == operation_status::found && values_out != nullptr) {
-      values_out[r.element] = r.target == target_initial ? initial_values[r.group] : outcome.elements.value(r.target);
-    } else if (write_misses && values_out != nullptr) {
-      values_out[r.element] = miss_value;
-    }
-    if (statuses != nullptr) { statuses[r.element] = r.status; }
-    if (found != nullptr) { found[r.element] = r.status == operation_status::found ? 1 : 0; }
+    outputs.write(r.element, r.status,
+                  r.status == operation_status::found ? outcome.found_value(r, initial_values) : Value{0});
   }
 };
 
@@ -677,10 +696,7 @@ struct pack_outcome {
   {
     static_assert(sizeof(Value) <= sizeof(std::uint32_t));
     const typename combined_outcome<Value>::result r = outcome(i);
-    Value value{0};
-    if (r.status == operation_status::found) {
-      value = r.target == target_initial ? initial_values[r.group] : outcome.elements.value(r.target);
-    }
+    const Value value = r.status == operation_status::found ? outcome.found_value(r, initial_values) : Value{0};
     elements[i] = r.element;
     packed[i] = static_cast<std::uint64_t>(r.status) << 32 | static_cast<std::uint32_t>(value);
   }
@@ -691,24 +707,11 @@ template <class Value>
 struct unpack_outcome {
   const std::uint32_t* elements;
   const std::uint64_t* packed;
-  Value* values_out;
-  operation_status* statuses;
-  std::uint8_t* found;
-  bool write_misses;
-  Value miss_value;
+  element_outputs<Value> outputs;
   __device__ void operator()(std::uint64_t i) const
   {
-    const std::uint32_t element = elements[i];
-    const auto status = static_cast<operation_status>(packed[i] >> 32);
-    if (values_out != nullptr) {
-      if (status == operation_status::found) {
-        values_out[element] = static_cast<Value>(packed[i] & 0xffffffffU);
-      } else if (write_misses) {
-        values_out[element] = miss_value;
-      }
-    }
-    if (statuses != nullptr) { statuses[element] = status; }
-    if (found != nullptr) { found[element] = status == operation_status::found ? 1 : 0; }
+    outputs.write(elements[i], static_cast<operation_status>(packed[i] >> 32),
+                  static_cast<Value>(packed[i] & 0xffffffffU));
   }
 };
 
@@ -864,22 +867,12 @@ template <class Value>
 struct fan_out_multiset_outcome {
   multiset_element_outcome<Value> outcome;
   const Value* initial_values;
-  Value* values_out;
-  operation_status* statuses;
-  std::uint8_t* found;
-  bool write_misses;
-  Value miss_value;
+  element_outputs<Value> outputs;
   __device__ void operator()(std::uint64_t i) const
   {
     const operation_status status = outcome(i);
-    const std::uint32_t element = outcome.order[i];
-    if (status == operation_status::found && values_out != nullptr) {
-      values_out[element] = initial_values[outcome.groups[i] - 1];
-    } else if (write_misses && values_out != nullptr) {
-      values_out[element] = miss_value;
-    }
-    if (statuses != nullptr) { statuses[element] = status; }
-    if (found != nullptr) { found[element] = status == operation_status::found ? 1 : 0; }
+    const std::uint32_t group = outcome.groups[i] - 1;
+    outputs.write(outcome.order[i], status, status == operation_status::found ? initial_values[group] : Value{0});
   }
 };
 
@@ -1046,6 +1039,8 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
                                    initial.data(), group_count, batch.tile_lanes));
 
   const batch_element<value_type> elements_in{batch.operations, batch.uniform, batch.values_in, packs};
+  const element_outputs<value_type> outputs{batch.values_out, batch.statuses, batch.found, batch.write_misses,
+                                            batch.miss_value};
   if (table.mode == key_mode::duplicates) {
     // A multimap (multiset_outcome): each group's erasures and insertions counted and ranked, one
     // erasing walk and one appending walk per group, then every element's outcome.
@@ -1076,10 +1071,8 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
     WARPDEX_CHECK_LAUNCH("append_instances_kernel");
     const multiset_element_outcome<value_type> outcome{order.data(),  groups.data(), ranks.data(), initial.data(),
                                                        erased.data(), added.data(),  elements_in};
-    thrust::for_each(
-        on, first_position, first_position + count,
-        fan_out_multiset_outcome<value_type>{outcome, initial_values.data(), batch.values_out, batch.statuses,
-                                             batch.found, batch.write_misses, batch.miss_value});
+    thrust::for_each(on, first_position, first_position + count,
+                     fan_out_multiset_outcome<value_type>{outcome, initial_values.data(), outputs});
     return thrust::transform_reduce(on, first_position, first_position + count,
                                     is_exhausted_multiset_outcome<value_type>{outcome}, std::uint64_t{0},
                                     thrust::plus<std::uint64_t>());
@@ -1134,14 +1127,12 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
       WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temporary.data(), back_bytes, element_keys, packed_values, items,
                                                        0, element_bits, backend.stream));
       thrust::for_each(on, first_position, first_position + count,
-                       unpack_outcome<value_type>{element_keys.Current(), packed_values.Current(), batch.values_out,
-                                                  batch.statuses, batch.found, batch.write_misses, batch.miss_value});
+                       unpack_outcome<value_type>{element_keys.Current(), packed_values.Current(), outputs});
       return exhausted;
     }
   }
   thrust::for_each(on, first_position, first_position + count,
-                   fan_out_outcome<value_type>{outcome, initial_values.data(), batch.values_out, batch.statuses,
-                                               batch.found, batch.write_misses, batch.miss_value});
+                   fan_out_outcome<value_type>{outcome, initial_values.data(), outputs});
   return exhausted_elements();
 }
 
