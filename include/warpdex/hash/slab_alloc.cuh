@@ -2,7 +2,6 @@
 /// @file The warp-level half of SlabAlloc (slab_alloc.hpp): a warp's resident memory block with its
 /// occupancy bitmap in registers, one word per lane. CUDA-only.
 
-#include <warpdex/core/hash.hpp>
 #include <warpdex/core/warp.cuh>
 #include <warpdex/hash/slab_alloc.hpp>
 
@@ -25,16 +24,11 @@ class slab_warp_allocator {
   /// a free slab (slabs held for a moment by other warps' appends count as taken), or when a sweep
   /// found them all full before (slab_pool_view::swept_full). Warp-collective. One atomicOr in the
   /// common case.
-  ///
-  /// A full resident block is replaced by one random block (its 32 words, one per lane, read with the
-  /// mark); when that is full too, by the first with room among 32 blocks read side by side, one per
-  /// lane (each lane its block's 32 words in eight 16-byte loads): 32 random blocks, then the sweep, 32
-  /// blocks a step from the newest super block down (next_with_room). One block a step made a sweep of a
-  /// few hundred blocks as many dependent reads.
   __device__ std::uint32_t allocate()
   {
     if (pool_.block_count == 0) { return null_slab; }
-    search state{};
+    const std::uint64_t tries = std::uint64_t{random_block_attempts} + pool_.block_count;
+    std::uint64_t attempt = 0;
     bool marked_full = false;  // the mark read with the last block loaded
     for (;;) {
       const unsigned lanes_with_room = warp::ballot(resident_bits_ != 0xffffffffU);
@@ -54,17 +48,12 @@ class slab_warp_allocator {
         continue;  // another warp took that bit: the refreshed word says what is left
       }
       if (marked_full) { return null_slab; }  // and the block loaded with the mark had no room either
-      if (!state.moved) {
-        state.moved = true;
-        marked_full = make_resident(candidate_block(worker_, 0, pool_.block_count));
-        continue;
-      }
-      state = next_with_room(state);
-      if (state.block == no_block) {
+      if (attempt == tries) {
         if (warp::lane_id() == 0 && pool_.swept_full != nullptr) { atomicMax(pool_.swept_full, pool_.block_count); }
         return null_slab;
       }
-      marked_full = make_resident(state.block);
+      marked_full = make_resident(candidate_block(worker_, attempt, pool_.block_count));
+      ++attempt;
     }
   }
 
@@ -88,57 +77,6 @@ class slab_warp_allocator {
     resident_first_ = located.first_address;
     resident_bits_ = __ldcg(resident_words_ + warp::lane_id());  // L2: other warps' atomics do not update L1
     return pool_.swept_full != nullptr && pool_.swept_full_at(__ldcg(pool_.swept_full));
-  }
-
-  static constexpr std::uint32_t no_block = 0xffffffffU;
-
-  /// Where an allocation's search for a block with room stands.
-  struct search {
-    bool moved = false;       ///< one random block tried
-    bool drew = false;        ///< 32 random blocks read
-    std::uint32_t swept = 0;  ///< blocks of the sweep's order (newest first) looked at
-    std::uint32_t block = 0;  ///< the block found, or no_block
-  };
-
-  /// The next block with room after `state`: the first of 32 random blocks, or of the sweep's next
-  /// steps; no_block when the sweep is done.
-  __device__ search next_with_room(search state) const
-  {
-    state.block = no_block;
-    if (!state.drew) {
-      state.drew = true;
-      const std::uint64_t draw = fmix64(worker_ * 0x9e3779b97f4a7c15ULL + 1 + warp::lane_id());
-      state.block = first_with_room(static_cast<std::uint32_t>(draw % pool_.block_count), true);
-    }
-    while (state.block == no_block && state.swept < pool_.block_count) {
-      const std::uint32_t index = state.swept + warp::lane_id();
-      const bool inside = index < pool_.block_count;
-      state.block = first_with_room(inside ? pool_.block_count - 1 - index : 0, inside);
-      // on after the block found, or past the 32 looked at
-      state.swept = state.block == no_block ? state.swept + warp::size : pool_.block_count - state.block;
-    }
-    return state;
-  }
-
-  /// Each lane's `block` (where `valid`) read whole: the first lane's in lane order with a free unit, or
-  /// no_block. Warp-collective.
-  __device__ std::uint32_t first_with_room(std::uint32_t block, bool valid) const
-  {
-    bool room = false;
-    if (valid) {
-      static_assert(bitmap_words_per_block % 4 == 0);
-      const auto* words = reinterpret_cast<const uint4*>(pool_.locate(block).words);  // 128-byte aligned
-      // Not unrolled: the batch kernels that inline this run at 32 registers, and the eight loads in
-      // flight at once made them spill four times as much, which cost a 2^26-key build 7% and a mixed
-      // batch 10% (H200). Out of line (__noinline__) spilled more still.
-#pragma unroll 1
-      for (std::uint32_t part = 0; part < bitmap_words_per_block / 4; ++part) {
-        const uint4 four = __ldcg(words + part);  // L2: other warps' atomics do not update L1
-        room = room || (four.x & four.y & four.z & four.w) != 0xffffffffU;
-      }
-    }
-    const unsigned with_room = warp::ballot(room);
-    return with_room == 0 ? no_block : warp::shfl(block, warp::ffs(with_room) - 1);
   }
 
   slab_pool_view<Slot, SlabBytes> pool_;

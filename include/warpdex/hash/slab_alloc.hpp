@@ -14,11 +14,10 @@
 ///
 /// A warp keeps one resident memory block with its 32 bitmap words in registers (slab_alloc.cuh): an
 /// allocation is a ballot over those words and one atomicOr by a lane with a free bit, so the common
-/// case costs a single atomic. A full resident block is replaced by a block chosen by hashing over all
-/// blocks of all super blocks (a warp draws one, then 32 read side by side; a host thread
-/// `random_block_attempts` one after another); then it sweeps every block once, newest super block first
-/// (after a growth the free units are there; a warp reads 32 blocks a step), and a sweep that finds
-/// nothing reports exhaustion (null_slab) to the caller. That sweep also marks the pool as
+/// case costs a single atomic. A full resident block is replaced by a block chosen by hashing (warp,
+/// attempt) over all blocks of all super blocks; after `random_block_attempts` misses the warp sweeps
+/// every block once, newest super block first (after a growth the free units are there), and a sweep
+/// that finds nothing reports exhaustion (null_slab) to the caller. That sweep also marks the pool as
 /// swept full (`swept_full`), so the other warps' allocations, and the same warp's next ones, give up
 /// after one read instead of sweeping every block again: without the mark, a batch that ran out swept
 /// the whole pool once per operation still needing a slab, and took milliseconds where a batch takes
@@ -39,8 +38,8 @@ namespace warpdex::hash {
 inline constexpr std::uint32_t slabs_per_block = 32 * 32;
 /// Bitmap words per memory block: one per lane.
 inline constexpr std::uint32_t bitmap_words_per_block = slabs_per_block / 32;
-/// Blocks a host thread tries at random before it sweeps the whole pool (enough that a pool with a few
-/// free blocks left is found without a sweep; a warp draws one, then 32 at once).
+/// Blocks a warp tries at random before it sweeps the whole pool (enough that a pool with a few free
+/// blocks left is found without a sweep; a sweep costs one read per block).
 inline constexpr std::uint32_t random_block_attempts = 8;
 
 /// Bits of a slab address that number the unit in its memory block.
@@ -133,7 +132,7 @@ struct slab_pool_view {
   }
 };
 
-/// The block a host thread (or a warp's first move) numbered `worker` tries at its `attempt`-th move: random for the
+/// The block a warp (or host thread) numbered `worker` tries at its `attempt`-th move: random for the
 /// first random_block_attempts, then every block once, from the last (the newest super block) down.
 /// `attempt` < random_block_attempts + block_count.
 WARPDEX_HOST_DEVICE constexpr std::uint32_t candidate_block(std::uint64_t worker, std::uint64_t attempt,

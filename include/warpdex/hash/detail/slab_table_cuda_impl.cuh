@@ -609,6 +609,12 @@ struct element_outputs {
   std::uint8_t* found;
   bool write_misses;
   Value miss_value;
+  /// Whether an element with `status` writes a found value (sets and finds without outputs do not:
+  /// their found values are not there to read).
+  __device__ bool takes_found_value(operation_status status) const
+  {
+    return values_out != nullptr && status == operation_status::found;
+  }
   __device__ void write(std::uint32_t element, operation_status status, Value found_value) const
   {
     if (values_out != nullptr) {
@@ -665,7 +671,7 @@ struct fan_out_outcome {
   {
     const typename combined_outcome<Value>::result r = outcome(i);
     outputs.write(r.element, r.status,
-                  r.status == operation_status::found ? outcome.found_value(r, initial_values) : Value{0});
+                  outputs.takes_found_value(r.status) ? outcome.found_value(r, initial_values) : Value{0});
   }
 };
 
@@ -690,13 +696,14 @@ template <class Value>
 struct pack_outcome {
   combined_outcome<Value> outcome;
   const Value* initial_values;
+  element_outputs<Value> outputs;
   std::uint32_t* elements;
   std::uint64_t* packed;
   __device__ void operator()(std::uint64_t i) const
   {
     static_assert(sizeof(Value) <= sizeof(std::uint32_t));
     const typename combined_outcome<Value>::result r = outcome(i);
-    const Value value = r.status == operation_status::found ? outcome.found_value(r, initial_values) : Value{0};
+    const Value value = outputs.takes_found_value(r.status) ? outcome.found_value(r, initial_values) : Value{0};
     elements[i] = r.element;
     packed[i] = static_cast<std::uint64_t>(r.status) << 32 | static_cast<std::uint32_t>(value);
   }
@@ -872,7 +879,7 @@ struct fan_out_multiset_outcome {
   {
     const operation_status status = outcome(i);
     const std::uint32_t group = outcome.groups[i] - 1;
-    outputs.write(outcome.order[i], status, status == operation_status::found ? initial_values[group] : Value{0});
+    outputs.write(outcome.order[i], status, outputs.takes_found_value(status) ? initial_values[group] : Value{0});
   }
 };
 
@@ -1113,8 +1120,9 @@ std::uint64_t execute_combined(const Backend& backend, const slab_table_view<Slo
       // Outcomes in sorted order with their elements, sorted back by element into the buffers of the
       // order's entries and of the prefixes (neither read after the exhausted count), written out.
       auto packed = make_buffer<std::uint64_t>(backend, count);
-      thrust::for_each(on, first_position, first_position + count,
-                       pack_outcome<value_type>{outcome, initial_values.data(), elements.data(), packed.data()});
+      thrust::for_each(
+          on, first_position, first_position + count,
+          pack_outcome<value_type>{outcome, initial_values.data(), outputs, elements.data(), packed.data()});
       const std::uint64_t exhausted = exhausted_elements();
       static_assert(sizeof(key_transition) == sizeof(std::uint64_t));
       cub::DoubleBuffer<std::uint32_t> element_keys(elements.data(), groups.data());
