@@ -46,8 +46,12 @@ sanitizer_filter=${WARPDEX_SANITIZER_FILTER:--*Huge*:communicator_test.*}
 # The LSM suite's cuda cases that reach its merges of levels staged in shared memory (every update, the
 # cleanup's live-only merge) with repeated keys across tiles: about 70 s under racecheck on an H200, where
 # all its cuda cases run past 200 s.
+# The hash suite's cases that reach its kernels with shared memory (the batch check, size/statistics, the
+# export) and its allocator, growth and combined batches: about 35 s under racecheck on an H200, where its
+# whole cuda half runs past 150 s.
 declare -A racecheck_cases=(
   [warpdex_tests_split]=${WARPDEX_RACECHECK_SPLIT_CASES:-'*/cuda.*:warp_multisplit_test.*'}
+  [warpdex_tests_hash]=${WARPDEX_RACECHECK_HASH_CASES:-'slab_map_test/cuda.*:slab_growth_test/cuda.*:slab_alloc_test.*:slab_combine_test/cuda.Zipf*'}
   [warpdex_tests_lsm]=${WARPDEX_RACECHECK_LSM_CASES:-'*/cuda.large_batches*:*/cuda.cleanup*:*/cuda.large_sparse*:*/cuda.duplicates*'}
 )
 build_dir=${WARPDEX_GPU_BUILD_DIR:-build-gpu}
