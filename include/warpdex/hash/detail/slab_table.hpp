@@ -113,6 +113,9 @@ struct basic_batch_arguments {
   /// With gate: a rejected batch writes `rejected` to the status (and 0 to found) of each element that
   /// would have run; otherwise it writes nothing (the synchronous calls throw instead).
   bool mark_rejected = false;
+  /// Non-null (small uniform find batches, instead of gate): every block of the batch kernel checks the
+  /// whole batch itself and block 0 writes the report here, so no check kernel runs before it.
+  batch_report* self_check = nullptr;
 };
 /// The batch of a table of `Slots`.
 template <class Slots>

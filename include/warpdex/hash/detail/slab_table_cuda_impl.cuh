@@ -170,6 +170,16 @@ __device__ void write_result(const basic_batch_arguments<Key, Value>& batch, std
   if (batch.found != nullptr) { batch.found[i] = status == operation_status::found ? 1 : 0; }
 }
 
+/// Writes `rejected` (and found 0) for element i of a rejected batch, when `active` and the batch marks
+/// its elements.
+template <class Key, class Value>
+__device__ void mark_rejected(const basic_batch_arguments<Key, Value>& batch, bool active, std::uint64_t i)
+{
+  if (!active || !batch.mark_rejected) { return; }
+  if (batch.statuses != nullptr) { batch.statuses[i] = operation_status::rejected; }
+  if (batch.found != nullptr) { batch.found[i] = 0; }
+}
+
 /// Whether a gated batch was rejected by its input check (every thread reads the same report, so the
 /// whole grid agrees and returns together); element i, when `active`, then gets `rejected` with
 /// mark_rejected.
@@ -177,10 +187,7 @@ template <class Key, class Value>
 __device__ bool stopped_by_gate(const basic_batch_arguments<Key, Value>& batch, bool active, std::uint64_t i)
 {
   if (batch.gate == nullptr || !batch.gate->violations.any(batch.count)) { return false; }
-  if (active && batch.mark_rejected) {
-    if (batch.statuses != nullptr) { batch.statuses[i] = operation_status::rejected; }
-    if (batch.found != nullptr) { batch.found[i] = 0; }
-  }
+  mark_rejected(batch, active, i);
   return true;
 }
 
@@ -210,6 +217,27 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   if (active) { write_result(batch, i, status, found_value); }
 }
 
+/// Whether a small batch (at most check_single_block_elements elements, uniform operation) holds a
+/// reserved key, as every block of its kernel finds by reading the whole batch (from L2 after the
+/// first); block 0 writes the report check_batch_kernel would have. Saves a launch before small finds.
+template <class Key>
+__device__ bool self_checked_rejects(const Key* keys, std::uint64_t count, batch_report* report)
+{
+  __shared__ unsigned long long first_reserved;
+  if (threadIdx.x == 0) { first_reserved = std::numeric_limits<unsigned long long>::max(); }
+  __syncthreads();
+  for (std::uint64_t i = threadIdx.x; i < count; i += blockDim.x) {
+    if (is_reserved_key(keys[i])) { atomicMin(&first_reserved, static_cast<unsigned long long>(i)); }
+  }
+  __syncthreads();
+  const unsigned long long first = first_reserved;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    report->violations = batch_violations{first};
+    report->exhausted = 0;
+  }
+  return first != std::numeric_limits<unsigned long long>::max();
+}
+
 /// A batch of finds only: nothing writes the table meanwhile, so slabs are read through the
 /// non-coherent cache.
 template <class Slots, unsigned TileLanes>
@@ -220,6 +248,10 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool active = position < batch.count;
   const std::uint64_t i = active ? element_at(order, position) : 0;
+  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check)) {
+    mark_rejected(batch, active, i);
+    return;
+  }
   if (stopped_by_gate(batch, active, i)) { return; }
   typename Slots::value_type found_value = 0;
   const operation_status status = ref.template find<slab_reads::read_only, TileLanes>(
@@ -950,9 +982,14 @@ void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
                            const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
                            buffer<std::byte>& scratch)
 {
-  enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report);
   batch_arguments<Slots> gated = batch;
-  gated.gate = report;
+  // A small uniform find batch checks itself in its kernel (self_checked_rejects): one launch fewer.
+  if (batch.operations == nullptr && batch.uniform == operation::find && batch.count <= check_single_block_elements) {
+    gated.self_check = report;
+  } else {
+    enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report);
+    gated.gate = report;
+  }
   const std::uint32_t* order = bucket_order(backend, table, batch, scratch);
   static_assert(sizeof(report->exhausted) == sizeof(unsigned long long));
   launch_planned(backend, table, gated, order, reinterpret_cast<unsigned long long*>(&report->exhausted));
