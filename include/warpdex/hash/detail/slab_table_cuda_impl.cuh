@@ -84,11 +84,12 @@ static __global__ void initialize_bitmap_kernel(std::uint32_t* bitmap, std::uint
 /// per thread of one block still take about one launch's time.
 constexpr std::uint64_t check_single_block_elements = 8 * block_threads;
 
+/// Elements each thread of check_batch_kernel reads at a time.
+constexpr unsigned check_unroll = 4;
+
 /// The input check of a batch into `report`, over a grid stride: each block finds its first violations
 /// in shared memory; one block writes them as they are, several take atomic minima into violations set
 /// to "none" (all bits, the largest index) before. Block 0 zeroes the exhausted count.
-constexpr unsigned check_unroll = 4;
-
 template <class Key>
 __global__ void check_batch_kernel(const Key* keys, const operation* operations, std::uint64_t count,
                                    std::uint32_t unsupported, batch_report* report)
@@ -154,20 +155,41 @@ inline __device__ std::uint64_t element_at(const std::uint32_t* order, std::uint
   return order != nullptr ? order[position] : position;
 }
 
+/// A batch's outputs: where each element's status and found value go.
+template <class Value>
+struct element_outputs {
+  Value* values_out;
+  operation_status* statuses;
+  std::uint8_t* found;
+  bool write_misses;
+  Value miss_value;
+  /// Whether an element with `status` writes a found value (sets and finds without outputs do not:
+  /// their found values are not there to read).
+  __device__ bool takes_found_value(operation_status status) const
+  {
+    return values_out != nullptr && status == operation_status::found;
+  }
+  __device__ void write(std::uint64_t element, operation_status status, Value found_value) const
+  {
+    if (values_out != nullptr) {
+      if (status == operation_status::found) {
+        values_out[element] = found_value;
+      } else if (write_misses) {
+        values_out[element] = miss_value;
+      }
+    }
+    if (statuses != nullptr) { statuses[element] = status; }
+    if (found != nullptr) { found[element] = status == operation_status::found ? 1 : 0; }
+  }
+};
+
 /// Writes element i's outputs.
 template <class Key, class Value>
 __device__ void write_result(const basic_batch_arguments<Key, Value>& batch, std::uint64_t i, operation_status status,
                              Value found_value)
 {
-  if (batch.values_out != nullptr) {
-    if (status == operation_status::found) {
-      batch.values_out[i] = found_value;
-    } else if (batch.write_misses) {
-      batch.values_out[i] = batch.miss_value;
-    }
-  }
-  if (batch.statuses != nullptr) { batch.statuses[i] = status; }
-  if (batch.found != nullptr) { batch.found[i] = status == operation_status::found ? 1 : 0; }
+  element_outputs<Value>{batch.values_out, batch.statuses, batch.found, batch.write_misses, batch.miss_value}.write(
+      i, status, found_value);
 }
 
 /// Writes `rejected` (and found 0) for element i of a rejected batch, when `active` and the batch marks
@@ -630,34 +652,6 @@ struct plan_group_write {
     write_operations[group] = write.op;
     write_values[group] = write.needed ? elements.value(write.element) : typename Slots::value_type{0};
     write_statuses[group] = pending_status(write);
-  }
-};
-
-/// A combined batch's outputs: where each element's status and found value go.
-template <class Value>
-struct element_outputs {
-  Value* values_out;
-  operation_status* statuses;
-  std::uint8_t* found;
-  bool write_misses;
-  Value miss_value;
-  /// Whether an element with `status` writes a found value (sets and finds without outputs do not:
-  /// their found values are not there to read).
-  __device__ bool takes_found_value(operation_status status) const
-  {
-    return values_out != nullptr && status == operation_status::found;
-  }
-  __device__ void write(std::uint32_t element, operation_status status, Value found_value) const
-  {
-    if (values_out != nullptr) {
-      if (status == operation_status::found) {
-        values_out[element] = found_value;
-      } else if (write_misses) {
-        values_out[element] = miss_value;
-      }
-    }
-    if (statuses != nullptr) { statuses[element] = status; }
-    if (found != nullptr) { found[element] = status == operation_status::found ? 1 : 0; }
   }
 };
 
