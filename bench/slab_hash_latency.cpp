@@ -7,7 +7,9 @@
 // bandwidth, so the rows have no sol_fraction; floor_fraction says how close to the floor they are.
 // The rows ending /resident=2^22 run the same batches into (and finds on) a map that also holds 2^22
 // other keys, as a table fed many small batches does; the others into a map holding the batch alone,
-// whose insertions meet in few lists.
+// whose insertions meet in few lists. The rows hash/slab_map/stream/... measure the throughput of small
+// batches (hash::measure_batch_stream): 64 batches enqueued back to back, each with its outputs copied
+// home, one wait; their baseline is one batch of the same keys (the bulk rate).
 #include "benchmarks.hpp"
 #include "throughput_row.hpp"
 
@@ -39,6 +41,23 @@ std::string latency_row_name(const char* kind, unsigned batch_log, hash::tile_la
   if (tile != hash::tile_lanes::automatic) { name += "/tile=" + std::to_string(static_cast<unsigned>(tile)); }
   if (residents_log > 0) { name += "/resident=2^" + std::to_string(residents_log); }
   return name;
+}
+
+std::string stream_row_name(const char* kind, unsigned batch_log)
+{
+  return std::string("hash/slab_map/stream/") + kind + "/n=2^" + std::to_string(batch_log) + "/resident=2^" +
+         std::to_string(resident_log);
+}
+
+row stream_row(const std::string& name, double ms, double bulk_ms, const hash::batch_stream& measured)
+{
+  constexpr double us_per_ms = 1000.0;
+  row r = throughput_row(name, measured.batch_size, ms, "Gops/s", "the same keys in one batch (bulk)", bulk_ms, 0.0,
+                         measured.verified);
+  r.metrics = {{"us_per_batch", ms * us_per_ms},
+               {"batches", static_cast<double>(measured.batches)},
+               {"bulk_us_per_batch", bulk_ms * us_per_ms}};
+  return r;
 }
 
 row latency_row(const std::string& name, double async_ms, double sync_ms, const hash::batch_latency& measured)
@@ -88,6 +107,18 @@ void run_slab_hash_latency(context& ctx)
     if (ctx.selected(find_name)) {
       ctx.add(latency_row(find_name, measured.find_async_ms, measured.find_ms, measured));
     }
+  }
+  for (const unsigned batch_log : resident_batch_logs) {
+    const std::string insert_name = stream_row_name("insert", batch_log);
+    const std::string find_name = stream_row_name("find", batch_log);
+    if (!ctx.selected(insert_name) && !ctx.selected(find_name)) { continue; }
+    const hash::batch_stream measured =
+        hash::measure_batch_stream(cuda{}, std::uint64_t{1} << batch_log, ctx.timing(), latency_seed,
+                                   hash::batch_options{tile}, std::uint64_t{1} << resident_log);
+    if (ctx.selected(insert_name)) {
+      ctx.add(stream_row(insert_name, measured.insert_ms, measured.bulk_insert_ms, measured));
+    }
+    if (ctx.selected(find_name)) { ctx.add(stream_row(find_name, measured.find_ms, measured.bulk_find_ms, measured)); }
   }
 }
 

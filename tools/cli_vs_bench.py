@@ -26,6 +26,10 @@ PAIRS = [
     (["hash", "--batch-log2", "10"], "slab_map insert_async, batches of 2^10", r"^hash/slab_map/latency/insert/n=2\^10$"),
     (["hash", "--batch-log2", "10"], "slab_map find_async, batches of 2^10", r"^hash/slab_map/latency/find/n=2\^10$"),
     (["hash", "--batch-log2", "14"], "slab_map insert_async, batches of 2^14", r"^hash/slab_map/latency/insert/n=2\^14$"),
+    (["hash", "--batch-log2", "14", "--resident-log2", "22"], "slab_map insert_async stream, batches of 2^14",
+     r"^hash/slab_map/stream/insert/n=2\^14/resident=2\^22$"),
+    (["hash", "--batch-log2", "14", "--resident-log2", "22"], "slab_map find_async stream, batches of 2^14",
+     r"^hash/slab_map/stream/find/n=2\^14/resident=2\^22$"),
     (["lsm", "--batch-log2", "16", "--batches", "2048", "--queries-log2", "10"], "lsm_map insert, batches of 2^16",
      r"^lsm/insert/b=2\^16/n=2\^27$"),
 ]

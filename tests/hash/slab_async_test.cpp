@@ -217,6 +217,110 @@ TYPED_TEST(slab_async_test, OutOfMemoryReportedPerElementThenRetriedAfterGrowPoo
   EXPECT_FALSE(fixed.grow_pool()) << "a fixed pool does not grow";
 }
 
+// The cuda backend spreads batches smaller than a wave of its kernels over more lanes (up to a warp an
+// element), and checks uniform batches of at most 2048 elements in their own kernel: batches on both
+// sides of those sizes, against the oracle.
+TYPED_TEST(slab_async_test, BatchesOfEverySizeMatchTheOracle)
+{
+  using map_type = typename TestFixture::map_type;
+  seeded_random random;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{2048}, std::size_t{2049}, std::size_t{5000},
+                              std::size_t{70001}, std::size_t{300000}}) {
+    SCOPED_TRACE("batch of " + std::to_string(n));
+    // Half the batch's keys are in the map before it.
+    const auto keys = distinct_keys(random, n);
+    const auto values = random_values(random, n);
+    map_type map(this->backend(), map_type::capacity_for(n));
+    oracle_map oracle;
+    auto device_keys = this->put(keys);
+    auto device_values = this->put(values);
+    const std::size_t before = n / 2;
+    map.insert(device_keys.span().first(before), device_values.span().first(before));
+    for (std::size_t i = 0; i < before; ++i) { oracle.emplace(keys[i], values[i]); }
+
+    auto inserted = this->statuses_for(n);
+    auto found = this->statuses_for(n);
+    auto found_values = this->values_for(n);
+    auto erased = this->statuses_for(n / 3);
+    map.insert_async(device_keys.span(), device_values.span(), inserted.span());
+    map.erase_async(device_keys.span().first(n / 3), erased.span());
+    map.find_async(device_keys.span(), found_values.span(), found.span());
+    const auto inserted_host = inserted.to_vector();
+    const auto erased_host = erased.to_vector();
+    const auto found_host = found.to_vector();
+    const auto found_values_host = found_values.to_vector();
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(inserted_host[i], i < before ? operation_status::already_present : operation_status::inserted)
+          << "element " << i;
+      oracle.emplace(keys[i], values[i]);
+    }
+    for (std::size_t i = 0; i < n / 3; ++i) {
+      ASSERT_EQ(erased_host[i], operation_status::erased) << "element " << i;
+      oracle.erase(keys[i]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool present = i >= n / 3;
+      ASSERT_EQ(found_host[i], present ? operation_status::found : operation_status::not_found) << "element " << i;
+      ASSERT_EQ(found_values_host[i], present ? values[i] : poison_value) << "element " << i;
+    }
+    EXPECT_EQ(export_map(map), oracle);
+  }
+}
+
+// Small insertion batches that run out of slabs one after another, each counting its exhausted
+// elements exactly (the cuda backend sums them without zeroing a counter before each batch: a count
+// left over from the batch before would show here), then one that runs out nowhere.
+TYPED_TEST(slab_async_test, SmallBatchesCountTheirExhaustedElementsExactly)
+{
+  using map_type = typename TestFixture::map_type;
+  seeded_random random;
+  // 16 lists and no pool: 16 head slabs hold every pair there is room for.
+  map_type map(this->backend(), hash::slab_capacity{16, 0, /*grows=*/false});
+  const auto keys = distinct_keys(random, 4000);
+  const auto values = random_values(random, keys.size());
+  auto device_keys = this->put(keys);
+  auto device_values = this->put(values);
+  std::size_t done = 0;
+  std::uint64_t stored = 0;
+  std::vector<std::uint32_t> stored_keys;
+  for (const std::size_t n : {std::size_t{2000}, std::size_t{700}, std::size_t{1}, std::size_t{1299}}) {
+    SCOPED_TRACE("batch of " + std::to_string(n));
+    auto statuses = this->statuses_for(n);
+    const auto batch_keys = device_keys.span().subspan(done, n);
+    const auto batch_values = device_values.span().subspan(done, n);
+    std::string message;
+    try {
+      map.insert(batch_keys, batch_values, statuses.span());
+    } catch (const warpdex::out_of_memory& exhausted) {
+      message = exhausted.what();
+    }
+    const auto host_statuses = statuses.to_vector();
+    const auto exhausted = static_cast<std::size_t>(
+        std::count(host_statuses.begin(), host_statuses.end(), operation_status::out_of_memory));
+    const auto inserted =
+        static_cast<std::size_t>(std::count(host_statuses.begin(), host_statuses.end(), operation_status::inserted));
+    EXPECT_EQ(exhausted + inserted, n);
+    stored += inserted;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (host_statuses[i] == operation_status::inserted) { stored_keys.push_back(keys[done + i]); }
+    }
+    if (exhausted == 0) {
+      EXPECT_EQ(message, "") << "nothing ran out, nothing thrown";
+    } else {
+      EXPECT_NE(message.find(std::to_string(exhausted) + " of " + std::to_string(n) + " elements"), std::string::npos)
+          << message;
+    }
+    done += n;
+  }
+  EXPECT_EQ(map.size(), stored);
+  EXPECT_GT(stored, 0u);
+  // Keys the map holds: none needs a slab, so the count must come back zero (the call would throw).
+  auto held = this->put(stored_keys);
+  auto statuses = this->statuses_for(stored_keys.size());
+  map.insert(held.span(), held.span(), statuses.span());
+  for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::already_present); }
+}
+
 TYPED_TEST(slab_async_test, RejectedBatchesChangeNothingAndMarkEveryElement)
 {
   using map_type = typename TestFixture::map_type;

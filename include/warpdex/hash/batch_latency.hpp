@@ -169,4 +169,146 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
   return result;
 }
 
+/// Milliseconds per batch of a stream of small batches, the way a table fed many of them is used: each
+/// batch's `_async` call and the copy of its outputs into host memory enqueued back to back, one wait
+/// after the last; next to the same keys in one batch (the bulk rate a stream of small batches can at
+/// best approach). Measured like batch_latency, into maps holding `resident` other keys.
+struct batch_stream {
+  std::uint64_t batch_size = 0;
+  std::uint64_t resident = 0;
+  std::uint64_t batches = 0;  ///< batches in each timed stream
+  int runs = 0;               ///< timed runs behind each median
+  double insert_ms = 0;       ///< per batch: insert_async + statuses home, one wait at the end
+  double find_ms = 0;         ///< per batch: find_async of present keys + values and statuses home
+  double bulk_insert_ms = 0;  ///< per batch's worth: one insert_async of every batch's keys + statuses home + wait
+  double bulk_find_ms = 0;    ///< the same for one find_async
+  bool verified = false;      ///< every insertion inserted, every find found its value, in both
+};
+
+/// The batches of a stream of `batch_size`-key batches: 64, or fewer so that a stream holds at most 2^20
+/// keys (at least one batch).
+[[nodiscard]] inline std::uint64_t stream_batches_for(std::uint64_t batch_size)
+{
+  constexpr std::uint64_t most_batches = 64;
+  constexpr std::uint64_t most_keys = std::uint64_t{1} << 20;
+  return std::max<std::uint64_t>(1, std::min(most_batches, most_keys / std::max<std::uint64_t>(batch_size, 1)));
+}
+
+/// Measures batch_stream for stream_batches_for(batch_size) batches of distinct generated keys (values =
+/// keys + 1) on `backend`, with the runs of measure_batch_latency. Insertions run into a map holding the
+/// residents, the stream's keys erased and the map flushed (untimed) after every run; finds on a map
+/// holding the residents and every batch. O(runs * (stream keys + resident)).
+template <class Backend>
+batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_size, const timing_options& timing,
+                                  std::uint64_t seed, const batch_options& options = {}, std::uint64_t resident = 0)
+{
+  using map_type = slab_map<std::uint32_t, std::uint32_t, Backend>;
+  const timing_options runs{timing.warmup, std::is_same_v<Backend, host>
+                                               ? timing.repetitions
+                                               : std::max(timing.repetitions, min_latency_repetitions)};
+  batch_stream result;
+  result.batch_size = batch_size;
+  result.resident = resident;
+  result.batches = stream_batches_for(batch_size);
+  result.runs = runs.repetitions;
+  const std::uint64_t stream_keys = batch_size * result.batches;
+  // The stream's keys first, then the residents' (all distinct).
+  auto all_keys = make_buffer<std::uint32_t>(backend, stream_keys + resident);
+  generate_keys(backend, key_set<std::uint32_t>{stream_keys + resident, seed, key_order::shuffled, max_user_key},
+                all_keys.span());
+  const std::span<const std::uint32_t> keys = all_keys.span().subspan(0, stream_keys);
+  const std::span<const std::uint32_t> resident_keys = all_keys.span().subspan(stream_keys);
+  std::vector<std::uint32_t> host_values = all_keys.to_vector();
+  host_values.resize(stream_keys);
+  for (std::uint32_t& value : host_values) { value += 1; }
+  auto values = make_buffer<std::uint32_t>(backend, stream_keys);
+  values.copy_from(std::span<const std::uint32_t>(host_values));
+  auto statuses = make_buffer<operation_status>(backend, stream_keys);
+  auto values_out = make_buffer<std::uint32_t>(backend, stream_keys);
+  auto host_statuses = detail::host_side_buffer<operation_status, Backend>(stream_keys);
+  auto host_found = detail::host_side_buffer<std::uint32_t, Backend>(stream_keys);
+
+  auto holding_residents = [&] {
+    map_type map(backend, map_type::capacity_for(stream_keys + resident));
+    map.set_batch_options(options);
+    if (resident > 0) { map.insert(resident_keys, resident_keys); }
+    return map;
+  };
+  // Batch b of the stream (or all of it, as one batch, when `bulk`): keys, values and outputs.
+  struct part {
+    std::uint64_t first, count;
+  };
+  auto parts = [&](bool bulk) {
+    std::vector<part> chosen;
+    if (bulk) { return std::vector<part>{{0, stream_keys}}; }
+    for (std::uint64_t b = 0; b < result.batches; ++b) { chosen.push_back({b * batch_size, batch_size}); }
+    return chosen;
+  };
+  auto home = [&](const part& p, bool with_values) {
+    detail::copy_bytes_on(backend, host_statuses.data() + p.first, statuses.data() + p.first,
+                          p.count * sizeof(operation_status));
+    if (with_values) {
+      detail::copy_bytes_on(backend, host_found.data() + p.first, values_out.data() + p.first,
+                            p.count * sizeof(std::uint32_t));
+    }
+  };
+  auto all_are = [&](operation_status wanted) {
+    return std::all_of(host_statuses.data(), host_statuses.data() + stream_keys,
+                       [&](operation_status status) { return status == wanted; });
+  };
+  auto per_batch = [&](double ms) { return ms / static_cast<double>(result.batches); };
+
+  map_type inserted = holding_residents();
+  auto without_stream = [&] {
+    if (resident == 0) {
+      inserted.clear();
+    } else {
+      inserted.erase(keys);
+      inserted.flush();
+    }
+    backend.synchronize();
+  };
+  auto insert_ms = [&](bool bulk) {
+    return per_batch(median_ms(
+        host{}, runs,
+        [&] {
+          for (const part& p : parts(bulk)) {
+            inserted.insert_async(keys.subspan(p.first, p.count), values.span().subspan(p.first, p.count),
+                                  statuses.span().subspan(p.first, p.count));
+            home(p, false);
+          }
+          backend.synchronize();
+        },
+        without_stream));
+  };
+  result.insert_ms = insert_ms(false);
+  bool verified = all_are(operation_status::inserted) && inserted.size() == stream_keys + resident;
+  result.bulk_insert_ms = insert_ms(true);
+  verified = verified && all_are(operation_status::inserted);
+
+  map_type built = holding_residents();
+  built.insert(keys, values.span());
+  auto find_ms = [&](bool bulk) {
+    return per_batch(median_ms(host{}, runs,
+                               [&] {
+                                 for (const part& p : parts(bulk)) {
+                                   built.find_async(keys.subspan(p.first, p.count),
+                                                    values_out.span().subspan(p.first, p.count),
+                                                    statuses.span().subspan(p.first, p.count));
+                                   home(p, true);
+                                 }
+                                 backend.synchronize();
+                               },
+                               {}));
+  };
+  auto found_all = [&] {
+    return all_are(operation_status::found) && std::equal(host_values.begin(), host_values.end(), host_found.data());
+  };
+  result.find_ms = find_ms(false);
+  verified = verified && found_all();
+  result.bulk_find_ms = find_ms(true);
+  result.verified = verified && found_all();
+  return result;
+}
+
 }  // namespace warpdex::hash

@@ -85,6 +85,10 @@ struct batch_violations {
 struct batch_report {
   batch_violations violations;
   std::uint64_t exhausted = 0;
+  /// A self-checked insertion kernel's running sum and count of finished blocks: its last block moves
+  /// the sum to `exhausted` and leaves both zero for the next (the table zeroes them once, at birth).
+  std::uint64_t exhausted_so_far = 0;
+  std::uint32_t blocks_done = 0;
 };
 
 /// One batch: element i does operations[i] (or `uniform` when operations is null) on keys[i]. Outputs
@@ -113,9 +117,12 @@ struct basic_batch_arguments {
   /// With gate: a rejected batch writes `rejected` to the status (and 0 to found) of each element that
   /// would have run; otherwise it writes nothing (the synchronous calls throw instead).
   bool mark_rejected = false;
-  /// Non-null (small uniform find batches, instead of gate): every block of the batch kernel checks the
-  /// whole batch itself and block 0 writes the report here, so no check kernel runs before it.
+  /// Non-null (small uniform batches, instead of gate): every block of the batch kernel checks the
+  /// whole batch itself and writes the report here, so no check kernel runs before it.
   batch_report* self_check = nullptr;
+  /// log2 of the lanes each element gets (cuda backend): a batch smaller than a wave of its kernel
+  /// spreads out, so each warp runs fewer of its elements one after another.
+  std::uint32_t element_lanes_log2 = 0;
 };
 /// The batch of a table of `Slots`.
 template <class Slots>

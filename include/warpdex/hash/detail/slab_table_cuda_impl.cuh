@@ -58,6 +58,23 @@ inline unsigned blocks_for(std::uint64_t threads)
   return static_cast<unsigned>((threads + block_threads - 1) / block_threads);
 }
 
+/// Lanes per element of a batch of `count` (basic_batch_arguments::element_lanes_log2): the most, up to
+/// a warp, with which the batch still fits in one wave of the batch kernels. A warp runs its elements'
+/// list walks one after another in each tile, and its slab appends one after another on the whole
+/// warp, so a small batch packed 32 to a warp waits on those chains while most SMs idle: 1024
+/// insertions took 16 us in 4 blocks.
+inline std::uint32_t spread_lanes_log2(std::uint64_t count)
+{
+  int device = 0;
+  int sm_count = 0;
+  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
+  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  const std::uint64_t wave_threads = static_cast<std::uint64_t>(sm_count) * batch_blocks_per_sm * block_threads;
+  std::uint32_t lanes_log2 = 0;
+  while (lanes_log2 < 5 && (count << (lanes_log2 + 1)) <= wave_threads) { ++lanes_log2; }
+  return lanes_log2;
+}
+
 /// Distinguishes launches, so warps of successive batches start in different pool blocks.
 inline std::uint64_t next_launch_salt()
 {
@@ -149,6 +166,17 @@ void enqueue_check(const Backend& backend, const Key* keys, const operation* ope
   WARPDEX_CHECK_LAUNCH("check_batch_kernel");
 }
 
+/// The position in its batch this thread runs, if it runs one: the first of each
+/// 2^batch.element_lanes_log2 threads takes position thread >> element_lanes_log2.
+template <class Key, class Value>
+__device__ bool position_in(const basic_batch_arguments<Key, Value>& batch, std::uint64_t& position)
+{
+  const std::uint64_t thread = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  position = thread >> batch.element_lanes_log2;
+  const std::uint64_t other_lanes = (std::uint64_t{1} << batch.element_lanes_log2) - 1;
+  return (thread & other_lanes) == 0 && position < batch.count;
+}
+
 /// The element thread `position` runs: its own index, or the one at its position in bucket order.
 inline __device__ std::uint64_t element_at(const std::uint32_t* order, std::uint64_t position)
 {
@@ -213,6 +241,52 @@ __device__ bool stopped_by_gate(const basic_batch_arguments<Key, Value>& batch, 
   return true;
 }
 
+/// Whether a small batch (at most check_single_block_elements elements, uniform operation) holds a
+/// reserved key, as every block of its kernel finds by reading the whole batch (from L2 after the
+/// first); block 0 writes the report check_batch_kernel would have, but for the exhausted count of a
+/// batch that runs and `counts_exhausted` (sum_exhausted_in_report writes it). Saves a launch before
+/// small batches.
+template <class Key>
+__device__ bool self_checked_rejects(const Key* keys, std::uint64_t count, batch_report* report, bool counts_exhausted)
+{
+  __shared__ unsigned long long first_reserved;
+  if (threadIdx.x == 0) { first_reserved = std::numeric_limits<unsigned long long>::max(); }
+  __syncthreads();
+  for (std::uint64_t i = threadIdx.x; i < count; i += blockDim.x) {
+    if (is_reserved_key(keys[i])) { atomicMin(&first_reserved, static_cast<unsigned long long>(i)); }
+  }
+  __syncthreads();
+  const unsigned long long first = first_reserved;
+  const bool rejects = first != std::numeric_limits<unsigned long long>::max();
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    report->violations = batch_violations{first};
+    if (rejects || !counts_exhausted) { report->exhausted = 0; }
+  }
+  return rejects;
+}
+
+/// Sums a self-checked batch's exhausted elements (`warp_exhausted` from each warp's first lane; the
+/// others pass 0 or the same) into report->exhausted without a zeroing before the kernel, which would
+/// be one more enqueue: each block adds its count to exhausted_so_far once, and the last block to
+/// finish (atomicInc wraps blocks_done back to 0 for it) moves the sum, leaving both zero.
+/// Block-collective.
+inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_report* report)
+{
+  __shared__ unsigned block_exhausted;
+  if (threadIdx.x == 0) { block_exhausted = 0; }
+  __syncthreads();
+  if (warp_exhausted != 0 && warp::lane_id() == 0) { atomicAdd(&block_exhausted, warp_exhausted); }
+  __syncthreads();
+  if (threadIdx.x != 0) { return; }
+  static_assert(sizeof(report->exhausted_so_far) == sizeof(unsigned long long));
+  auto* so_far = reinterpret_cast<unsigned long long*>(&report->exhausted_so_far);
+  if (block_exhausted != 0) { atomicAdd(so_far, static_cast<unsigned long long>(block_exhausted)); }
+  __threadfence();  // the addition before the count of finished blocks
+  if (atomicInc(&report->blocks_done, gridDim.x - 1) != gridDim.x - 1) { return; }
+  __threadfence();
+  report->exhausted = atomicExch(so_far, 0ULL);
+}
+
 /// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
 /// with its own allocator. `Ops`: uniform for insert and insert_or_assign batches, mixed otherwise.
 template <class Slots, unsigned TileLanes, lane_ops Ops>
@@ -221,10 +295,14 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
                          std::uint64_t salt, unsigned long long* exhausted)
 {
   const slab_table_ref<Slots> ref(table);
-  const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool in_batch = position < batch.count;
+  std::uint64_t position = 0;
+  const bool in_batch = position_in(batch, position);
   const std::uint64_t i = in_batch ? element_at(order, position) : 0;
   const bool active = in_batch && (batch.retry == nullptr || batch.retry[i] == operation_status::out_of_memory);
+  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check, true)) {
+    mark_rejected(batch, active, i);
+    return;
+  }
   if (stopped_by_gate(batch, active, i)) { return; }
   const operation op = active && batch.operations != nullptr ? batch.operations[i] : batch.uniform;
   using key_type = typename Slots::key_type;
@@ -235,29 +313,12 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const operation_status status = ref.template apply_with<TileLanes, Ops>([&] { return ref.make_allocator(salt); },
                                                                           active, op, key, value, found_value);
   const unsigned exhausted_lanes = warp::ballot(active && status == operation_status::out_of_memory);
-  if (exhausted_lanes != 0 && warp::lane_id() == 0) { atomicAdd(exhausted, warp::popc(exhausted_lanes)); }
+  if (batch.self_check != nullptr) {
+    sum_exhausted_in_report(warp::popc(exhausted_lanes), batch.self_check);
+  } else if (exhausted_lanes != 0 && warp::lane_id() == 0) {
+    atomicAdd(exhausted, warp::popc(exhausted_lanes));
+  }
   if (active) { write_result(batch, i, status, found_value); }
-}
-
-/// Whether a small batch (at most check_single_block_elements elements, uniform operation) holds a
-/// reserved key, as every block of its kernel finds by reading the whole batch (from L2 after the
-/// first); block 0 writes the report check_batch_kernel would have. Saves a launch before small finds.
-template <class Key>
-__device__ bool self_checked_rejects(const Key* keys, std::uint64_t count, batch_report* report)
-{
-  __shared__ unsigned long long first_reserved;
-  if (threadIdx.x == 0) { first_reserved = std::numeric_limits<unsigned long long>::max(); }
-  __syncthreads();
-  for (std::uint64_t i = threadIdx.x; i < count; i += blockDim.x) {
-    if (is_reserved_key(keys[i])) { atomicMin(&first_reserved, static_cast<unsigned long long>(i)); }
-  }
-  __syncthreads();
-  const unsigned long long first = first_reserved;
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    report->violations = batch_violations{first};
-    report->exhausted = 0;
-  }
-  return first != std::numeric_limits<unsigned long long>::max();
 }
 
 /// A batch of finds only: nothing writes the table meanwhile, so slabs are read through the
@@ -267,10 +328,10 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     find_batch_kernel(slab_table_view<Slots> table, batch_arguments<Slots> batch, const std::uint32_t* order)
 {
   const slab_table_ref<Slots> ref(table);
-  const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool active = position < batch.count;
+  std::uint64_t position = 0;
+  const bool active = position_in(batch, position);
   const std::uint64_t i = active ? element_at(order, position) : 0;
-  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check)) {
+  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check, false)) {
     mark_rejected(batch, active, i);
     return;
   }
@@ -287,9 +348,13 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     erase_batch_kernel(slab_table_view<Slots> table, batch_arguments<Slots> batch, const std::uint32_t* order)
 {
   const slab_table_ref<Slots> ref(table);
-  const std::uint64_t position = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool active = position < batch.count;
+  std::uint64_t position = 0;
+  const bool active = position_in(batch, position);
   const std::uint64_t i = active ? element_at(order, position) : 0;
+  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check, false)) {
+    mark_rejected(batch, active, i);
+    return;
+  }
   if (stopped_by_gate(batch, active, i)) { return; }
   const operation_status status =
       ref.template erase<TileLanes>(active, active ? batch.keys[i] : typename Slots::key_type{0});
@@ -353,10 +418,12 @@ const std::uint32_t* bucket_order(const Backend& backend, const slab_table_view<
 /// their own (they never allocate, and finds read through the non-coherent cache); any other batch
 /// counts its exhausted elements into `exhausted`.
 template <class Slots, unsigned TileLanes, class Backend>
-void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments<Slots>& batch,
+void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments<Slots>& given,
                   const std::uint32_t* order, unsigned long long* exhausted)
 {
-  const unsigned blocks = blocks_for(batch.count);
+  batch_arguments<Slots> batch = given;
+  batch.element_lanes_log2 = spread_lanes_log2(batch.count);
+  const unsigned blocks = blocks_for(batch.count << batch.element_lanes_log2);
   if (batch.operations == nullptr && batch.uniform == operation::erase) {
     erase_batch_kernel<Slots, TileLanes><<<blocks, block_threads, 0, backend.stream>>>(table, batch, order);
     WARPDEX_CHECK_LAUNCH("erase_batch_kernel");
@@ -977,8 +1044,8 @@ void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
                            buffer<std::byte>& scratch)
 {
   batch_arguments<Slots> gated = batch;
-  // A small uniform find batch checks itself in its kernel (self_checked_rejects): one launch fewer.
-  if (batch.operations == nullptr && batch.uniform == operation::find && batch.count <= check_single_block_elements) {
+  // A small uniform batch checks itself in its kernel (self_checked_rejects): one launch fewer.
+  if (batch.operations == nullptr && batch.count <= check_single_block_elements) {
     gated.self_check = report;
   } else {
     enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report);
