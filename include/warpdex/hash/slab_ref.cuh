@@ -216,15 +216,29 @@ __device__ __forceinline__ std::uint32_t link_fresh(typename Slots::slot_type* l
 
 /// Links a fresh slab from `allocator` after `slab`, the last of its list, and returns the slab that
 /// follows `slab` now: the fresh one, or the one another warp linked first (the fresh one then goes
-/// back); null when no slab is free. Warp-collective.
+/// back); null when no slab is free after a few tries. Warp-collective.
 template <class Slots, class Allocator>
 __device__ typename Slots::slot_type* append_slab(const slab_table_view<Slots>& table, Allocator& allocator,
                                                   typename Slots::slot_type* slab)
 {
   using slot_type = typename Slots::slot_type;
   const unsigned lane = warp::lane_id();
-  const std::uint32_t fresh = allocator.allocate();
-  if (fresh == null_slab) { return nullptr; }
+  // No slab free may only mean that other warps hold the last ones for a moment: one about to link it
+  // to this very list, or one whose link lost and that is about to free it. So before reporting
+  // out_of_memory, look for a slab appended meanwhile, wait a little, and try again (a few times).
+  constexpr unsigned attempts = 4;
+  constexpr unsigned first_wait_ns = 256;
+  std::uint32_t fresh = null_slab;
+  for (unsigned attempt = 0;; ++attempt) {
+    fresh = allocator.allocate();
+    if (fresh != null_slab) { break; }
+    std::uint32_t next = null_slab;
+    if (lane == Slots::link_slot) { next = Slots::link_of(load_slot(slab + lane)); }
+    next = warp::shfl(next, Slots::link_slot);
+    if (next != null_slab) { return table.pool.slab(next); }
+    if (attempt + 1 == attempts) { return nullptr; }
+    __nanosleep(first_wait_ns << (2 * attempt));
+  }
   slot_type* fresh_slab = table.pool.slab(fresh);
   if (lane < Slots::slots_per_slab) { fresh_slab[lane] = Slots::empty_slot; }
   __threadfence();  // the fresh slab is written before any warp can follow the link to it

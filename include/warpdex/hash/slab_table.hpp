@@ -225,8 +225,8 @@ class slab_table_base {
         storage_(make_storage(capacity)),
         report_(make_buffer<batch_report>(backend, 1))
   {
-    const batch_report zeroed{};  // the self-checked batches' running sum and block count start at zero
-    report_.copy_from(std::span<const batch_report>(&zeroed, 1));
+    const batch_report initial{};  // the running minima, sum and block count of the batch kernels
+    report_.copy_from(std::span<const batch_report>(&initial, 1));
   }
 
   [[nodiscard]] const Backend& backend() const { return backend_; }

@@ -85,8 +85,11 @@ struct batch_violations {
 struct batch_report {
   batch_violations violations;
   std::uint64_t exhausted = 0;
-  /// A self-checked insertion kernel's running sum and count of finished blocks: its last block moves
-  /// the sum to `exhausted` and leaves both zero for the next (the table zeroes them once, at birth).
+  /// The running minima of a check kernel of several blocks, the running sum of a self-checked
+  /// insertion kernel, and the count of finished blocks of either: the last block to finish moves its
+  /// kernel's result to `violations` or `exhausted` and leaves these as they were, so no fill precedes the
+  /// next kernel (a report starts as batch_report{}).
+  batch_violations violations_so_far;
   std::uint64_t exhausted_so_far = 0;
   std::uint32_t blocks_done = 0;
 };

@@ -96,24 +96,37 @@ static __global__ void initialize_bitmap_kernel(std::uint32_t* bitmap, std::uint
   if (word < words) { bitmap[word] = initial_bitmap_word(word, slabs); }
 }
 
-/// Batches of at most this many elements are checked by one block (enqueue_checked_batch): it writes the
-/// whole report, so the report needs no reset before (a memset, one more enqueue on the stream). 8 keys
-/// per thread of one block still take about one launch's time.
+/// Batches of at most this many elements are checked by one block (enqueue_checked_batch), and uniform
+/// ones by every block of their batch kernel (self_checked_rejects): 8 keys per thread of one block
+/// still take about one launch's time.
 constexpr std::uint64_t check_single_block_elements = 8 * block_threads;
 
 /// Elements each thread of check_batch_kernel reads at a time.
 constexpr unsigned check_unroll = 4;
 
+/// Whether the calling block is the last of its grid to get here: it counts itself in `blocks_done`
+/// (after a fence, so its writes before are seen by the last block), and atomicInc wraps the count back
+/// to 0 for the last one, ready for the next kernel. Call from one thread of each block.
+inline __device__ bool last_block_done(std::uint32_t* blocks_done)
+{
+  __threadfence();
+  const bool last = atomicInc(blocks_done, gridDim.x - 1) == gridDim.x - 1;
+  if (last) { __threadfence(); }
+  return last;
+}
+
 /// The input check of a batch into `report`, over a grid stride: each block finds its first violations
-/// in shared memory; one block writes them as they are, several take atomic minima into violations set
-/// to "none" (all bits, the largest index) before. Block 0 zeroes the exhausted count.
+/// in shared memory; one block writes them as they are, several take atomic minima into the report's
+/// violations_so_far and the last block to finish moves them to its violations (so the report needs no
+/// fill before). Block 0 zeroes the exhausted count.
 template <class Key>
 __global__ void check_batch_kernel(const Key* keys, const operation* operations, std::uint64_t count,
                                    std::uint32_t unsupported, batch_report* report)
 {
   constexpr unsigned rules = 3;  // the members of batch_violations, in order
+  constexpr auto none = std::numeric_limits<unsigned long long>::max();
   __shared__ unsigned long long first[rules];
-  if (threadIdx.x < rules) { first[threadIdx.x] = std::numeric_limits<unsigned long long>::max(); }
+  if (threadIdx.x < rules) { first[threadIdx.x] = none; }
   __syncthreads();
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   // A grid of one wave, each thread reading check_unroll elements at a time, so enough loads are in
@@ -140,29 +153,40 @@ __global__ void check_batch_kernel(const Key* keys, const operation* operations,
   __syncthreads();
   static_assert(sizeof(batch_violations) == rules * sizeof(unsigned long long));
   auto* violations = reinterpret_cast<unsigned long long*>(&report->violations);
-  if (threadIdx.x < rules) {
-    if (gridDim.x == 1) {
-      violations[threadIdx.x] = first[threadIdx.x];
-    } else if (first[threadIdx.x] != std::numeric_limits<unsigned long long>::max()) {
-      atomicMin(&violations[threadIdx.x], first[threadIdx.x]);
-    }
-  }
   if (blockIdx.x == 0 && threadIdx.x == 0) { report->exhausted = 0; }
+  if (gridDim.x == 1) {
+    if (threadIdx.x < rules) { violations[threadIdx.x] = first[threadIdx.x]; }
+    return;
+  }
+  auto* so_far = reinterpret_cast<unsigned long long*>(&report->violations_so_far);
+  if (threadIdx.x < rules && first[threadIdx.x] != none) { atomicMin(&so_far[threadIdx.x], first[threadIdx.x]); }
+  __syncthreads();  // the block's minima before its count
+  if (threadIdx.x == 0 && last_block_done(&report->blocks_done)) {
+    for (unsigned rule = 0; rule < rules; ++rule) { violations[rule] = atomicExch(&so_far[rule], none); }
+  }
 }
 
-/// Enqueues the input check of a batch into `report` (see check_batch_kernel).
+/// Blocks of check_batch_kernel for `count` elements: one up to check_single_block_elements, else one
+/// per block_threads elements up to a wave (batch_blocks_per_sm blocks an SM: the kernel needs few
+/// registers), without an occupancy query per batch.
+inline unsigned check_blocks(std::uint64_t count)
+{
+  if (count <= check_single_block_elements) { return 1; }
+  int device = 0;
+  int sm_count = 0;
+  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
+  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  return static_cast<unsigned>(
+      std::min<std::uint64_t>(blocks_for(count), static_cast<std::uint64_t>(sm_count) * batch_blocks_per_sm));
+}
+
+/// Enqueues the input check of a batch into `report` (see check_batch_kernel): one launch.
 template <class Key, class Backend>
 void enqueue_check(const Backend& backend, const Key* keys, const operation* operations, std::uint64_t count,
                    std::uint32_t unsupported, batch_report* report)
 {
-  const unsigned blocks = count <= check_single_block_elements
-                              ? 1U
-                              : warpdex::detail::one_wave_blocks(check_batch_kernel<Key>, block_threads, count);
-  if (blocks > 1) {
-    constexpr int none = 0xff;  // every index all ones: the largest, "nowhere"
-    WARPDEX_CUDA_TRY(cudaMemsetAsync(&report->violations, none, sizeof(batch_violations), backend.stream));
-  }
-  check_batch_kernel<<<blocks, block_threads, 0, backend.stream>>>(keys, operations, count, unsupported, report);
+  check_batch_kernel<<<check_blocks(count), block_threads, 0, backend.stream>>>(keys, operations, count, unsupported,
+                                                                                report);
   WARPDEX_CHECK_LAUNCH("check_batch_kernel");
 }
 
@@ -268,8 +292,7 @@ __device__ bool self_checked_rejects(const Key* keys, std::uint64_t count, batch
 /// Sums a self-checked batch's exhausted elements (`warp_exhausted` from each warp's first lane; the
 /// others pass 0 or the same) into report->exhausted without a zeroing before the kernel, which would
 /// be one more enqueue: each block adds its count to exhausted_so_far once, and the last block to
-/// finish (atomicInc wraps blocks_done back to 0 for it) moves the sum, leaving both zero.
-/// Block-collective.
+/// finish (last_block_done) moves the sum, leaving it zero. Block-collective.
 inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_report* report)
 {
   __shared__ unsigned block_exhausted;
@@ -281,10 +304,7 @@ inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_re
   static_assert(sizeof(report->exhausted_so_far) == sizeof(unsigned long long));
   auto* so_far = reinterpret_cast<unsigned long long*>(&report->exhausted_so_far);
   if (block_exhausted != 0) { atomicAdd(so_far, static_cast<unsigned long long>(block_exhausted)); }
-  __threadfence();  // the addition before the count of finished blocks
-  if (atomicInc(&report->blocks_done, gridDim.x - 1) != gridDim.x - 1) { return; }
-  __threadfence();
-  report->exhausted = atomicExch(so_far, 0ULL);
+  if (last_block_done(&report->blocks_done)) { report->exhausted = atomicExch(so_far, 0ULL); }
 }
 
 /// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
@@ -1016,6 +1036,8 @@ batch_violations find_violations(const Backend& backend, const Key* keys, const 
                                  std::uint64_t count, std::uint32_t unsupported)
 {
   auto report = make_buffer<batch_report>(backend, 1);
+  const batch_report initial{};  // the running minima and block count the check kernel starts from
+  report.copy_from(std::span<const batch_report>(&initial, 1));
   enqueue_check(backend, keys, operations, count, unsupported, report.data());
   return copy_to_host(report).violations;
 }
