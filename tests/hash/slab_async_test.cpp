@@ -370,6 +370,54 @@ TYPED_TEST(slab_async_test, RejectedBatchesChangeNothingAndMarkEveryElement)
   EXPECT_EQ(set.size(), 0u);
 }
 
+// Batches past 2048 elements and up to a wave of the cuda backend's kernels check themselves at a grid
+// barrier: a reserved key anywhere rejects the whole batch, the first one is named, and the batch after
+// runs as usual (the barrier and the report's running minimum were left reset).
+TYPED_TEST(slab_async_test, LargerBatchesRejectWholeAndLeaveTheNextOneAlone)
+{
+  using map_type = typename TestFixture::map_type;
+  seeded_random random;
+  for (const std::size_t n : {std::size_t{5000}, std::size_t{60001}}) {
+    SCOPED_TRACE("batch of " + std::to_string(n));
+    auto keys = distinct_keys(random, n);
+    const auto values = random_values(random, n);
+    map_type map(this->backend(), map_type::capacity_for(n));
+    auto device_good = this->put(keys);
+    auto device_values = this->put(values);
+    const std::size_t first_bad = static_cast<std::size_t>(random() % (n - 1));
+    keys[first_bad] = hash::erased_key;
+    keys[n - 1] = hash::empty_key;
+    auto device_bad = this->put(keys);
+    for (int round = 0; round < 2; ++round) {
+      auto statuses = this->statuses_for(n);
+      auto values_out = this->values_for(n);
+      map.insert_async(device_bad.span(), device_values.span(), statuses.span());
+      for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::rejected); }
+      map.find_async(device_bad.span(), values_out.span(), statuses.span());
+      for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::rejected); }
+      for (const std::uint32_t value : values_out.to_vector()) { ASSERT_EQ(value, poison_value); }
+      map.erase_async(device_bad.span(), statuses.span());
+      for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::rejected); }
+      EXPECT_EQ(map.size(), round == 0 ? 0u : n);
+      expect_error_mentioning<error>([&] { map.insert(device_bad.span(), device_values.span()); },
+                                     {"slab_map::insert", "element " + std::to_string(first_bad), "reserved key"});
+      // A good batch after: it runs whole.
+      map.insert_async(device_good.span(), device_values.span(), statuses.span());
+      const auto inserted = statuses.to_vector();
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(inserted[i], round == 0 ? operation_status::inserted : operation_status::already_present);
+      }
+      map.find_async(device_good.span(), values_out.span(), statuses.span());
+      const auto found = statuses.to_vector();
+      const auto found_values = values_out.to_vector();
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(found[i], operation_status::found);
+        ASSERT_EQ(found_values[i], values[i]);
+      }
+    }
+  }
+}
+
 TYPED_TEST(slab_async_test, SetAndMultimapBatchesMatchTheirOracles)
 {
   using set_type = typename TestFixture::set_type;
