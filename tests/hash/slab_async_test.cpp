@@ -370,9 +370,9 @@ TYPED_TEST(slab_async_test, RejectedBatchesChangeNothingAndMarkEveryElement)
   EXPECT_EQ(set.size(), 0u);
 }
 
-// Batches past 2048 elements and up to a wave of the cuda backend's kernels check themselves at a grid
-// barrier: a reserved key anywhere rejects the whole batch, the first one is named, and the batch after
-// runs as usual (the barrier and the report's running minimum were left reset).
+// Batches past 2048 elements are checked by a kernel of several blocks, which take their minima through
+// the report (the cuda backend): a reserved key anywhere rejects the whole batch, the first one is named,
+// and the batch after runs as usual (the report's running minima were left reset).
 TYPED_TEST(slab_async_test, LargerBatchesRejectWholeAndLeaveTheNextOneAlone)
 {
   using map_type = typename TestFixture::map_type;

@@ -92,7 +92,6 @@ struct batch_report {
   batch_violations violations_so_far;
   std::uint64_t exhausted_so_far = 0;
   std::uint32_t blocks_done = 0;
-  std::uint32_t blocks_arrived = 0;  ///< the grid barrier of a grid-checked batch kernel
 };
 
 /// One batch: element i does operations[i] (or `uniform` when operations is null) on keys[i]. Outputs
@@ -121,12 +120,9 @@ struct basic_batch_arguments {
   /// With gate: a rejected batch writes `rejected` to the status (and 0 to found) of each element that
   /// would have run; otherwise it writes nothing (the synchronous calls throw instead).
   bool mark_rejected = false;
-  /// Non-null (small uniform batches, instead of gate): the batch kernel checks the batch itself and
-  /// writes the report here, so no check kernel runs before it: every block reads the whole batch, or,
-  /// with grid_barrier, each block its own elements, and the grid (launched cooperatively, so all its
-  /// blocks are resident) waits at a barrier for the verdict.
+  /// Non-null (small uniform batches, instead of gate): every block of the batch kernel checks the
+  /// whole batch itself and writes the report here, so no check kernel runs before it.
   batch_report* self_check = nullptr;
-  bool grid_barrier = false;
   /// log2 of the lanes each element gets (cuda backend): a batch smaller than a wave of its kernel
   /// spreads out, so each warp runs fewer of its elements one after another.
   std::uint32_t element_lanes_log2 = 0;

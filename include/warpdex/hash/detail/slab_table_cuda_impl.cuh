@@ -41,7 +41,6 @@
 #include <cstdint>
 #include <limits>
 #include <span>
-#include <type_traits>
 
 namespace warpdex::hash::detail {
 namespace cuda_backend {
@@ -271,7 +270,7 @@ __device__ bool stopped_by_gate(const basic_batch_arguments<Key, Value>& batch, 
 /// Whether a small batch (at most check_single_block_elements elements, uniform operation) holds a
 /// reserved key, as every block of its kernel finds by reading the whole batch (from L2 after the
 /// first); block 0 writes the report check_batch_kernel would have, but for the exhausted count of a
-/// batch that runs and `counts_exhausted` (finish_self_checked writes it). Saves a launch before
+/// batch that runs and `counts_exhausted` (sum_exhausted_in_report writes it). Saves a launch before
 /// small batches.
 template <class Key>
 __device__ bool self_checked_rejects(const Key* keys, std::uint64_t count, batch_report* report, bool counts_exhausted)
@@ -292,65 +291,11 @@ __device__ bool self_checked_rejects(const Key* keys, std::uint64_t count, batch
   return rejects;
 }
 
-/// Whether a batch kernel launched cooperatively (batch.grid_barrier) holds a reserved key: each block
-/// looks at its own elements (`in_batch`: this thread's element i), adds its first to the report's
-/// running minimum, and waits until every block of the grid has, so all agree. finish_self_checked
-/// moves the minimum to the report and resets the barrier. Saves the check kernel's launch for batches
-/// of up to a wave, where a block reading the whole batch would read too much. Block-collective.
-template <class Key, class Value>
-__device__ bool grid_checked_rejects(const basic_batch_arguments<Key, Value>& batch, bool in_batch, std::uint64_t i)
-{
-  constexpr auto none = std::numeric_limits<unsigned long long>::max();
-  __shared__ unsigned long long first_reserved;
-  __shared__ bool rejects;
-  if (threadIdx.x == 0) { first_reserved = none; }
-  __syncthreads();
-  if (in_batch && is_reserved_key(batch.keys[i])) { atomicMin(&first_reserved, static_cast<unsigned long long>(i)); }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    batch_report* report = batch.self_check;
-    auto* so_far = reinterpret_cast<unsigned long long*>(&report->violations_so_far.first_reserved_key);
-    if (first_reserved != none) { atomicMin(so_far, first_reserved); }
-    __threadfence();  // the minimum before the arrival
-    atomicAdd(&report->blocks_arrived, 1U);
-    const volatile std::uint32_t* arrived = &report->blocks_arrived;
-    while (*arrived < gridDim.x) { __nanosleep(64); }
-    __threadfence();
-    rejects = *static_cast<const volatile unsigned long long*>(so_far) != none;
-  }
-  __syncthreads();
-  return rejects;
-}
-
-/// What the gate of a batch kernel says: run, stop at once, or (a grid-checked batch that was
-/// rejected) skip every element but still finish (finish_self_checked).
-enum class gate_outcome : std::uint8_t { run, stop, skip };
-
-/// The gate of a batch kernel: the check kernel's report (batch.gate), or the batch's own check
-/// (batch.self_check: grid_checked_rejects or self_checked_rejects). Element i, when `active`, of a
-/// rejected batch gets `rejected` (mark_rejected). Block-collective.
-template <class Key, class Value>
-__device__ gate_outcome pass_gate(const basic_batch_arguments<Key, Value>& batch, bool in_batch, bool active,
-                                  std::uint64_t i, bool counts_exhausted)
-{
-  if (batch.self_check == nullptr) {
-    return stopped_by_gate(batch, active, i) ? gate_outcome::stop : gate_outcome::run;
-  }
-  const bool rejects = batch.grid_barrier
-                           ? grid_checked_rejects(batch, in_batch, i)
-                           : self_checked_rejects(batch.keys, batch.count, batch.self_check, counts_exhausted);
-  if (!rejects) { return gate_outcome::run; }
-  mark_rejected(batch, active, i);
-  return batch.grid_barrier ? gate_outcome::skip : gate_outcome::stop;
-}
-
-/// The end of a self-checked batch kernel. Sums its exhausted elements (`warp_exhausted` from each
-/// warp's first lane; the others pass 0 or the same) into report->exhausted without a zeroing before
-/// the kernel, which would be one more enqueue: each block adds its count to exhausted_so_far once,
-/// and the last block to finish (last_block_done) moves the sum, leaving it zero. With `grid_checked`
-/// that block also moves grid_checked_rejects' minimum to the report's violations and resets the
-/// barrier (every block has passed it by then). Block-collective.
-inline __device__ void finish_self_checked(unsigned warp_exhausted, batch_report* report, bool grid_checked)
+/// Sums a self-checked batch's exhausted elements (`warp_exhausted` from each warp's first lane; the
+/// others pass 0 or the same) into report->exhausted without a zeroing before the kernel, which would
+/// be one more enqueue: each block adds its count to exhausted_so_far once, and the last block to
+/// finish (last_block_done) moves the sum, leaving it zero. Block-collective.
+inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_report* report)
 {
   __shared__ unsigned block_exhausted;
   if (threadIdx.x == 0) { block_exhausted = 0; }
@@ -361,13 +306,7 @@ inline __device__ void finish_self_checked(unsigned warp_exhausted, batch_report
   static_assert(sizeof(report->exhausted_so_far) == sizeof(unsigned long long));
   auto* so_far = reinterpret_cast<unsigned long long*>(&report->exhausted_so_far);
   if (block_exhausted != 0) { atomicAdd(so_far, static_cast<unsigned long long>(block_exhausted)); }
-  if (!last_block_done(&report->blocks_done)) { return; }
-  report->exhausted = atomicExch(so_far, 0ULL);
-  if (grid_checked) {
-    auto* reserved = reinterpret_cast<unsigned long long*>(&report->violations_so_far.first_reserved_key);
-    report->violations = batch_violations{atomicExch(reserved, std::numeric_limits<unsigned long long>::max())};
-    report->blocks_arrived = 0;
-  }
+  if (last_block_done(&report->blocks_done)) { report->exhausted = atomicExch(so_far, 0ULL); }
 }
 
 /// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
@@ -382,24 +321,26 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const bool in_batch = position_in(batch, position);
   const std::uint64_t i = in_batch ? element_at(order, position) : 0;
   const bool active = in_batch && (batch.retry == nullptr || batch.retry[i] == operation_status::out_of_memory);
-  const gate_outcome gate = pass_gate(batch, in_batch, active, i, true);
-  if (gate == gate_outcome::stop) { return; }
-  const bool runs = active && gate == gate_outcome::run;
-  const operation op = runs && batch.operations != nullptr ? batch.operations[i] : batch.uniform;
+  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check, true)) {
+    mark_rejected(batch, active, i);
+    return;
+  }
+  if (stopped_by_gate(batch, active, i)) { return; }
+  const operation op = active && batch.operations != nullptr ? batch.operations[i] : batch.uniform;
   using key_type = typename Slots::key_type;
   using value_type = typename Slots::value_type;
-  const key_type key = runs ? batch.keys[i] : key_type{0};
-  const value_type value = runs && batch.values_in != nullptr ? batch.values_in[i] : value_type{0};
+  const key_type key = active ? batch.keys[i] : key_type{0};
+  const value_type value = active && batch.values_in != nullptr ? batch.values_in[i] : value_type{0};
   value_type found_value = 0;
   const operation_status status = ref.template apply_with<TileLanes, Ops>([&] { return ref.make_allocator(salt); },
-                                                                          runs, op, key, value, found_value);
-  const unsigned exhausted_lanes = warp::ballot(runs && status == operation_status::out_of_memory);
+                                                                          active, op, key, value, found_value);
+  const unsigned exhausted_lanes = warp::ballot(active && status == operation_status::out_of_memory);
   if (batch.self_check != nullptr) {
-    finish_self_checked(warp::popc(exhausted_lanes), batch.self_check, batch.grid_barrier);
+    sum_exhausted_in_report(warp::popc(exhausted_lanes), batch.self_check);
   } else if (exhausted_lanes != 0 && warp::lane_id() == 0) {
     atomicAdd(exhausted, warp::popc(exhausted_lanes));
   }
-  if (runs) { write_result(batch, i, status, found_value); }
+  if (active) { write_result(batch, i, status, found_value); }
 }
 
 /// A batch of finds only: nothing writes the table meanwhile, so slabs are read through the
@@ -412,14 +353,15 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   std::uint64_t position = 0;
   const bool active = position_in(batch, position);
   const std::uint64_t i = active ? element_at(order, position) : 0;
-  const gate_outcome gate = pass_gate(batch, active, active, i, false);
-  if (gate == gate_outcome::stop) { return; }
-  const bool runs = active && gate == gate_outcome::run;
+  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check, false)) {
+    mark_rejected(batch, active, i);
+    return;
+  }
+  if (stopped_by_gate(batch, active, i)) { return; }
   typename Slots::value_type found_value = 0;
   const operation_status status = ref.template find<slab_reads::read_only, TileLanes>(
-      runs, runs ? batch.keys[i] : typename Slots::key_type{0}, found_value);
-  if (runs) { write_result(batch, i, status, found_value); }
-  if (batch.grid_barrier) { finish_self_checked(0, batch.self_check, true); }
+      active, active ? batch.keys[i] : typename Slots::key_type{0}, found_value);
+  if (active) { write_result(batch, i, status, found_value); }
 }
 
 /// A batch of erasures only.
@@ -431,13 +373,14 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   std::uint64_t position = 0;
   const bool active = position_in(batch, position);
   const std::uint64_t i = active ? element_at(order, position) : 0;
-  const gate_outcome gate = pass_gate(batch, active, active, i, false);
-  if (gate == gate_outcome::stop) { return; }
-  const bool runs = active && gate == gate_outcome::run;
+  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check, false)) {
+    mark_rejected(batch, active, i);
+    return;
+  }
+  if (stopped_by_gate(batch, active, i)) { return; }
   const operation_status status =
-      ref.template erase<TileLanes>(runs, runs ? batch.keys[i] : typename Slots::key_type{0});
-  if (runs) { write_result(batch, i, status, typename Slots::value_type{0}); }
-  if (batch.grid_barrier) { finish_self_checked(0, batch.self_check, true); }
+      ref.template erase<TileLanes>(active, active ? batch.keys[i] : typename Slots::key_type{0});
+  if (active) { write_result(batch, i, status, typename Slots::value_type{0}); }
 }
 
 /// bucket_of(keys[i]) and i, the pairs the bucket order sorts.
@@ -493,21 +436,6 @@ const std::uint32_t* bucket_order(const Backend& backend, const slab_table_view<
   return order;
 }
 
-/// Launches a batch kernel of `blocks` blocks on the backend's stream; cooperatively (every block
-/// resident at once, which grid_checked_rejects' barrier needs) when `cooperative`.
-template <class Backend, class... Parameters>
-void launch_batch_kernel(const Backend& backend, bool cooperative, void (*kernel)(Parameters...), unsigned blocks,
-                         std::type_identity_t<Parameters>... arguments)
-{
-  if (!cooperative) {
-    kernel<<<blocks, block_threads, 0, backend.stream>>>(arguments...);
-    return;
-  }
-  void* argument_pointers[] = {static_cast<void*>(&arguments)...};
-  WARPDEX_CUDA_TRY(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(block_threads),
-                                               argument_pointers, 0, backend.stream));
-}
-
 /// Launches the batch's kernel with `TileLanes` lanes per operation: uniform finds and erasures have
 /// their own (they never allocate, and finds read through the non-coherent cache); any other batch
 /// counts its exhausted elements into `exhausted`.
@@ -518,20 +446,19 @@ void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, c
   batch_arguments<Slots> batch = given;
   batch.element_lanes_log2 = spread_lanes_log2(batch.count);
   const unsigned blocks = blocks_for(batch.count << batch.element_lanes_log2);
-  const bool cooperative = batch.grid_barrier;
   if (batch.operations == nullptr && batch.uniform == operation::erase) {
-    launch_batch_kernel(backend, cooperative, erase_batch_kernel<Slots, TileLanes>, blocks, table, batch, order);
+    erase_batch_kernel<Slots, TileLanes><<<blocks, block_threads, 0, backend.stream>>>(table, batch, order);
     WARPDEX_CHECK_LAUNCH("erase_batch_kernel");
   } else if (batch.operations == nullptr && batch.uniform == operation::find) {
-    launch_batch_kernel(backend, cooperative, find_batch_kernel<Slots, TileLanes>, blocks, table, batch, order);
+    find_batch_kernel<Slots, TileLanes><<<blocks, block_threads, 0, backend.stream>>>(table, batch, order);
     WARPDEX_CHECK_LAUNCH("find_batch_kernel");
   } else if (batch.operations == nullptr) {
-    launch_batch_kernel(backend, cooperative, execute_batch_kernel<Slots, TileLanes, lane_ops::uniform>, blocks, table,
-                        batch, order, next_launch_salt(), exhausted);
+    execute_batch_kernel<Slots, TileLanes, lane_ops::uniform>
+        <<<blocks, block_threads, 0, backend.stream>>>(table, batch, order, next_launch_salt(), exhausted);
     WARPDEX_CHECK_LAUNCH("execute_batch_kernel (uniform)");
   } else {
-    launch_batch_kernel(backend, cooperative, execute_batch_kernel<Slots, TileLanes, lane_ops::mixed>, blocks, table,
-                        batch, order, next_launch_salt(), exhausted);
+    execute_batch_kernel<Slots, TileLanes, lane_ops::mixed>
+        <<<blocks, block_threads, 0, backend.stream>>>(table, batch, order, next_launch_salt(), exhausted);
     WARPDEX_CHECK_LAUNCH("execute_batch_kernel (mixed)");
   }
 }
@@ -1141,14 +1068,9 @@ void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
                            buffer<std::byte>& scratch)
 {
   batch_arguments<Slots> gated = batch;
-  // A uniform batch of up to a wave checks itself in its kernel: one launch fewer. Up to
-  // check_single_block_elements each block reads the whole batch (self_checked_rejects); beyond, the
-  // grid waits at a barrier (grid_checked_rejects).
+  // A small uniform batch checks itself in its kernel (self_checked_rejects): one launch fewer.
   if (batch.operations == nullptr && batch.count <= check_single_block_elements) {
     gated.self_check = report;
-  } else if (batch.operations == nullptr && batch.count <= batch_wave_threads()) {
-    gated.self_check = report;
-    gated.grid_barrier = true;
   } else {
     enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report);
     gated.gate = report;
