@@ -418,19 +418,19 @@ WARPDEX_HOST_DEVICE inline void add_to_counter(std::uint64_t* counter, int amoun
 #endif
 }
 
-/// Reduces a stably sorted batch, in place, to its first entry per key: that entry gets the batch's
-/// result for the key, the others become stale. Without operations (an insert or a bulk build) the
-/// values are sorted beside the keys and the last one wins; with them, `order` gives each sorted entry's
-/// place in the batch, any erase makes a tombstone and otherwise the last insert wins.
+/// Reduces a stably sorted batch with operations, in place, to its first entry per key: that entry gets
+/// the batch's result for the key, the others become stale. `order` gives each sorted entry's place in
+/// the batch; any erase makes a tombstone and otherwise the last insert wins. (A batch of insertions
+/// only has its values sorted beside the keys: reduce_sorted_inserts.)
 template <class Key, class Value>
 struct reduce_sorted_batch {
   const Key* keys;
   Value* values;
   std::uint8_t* status;
   std::uint64_t size;
-  const std::uint32_t* order;       // null without operations
-  const Value* batch_values;        // the batch's values, in batch order (with operations)
-  const lsm_operation* operations;  // null when every operation is an insert
+  const std::uint32_t* order;
+  const Value* batch_values;  // the batch's values, in batch order
+  const lsm_operation* operations;
   std::uint64_t* counters;
 
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
@@ -438,22 +438,81 @@ struct reduce_sorted_batch {
     const Key key = keys[i];
     if (i > 0 && keys[i - 1] == key) {
       status[i] = lsm_stale;
-      if (operations != nullptr) { values[i] = Value{0}; }
+      values[i] = Value{0};
       add_to_counter(counters + lsm_stale_count, 1);
       return;
     }
     std::uint64_t end = i + 1;
     while (end < size && keys[end] == key) { ++end; }
-    if (operations == nullptr) {
-      status[i] = lsm_regular;
-      if (end - 1 > i) { values[i] = values[end - 1]; }
-      return;
-    }
     bool erased = false;
     for (std::uint64_t t = i; t < end; ++t) { erased = erased || operations[order[t]] == lsm_operation::erase; }
     status[i] = erased ? lsm_tombstone : lsm_regular;
     values[i] = erased ? Value{0} : batch_values[order[end - 1]];
     if (erased) { add_to_counter(counters + lsm_tombstone_count, 1); }
+  }
+};
+
+/// reduce_sorted_batch for a batch of insertions only (no operations), on four entries a call: group g
+/// holds entries 4g .. 4g + 3, so a thread reads their keys with one vector load and writes their
+/// statuses as one word (little-endian, as the host and the GPU are). One entry a thread ran a bulk
+/// build's pass over 2^27 entries at about a third of copy speed (438 us on an H200).
+template <class Key, class Value>
+struct reduce_sorted_inserts {
+  static constexpr std::uint64_t group_entries = 4;
+  struct alignas(group_entries * sizeof(Key)) key_group {
+    Key keys[group_entries];
+  };
+
+  const Key* keys;  // the level's keys: aligned to 256 bytes (allocate_level)
+  Value* values;
+  std::uint8_t* status;
+  std::uint64_t size;
+  std::uint64_t* counters;
+
+  [[nodiscard]] static std::uint64_t groups(std::uint64_t entries)
+  {
+    return (entries + group_entries - 1) / group_entries;
+  }
+
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t group) const
+  {
+    const std::uint64_t first = group * group_entries;
+    Key seen[group_entries + 1];  // the group's keys and the next one (any value past the end)
+    if (first + group_entries <= size) {
+      const key_group loaded = reinterpret_cast<const key_group*>(keys)[group];
+      for (std::uint64_t j = 0; j < group_entries; ++j) { seen[j] = loaded.keys[j]; }
+    } else {
+      for (std::uint64_t j = 0; j < group_entries; ++j) { seen[j] = first + j < size ? keys[first + j] : Key{0}; }
+    }
+    const bool next_exists = first + group_entries < size;
+    seen[group_entries] = next_exists ? keys[first + group_entries] : Key{0};
+    Key previous = first > 0 ? keys[first - 1] : Key{0};
+    std::uint32_t word = 0;
+    int stale = 0;
+    for (std::uint64_t j = 0; j < group_entries && first + j < size; ++j) {
+      const std::uint64_t i = first + j;
+      const Key key = seen[j];
+      std::uint8_t state = lsm_regular;
+      if (i > 0 && previous == key) {
+        state = lsm_stale;
+        ++stale;
+      } else if (i + 1 < size && seen[j + 1] == key) {
+        // The first of a run of repeats: it takes the run's last value (the batch's last insert).
+        std::uint64_t end = i + 1;
+        while (end < size && keys[end] == key) { ++end; }
+        values[i] = values[end - 1];
+      }
+      word |= static_cast<std::uint32_t>(state) << (8 * j);
+      previous = key;
+    }
+    if (first + group_entries <= size) {
+      reinterpret_cast<std::uint32_t*>(status)[group] = word;
+    } else {
+      for (std::uint64_t j = 0; first + j < size; ++j) {
+        status[first + j] = static_cast<std::uint8_t>(word >> (8 * j));
+      }
+    }
+    if (stale > 0) { add_to_counter(counters + lsm_stale_count, stale); }
   }
 };
 
@@ -546,9 +605,9 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   const auto elements = thrust::counting_iterator<std::uint64_t>(0);
   if (operations.empty()) {
     stable_sort_pairs(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
-    thrust::for_each(run, elements, elements + n,
-                     reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n, nullptr, nullptr,
-                                                     nullptr, counters});
+    using reduce = reduce_sorted_inserts<Key, Value>;
+    thrust::for_each(run, elements, elements + reduce::groups(n),
+                     reduce{level->keys, level->values, level->status, n, counters});
     return level;
   }
   auto positions = make_buffer<std::uint32_t>(backend, n);  // batch positions; a chunk is < 2^32 elements
@@ -886,15 +945,15 @@ void lsm_map<Key, Value, Backend>::lookup(std::span<const Key> queries, std::spa
       const auto sorted = detail::sort_queries(backend_, queries.data(), queries.size());
       thrust::for_each(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
                        thrust::counting_iterator<std::uint64_t>(queries.size()),
-                       detail::lookup_element<Key, Value>{views_.data(), level_count, sorted.keys.data(),
-                                                          values.data(), found.data(), sorted.order.data()});
+                       detail::lookup_element<Key, Value>{views_.data(), level_count, sorted.keys.data(), values.data(),
+                                                          found.data(), sorted.order.data()});
     });
     return;
   }
-  thrust::for_each(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
-                   thrust::counting_iterator<std::uint64_t>(queries.size()),
-                   detail::lookup_element<Key, Value>{views_.data(), level_count, queries.data(), values.data(),
-                                                      found.data()});
+  thrust::for_each(
+      detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
+      thrust::counting_iterator<std::uint64_t>(queries.size()),
+      detail::lookup_element<Key, Value>{views_.data(), level_count, queries.data(), values.data(), found.data()});
 }
 
 template <class Key, class Value, class Backend>
