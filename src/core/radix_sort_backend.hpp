@@ -19,9 +19,19 @@
 namespace warpdex::detail {
 
 #if defined(__CUDACC__)
-/// Stable sort of (key, value) pairs by key from the inputs into the outputs. Counts below 2^31 reach
-/// CUB as `int`: with a 64-bit count CUB picks another tuning, whose passes took 16% longer at 2^27
-/// pairs on an H200 (1008 against 868 us a pass).
+/// CUB picks its radix sort's tuning by the type of the count. On an H200, with an `int` count the
+/// passes over 2^27 pairs took 868 us against 1008 with a 64-bit one, but those over 2^16 pairs 10.2 us
+/// against 8.9 (the LSM's insertion rows: b = 2^16 and 2^18 slower with `int`, 2^20 faster). So counts
+/// from this many up to 2^31 - 1 reach CUB as `int`.
+inline constexpr std::uint64_t int_count_sort_from = std::uint64_t{1} << 20;
+
+/// Whether a sort of `n` items passes CUB an `int` count (int_count_sort_from).
+inline bool sorts_with_int_count(std::uint64_t n)
+{
+  return n >= int_count_sort_from && n <= static_cast<std::uint64_t>(INT_MAX);
+}
+
+/// Stable sort of (key, value) pairs by key from the inputs into the outputs.
 /// With `scratch`, CUB's temporary storage comes from it (grown when too small) and stays there for the
 /// next call: one allocation less per sort, for callers that sort many small batches.
 template <class Key, class Value>
@@ -31,7 +41,7 @@ void stable_sort_pairs(const cuda& backend, const Key* keys_in, const Value* val
   std::size_t temp_bytes = 0;
   const auto sort = [&](void* temp) {
     constexpr int key_bits = static_cast<int>(sizeof(Key) * CHAR_BIT);
-    if (n <= static_cast<std::uint64_t>(INT_MAX)) {
+    if (sorts_with_int_count(n)) {
       WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out,
                                                        static_cast<int>(n), 0, key_bits, backend.stream));
     } else {
@@ -56,7 +66,7 @@ void sort_keys(const cuda& backend, const Key* keys_in, Key* keys_out, std::uint
   std::size_t temp_bytes = 0;
   const auto sort = [&](void* temp) {
     constexpr int key_bits = static_cast<int>(sizeof(Key) * CHAR_BIT);
-    if (n <= static_cast<std::uint64_t>(INT_MAX)) {
+    if (sorts_with_int_count(n)) {
       WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys_in, keys_out, static_cast<int>(n), 0,
                                                       key_bits, backend.stream));
     } else {
