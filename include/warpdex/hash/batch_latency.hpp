@@ -69,6 +69,49 @@ buffer<T> host_side_buffer(std::size_t size)
 #endif
   return make_host_buffer<T>(size);
 }
+
+/// The timed runs of a latency measurement: the warm-up and repetitions of `timing`, on the cuda backend
+/// at least min_latency_repetitions.
+template <class Backend>
+timing_options latency_runs(const timing_options& timing)
+{
+  return {timing.warmup,
+          std::is_same_v<Backend, host> ? timing.repetitions : std::max(timing.repetitions, min_latency_repetitions)};
+}
+
+/// `count` distinct generated keys: the measured batches' first, then the residents'.
+template <class Backend>
+buffer<std::uint32_t> distinct_generated_keys(const Backend& backend, std::uint64_t count, std::uint64_t seed)
+{
+  auto keys = make_buffer<std::uint32_t>(backend, count);
+  generate_keys(backend, key_set<std::uint32_t>{count, seed, key_order::shuffled, max_user_key}, keys.span());
+  return keys;
+}
+
+/// A map with `options` holding the residents (value = key), sized for them and `measured` keys more.
+template <class Map>
+Map map_holding(const typename Map::backend_type& backend, std::uint64_t measured,
+                std::span<const std::uint32_t> residents, const batch_options& options)
+{
+  Map map(backend, Map::capacity_for(measured + residents.size()));
+  map.set_batch_options(options);
+  if (!residents.empty()) { map.insert(residents, residents); }
+  return map;
+}
+
+/// Takes `measured` keys back out of `map` (untimed, between runs): clears a map without residents;
+/// else erases them and flushes, or every run would meet more erased slots.
+template <class Map>
+void take_back(Map& map, std::span<const std::uint32_t> measured, bool has_residents)
+{
+  if (!has_residents) {
+    map.clear();
+  } else {
+    map.erase(measured);
+    map.flush();
+  }
+  map.backend().synchronize();
+}
 }  // namespace detail
 
 /// Measures batch_latency for batches of `batch_size` distinct generated keys (values = keys + 1) on
@@ -80,13 +123,8 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
                                     std::uint64_t seed, const batch_options& options = {}, std::uint64_t resident = 0)
 {
   using map_type = slab_map<std::uint32_t, std::uint32_t, Backend>;
-  const timing_options runs{timing.warmup, std::is_same_v<Backend, host>
-                                               ? timing.repetitions
-                                               : std::max(timing.repetitions, min_latency_repetitions)};
-  // The batch's keys first, then the residents' (all distinct).
-  auto all_keys = make_buffer<std::uint32_t>(backend, batch_size + resident);
-  generate_keys(backend, key_set<std::uint32_t>{batch_size + resident, seed, key_order::shuffled, max_user_key},
-                all_keys.span());
+  const timing_options runs = detail::latency_runs<Backend>(timing);
+  auto all_keys = detail::distinct_generated_keys(backend, batch_size + resident, seed);
   const auto keys = all_keys.span().subspan(0, batch_size);
   const auto resident_keys = all_keys.span().subspan(batch_size);
   std::vector<std::uint32_t> host_keys = all_keys.to_vector();
@@ -128,23 +166,9 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
         prepare);
   };
   const std::span<const std::uint32_t> batch_keys = keys;
-  // A map holding the residents (value = key), sized for them and the batch.
-  auto holding_residents = [&] {
-    map_type map(backend, map_type::capacity_for(batch_size + resident));
-    map.set_batch_options(options);
-    if (resident > 0) { map.insert(std::span<const std::uint32_t>(resident_keys), resident_keys); }
-    return map;
-  };
+  auto holding_residents = [&] { return detail::map_holding<map_type>(backend, batch_size, resident_keys, options); };
   map_type inserted = holding_residents();
-  auto without_batch = [&] {
-    if (resident == 0) {
-      inserted.clear();
-    } else {
-      inserted.erase(batch_keys);
-      inserted.flush();  // the erased slots, or every run would meet more of them
-    }
-    backend.synchronize();
-  };
+  auto without_batch = [&] { detail::take_back(inserted, batch_keys, resident > 0); };
   result.insert_async_ms = time_runs([&] { inserted.insert_async(batch_keys, values.span(), statuses.span()); },
                                      statuses_home, without_batch);
   bool verified = all_are(operation_status::inserted) && inserted.size() == batch_size + resident;
@@ -203,19 +227,14 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
                                   std::uint64_t seed, const batch_options& options = {}, std::uint64_t resident = 0)
 {
   using map_type = slab_map<std::uint32_t, std::uint32_t, Backend>;
-  const timing_options runs{timing.warmup, std::is_same_v<Backend, host>
-                                               ? timing.repetitions
-                                               : std::max(timing.repetitions, min_latency_repetitions)};
+  const timing_options runs = detail::latency_runs<Backend>(timing);
   batch_stream result;
   result.batch_size = batch_size;
   result.resident = resident;
   result.batches = stream_batches_for(batch_size);
   result.runs = runs.repetitions;
   const std::uint64_t stream_keys = batch_size * result.batches;
-  // The stream's keys first, then the residents' (all distinct).
-  auto all_keys = make_buffer<std::uint32_t>(backend, stream_keys + resident);
-  generate_keys(backend, key_set<std::uint32_t>{stream_keys + resident, seed, key_order::shuffled, max_user_key},
-                all_keys.span());
+  auto all_keys = detail::distinct_generated_keys(backend, stream_keys + resident, seed);
   const std::span<const std::uint32_t> keys = all_keys.span().subspan(0, stream_keys);
   const std::span<const std::uint32_t> resident_keys = all_keys.span().subspan(stream_keys);
   std::vector<std::uint32_t> host_values = all_keys.to_vector();
@@ -228,12 +247,7 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
   auto host_statuses = detail::host_side_buffer<operation_status, Backend>(stream_keys);
   auto host_found = detail::host_side_buffer<std::uint32_t, Backend>(stream_keys);
 
-  auto holding_residents = [&] {
-    map_type map(backend, map_type::capacity_for(stream_keys + resident));
-    map.set_batch_options(options);
-    if (resident > 0) { map.insert(resident_keys, resident_keys); }
-    return map;
-  };
+  auto holding_residents = [&] { return detail::map_holding<map_type>(backend, stream_keys, resident_keys, options); };
   // Batch b of the stream (or all of it, as one batch, when `bulk`): keys, values and outputs.
   struct part {
     std::uint64_t first, count;
@@ -259,15 +273,7 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
   auto per_batch = [&](double ms) { return ms / static_cast<double>(result.batches); };
 
   map_type inserted = holding_residents();
-  auto without_stream = [&] {
-    if (resident == 0) {
-      inserted.clear();
-    } else {
-      inserted.erase(keys);
-      inserted.flush();
-    }
-    backend.synchronize();
-  };
+  auto without_stream = [&] { detail::take_back(inserted, keys, resident > 0); };
   auto insert_ms = [&](bool bulk) {
     return per_batch(median_ms(
         host{}, runs,
