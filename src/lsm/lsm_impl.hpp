@@ -49,6 +49,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <new>
@@ -479,7 +480,12 @@ struct reduce_sorted_inserts {
     const std::uint64_t first = group * group_entries;
     Key seen[group_entries + 1];  // the group's keys and the next one (any value past the end)
     if (first + group_entries <= size) {
-      const key_group loaded = reinterpret_cast<const key_group*>(keys)[group];
+#if defined(__CUDA_ARCH__)
+      const key_group loaded = reinterpret_cast<const key_group*>(keys)[group];  // one vector load
+#else
+      key_group loaded;  // the host: a copy, not an access through another type
+      std::memcpy(loaded.keys, keys + first, sizeof(loaded.keys));
+#endif
       for (std::uint64_t j = 0; j < group_entries; ++j) { seen[j] = loaded.keys[j]; }
     } else {
       for (std::uint64_t j = 0; j < group_entries; ++j) { seen[j] = first + j < size ? keys[first + j] : Key{0}; }
@@ -506,7 +512,11 @@ struct reduce_sorted_inserts {
       previous = key;
     }
     if (first + group_entries <= size) {
+#if defined(__CUDA_ARCH__)
       reinterpret_cast<std::uint32_t*>(status)[group] = word;
+#else
+      std::memcpy(status + first, &word, sizeof(word));
+#endif
     } else {
       for (std::uint64_t j = 0; first + j < size; ++j) {
         status[first + j] = static_cast<std::uint8_t>(word >> (8 * j));
