@@ -248,16 +248,15 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
   auto host_found = detail::host_side_buffer<std::uint32_t, Backend>(stream_keys);
 
   auto holding_residents = [&] { return detail::map_holding<map_type>(backend, stream_keys, resident_keys, options); };
-  // Batch b of the stream (or all of it, as one batch, when `bulk`): keys, values and outputs.
+  // The stream's batches, and all of it as one batch (bulk): where each starts and its size. Made once,
+  // outside the timed runs.
   struct part {
     std::uint64_t first, count;
   };
-  auto parts = [&](bool bulk) {
-    std::vector<part> chosen;
-    if (bulk) { return std::vector<part>{{0, stream_keys}}; }
-    for (std::uint64_t b = 0; b < result.batches; ++b) { chosen.push_back({b * batch_size, batch_size}); }
-    return chosen;
-  };
+  std::vector<part> stream_parts;
+  for (std::uint64_t b = 0; b < result.batches; ++b) { stream_parts.push_back({b * batch_size, batch_size}); }
+  const std::vector<part> bulk_parts{{0, stream_keys}};
+  auto parts = [&](bool bulk) -> const std::vector<part>& { return bulk ? bulk_parts : stream_parts; };
   auto home = [&](const part& p, bool with_values) {
     detail::copy_bytes_on(backend, host_statuses.data() + p.first, statuses.data() + p.first,
                           p.count * sizeof(operation_status));
