@@ -391,7 +391,7 @@ TYPED_TEST(multisplit_test, a_million_keys_split_stably)
   }
 }
 
-/// Bucket ids of the partition tests: patterns that stress the tile boundaries and the look-back.
+/// Bucket ids of the partition tests: patterns that stress the tile boundaries and the tables of counts.
 enum class partition_pattern {
   uniform,
   one_bucket,
@@ -423,7 +423,7 @@ std::vector<std::uint32_t> partition_ids(partition_pattern pattern, std::uint64_
       case partition_pattern::reverse_alternating:
         ids[i] = m - 1 - static_cast<std::uint32_t>(i % m);
         break;
-      case partition_pattern::tile_runs:  // whole 4096-key tiles of one bucket: look-back counts of 0
+      case partition_pattern::tile_runs:  // whole 4096-key tiles of one bucket: counts of 0 in the tables
         ids[i] = static_cast<std::uint32_t>((i / 4096) % m);
         break;
       case partition_pattern::odd_runs:  // runs that straddle warps and tiles
@@ -432,7 +432,7 @@ std::vector<std::uint32_t> partition_ids(partition_pattern pattern, std::uint64_
       case partition_pattern::no_first:  // bucket 0 empty (the later buckets start at 0)
         ids[i] = m == 1 ? 0 : 1 + static_cast<std::uint32_t>(random() % (m - 1));
         break;
-      case partition_pattern::no_last:  // the last bucket (the one without look-back) empty
+      case partition_pattern::no_last:  // the last bucket empty
         ids[i] = m == 1 ? 0 : static_cast<std::uint32_t>(random() % (m - 1));
         break;
     }
@@ -442,10 +442,11 @@ std::vector<std::uint32_t> partition_ids(partition_pattern pattern, std::uint64_
 
 TYPED_TEST(multisplit_test, partitions_of_few_buckets_match_the_stable_oracle)
 {
-  // Around one 4096-key tile, and past 32 tiles so that the look-back reads more than one window (not
-  // sanitizer-sized: racecheck watches shared memory, and the look-back words are global).
+  // Around one 512-key warp tile of the partition and one 4096-key tile of the three passes, and many
+  // tiles with a ragged end.
   const std::vector<std::uint64_t> partition_sizes = full_or_sanitizer_sized<std::vector<std::uint64_t>>(
-      {0, 1, 2, 31, 33, 4095, 4096, 4097, 2 * 4096 + 17, 34 * 4096 + 123}, {1, 33, 4097, 2 * 4096 + 17});
+      {0, 1, 2, 31, 33, 511, 512, 513, 4095, 4096, 4097, 2 * 4096 + 17, 34 * 4096 + 123},
+      {1, 33, 513, 4097, 2 * 4096 + 17});
   const std::vector<partition_pattern> patterns = {
       partition_pattern::uniform,     partition_pattern::one_bucket,
       partition_pattern::alternating, partition_pattern::reverse_alternating,
@@ -489,6 +490,40 @@ TYPED_TEST(multisplit_test, partitions_of_few_buckets_match_the_stable_oracle)
           EXPECT_EQ(offsets, expected.offsets);
         }
       }
+    }
+  }
+}
+
+TYPED_TEST(multisplit_test, partitions_of_keys_off_the_16_byte_boundary_match_the_stable_oracle)
+{
+  // The partition's count reads whole warp tiles with 16-byte loads when the keys start on a 16-byte
+  // boundary and one key at a time otherwise: every start offset within 16 bytes, whole and ragged tiles.
+  std::mt19937_64 random(7050);
+  constexpr key32 delta = 1000;
+  for (const std::uint64_t n : {std::uint64_t{3 * 512}, std::uint64_t{5 * 512 + 77}}) {
+    for (const std::uint32_t m : {2U, 3U}) {
+      const auto check = [&](auto key_type, std::uint64_t skip) {
+        using Key = decltype(key_type);
+        SCOPED_TRACE("n=" + std::to_string(n) + " m=" + std::to_string(m) +
+                     " key bytes=" + std::to_string(sizeof(Key)) + " skip=" + std::to_string(skip));
+        std::vector<Key> stored(skip + n);
+        std::vector<std::uint32_t> ids(n);
+        for (std::uint64_t i = 0; i < skip + n; ++i) {
+          const auto id = static_cast<std::uint32_t>(random() % m);
+          stored[i] = static_cast<Key>(id * delta + random() % delta);
+          if (i >= skip) { ids[i - skip] = id; }
+        }
+        const std::vector<Key> keys(stored.begin() + static_cast<std::ptrdiff_t>(skip), stored.end());
+        const auto expected = stable_split_oracle(keys, std::vector<value32>{}, ids, m);
+        auto keys_in = make_buffer_from<Key>(this->backend(), stored);
+        auto keys_out = make_filled_buffer<Key>(this->backend(), n, poison_for<Key>());
+        const auto offsets = multisplit(this->backend(), std::as_const(keys_in).span().subspan(skip, n),
+                                        keys_out.span(), delta_buckets{delta, m}, multisplit_algorithm::partition);
+        EXPECT_EQ(keys_out.to_vector(), expected.keys);
+        EXPECT_EQ(offsets, expected.offsets);
+      };
+      for (std::uint64_t skip = 0; skip < 4; ++skip) { check(key32{}, skip); }
+      for (std::uint64_t skip = 0; skip < 2; ++skip) { check(key64{}, skip); }
     }
   }
 }

@@ -347,8 +347,8 @@ void cuda_single_pass_async(const char* caller, const cuda& backend, const Key* 
 }
 
 /// The partition (m <= 3, multisplit_partition.cuh), nothing waiting on the host: one memset of the
-/// scratch words (the counters, the tile counter, the look-back words), the counting pass, the scatter
-/// pass (which skips every write when the count found ids outside [0, m)), the results kernel.
+/// bad-id count, the counting pass (a bucket-major table of warp tiles), the table's scan, the scatter
+/// (which skips every write when the count found ids outside [0, m)), the results kernel.
 template <class Key, class Value, class Identifier>
 void cuda_partition_async(const char* caller, const cuda& backend, const Key* keys_in, Key* keys_out,
                           const Value* values_in, Value* values_out, std::uint64_t n, const Identifier& identifier,
@@ -356,27 +356,38 @@ void cuda_partition_async(const char* caller, const cuda& backend, const Key* ke
 {
   const std::uint32_t m = identifier.bucket_count();
   WARPDEX_EXPECTS(m <= partition_max_buckets, std::string(caller) + ": the partition takes at most 3 buckets");
-  const std::uint64_t tile_count = checked_tile_count(caller, n);
-  // Words: partition_counters counters, the next-tile counter, then (m - 1) look-back words per tile.
-  constexpr std::uint64_t tile_counter_word = partition_counters;
-  constexpr std::uint64_t lookback_first_word = tile_counter_word + 1;
-  const std::uint64_t words = lookback_first_word + tile_count * (m - 1);
-  std::uint64_t* scratch = nullptr;
-  carve_scratch(backend, workspace, [&](scratch_layout& layout) { scratch = layout.take<std::uint64_t>(words); });
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch, 0, words * sizeof(std::uint64_t), backend.stream));
-  auto* counters = reinterpret_cast<unsigned long long*>(scratch);  // only ever used as such on the device
-  auto* next_tile = reinterpret_cast<std::uint32_t*>(scratch + tile_counter_word);
+  const std::uint64_t tile_count = checked_tile_count(caller, n, partition_tile_keys);
+  const std::uint64_t table_size = tile_count * m;
+  std::size_t scan_bytes = 0;
+  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
+                                                  static_cast<std::uint64_t*>(nullptr), ::cuda::std::plus<>{},
+                                                  std::uint64_t{0}, table_size, backend.stream));
+  unsigned long long* bad_ids = nullptr;
+  std::uint32_t* counts = nullptr;
+  std::uint64_t* first_slots = nullptr;
+  std::uint8_t* scan_temp = nullptr;
+  carve_scratch(backend, workspace, [&](scratch_layout& layout) {
+    bad_ids = layout.take<unsigned long long>(1);
+    counts = layout.take<std::uint32_t>(table_size);
+    first_slots = layout.take<std::uint64_t>(table_size);
+    scan_temp = layout.take<std::uint8_t>(scan_bytes);
+  });
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids, 0, sizeof(unsigned long long), backend.stream));
 
   const auto count = multisplit_partition_count_kernel<Key, Identifier>;
-  const std::uint64_t groups = (n * sizeof(Key) + vector_load_bytes - 1) / vector_load_bytes;
-  const unsigned count_blocks = counting_blocks(one_wave_blocks(count, multisplit_block_threads, groups), n);
-  count<<<count_blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, counters);
+  const unsigned count_blocks = one_wave_blocks(count, multisplit_block_threads, tile_count * warp::size);
+  count<<<count_blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, tile_count, counts,
+                                                                       bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_partition_count_kernel");
-  multisplit_partition_kernel<Key, Value, Identifier>
-      <<<static_cast<unsigned>(tile_count), multisplit_block_threads, 0, backend.stream>>>(
-          keys_in, values_in, keys_out, values_out, n, identifier, counters, scratch + lookback_first_word, next_tile);
+  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, counts, first_slots, ::cuda::std::plus<>{},
+                                                  std::uint64_t{0}, table_size, backend.stream));
+  const auto scatter_blocks = static_cast<unsigned>((tile_count + multisplit_warps - 1) / multisplit_warps);
+  multisplit_partition_kernel<Key, Value, Identifier><<<scatter_blocks, multisplit_block_threads, 0, backend.stream>>>(
+      keys_in, values_in, keys_out, values_out, n, identifier, tile_count, first_slots, bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_partition_kernel");
-  write_split_results(backend, counters, 1, false, m, n, counters + partition_bad_ids, target);
+  // The first tile's slot of each bucket is the bucket's offset: column 0 of the table.
+  write_split_results(backend, reinterpret_cast<const unsigned long long*>(first_slots), tile_count, true, m, n,
+                      bad_ids, target);
 }
 
 /// The reduced-bit sort (any m; n < 2^32): label, sort (label, index) with CUB, gather, offsets. Reads
