@@ -494,6 +494,46 @@ TYPED_TEST(multisplit_test, partitions_of_few_buckets_match_the_stable_oracle)
   }
 }
 
+TYPED_TEST(multisplit_test, partitions_on_both_sides_of_the_scanned_table_match_the_stable_oracle)
+{
+  // Up to 2048 warp tiles of 512 keys the scatter's blocks sum the table of counts themselves; past it
+  // the table is scanned first: the last size of the first way, one key past it, and one tile more.
+  constexpr std::uint64_t block_prefix_keys = 2048 * 512;
+  constexpr key32 delta = 1000;
+  for (const std::uint64_t seed : fixed_and_fresh_seeds(7020)) {
+    std::mt19937_64 random(seed);
+    for (const std::uint64_t n : {block_prefix_keys, block_prefix_keys + 1, block_prefix_keys + 512 + 7}) {
+      for (const std::uint32_t m : {1U, 2U, 3U}) {
+        const bool pairs = (n + m) % 2 == 1;
+        SCOPED_TRACE("n=" + std::to_string(n) + " m=" + std::to_string(m) + (pairs ? " pairs" : " keys") +
+                     " seed=" + std::to_string(seed));
+        const auto ids = partition_ids(partition_pattern::uniform, n, m, random);
+        std::vector<key32> keys(n);
+        for (std::uint64_t i = 0; i < n; ++i) { keys[i] = ids[i] * delta + static_cast<key32>(random() % delta); }
+        std::vector<value32> values;
+        if (pairs) {
+          values.resize(n);
+          std::iota(values.begin(), values.end(), value32{0});
+        }
+        const auto expected = stable_split_oracle(keys, values, ids, m);
+        auto keys_in = make_buffer_from<key32>(this->backend(), keys);
+        auto values_in = make_buffer_from<value32>(this->backend(), values);
+        auto keys_out = make_filled_buffer<key32>(this->backend(), n, poison_key);
+        auto values_out = make_filled_buffer<value32>(this->backend(), pairs ? n : 0, poison_value);
+        const auto offsets = pairs
+                                 ? multisplit_pairs(this->backend(), std::as_const(keys_in).span(),
+                                                    std::as_const(values_in).span(), keys_out.span(), values_out.span(),
+                                                    delta_buckets{delta, m}, multisplit_algorithm::partition)
+                                 : multisplit(this->backend(), std::as_const(keys_in).span(), keys_out.span(),
+                                              delta_buckets{delta, m}, multisplit_algorithm::partition);
+        EXPECT_EQ(keys_out.to_vector(), expected.keys);
+        EXPECT_EQ(values_out.to_vector(), expected.values);
+        EXPECT_EQ(offsets, expected.offsets);
+      }
+    }
+  }
+}
+
 TYPED_TEST(multisplit_test, partitions_of_keys_off_the_16_byte_boundary_match_the_stable_oracle)
 {
   // The partition's count reads whole warp tiles with 16-byte loads when the keys start on a 16-byte

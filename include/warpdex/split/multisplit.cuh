@@ -347,8 +347,9 @@ void cuda_single_pass_async(const char* caller, const cuda& backend, const Key* 
 }
 
 /// The partition (m <= 3, multisplit_partition.cuh), nothing waiting on the host: one memset of the
-/// bad-id count, the counting pass (a bucket-major table of warp tiles), the table's scan, the scatter
-/// (which skips every write when the count found ids outside [0, m)), the results kernel.
+/// bad-id count, the counting pass (a bucket-major table of warp tiles), the table's scan (past
+/// partition_block_prefix_tiles tiles; below, the scatter's blocks sum the table themselves), the
+/// scatter (which also writes the results, and skips every key when the count found ids outside [0, m)).
 template <class Key, class Value, class Identifier>
 void cuda_partition_async(const char* caller, const cuda& backend, const Key* keys_in, Key* keys_out,
                           const Value* values_in, Value* values_out, std::uint64_t n, const Identifier& identifier,
@@ -358,10 +359,13 @@ void cuda_partition_async(const char* caller, const cuda& backend, const Key* ke
   WARPDEX_EXPECTS(m <= partition_max_buckets, std::string(caller) + ": the partition takes at most 3 buckets");
   const std::uint64_t tile_count = checked_tile_count(caller, n, partition_tile_keys);
   const std::uint64_t table_size = tile_count * m;
+  const bool scanned = tile_count > partition_block_prefix_tiles;
   std::size_t scan_bytes = 0;
-  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
-                                                  static_cast<std::uint64_t*>(nullptr), ::cuda::std::plus<>{},
-                                                  std::uint64_t{0}, table_size, backend.stream));
+  if (scanned) {
+    WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
+                                                    static_cast<std::uint64_t*>(nullptr), ::cuda::std::plus<>{},
+                                                    std::uint64_t{0}, table_size, backend.stream));
+  }
   unsigned long long* bad_ids = nullptr;
   std::uint32_t* counts = nullptr;
   std::uint64_t* first_slots = nullptr;
@@ -369,8 +373,10 @@ void cuda_partition_async(const char* caller, const cuda& backend, const Key* ke
   carve_scratch(backend, workspace, [&](scratch_layout& layout) {
     bad_ids = layout.take<unsigned long long>(1);
     counts = layout.take<std::uint32_t>(table_size);
-    first_slots = layout.take<std::uint64_t>(table_size);
-    scan_temp = layout.take<std::uint8_t>(scan_bytes);
+    if (scanned) {
+      first_slots = layout.take<std::uint64_t>(table_size);
+      scan_temp = layout.take<std::uint8_t>(scan_bytes);
+    }
   });
   WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids, 0, sizeof(unsigned long long), backend.stream));
 
@@ -379,15 +385,15 @@ void cuda_partition_async(const char* caller, const cuda& backend, const Key* ke
   count<<<count_blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, tile_count, counts,
                                                                        bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_partition_count_kernel");
-  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, counts, first_slots, ::cuda::std::plus<>{},
-                                                  std::uint64_t{0}, table_size, backend.stream));
+  if (scanned) {
+    WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, counts, first_slots, ::cuda::std::plus<>{},
+                                                    std::uint64_t{0}, table_size, backend.stream));
+  }
   const auto scatter_blocks = static_cast<unsigned>((tile_count + multisplit_warps - 1) / multisplit_warps);
   multisplit_partition_kernel<Key, Value, Identifier><<<scatter_blocks, multisplit_block_threads, 0, backend.stream>>>(
-      keys_in, values_in, keys_out, values_out, n, identifier, tile_count, first_slots, bad_ids);
+      keys_in, values_in, keys_out, values_out, n, identifier, tile_count, counts, first_slots, bad_ids, target.offsets,
+      target.bad_id_count);
   WARPDEX_CHECK_LAUNCH("multisplit_partition_kernel");
-  // The first tile's slot of each bucket is the bucket's offset: column 0 of the table.
-  write_split_results(backend, reinterpret_cast<const unsigned long long*>(first_slots), tile_count, true, m, n,
-                      bad_ids, target);
 }
 
 /// The reduced-bit sort (any m; n < 2^32): label, sort (label, index) with CUB, gather, offsets. Reads

@@ -113,14 +113,72 @@ __device__ __forceinline__ std::uint64_t of_bucket(std::uint32_t bucket, std::ui
   return bucket == 0 ? b0 : (bucket == 1 ? b1 : b2);
 }
 
+/// Up to this many tiles (n <= 2^20) the scatter needs no scan: each of its blocks sums the table itself
+/// (at most m x 2048 counts, read from L2), which costs less than the scan's two launches.
+inline constexpr std::uint64_t partition_block_prefix_tiles = 2048;
+
+/// The scatter's first slots of buckets 0 .. 2 for a warp's tile, summed by its block from pass 1's table
+/// (tile_count <= partition_block_prefix_tiles): the buckets before b, plus bucket b's keys in the tiles
+/// before the block's first, plus those in the tiles of the block before the warp's. `bucket_starts`
+/// gets the start of every bucket. Call with the whole block.
+__device__ inline void partition_block_prefix(const std::uint32_t* counts, std::uint64_t tile_count, std::uint32_t m,
+                                              std::uint64_t tile, std::uint64_t (&first)[partition_max_buckets],
+                                              std::uint64_t (&bucket_starts)[partition_max_buckets])
+{
+  constexpr int sums = 2 * partition_max_buckets;  // per bucket: every tile, then the tiles before the block
+  __shared__ std::uint32_t warp_sums[multisplit_warps][sums];
+  const std::uint64_t block_first = static_cast<std::uint64_t>(blockIdx.x) * multisplit_warps;
+  std::uint32_t sum[sums] = {};
+  for (std::uint64_t t = threadIdx.x; t < tile_count; t += blockDim.x) {
+#pragma unroll
+    for (std::uint32_t b = 0; b < partition_max_buckets; ++b) {
+      const std::uint32_t count = b < m ? counts[b * tile_count + t] : 0U;
+      sum[b] += count;
+      sum[partition_max_buckets + b] += t < block_first ? count : 0U;
+    }
+  }
+  const unsigned lane = warp::lane_id();
+#pragma unroll
+  for (int k = 0; k < sums; ++k) {
+    for (int offset = warp::size / 2; offset > 0; offset /= 2) { sum[k] += warp::shfl_xor(sum[k], offset); }
+  }
+  if (lane == 0) {
+#pragma unroll
+    for (int k = 0; k < sums; ++k) { warp_sums[warp::warp_in_block()][k] = sum[k]; }
+  }
+  __syncthreads();
+  std::uint64_t start = 0;
+#pragma unroll
+  for (std::uint32_t b = 0; b < partition_max_buckets; ++b) {
+    std::uint64_t total = 0;
+    std::uint64_t before_block = 0;
+    for (int w = 0; w < multisplit_warps; ++w) {
+      total += warp_sums[w][b];
+      before_block += warp_sums[w][partition_max_buckets + b];
+    }
+    // The block's tiles before the warp's: at most multisplit_warps - 1 counts, one a lane.
+    std::uint32_t in_block = 0;
+    if (b < m && block_first + lane < tile && block_first + lane < tile_count) {
+      in_block = counts[b * tile_count + block_first + lane];
+    }
+    for (int offset = warp::size / 2; offset > 0; offset /= 2) { in_block += warp::shfl_xor(in_block, offset); }
+    bucket_starts[b] = start;
+    first[b] = start + before_block + in_block;
+    start += total;
+  }
+}
+
 /// Pass 3: one warp tile per warp. first_slots[b * tile_count + t] is the output slot of the first key
-/// of bucket b in tile t (the scanned table of pass 1). Writes nothing when pass 1 counted ids outside
-/// [0, m). m <= partition_max_buckets. Value = void for keys only.
+/// of bucket b in tile t (the scanned table of pass 1), or null when tile_count <=
+/// partition_block_prefix_tiles: each block then sums `counts` itself. Block 0 writes the results
+/// (offsets[0 .. m], *bad_out). Writes no key when pass 1 counted ids outside [0, m).
+/// m <= partition_max_buckets. Value = void for keys only.
 template <class Key, class Value, class Identifier>
 __global__ void __launch_bounds__(multisplit_block_threads)
     multisplit_partition_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
                                 std::uint64_t n, Identifier identifier, std::uint64_t tile_count,
-                                const std::uint64_t* first_slots, const unsigned long long* bad_ids)
+                                const std::uint32_t* counts, const std::uint64_t* first_slots,
+                                const unsigned long long* bad_ids, std::uint64_t* offsets, std::uint64_t* bad_out)
 {
   constexpr bool with_values = !std::is_void_v<Value>;
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
@@ -130,10 +188,28 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   __shared__ typename block_id::storage identifier_storage;
   const Identifier local = block_id::load(identifier, identifier_storage);
   __syncthreads();
-  if (*bad_ids != 0) { return; }  // the host throws or reports; the outputs stay untouched
-  const std::uint64_t tile = static_cast<std::uint64_t>(blockIdx.x) * multisplit_warps + warp::warp_in_block();
-  if (tile >= tile_count) { return; }
   const std::uint32_t m = identifier.bucket_count();
+  const std::uint64_t tile = static_cast<std::uint64_t>(blockIdx.x) * multisplit_warps + warp::warp_in_block();
+
+  std::uint64_t next[partition_max_buckets] = {};
+  std::uint64_t bucket_starts[partition_max_buckets] = {};
+  if (first_slots == nullptr) {
+    partition_block_prefix(counts, tile_count, m, tile, next, bucket_starts);
+  } else if (tile < tile_count) {
+#pragma unroll
+    for (std::uint32_t b = 0; b < partition_max_buckets; ++b) {
+      next[b] = b < m ? first_slots[b * tile_count + tile] : 0;
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x <= m) {
+    // The first tile's slot of each bucket is the bucket's start.
+    offsets[threadIdx.x] = threadIdx.x == m ? n
+                           : first_slots == nullptr
+                               ? of_bucket(threadIdx.x, bucket_starts[0], bucket_starts[1], bucket_starts[2])
+                               : first_slots[threadIdx.x * tile_count];
+    if (threadIdx.x == 0) { *bad_out = static_cast<std::uint64_t>(*bad_ids); }
+  }
+  if (*bad_ids != 0 || tile >= tile_count) { return; }  // with bad ids the outputs stay untouched
 
   // Warp-striped: item i of lane l is key tile_begin + 32 i + l, so (item, lane) is input order.
   const unsigned lane = warp::lane_id();
@@ -145,9 +221,9 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   std::uint32_t bucket_bits = 0;  // the ids, 2 bits an item: fewer registers than the array
 #pragma unroll
   for (int item = 0; item < multisplit_items_per_thread; ++item) { bucket_bits |= buckets[item] << (2 * item); }
-  std::uint64_t next0 = first_slots[tile];
-  std::uint64_t next1 = m > 1 ? first_slots[tile_count + tile] : 0;
-  std::uint64_t next2 = m > 2 ? first_slots[2 * tile_count + tile] : 0;
+  std::uint64_t next0 = next[0];
+  std::uint64_t next1 = next[1];
+  std::uint64_t next2 = next[2];
 
 #pragma unroll
   for (int item = 0; item < multisplit_items_per_thread; ++item) {
