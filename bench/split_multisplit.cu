@@ -1,7 +1,7 @@
 // Multisplit rows: multisplit/<keys|pairs>/<bits|delta|splitters>/m=<m> (bit fields with m <= 256: one
-// row per algorithm, suffixed /three_pass and /single_pass; m <= 3 with every identifier: also
-// /partition; every m <= 256: also /async, the asynchronous entry with the offsets left in device memory;
-// every m > 256: suffixed /super_bucket and /reduced_bit_sort next to the default row),
+// row per algorithm, suffixed /three_pass and /single_pass, and /warp_tiles up to m = 32; m <= 3 with
+// every identifier: also /partition and /warp_tiles; every m <= 256: also /async, the asynchronous entry with the
+// offsets left in device memory; every m > 256: suffixed /super_bucket and /reduced_bit_sort next to the default row),
 // each next to its CUB
 // baseline on the same keys in the same process:
 // - bits: cub::DeviceRadixSort over the same bits (a bit-range radix sort is a stable multisplit);
@@ -17,6 +17,7 @@
 #include <warpdex/core/generate.hpp>
 #include <warpdex/split/detail/multisplit_kernels.cuh>
 #include <warpdex/split/detail/multisplit_partition.cuh>
+#include <warpdex/split/detail/multisplit_warp_tiles.cuh>
 #include <warpdex/split/multisplit.hpp>
 #include <warpdex/split/warp_multisplit.cuh>
 
@@ -257,13 +258,21 @@ const std::vector<algorithm_variant> few_bucket_algorithms = {{multisplit_algori
                                                               automatic_async,
                                                               {multisplit_algorithm::three_pass, "/three_pass"},
                                                               {multisplit_algorithm::single_pass, "/single_pass"},
-                                                              {multisplit_algorithm::partition, "/partition"}};
+                                                              {multisplit_algorithm::partition, "/partition"},
+                                                              {multisplit_algorithm::warp_tiles, "/warp_tiles"}};
+/// Bit fields with 4 to 32 buckets: also the warp tiles (suffix /warp_tiles).
+const std::vector<algorithm_variant> warp_tile_algorithms = {{multisplit_algorithm::automatic, ""},
+                                                             automatic_async,
+                                                             {multisplit_algorithm::three_pass, "/three_pass"},
+                                                             {multisplit_algorithm::single_pass, "/single_pass"},
+                                                             {multisplit_algorithm::warp_tiles, "/warp_tiles"}};
 
 /// The variants timed for m buckets (bit fields: every algorithm also for m <= 256).
 const std::vector<algorithm_variant>& variants_for(std::uint32_t m, bool bit_field)
 {
   if (m > detail::multisplit_direct_max_buckets) { return many_bucket_algorithms; }
   if (m <= detail::partition_max_buckets) { return few_bucket_algorithms; }
+  if (bit_field && m <= detail::warp_tiles_max_buckets) { return warp_tile_algorithms; }
   return bit_field ? split_algorithms : automatic_only;
 }
 
@@ -281,8 +290,8 @@ void run_multisplit(context& ctx)
   for (const bool pairs : {false, true}) {
     for (const char* kind : {"bits", "delta", "splitters"}) {
       for (const std::uint32_t m : {2U, 3U, 8U, 32U, 64U, 256U, 1000U, 1024U, 4096U}) {
-        for (const char* suffix :
-             {"", "/async", "/three_pass", "/single_pass", "/super_bucket", "/reduced_bit_sort", "/partition"}) {
+        for (const char* suffix : {"", "/async", "/three_pass", "/single_pass", "/super_bucket", "/reduced_bit_sort",
+                                   "/partition", "/warp_tiles"}) {
           any = any || ctx.selected(row_name(pairs, kind, m) + suffix);
         }
       }

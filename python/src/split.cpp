@@ -24,8 +24,9 @@ multisplit_algorithm algorithm_of(const std::string& name)
   if (name == "super_bucket") { return multisplit_algorithm::super_bucket; }
   if (name == "reduced_bit_sort") { return multisplit_algorithm::reduced_bit_sort; }
   if (name == "partition") { return multisplit_algorithm::partition; }
+  if (name == "warp_tiles") { return multisplit_algorithm::warp_tiles; }
   throw nb::value_error(("multisplit: algorithm must be 'automatic', 'three_pass', 'single_pass', 'super_bucket', "
-                         "'reduced_bit_sort' or 'partition', got '" +
+                         "'reduced_bit_sort', 'partition' or 'warp_tiles', got '" +
                          name + "'")
                             .c_str());
 }

@@ -40,7 +40,8 @@ const std::vector<std::pair<multisplit_algorithm, const char*>> algorithms = {
     {multisplit_algorithm::single_pass, "single_pass"},
     {multisplit_algorithm::super_bucket, "super_bucket"},
     {multisplit_algorithm::reduced_bit_sort, "reduced_bit_sort"},
-    {multisplit_algorithm::partition, "partition"}};
+    {multisplit_algorithm::partition, "partition"},
+    {multisplit_algorithm::warp_tiles, "warp_tiles"}};
 
 /// The results of one asynchronous call, in the backend's memory: m + 1 offsets, then the bad-id count,
 /// all poisoned first so that a word left unwritten shows.

@@ -74,13 +74,13 @@ Key poison_for()
 /// three_pass and single_pass run the super-bucket passes with that algorithm, super_bucket picks
 /// per pass, and reduced_bit_sort sorts labels for any m; partition takes m <= 3 (automatic above).
 const std::vector<std::pair<multisplit_algorithm, const char*>> algorithms = {
-    {multisplit_algorithm::three_pass, "three_pass"},
-    {multisplit_algorithm::single_pass, "single_pass"},
-    {multisplit_algorithm::super_bucket, "super_bucket"},
-    {multisplit_algorithm::reduced_bit_sort, "reduced_bit_sort"},
-    {multisplit_algorithm::partition, "partition"}};
+    {multisplit_algorithm::three_pass, "three_pass"},     {multisplit_algorithm::single_pass, "single_pass"},
+    {multisplit_algorithm::super_bucket, "super_bucket"}, {multisplit_algorithm::reduced_bit_sort, "reduced_bit_sort"},
+    {multisplit_algorithm::partition, "partition"},       {multisplit_algorithm::warp_tiles, "warp_tiles"}};
 /// The most buckets of the partition algorithm; with more it is automatic, which the others cover.
 constexpr std::uint32_t partition_max_buckets = 3;
+/// The most buckets of the warp tiles; with more they are automatic.
+constexpr std::uint32_t warp_tiles_max_buckets = 32;
 
 /// Runs the multisplit of `keys` with every algorithm (with input positions as values when `pairs`) and
 /// compares everything with the oracle built from `ids`, the independently computed bucket of every key.
@@ -103,6 +103,9 @@ void expect_stable_split(const Backend& backend, const std::vector<Key>& keys, c
     // With m <= 256 super_bucket is one pass of three_pass or single_pass: both are run already.
     if (algorithm == multisplit_algorithm::super_bucket && m <= one_pass_max_buckets) { continue; }
     if (algorithm == multisplit_algorithm::partition && m > partition_max_buckets) { continue; }
+    if (algorithm == multisplit_algorithm::warp_tiles && m > warp_tiles_max_buckets) { continue; }
+    // The host backend has one algorithm: the newest name need not run it once more.
+    if (std::is_same_v<Backend, host> && algorithm == multisplit_algorithm::warp_tiles) { continue; }
     SCOPED_TRACE(algorithm_name);
     auto keys_out = make_filled_buffer<Key>(backend, n, poison_for<Key>());
     std::vector<std::uint64_t> offsets;
@@ -536,34 +539,40 @@ TYPED_TEST(multisplit_test, partitions_on_both_sides_of_the_scanned_table_match_
 
 TYPED_TEST(multisplit_test, partitions_of_keys_off_the_16_byte_boundary_match_the_stable_oracle)
 {
-  // The partition's count reads whole warp tiles with 16-byte loads when the keys start on a 16-byte
-  // boundary and one key at a time otherwise: every start offset within 16 bytes, whole and ragged tiles.
+  // The counting pass of the partition and of the warp tiles reads whole rounds with 16-byte loads when
+  // the keys start on a 16-byte boundary and one key at a time otherwise: every start offset within 16
+  // bytes, whole and ragged tiles (512 keys for the partition, 2048 in rounds of 512 for the warp tiles).
   std::mt19937_64 random(7050);
   constexpr key32 delta = 1000;
-  for (const std::uint64_t n : {std::uint64_t{3 * 512}, std::uint64_t{5 * 512 + 77}}) {
-    for (const std::uint32_t m : {2U, 3U}) {
-      const auto check = [&](auto key_type, std::uint64_t skip) {
-        using Key = decltype(key_type);
-        SCOPED_TRACE("n=" + std::to_string(n) + " m=" + std::to_string(m) +
-                     " key bytes=" + std::to_string(sizeof(Key)) + " skip=" + std::to_string(skip));
-        std::vector<Key> stored(skip + n);
-        std::vector<std::uint32_t> ids(n);
-        for (std::uint64_t i = 0; i < skip + n; ++i) {
-          const auto id = static_cast<std::uint32_t>(random() % m);
-          stored[i] = static_cast<Key>(id * delta + random() % delta);
-          if (i >= skip) { ids[i - skip] = id; }
-        }
-        const std::vector<Key> keys(stored.begin() + static_cast<std::ptrdiff_t>(skip), stored.end());
-        const auto expected = stable_split_oracle(keys, std::vector<value32>{}, ids, m);
-        auto keys_in = make_buffer_from<Key>(this->backend(), stored);
-        auto keys_out = make_filled_buffer<Key>(this->backend(), n, poison_for<Key>());
-        const auto offsets = multisplit(this->backend(), std::as_const(keys_in).span().subspan(skip, n),
-                                        keys_out.span(), delta_buckets{delta, m}, multisplit_algorithm::partition);
-        EXPECT_EQ(keys_out.to_vector(), expected.keys);
-        EXPECT_EQ(offsets, expected.offsets);
-      };
-      for (std::uint64_t skip = 0; skip < 4; ++skip) { check(key32{}, skip); }
-      for (std::uint64_t skip = 0; skip < 2; ++skip) { check(key64{}, skip); }
+  const std::vector<std::pair<multisplit_algorithm, std::vector<std::uint32_t>>> cases = {
+      {multisplit_algorithm::partition, {2, 3}}, {multisplit_algorithm::warp_tiles, {2, 17, 32}}};
+  for (const auto& [algorithm, bucket_counts_of_it] : cases) {
+    for (const std::uint64_t n : {std::uint64_t{3 * 512}, std::uint64_t{5 * 512 + 77}, std::uint64_t{2 * 2048 + 513}}) {
+      for (const std::uint32_t m : bucket_counts_of_it) {
+        const auto check = [&](auto key_type, std::uint64_t skip) {
+          using Key = decltype(key_type);
+          SCOPED_TRACE("n=" + std::to_string(n) + " m=" + std::to_string(m) +
+                       " key bytes=" + std::to_string(sizeof(Key)) + " skip=" + std::to_string(skip) +
+                       (algorithm == multisplit_algorithm::partition ? " partition" : " warp_tiles"));
+          std::vector<Key> stored(skip + n);
+          std::vector<std::uint32_t> ids(n);
+          for (std::uint64_t i = 0; i < skip + n; ++i) {
+            const auto id = static_cast<std::uint32_t>(random() % m);
+            stored[i] = static_cast<Key>(id * delta + random() % delta);
+            if (i >= skip) { ids[i - skip] = id; }
+          }
+          const std::vector<Key> keys(stored.begin() + static_cast<std::ptrdiff_t>(skip), stored.end());
+          const auto expected = stable_split_oracle(keys, std::vector<value32>{}, ids, m);
+          auto keys_in = make_buffer_from<Key>(this->backend(), stored);
+          auto keys_out = make_filled_buffer<Key>(this->backend(), n, poison_for<Key>());
+          const auto offsets = multisplit(this->backend(), std::as_const(keys_in).span().subspan(skip, n),
+                                          keys_out.span(), delta_buckets{delta, m}, algorithm);
+          EXPECT_EQ(keys_out.to_vector(), expected.keys);
+          EXPECT_EQ(offsets, expected.offsets);
+        };
+        for (std::uint64_t skip = 0; skip < 4; ++skip) { check(key32{}, skip); }
+        for (std::uint64_t skip = 0; skip < 2; ++skip) { check(key64{}, skip); }
+      }
     }
   }
 }

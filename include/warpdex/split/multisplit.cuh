@@ -7,6 +7,7 @@
 #include <warpdex/core/launch.cuh>
 #include <warpdex/split/detail/multisplit_kernels.cuh>
 #include <warpdex/split/detail/multisplit_partition.cuh>
+#include <warpdex/split/detail/multisplit_warp_tiles.cuh>
 #include <warpdex/split/detail/multisplit_single_pass.cuh>
 #include <warpdex/split/detail/multisplit_validate.hpp>
 #include <warpdex/split/multisplit.hpp>
@@ -396,6 +397,48 @@ void cuda_partition_async(const char* caller, const cuda& backend, const Key* ke
   WARPDEX_CHECK_LAUNCH("multisplit_partition_kernel");
 }
 
+/// The warp tiles (m <= 32, multisplit_warp_tiles.cuh), nothing waiting on the host: one memset of the
+/// bad-id count, the counting pass (a bucket-major table of warp tiles), the table's scan, the scatter
+/// (which also writes the results, and skips every key when the count found ids outside [0, m)).
+template <class Key, class Value, class Identifier>
+void cuda_warp_tiles_async(const char* caller, const cuda& backend, const Key* keys_in, Key* keys_out,
+                           const Value* values_in, Value* values_out, std::uint64_t n, const Identifier& identifier,
+                           multisplit_workspace& workspace, const split_target& target)
+{
+  const std::uint32_t m = identifier.bucket_count();
+  WARPDEX_EXPECTS(m <= warp_tiles_max_buckets, std::string(caller) + ": the warp tiles take at most 32 buckets");
+  const std::uint64_t tile_count = checked_tile_count(caller, n, warp_tiles_tile_keys);
+  const std::uint64_t table_size = tile_count * m;
+  std::size_t scan_bytes = 0;
+  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
+                                                  static_cast<std::uint64_t*>(nullptr), ::cuda::std::plus<>{},
+                                                  std::uint64_t{0}, table_size, backend.stream));
+  unsigned long long* bad_ids = nullptr;
+  std::uint32_t* counts = nullptr;
+  std::uint64_t* first_slots = nullptr;
+  std::uint8_t* scan_temp = nullptr;
+  carve_scratch(backend, workspace, [&](scratch_layout& layout) {
+    bad_ids = layout.take<unsigned long long>(1);
+    counts = layout.take<std::uint32_t>(table_size);
+    first_slots = layout.take<std::uint64_t>(table_size);
+    scan_temp = layout.take<std::uint8_t>(scan_bytes);
+  });
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids, 0, sizeof(unsigned long long), backend.stream));
+
+  const auto count = multisplit_warp_tiles_count_kernel<Key, Identifier>;
+  const unsigned count_blocks = one_wave_blocks(count, multisplit_block_threads, tile_count * warp::size);
+  count<<<count_blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, tile_count, counts,
+                                                                       bad_ids);
+  WARPDEX_CHECK_LAUNCH("multisplit_warp_tiles_count_kernel");
+  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, counts, first_slots, ::cuda::std::plus<>{},
+                                                  std::uint64_t{0}, table_size, backend.stream));
+  const auto scatter_blocks = static_cast<unsigned>((tile_count + warp_tiles_block_warps - 1) / warp_tiles_block_warps);
+  multisplit_warp_tiles_kernel<Key, Value, Identifier><<<scatter_blocks, warp_tiles_block_threads, 0, backend.stream>>>(
+      keys_in, values_in, keys_out, values_out, n, identifier, tile_count, first_slots, bad_ids, target.offsets,
+      target.bad_id_count);
+  WARPDEX_CHECK_LAUNCH("multisplit_warp_tiles_kernel");
+}
+
 /// The reduced-bit sort (any m; n < 2^32): label, sort (label, index) with CUB, gather, offsets. Reads
 /// the bad-id count on the host after labelling (stops_on_bad_ids) and the offsets at the end.
 template <class Key, class Value, class Identifier>
@@ -551,12 +594,17 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
     return;
   }
   const bool partition = algorithm == multisplit_algorithm::partition && m <= partition_max_buckets;
-  if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass && !partition) {
+  const bool warp_tiles = algorithm == multisplit_algorithm::warp_tiles && m <= warp_tiles_max_buckets;
+  if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass && !partition &&
+      !warp_tiles) {
     algorithm = automatic_one_pass_algorithm(m, values_in != nullptr);
   }
   if (algorithm == multisplit_algorithm::partition) {
     cuda_partition_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
                          workspace, target);
+  } else if (algorithm == multisplit_algorithm::warp_tiles) {
+    cuda_warp_tiles_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
+                          workspace, target);
   } else if (algorithm == multisplit_algorithm::single_pass) {
     cuda_single_pass_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
                            workspace, target);

@@ -89,9 +89,12 @@ enum class multisplit_algorithm {
   single_pass,       ///< bucket totals, then one pass with CUB's block ranking and decoupled look-back
   super_bucket,      ///< count the full ids, then one stable pass per digit of up to 8 bits of the id
   reduced_bit_sort,  ///< label every key, sort (label, index) over ceil(log2 m) bits, gather; n < 2^32
-  /// m <= 3: count the buckets, then one pass ranking with ballots and decoupled look-back, every
-  /// bucket written forward at its start (stable); with more buckets, as automatic
+  /// m <= 3: a table of each warp tile's counts, scanned, then one pass ranking with ballots that writes
+  /// every bucket forward at its start (stable); with more buckets, as automatic
   partition,
+  /// m <= 32: as the partition, each warp reordering its tile in shared memory before it writes; with
+  /// more buckets, as automatic
+  warp_tiles,
 };
 
 /// Stable multisplit of keys on the host backend. Returns the m bucket offsets: bucket b occupies
