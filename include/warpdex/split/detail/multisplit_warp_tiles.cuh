@@ -1,19 +1,24 @@
 #pragma once
 // The warp-tile kernels of the cuda multisplit for m <= 32 buckets (`multisplit_algorithm::warp_tiles`),
-// the paper's warp-level multisplit: every warp owns a tile of warp_tiles_tile_keys keys, and nothing
-// waits on another warp.
+// after the paper's warp-level multisplit: every warp owns a tile of warp_tiles_tile_keys keys, and
+// nothing waits on another warp.
 // 1. count: a grid of one wave strides over the tiles; a warp reads a tile in rounds of 512 keys with
-//    16-byte loads and counts its buckets with ballots over the 5 id bits: lane b adds the population of
-//    the lanes whose bits spell b. Lane b writes the tile's count of bucket b to the bucket-major
-//    (bucket, tile) table; ids outside [0, m) are counted instead, one global add per block;
-// 2. an exclusive scan of the table (CUB) gives every (bucket, tile) its first output slot;
-// 3. scatter: one warp per tile, in rounds of 512 keys loaded warp-striped. The warp counts the round's
-//    buckets with the same ballots, scans the counts across its lanes, and places every key in its own
-//    shared-memory slice in bucket order (stable: (item, lane) is input order); then each bucket's run
-//    goes out to consecutive addresses. Only __syncwarp between the steps.
+//    16-byte loads, and each lane counts its keys' buckets in its own column of a (bucket, lane) table
+//    in shared memory (no two lanes share a counter: no atomics). Lane b sums row b and writes the tile's
+//    count of bucket b to the bucket-major (bucket, tile) table in global memory; ids outside [0, m) are
+//    counted instead, one global add per block;
+// 2. an exclusive scan of that table (CUB) gives every (bucket, tile) its first output slot;
+// 3. scatter: one warp per tile, in rounds of 512 keys, 16 consecutive keys a lane (so (lane, item) is
+//    input order). Each lane counts its keys per bucket in its column of the shared table, remembering
+//    each key's rank among its own keys of that bucket; lane b turns row b into the keys of bucket b in
+//    lower lanes; a key's place in the round is then its bucket's start + that + its rank. The warp
+//    places its keys in shared memory in bucket order, then each bucket's run goes out to consecutive
+//    addresses. Only __syncwarp between the steps.
 // When pass 1 found an id outside [0, m), pass 3 writes nothing (it reads the count on the device).
 // Traffic: 4 bytes per key read by pass 1, 8 by pass 3, plus 24 bytes per (bucket, tile) entry of the
 // table (m / 2048 entries per key: 0.375 bytes per key at m = 32).
+// Ballots over the 5 id bits (the paper's ranking) were measured first: both kernels ran at the SM's
+// issue limit, 0.69x CUB's sort at m = 32 (docs/split.md).
 
 #include <warpdex/core/warp.cuh>
 #include <warpdex/split/detail/counting.cuh>
@@ -26,9 +31,7 @@ namespace warpdex::detail {
 
 /// The most buckets of the warp tiles: one a lane.
 inline constexpr std::uint32_t warp_tiles_max_buckets = warp::size;
-/// Ballots per 32 keys: the id bits of 32 buckets.
-inline constexpr int warp_tiles_id_bits = 5;
-/// Keys a lane holds in a round, and a round's keys (one warp's share of a block tile).
+/// Keys a lane holds in a round, and a round's keys.
 inline constexpr int warp_tiles_items = multisplit_items_per_thread;
 inline constexpr std::uint32_t warp_tiles_round_keys = warp_tiles_items * warp::size;
 /// Rounds a tile: the table holds m entries per 2048 keys.
@@ -38,24 +41,16 @@ inline constexpr std::uint32_t warp_tiles_tile_keys = warp_tiles_round_keys * wa
 inline constexpr int warp_tiles_block_threads = 128;
 inline constexpr int warp_tiles_block_warps = warp_tiles_block_threads / warp::size;
 
-/// The ballots of a key's id bits over the warp (each lane passes its key's bucket).
-struct bucket_ballots {
-  unsigned valid = 0;  // lanes holding a key with an id below 32
-  unsigned bits[warp_tiles_id_bits] = {};
+/// A warp's (bucket, lane) counters in shared memory: row b holds bucket b, column l lane l's count.
+/// Rows are padded to 33 words so that lane b reading row b word by word, all lanes at once, touches 32
+/// different banks.
+struct lane_counters {
+  static constexpr int row_words = warp::size + 1;
+  std::uint32_t words[warp_tiles_max_buckets * row_words];
 
-  __device__ __forceinline__ explicit bucket_ballots(std::uint32_t bucket, bool valid_key)
+  __device__ __forceinline__ std::uint32_t& at(std::uint32_t bucket, unsigned lane)
   {
-    valid = warp::ballot(valid_key);
-#pragma unroll
-    for (int k = 0; k < warp_tiles_id_bits; ++k) { bits[k] = warp::ballot(((bucket >> k) & 1U) != 0); }
-  }
-  /// The lanes whose key is in bucket b (b < 32).
-  [[nodiscard]] __device__ __forceinline__ unsigned lanes_of(std::uint32_t b) const
-  {
-    unsigned lanes = valid;
-#pragma unroll
-    for (int k = 0; k < warp_tiles_id_bits; ++k) { lanes &= ((b >> k) & 1U) != 0 ? bits[k] : ~bits[k]; }
-    return lanes;
+    return words[bucket * row_words + lane];
   }
 };
 
@@ -68,8 +63,13 @@ __global__ void __launch_bounds__(multisplit_block_threads)
 {
   using block_id = block_identifier<Identifier>;
   __shared__ typename block_id::storage identifier_storage;
+  __shared__ lane_counters warp_counters[multisplit_warps];
   __shared__ unsigned long long block_bad;
   if (threadIdx.x == 0) { block_bad = 0; }
+  const std::uint32_t m = identifier.bucket_count();
+  const unsigned lane = warp::lane_id();
+  lane_counters& counters = warp_counters[warp::warp_in_block()];
+  for (std::uint32_t b = 0; b < m; ++b) { counters.at(b, lane) = 0; }  // each lane its column
   const Identifier local = block_id::load(identifier, identifier_storage);
   __syncthreads();
 
@@ -80,21 +80,19 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   struct alignas(vector_load_bytes) group {
     Key elements[per_load];
   };
-  const std::uint32_t m = identifier.bucket_count();
-  const unsigned lane = warp::lane_id();
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * multisplit_warps;
   const bool vectorized = reinterpret_cast<std::uintptr_t>(keys) % vector_load_bytes == 0;
   std::uint32_t bad = 0;
+  const auto visit = [&](Key key) {
+    const std::uint32_t bucket = local(key);
+    if (bucket < m) {
+      ++counters.at(bucket, lane);
+    } else {
+      ++bad;
+    }
+  };
   for (std::uint64_t tile = static_cast<std::uint64_t>(blockIdx.x) * multisplit_warps + warp::warp_in_block();
        tile < tile_count; tile += warps) {
-    std::uint32_t count = 0;  // lane b: keys of bucket b in the tile
-    // Every lane of the warp visits together (the ballots): `present` is false past the end.
-    const auto visit = [&](Key key, bool present) {
-      const std::uint32_t bucket = present ? local(key) : 0U;
-      const bool counted = present && bucket < m;
-      bad += present && !counted ? 1U : 0U;
-      count += static_cast<std::uint32_t>(warp::popc(bucket_ballots(bucket, counted).lanes_of(lane)));
-    };
     for (int round = 0; round < warp_tiles_rounds; ++round) {
       const std::uint64_t begin = tile * warp_tiles_tile_keys + round * warp_tiles_round_keys;
       if (begin >= n) { break; }  // the same for the whole warp
@@ -107,22 +105,55 @@ __global__ void __launch_bounds__(multisplit_block_threads)
 #pragma unroll
         for (int u = 0; u < loads; ++u) {
 #pragma unroll
-          for (int k = 0; k < per_load; ++k) { visit(loaded[u].elements[k], true); }
+          for (int k = 0; k < per_load; ++k) { visit(loaded[u].elements[k]); }
         }
       } else {  // the last round, or keys off the 16-byte boundary
 #pragma unroll
         for (int item = 0; item < warp_tiles_items; ++item) {
           const std::uint64_t index = begin + item * warp::size + lane;
-          visit(index < n ? keys[index] : Key{}, index < n);
+          if (index < n) { visit(keys[index]); }
         }
       }
     }
-    if (lane < m) { counts[lane * tile_count + tile] = count; }
+    __syncwarp();
+    if (lane < m) {  // lane b: the tile's keys of bucket b, then row b zeroed for the next tile
+      std::uint32_t count = 0;
+      for (unsigned column = 0; column < warp::size; ++column) {
+        count += counters.at(lane, column);
+        counters.at(lane, column) = 0;
+      }
+      counts[lane * tile_count + tile] = count;
+    }
+    __syncwarp();
   }
   for (int offset = warp::size / 2; offset > 0; offset /= 2) { bad += warp::shfl_xor(bad, offset); }
   if (lane == 0 && bad != 0) { atomicAdd(&block_bad, static_cast<unsigned long long>(bad)); }
   __syncthreads();
   if (threadIdx.x == 0 && block_bad != 0) { atomicAdd(bad_ids, block_bad); }
+}
+
+/// Loads `Items` consecutive elements from data[first, first + Items) into `out`, with 16-byte loads
+/// when they are whole and aligned, else one at a time (elements past n read as T{}).
+template <int Items, class T>
+__device__ __forceinline__ void load_blocked(const T* data, std::uint64_t n, std::uint64_t first, T (&out)[Items])
+{
+  constexpr int per_load = vector_load_bytes / sizeof(T);
+  static_assert(Items % per_load == 0, "whole 16-byte loads");
+  struct alignas(vector_load_bytes) group {
+    T elements[per_load];
+  };
+  if (first + Items <= n && reinterpret_cast<std::uintptr_t>(data + first) % vector_load_bytes == 0) {
+    const auto* groups = reinterpret_cast<const group*>(data + first);
+#pragma unroll
+    for (int u = 0; u < Items / per_load; ++u) {
+      const group loaded = groups[u];
+#pragma unroll
+      for (int k = 0; k < per_load; ++k) { out[u * per_load + k] = loaded.elements[k]; }
+    }
+  } else {
+#pragma unroll
+    for (int item = 0; item < Items; ++item) { out[item] = first + item < n ? data[first + item] : T{}; }
+  }
 }
 
 /// Pass 3: one tile per warp. first_slots[b * tile_count + t] is the output slot of the first key of
@@ -139,13 +170,21 @@ __global__ void __launch_bounds__(warp_tiles_block_threads)
   constexpr bool with_values = !std::is_void_v<Value>;
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
   using block_id = block_identifier<Identifier>;
-  struct warp_slice {  // one round of a warp, in bucket order
-    Key keys[warp_tiles_round_keys];
-    value_word values[with_values ? warp_tiles_round_keys : 1];
-    std::uint8_t buckets[warp_tiles_round_keys];
+  constexpr int items = warp_tiles_items;
+  struct warp_storage {
+    union {
+      lane_counters counters;  // while the round is ranked
+      struct {                 // then the round in bucket order
+        Key keys[warp_tiles_round_keys];
+        value_word values[with_values ? warp_tiles_round_keys : 1];
+        std::uint8_t buckets[warp_tiles_round_keys];
+      } slice;
+    };
+    std::uint32_t start[warp_tiles_max_buckets];  // bucket b's first place in the round
+    std::uint64_t base[warp_tiles_max_buckets];   // output slot of place p of bucket b: base[b] + p
   };
   __shared__ typename block_id::storage identifier_storage;
-  __shared__ warp_slice slices[warp_tiles_block_warps];
+  __shared__ warp_storage warps[warp_tiles_block_warps];
   const Identifier local = block_id::load(identifier, identifier_storage);
   __syncthreads();
   const std::uint32_t m = identifier.bucket_count();
@@ -158,67 +197,84 @@ __global__ void __launch_bounds__(warp_tiles_block_threads)
   if (*bad_ids != 0 || tile >= tile_count) { return; }  // with bad ids the outputs stay untouched
 
   const unsigned lane = warp::lane_id();
-  warp_slice& slice = slices[warp_index];
+  warp_storage& shared = warps[warp_index];
   std::uint64_t slot = lane < m ? first_slots[lane * tile_count + tile] : 0;  // lane b: bucket b's next slot
-  constexpr std::uint32_t no_key = warp_tiles_max_buckets;
   for (int round = 0; round < warp_tiles_rounds; ++round) {
     const std::uint64_t begin = tile * warp_tiles_tile_keys + round * warp_tiles_round_keys;
     if (begin >= n) { break; }  // the same for the whole warp
-    Key keys[warp_tiles_items];
-    value_word values[warp_tiles_items];
-    std::uint32_t buckets[warp_tiles_items];
-    load_warp_striped_tile<with_values>(keys_in, values_in, n, begin, lane, local, no_key, keys, values, buckets);
+    const std::uint64_t round_end = n - begin < warp_tiles_round_keys ? n : begin + warp_tiles_round_keys;
+    const auto round_keys = static_cast<std::uint32_t>(round_end - begin);
+    for (std::uint32_t b = 0; b < m; ++b) { shared.counters.at(b, lane) = 0; }  // each lane its column
 
-    // Lane b: the round's keys of bucket b, then where they start in the slice.
-    std::uint32_t count = 0;
+    const std::uint64_t first = begin + static_cast<std::uint64_t>(lane) * items;
+    Key keys[items];
+    value_word values[items];
+    load_blocked(keys_in, round_end, first, keys);
+    if constexpr (with_values) { load_blocked(values_in, round_end, first, values); }
+    // Each key's bucket (bits 16 and up) and rank among this lane's keys of that bucket (bits 0-15).
+    std::uint32_t placed[items];
 #pragma unroll
-    for (int item = 0; item < warp_tiles_items; ++item) {
-      const bucket_ballots ballots(buckets[item], buckets[item] != no_key);
-      count += static_cast<std::uint32_t>(warp::popc(ballots.lanes_of(lane)));
-    }
-    std::uint32_t start = count;
-    for (int offset = 1; offset < warp::size; offset *= 2) {
-      const std::uint32_t before = warp::shfl_up(start, offset);
-      if (lane >= static_cast<unsigned>(offset)) { start += before; }
-    }
-    start -= count;  // exclusive
-    const std::uint32_t round_keys = warp::shfl(start + count, warp::size - 1);
-
-    // Every key to its place in the slice: its bucket's start, its peers in earlier items, its lower
-    // peers in this item.
-    std::uint32_t next = start;  // lane b: bucket b's next place
-#pragma unroll
-    for (int item = 0; item < warp_tiles_items; ++item) {
-      const std::uint32_t bucket = buckets[item];
-      const bool present = bucket != no_key;
-      const bucket_ballots ballots(bucket, present);
-      const std::uint32_t first = warp::shfl(next, static_cast<int>(present ? bucket : 0U));
-      if (present) {
-        const unsigned peers = ballots.lanes_of(bucket);
-        const std::uint32_t place = first + static_cast<std::uint32_t>(warp::popc(peers & warp::lanemask_lt()));
-        slice.keys[place] = keys[item];
-        if constexpr (with_values) { slice.values[place] = values[item]; }
-        slice.buckets[place] = static_cast<std::uint8_t>(bucket);
+    for (int item = 0; item < items; ++item) {
+      if (first + item < round_end) {
+        const std::uint32_t bucket = local(keys[item]);
+        std::uint32_t& counter = shared.counters.at(bucket, lane);
+        const std::uint32_t rank = counter;
+        counter = rank + 1;
+        placed[item] = bucket << 16 | rank;
       }
-      next += static_cast<std::uint32_t>(warp::popc(ballots.lanes_of(lane)));
     }
     __syncwarp();
-
-    // Place p of bucket b goes to slot_b + (p - start_b): a bucket's run to consecutive addresses.
-    const std::uint64_t base = slot - start;  // modulo 2^64: base + p is the slot
-#pragma unroll
-    for (int item = 0; item < warp_tiles_items; ++item) {
-      const std::uint32_t place = item * warp::size + lane;
-      const bool present = place < round_keys;
-      const std::uint32_t bucket = present ? slice.buckets[place] : 0U;
-      const std::uint64_t to = warp::shfl(base, static_cast<int>(bucket)) + place;
-      if (present) {
-        keys_out[to] = slice.keys[place];
-        if constexpr (with_values) { values_out[to] = slice.values[place]; }
+    // Lane b: row b becomes the keys of bucket b in lower lanes; the rows' sums scan into the starts.
+    std::uint32_t total = 0;
+    if (lane < m) {
+      for (unsigned column = 0; column < warp::size; ++column) {
+        const std::uint32_t count = shared.counters.at(lane, column);
+        shared.counters.at(lane, column) = total;
+        total += count;
       }
     }
-    slot += count;
-    __syncwarp();  // the slice is read before the next round writes it
+    std::uint32_t start = total;
+    for (int offset = 1; offset < warp::size; offset *= 2) {
+      const std::uint32_t before = warp::shfl_up(start, static_cast<unsigned>(offset));
+      if (lane >= static_cast<unsigned>(offset)) { start += before; }
+    }
+    start -= total;  // exclusive
+    if (lane < m) {
+      shared.start[lane] = start;
+      shared.base[lane] = slot - start;  // modulo 2^64: base + place is the slot
+    }
+    __syncwarp();
+#pragma unroll
+    for (int item = 0; item < items; ++item) {
+      if (first + item < round_end) {
+        const std::uint32_t bucket = placed[item] >> 16;
+        placed[item] = shared.start[bucket] + shared.counters.at(bucket, lane) + (placed[item] & 0xffffU);
+        placed[item] |= bucket << 16;
+      }
+    }
+    __syncwarp();  // the counters are read before the slice overwrites them
+#pragma unroll
+    for (int item = 0; item < items; ++item) {
+      if (first + item < round_end) {
+        const std::uint32_t place = placed[item] & 0xffffU;
+        shared.slice.keys[place] = keys[item];
+        if constexpr (with_values) { shared.slice.values[place] = values[item]; }
+        shared.slice.buckets[place] = static_cast<std::uint8_t>(placed[item] >> 16);
+      }
+    }
+    __syncwarp();
+    // Place p of bucket b goes to base[b] + p: a bucket's run to consecutive addresses.
+#pragma unroll
+    for (int item = 0; item < items; ++item) {
+      const std::uint32_t place = item * warp::size + lane;
+      if (place < round_keys) {
+        const std::uint64_t to = shared.base[shared.slice.buckets[place]] + place;
+        keys_out[to] = shared.slice.keys[place];
+        if constexpr (with_values) { values_out[to] = shared.slice.values[place]; }
+      }
+    }
+    slot += total;
+    __syncwarp();  // the slice is read before the next round's counters overwrite it
   }
 }
 
