@@ -4,8 +4,8 @@
 // nothing waits on another warp.
 // 1. count: a grid of one wave strides over the tiles; a warp reads a tile in rounds of 512 keys with
 //    16-byte loads, and each lane counts its keys' buckets in its own column of a (bucket, lane) table
-//    in shared memory (no two lanes share a counter: no atomics). Lane b sums row b and writes the tile's
-//    count of bucket b to the bucket-major (bucket, tile) table in global memory; ids outside [0, m) are
+//    in shared memory (no two lanes share a counter or a bank: no atomics, no conflicts). Lane b sums row b and writes
+//    the tile's count of bucket b to the bucket-major (bucket, tile) table in global memory; ids outside [0, m) are
 //    counted instead, one global add per block;
 // 2. an exclusive scan of that table (CUB) gives every (bucket, tile) its first output slot;
 // 3. scatter: one warp per tile, in rounds of 512 keys, 16 consecutive keys a lane (so (lane, item) is
@@ -41,17 +41,18 @@ inline constexpr std::uint32_t warp_tiles_tile_keys = warp_tiles_round_keys * wa
 inline constexpr int warp_tiles_block_threads = 128;
 inline constexpr int warp_tiles_block_warps = warp_tiles_block_threads / warp::size;
 
-/// A warp's (bucket, lane) counters in shared memory: row b holds bucket b, column l lane l's count.
-/// Rows are padded to 33 words so that lane b reading row b word by word, all lanes at once, touches 32
-/// different banks.
+/// A warp's (bucket, lane) counters in shared memory: row b holds bucket b, column l lane l's count, in
+/// bank l, so that the lanes' counting never conflicts. A lane that walks a row (lane b, row b) starts
+/// at column b and wraps around: all lanes at once touch 32 different banks.
 struct lane_counters {
-  static constexpr int row_words = warp::size + 1;
-  std::uint32_t words[warp_tiles_max_buckets * row_words];
+  std::uint32_t words[warp_tiles_max_buckets * warp::size];
 
   __device__ __forceinline__ std::uint32_t& at(std::uint32_t bucket, unsigned lane)
   {
-    return words[bucket * row_words + lane];
+    return words[bucket * warp::size + lane];
   }
+  /// The column lane b reads at step k of its walk over row b.
+  __device__ static __forceinline__ unsigned walk(unsigned lane, unsigned step) { return (lane + step) % warp::size; }
 };
 
 /// Pass 1: counts[b * tile_count + t] = keys of bucket b (b < m) in tile t; *bad_ids += ids outside
@@ -118,9 +119,11 @@ __global__ void __launch_bounds__(multisplit_block_threads)
     __syncwarp();
     if (lane < m) {  // lane b: the tile's keys of bucket b, then row b zeroed for the next tile
       std::uint32_t count = 0;
-      for (unsigned column = 0; column < warp::size; ++column) {
-        count += counters.at(lane, column);
-        counters.at(lane, column) = 0;
+#pragma unroll 4
+      for (unsigned step = 0; step < warp::size; ++step) {
+        std::uint32_t& counter = counters.at(lane, lane_counters::walk(lane, step));
+        count += counter;
+        counter = 0;
       }
       counts[lane * tile_count + tile] = count;
     }
@@ -225,12 +228,26 @@ __global__ void __launch_bounds__(warp_tiles_block_threads)
     }
     __syncwarp();
     // Lane b: row b becomes the keys of bucket b in lower lanes; the rows' sums scan into the starts.
+    // The walk starts at column b: first the row's sum and the part from column b on, then each column's
+    // count of lower columns (for columns before b, the walk has wrapped: subtract the part from b on).
     std::uint32_t total = 0;
     if (lane < m) {
-      for (unsigned column = 0; column < warp::size; ++column) {
+      std::uint32_t from_own = 0;  // columns b and up
+#pragma unroll 4
+      for (unsigned step = 0; step < warp::size; ++step) {
+        const unsigned column = lane_counters::walk(lane, step);
         const std::uint32_t count = shared.counters.at(lane, column);
-        shared.counters.at(lane, column) = total;
         total += count;
+        from_own += column >= lane ? count : 0U;
+      }
+      std::uint32_t walked = 0;
+#pragma unroll 4
+      for (unsigned step = 0; step < warp::size; ++step) {
+        const unsigned column = lane_counters::walk(lane, step);
+        std::uint32_t& counter = shared.counters.at(lane, column);
+        const std::uint32_t count = counter;
+        counter = column >= lane ? total - from_own + walked : walked - from_own;
+        walked += count;
       }
     }
     std::uint32_t start = total;
