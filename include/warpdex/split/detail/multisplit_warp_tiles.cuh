@@ -8,17 +8,17 @@
 //    the tile's count of bucket b to the bucket-major (bucket, tile) table in global memory; ids outside [0, m) are
 //    counted instead, one global add per block;
 // 2. an exclusive scan of that table (CUB) gives every (bucket, tile) its first output slot;
-// 3. scatter: one warp per tile, in rounds of 512 keys, 16 consecutive keys a lane (so (lane, item) is
-//    input order). Each lane counts its keys per bucket in its column of the shared table, remembering
-//    each key's rank among its own keys of that bucket; lane b turns row b into the keys of bucket b in
-//    lower lanes; a key's place in the round is then its bucket's start + that + its rank. The warp
-//    places its keys in shared memory in bucket order, then each bucket's run goes out to consecutive
-//    addresses. Only __syncwarp between the steps.
+// 3. scatter: one warp per tile, in rounds of 512 keys loaded warp-striped (so (item, lane) is input
+//    order). Per 32 keys one __match_any_sync groups the lanes by bucket; each group's lowest lane adds
+//    the group to its bucket's count in shared memory and hands the count before it to the group, so
+//    every key gets its rank within its bucket. Lane b scans the counts into the buckets' starts, the
+//    warp places its keys in shared memory in bucket order, then each bucket's run goes out to
+//    consecutive addresses. Only __syncwarp between the steps.
 // When pass 1 found an id outside [0, m), pass 3 writes nothing (it reads the count on the device).
 // Traffic: 4 bytes per key read by pass 1, 8 by pass 3, plus 24 bytes per (bucket, tile) entry of the
 // table (m / 2048 entries per key: 0.375 bytes per key at m = 32).
-// Ballots over the 5 id bits (the paper's ranking) were measured first: both kernels ran at the SM's
-// issue limit, 0.69x CUB's sort at m = 32 (docs/split.md).
+// Measured first (docs/split.md): ballots over the 5 id bits (the paper's ranking) ran both kernels at
+// the SM's issue limit; per-lane columns of counters made the scatter walk a 32 x 32 table every round.
 
 #include <warpdex/core/warp.cuh>
 #include <warpdex/split/detail/counting.cuh>
@@ -135,30 +135,6 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   if (threadIdx.x == 0 && block_bad != 0) { atomicAdd(bad_ids, block_bad); }
 }
 
-/// Loads `Items` consecutive elements from data[first, first + Items) into `out`, with 16-byte loads
-/// when they are whole and aligned, else one at a time (elements past n read as T{}).
-template <int Items, class T>
-__device__ __forceinline__ void load_blocked(const T* data, std::uint64_t n, std::uint64_t first, T (&out)[Items])
-{
-  constexpr int per_load = vector_load_bytes / sizeof(T);
-  static_assert(Items % per_load == 0, "whole 16-byte loads");
-  struct alignas(vector_load_bytes) group {
-    T elements[per_load];
-  };
-  if (first + Items <= n && reinterpret_cast<std::uintptr_t>(data + first) % vector_load_bytes == 0) {
-    const auto* groups = reinterpret_cast<const group*>(data + first);
-#pragma unroll
-    for (int u = 0; u < Items / per_load; ++u) {
-      const group loaded = groups[u];
-#pragma unroll
-      for (int k = 0; k < per_load; ++k) { out[u * per_load + k] = loaded.elements[k]; }
-    }
-  } else {
-#pragma unroll
-    for (int item = 0; item < Items; ++item) { out[item] = first + item < n ? data[first + item] : T{}; }
-  }
-}
-
 /// Pass 3: one tile per warp. first_slots[b * tile_count + t] is the output slot of the first key of
 /// bucket b in tile t (the scanned table of pass 1). Block 0 writes the results (offsets[0 .. m],
 /// *bad_out). Writes no key when pass 1 counted ids outside [0, m). m <= warp_tiles_max_buckets.
@@ -174,17 +150,13 @@ __global__ void __launch_bounds__(warp_tiles_block_threads)
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
   using block_id = block_identifier<Identifier>;
   constexpr int items = warp_tiles_items;
+  constexpr std::uint32_t no_key = warp_tiles_max_buckets;  // the id of lanes past the end
   struct warp_storage {
-    union {
-      lane_counters counters;  // while the round is ranked
-      struct {                 // then the round in bucket order
-        Key keys[warp_tiles_round_keys];
-        value_word values[with_values ? warp_tiles_round_keys : 1];
-        std::uint8_t buckets[warp_tiles_round_keys];
-      } slice;
-    };
-    std::uint32_t start[warp_tiles_max_buckets];  // bucket b's first place in the round
-    std::uint64_t base[warp_tiles_max_buckets];   // output slot of place p of bucket b: base[b] + p
+    Key keys[warp_tiles_round_keys];  // the round in bucket order
+    value_word values[with_values ? warp_tiles_round_keys : 1];
+    std::uint8_t buckets[warp_tiles_round_keys];
+    std::uint32_t counts[warp_tiles_max_buckets];  // bucket b's keys so far in the round, then its start
+    std::uint64_t base[warp_tiles_max_buckets];    // output slot of place p of bucket b: base[b] + p
   };
   __shared__ typename block_id::storage identifier_storage;
   __shared__ warp_storage warps[warp_tiles_block_warps];
@@ -205,78 +177,54 @@ __global__ void __launch_bounds__(warp_tiles_block_threads)
   for (int round = 0; round < warp_tiles_rounds; ++round) {
     const std::uint64_t begin = tile * warp_tiles_tile_keys + round * warp_tiles_round_keys;
     if (begin >= n) { break; }  // the same for the whole warp
-    const std::uint64_t round_end = n - begin < warp_tiles_round_keys ? n : begin + warp_tiles_round_keys;
-    const auto round_keys = static_cast<std::uint32_t>(round_end - begin);
-    for (std::uint32_t b = 0; b < m; ++b) { shared.counters.at(b, lane) = 0; }  // each lane its column
-
-    const std::uint64_t first = begin + static_cast<std::uint64_t>(lane) * items;
+    const auto round_keys =
+        static_cast<std::uint32_t>(n - begin < warp_tiles_round_keys ? n - begin : warp_tiles_round_keys);
+    shared.counts[lane] = 0;
+    // Warp-striped: item i of lane l is key begin + 32 i + l, so (item, lane) is input order.
     Key keys[items];
     value_word values[items];
-    load_blocked(keys_in, round_end, first, keys);
-    if constexpr (with_values) { load_blocked(values_in, round_end, first, values); }
-    // Each key's bucket (bits 16 and up) and rank among this lane's keys of that bucket (bits 0-15).
-    std::uint32_t placed[items];
+    std::uint32_t buckets[items];
+    load_warp_striped_tile<with_values>(keys_in, values_in, n, begin, lane, local, no_key, keys, values, buckets);
+    __syncwarp();
+
+    // Each key's rank in its bucket within the round: the lanes with its bucket (one match) elect their
+    // lowest lane, which adds their number to the bucket's count (a shared atomic: no two leaders share
+    // a bucket) and hands the count before it to the others.
+    // Each id becomes bucket << 16 | rank (the round's ranks are below 512): one register an item.
 #pragma unroll
     for (int item = 0; item < items; ++item) {
-      if (first + item < round_end) {
-        const std::uint32_t bucket = local(keys[item]);
-        std::uint32_t& counter = shared.counters.at(bucket, lane);
-        const std::uint32_t rank = counter;
-        counter = rank + 1;
-        placed[item] = bucket << 16 | rank;
+      const std::uint32_t bucket = buckets[item];
+      const unsigned peers = warp::match_any(bucket);
+      const int leader = warp::ffs(peers) - 1;
+      std::uint32_t before = 0;
+      if (bucket != no_key && static_cast<int>(lane) == leader) {
+        before = atomicAdd(&shared.counts[bucket], static_cast<std::uint32_t>(warp::popc(peers)));
       }
+      buckets[item] = bucket << 16 | (warp::shfl(before, leader) + static_cast<std::uint32_t>(warp::rank_in(peers)));
     }
     __syncwarp();
-    // Lane b: row b becomes the keys of bucket b in lower lanes; the rows' sums scan into the starts.
-    // The walk starts at column b: first the row's sum and the part from column b on, then each column's
-    // count of lower columns (for columns before b, the walk has wrapped: subtract the part from b on).
-    std::uint32_t total = 0;
-    if (lane < m) {
-      std::uint32_t from_own = 0;  // columns b and up
-#pragma unroll 4
-      for (unsigned step = 0; step < warp::size; ++step) {
-        const unsigned column = lane_counters::walk(lane, step);
-        const std::uint32_t count = shared.counters.at(lane, column);
-        total += count;
-        from_own += column >= lane ? count : 0U;
-      }
-      std::uint32_t walked = 0;
-#pragma unroll 4
-      for (unsigned step = 0; step < warp::size; ++step) {
-        const unsigned column = lane_counters::walk(lane, step);
-        std::uint32_t& counter = shared.counters.at(lane, column);
-        const std::uint32_t count = counter;
-        counter = column >= lane ? total - from_own + walked : walked - from_own;
-        walked += count;
-      }
-    }
+    // Lane b: the round's keys of bucket b, scanned into the buckets' starts.
+    const std::uint32_t total = lane < m ? shared.counts[lane] : 0U;
     std::uint32_t start = total;
     for (int offset = 1; offset < warp::size; offset *= 2) {
       const std::uint32_t before = warp::shfl_up(start, static_cast<unsigned>(offset));
       if (lane >= static_cast<unsigned>(offset)) { start += before; }
     }
     start -= total;  // exclusive
+    __syncwarp();
     if (lane < m) {
-      shared.start[lane] = start;
+      shared.counts[lane] = start;
       shared.base[lane] = slot - start;  // modulo 2^64: base + place is the slot
     }
     __syncwarp();
 #pragma unroll
     for (int item = 0; item < items; ++item) {
-      if (first + item < round_end) {
-        const std::uint32_t bucket = placed[item] >> 16;
-        placed[item] = shared.start[bucket] + shared.counters.at(bucket, lane) + (placed[item] & 0xffffU);
-        placed[item] |= bucket << 16;
-      }
-    }
-    __syncwarp();  // the counters are read before the slice overwrites them
-#pragma unroll
-    for (int item = 0; item < items; ++item) {
-      if (first + item < round_end) {
-        const std::uint32_t place = placed[item] & 0xffffU;
-        shared.slice.keys[place] = keys[item];
-        if constexpr (with_values) { shared.slice.values[place] = values[item]; }
-        shared.slice.buckets[place] = static_cast<std::uint8_t>(placed[item] >> 16);
+      const std::uint32_t bucket = buckets[item] >> 16;
+      if (bucket != no_key) {
+        const std::uint32_t place = shared.counts[bucket] + (buckets[item] & 0xffffU);
+        shared.keys[place] = keys[item];
+        if constexpr (with_values) { shared.values[place] = values[item]; }
+        shared.buckets[place] = static_cast<std::uint8_t>(bucket);
       }
     }
     __syncwarp();
@@ -285,13 +233,13 @@ __global__ void __launch_bounds__(warp_tiles_block_threads)
     for (int item = 0; item < items; ++item) {
       const std::uint32_t place = item * warp::size + lane;
       if (place < round_keys) {
-        const std::uint64_t to = shared.base[shared.slice.buckets[place]] + place;
-        keys_out[to] = shared.slice.keys[place];
-        if constexpr (with_values) { values_out[to] = shared.slice.values[place]; }
+        const std::uint64_t to = shared.base[shared.buckets[place]] + place;
+        keys_out[to] = shared.keys[place];
+        if constexpr (with_values) { values_out[to] = shared.values[place]; }
       }
     }
     slot += total;
-    __syncwarp();  // the slice is read before the next round's counters overwrite it
+    __syncwarp();  // the shared round is read before the next round writes it
   }
 }
 
