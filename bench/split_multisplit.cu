@@ -289,7 +289,7 @@ void run_multisplit(context& ctx)
   bool any = false;
   for (const bool pairs : {false, true}) {
     for (const char* kind : {"bits", "delta", "splitters"}) {
-      for (const std::uint32_t m : {2U, 3U, 8U, 32U, 64U, 256U, 1000U, 1024U, 4096U}) {
+      for (const std::uint32_t m : {2U, 3U, 4U, 8U, 16U, 32U, 64U, 256U, 1000U, 1024U, 4096U}) {
         for (const char* suffix : {"", "/async", "/three_pass", "/single_pass", "/super_bucket", "/reduced_bit_sort",
                                    "/partition", "/warp_tiles"}) {
           any = any || ctx.selected(row_name(pairs, kind, m) + suffix);
@@ -301,7 +301,7 @@ void run_multisplit(context& ctx)
   split_data data(ctx.n());
   data.generate(0xffffffffU);
   for (const bool pairs : {false, true}) {
-    for (const std::uint32_t bits : {1U, 3U, 5U, 6U, 8U, 10U, 12U}) {
+    for (const std::uint32_t bits : {1U, 2U, 3U, 4U, 5U, 6U, 8U, 10U, 12U}) {
       for (const auto& [algorithm, algorithm_name, async] : variants_for(1U << bits, true)) {
         const std::string name = row_name(pairs, "bits", 1U << bits) + algorithm_name;
         if (!ctx.selected(name)) { continue; }
