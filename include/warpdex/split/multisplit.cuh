@@ -46,13 +46,24 @@ inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_
   return bucket_count >= threshold ? multisplit_algorithm::single_pass : multisplit_algorithm::three_pass;
 }
 
+/// The warp tiles ran ahead of the single pass for keys up to 16 buckets and pairs up to 8 from n = 2^20
+/// (H200, docs/split.md); below that size the scan of their table is two launches too many.
+inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys = 16;
+inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs = 8;
+inline constexpr std::uint64_t warp_tiles_automatic_min_keys = std::uint64_t{1} << 20;
+
 /// The algorithm `automatic` stands for with one pass (m <= 256): the partition for m <= 3 (predicted,
-/// docs/split.md: lighter kernels over the same 12 bytes per key), else as measured above. The
-/// super-bucket digits never have fewer than 8 buckets and keep automatic_multisplit_algorithm.
-inline multisplit_algorithm automatic_one_pass_algorithm(std::uint32_t bucket_count, bool pairs)
+/// docs/split.md: lighter kernels over the same 12 bytes per key), the warp tiles for few buckets and
+/// large n, else as measured above. The super-bucket digits never have fewer than 8 buckets and keep
+/// automatic_multisplit_algorithm.
+inline multisplit_algorithm automatic_one_pass_algorithm(std::uint32_t bucket_count, bool pairs, std::uint64_t n)
 {
-  return bucket_count <= partition_max_buckets ? multisplit_algorithm::partition
-                                               : automatic_multisplit_algorithm(bucket_count, pairs);
+  if (bucket_count <= partition_max_buckets) { return multisplit_algorithm::partition; }
+  const std::uint32_t warp_tiles_limit = pairs ? warp_tiles_automatic_buckets_pairs : warp_tiles_automatic_buckets_keys;
+  if (bucket_count <= warp_tiles_limit && n >= warp_tiles_automatic_min_keys) {
+    return multisplit_algorithm::warp_tiles;
+  }
+  return automatic_multisplit_algorithm(bucket_count, pairs);
 }
 
 /// Threads per block of the one-key-per-thread kernels of the large-m path.
@@ -597,7 +608,7 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
   const bool warp_tiles = algorithm == multisplit_algorithm::warp_tiles && m <= warp_tiles_max_buckets;
   if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass && !partition &&
       !warp_tiles) {
-    algorithm = automatic_one_pass_algorithm(m, values_in != nullptr);
+    algorithm = automatic_one_pass_algorithm(m, values_in != nullptr, n);
   }
   if (algorithm == multisplit_algorithm::partition) {
     cuda_partition_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
