@@ -36,10 +36,11 @@ inline constexpr int multisplit_min_radix_bits = 5;
 inline constexpr int multisplit_max_radix_bits = 8;
 
 /// The algorithm `automatic` stands for with m <= 256 buckets, from the H200 measurements in
-/// docs/split.md (n = 2^28): the single pass wins for keys from m = 8 and for pairs from m = 32; below
-/// that the three-pass kernels are as fast or faster.
-inline constexpr std::uint32_t single_pass_min_buckets_keys = 8;
-inline constexpr std::uint32_t single_pass_min_buckets_pairs = 32;
+/// docs/split.md (H200, n = 2^16 to 2^28): the single pass is ahead of the three passes for keys and
+/// pairs from m = 4 (at m = 16 pairs 106 against 86 Gpairs/s at 2^28; before the partition and the warp
+/// tiles took the smallest m, the three passes had led below m = 8 for keys and m = 32 for pairs).
+inline constexpr std::uint32_t single_pass_min_buckets_keys = 4;
+inline constexpr std::uint32_t single_pass_min_buckets_pairs = 4;
 inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_count, bool pairs)
 {
   const std::uint32_t threshold = pairs ? single_pass_min_buckets_pairs : single_pass_min_buckets_keys;
