@@ -47,21 +47,24 @@ inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_
   return bucket_count >= threshold ? multisplit_algorithm::single_pass : multisplit_algorithm::three_pass;
 }
 
-/// The warp tiles ran ahead of the single pass for keys up to 16 buckets and pairs up to 8 from n = 2^20
-/// (H200, docs/split.md); below that size the scan of their table is two launches too many.
+/// The warp tiles ran ahead of the single pass for 32-bit keys up to 16 buckets and pairs up to 32 from
+/// n = 2^20 (H100, docs/split.md); below that size the scan of their table is two launches too many.
+/// 64-bit keys hold a quarter as many warp tiles per multiprocessor in shared memory and keep the single
+/// pass (not measured against it).
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys = 16;
-inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs = 8;
+inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs = 32;
 inline constexpr std::uint64_t warp_tiles_automatic_min_keys = std::uint64_t{1} << 20;
 
-/// The algorithm `automatic` stands for with one pass (m <= 256): the partition for m <= 3 (predicted,
-/// docs/split.md: lighter kernels over the same 12 bytes per key), the warp tiles for few buckets and
-/// large n, else as measured above. The super-bucket digits never have fewer than 8 buckets and keep
+/// The algorithm `automatic` stands for with one pass (m <= 256): the partition for m <= 3 (lighter
+/// kernels over the same 12 bytes per key), the warp tiles for few buckets, 32-bit keys and large n, else
+/// as measured above. The super-bucket digits never have fewer than 8 buckets and keep
 /// automatic_multisplit_algorithm.
-inline multisplit_algorithm automatic_one_pass_algorithm(std::uint32_t bucket_count, bool pairs, std::uint64_t n)
+inline multisplit_algorithm automatic_one_pass_algorithm(std::uint32_t bucket_count, bool pairs, std::uint64_t n,
+                                                         std::size_t key_bytes)
 {
   if (bucket_count <= partition_max_buckets) { return multisplit_algorithm::partition; }
   const std::uint32_t warp_tiles_limit = pairs ? warp_tiles_automatic_buckets_pairs : warp_tiles_automatic_buckets_keys;
-  if (bucket_count <= warp_tiles_limit && n >= warp_tiles_automatic_min_keys) {
+  if (key_bytes == sizeof(std::uint32_t) && bucket_count <= warp_tiles_limit && n >= warp_tiles_automatic_min_keys) {
     return multisplit_algorithm::warp_tiles;
   }
   return automatic_multisplit_algorithm(bucket_count, pairs);
@@ -444,9 +447,10 @@ void cuda_warp_tiles_async(const char* caller, const cuda& backend, const Key* k
   WARPDEX_CHECK_LAUNCH("multisplit_warp_tiles_count_kernel");
   WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, counts, first_slots, ::cuda::std::plus<>{},
                                                   std::uint64_t{0}, table_size, backend.stream));
-  const auto scatter_blocks = static_cast<unsigned>((tile_count + warp_tiles_block_warps - 1) / warp_tiles_block_warps);
-  multisplit_warp_tiles_kernel<Key, Value, Identifier><<<scatter_blocks, warp_tiles_block_threads, 0, backend.stream>>>(
-      keys_in, values_in, keys_out, values_out, n, identifier, tile_count, first_slots, bad_ids, target.offsets,
+  using shape = warp_tiles_scatter_shape<Key, Value>;
+  const auto scatter_blocks = static_cast<unsigned>((tile_count + shape::block_warps - 1) / shape::block_warps);
+  multisplit_warp_tiles_kernel<Key, Value, Identifier><<<scatter_blocks, shape::block_threads, 0, backend.stream>>>(
+      keys_in, values_in, keys_out, values_out, n, identifier, tile_count, counts, first_slots, bad_ids, target.offsets,
       target.bad_id_count);
   WARPDEX_CHECK_LAUNCH("multisplit_warp_tiles_kernel");
 }
@@ -609,7 +613,7 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
   const bool warp_tiles = algorithm == multisplit_algorithm::warp_tiles && m <= warp_tiles_max_buckets;
   if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass && !partition &&
       !warp_tiles) {
-    algorithm = automatic_one_pass_algorithm(m, values_in != nullptr, n);
+    algorithm = automatic_one_pass_algorithm(m, values_in != nullptr, n, sizeof(Key));
   }
   if (algorithm == multisplit_algorithm::partition) {
     cuda_partition_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,

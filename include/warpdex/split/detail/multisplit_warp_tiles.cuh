@@ -8,15 +8,15 @@
 //    the tile's count of bucket b to the bucket-major (bucket, tile) table in global memory; ids outside [0, m) are
 //    counted instead, one global add per block;
 // 2. an exclusive scan of that table (CUB) gives every (bucket, tile) its first output slot;
-// 3. scatter: one warp per tile, in rounds of 512 keys loaded warp-striped (so (item, lane) is input
-//    order). Per 32 keys one __match_any_sync groups the lanes by bucket; each group's lowest lane adds
-//    the group to its bucket's count in shared memory and hands the count before it to the group, so
-//    every key gets its rank within its bucket. Lane b scans the counts into the buckets' starts, the
-//    warp places its keys in shared memory in bucket order, then each bucket's run goes out to
-//    consecutive addresses. Only __syncwarp between the steps.
+// 3. scatter: one warp per tile. Lane b scans the tile's counts of pass 1 into the buckets' first places
+//    in the tile; then, in rounds of 512 keys loaded warp-striped (so (round, item, lane) is input
+//    order), one __match_any_sync per 32 keys groups the lanes by bucket, each group's lowest lane takes
+//    the group's places from its bucket's next place in shared memory, and every key goes to its place
+//    in the warp's shared copy of the tile. The whole tile then goes out in bucket order, each bucket's
+//    run to consecutive addresses. Only __syncwarp between the steps.
 // When pass 1 found an id outside [0, m), pass 3 writes nothing (it reads the count on the device).
-// Traffic: 4 bytes per key read by pass 1, 8 by pass 3, plus 24 bytes per (bucket, tile) entry of the
-// table (m / 2048 entries per key: 0.375 bytes per key at m = 32).
+// Traffic: 4 bytes per key read by pass 1, 8 by pass 3, plus 28 bytes per (bucket, tile) entry of the
+// table (m / 2048 entries per key: 0.44 bytes per key at m = 32).
 // Measured first (docs/split.md): ballots over the 5 id bits (the paper's ranking) ran both kernels at
 // the SM's issue limit; per-lane columns of counters made the scatter walk a 32 x 32 table every round.
 
@@ -37,9 +37,6 @@ inline constexpr std::uint32_t warp_tiles_round_keys = warp_tiles_items * warp::
 /// Rounds a tile: the table holds m entries per 2048 keys.
 inline constexpr int warp_tiles_rounds = 4;
 inline constexpr std::uint32_t warp_tiles_tile_keys = warp_tiles_round_keys * warp_tiles_rounds;
-/// Threads of the scatter's blocks: four warps, so that the shared slices of 64-bit pairs stay under 48 KiB.
-inline constexpr int warp_tiles_block_threads = 128;
-inline constexpr int warp_tiles_block_warps = warp_tiles_block_threads / warp::size;
 
 /// A warp's (bucket, lane) counters in shared memory: row b holds bucket b, column l lane l's count, in
 /// bank l, so that the lanes' counting never conflicts. A lane that walks a row (lane b, row b) starts
@@ -135,111 +132,118 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   if (threadIdx.x == 0 && block_bad != 0) { atomicAdd(bad_ids, block_bad); }
 }
 
-/// Pass 3: one tile per warp. first_slots[b * tile_count + t] is the output slot of the first key of
-/// bucket b in tile t (the scanned table of pass 1). Block 0 writes the results (offsets[0 .. m],
-/// *bad_out). Writes no key when pass 1 counted ids outside [0, m). m <= warp_tiles_max_buckets.
-/// Value = void for keys only.
+/// The scatter's shared memory per warp: the whole tile in bucket order (keys, values, bucket ids), and
+/// per bucket its next place in the tile and the output slot of place 0.
+template <class Key, class ValueWord, bool WithValues>
+struct warp_tile_storage {
+  Key keys[warp_tiles_tile_keys];
+  ValueWord values[WithValues ? warp_tiles_tile_keys : 1];
+  std::uint64_t base[warp_tiles_max_buckets];    // output slot of place p of bucket b: base[b] + p
+  std::uint32_t places[warp_tiles_max_buckets];  // bucket b's next place in the tile
+  std::uint8_t buckets[warp_tiles_tile_keys];
+};
+
+/// The scatter's block: as many warps (up to four) as fit 40 KiB of static shared memory, so that a
+/// block of 32-bit keys holds four warp tiles and one of 64-bit pairs one.
+template <class Key, class Value>
+struct warp_tiles_scatter_shape {
+  using value_word = std::conditional_t<std::is_void_v<Value>, std::uint32_t, Value>;
+  using storage = warp_tile_storage<Key, value_word, !std::is_void_v<Value>>;
+  static constexpr int shared_budget = 40 * 1024;
+  static constexpr int fitting = static_cast<int>(shared_budget / sizeof(storage));
+  static constexpr int block_warps = fitting < 1 ? 1 : (fitting > 4 ? 4 : fitting);
+  static constexpr int block_threads = block_warps * warp::size;
+};
+
+/// Pass 3: one tile per warp. counts[b * tile_count + t] is pass 1's count of bucket b in tile t and
+/// first_slots[b * tile_count + t] its scan: the output slot of that tile's first key of bucket b. Block
+/// 0 writes the results (offsets[0 .. m], *bad_out). Writes no key when pass 1 counted ids outside
+/// [0, m). m <= warp_tiles_max_buckets. Value = void for keys only.
+/// The tile's counts, known from pass 1, give each bucket its place in the tile before the first key is
+/// read, so every round puts its keys straight into the tile's shared buffer in bucket order, and the
+/// tile goes out once: bucket b's run is the tile's 2048 m-th part (64 keys at m = 32), where writing
+/// each round of 512 keys apart gave runs a quarter as long (measured: docs/split.md).
 template <class Key, class Value, class Identifier>
-__global__ void __launch_bounds__(warp_tiles_block_threads)
+__global__ void __launch_bounds__(warp_tiles_scatter_shape<Key, Value>::block_threads)
     multisplit_warp_tiles_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
                                  std::uint64_t n, Identifier identifier, std::uint64_t tile_count,
-                                 const std::uint64_t* first_slots, const unsigned long long* bad_ids,
-                                 std::uint64_t* offsets, std::uint64_t* bad_out)
+                                 const std::uint32_t* counts, const std::uint64_t* first_slots,
+                                 const unsigned long long* bad_ids, std::uint64_t* offsets, std::uint64_t* bad_out)
 {
   constexpr bool with_values = !std::is_void_v<Value>;
-  using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
+  using shape = warp_tiles_scatter_shape<Key, Value>;
+  using value_word = typename shape::value_word;
   using block_id = block_identifier<Identifier>;
   constexpr int items = warp_tiles_items;
   constexpr std::uint32_t no_key = warp_tiles_max_buckets;  // the id of lanes past the end
-  struct warp_storage {
-    Key keys[warp_tiles_round_keys];  // the round in bucket order
-    value_word values[with_values ? warp_tiles_round_keys : 1];
-    std::uint8_t buckets[warp_tiles_round_keys];
-    std::uint32_t counts[warp_tiles_max_buckets];  // bucket b's keys so far in the round, then its start
-    std::uint64_t base[warp_tiles_max_buckets];    // output slot of place p of bucket b: base[b] + p
-  };
   __shared__ typename block_id::storage identifier_storage;
-  __shared__ warp_storage warps[warp_tiles_block_warps];
+  __shared__ typename shape::storage warps[shape::block_warps];
   const Identifier local = block_id::load(identifier, identifier_storage);
   __syncthreads();
   const std::uint32_t m = identifier.bucket_count();
-  if (blockIdx.x == 0 && threadIdx.x <= m) {
-    offsets[threadIdx.x] = threadIdx.x == m ? n : first_slots[threadIdx.x * tile_count];
+  if (blockIdx.x == 0) {  // a block may have fewer threads than m + 1 offsets
+    for (std::uint32_t b = threadIdx.x; b <= m; b += shape::block_threads) {
+      offsets[b] = b == m ? n : first_slots[b * tile_count];
+    }
     if (threadIdx.x == 0) { *bad_out = static_cast<std::uint64_t>(*bad_ids); }
   }
   const unsigned warp_index = threadIdx.x / warp::size;
-  const std::uint64_t tile = static_cast<std::uint64_t>(blockIdx.x) * warp_tiles_block_warps + warp_index;
+  const std::uint64_t tile = static_cast<std::uint64_t>(blockIdx.x) * shape::block_warps + warp_index;
   if (*bad_ids != 0 || tile >= tile_count) { return; }  // with bad ids the outputs stay untouched
 
   const unsigned lane = warp::lane_id();
-  warp_storage& shared = warps[warp_index];
-  std::uint64_t slot = lane < m ? first_slots[lane * tile_count + tile] : 0;  // lane b: bucket b's next slot
+  auto& shared = warps[warp_index];
+  const std::uint64_t tile_begin = tile * warp_tiles_tile_keys;
+  const auto tile_size =
+      static_cast<std::uint32_t>(n - tile_begin < warp_tiles_tile_keys ? n - tile_begin : warp_tiles_tile_keys);
+  // Lane b: bucket b's first place in the tile (the scan of the tile's counts) and its output slot.
+  const std::uint32_t count = lane < m ? counts[lane * tile_count + tile] : 0U;
+  std::uint32_t start = count;
+  for (int offset = 1; offset < warp::size; offset *= 2) {
+    const std::uint32_t before = warp::shfl_up(start, static_cast<unsigned>(offset));
+    if (lane >= static_cast<unsigned>(offset)) { start += before; }
+  }
+  start -= count;  // exclusive
+  if (lane < m) {
+    shared.places[lane] = start;
+    shared.base[lane] = first_slots[lane * tile_count + tile] - start;  // modulo 2^64: base + place is the slot
+  }
+  __syncwarp();
+
   for (int round = 0; round < warp_tiles_rounds; ++round) {
-    const std::uint64_t begin = tile * warp_tiles_tile_keys + round * warp_tiles_round_keys;
+    const std::uint64_t begin = tile_begin + round * warp_tiles_round_keys;
     if (begin >= n) { break; }  // the same for the whole warp
-    const auto round_keys =
-        static_cast<std::uint32_t>(n - begin < warp_tiles_round_keys ? n - begin : warp_tiles_round_keys);
-    shared.counts[lane] = 0;
-    // Warp-striped: item i of lane l is key begin + 32 i + l, so (item, lane) is input order.
+    // Warp-striped: item i of lane l is key begin + 32 i + l, so (round, item, lane) is input order.
     Key keys[items];
     value_word values[items];
     std::uint32_t buckets[items];
     load_warp_striped_tile<with_values>(keys_in, values_in, n, begin, lane, local, no_key, keys, values, buckets);
-    __syncwarp();
-
-    // Each key's rank in its bucket within the round: the lanes with its bucket (one match) elect their
-    // lowest lane, which adds their number to the bucket's count (a shared atomic: no two leaders share
-    // a bucket) and hands the count before it to the others.
-    // Each id becomes bucket << 16 | rank (the round's ranks are below 512): one register an item.
+    // Each key's place: the lanes with its bucket (one match) elect their lowest lane, which takes their
+    // number of places from the bucket's next place (a shared atomic: no two leaders share a bucket) and
+    // hands the first to the others.
 #pragma unroll
     for (int item = 0; item < items; ++item) {
       const std::uint32_t bucket = buckets[item];
       const unsigned peers = warp::match_any(bucket);
       const int leader = warp::ffs(peers) - 1;
-      std::uint32_t before = 0;
+      std::uint32_t first = 0;
       if (bucket != no_key && static_cast<int>(lane) == leader) {
-        before = atomicAdd(&shared.counts[bucket], static_cast<std::uint32_t>(warp::popc(peers)));
+        first = atomicAdd(&shared.places[bucket], static_cast<std::uint32_t>(warp::popc(peers)));
       }
-      buckets[item] = bucket << 16 | (warp::shfl(before, leader) + static_cast<std::uint32_t>(warp::rank_in(peers)));
-    }
-    __syncwarp();
-    // Lane b: the round's keys of bucket b, scanned into the buckets' starts.
-    const std::uint32_t total = lane < m ? shared.counts[lane] : 0U;
-    std::uint32_t start = total;
-    for (int offset = 1; offset < warp::size; offset *= 2) {
-      const std::uint32_t before = warp::shfl_up(start, static_cast<unsigned>(offset));
-      if (lane >= static_cast<unsigned>(offset)) { start += before; }
-    }
-    start -= total;  // exclusive
-    __syncwarp();
-    if (lane < m) {
-      shared.counts[lane] = start;
-      shared.base[lane] = slot - start;  // modulo 2^64: base + place is the slot
-    }
-    __syncwarp();
-#pragma unroll
-    for (int item = 0; item < items; ++item) {
-      const std::uint32_t bucket = buckets[item] >> 16;
+      const std::uint32_t place = warp::shfl(first, leader) + static_cast<std::uint32_t>(warp::rank_in(peers));
       if (bucket != no_key) {
-        const std::uint32_t place = shared.counts[bucket] + (buckets[item] & 0xffffU);
         shared.keys[place] = keys[item];
         if constexpr (with_values) { shared.values[place] = values[item]; }
         shared.buckets[place] = static_cast<std::uint8_t>(bucket);
       }
     }
-    __syncwarp();
-    // Place p of bucket b goes to base[b] + p: a bucket's run to consecutive addresses.
-#pragma unroll
-    for (int item = 0; item < items; ++item) {
-      const std::uint32_t place = item * warp::size + lane;
-      if (place < round_keys) {
-        const std::uint64_t to = shared.base[shared.buckets[place]] + place;
-        keys_out[to] = shared.keys[place];
-        if constexpr (with_values) { values_out[to] = shared.values[place]; }
-      }
-    }
-    slot += total;
-    __syncwarp();  // the shared round is read before the next round writes it
+  }
+  __syncwarp();
+  // Place p of bucket b goes to base[b] + p: each bucket's run of the tile to consecutive addresses.
+  for (std::uint32_t place = lane; place < tile_size; place += warp::size) {
+    const std::uint64_t to = shared.base[shared.buckets[place]] + place;
+    keys_out[to] = shared.keys[place];
+    if constexpr (with_values) { values_out[to] = shared.values[place]; }
   }
 }
 
