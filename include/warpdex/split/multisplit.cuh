@@ -121,6 +121,44 @@ void carve_scratch(const cuda& backend, multisplit_workspace& workspace, Carve&&
   carve(layout);
 }
 
+/// The scratch of the passes over a bucket-major (bucket, tile) table of counts, carved from the
+/// workspace: the bad-id count (zeroed on the stream), the table, and when it is scanned the table of
+/// first slots and CUB's scan storage.
+struct count_table {
+  unsigned long long* bad_ids = nullptr;
+  std::uint32_t* counts = nullptr;
+  std::uint64_t* first_slots = nullptr;  // null when the table is not scanned
+  std::uint8_t* scan_temp = nullptr;
+  std::size_t scan_bytes = 0;
+  std::uint64_t size = 0;
+
+  count_table(const cuda& backend, multisplit_workspace& workspace, std::uint64_t table_size, bool scanned = true)
+      : size(table_size)
+  {
+    if (scanned) {
+      WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
+                                                      static_cast<std::uint64_t*>(nullptr), ::cuda::std::plus<>{},
+                                                      std::uint64_t{0}, size, backend.stream));
+    }
+    carve_scratch(backend, workspace, [&](scratch_layout& layout) {
+      bad_ids = layout.take<unsigned long long>(1);
+      counts = layout.take<std::uint32_t>(size);
+      if (scanned) {
+        first_slots = layout.take<std::uint64_t>(size);
+        scan_temp = layout.take<std::uint8_t>(scan_bytes);
+      }
+    });
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids, 0, sizeof(unsigned long long), backend.stream));
+  }
+  /// first_slots = the exclusive scan of counts, on the stream.
+  void scan(const cuda& backend) const
+  {
+    std::size_t bytes = scan_bytes;  // CUB takes the size by reference
+    WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(scan_temp, bytes, counts, first_slots, ::cuda::std::plus<>{},
+                                                    std::uint64_t{0}, size, backend.stream));
+  }
+};
+
 /// An async call's results from device counters, in one block (m <= BlockThreads): offsets[b] (b < m) is
 /// values[b * stride] when `scanned` (the exclusive scan is done), else the exclusive scan of values[0 ..
 /// m) (the bucket totals); offsets[m] = n; *bad_out = *bad_in. A template so that every translation unit
@@ -207,25 +245,12 @@ void cuda_three_pass_async(const char* caller, const cuda& backend, const Key* k
   const std::uint32_t m = identifier.bucket_count();
   const std::uint64_t tile_count = checked_tile_count(caller, n);
   const std::uint64_t table_size = tile_count * m;
-  std::size_t scan_bytes = 0;
-  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
-                                                  static_cast<std::uint64_t*>(nullptr), ::cuda::std::plus<>{},
-                                                  std::uint64_t{0}, table_size, backend.stream));
-  unsigned long long* bad_ids = nullptr;
-  std::uint32_t* counts = nullptr;
-  std::uint64_t* first_slots = nullptr;
-  std::uint8_t* scan_temp = nullptr;
-  carve_scratch(backend, workspace, [&](scratch_layout& layout) {
-    bad_ids = layout.take<unsigned long long>(1);
-    counts = layout.take<std::uint32_t>(table_size);
-    first_slots = layout.take<std::uint64_t>(table_size);
-    scan_temp = layout.take<std::uint8_t>(scan_bytes);
-  });
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids, 0, sizeof(unsigned long long), backend.stream));
+  const count_table table(backend, workspace, table_size);
+  unsigned long long* const bad_ids = table.bad_ids;
 
   const auto tiles = static_cast<std::uint32_t>(tile_count);
   multisplit_count_kernel<Key, Identifier>
-      <<<tiles, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, tiles, counts, bad_ids);
+      <<<tiles, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, tiles, table.counts, bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_count_kernel");
   if (check_before_scatter) {
     unsigned long long bad = 0;
@@ -233,15 +258,14 @@ void cuda_three_pass_async(const char* caller, const cuda& backend, const Key* k
     synchronize(backend.stream);
     expect_no_bad_buckets(caller, bad, n, m);
   }
-  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, counts, first_slots, ::cuda::std::plus<>{},
-                                                  std::uint64_t{0}, table_size, backend.stream));
+  table.scan(backend);
   const guarded_buckets<Identifier> guarded{identifier, bad_ids};
   multisplit_scatter_kernel<Key, Value, guarded_buckets<Identifier>>
       <<<tiles, multisplit_block_threads, 0, backend.stream>>>(keys_in, values_in, keys_out, values_out, n, guarded,
-                                                               tiles, first_slots);
+                                                               tiles, table.first_slots);
   WARPDEX_CHECK_LAUNCH("multisplit_scatter_kernel");
   // The first tile's slot of each bucket is the bucket's offset: column 0 of the table.
-  write_split_results(backend, reinterpret_cast<const unsigned long long*>(first_slots), tile_count, true, m, n,
+  write_split_results(backend, reinterpret_cast<const unsigned long long*>(table.first_slots), tile_count, true, m, n,
                       bad_ids, target);
 }
 
@@ -376,39 +400,19 @@ void cuda_partition_async(const char* caller, const cuda& backend, const Key* ke
   const std::uint64_t tile_count = checked_tile_count(caller, n, partition_tile_keys);
   const std::uint64_t table_size = tile_count * m;
   const bool scanned = tile_count > partition_block_prefix_tiles;
-  std::size_t scan_bytes = 0;
-  if (scanned) {
-    WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
-                                                    static_cast<std::uint64_t*>(nullptr), ::cuda::std::plus<>{},
-                                                    std::uint64_t{0}, table_size, backend.stream));
-  }
-  unsigned long long* bad_ids = nullptr;
-  std::uint32_t* counts = nullptr;
-  std::uint64_t* first_slots = nullptr;
-  std::uint8_t* scan_temp = nullptr;
-  carve_scratch(backend, workspace, [&](scratch_layout& layout) {
-    bad_ids = layout.take<unsigned long long>(1);
-    counts = layout.take<std::uint32_t>(table_size);
-    if (scanned) {
-      first_slots = layout.take<std::uint64_t>(table_size);
-      scan_temp = layout.take<std::uint8_t>(scan_bytes);
-    }
-  });
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids, 0, sizeof(unsigned long long), backend.stream));
+  const count_table table(backend, workspace, table_size, scanned);
+  unsigned long long* const bad_ids = table.bad_ids;
 
   const auto count = multisplit_partition_count_kernel<Key, Identifier>;
   const unsigned count_blocks = one_wave_blocks(count, multisplit_block_threads, tile_count * warp::size);
-  count<<<count_blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, tile_count, counts,
+  count<<<count_blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, tile_count, table.counts,
                                                                        bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_partition_count_kernel");
-  if (scanned) {
-    WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, counts, first_slots, ::cuda::std::plus<>{},
-                                                    std::uint64_t{0}, table_size, backend.stream));
-  }
+  if (scanned) { table.scan(backend); }
   const auto scatter_blocks = static_cast<unsigned>((tile_count + multisplit_warps - 1) / multisplit_warps);
   multisplit_partition_kernel<Key, Value, Identifier><<<scatter_blocks, multisplit_block_threads, 0, backend.stream>>>(
-      keys_in, values_in, keys_out, values_out, n, identifier, tile_count, counts, first_slots, bad_ids, target.offsets,
-      target.bad_id_count);
+      keys_in, values_in, keys_out, values_out, n, identifier, tile_count, table.counts, table.first_slots, bad_ids,
+      target.offsets, target.bad_id_count);
   WARPDEX_CHECK_LAUNCH("multisplit_partition_kernel");
 }
 
@@ -424,34 +428,20 @@ void cuda_warp_tiles_async(const char* caller, const cuda& backend, const Key* k
   WARPDEX_EXPECTS(m <= warp_tiles_max_buckets, std::string(caller) + ": the warp tiles take at most 32 buckets");
   const std::uint64_t tile_count = checked_tile_count(caller, n, warp_tiles_tile_keys);
   const std::uint64_t table_size = tile_count * m;
-  std::size_t scan_bytes = 0;
-  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, static_cast<std::uint32_t*>(nullptr),
-                                                  static_cast<std::uint64_t*>(nullptr), ::cuda::std::plus<>{},
-                                                  std::uint64_t{0}, table_size, backend.stream));
-  unsigned long long* bad_ids = nullptr;
-  std::uint32_t* counts = nullptr;
-  std::uint64_t* first_slots = nullptr;
-  std::uint8_t* scan_temp = nullptr;
-  carve_scratch(backend, workspace, [&](scratch_layout& layout) {
-    bad_ids = layout.take<unsigned long long>(1);
-    counts = layout.take<std::uint32_t>(table_size);
-    first_slots = layout.take<std::uint64_t>(table_size);
-    scan_temp = layout.take<std::uint8_t>(scan_bytes);
-  });
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids, 0, sizeof(unsigned long long), backend.stream));
+  const count_table table(backend, workspace, table_size);
+  unsigned long long* const bad_ids = table.bad_ids;
 
   const auto count = multisplit_warp_tiles_count_kernel<Key, Identifier>;
   const unsigned count_blocks = one_wave_blocks(count, multisplit_block_threads, tile_count * warp::size);
-  count<<<count_blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, tile_count, counts,
+  count<<<count_blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, tile_count, table.counts,
                                                                        bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_warp_tiles_count_kernel");
-  WARPDEX_CUDA_TRY(cub::DeviceScan::ExclusiveScan(scan_temp, scan_bytes, counts, first_slots, ::cuda::std::plus<>{},
-                                                  std::uint64_t{0}, table_size, backend.stream));
+  table.scan(backend);
   using shape = warp_tiles_scatter_shape<Key, Value>;
   const auto scatter_blocks = static_cast<unsigned>((tile_count + shape::block_warps - 1) / shape::block_warps);
   multisplit_warp_tiles_kernel<Key, Value, Identifier><<<scatter_blocks, shape::block_threads, 0, backend.stream>>>(
-      keys_in, values_in, keys_out, values_out, n, identifier, tile_count, counts, first_slots, bad_ids, target.offsets,
-      target.bad_id_count);
+      keys_in, values_in, keys_out, values_out, n, identifier, tile_count, table.counts, table.first_slots, bad_ids,
+      target.offsets, target.bad_id_count);
   WARPDEX_CHECK_LAUNCH("multisplit_warp_tiles_kernel");
 }
 

@@ -1,7 +1,10 @@
 #pragma once
 // The counting passes' building blocks: a grid-strided loop that reads an array with 16-byte loads,
 // several of them in flight per thread (the partition's count and the privatized histogram), and the
-// per-block sum of per-warp replicated shared counters (the single pass's histogram too).
+// per-block sum of per-warp replicated shared counters (the single pass's histogram too), and a warp's
+// read of a round of keys (the count passes over warp tiles).
+
+#include <warpdex/core/warp.cuh>
 
 #include <cstdint>
 
@@ -48,6 +51,41 @@ __device__ __forceinline__ void for_each_vectorized(const T* data, std::uint64_t
     scalar_begin = group_count * per_group;
   }
   for (std::uint64_t i = scalar_begin + first; i < n; i += stride) { visit(data[i]); }
+}
+
+/// Calls visit(key) for the keys of keys[begin, begin + RoundKeys) below n that lane `lane` of a warp
+/// reads (together the warp's lanes visit each of them once, in no particular order): with 16-byte loads,
+/// all of a lane's loads issued before any key is visited, when the round is whole and `vectorized`
+/// (keys on a 16-byte boundary); else one key a lane at a time, warp-striped. Call with the whole warp.
+template <std::uint32_t RoundKeys, class Key, class Visit>
+__device__ __forceinline__ void visit_warp_round(const Key* keys, std::uint64_t n, std::uint64_t begin, unsigned lane,
+                                                 bool vectorized, Visit&& visit)
+{
+  constexpr int lanes = warp::size;
+  static_assert(RoundKeys * sizeof(Key) % (vector_load_bytes * lanes) == 0,
+                "a round is whole 16-byte loads of every lane");
+  constexpr int per_load = vector_load_bytes / sizeof(Key);
+  constexpr int loads = RoundKeys / (per_load * lanes);  // per lane
+  struct alignas(vector_load_bytes) group {
+    Key elements[per_load];
+  };
+  if (vectorized && begin + RoundKeys <= n) {
+    const auto* groups = reinterpret_cast<const group*>(keys + begin);
+    group loaded[loads];
+#pragma unroll
+    for (int u = 0; u < loads; ++u) { loaded[u] = groups[u * lanes + lane]; }
+#pragma unroll
+    for (int u = 0; u < loads; ++u) {
+#pragma unroll
+      for (int k = 0; k < per_load; ++k) { visit(loaded[u].elements[k]); }
+    }
+  } else {  // the last round, or keys off the 16-byte boundary
+#pragma unroll
+    for (std::uint32_t item = 0; item < RoundKeys / lanes; ++item) {
+      const std::uint64_t index = begin + item * lanes + lane;
+      if (index < n) { visit(keys[index]); }
+    }
+  }
 }
 
 /// Blocks of a grid that counts n elements with 32-bit per-thread (or per-warp) counters: at least

@@ -56,13 +56,6 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   const Identifier local = block_id::load(identifier, identifier_storage);
   __syncthreads();
 
-  static_assert(partition_tile_keys * sizeof(Key) % (vector_load_bytes * warp::size) == 0,
-                "a tile is whole 16-byte loads of every lane");
-  constexpr int per_load = vector_load_bytes / sizeof(Key);
-  constexpr int loads = partition_tile_keys / (per_load * warp::size);  // per lane and tile
-  struct alignas(vector_load_bytes) group {
-    Key elements[per_load];
-  };
   const std::uint32_t m = identifier.bucket_count();
   const unsigned lane = warp::lane_id();
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * multisplit_warps;
@@ -77,24 +70,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
       packed += partition_count_word(bucket, m);
       bad += bucket < m ? 0U : 1U;
     };
-    if (vectorized && begin + partition_tile_keys <= n) {
-      // All of a lane's loads issued before any key is visited: loads x 16 bytes in flight a lane.
-      const auto* groups = reinterpret_cast<const group*>(keys + begin);
-      group loaded[loads];
-#pragma unroll
-      for (int u = 0; u < loads; ++u) { loaded[u] = groups[u * warp::size + lane]; }
-#pragma unroll
-      for (int u = 0; u < loads; ++u) {
-#pragma unroll
-        for (int k = 0; k < per_load; ++k) { visit(loaded[u].elements[k]); }
-      }
-    } else {  // the last tile, or keys off the 16-byte boundary
-#pragma unroll
-      for (int item = 0; item < multisplit_items_per_thread; ++item) {
-        const std::uint64_t index = begin + item * warp::size + lane;
-        if (index < n) { visit(keys[index]); }
-      }
-    }
+    visit_warp_round<partition_tile_keys>(keys, n, begin, lane, vectorized, visit);
     for (int offset = warp::size / 2; offset > 0; offset /= 2) { packed += warp::shfl_xor(packed, offset); }
     if (lane < m) {
       counts[lane * tile_count + tile] = (packed >> (partition_count_bits * lane)) & ((1U << partition_count_bits) - 1);

@@ -71,13 +71,6 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   const Identifier local = block_id::load(identifier, identifier_storage);
   __syncthreads();
 
-  static_assert(warp_tiles_round_keys * sizeof(Key) % (vector_load_bytes * warp::size) == 0,
-                "a round is whole 16-byte loads of every lane");
-  constexpr int per_load = vector_load_bytes / sizeof(Key);
-  constexpr int loads = warp_tiles_round_keys / (per_load * warp::size);  // per lane and round
-  struct alignas(vector_load_bytes) group {
-    Key elements[per_load];
-  };
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * multisplit_warps;
   const bool vectorized = reinterpret_cast<std::uintptr_t>(keys) % vector_load_bytes == 0;
   std::uint32_t bad = 0;
@@ -94,24 +87,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
     for (int round = 0; round < warp_tiles_rounds; ++round) {
       const std::uint64_t begin = tile * warp_tiles_tile_keys + round * warp_tiles_round_keys;
       if (begin >= n) { break; }  // the same for the whole warp
-      if (vectorized && begin + warp_tiles_round_keys <= n) {
-        // All of a lane's loads issued before any key is visited: loads x 16 bytes in flight a lane.
-        const auto* groups = reinterpret_cast<const group*>(keys + begin);
-        group loaded[loads];
-#pragma unroll
-        for (int u = 0; u < loads; ++u) { loaded[u] = groups[u * warp::size + lane]; }
-#pragma unroll
-        for (int u = 0; u < loads; ++u) {
-#pragma unroll
-          for (int k = 0; k < per_load; ++k) { visit(loaded[u].elements[k]); }
-        }
-      } else {  // the last round, or keys off the 16-byte boundary
-#pragma unroll
-        for (int item = 0; item < warp_tiles_items; ++item) {
-          const std::uint64_t index = begin + item * warp::size + lane;
-          if (index < n) { visit(keys[index]); }
-        }
-      }
+      visit_warp_round<warp_tiles_round_keys>(keys, n, begin, lane, vectorized, visit);
     }
     __syncwarp();
     if (lane < m) {  // lane b: the tile's keys of bucket b, then row b zeroed for the next tile
