@@ -89,7 +89,7 @@ def multisplit(
     backend for host arrays and on the cuda backend, on `stream` (default: the current CuPy / PyTorch
     stream), for CUDA arrays; it synchronizes that stream (the bucket counts are read on the host).
     `algorithm` picks the cuda algorithm ('automatic', 'three_pass', 'single_pass', 'super_bucket',
-    'reduced_bit_sort', 'partition'); every one gives the same output.
+    'reduced_bit_sort', 'partition', 'warp_tiles'); every one gives the same output.
 
     Raises ValueError, writing nothing, for an invalid identifier or a key whose bucket lies outside
     [0, m), mismatched sizes, or arrays of the wrong dtype, shape or device.

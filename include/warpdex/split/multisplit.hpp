@@ -84,7 +84,7 @@ class multisplit_workspace {
 /// algorithm and accepts any value. With m > 256, three_pass and single_pass run the super-bucket
 /// passes with that algorithm; with m <= 256, super_bucket is one pass (as automatic).
 enum class multisplit_algorithm {
-  automatic,         ///< the default: per m, keys or pairs and n, from measurements (docs/split.md)
+  automatic,         ///< the default: per m, keys or pairs, key width and n, from measurements (docs/split.md)
   three_pass,        ///< count per tile, scan the (bucket, tile) table, scatter
   single_pass,       ///< bucket totals, then one pass with CUB's block ranking and decoupled look-back
   super_bucket,      ///< count the full ids, then one stable pass per digit of up to 8 bits of the id
