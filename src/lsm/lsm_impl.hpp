@@ -572,49 +572,20 @@ void count_ranges(const Backend& backend, const lsm_level_view<Key, Value>* leve
 /// The largest buffer of range bounds a range query allocates (see range()).
 inline constexpr std::uint64_t lsm_range_bounds_budget = std::uint64_t{512} << 20;
 
-/// Where a level of `size` entries keeps its arrays in one allocation: keys, values, statuses, each
-/// starting on a 256-byte boundary so that every access stays aligned and coalesced.
-template <class Key, class Value>
-struct level_layout {
-  std::uint64_t values_at;
-  std::uint64_t status_at;
-  std::uint64_t bytes;
-
-  explicit level_layout(std::uint64_t size)
-  {
-    const auto aligned = [](std::uint64_t count) { return (count + 255) / 256 * 256; };
-    values_at = aligned(size * sizeof(Key));
-    status_at = values_at + aligned(size * sizeof(Value));
-    bytes = status_at + size;
-  }
-};
-
 template <class Key, class Value, class Backend>
 std::shared_ptr<lsm_level<Key, Value>> allocate_level(const Backend& backend, std::uint64_t size)
 {
-  const level_layout<Key, Value> layout(size);
+  // Each array starts on a 256-byte boundary, so that every access stays aligned and coalesced.
+  const auto aligned = [](std::uint64_t bytes) { return (bytes + 255) / 256 * 256; };
+  const std::uint64_t values_at = aligned(size * sizeof(Key));
+  const std::uint64_t status_at = values_at + aligned(size * sizeof(Value));
   auto level = std::make_shared<lsm_level<Key, Value>>();
-  level->storage = make_buffer<std::uint8_t>(backend, layout.bytes);
+  level->storage = make_buffer<std::uint8_t>(backend, status_at + size);
   level->keys = reinterpret_cast<Key*>(level->storage.data());
-  level->values = reinterpret_cast<Value*>(level->storage.data() + layout.values_at);
-  level->status = level->storage.data() + layout.status_at;
+  level->values = reinterpret_cast<Value*>(level->storage.data() + values_at);
+  level->status = level->storage.data() + status_at;
   level->size = size;
   return level;
-}
-
-/// Has the backend's memory pool hold `bytes` free, by taking and giving back that much on the stream,
-/// ahead of an allocation whose size the GPU has yet to count: a fresh allocation maps new memory into
-/// the pool, which costs the host about as long as writing the bytes (a cleanup's 600 MB level: 0.56 ms
-/// on an H100, with the GPU idle, docs/lsm.md), and this one does it while the GPU still works. Only a
-/// hint: without that much memory it does nothing.
-template <class Backend>
-void reserve_pool_memory(const Backend& backend, std::uint64_t bytes)
-{
-  try {
-    const auto reserved = make_buffer<std::uint8_t>(backend, bytes);
-  } catch (const out_of_memory&) {
-    // The allocation that follows has its own report.
-  }
 }
 
 template <class Key, class Value>
@@ -715,9 +686,6 @@ std::shared_ptr<lsm_level<Key, Value>> merge_live_levels(const Backend& backend,
     const auto path = merge_path(backend, newer, older);
     launch_count_live_merge(backend, newer, older, offsets.data(), path);
     thrust::exclusive_scan(run, offsets.data(), offsets.data() + tiles + 1, offsets.data());
-    // While the GPU merges and counts, the pool takes the memory of the largest level this can be, so
-    // that the level allocated once the count is read back needs no new memory.
-    reserve_pool_memory(backend, level_layout<Key, Value>(newer.size + older.size).bytes);
     auto live = allocate_level<Key, Value>(backend, read_back(backend, offsets.data() + tiles));
     if (live->size > 0) { launch_write_live_merge(backend, newer, older, offsets.data(), path, *live); }
     return live;
