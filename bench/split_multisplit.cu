@@ -1,9 +1,8 @@
 // Multisplit rows: multisplit/<keys|pairs>/<bits|delta|splitters>/m=<m> (bit fields with m <= 256: one
-// row per algorithm, suffixed /three_pass and /single_pass, and /warp_tiles up to m = 32; m <= 3 with
-// every identifier: also /partition and /warp_tiles; every m <= 256: also /async, the asynchronous entry with the
-// offsets left in device memory; every m > 256: suffixed /super_bucket and /reduced_bit_sort next to the default row),
-// each next to its CUB
-// baseline on the same keys in the same process:
+// row per algorithm, suffixed /three_pass and /single_pass, and /warp_tiles up to m = 32; every identifier
+// with 4 to 32 buckets: the same four; m <= 3 with every identifier: also /partition and /warp_tiles; every m <= 256:
+// also /async, the asynchronous entry with the offsets left in device memory; every m > 256: suffixed /super_bucket and
+// /reduced_bit_sort next to the default row), each next to its CUB baseline on the same keys in the same process:
 // - bits: cub::DeviceRadixSort over the same bits (a bit-range radix sort is a stable multisplit);
 // - delta, splitters: the reduced-bit sort (label every key, then SortPairs of (label, key) over
 //   ceil(log2 m) bits; pairs carry key and value packed in 64 bits);
@@ -260,7 +259,7 @@ const std::vector<algorithm_variant> few_bucket_algorithms = {{multisplit_algori
                                                               {multisplit_algorithm::single_pass, "/single_pass"},
                                                               {multisplit_algorithm::partition, "/partition"},
                                                               {multisplit_algorithm::warp_tiles, "/warp_tiles"}};
-/// Bit fields with 4 to 32 buckets: also the warp tiles (suffix /warp_tiles).
+/// 4 to 32 buckets, every identifier: also the warp tiles (suffix /warp_tiles).
 const std::vector<algorithm_variant> warp_tile_algorithms = {{multisplit_algorithm::automatic, ""},
                                                              automatic_async,
                                                              {multisplit_algorithm::three_pass, "/three_pass"},
@@ -272,7 +271,7 @@ const std::vector<algorithm_variant>& variants_for(std::uint32_t m, bool bit_fie
 {
   if (m > detail::multisplit_direct_max_buckets) { return many_bucket_algorithms; }
   if (m <= detail::partition_max_buckets) { return few_bucket_algorithms; }
-  if (bit_field && m <= detail::warp_tiles_max_buckets) { return warp_tile_algorithms; }
+  if (m <= detail::warp_tiles_max_buckets) { return warp_tile_algorithms; }
   return bit_field ? split_algorithms : automatic_only;
 }
 

@@ -48,23 +48,31 @@ inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_
 }
 
 /// The warp tiles ran ahead of the single pass for 32-bit keys up to 16 buckets and pairs up to 32 from
-/// n = 2^20 (H100, docs/split.md); below that size the scan of their table is two launches too many.
-/// 64-bit keys hold a quarter as many warp tiles per multiprocessor in shared memory and keep the single
-/// pass (not measured against it).
+/// n = 2^20 (H100, docs/split.md), with bit-field and delta identifiers; below that size the scan of
+/// their table is two launches too many. They hold fewer warps per multiprocessor (their tiles live in
+/// shared memory), which identifiers that cost little per key afford: with splitters (a search per key)
+/// pairs at m = 32 ran 0.81x the single pass, and custom identifiers are not measured. 64-bit keys hold
+/// a quarter as many warp tiles per multiprocessor and keep the single pass (not measured against it).
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys = 16;
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs = 32;
 inline constexpr std::uint64_t warp_tiles_automatic_min_keys = std::uint64_t{1} << 20;
 
+/// Identifiers whose bucket is a few arithmetic operations of the key.
+template <class Identifier>
+inline constexpr bool arithmetic_identifier =
+    std::is_same_v<Identifier, bit_field_buckets> || std::is_same_v<Identifier, delta_buckets>;
+
 /// The algorithm `automatic` stands for with one pass (m <= 256): the partition for m <= 3 (lighter
-/// kernels over the same 12 bytes per key), the warp tiles for few buckets, 32-bit keys and large n, else
-/// as measured above. The super-bucket digits never have fewer than 8 buckets and keep
-/// automatic_multisplit_algorithm.
+/// kernels over the same 12 bytes per key), the warp tiles for few buckets, 32-bit keys, arithmetic
+/// identifiers and large n, else as measured above. The super-bucket digits never have fewer than 8
+/// buckets and keep automatic_multisplit_algorithm.
 inline multisplit_algorithm automatic_one_pass_algorithm(std::uint32_t bucket_count, bool pairs, std::uint64_t n,
-                                                         std::size_t key_bytes)
+                                                         std::size_t key_bytes, bool arithmetic)
 {
   if (bucket_count <= partition_max_buckets) { return multisplit_algorithm::partition; }
   const std::uint32_t warp_tiles_limit = pairs ? warp_tiles_automatic_buckets_pairs : warp_tiles_automatic_buckets_keys;
-  if (key_bytes == sizeof(std::uint32_t) && bucket_count <= warp_tiles_limit && n >= warp_tiles_automatic_min_keys) {
+  if (arithmetic && key_bytes == sizeof(std::uint32_t) && bucket_count <= warp_tiles_limit &&
+      n >= warp_tiles_automatic_min_keys) {
     return multisplit_algorithm::warp_tiles;
   }
   return automatic_multisplit_algorithm(bucket_count, pairs);
@@ -603,7 +611,8 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
   const bool warp_tiles = algorithm == multisplit_algorithm::warp_tiles && m <= warp_tiles_max_buckets;
   if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass && !partition &&
       !warp_tiles) {
-    algorithm = automatic_one_pass_algorithm(m, values_in != nullptr, n, sizeof(Key));
+    algorithm =
+        automatic_one_pass_algorithm(m, values_in != nullptr, n, sizeof(Key), arithmetic_identifier<Identifier>);
   }
   if (algorithm == multisplit_algorithm::partition) {
     cuda_partition_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
