@@ -52,7 +52,8 @@ inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_
 /// their table is two launches too many. They hold fewer warps per multiprocessor (their tiles live in
 /// shared memory), which identifiers that cost little per key afford: with splitters (a search per key)
 /// pairs at m = 32 ran 0.81x the single pass, and custom identifiers are not measured. 64-bit keys hold
-/// a quarter as many warp tiles per multiprocessor and keep the single pass (not measured against it).
+/// about half as many warp tiles per multiprocessor (a quarter with 64-bit values) and keep the single
+/// pass (not measured against it).
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys = 16;
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs = 32;
 inline constexpr std::uint64_t warp_tiles_automatic_min_keys = std::uint64_t{1} << 20;

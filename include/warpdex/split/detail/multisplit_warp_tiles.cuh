@@ -119,8 +119,8 @@ struct warp_tile_storage {
   std::uint8_t buckets[warp_tiles_tile_keys];
 };
 
-/// The scatter's block: as many warps (up to four) as fit 40 KiB of static shared memory, so that a
-/// block of 32-bit keys holds four warp tiles and one of 64-bit pairs one.
+/// The scatter's block: as many warps (up to four) as fit 40 KiB of static shared memory: three warp
+/// tiles of 32-bit keys (10.4 KiB each), two of 32-bit pairs or 64-bit keys, one of 64-bit pairs.
 template <class Key, class Value>
 struct warp_tiles_scatter_shape {
   using value_word = std::conditional_t<std::is_void_v<Value>, std::uint32_t, Value>;
