@@ -11,7 +11,7 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/lsm/detail/lsm_level.hpp>
 
-#include <cub/block/block_scan.cuh>
+#include <cub/block/block_reduce.cuh>
 
 #include <cstdint>
 
@@ -148,34 +148,67 @@ __global__ void __launch_bounds__(lsm_merge_threads)
     }
     if (tombstones != 0) { add_to_counter(counters + lsm_tombstone_count, tombstones); }
     if (stale != 0) { add_to_counter(counters + lsm_stale_count, stale); }
+  } else if constexpr (Output == merge_output::live_count) {
+    // A count needs no order: one sum over the block (eight block scans, each behind a barrier, held the
+    // count to 0.92 TB/s on an H100).
+    unsigned live = 0;
+    for (unsigned out = threadIdx.x; out < count; out += lsm_merge_threads) {
+      const merged_entry e = entry(out);
+      live += !e.newly_stale && e.state == lsm_regular ? 1u : 0u;
+    }
+    using block_reduce = cub::BlockReduce<unsigned, lsm_merge_threads>;
+    __shared__ typename block_reduce::TempStorage reduce_storage;
+    const unsigned tile_live = block_reduce(reduce_storage).Sum(live);
+    if (threadIdx.x == 0) { counters[blockIdx.x] = tile_live; }
   } else {
-    using block_scan = cub::BlockScan<unsigned, lsm_merge_threads>;
-    __shared__ typename block_scan::TempStorage scan_storage;
-    const std::uint64_t offset = Output == merge_output::live ? counters[blockIdx.x] : 0;
-    unsigned written = 0;
+    // Each output's place among the tile's live ones, with two barriers instead of one block scan per
+    // round: a ballot ranks a round's live outputs within a warp; a warp scans the (round, warp) counts,
+    // which run in output order, round by round and warp by warp within a round.
+    constexpr unsigned warps = lsm_merge_threads / 32;
+    __shared__ unsigned round_base[lsm_merge_items * warps];
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned warp = threadIdx.x / 32;
+    unsigned live_mask[lsm_merge_items];
+#pragma unroll
     for (unsigned round = 0; round < lsm_merge_items; ++round) {
       const unsigned out = round * lsm_merge_threads + threadIdx.x;
-      merged_entry e{};
       bool live = false;
       if (out < count) {
-        e = entry(out);
+        const merged_entry e = entry(out);
         live = !e.newly_stale && e.state == lsm_regular;
       }
-      unsigned rank = 0;
-      unsigned round_live = 0;
-      block_scan(scan_storage).ExclusiveSum(live ? 1u : 0u, rank, round_live);
-      if constexpr (Output == merge_output::live) {
-        if (live) {
-          const std::uint64_t at = offset + written + rank;
-          keys[at] = e.key;
-          values[at] = e.newer ? newer_values[e.from] : older_values[e.from];
-          status[at] = lsm_regular;
-        }
-      }
-      written += round_live;
-      __syncthreads();  // the scan's storage is reused
+      live_mask[round] = __ballot_sync(0xffffffffu, live);
+      if (lane == 0) { round_base[round * warps + warp] = static_cast<unsigned>(__popc(live_mask[round])); }
     }
-    if (Output == merge_output::live_count && threadIdx.x == 0) { counters[blockIdx.x] = written; }
+    __syncthreads();
+    if (warp == 0) {
+      static_assert(lsm_merge_items * warps <= 2 * 32, "two (round, warp) counts a lane");
+      const unsigned first_count = round_base[2 * lane];
+      const unsigned pair = first_count + round_base[2 * lane + 1];
+      unsigned before = pair;
+#pragma unroll
+      for (unsigned shift = 1; shift < 32; shift *= 2) {
+        const unsigned other = __shfl_up_sync(0xffffffffu, before, shift);
+        if (lane >= shift) { before += other; }
+      }
+      before -= pair;
+      round_base[2 * lane] = before;
+      round_base[2 * lane + 1] = before + first_count;
+    }
+    __syncthreads();
+    const std::uint64_t offset = counters[blockIdx.x];
+    const unsigned lanes_below = (1u << lane) - 1u;
+#pragma unroll
+    for (unsigned round = 0; round < lsm_merge_items; ++round) {
+      if ((live_mask[round] >> lane & 1u) == 0) { continue; }
+      const unsigned out = round * lsm_merge_threads + threadIdx.x;
+      const merged_entry e = entry(out);
+      const std::uint64_t at =
+          offset + round_base[round * warps + warp] + static_cast<unsigned>(__popc(live_mask[round] & lanes_below));
+      keys[at] = e.key;
+      values[at] = e.newer ? newer_values[e.from] : older_values[e.from];
+      status[at] = lsm_regular;
+    }
   }
 }
 
