@@ -58,7 +58,7 @@ __global__ void merge_path_kernel(const Key* newer_keys, std::uint64_t newer_siz
 }
 
 /// One tile of lsm_merge_tile outputs a block: two threads find the tile's ends on the merge path, the
-/// block stages the tile's keys of both levels in shared memory (coalesced reads), each thread merges
+/// block stages the tile's entries of both levels in shared memory (coalesced reads), each thread merges
 /// lsm_merge_items outputs there, noting each one's source, and the block writes the outputs in order
 /// (coalesced writes), marking stale an older entry that follows an entry of its key.
 template <class Key, class Value, merge_output Output>
@@ -70,8 +70,12 @@ __global__ void __launch_bounds__(lsm_merge_threads)
 {
   // live_count: counters receives each tile's live entries; live: counters holds each tile's offset.
   // path: where each tile starts in the newer level (merge_path_kernel), or null for the block to search.
-  __shared__ Key tile_keys[lsm_merge_tile];      // the tile's newer keys, then its older keys
-  __shared__ std::uint16_t source[lsm_merge_tile];  // per output, its key's place in tile_keys
+  // The tile's entries, newer then older, staged together: every global read of the tile is issued before
+  // the first barrier, instead of the statuses and values being fetched after the merge (a second wait).
+  __shared__ Key tile_keys[lsm_merge_tile];
+  __shared__ Value tile_values[Output == merge_output::live_count ? 1 : lsm_merge_tile];
+  __shared__ std::uint8_t tile_status[lsm_merge_tile];
+  __shared__ std::uint16_t source[lsm_merge_tile];  // per output, its entry's place in the tile
   __shared__ std::uint64_t ends[2];
   const std::uint64_t total = newer_size + older_size;
   const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * lsm_merge_tile;
@@ -87,8 +91,21 @@ __global__ void __launch_bounds__(lsm_merge_threads)
   const auto newer_count = static_cast<unsigned>(ends[1] - ends[0]);
   const auto count = static_cast<unsigned>(last - first);
   const unsigned older_count = count - newer_count;
+  // The key written just before the tile, if any: the larger of the last ones taken from each level.
+  const bool has_before = newer_first > 0 || older_first > 0;
+  Key before{};
+  if (newer_first > 0) { before = newer_keys[newer_first - 1]; }
+  if (older_first > 0 && (newer_first == 0 || before < older_keys[older_first - 1])) {
+    before = older_keys[older_first - 1];
+  }
   for (unsigned k = threadIdx.x; k < count; k += lsm_merge_threads) {
-    tile_keys[k] = k < newer_count ? newer_keys[newer_first + k] : older_keys[older_first + (k - newer_count)];
+    const bool from_newer = k < newer_count;
+    const std::uint64_t i = from_newer ? newer_first + k : older_first + (k - newer_count);
+    tile_keys[k] = from_newer ? newer_keys[i] : older_keys[i];
+    tile_status[k] = from_newer ? newer_status[i] : older_status[i];
+    if constexpr (Output != merge_output::live_count) {
+      tile_values[k] = from_newer ? newer_values[i] : older_values[i];
+    }
   }
   __syncthreads();
   {
@@ -106,28 +123,18 @@ __global__ void __launch_bounds__(lsm_merge_threads)
     }
   }
   __syncthreads();
-  // The key written just before the tile, if any: the larger of the last ones taken from each level.
-  const bool has_before = newer_first > 0 || older_first > 0;
-  Key before{};
-  if (newer_first > 0) { before = newer_keys[newer_first - 1]; }
-  if (older_first > 0 && (newer_first == 0 || before < older_keys[older_first - 1])) {
-    before = older_keys[older_first - 1];
-  }
-  // Output `out` of the tile: its key, where it comes from, and its status after marking stale an older
+  // Output `out` of the tile: its key, its place in the tile, and its status after marking stale an older
   // entry that follows an entry of its key.
   struct merged_entry {
     Key key;
-    std::uint64_t from;  // index in its level
-    bool newer;          // from the newer level
+    unsigned staged;
     std::uint8_t state;
     bool newly_stale;
   };
   const auto entry = [&](unsigned out) {
     const unsigned staged = source[out];
-    merged_entry e{tile_keys[staged], 0, staged < newer_count, 0, false};
-    e.from = e.newer ? newer_first + staged : older_first + (staged - newer_count);
-    e.state = e.newer ? newer_status[e.from] : older_status[e.from];
-    if (!e.newer && e.state != lsm_stale) {
+    merged_entry e{tile_keys[staged], staged, tile_status[staged], false};
+    if (staged >= newer_count && e.state != lsm_stale) {
       e.newly_stale = out > 0 ? tile_keys[source[out - 1]] == e.key : has_before && before == e.key;
     }
     return e;
@@ -143,7 +150,7 @@ __global__ void __launch_bounds__(lsm_merge_threads)
         e.state = lsm_stale;
       }
       keys[first + out] = e.key;
-      values[first + out] = e.newer ? newer_values[e.from] : older_values[e.from];
+      values[first + out] = tile_values[e.staged];
       status[first + out] = e.state;
     }
     if (tombstones != 0) { add_to_counter(counters + lsm_tombstone_count, tombstones); }
@@ -206,7 +213,7 @@ __global__ void __launch_bounds__(lsm_merge_threads)
       const std::uint64_t at =
           offset + round_base[round * warps + warp] + static_cast<unsigned>(__popc(live_mask[round] & lanes_below));
       keys[at] = e.key;
-      values[at] = e.newer ? newer_values[e.from] : older_values[e.from];
+      values[at] = tile_values[e.staged];
       status[at] = lsm_regular;
     }
   }
