@@ -58,11 +58,6 @@ inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys = 16;
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs = 32;
 inline constexpr std::uint64_t warp_tiles_automatic_min_keys = std::uint64_t{1} << 20;
 
-/// Identifiers whose bucket is a few arithmetic operations of the key.
-template <class Identifier>
-inline constexpr bool arithmetic_identifier =
-    std::is_same_v<Identifier, bit_field_buckets> || std::is_same_v<Identifier, delta_buckets>;
-
 /// The algorithm `automatic` stands for with one pass (m <= 256): the partition for m <= 3 (lighter
 /// kernels over the same 12 bytes per key), the warp tiles for few buckets, 32-bit keys, arithmetic
 /// identifiers and large n, else as measured above. The super-bucket digits never have fewer than 8
@@ -446,7 +441,7 @@ void cuda_warp_tiles_async(const char* caller, const cuda& backend, const Key* k
                                                                        bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_warp_tiles_count_kernel");
   table.scan(backend);
-  using shape = warp_tiles_scatter_shape<Key, Value>;
+  using shape = warp_tiles_scatter_shape<Key, Value, Identifier>;
   const auto scatter_blocks = static_cast<unsigned>((tile_count + shape::block_warps - 1) / shape::block_warps);
   multisplit_warp_tiles_kernel<Key, Value, Identifier><<<scatter_blocks, shape::block_threads, 0, backend.stream>>>(
       keys_in, values_in, keys_out, values_out, n, identifier, tile_count, table.counts, table.first_slots, bad_ids,

@@ -49,6 +49,7 @@ struct block_identifier<splitter_buckets<T>> {
   struct storage {
     T splitters[multisplit_direct_max_buckets - 1];
   };
+
   /// Call with the whole block; the caller synchronizes before use.
   __device__ static splitter_buckets<T> load(const splitter_buckets<T>& identifier, storage& shared)
   {
@@ -58,6 +59,11 @@ struct block_identifier<splitter_buckets<T>> {
     return splitter_buckets<T>{shared.splitters, identifier.splitter_count};
   }
 };
+
+/// Identifiers whose bucket is a few arithmetic operations of the key.
+template <class Identifier>
+inline constexpr bool arithmetic_identifier =
+    std::is_same_v<Identifier, bit_field_buckets> || std::is_same_v<Identifier, delta_buckets>;
 
 /// Keys and values move through a tile's reorder buffer as 32-bit words: one per 32-bit key or value,
 /// two per 64-bit key (a round per word), so the buffer stays tile_keys words for every key type.

@@ -108,23 +108,28 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   if (threadIdx.x == 0 && block_bad != 0) { atomicAdd(bad_ids, block_bad); }
 }
 
-/// The scatter's shared memory per warp: the whole tile in bucket order (keys, values, bucket ids), and
-/// per bucket its next place in the tile and the output slot of place 0.
-template <class Key, class ValueWord, bool WithValues>
+/// The scatter's shared memory per warp: the whole tile in bucket order (keys, values, and the bucket ids
+/// where the identifier is not arithmetic), and per bucket its next place in the tile and the output slot
+/// of place 0.
+template <class Key, class ValueWord, bool WithValues, bool WithBuckets>
 struct warp_tile_storage {
   Key keys[warp_tiles_tile_keys];
   ValueWord values[WithValues ? warp_tiles_tile_keys : 1];
   std::uint64_t base[warp_tiles_max_buckets];    // output slot of place p of bucket b: base[b] + p
   std::uint32_t places[warp_tiles_max_buckets];  // bucket b's next place in the tile
-  std::uint8_t buckets[warp_tiles_tile_keys];
+  std::uint8_t buckets[WithBuckets ? warp_tiles_tile_keys : 1];
 };
 
-/// The scatter's block: as many warps (up to four) as fit 40 KiB of static shared memory: three warp
-/// tiles of 32-bit keys (10.4 KiB each), two of 32-bit pairs or 64-bit keys, one of 64-bit pairs.
-template <class Key, class Value>
+/// The scatter's block: as many warps (up to four) as fit 40 KiB of static shared memory: with stored
+/// bucket ids, three warp tiles of 32-bit keys (10.4 KiB each), two of 32-bit pairs or 64-bit keys, one
+/// of 64-bit pairs; with arithmetic identifiers (ids recomputed), four of 32-bit keys.
+template <class Key, class Value, class Identifier>
 struct warp_tiles_scatter_shape {
   using value_word = std::conditional_t<std::is_void_v<Value>, std::uint32_t, Value>;
-  using storage = warp_tile_storage<Key, value_word, !std::is_void_v<Value>>;
+  /// The write-out takes a key's bucket from the key where that costs a few arithmetic instructions, not
+  /// a store and a load of a byte in shared memory, whose pipe bounds the scatter (Nsight Compute).
+  static constexpr bool recomputes_buckets = arithmetic_identifier<Identifier>;
+  using storage = warp_tile_storage<Key, value_word, !std::is_void_v<Value>, !recomputes_buckets>;
   static constexpr int shared_budget = 40 * 1024;
   static constexpr int fitting = static_cast<int>(shared_budget / sizeof(storage));
   static constexpr int block_warps = fitting < 1 ? 1 : (fitting > 4 ? 4 : fitting);
@@ -140,14 +145,14 @@ struct warp_tiles_scatter_shape {
 /// tile goes out once: bucket b's run is the tile's 2048 m-th part (64 keys at m = 32), where writing
 /// each round of 512 keys apart gave runs a quarter as long (measured: docs/split.md).
 template <class Key, class Value, class Identifier>
-__global__ void __launch_bounds__(warp_tiles_scatter_shape<Key, Value>::block_threads)
+__global__ void __launch_bounds__(warp_tiles_scatter_shape<Key, Value, Identifier>::block_threads)
     multisplit_warp_tiles_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
                                  std::uint64_t n, Identifier identifier, std::uint64_t tile_count,
                                  const std::uint32_t* counts, const std::uint64_t* first_slots,
                                  const unsigned long long* bad_ids, std::uint64_t* offsets, std::uint64_t* bad_out)
 {
   constexpr bool with_values = !std::is_void_v<Value>;
-  using shape = warp_tiles_scatter_shape<Key, Value>;
+  using shape = warp_tiles_scatter_shape<Key, Value, Identifier>;
   using value_word = typename shape::value_word;
   using block_id = block_identifier<Identifier>;
   constexpr int items = warp_tiles_items;
@@ -210,15 +215,22 @@ __global__ void __launch_bounds__(warp_tiles_scatter_shape<Key, Value>::block_th
       if (bucket != no_key) {
         shared.keys[place] = keys[item];
         if constexpr (with_values) { shared.values[place] = values[item]; }
-        shared.buckets[place] = static_cast<std::uint8_t>(bucket);
+        if constexpr (!shape::recomputes_buckets) { shared.buckets[place] = static_cast<std::uint8_t>(bucket); }
       }
     }
   }
   __syncwarp();
   // Place p of bucket b goes to base[b] + p: each bucket's run of the tile to consecutive addresses.
   for (std::uint32_t place = lane; place < tile_size; place += warp::size) {
-    const std::uint64_t to = shared.base[shared.buckets[place]] + place;
-    keys_out[to] = shared.keys[place];
+    const Key key = shared.keys[place];
+    std::uint32_t bucket = 0;
+    if constexpr (shape::recomputes_buckets) {
+      bucket = local(key);
+    } else {
+      bucket = shared.buckets[place];
+    }
+    const std::uint64_t to = shared.base[bucket] + place;
+    keys_out[to] = key;
     if constexpr (with_values) { values_out[to] = shared.values[place]; }
   }
 }
