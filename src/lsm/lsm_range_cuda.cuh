@@ -124,14 +124,14 @@ __global__ void __launch_bounds__(lsm_range_threads)
   }
 }
 
+/// The count kernel's blocks a multiprocessor must hold, which limits it to 32 registers a thread: with 38
+/// (12 blocks of 128), 2^15 queries of 8 lanes took 1.29 waves on an H100, and a latency-bound search pays
+/// each wave in full.
+inline constexpr unsigned lsm_range_count_min_blocks = 2048 / lsm_range_threads;
+
 /// counts[q] = the live keys in [lower[q], upper[q]]: a group of Width lanes per query, each lane the
 /// bounds of some levels, summed over the group. Where queries are few (long ranges), a thread per query
 /// would leave most of the GPU idle while it searches its levels one after another.
-/// At most 32 registers a thread, so that a multiprocessor holds its full 2048 threads: with 38 (12 blocks
-/// of 128), 2^15 queries of 8 lanes took 1.29 waves on an H100, and a latency-bound search pays each wave
-/// in full.
-inline constexpr unsigned lsm_range_count_min_blocks = 2048 / lsm_range_threads;
-
 template <class Key, class Value, unsigned Width>
 __global__ void __launch_bounds__(lsm_range_threads, lsm_range_count_min_blocks)
     range_count_kernel(const lsm_level_view<Key, Value>* levels, std::uint32_t level_count, const Key* lower,

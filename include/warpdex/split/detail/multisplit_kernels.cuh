@@ -49,7 +49,6 @@ struct block_identifier<splitter_buckets<T>> {
   struct storage {
     T splitters[multisplit_direct_max_buckets - 1];
   };
-
   /// Call with the whole block; the caller synchronizes before use.
   __device__ static splitter_buckets<T> load(const splitter_buckets<T>& identifier, storage& shared)
   {
