@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -302,6 +303,84 @@ void run_insert(context& ctx, std::uint64_t n, std::uint32_t batch_log2)
                    baseline_ms, 2 * pair_bytes, same_contents(*map, sorted)));
 }
 
+/// Replaces about `percent` of the keys, spread over every batch, by one hot key.
+struct make_hot {
+  key_type* keys;
+  key_type hot;
+  std::uint32_t percent;
+  __device__ void operator()(std::uint64_t i) const
+  {
+    const std::uint64_t mixed = (i + 1) * 0x9e3779b97f4a7c15ull;
+    if ((mixed >> 32) % 100 < percent) { keys[i] = hot; }
+  }
+};
+
+/// Batches of 2^16 of which half is one key: a batch's split by its top bits puts half the batch in one
+/// bucket, and the key's repeats form one long run. The sorted array cannot hold repeated keys, so the
+/// baseline is the part of its insert that the LSM replaces: CUB's SortPairs of each batch. The contents
+/// are checked against the last pair of each key, found on the host.
+void run_insert_hot(context& ctx)
+{
+  constexpr std::uint32_t batch_log2 = 16;
+  constexpr std::uint32_t total_log2 = 22;
+  constexpr std::uint32_t percent = 50;
+  const std::string name = "lsm/insert/b=" + power(batch_log2) + "/n=" + power(total_log2) + "/hot=" +
+                           std::to_string(percent) + "%";
+  if (!ctx.selected(name)) { return; }
+  const std::uint64_t n = std::uint64_t{1} << total_log2;
+  const std::uint64_t batch = std::uint64_t{1} << batch_log2;
+  pairs input = generate_pairs(n, seed + 100);
+  const auto indices = thrust::counting_iterator<std::uint64_t>(0);
+  thrust::for_each(thrust::cuda::par, indices, indices + n, make_hot{input.keys.data(), 0x5eed1234u, percent});
+  std::optional<map_type> map;
+  const double ms = ctx.median_prepared_ms(
+      [&] {
+        map.reset();
+        map.emplace(cuda{}, lsm_options{batch, 0.0});
+      },
+      [&] {
+        for (std::uint64_t offset = 0; offset < n; offset += batch) {
+          map->insert(input.keys.span().subspan(offset, batch), input.values.span().subspan(offset, batch));
+        }
+      });
+  auto keys_out = make_device_buffer<key_type>(batch);
+  auto values_out = make_device_buffer<value_type>(batch);
+  std::size_t temp_bytes = 0;
+  const int items = static_cast<int>(batch);
+  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, input.keys.data(), keys_out.data(),
+                                                   input.values.data(), values_out.data(), items));
+  auto temp = make_device_buffer<std::uint8_t>(temp_bytes);
+  const double baseline_ms = ctx.median_ms(nullptr, [&] {
+    for (std::uint64_t offset = 0; offset < n; offset += batch) {
+      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, input.keys.data() + offset,
+                                                       keys_out.data(), input.values.data() + offset,
+                                                       values_out.data(), items));
+    }
+  });
+  std::vector<key_type> keys(n);
+  std::vector<value_type> values(n);
+  WARPDEX_CUDA_TRY(cudaMemcpy(keys.data(), input.keys.data(), n * sizeof(key_type), cudaMemcpyDeviceToHost));
+  WARPDEX_CUDA_TRY(cudaMemcpy(values.data(), input.values.data(), n * sizeof(value_type), cudaMemcpyDeviceToHost));
+  std::map<key_type, value_type> last;
+  for (std::uint64_t i = 0; i < n; ++i) { last[keys[i]] = values[i]; }
+  const auto contents = map->retrieve_all();
+  std::vector<key_type> got_keys(contents.keys.size());
+  std::vector<value_type> got_values(contents.values.size());
+  WARPDEX_CUDA_TRY(cudaMemcpy(got_keys.data(), contents.keys.data(), got_keys.size() * sizeof(key_type),
+                              cudaMemcpyDeviceToHost));
+  WARPDEX_CUDA_TRY(cudaMemcpy(got_values.data(), contents.values.data(), got_values.size() * sizeof(value_type),
+                              cudaMemcpyDeviceToHost));
+  bool verified = got_keys.size() == last.size();
+  std::uint64_t i = 0;
+  for (const auto& [key, value] : last) {
+    if (!verified) { break; }
+    verified = got_keys[i] == key && got_values[i] == value;
+    ++i;
+  }
+  ctx.add(make_row(name, n, ms, "Gpairs/s", "cub::DeviceRadixSort::SortPairs of each batch (the sorted array's sort)",
+                   baseline_ms, 2 * pair_bytes, verified));
+}
+
 /// Lookups, counts and ranges on 63 batches of 2^20 (six occupied levels) against the sorted array.
 void run_queries(context& ctx)
 {
@@ -478,6 +557,7 @@ void run_lsm(context& ctx)
   run_build(ctx, n);
   if (ctx.selected("lsm/insert/b=" + power(16) + "/n=" + power(resident_log2))) { report_host_costs(std::uint64_t{1} << 16); }
   for (const std::uint32_t batch_log2 : {16u, 18u, 20u}) { run_insert(ctx, n, batch_log2); }
+  run_insert_hot(ctx);
   run_queries(ctx);
   run_cleanup(ctx);
 }

@@ -434,6 +434,33 @@ WARPDEX_HOST_DEVICE inline void add_to_counter(std::uint64_t* counter, int amoun
 #endif
 }
 
+/// Where the run of repeats of keys[i] that starts at i ends (keys sorted): galloping, then a binary search,
+/// so that a key repeated r times costs O(log r) reads, not r (half a batch can be one hot key).
+template <class Key>
+WARPDEX_HOST_DEVICE std::uint64_t run_end(const Key* keys, std::uint64_t i, std::uint64_t size)
+{
+  const Key key = keys[i];
+  std::uint64_t low = i + 1;  // every entry before `low` repeats the key
+  std::uint64_t high = size;  // the run ends at or before `high`
+  for (std::uint64_t step = 1;; step *= 2) {
+    const std::uint64_t probe = low + step - 1;
+    if (probe >= size || keys[probe] != key) {
+      high = probe < size ? probe : size;
+      break;
+    }
+    low = probe + 1;
+  }
+  while (low < high) {
+    const std::uint64_t middle = low + (high - low) / 2;
+    if (keys[middle] == key) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
+
 /// Reduces a stably sorted batch with operations, in place, to its first entry per key: that entry gets
 /// the batch's result for the key, the others become stale. `order` gives each sorted entry's place in
 /// the batch; any erase makes a tombstone and otherwise the last insert wins. (A batch of insertions
@@ -458,8 +485,7 @@ struct reduce_sorted_batch {
       add_to_counter(counters + lsm_stale_count, 1);
       return;
     }
-    std::uint64_t end = i + 1;
-    while (end < size && keys[end] == key) { ++end; }
+    const std::uint64_t end = run_end(keys, i, size);
     bool erased = false;
     for (std::uint64_t t = i; t < end; ++t) { erased = erased || operations[order[t]] == lsm_operation::erase; }
     status[i] = erased ? lsm_tombstone : lsm_regular;
@@ -519,9 +545,7 @@ struct reduce_sorted_inserts {
         ++stale;
       } else if (i + 1 < size && seen[j + 1] == key) {
         // The first of a run of repeats: it takes the run's last value (the batch's last insert).
-        std::uint64_t end = i + 1;
-        while (end < size && keys[end] == key) { ++end; }
-        values[i] = values[end - 1];
+        values[i] = values[run_end(keys, i, size) - 1];
       }
       word |= static_cast<std::uint32_t>(state) << (8 * j);
       previous = key;
@@ -561,6 +585,7 @@ struct mark_shadowed {
 }  // namespace warpdex::detail
 
 #if defined(__CUDACC__)
+#include "lsm_batch_sort_cuda.cuh"
 #include "lsm_merge_cuda.cuh"
 #include "lsm_range_cuda.cuh"
 #endif
@@ -615,6 +640,42 @@ auto entries_of(lsm_level<Key, Value>& level)
   return thrust::make_zip_iterator(thrust::make_tuple(level.values, level.status));
 }
 
+/// A batch's pairs sorted stably by key into keys_out / values_out; on the GPU a batch of batch_sort_min to
+/// batch_sort_max pairs takes the batch sort (lsm_batch_sort_cuda.cuh), a larger one CUB's.
+template <class Key, class Value, class Backend>
+void sort_batch(const Backend& backend, const Key* keys, const Value* values, Key* keys_out, Value* values_out,
+                std::uint64_t n, buffer<std::uint8_t>* scratch)
+{
+#if defined(__CUDACC__)
+  if constexpr (!std::is_same_v<Backend, host>) {
+    if (uses_batch_sort(n)) {
+      batch_sort_pairs(backend, keys, values, keys_out, values_out, n, scratch);
+      return;
+    }
+  }
+#endif
+  stable_sort_pairs(backend, keys, values, keys_out, values_out, n, scratch);
+}
+
+/// A batch's keys sorted stably into keys_out, and in `order` each sorted key's position in the batch (a
+/// chunk is < 2^32 elements).
+template <class Key, class Backend>
+void sort_batch_positions(const Backend& backend, const Key* keys, Key* keys_out, std::uint32_t* order, std::uint64_t n,
+                          buffer<std::uint8_t>* scratch)
+{
+#if defined(__CUDACC__)
+  if constexpr (!std::is_same_v<Backend, host>) {
+    if (uses_batch_sort(n)) {  // the batch sort writes the positions itself
+      batch_sort_pairs(backend, keys, static_cast<const std::uint32_t*>(nullptr), keys_out, order, n, scratch);
+      return;
+    }
+  }
+#endif
+  auto positions = make_buffer<std::uint32_t>(backend, n);
+  thrust::sequence(policy_nosync(backend), positions.data(), positions.data() + n);
+  stable_sort_pairs(backend, keys, positions.data(), keys_out, order, n, scratch);
+}
+
 /// One chunk of an update batch as a level: sorted by key (stable, so a key's entries keep their batch
 /// order) and reduced in place to one current entry per key. Queued on the stream; nothing read back.
 /// `operations` is empty when every operation is an insert.
@@ -629,16 +690,14 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   const auto run = policy_nosync(backend);
   const auto elements = thrust::counting_iterator<std::uint64_t>(0);
   if (operations.empty()) {
-    stable_sort_pairs(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
+    sort_batch(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
     using reduce = reduce_sorted_inserts<Key, Value>;
     thrust::for_each(run, elements, elements + reduce::groups(n),
                      reduce{level->keys, level->values, level->status, n, counters});
     return level;
   }
-  auto positions = make_buffer<std::uint32_t>(backend, n);  // batch positions; a chunk is < 2^32 elements
   auto order = make_buffer<std::uint32_t>(backend, n);
-  thrust::sequence(run, positions.data(), positions.data() + n);
-  stable_sort_pairs(backend, keys.data(), positions.data(), level->keys, order.data(), n, scratch);
+  sort_batch_positions(backend, keys.data(), level->keys, order.data(), n, scratch);
   thrust::for_each(run, elements, elements + n,
                    reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n, order.data(),
                                                    values.data(), operations.data(), counters});

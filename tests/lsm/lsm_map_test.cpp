@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -398,6 +399,64 @@ TYPED_TEST(lsm_map_test, large_batches_over_few_keys_keep_batch_order)
   EXPECT_EQ(map.resident_entries(), live);
   EXPECT_EQ(map.resident_tombstones() + map.resident_stale(), 0u);
   expect_matches_model(backend, map, model, random, Key{510}, 256);
+}
+
+/// Batches of 2^14 to 2^18 elements, which the GPU sorts by a split on the top bits in which the batch's
+/// keys differ and a sort of each bucket, drawn so that the split is uneven: one hot key, two clusters at
+/// the ends of the key space, a narrow range, a single key, three keys. Buckets then exceed what one block
+/// sorts in shared memory, and the order of a key's repeats (which decides the winner) must survive.
+template <class Key>
+lsm_batch<Key> skewed_batch(std::mt19937_64& random, std::size_t size, int shape, double erase_fraction)
+{
+  constexpr Key max_key = std::numeric_limits<Key>::max();
+  std::uniform_int_distribution<Key> any(0, max_key);
+  const Key hot = any(random);
+  const Key base = any(random) / 2;
+  lsm_batch<Key> batch;
+  std::bernoulli_distribution erase(erase_fraction);
+  for (std::size_t i = 0; i < size; ++i) {
+    Key key = 0;
+    switch (shape) {
+      case 0: key = random() % 10 < 7 ? hot : any(random); break;                          // one hot key
+      case 1: key = random() % 2 == 0 ? any(random) % 5000 : max_key - any(random) % 5000; break;  // two clusters
+      case 2: key = base + any(random) % 4096; break;                                       // a narrow range
+      case 3: key = hot; break;                                                             // one key
+      default: key = std::array<Key, 3>{Key{0}, Key{1}, max_key}[random() % 3]; break;      // three keys
+    }
+    batch.keys.push_back(key);
+    batch.values.push_back(static_cast<lsm_value>(random()));
+    batch.operations.push_back(erase(random) ? lsm_operation::erase : lsm_operation::insert);
+  }
+  return batch;
+}
+
+template <class Key, class Backend>
+void skewed_batches_match_the_model(const Backend& backend, std::size_t batch_size)
+{
+  std::mt19937_64 random(case_seed(sizeof(Key) * 1000003 + batch_size));
+  for (int shape = 0; shape < 5; ++shape) {
+    lsm_map<Key, lsm_value, Backend> map(backend, lsm_options{batch_size, 0.0});
+    std::map<Key, lsm_value> model;
+    const auto update = skewed_batch<Key>(random, batch_size, shape, 0.2);  // erases: the sort of positions
+    apply_to_model(model, update, batch_size);
+    apply_to_map(backend, map, update);
+    const auto inserts = skewed_batch<Key>(random, batch_size, shape, 0.0);  // the sort of pairs
+    apply_to_model(model, inserts, batch_size);
+    const auto keys = make_buffer_from<Key>(backend, inserts.keys);
+    const auto values = make_buffer_from<lsm_value>(backend, inserts.values);
+    map.insert(keys.span(), values.span());
+    SCOPED_TRACE("shape " + std::to_string(shape) + ", batch " + std::to_string(batch_size));
+    expect_matches_model(backend, map, model, random, std::numeric_limits<Key>::max(), 256);
+  }
+}
+
+TYPED_TEST(lsm_map_test, skewed_batches_match_the_model)
+{
+  for (const std::size_t batch_size : {(std::size_t{1} << 14) - 1, std::size_t{1} << 14, std::size_t{1} << 16,
+                                       (std::size_t{1} << 17) + 777}) {
+    skewed_batches_match_the_model<std::uint32_t>(this->backend(), batch_size);
+    skewed_batches_match_the_model<std::uint64_t>(this->backend(), batch_size);
+  }
 }
 
 /// Inserts that overwrite the same keys leave stale entries behind; the automatic cleanup, checked every

@@ -1,0 +1,421 @@
+#pragma once
+// The sort of a small update batch (2^14 to 2^18 pairs) in four launches and no host round trip: the
+// pairs are split stably by the top 8 bits in which the batch's keys differ, then each of the 256 buckets
+// is sorted by the bits below in shared memory, one block a bucket. CUB's radix sort of 2^16 pairs runs a
+// histogram, a scan and four one-sweep passes whose look-back chains, not their bytes, set their time.
+//
+// 1. bounds: each tile of 2048 pairs its smallest and largest key;
+// 2. count: every block reduces the bounds to the split's digit (the 8 bits below the highest bit in which
+//    the smallest and largest key differ: keys that share their top bits, such as small integers, still
+//    spread over the buckets) and counts its tile's digits;
+// 3. scatter: every block sums the tiles' counts itself (at most 128 x 256 words, from L2: no scan launch,
+//    no look-back), ranks its tile stably (cub::BlockRadixRankMatch) and writes each pair to its place;
+// 4. buckets: a block sorts its bucket in shared memory (cub::BlockRadixSort, stable) by the bits below
+//    the digit in which the bucket's keys differ. A bucket too large for that (skewed keys) is sorted by
+//    its block in 8-bit passes through global memory: slower, bounded, and still on the device.
+
+#include <warpdex/core/backend.hpp>
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/cuda_check.hpp>
+
+#include <cub/block/block_radix_rank.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cuda/functional>
+#include <cuda/std/functional>
+
+#include <climits>
+#include <cstdint>
+
+namespace warpdex::detail {
+
+inline constexpr unsigned batch_sort_threads = 256;
+inline constexpr unsigned batch_sort_items = 8;  // pairs per thread in the split's tiles
+inline constexpr unsigned batch_sort_tile = batch_sort_threads * batch_sort_items;
+inline constexpr unsigned batch_sort_digit_bits = 8;
+inline constexpr unsigned batch_sort_buckets = 1u << batch_sort_digit_bits;  // = batch_sort_threads
+inline constexpr std::uint64_t batch_sort_min = std::uint64_t{1} << 14;
+inline constexpr std::uint64_t batch_sort_max = std::uint64_t{1} << 18;  // 128 tiles: the counts stay small
+inline constexpr int batch_sort_bucket_radix_bits = 5;                   // BlockRadixSort's digit in a bucket
+
+/// Whether a batch of n pairs takes this sort rather than CUB's DeviceRadixSort.
+inline bool uses_batch_sort(std::uint64_t n) { return n >= batch_sort_min && n <= batch_sort_max; }
+
+/// A key's digit: `bits` bits from `shift` (the digit extractor that cub's rankings take).
+template <class Key>
+struct batch_digit {
+  int shift;
+  Key mask;
+  __device__ std::uint32_t Digit(Key key) const { return static_cast<std::uint32_t>((key >> shift) & mask); }
+};
+
+/// The number of low bits in which some of the keys differ, given the OR of their xors with one of them.
+template <class Key>
+__device__ int differing_bits(Key differ)
+{
+  if (differ == 0) { return 0; }
+  if constexpr (sizeof(Key) == 8) { return 64 - __clzll(static_cast<long long>(differ)); }
+  return 32 - __clz(static_cast<int>(differ));
+}
+
+/// Where the split's digit starts: the 8 bits ending with the highest bit in which `low` and `high` differ
+/// (bits above it are the same in every key between them, so the digit orders the keys).
+template <class Key>
+__device__ int batch_split_shift(Key low, Key high)
+{
+  const int bits = differing_bits(static_cast<Key>(low ^ high));
+  return bits > static_cast<int>(batch_sort_digit_bits) ? bits - static_cast<int>(batch_sort_digit_bits) : 0;
+}
+
+/// Stage 1: each tile's smallest and largest key.
+template <class Key>
+__global__ void __launch_bounds__(batch_sort_threads)
+    batch_bounds_kernel(const Key* keys, std::uint32_t n, Key* tile_low, Key* tile_high)
+{
+  using reduce = cub::BlockReduce<Key, batch_sort_threads>;
+  __shared__ typename reduce::TempStorage storage[2];
+  const std::uint32_t first = blockIdx.x * batch_sort_tile + threadIdx.x;
+  Key low = ~Key{0};
+  Key high = 0;
+#pragma unroll
+  for (unsigned i = 0; i < batch_sort_items; ++i) {
+    const std::uint32_t at = first + i * batch_sort_threads;
+    if (at < n) {
+      const Key key = keys[at];
+      low = key < low ? key : low;
+      high = key > high ? key : high;
+    }
+  }
+  low = reduce(storage[0]).Reduce(low, ::cuda::minimum<>{});
+  high = reduce(storage[1]).Reduce(high, ::cuda::maximum<>{});
+  if (threadIdx.x == 0) {
+    tile_low[blockIdx.x] = low;
+    tile_high[blockIdx.x] = high;
+  }
+}
+
+/// Adds each valid key's digit to `histogram`: the lanes of a warp with the same digit add once.
+template <class Key>
+__device__ void count_digit(std::uint32_t* histogram, Key key, bool valid, const batch_digit<Key>& digit)
+{
+  const std::uint32_t d = valid ? digit.Digit(key) : ~0u;
+  const unsigned peers = __match_any_sync(~0u, d);
+  if (valid && (threadIdx.x % 32) == static_cast<unsigned>(__ffs(peers) - 1)) {
+    atomicAdd(histogram + d, static_cast<std::uint32_t>(__popc(peers)));
+  }
+}
+
+/// Stage 2: the split's digit (every block finds the same; block 0 writes it to `shift`) and each tile's
+/// count of every digit, into counts[tile][digit].
+template <class Key>
+__global__ void __launch_bounds__(batch_sort_threads)
+    batch_count_kernel(const Key* keys, std::uint32_t n, std::uint32_t tiles, const Key* tile_low,
+                       const Key* tile_high, std::uint32_t* counts, int* shift)
+{
+  using reduce = cub::BlockReduce<Key, batch_sort_threads>;
+  __shared__ typename reduce::TempStorage storage[2];
+  __shared__ std::uint32_t histogram[batch_sort_buckets];
+  __shared__ int split_shift;
+  const std::uint32_t first = blockIdx.x * batch_sort_tile + threadIdx.x;
+  Key tile_keys[batch_sort_items];
+#pragma unroll
+  for (unsigned i = 0; i < batch_sort_items; ++i) {  // all loads in flight before the bounds are read
+    const std::uint32_t at = first + i * batch_sort_threads;
+    tile_keys[i] = at < n ? keys[at] : Key{0};
+  }
+  histogram[threadIdx.x] = 0;
+  Key low = threadIdx.x < tiles ? tile_low[threadIdx.x] : ~Key{0};
+  Key high = threadIdx.x < tiles ? tile_high[threadIdx.x] : Key{0};
+  low = reduce(storage[0]).Reduce(low, ::cuda::minimum<>{});
+  high = reduce(storage[1]).Reduce(high, ::cuda::maximum<>{});
+  if (threadIdx.x == 0) {
+    split_shift = batch_split_shift(low, high);
+    if (blockIdx.x == 0) { *shift = split_shift; }
+  }
+  __syncthreads();
+  const batch_digit<Key> digit{split_shift, Key{batch_sort_buckets - 1}};
+#pragma unroll
+  for (unsigned i = 0; i < batch_sort_items; ++i) {
+    count_digit(histogram, tile_keys[i], first + i * batch_sort_threads < n, digit);
+  }
+  __syncthreads();
+  counts[blockIdx.x * batch_sort_buckets + threadIdx.x] = histogram[threadIdx.x];
+}
+
+/// Loads a tile warp-striped (the order cub::BlockRadixRankMatch ranks in: warp, item, lane), places past
+/// `size` as all-ones keys, whose digit is the largest, so they rank after every pair of the tile.
+/// Without `values`, a pair's value is its position in the input.
+template <class Key, class Value>
+__device__ void load_warp_striped(const Key* keys, const Value* values, std::uint32_t first, std::uint32_t size,
+                                  Key (&tile_keys)[batch_sort_items], Value (&tile_values)[batch_sort_items])
+{
+  const std::uint32_t lane = threadIdx.x % 32;
+  const std::uint32_t warp = threadIdx.x / 32;
+  const std::uint32_t offset = warp * batch_sort_items * 32 + lane;
+#pragma unroll
+  for (unsigned i = 0; i < batch_sort_items; ++i) {
+    const std::uint32_t at = offset + i * 32;
+    const bool valid = at < size;
+    tile_keys[i] = valid ? keys[first + at] : ~Key{0};
+    tile_values[i] = valid ? (values != nullptr ? values[first + at] : static_cast<Value>(first + at)) : Value{0};
+  }
+}
+
+using batch_rank = cub::BlockRadixRankMatch<batch_sort_threads, batch_sort_digit_bits, false>;
+
+/// Ranks a warp-striped tile by `digit` and writes each of its first `size` pairs to
+/// out[base[d] + its rank among the tile's pairs of digit d]; base[] (shared) then advances past the tile.
+/// `exclusive` is shared scratch of batch_sort_buckets words.
+template <class Key, class Value>
+__device__ void scatter_tile(typename batch_rank::TempStorage& storage, std::uint32_t* base,
+                             std::uint32_t* exclusive, const batch_digit<Key>& digit, std::uint32_t size,
+                             const Key (&tile_keys)[batch_sort_items], const Value (&tile_values)[batch_sort_items],
+                             Key* keys_out, Value* values_out)
+{
+  Key ranked[batch_sort_items];
+#pragma unroll
+  for (unsigned i = 0; i < batch_sort_items; ++i) { ranked[i] = tile_keys[i]; }
+  int ranks[batch_sort_items];
+  int prefix[batch_rank::BINS_TRACKED_PER_THREAD];
+  batch_rank(storage).RankKeys(ranked, ranks, digit, prefix);
+  exclusive[threadIdx.x] = static_cast<std::uint32_t>(prefix[0]);
+  __syncthreads();
+  const std::uint32_t lane = threadIdx.x % 32;
+  const std::uint32_t offset = (threadIdx.x / 32) * batch_sort_items * 32 + lane;
+#pragma unroll
+  for (unsigned i = 0; i < batch_sort_items; ++i) {
+    if (offset + i * 32 < size) {
+      const std::uint32_t d = digit.Digit(tile_keys[i]);
+      const std::uint32_t place = base[d] + static_cast<std::uint32_t>(ranks[i]) - exclusive[d];
+      keys_out[place] = tile_keys[i];
+      values_out[place] = tile_values[i];
+    }
+  }
+  __syncthreads();
+  const std::uint32_t next = threadIdx.x + 1 < batch_sort_buckets ? exclusive[threadIdx.x + 1] : batch_sort_tile;
+  base[threadIdx.x] += next - exclusive[threadIdx.x];  // padding counts only after a bucket's last tile
+  __syncthreads();
+}
+
+/// Stage 3: each tile's pairs to their places in the split (keys_out / values_out), bucket by bucket in
+/// input order; block 0 writes the buckets' starts (buckets + 1 entries) for stage 4.
+template <class Key, class Value>
+__global__ void __launch_bounds__(batch_sort_threads)
+    batch_scatter_kernel(const Key* keys, const Value* values, std::uint32_t n, std::uint32_t tiles,
+                         const std::uint32_t* counts, const int* shift, std::uint32_t* bucket_start, Key* keys_out,
+                         Value* values_out)
+{
+  using scan = cub::BlockScan<std::uint32_t, batch_sort_threads>;
+  __shared__ union {
+    typename scan::TempStorage scan;
+    typename batch_rank::TempStorage rank;
+  } storage;
+  __shared__ std::uint32_t base[batch_sort_buckets];
+  __shared__ std::uint32_t exclusive[batch_sort_buckets];
+  const std::uint32_t first = blockIdx.x * batch_sort_tile;
+  Key tile_keys[batch_sort_items];
+  Value tile_values[batch_sort_items];
+  load_warp_striped(keys, values, first, n - first, tile_keys, tile_values);
+  // Thread b: bucket b's total and its count in the tiles before this one.
+  std::uint32_t total = 0;
+  std::uint32_t before = 0;
+  for (std::uint32_t t = 0; t < tiles; ++t) {
+    const std::uint32_t count = counts[t * batch_sort_buckets + threadIdx.x];
+    total += count;
+    before += t < blockIdx.x ? count : 0;
+  }
+  std::uint32_t start = 0;
+  scan(storage.scan).ExclusiveSum(total, start);
+  if (blockIdx.x == 0) {
+    bucket_start[threadIdx.x] = start;
+    if (threadIdx.x + 1 == batch_sort_buckets) { bucket_start[batch_sort_buckets] = start + total; }
+  }
+  base[threadIdx.x] = start + before;
+  __syncthreads();  // the scan's storage is the ranking's
+  const batch_digit<Key> digit{*shift, Key{batch_sort_buckets - 1}};
+  scatter_tile(storage.rank, base, exclusive, digit, n - first, tile_keys, tile_values, keys_out, values_out);
+}
+
+/// Stage 4: bucket blockIdx.x of the split (in keys / values) sorted into keys_out / values_out, by the
+/// bits below the split's digit in which its keys differ. Items: pairs per thread when the bucket fits.
+template <class Key, class Value, unsigned Items>
+__global__ void __launch_bounds__(batch_sort_threads)
+    batch_bucket_sort_kernel(const std::uint32_t* bucket_start, Key* keys, Value* values, Key* keys_out,
+                             Value* values_out)
+{
+  using reduce = cub::BlockReduce<Key, batch_sort_threads>;
+  using sort = cub::BlockRadixSort<Key, batch_sort_threads, Items, Value, batch_sort_bucket_radix_bits>;
+  using scan = cub::BlockScan<std::uint32_t, batch_sort_threads>;
+  __shared__ union {
+    typename reduce::TempStorage reduce;
+    typename sort::TempStorage sort;
+    typename scan::TempStorage scan;
+    typename batch_rank::TempStorage rank;
+  } storage;
+  __shared__ Key first_key;
+  __shared__ int sort_bits;
+  __shared__ std::uint32_t base[batch_sort_buckets];
+  __shared__ std::uint32_t exclusive[batch_sort_buckets];
+  const std::uint32_t start = bucket_start[blockIdx.x];
+  const std::uint32_t size = bucket_start[blockIdx.x + 1] - start;
+  if (size == 0) { return; }
+  keys += start;
+  values += start;
+  keys_out += start;
+  values_out += start;
+  constexpr std::uint32_t capacity = batch_sort_threads * Items;
+  if (size <= capacity) {
+    Key bucket_keys[Items];
+    Value bucket_values[Items];
+    Key differ = 0;
+#pragma unroll
+    for (unsigned i = 0; i < Items; ++i) {  // blocked: the order BlockRadixSort keeps stable
+      const std::uint32_t at = threadIdx.x * Items + i;
+      bucket_keys[i] = at < size ? keys[at] : ~Key{0};
+      bucket_values[i] = at < size ? values[at] : Value{0};
+    }
+    const Key pivot = keys[0];
+#pragma unroll
+    for (unsigned i = 0; i < Items; ++i) {
+      differ |= threadIdx.x * Items + i < size ? static_cast<Key>(bucket_keys[i] ^ pivot) : Key{0};
+    }
+    differ = reduce(storage.reduce).Reduce(differ, ::cuda::std::bit_or<>{});
+    if (threadIdx.x == 0) { sort_bits = differing_bits(differ); }
+    __syncthreads();
+    const int bits = sort_bits;
+    if (bits > 0) { sort(storage.sort).SortBlockedToStriped(bucket_keys, bucket_values, 0, bits); }
+    else {
+      // All equal: the blocked order is already the answer; write it as it was read.
+#pragma unroll
+      for (unsigned i = 0; i < Items; ++i) {
+        const std::uint32_t at = threadIdx.x * Items + i;
+        if (at < size) {
+          keys_out[at] = bucket_keys[i];
+          values_out[at] = bucket_values[i];
+        }
+      }
+      return;
+    }
+#pragma unroll
+    for (unsigned i = 0; i < Items; ++i) {
+      const std::uint32_t at = i * batch_sort_threads + threadIdx.x;
+      if (at < size) {
+        keys_out[at] = bucket_keys[i];
+        values_out[at] = bucket_values[i];
+      }
+    }
+    return;
+  }
+
+  // A bucket larger than a block holds: least significant digit first, 8 bits a pass, each pass a count
+  // of the bucket and a scatter of its tiles in order, between the bucket's two copies; an odd number of
+  // passes starts from the split's copy, an even number from a copy of it in keys_out.
+  if (threadIdx.x == 0) { first_key = keys[0]; }
+  __syncthreads();
+  Key differ = 0;
+  for (std::uint32_t at = threadIdx.x; at < size; at += batch_sort_threads) {
+    differ |= static_cast<Key>(keys[at] ^ first_key);
+  }
+  differ = reduce(storage.reduce).Reduce(differ, ::cuda::std::bit_or<>{});
+  if (threadIdx.x == 0) { sort_bits = differing_bits(differ); }
+  __syncthreads();
+  const int bits = sort_bits;
+  const int passes = (bits + static_cast<int>(batch_sort_digit_bits) - 1) / static_cast<int>(batch_sort_digit_bits);
+  Key* from_keys = keys;
+  Value* from_values = values;
+  Key* to_keys = keys_out;
+  Value* to_values = values_out;
+  if (passes % 2 == 0) {
+    for (std::uint32_t at = threadIdx.x; at < size; at += batch_sort_threads) {
+      keys_out[at] = keys[at];
+      values_out[at] = values[at];
+    }
+    from_keys = keys_out;
+    from_values = values_out;
+    to_keys = keys;
+    to_values = values;
+    __syncthreads();
+  }
+  for (int pass = 0; pass < passes; ++pass) {
+    const int low_bit = pass * static_cast<int>(batch_sort_digit_bits);
+    const int width = bits - low_bit < static_cast<int>(batch_sort_digit_bits) ? bits - low_bit
+                                                                                : static_cast<int>(batch_sort_digit_bits);
+    const batch_digit<Key> digit{low_bit, static_cast<Key>((Key{1} << width) - 1)};
+    base[threadIdx.x] = 0;
+    __syncthreads();
+    for (std::uint32_t first = 0; first < size; first += batch_sort_tile) {
+#pragma unroll
+      for (unsigned i = 0; i < batch_sort_items; ++i) {
+        const std::uint32_t at = first + i * batch_sort_threads + threadIdx.x;
+        count_digit(base, at < size ? from_keys[at] : Key{0}, at < size, digit);
+      }
+    }
+    __syncthreads();
+    std::uint32_t count = base[threadIdx.x];
+    scan(storage.scan).ExclusiveSum(count, count);
+    base[threadIdx.x] = count;
+    __syncthreads();
+    for (std::uint32_t first = 0; first < size; first += batch_sort_tile) {
+      Key tile_keys[batch_sort_items];
+      Value tile_values[batch_sort_items];
+      load_warp_striped(from_keys, from_values, first, size - first, tile_keys, tile_values);
+      scatter_tile(storage.rank, base, exclusive, digit, size - first, tile_keys, tile_values, to_keys, to_values);
+    }
+    Key* const swap_keys = from_keys;
+    from_keys = to_keys;
+    to_keys = swap_keys;
+    Value* const swap_values = from_values;
+    from_values = to_values;
+    to_values = swap_values;
+    __syncthreads();
+  }
+}
+
+/// Sorts n pairs (batch_sort_min <= n <= batch_sort_max) stably by key from keys_in / values_in into
+/// keys_out / values_out; with values_in null, each value is the pair's position in the input. Queued on
+/// the stream; `scratch` (grown as needed) holds the split between the stages.
+template <class Key, class Value>
+void batch_sort_pairs(const cuda& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
+                      Value* values_out, std::uint64_t n, buffer<std::uint8_t>* scratch)
+{
+  const auto count = static_cast<std::uint32_t>(n);
+  const std::uint32_t tiles = (count + batch_sort_tile - 1) / batch_sort_tile;
+  const auto aligned = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
+  const std::size_t bounds_bytes = aligned(tiles * sizeof(Key));
+  const std::size_t counts_bytes = aligned(std::size_t{tiles} * batch_sort_buckets * sizeof(std::uint32_t));
+  const std::size_t starts_bytes = aligned((batch_sort_buckets + 1) * sizeof(std::uint32_t) + sizeof(int));
+  const std::size_t keys_bytes = aligned(n * sizeof(Key));
+  const std::size_t bytes = 2 * bounds_bytes + counts_bytes + starts_bytes + keys_bytes + aligned(n * sizeof(Value));
+  buffer<std::uint8_t> own;
+  if (scratch == nullptr) { scratch = &own; }
+  if (scratch->size() < bytes) { *scratch = make_buffer<std::uint8_t>(backend, bytes); }
+  std::uint8_t* at = scratch->data();
+  auto* tile_low = reinterpret_cast<Key*>(at);
+  auto* tile_high = reinterpret_cast<Key*>(at += bounds_bytes);
+  auto* counts = reinterpret_cast<std::uint32_t*>(at += bounds_bytes);
+  auto* bucket_start = reinterpret_cast<std::uint32_t*>(at += counts_bytes);
+  auto* shift = reinterpret_cast<int*>(bucket_start + batch_sort_buckets + 1);
+  auto* split_keys = reinterpret_cast<Key*>(at += starts_bytes);
+  auto* split_values = reinterpret_cast<Value*>(at += keys_bytes);
+
+  batch_bounds_kernel<<<tiles, batch_sort_threads, 0, backend.stream>>>(keys_in, count, tile_low, tile_high);
+  WARPDEX_CUDA_TRY(cudaGetLastError());
+  batch_count_kernel<<<tiles, batch_sort_threads, 0, backend.stream>>>(keys_in, count, tiles, tile_low, tile_high,
+                                                                       counts, shift);
+  WARPDEX_CUDA_TRY(cudaGetLastError());
+  batch_scatter_kernel<<<tiles, batch_sort_threads, 0, backend.stream>>>(keys_in, values_in, count, tiles, counts,
+                                                                         shift, bucket_start, split_keys, split_values);
+  WARPDEX_CUDA_TRY(cudaGetLastError());
+  // Random keys put n / 256 pairs in a bucket (+- a few percent); room for 4x that up to 2^16 pairs, 2x above.
+  if (n <= (std::uint64_t{1} << 16)) {
+    batch_bucket_sort_kernel<Key, Value, 4><<<batch_sort_buckets, batch_sort_threads, 0, backend.stream>>>(
+        bucket_start, split_keys, split_values, keys_out, values_out);
+  } else {
+    batch_bucket_sort_kernel<Key, Value, 8><<<batch_sort_buckets, batch_sort_threads, 0, backend.stream>>>(
+        bucket_start, split_keys, split_values, keys_out, values_out);
+  }
+  WARPDEX_CUDA_TRY(cudaGetLastError());
+}
+
+}  // namespace warpdex::detail
