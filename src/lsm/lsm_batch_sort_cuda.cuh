@@ -11,8 +11,9 @@
 // 3. scatter: every block sums the tiles' counts itself (at most 128 x 256 words, from L2: no scan launch,
 //    no look-back), ranks its tile stably (cub::BlockRadixRankMatch) and writes each pair to its place;
 // 4. buckets: a block sorts its bucket in shared memory (cub::BlockRadixSort, stable) by the bits below
-//    the digit in which the bucket's keys differ. A bucket too large for that (skewed keys) is sorted by
-//    its block in 8-bit passes through global memory: slower, bounded, and still on the device.
+//    the digit in which the bucket's keys differ. Buckets too large for that (skewed keys: one hot key,
+//    clusters) are then sorted by all the blocks together, in passes of at most 8 bits with grid barriers
+//    (a cooperative launch), still without the host.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -25,6 +26,9 @@
 #include <cuda/functional>
 #include <cuda/std/functional>
 
+#include <cooperative_groups.h>
+
+#include <atomic>
 #include <climits>
 #include <cstdint>
 
@@ -39,8 +43,7 @@ inline constexpr std::uint64_t batch_sort_min = std::uint64_t{1} << 14;
 inline constexpr std::uint64_t batch_sort_max = std::uint64_t{1} << 18;  // 128 tiles: the counts stay small
 inline constexpr int batch_sort_bucket_radix_bits = 5;                   // BlockRadixSort's digit in a bucket
 
-/// Whether a batch of n pairs takes this sort rather than CUB's DeviceRadixSort.
-inline bool uses_batch_sort(std::uint64_t n) { return n >= batch_sort_min && n <= batch_sort_max; }
+static_assert(batch_sort_max / batch_sort_buckets <= batch_sort_tile, "stage 4 gives each block one tile of a bucket");
 
 /// A key's digit: `bits` bits from `shift` (the digit extractor that cub's rankings take).
 template <class Key>
@@ -164,38 +167,41 @@ __device__ void load_warp_striped(const Key* keys, const Value* values, std::uin
 
 using batch_rank = cub::BlockRadixRankMatch<batch_sort_threads, batch_sort_digit_bits, false>;
 
-/// Ranks a warp-striped tile by `digit` and writes each of its first `size` pairs to
-/// out[base[d] + its rank among the tile's pairs of digit d]; base[] (shared) then advances past the tile.
-/// `exclusive` is shared scratch of batch_sort_buckets words.
-template <class Key, class Value>
-__device__ void scatter_tile(typename batch_rank::TempStorage& storage, std::uint32_t* base,
-                             std::uint32_t* exclusive, const batch_digit<Key>& digit, std::uint32_t size,
-                             const Key (&tile_keys)[batch_sort_items], const Value (&tile_values)[batch_sort_items],
-                             Key* keys_out, Value* values_out)
+/// Ranks a warp-striped tile by `digit`: each pair's rank among the tile's pairs (those of smaller digits
+/// first, then in input order), and in `exclusive` (shared, batch_sort_buckets words) the pairs of the
+/// tile whose digit is below d, for every d.
+template <class Key>
+__device__ void rank_tile(typename batch_rank::TempStorage& storage, std::uint32_t* exclusive,
+                          const batch_digit<Key>& digit, const Key (&tile_keys)[batch_sort_items],
+                          int (&ranks)[batch_sort_items])
 {
   Key ranked[batch_sort_items];
 #pragma unroll
   for (unsigned i = 0; i < batch_sort_items; ++i) { ranked[i] = tile_keys[i]; }
-  int ranks[batch_sort_items];
   int prefix[batch_rank::BINS_TRACKED_PER_THREAD];
   batch_rank(storage).RankKeys(ranked, ranks, digit, prefix);
   exclusive[threadIdx.x] = static_cast<std::uint32_t>(prefix[0]);
   __syncthreads();
-  const std::uint32_t lane = threadIdx.x % 32;
-  const std::uint32_t offset = (threadIdx.x / 32) * batch_sort_items * 32 + lane;
+}
+
+/// Writes each of a ranked tile's first `size` pairs to out[base[d] - exclusive[d] + its rank] (d its
+/// digit): base[d] is where the tile's pairs of digit d go.
+template <class Key, class Value>
+__device__ void write_ranked_tile(const std::uint32_t* base, const std::uint32_t* exclusive,
+                                  const batch_digit<Key>& digit, std::uint32_t size,
+                                  const Key (&tile_keys)[batch_sort_items], const Value (&tile_values)[batch_sort_items],
+                                  const int (&ranks)[batch_sort_items], Key* keys_out, Value* values_out)
+{
+  const std::uint32_t offset = (threadIdx.x / 32) * batch_sort_items * 32 + threadIdx.x % 32;
 #pragma unroll
   for (unsigned i = 0; i < batch_sort_items; ++i) {
     if (offset + i * 32 < size) {
       const std::uint32_t d = digit.Digit(tile_keys[i]);
-      const std::uint32_t place = base[d] + static_cast<std::uint32_t>(ranks[i]) - exclusive[d];
+      const std::uint32_t place = base[d] - exclusive[d] + static_cast<std::uint32_t>(ranks[i]);
       keys_out[place] = tile_keys[i];
       values_out[place] = tile_values[i];
     }
   }
-  __syncthreads();
-  const std::uint32_t next = threadIdx.x + 1 < batch_sort_buckets ? exclusive[threadIdx.x + 1] : batch_sort_tile;
-  base[threadIdx.x] += next - exclusive[threadIdx.x];  // padding counts only after a bucket's last tile
-  __syncthreads();
 }
 
 /// Stage 3: each tile's pairs to their places in the split (keys_out / values_out), bucket by bucket in
@@ -234,15 +240,143 @@ __global__ void __launch_bounds__(batch_sort_threads)
   base[threadIdx.x] = start + before;
   __syncthreads();  // the scan's storage is the ranking's
   const batch_digit<Key> digit{*shift, Key{batch_sort_buckets - 1}};
-  scatter_tile(storage.rank, base, exclusive, digit, n - first, tile_keys, tile_values, keys_out, values_out);
+  int ranks[batch_sort_items];
+  rank_tile(storage.rank, exclusive, digit, tile_keys, ranks);
+  write_ranked_tile(base, exclusive, digit, n - first, tile_keys, tile_values, ranks, keys_out, values_out);
 }
 
-/// Stage 4: bucket blockIdx.x of the split (in keys / values) sorted into keys_out / values_out, by the
-/// bits below the split's digit in which its keys differ. Items: pairs per thread when the bucket fits.
+/// Where stage 4 keeps what its blocks exchange while they sort a bucket together.
+template <class Key>
+struct batch_grid_scratch {
+  std::uint32_t* counts;        // [block][digit]: a slice's count of each digit, then its place in the digit
+  std::uint32_t* digit_totals;  // [digit]
+  Key* slice_differ;            // [block]: the OR of the slice's keys xor the bucket's first key
+};
+
+/// A bucket that one block holds, sorted in shared memory by the bits in which its keys differ, from
+/// keys / values into keys_out / values_out (all at the bucket's start).
+template <class Key, class Value, unsigned Items, class Storage>
+__device__ void sort_bucket_in_block(Storage& storage, int& shared_bits, std::uint32_t size, const Key* keys,
+                                     const Value* values, Key* keys_out, Value* values_out)
+{
+  using reduce = cub::BlockReduce<Key, batch_sort_threads>;
+  using sort = cub::BlockRadixSort<Key, batch_sort_threads, Items, Value, batch_sort_bucket_radix_bits>;
+  Key bucket_keys[Items];
+  Value bucket_values[Items];
+#pragma unroll
+  for (unsigned i = 0; i < Items; ++i) {  // blocked: the order BlockRadixSort keeps stable
+    const std::uint32_t at = threadIdx.x * Items + i;
+    bucket_keys[i] = at < size ? keys[at] : ~Key{0};
+    bucket_values[i] = at < size ? values[at] : Value{0};
+  }
+  const Key pivot = keys[0];
+  Key differ = 0;
+#pragma unroll
+  for (unsigned i = 0; i < Items; ++i) {
+    differ |= threadIdx.x * Items + i < size ? static_cast<Key>(bucket_keys[i] ^ pivot) : Key{0};
+  }
+  differ = reduce(storage.reduce).Reduce(differ, ::cuda::std::bit_or<>{});
+  if (threadIdx.x == 0) { shared_bits = differing_bits(differ); }
+  __syncthreads();
+  const int bits = shared_bits;
+  if (bits == 0) {  // one key: the split's order is the answer
+#pragma unroll
+    for (unsigned i = 0; i < Items; ++i) {
+      const std::uint32_t at = threadIdx.x * Items + i;
+      if (at < size) {
+        keys_out[at] = bucket_keys[i];
+        values_out[at] = bucket_values[i];
+      }
+    }
+    return;
+  }
+  sort(storage.sort).SortBlockedToStriped(bucket_keys, bucket_values, 0, bits);
+#pragma unroll
+  for (unsigned i = 0; i < Items; ++i) {
+    const std::uint32_t at = i * batch_sort_threads + threadIdx.x;
+    if (at < size) {
+      keys_out[at] = bucket_keys[i];
+      values_out[at] = bucket_values[i];
+    }
+  }
+}
+
+/// A bucket larger than a block holds (skewed keys), sorted by every block of the grid together: least
+/// significant digit first, by the bits in which its keys differ, in an odd number of passes of at most
+/// 8 bits, so that they end in keys_out; each block takes a contiguous slice of the bucket, and three grid
+/// barriers a pass give the slices their places (count, each digit's places over the slices, scatter).
+template <class Key, class Value, class Storage>
+__device__ void sort_bucket_in_grid(Storage& storage, std::uint32_t* base, std::uint32_t* exclusive, int& shared_bits,
+                                    const batch_grid_scratch<Key>& scratch, std::uint32_t size, Key* keys,
+                                    Value* values, Key* keys_out, Value* values_out)
+{
+  using reduce = cub::BlockReduce<Key, batch_sort_threads>;
+  using scan = cub::BlockScan<std::uint32_t, batch_sort_threads>;
+  auto grid = cooperative_groups::this_grid();
+  const std::uint32_t block = blockIdx.x;  // gridDim.x == batch_sort_threads == batch_sort_buckets
+  const auto first = static_cast<std::uint32_t>(std::uint64_t{size} * block / gridDim.x);
+  const std::uint32_t slice = static_cast<std::uint32_t>(std::uint64_t{size} * (block + 1) / gridDim.x) - first;
+  const Key pivot = keys[0];
+  Key differ = 0;
+  for (std::uint32_t at = first + threadIdx.x; at < first + slice; at += batch_sort_threads) {
+    differ |= static_cast<Key>(keys[at] ^ pivot);
+  }
+  differ = reduce(storage.reduce).Reduce(differ, ::cuda::std::bit_or<>{});
+  if (threadIdx.x == 0) { scratch.slice_differ[block] = differ; }
+  grid.sync();
+  differ = reduce(storage.reduce).Reduce(scratch.slice_differ[threadIdx.x], ::cuda::std::bit_or<>{});
+  if (threadIdx.x == 0) { shared_bits = differing_bits(differ); }
+  __syncthreads();
+  const int bits = shared_bits;
+  int passes = (bits + static_cast<int>(batch_sort_digit_bits) - 1) / static_cast<int>(batch_sort_digit_bits);
+  passes += passes % 2 == 0 ? 1 : 0;  // odd: the last pass writes keys_out (a pass of 0 bits copies)
+  Key* from_keys = keys;
+  Value* from_values = values;
+  Key* to_keys = keys_out;
+  Value* to_values = values_out;
+  int low_bit = 0;
+  for (int pass = 0; pass < passes; ++pass) {
+    const int width = bits / passes + (pass < bits % passes ? 1 : 0);
+    const batch_digit<Key> digit{low_bit, static_cast<Key>((Key{1} << width) - 1)};
+    Key tile_keys[batch_sort_items];
+    Value tile_values[batch_sort_items];
+    load_warp_striped(from_keys, from_values, first, slice, tile_keys, tile_values);
+    int ranks[batch_sort_items];
+    rank_tile(storage.rank, exclusive, digit, tile_keys, ranks);
+    // The slice's count of each digit (its padding ranks last: beyond `slice`).
+    const std::uint32_t next = threadIdx.x + 1 < batch_sort_buckets ? exclusive[threadIdx.x + 1] : batch_sort_tile;
+    scratch.counts[block * batch_sort_buckets + threadIdx.x] = min(next, slice) - min(exclusive[threadIdx.x], slice);
+    grid.sync();
+    // Block d: digit d's place in each slice, and its total.
+    std::uint32_t count = scratch.counts[threadIdx.x * batch_sort_buckets + block];
+    std::uint32_t total = 0;
+    scan(storage.scan).ExclusiveSum(count, count, total);
+    scratch.counts[threadIdx.x * batch_sort_buckets + block] = count;
+    if (threadIdx.x == 0) { scratch.digit_totals[block] = total; }
+    grid.sync();
+    std::uint32_t digit_start = scratch.digit_totals[threadIdx.x];
+    scan(storage.scan).ExclusiveSum(digit_start, digit_start);
+    base[threadIdx.x] = digit_start + scratch.counts[block * batch_sort_buckets + threadIdx.x];
+    __syncthreads();
+    write_ranked_tile(base, exclusive, digit, slice, tile_keys, tile_values, ranks, to_keys, to_values);
+    Key* const swap_keys = from_keys;
+    from_keys = to_keys;
+    to_keys = swap_keys;
+    Value* const swap_values = from_values;
+    from_values = to_values;
+    to_values = swap_values;
+    low_bit += width;
+    grid.sync();
+  }
+}
+
+/// Stage 4, one block a bucket of the split (in keys / values), sorted into keys_out / values_out. A bucket
+/// that one block holds (Items pairs a thread) is sorted in shared memory; buckets beyond that, which
+/// every block finds alike, are then sorted by the whole grid, one after another (a cooperative launch).
 template <class Key, class Value, unsigned Items>
 __global__ void __launch_bounds__(batch_sort_threads)
     batch_bucket_sort_kernel(const std::uint32_t* bucket_start, Key* keys, Value* values, Key* keys_out,
-                             Value* values_out)
+                             Value* values_out, batch_grid_scratch<Key> scratch)
 {
   using reduce = cub::BlockReduce<Key, batch_sort_threads>;
   using sort = cub::BlockRadixSort<Key, batch_sort_threads, Items, Value, batch_sort_bucket_radix_bits>;
@@ -253,128 +387,82 @@ __global__ void __launch_bounds__(batch_sort_threads)
     typename scan::TempStorage scan;
     typename batch_rank::TempStorage rank;
   } storage;
-  __shared__ Key first_key;
-  __shared__ int sort_bits;
+  __shared__ int shared_bits;
   __shared__ std::uint32_t base[batch_sort_buckets];
   __shared__ std::uint32_t exclusive[batch_sort_buckets];
+  __shared__ std::uint32_t large[batch_sort_buckets];  // the buckets too large for a block, in order
+  constexpr std::uint32_t capacity = batch_sort_threads * Items;
+  const std::uint32_t own_start = bucket_start[threadIdx.x];
+  const bool too_large = bucket_start[threadIdx.x + 1] - own_start > capacity;
+  std::uint32_t slot = 0;
+  std::uint32_t large_count = 0;
+  scan(storage.scan).ExclusiveSum(too_large ? 1u : 0u, slot, large_count);
+  if (too_large) { large[slot] = threadIdx.x; }
+  __syncthreads();
   const std::uint32_t start = bucket_start[blockIdx.x];
   const std::uint32_t size = bucket_start[blockIdx.x + 1] - start;
-  if (size == 0) { return; }
-  keys += start;
-  values += start;
-  keys_out += start;
-  values_out += start;
-  constexpr std::uint32_t capacity = batch_sort_threads * Items;
-  if (size <= capacity) {
-    Key bucket_keys[Items];
-    Value bucket_values[Items];
-    Key differ = 0;
-#pragma unroll
-    for (unsigned i = 0; i < Items; ++i) {  // blocked: the order BlockRadixSort keeps stable
-      const std::uint32_t at = threadIdx.x * Items + i;
-      bucket_keys[i] = at < size ? keys[at] : ~Key{0};
-      bucket_values[i] = at < size ? values[at] : Value{0};
-    }
-    const Key pivot = keys[0];
-#pragma unroll
-    for (unsigned i = 0; i < Items; ++i) {
-      differ |= threadIdx.x * Items + i < size ? static_cast<Key>(bucket_keys[i] ^ pivot) : Key{0};
-    }
-    differ = reduce(storage.reduce).Reduce(differ, ::cuda::std::bit_or<>{});
-    if (threadIdx.x == 0) { sort_bits = differing_bits(differ); }
-    __syncthreads();
-    const int bits = sort_bits;
-    if (bits > 0) { sort(storage.sort).SortBlockedToStriped(bucket_keys, bucket_values, 0, bits); }
-    else {
-      // All equal: the blocked order is already the answer; write it as it was read.
-#pragma unroll
-      for (unsigned i = 0; i < Items; ++i) {
-        const std::uint32_t at = threadIdx.x * Items + i;
-        if (at < size) {
-          keys_out[at] = bucket_keys[i];
-          values_out[at] = bucket_values[i];
-        }
-      }
-      return;
-    }
-#pragma unroll
-    for (unsigned i = 0; i < Items; ++i) {
-      const std::uint32_t at = i * batch_sort_threads + threadIdx.x;
-      if (at < size) {
-        keys_out[at] = bucket_keys[i];
-        values_out[at] = bucket_values[i];
-      }
-    }
-    return;
+  if (size > 0 && size <= capacity) {
+    sort_bucket_in_block<Key, Value, Items>(storage, shared_bits, size, keys + start, values + start,
+                                            keys_out + start, values_out + start);
   }
-
-  // A bucket larger than a block holds: least significant digit first, 8 bits a pass, each pass a count
-  // of the bucket and a scatter of its tiles in order, between the bucket's two copies; an odd number of
-  // passes starts from the split's copy, an even number from a copy of it in keys_out.
-  if (threadIdx.x == 0) { first_key = keys[0]; }
-  __syncthreads();
-  Key differ = 0;
-  for (std::uint32_t at = threadIdx.x; at < size; at += batch_sort_threads) {
-    differ |= static_cast<Key>(keys[at] ^ first_key);
-  }
-  differ = reduce(storage.reduce).Reduce(differ, ::cuda::std::bit_or<>{});
-  if (threadIdx.x == 0) { sort_bits = differing_bits(differ); }
-  __syncthreads();
-  const int bits = sort_bits;
-  const int passes = (bits + static_cast<int>(batch_sort_digit_bits) - 1) / static_cast<int>(batch_sort_digit_bits);
-  Key* from_keys = keys;
-  Value* from_values = values;
-  Key* to_keys = keys_out;
-  Value* to_values = values_out;
-  if (passes % 2 == 0) {
-    for (std::uint32_t at = threadIdx.x; at < size; at += batch_sort_threads) {
-      keys_out[at] = keys[at];
-      values_out[at] = values[at];
-    }
-    from_keys = keys_out;
-    from_values = values_out;
-    to_keys = keys;
-    to_values = values;
+  for (std::uint32_t k = 0; k < large_count; ++k) {  // the same count in every block: no barrier is skipped
     __syncthreads();
-  }
-  for (int pass = 0; pass < passes; ++pass) {
-    const int low_bit = pass * static_cast<int>(batch_sort_digit_bits);
-    const int width = bits - low_bit < static_cast<int>(batch_sort_digit_bits) ? bits - low_bit
-                                                                                : static_cast<int>(batch_sort_digit_bits);
-    const batch_digit<Key> digit{low_bit, static_cast<Key>((Key{1} << width) - 1)};
-    base[threadIdx.x] = 0;
-    __syncthreads();
-    for (std::uint32_t first = 0; first < size; first += batch_sort_tile) {
-#pragma unroll
-      for (unsigned i = 0; i < batch_sort_items; ++i) {
-        const std::uint32_t at = first + i * batch_sort_threads + threadIdx.x;
-        count_digit(base, at < size ? from_keys[at] : Key{0}, at < size, digit);
-      }
-    }
-    __syncthreads();
-    std::uint32_t count = base[threadIdx.x];
-    scan(storage.scan).ExclusiveSum(count, count);
-    base[threadIdx.x] = count;
-    __syncthreads();
-    for (std::uint32_t first = 0; first < size; first += batch_sort_tile) {
-      Key tile_keys[batch_sort_items];
-      Value tile_values[batch_sort_items];
-      load_warp_striped(from_keys, from_values, first, size - first, tile_keys, tile_values);
-      scatter_tile(storage.rank, base, exclusive, digit, size - first, tile_keys, tile_values, to_keys, to_values);
-    }
-    Key* const swap_keys = from_keys;
-    from_keys = to_keys;
-    to_keys = swap_keys;
-    Value* const swap_values = from_values;
-    from_values = to_values;
-    to_values = swap_values;
-    __syncthreads();
+    const std::uint32_t bucket = large[k];
+    const std::uint32_t large_start = bucket_start[bucket];
+    sort_bucket_in_grid(storage, base, exclusive, shared_bits, scratch, bucket_start[bucket + 1] - large_start,
+                        keys + large_start, values + large_start, keys_out + large_start,
+                        values_out + large_start);
   }
 }
 
-/// Sorts n pairs (batch_sort_min <= n <= batch_sort_max) stably by key from keys_in / values_in into
-/// keys_out / values_out; with values_in null, each value is the pair's position in the input. Queued on
-/// the stream; `scratch` (grown as needed) holds the split between the stages.
+/// Pairs a thread of stage 4's blocks: room for about 4x a bucket of random keys up to 2^16 pairs, 2x above.
+inline unsigned batch_bucket_items(std::uint64_t n) { return n <= (std::uint64_t{1} << 16) ? 4 : 8; }
+
+/// Whether the current GPU runs stage 4 for this batch size: a cooperative launch of batch_sort_buckets
+/// blocks, all resident at once (answered once per device and instantiation).
+template <class Key, class Value, unsigned Items>
+bool batch_bucket_sort_fits()
+{
+  int device = 0;
+  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
+  constexpr int devices = 64;
+  static std::atomic<int> known[devices] = {};  // 0 unknown, 1 fits, 2 does not
+  if (device < devices && known[device].load(std::memory_order_relaxed) != 0) {
+    return known[device].load(std::memory_order_relaxed) == 1;
+  }
+  int cooperative = 0;
+  int processors = 0;
+  int per_processor = 0;
+  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device));
+  WARPDEX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_processor, batch_bucket_sort_kernel<Key, Value, Items>, static_cast<int>(batch_sort_threads), 0));
+  const bool fits = cooperative != 0 && per_processor * processors >= static_cast<int>(batch_sort_buckets);
+  if (device < devices) { known[device].store(fits ? 1 : 2, std::memory_order_relaxed); }
+  return fits;
+}
+
+/// Whether a batch of n pairs takes this sort rather than CUB's DeviceRadixSort.
+template <class Key, class Value>
+bool uses_batch_sort(std::uint64_t n)
+{
+  if (n < batch_sort_min || n > batch_sort_max) { return false; }
+  return batch_bucket_items(n) == 4 ? batch_bucket_sort_fits<Key, Value, 4>() : batch_bucket_sort_fits<Key, Value, 8>();
+}
+
+template <class Key, class Value, unsigned Items>
+void launch_batch_bucket_sort(const cuda& backend, const std::uint32_t* bucket_start, Key* keys, Value* values,
+                              Key* keys_out, Value* values_out, batch_grid_scratch<Key> scratch)
+{
+  void* arguments[] = {&bucket_start, &keys, &values, &keys_out, &values_out, &scratch};
+  WARPDEX_CUDA_TRY(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(batch_bucket_sort_kernel<Key, Value, Items>),
+                                               dim3(batch_sort_buckets), dim3(batch_sort_threads), arguments, 0,
+                                               backend.stream));
+}
+
+/// Sorts n pairs (uses_batch_sort(n)) stably by key from keys_in / values_in into keys_out / values_out;
+/// with values_in null, each value is the pair's position in the input. Queued on the stream; `scratch`
+/// (grown as needed) holds the split and what the stages exchange.
 template <class Key, class Value>
 void batch_sort_pairs(const cuda& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
                       Value* values_out, std::uint64_t n, buffer<std::uint8_t>* scratch)
@@ -385,8 +473,12 @@ void batch_sort_pairs(const cuda& backend, const Key* keys_in, const Value* valu
   const std::size_t bounds_bytes = aligned(tiles * sizeof(Key));
   const std::size_t counts_bytes = aligned(std::size_t{tiles} * batch_sort_buckets * sizeof(std::uint32_t));
   const std::size_t starts_bytes = aligned((batch_sort_buckets + 1) * sizeof(std::uint32_t) + sizeof(int));
+  const std::size_t grid_counts_bytes = std::size_t{batch_sort_buckets} * batch_sort_buckets * sizeof(std::uint32_t);
+  const std::size_t totals_bytes = aligned(batch_sort_buckets * sizeof(std::uint32_t));
+  const std::size_t differ_bytes = aligned(batch_sort_buckets * sizeof(Key));
   const std::size_t keys_bytes = aligned(n * sizeof(Key));
-  const std::size_t bytes = 2 * bounds_bytes + counts_bytes + starts_bytes + keys_bytes + aligned(n * sizeof(Value));
+  const std::size_t bytes = 2 * bounds_bytes + counts_bytes + starts_bytes + grid_counts_bytes + totals_bytes +
+                            differ_bytes + keys_bytes + aligned(n * sizeof(Value));
   buffer<std::uint8_t> own;
   if (scratch == nullptr) { scratch = &own; }
   if (scratch->size() < bytes) { *scratch = make_buffer<std::uint8_t>(backend, bytes); }
@@ -396,7 +488,10 @@ void batch_sort_pairs(const cuda& backend, const Key* keys_in, const Value* valu
   auto* counts = reinterpret_cast<std::uint32_t*>(at += bounds_bytes);
   auto* bucket_start = reinterpret_cast<std::uint32_t*>(at += counts_bytes);
   auto* shift = reinterpret_cast<int*>(bucket_start + batch_sort_buckets + 1);
-  auto* split_keys = reinterpret_cast<Key*>(at += starts_bytes);
+  batch_grid_scratch<Key> grid{reinterpret_cast<std::uint32_t*>(at += starts_bytes), nullptr, nullptr};
+  grid.digit_totals = reinterpret_cast<std::uint32_t*>(at += grid_counts_bytes);
+  grid.slice_differ = reinterpret_cast<Key*>(at += totals_bytes);
+  auto* split_keys = reinterpret_cast<Key*>(at += differ_bytes);
   auto* split_values = reinterpret_cast<Value*>(at += keys_bytes);
 
   batch_bounds_kernel<<<tiles, batch_sort_threads, 0, backend.stream>>>(keys_in, count, tile_low, tile_high);
@@ -407,15 +502,11 @@ void batch_sort_pairs(const cuda& backend, const Key* keys_in, const Value* valu
   batch_scatter_kernel<<<tiles, batch_sort_threads, 0, backend.stream>>>(keys_in, values_in, count, tiles, counts,
                                                                          shift, bucket_start, split_keys, split_values);
   WARPDEX_CUDA_TRY(cudaGetLastError());
-  // Random keys put n / 256 pairs in a bucket (+- a few percent); room for 4x that up to 2^16 pairs, 2x above.
-  if (n <= (std::uint64_t{1} << 16)) {
-    batch_bucket_sort_kernel<Key, Value, 4><<<batch_sort_buckets, batch_sort_threads, 0, backend.stream>>>(
-        bucket_start, split_keys, split_values, keys_out, values_out);
+  if (batch_bucket_items(n) == 4) {
+    launch_batch_bucket_sort<Key, Value, 4>(backend, bucket_start, split_keys, split_values, keys_out, values_out, grid);
   } else {
-    batch_bucket_sort_kernel<Key, Value, 8><<<batch_sort_buckets, batch_sort_threads, 0, backend.stream>>>(
-        bucket_start, split_keys, split_values, keys_out, values_out);
+    launch_batch_bucket_sort<Key, Value, 8>(backend, bucket_start, split_keys, split_values, keys_out, values_out, grid);
   }
-  WARPDEX_CUDA_TRY(cudaGetLastError());
 }
 
 }  // namespace warpdex::detail

@@ -461,6 +461,57 @@ WARPDEX_HOST_DEVICE std::uint64_t run_end(const Key* keys, std::uint64_t i, std:
   return low;
 }
 
+/// Where the run of repeats that holds keys[i] starts (keys sorted): galloping back, then a binary search.
+template <class Key>
+WARPDEX_HOST_DEVICE std::uint64_t run_start(const Key* keys, std::uint64_t i)
+{
+  const Key key = keys[i];
+  std::uint64_t high = i;  // every entry from `high` to i repeats the key
+  std::uint64_t low = 0;   // the run starts at or after `low`
+  for (std::uint64_t step = 1; step <= high; step *= 2) {
+    if (keys[high - step] != key) {
+      low = high - step + 1;
+      break;
+    }
+    high -= step;
+  }
+  while (low < high) {
+    const std::uint64_t middle = low + (high - low) / 2;
+    if (keys[middle] == key) {
+      high = middle;
+    } else {
+      low = middle + 1;
+    }
+  }
+  return low;
+}
+
+/// The bit of a sorted batch's `order` entry (a position, < 2^31) that says that some operation of the
+/// run of repeats starting there is an erase.
+inline constexpr std::uint32_t lsm_erased_run = 0x80000000u;
+
+/// The pass before reduce_sorted_batch: every erase marks the first entry of its key's run, so that the
+/// reduction learns whether a run holds an erase without reading the run (half a batch can be one key).
+template <class Key>
+struct mark_erased_runs {
+  const Key* keys;
+  std::uint32_t* order;
+  const lsm_operation* operations;
+
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
+  {
+    std::uint32_t* first = order + run_start(keys, i);
+#if defined(__CUDA_ARCH__)
+    if (operations[order[i] & ~lsm_erased_run] != lsm_operation::erase) { return; }
+    atomicOr(first, lsm_erased_run);
+#else  // another thread may be marking order[i]
+    const std::uint32_t position = std::atomic_ref<std::uint32_t>(order[i]).load(std::memory_order_relaxed);
+    if (operations[position & ~lsm_erased_run] != lsm_operation::erase) { return; }
+    std::atomic_ref<std::uint32_t>(*first).fetch_or(lsm_erased_run, std::memory_order_relaxed);
+#endif
+  }
+};
+
 /// Reduces a stably sorted batch with operations, in place, to its first entry per key: that entry gets
 /// the batch's result for the key, the others become stale. `order` gives each sorted entry's place in
 /// the batch; any erase makes a tombstone and otherwise the last insert wins. (A batch of insertions
@@ -485,11 +536,9 @@ struct reduce_sorted_batch {
       add_to_counter(counters + lsm_stale_count, 1);
       return;
     }
-    const std::uint64_t end = run_end(keys, i, size);
-    bool erased = false;
-    for (std::uint64_t t = i; t < end; ++t) { erased = erased || operations[order[t]] == lsm_operation::erase; }
+    const bool erased = (order[i] & lsm_erased_run) != 0;  // mark_erased_runs ran before
     status[i] = erased ? lsm_tombstone : lsm_regular;
-    values[i] = erased ? Value{0} : batch_values[order[end - 1]];
+    values[i] = erased ? Value{0} : batch_values[order[run_end(keys, i, size) - 1] & ~lsm_erased_run];
     if (erased) { add_to_counter(counters + lsm_tombstone_count, 1); }
   }
 };
@@ -648,7 +697,7 @@ void sort_batch(const Backend& backend, const Key* keys, const Value* values, Ke
 {
 #if defined(__CUDACC__)
   if constexpr (!std::is_same_v<Backend, host>) {
-    if (uses_batch_sort(n)) {
+    if (uses_batch_sort<Key, Value>(n)) {
       batch_sort_pairs(backend, keys, values, keys_out, values_out, n, scratch);
       return;
     }
@@ -658,14 +707,14 @@ void sort_batch(const Backend& backend, const Key* keys, const Value* values, Ke
 }
 
 /// A batch's keys sorted stably into keys_out, and in `order` each sorted key's position in the batch (a
-/// chunk is < 2^32 elements).
+/// chunk with operations is < 2^31 elements: lsm_erased_run).
 template <class Key, class Backend>
 void sort_batch_positions(const Backend& backend, const Key* keys, Key* keys_out, std::uint32_t* order, std::uint64_t n,
                           buffer<std::uint8_t>* scratch)
 {
 #if defined(__CUDACC__)
   if constexpr (!std::is_same_v<Backend, host>) {
-    if (uses_batch_sort(n)) {  // the batch sort writes the positions itself
+    if (uses_batch_sort<Key, std::uint32_t>(n)) {  // the batch sort writes the positions itself
       batch_sort_pairs(backend, keys, static_cast<const std::uint32_t*>(nullptr), keys_out, order, n, scratch);
       return;
     }
@@ -698,6 +747,7 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
   }
   auto order = make_buffer<std::uint32_t>(backend, n);
   sort_batch_positions(backend, keys.data(), level->keys, order.data(), n, scratch);
+  thrust::for_each(run, elements, elements + n, mark_erased_runs<Key>{level->keys, order.data(), operations.data()});
   thrust::for_each(run, elements, elements + n,
                    reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n, order.data(),
                                                    values.data(), operations.data(), counters});
@@ -849,6 +899,9 @@ void lsm_map<Key, Value, Backend>::update(std::span<const Key> keys, std::span<c
                   "lsm_map::update: " + std::to_string(keys.size()) + " keys, " + std::to_string(values.size()) +
                       " values and " + std::to_string(operations.size()) + " operations; the sizes must agree");
   if (keys.empty()) { return; }
+  WARPDEX_EXPECTS(std::min<std::uint64_t>(options_.batch_size, keys.size()) < (std::uint64_t{1} << 31),
+                  "lsm_map::update: batches with operations are applied in chunks of fewer than 2^31 elements; "
+                  "the batch size is " + std::to_string(options_.batch_size));
   const auto unknown = thrust::count_if(detail::policy(backend_), operations.data(),
                                         operations.data() + operations.size(), detail::is_unknown_operation{});
   WARPDEX_EXPECTS(unknown == 0, "lsm_map::update: " + std::to_string(unknown) +

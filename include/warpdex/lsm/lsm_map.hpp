@@ -87,7 +87,8 @@ class lsm_map {
   lsm_map& operator=(const lsm_map&) = delete;
 
   /// Applies a batch of mixed inserts and erases (see the class comment for duplicates). `values[i]` is
-  /// ignored where `operations[i]` is `erase`. Any size is accepted. All or nothing: the spans are
+  /// ignored where `operations[i]` is `erase`. Any size is accepted; the batch size (the chunk applied at
+  /// once) must be below 2^31 here, or the call throws. All or nothing: the spans are
   /// validated first (equal sizes, known operations; one read back), and every new level is built before
   /// an old one is released, so a failure (`warpdex::error`, or `warpdex::out_of_memory` when the device
   /// runs out) leaves the map as it was. Peak memory: the resident levels plus about twice the merged
