@@ -1,20 +1,19 @@
 #pragma once
-// The sort of a small update batch (2^14 to 2^18 pairs) in one cooperative launch and no host round trip:
-// the pairs are split stably by the top 8 bits in which the batch's keys differ, then each of the 256
-// buckets is sorted by the bits below in shared memory, one block a bucket. CUB's radix sort of 2^16 pairs
-// runs a histogram, a scan and four one-sweep passes whose look-back chains, not their bytes, set their
-// time. The kernel's stages, apart by grid barriers:
+// The sort of a small update batch (2^14 to 2^18 pairs) in four launches and no host round trip: the
+// pairs are split stably by the top 8 bits in which the batch's keys differ, then each of the 256 buckets
+// is sorted by the bits below in shared memory, one block a bucket. CUB's radix sort of 2^16 pairs runs a
+// histogram, a scan and four one-sweep passes whose look-back chains, not their bytes, set their time.
 //
 // 1. bounds: each tile of 2048 pairs its smallest and largest key;
 // 2. count: every block reduces the bounds to the split's digit (the 8 bits below the highest bit in which
 //    the smallest and largest key differ: keys that share their top bits, such as small integers, still
 //    spread over the buckets) and counts its tile's digits;
-// 3. scatter: every block sums the tiles' counts itself (at most 128 x 256 words, from L2: no scan, no
-//    look-back), ranks its tile stably (cub::BlockRadixRankMatch) and writes each pair to its place;
+// 3. scatter: every block sums the tiles' counts itself (at most 128 x 256 words, from L2: no scan launch,
+//    no look-back), ranks its tile stably (cub::BlockRadixRankMatch) and writes each pair to its place;
 // 4. buckets: a block sorts its bucket in shared memory (cub::BlockRadixSort, stable) by the bits below
 //    the digit in which the bucket's keys differ. Buckets too large for that (skewed keys: one hot key,
-//    clusters) are then sorted by all the blocks together, in passes of at most 8 bits, still without
-//    the host.
+//    clusters) are then sorted by all the blocks together, in passes of at most 8 bits with grid barriers
+//    (a cooperative launch), still without the host.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -72,6 +71,33 @@ __device__ int batch_split_shift(Key low, Key high)
   return bits > static_cast<int>(batch_sort_digit_bits) ? bits - static_cast<int>(batch_sort_digit_bits) : 0;
 }
 
+/// Stage 1: each tile's smallest and largest key.
+template <class Key>
+__global__ void __launch_bounds__(batch_sort_threads)
+    batch_bounds_kernel(const Key* keys, std::uint32_t n, Key* tile_low, Key* tile_high)
+{
+  using reduce = cub::BlockReduce<Key, batch_sort_threads>;
+  __shared__ typename reduce::TempStorage storage[2];
+  const std::uint32_t first = blockIdx.x * batch_sort_tile + threadIdx.x;
+  Key low = ~Key{0};
+  Key high = 0;
+#pragma unroll
+  for (unsigned i = 0; i < batch_sort_items; ++i) {
+    const std::uint32_t at = first + i * batch_sort_threads;
+    if (at < n) {
+      const Key key = keys[at];
+      low = key < low ? key : low;
+      high = key > high ? key : high;
+    }
+  }
+  low = reduce(storage[0]).Reduce(low, ::cuda::minimum<>{});
+  high = reduce(storage[1]).Reduce(high, ::cuda::maximum<>{});
+  if (threadIdx.x == 0) {
+    tile_low[blockIdx.x] = low;
+    tile_high[blockIdx.x] = high;
+  }
+}
+
 /// Adds each valid key's digit to `histogram`: the lanes of a warp with the same digit add once.
 template <class Key>
 __device__ void count_digit(std::uint32_t* histogram, Key key, bool valid, const batch_digit<Key>& digit)
@@ -81,6 +107,43 @@ __device__ void count_digit(std::uint32_t* histogram, Key key, bool valid, const
   if (valid && (threadIdx.x % 32) == static_cast<unsigned>(__ffs(peers) - 1)) {
     atomicAdd(histogram + d, static_cast<std::uint32_t>(__popc(peers)));
   }
+}
+
+/// Stage 2: the split's digit (every block finds the same; block 0 writes it to `shift`) and each tile's
+/// count of every digit, into counts[tile][digit].
+template <class Key>
+__global__ void __launch_bounds__(batch_sort_threads)
+    batch_count_kernel(const Key* keys, std::uint32_t n, std::uint32_t tiles, const Key* tile_low,
+                       const Key* tile_high, std::uint32_t* counts, int* shift)
+{
+  using reduce = cub::BlockReduce<Key, batch_sort_threads>;
+  __shared__ typename reduce::TempStorage storage[2];
+  __shared__ std::uint32_t histogram[batch_sort_buckets];
+  __shared__ int split_shift;
+  const std::uint32_t first = blockIdx.x * batch_sort_tile + threadIdx.x;
+  Key tile_keys[batch_sort_items];
+#pragma unroll
+  for (unsigned i = 0; i < batch_sort_items; ++i) {  // all loads in flight before the bounds are read
+    const std::uint32_t at = first + i * batch_sort_threads;
+    tile_keys[i] = at < n ? keys[at] : Key{0};
+  }
+  histogram[threadIdx.x] = 0;
+  Key low = threadIdx.x < tiles ? tile_low[threadIdx.x] : ~Key{0};
+  Key high = threadIdx.x < tiles ? tile_high[threadIdx.x] : Key{0};
+  low = reduce(storage[0]).Reduce(low, ::cuda::minimum<>{});
+  high = reduce(storage[1]).Reduce(high, ::cuda::maximum<>{});
+  if (threadIdx.x == 0) {
+    split_shift = batch_split_shift(low, high);
+    if (blockIdx.x == 0) { *shift = split_shift; }
+  }
+  __syncthreads();
+  const batch_digit<Key> digit{split_shift, Key{batch_sort_buckets - 1}};
+#pragma unroll
+  for (unsigned i = 0; i < batch_sort_items; ++i) {
+    count_digit(histogram, tile_keys[i], first + i * batch_sort_threads < n, digit);
+  }
+  __syncthreads();
+  counts[blockIdx.x * batch_sort_buckets + threadIdx.x] = histogram[threadIdx.x];
 }
 
 /// Loads a tile warp-striped (the order cub::BlockRadixRankMatch ranks in: warp, item, lane), places past
@@ -139,6 +202,47 @@ __device__ void write_ranked_tile(const std::uint32_t* base, const std::uint32_t
       values_out[place] = tile_values[i];
     }
   }
+}
+
+/// Stage 3: each tile's pairs to their places in the split (keys_out / values_out), bucket by bucket in
+/// input order; block 0 writes the buckets' starts (buckets + 1 entries) for stage 4.
+template <class Key, class Value>
+__global__ void __launch_bounds__(batch_sort_threads)
+    batch_scatter_kernel(const Key* keys, const Value* values, std::uint32_t n, std::uint32_t tiles,
+                         const std::uint32_t* counts, const int* shift, std::uint32_t* bucket_start, Key* keys_out,
+                         Value* values_out)
+{
+  using scan = cub::BlockScan<std::uint32_t, batch_sort_threads>;
+  __shared__ union {
+    typename scan::TempStorage scan;
+    typename batch_rank::TempStorage rank;
+  } storage;
+  __shared__ std::uint32_t base[batch_sort_buckets];
+  __shared__ std::uint32_t exclusive[batch_sort_buckets];
+  const std::uint32_t first = blockIdx.x * batch_sort_tile;
+  Key tile_keys[batch_sort_items];
+  Value tile_values[batch_sort_items];
+  load_warp_striped(keys, values, first, n - first, tile_keys, tile_values);
+  // Thread b: bucket b's total and its count in the tiles before this one.
+  std::uint32_t total = 0;
+  std::uint32_t before = 0;
+  for (std::uint32_t t = 0; t < tiles; ++t) {
+    const std::uint32_t count = counts[t * batch_sort_buckets + threadIdx.x];
+    total += count;
+    before += t < blockIdx.x ? count : 0;
+  }
+  std::uint32_t start = 0;
+  scan(storage.scan).ExclusiveSum(total, start);
+  if (blockIdx.x == 0) {
+    bucket_start[threadIdx.x] = start;
+    if (threadIdx.x + 1 == batch_sort_buckets) { bucket_start[batch_sort_buckets] = start + total; }
+  }
+  base[threadIdx.x] = start + before;
+  __syncthreads();  // the scan's storage is the ranking's
+  const batch_digit<Key> digit{*shift, Key{batch_sort_buckets - 1}};
+  int ranks[batch_sort_items];
+  rank_tile(storage.rank, exclusive, digit, tile_keys, ranks);
+  write_ranked_tile(base, exclusive, digit, n - first, tile_keys, tile_values, ranks, keys_out, values_out);
 }
 
 /// Where stage 4 keeps what its blocks exchange while they sort a bucket together.
@@ -266,32 +370,13 @@ __device__ void sort_bucket_in_grid(Storage& storage, std::uint32_t* base, std::
   }
 }
 
-/// What the sort's kernel reads and writes (batch_sort_pairs lays the scratch out).
-template <class Key, class Value>
-struct batch_sort_arguments {
-  const Key* keys_in;
-  const Value* values_in;  // null: each value is the pair's position in the input
-  std::uint32_t n;
-  std::uint32_t tiles;
-  Key* keys_out;
-  Value* values_out;
-  Key* tile_low;                // [tile]
-  Key* tile_high;               // [tile]
-  std::uint32_t* counts;        // [tile][digit]
-  std::uint32_t* bucket_start;  // [bucket + 1]
-  Key* split_keys;              // the split, bucket by bucket
-  Value* split_values;
-  batch_grid_scratch<Key> grid;
-};
-
-/// The whole sort in one cooperative launch of batch_sort_buckets blocks, its stages apart by grid barriers
-/// (each stage a launch of its own cost more than a barrier, mostly in the host's time to queue it):
-/// 1. the first `tiles` blocks load a tile each (warp-striped, kept in registers) and find its bounds;
-/// 2. every block reduces the bounds to the split's digit; a tile's block counts its digits;
-/// 3. a tile's block sums the tiles' counts (no scan, no look-back), ranks its tile and scatters it;
-/// 4. block b sorts bucket b if it holds it (Items pairs a thread), then all blocks sort each larger one.
+/// Stage 4, one block a bucket of the split (in keys / values), sorted into keys_out / values_out. A bucket
+/// that one block holds (Items pairs a thread) is sorted in shared memory; buckets beyond that, which
+/// every block finds alike, are then sorted by the whole grid, one after another (a cooperative launch).
 template <class Key, class Value, unsigned Items>
-__global__ void __launch_bounds__(batch_sort_threads) batch_sort_kernel(batch_sort_arguments<Key, Value> a)
+__global__ void __launch_bounds__(batch_sort_threads)
+    batch_bucket_sort_kernel(const std::uint32_t* bucket_start, Key* keys, Value* values, Key* keys_out,
+                             Value* values_out, batch_grid_scratch<Key> scratch)
 {
   using reduce = cub::BlockReduce<Key, batch_sort_threads>;
   using sort = cub::BlockRadixSort<Key, batch_sort_threads, Items, Value, batch_sort_bucket_radix_bits>;
@@ -306,103 +391,35 @@ __global__ void __launch_bounds__(batch_sort_threads) batch_sort_kernel(batch_so
   __shared__ std::uint32_t base[batch_sort_buckets];
   __shared__ std::uint32_t exclusive[batch_sort_buckets];
   __shared__ std::uint32_t large[batch_sort_buckets];  // the buckets too large for a block, in order
-  auto grid = cooperative_groups::this_grid();
-  const bool tiled = blockIdx.x < a.tiles;
-  const std::uint32_t first = blockIdx.x * batch_sort_tile;
-  const std::uint32_t tile_size = tiled ? min(batch_sort_tile, a.n - first) : 0;
-  const std::uint32_t offset = (threadIdx.x / 32) * batch_sort_items * 32 + threadIdx.x % 32;
-
-  // Stage 1.
-  Key tile_keys[batch_sort_items];
-  Value tile_values[batch_sort_items];
-  load_warp_striped(a.keys_in, a.values_in, first, tile_size, tile_keys, tile_values);
-  Key low = ~Key{0};
-  Key high = 0;
-#pragma unroll
-  for (unsigned i = 0; i < batch_sort_items; ++i) {
-    if (offset + i * 32 < tile_size) {
-      low = tile_keys[i] < low ? tile_keys[i] : low;
-      high = tile_keys[i] > high ? tile_keys[i] : high;
-    }
-  }
-  low = reduce(storage.reduce).Reduce(low, ::cuda::minimum<>{});
-  __syncthreads();
-  high = reduce(storage.reduce).Reduce(high, ::cuda::maximum<>{});
-  if (tiled && threadIdx.x == 0) {
-    a.tile_low[blockIdx.x] = low;
-    a.tile_high[blockIdx.x] = high;
-  }
-  grid.sync();
-
-  // Stage 2.
-  low = threadIdx.x < a.tiles ? a.tile_low[threadIdx.x] : ~Key{0};
-  high = threadIdx.x < a.tiles ? a.tile_high[threadIdx.x] : Key{0};
-  low = reduce(storage.reduce).Reduce(low, ::cuda::minimum<>{});
-  __syncthreads();
-  high = reduce(storage.reduce).Reduce(high, ::cuda::maximum<>{});
-  if (threadIdx.x == 0) { shared_bits = batch_split_shift(low, high); }
-  base[threadIdx.x] = 0;
-  __syncthreads();
-  const batch_digit<Key> digit{shared_bits, Key{batch_sort_buckets - 1}};
-#pragma unroll
-  for (unsigned i = 0; i < batch_sort_items; ++i) { count_digit(base, tile_keys[i], offset + i * 32 < tile_size, digit); }
-  __syncthreads();
-  if (tiled) { a.counts[blockIdx.x * batch_sort_buckets + threadIdx.x] = base[threadIdx.x]; }
-  grid.sync();
-
-  // Stage 3. Thread b: bucket b's total and its count in the tiles before this one.
-  if (tiled) {
-    std::uint32_t total = 0;
-    std::uint32_t before = 0;
-    for (std::uint32_t t = 0; t < a.tiles; ++t) {
-      const std::uint32_t count = a.counts[t * batch_sort_buckets + threadIdx.x];
-      total += count;
-      before += t < blockIdx.x ? count : 0;
-    }
-    std::uint32_t start = 0;
-    scan(storage.scan).ExclusiveSum(total, start);
-    if (blockIdx.x == 0) {
-      a.bucket_start[threadIdx.x] = start;
-      if (threadIdx.x + 1 == batch_sort_buckets) { a.bucket_start[batch_sort_buckets] = start + total; }
-    }
-    base[threadIdx.x] = start + before;
-    __syncthreads();  // the scan's storage is the ranking's
-    int ranks[batch_sort_items];
-    rank_tile(storage.rank, exclusive, digit, tile_keys, ranks);
-    write_ranked_tile(base, exclusive, digit, tile_size, tile_keys, tile_values, ranks, a.split_keys, a.split_values);
-  }
-  grid.sync();
-
-  // Stage 4.
   constexpr std::uint32_t capacity = batch_sort_threads * Items;
-  const std::uint32_t own_start = a.bucket_start[threadIdx.x];
-  const bool too_large = a.bucket_start[threadIdx.x + 1] - own_start > capacity;
+  const std::uint32_t own_start = bucket_start[threadIdx.x];
+  const bool too_large = bucket_start[threadIdx.x + 1] - own_start > capacity;
   std::uint32_t slot = 0;
   std::uint32_t large_count = 0;
   scan(storage.scan).ExclusiveSum(too_large ? 1u : 0u, slot, large_count);
   if (too_large) { large[slot] = threadIdx.x; }
   __syncthreads();
-  const std::uint32_t start = a.bucket_start[blockIdx.x];
-  const std::uint32_t size = a.bucket_start[blockIdx.x + 1] - start;
+  const std::uint32_t start = bucket_start[blockIdx.x];
+  const std::uint32_t size = bucket_start[blockIdx.x + 1] - start;
   if (size > 0 && size <= capacity) {
-    sort_bucket_in_block<Key, Value, Items>(storage, shared_bits, size, a.split_keys + start, a.split_values + start,
-                                            a.keys_out + start, a.values_out + start);
+    sort_bucket_in_block<Key, Value, Items>(storage, shared_bits, size, keys + start, values + start,
+                                            keys_out + start, values_out + start);
   }
   for (std::uint32_t k = 0; k < large_count; ++k) {  // the same count in every block: no barrier is skipped
     __syncthreads();
     const std::uint32_t bucket = large[k];
-    const std::uint32_t large_start = a.bucket_start[bucket];
-    sort_bucket_in_grid(storage, base, exclusive, shared_bits, a.grid, a.bucket_start[bucket + 1] - large_start,
-                        a.split_keys + large_start, a.split_values + large_start, a.keys_out + large_start,
-                        a.values_out + large_start);
+    const std::uint32_t large_start = bucket_start[bucket];
+    sort_bucket_in_grid(storage, base, exclusive, shared_bits, scratch, bucket_start[bucket + 1] - large_start,
+                        keys + large_start, values + large_start, keys_out + large_start,
+                        values_out + large_start);
   }
 }
 
-/// Pairs a thread in stage 4's buckets: room for about 4x a bucket of random keys up to 2^16 pairs, 2x above.
+/// Pairs a thread of stage 4's blocks: room for about 4x a bucket of random keys up to 2^16 pairs, 2x above.
 inline unsigned batch_bucket_items(std::uint64_t n) { return n <= (std::uint64_t{1} << 16) ? 4 : 8; }
 
-/// Whether the current GPU runs the sort's kernel for this batch size: a cooperative launch of
-/// batch_sort_buckets blocks, all resident at once (answered once per device and instantiation).
+/// Whether the current GPU runs stage 4 for this batch size: a cooperative launch of batch_sort_buckets
+/// blocks, all resident at once (answered once per device and instantiation).
 template <class Key, class Value, unsigned Items>
 bool batch_bucket_sort_fits()
 {
@@ -419,7 +436,7 @@ bool batch_bucket_sort_fits()
   WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device));
   WARPDEX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_processor, batch_sort_kernel<Key, Value, Items>, static_cast<int>(batch_sort_threads), 0));
+      &per_processor, batch_bucket_sort_kernel<Key, Value, Items>, static_cast<int>(batch_sort_threads), 0));
   const bool fits = cooperative != 0 && per_processor * processors >= static_cast<int>(batch_sort_buckets);
   if (device < devices) { known[device].store(fits ? 1 : 2, std::memory_order_relaxed); }
   return fits;
@@ -434,11 +451,12 @@ bool uses_batch_sort(std::uint64_t n)
 }
 
 template <class Key, class Value, unsigned Items>
-void launch_batch_sort(const cuda& backend, batch_sort_arguments<Key, Value> arguments)
+void launch_batch_bucket_sort(const cuda& backend, const std::uint32_t* bucket_start, Key* keys, Value* values,
+                              Key* keys_out, Value* values_out, batch_grid_scratch<Key> scratch)
 {
-  void* parameters[] = {&arguments};
-  WARPDEX_CUDA_TRY(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(batch_sort_kernel<Key, Value, Items>),
-                                               dim3(batch_sort_buckets), dim3(batch_sort_threads), parameters, 0,
+  void* arguments[] = {&bucket_start, &keys, &values, &keys_out, &values_out, &scratch};
+  WARPDEX_CUDA_TRY(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(batch_bucket_sort_kernel<Key, Value, Items>),
+                                               dim3(batch_sort_buckets), dim3(batch_sort_threads), arguments, 0,
                                                backend.stream));
 }
 
@@ -454,7 +472,7 @@ void batch_sort_pairs(const cuda& backend, const Key* keys_in, const Value* valu
   const auto aligned = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
   const std::size_t bounds_bytes = aligned(tiles * sizeof(Key));
   const std::size_t counts_bytes = aligned(std::size_t{tiles} * batch_sort_buckets * sizeof(std::uint32_t));
-  const std::size_t starts_bytes = aligned((batch_sort_buckets + 1) * sizeof(std::uint32_t));
+  const std::size_t starts_bytes = aligned((batch_sort_buckets + 1) * sizeof(std::uint32_t) + sizeof(int));
   const std::size_t grid_counts_bytes = std::size_t{batch_sort_buckets} * batch_sort_buckets * sizeof(std::uint32_t);
   const std::size_t totals_bytes = aligned(batch_sort_buckets * sizeof(std::uint32_t));
   const std::size_t differ_bytes = aligned(batch_sort_buckets * sizeof(Key));
@@ -465,20 +483,29 @@ void batch_sort_pairs(const cuda& backend, const Key* keys_in, const Value* valu
   if (scratch == nullptr) { scratch = &own; }
   if (scratch->size() < bytes) { *scratch = make_buffer<std::uint8_t>(backend, bytes); }
   std::uint8_t* at = scratch->data();
-  batch_sort_arguments<Key, Value> arguments{keys_in, values_in, count, tiles, keys_out, values_out};
-  arguments.tile_low = reinterpret_cast<Key*>(at);
-  arguments.tile_high = reinterpret_cast<Key*>(at += bounds_bytes);
-  arguments.counts = reinterpret_cast<std::uint32_t*>(at += bounds_bytes);
-  arguments.bucket_start = reinterpret_cast<std::uint32_t*>(at += counts_bytes);
-  arguments.grid.counts = reinterpret_cast<std::uint32_t*>(at += starts_bytes);
-  arguments.grid.digit_totals = reinterpret_cast<std::uint32_t*>(at += grid_counts_bytes);
-  arguments.grid.slice_differ = reinterpret_cast<Key*>(at += totals_bytes);
-  arguments.split_keys = reinterpret_cast<Key*>(at += differ_bytes);
-  arguments.split_values = reinterpret_cast<Value*>(at += keys_bytes);
+  auto* tile_low = reinterpret_cast<Key*>(at);
+  auto* tile_high = reinterpret_cast<Key*>(at += bounds_bytes);
+  auto* counts = reinterpret_cast<std::uint32_t*>(at += bounds_bytes);
+  auto* bucket_start = reinterpret_cast<std::uint32_t*>(at += counts_bytes);
+  auto* shift = reinterpret_cast<int*>(bucket_start + batch_sort_buckets + 1);
+  batch_grid_scratch<Key> grid{reinterpret_cast<std::uint32_t*>(at += starts_bytes), nullptr, nullptr};
+  grid.digit_totals = reinterpret_cast<std::uint32_t*>(at += grid_counts_bytes);
+  grid.slice_differ = reinterpret_cast<Key*>(at += totals_bytes);
+  auto* split_keys = reinterpret_cast<Key*>(at += differ_bytes);
+  auto* split_values = reinterpret_cast<Value*>(at += keys_bytes);
+
+  batch_bounds_kernel<<<tiles, batch_sort_threads, 0, backend.stream>>>(keys_in, count, tile_low, tile_high);
+  WARPDEX_CUDA_TRY(cudaGetLastError());
+  batch_count_kernel<<<tiles, batch_sort_threads, 0, backend.stream>>>(keys_in, count, tiles, tile_low, tile_high,
+                                                                       counts, shift);
+  WARPDEX_CUDA_TRY(cudaGetLastError());
+  batch_scatter_kernel<<<tiles, batch_sort_threads, 0, backend.stream>>>(keys_in, values_in, count, tiles, counts,
+                                                                         shift, bucket_start, split_keys, split_values);
+  WARPDEX_CUDA_TRY(cudaGetLastError());
   if (batch_bucket_items(n) == 4) {
-    launch_batch_sort<Key, Value, 4>(backend, arguments);
+    launch_batch_bucket_sort<Key, Value, 4>(backend, bucket_start, split_keys, split_values, keys_out, values_out, grid);
   } else {
-    launch_batch_sort<Key, Value, 8>(backend, arguments);
+    launch_batch_bucket_sort<Key, Value, 8>(backend, bucket_start, split_keys, split_values, keys_out, values_out, grid);
   }
 }
 
