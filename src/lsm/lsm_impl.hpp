@@ -689,35 +689,6 @@ auto entries_of(lsm_level<Key, Value>& level)
   return thrust::make_zip_iterator(thrust::make_tuple(level.values, level.status));
 }
 
-#if defined(__CUDACC__)
-template <class Function>
-__global__ void for_each_index_kernel(std::uint64_t n, Function function)
-{
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) { function(i); }
-}
-#endif
-
-/// function(i) for every i in [0, n), queued on the stream. On the GPU a plain launch: thrust::for_each
-/// takes 5.7 us of the host's time a call (the bench's probe, H200), and the host's time to queue a batch
-/// bounds the insertion of small batches.
-template <class Backend, class Function>
-void for_each_index(const Backend& backend, std::uint64_t n, Function function)
-{
-  if (n == 0) { return; }
-#if defined(__CUDACC__)
-  if constexpr (!std::is_same_v<Backend, host>) {
-    constexpr unsigned threads = 256;
-    for_each_index_kernel<<<static_cast<unsigned>((n + threads - 1) / threads), threads, 0, backend.stream>>>(n,
-                                                                                                            function);
-    WARPDEX_CUDA_TRY(cudaGetLastError());
-    return;
-  }
-#endif
-  const auto indices = thrust::counting_iterator<std::uint64_t>(0);
-  thrust::for_each(policy_nosync(backend), indices, indices + n, function);
-}
-
 /// A batch's pairs sorted stably by key into keys_out / values_out; on the GPU a batch of batch_sort_min to
 /// batch_sort_max pairs takes the batch sort (lsm_batch_sort_cuda.cuh), a larger one CUB's.
 template <class Key, class Value, class Backend>
@@ -765,18 +736,21 @@ std::shared_ptr<lsm_level<Key, Value>> sorted_batch(const Backend& backend, std:
 {
   const std::uint64_t n = keys.size();
   auto level = allocate_level<Key, Value>(backend, n);
+  const auto run = policy_nosync(backend);
+  const auto elements = thrust::counting_iterator<std::uint64_t>(0);
   if (operations.empty()) {
     sort_batch(backend, keys.data(), values.data(), level->keys, level->values, n, scratch);
     using reduce = reduce_sorted_inserts<Key, Value>;
-    for_each_index(backend, reduce::groups(n), reduce{level->keys, level->values, level->status, n, counters});
+    thrust::for_each(run, elements, elements + reduce::groups(n),
+                     reduce{level->keys, level->values, level->status, n, counters});
     return level;
   }
   auto order = make_buffer<std::uint32_t>(backend, n);
   sort_batch_positions(backend, keys.data(), level->keys, order.data(), n, scratch);
-  for_each_index(backend, n, mark_erased_runs<Key>{level->keys, order.data(), operations.data()});
-  for_each_index(backend, n,
-                 reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n, order.data(),
-                                                 values.data(), operations.data(), counters});
+  thrust::for_each(run, elements, elements + n, mark_erased_runs<Key>{level->keys, order.data(), operations.data()});
+  thrust::for_each(run, elements, elements + n,
+                   reduce_sorted_batch<Key, Value>{level->keys, level->values, level->status, n, order.data(),
+                                                   values.data(), operations.data(), counters});
   return level;
 }
 
@@ -864,13 +838,6 @@ buffer<std::uint64_t> zero_counters(const Backend& backend)
   return counters;
 }
 
-/// Counter i copied (copy_counters on the GPU).
-struct copy_counter {
-  const std::uint64_t* from;
-  std::uint64_t* to;
-  WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const { to[i] = from[i]; }
-};
-
 /// Copies the counts into `staging` (allocated once), on the stream.
 template <class Backend>
 void copy_counters(const Backend& backend, const buffer<std::uint64_t>& counters, buffer<std::uint64_t>& staging)
@@ -879,8 +846,7 @@ void copy_counters(const Backend& backend, const buffer<std::uint64_t>& counters
   if constexpr (std::is_same_v<Backend, host>) {
     std::copy(counters.data(), counters.data() + lsm_counter_count, staging.data());
   } else {
-    // A launch: a 16-byte cudaMemcpyAsync took about 1.5x a launch's host time (CUPTI timeline, H200).
-    for_each_index(backend, lsm_counter_count, copy_counter{counters.data(), staging.data()});
+    copy_device_bytes(staging.data(), counters.data(), lsm_counter_count * sizeof(std::uint64_t), backend.stream);
   }
 }
 
