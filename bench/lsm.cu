@@ -214,18 +214,58 @@ struct write_index {
   __device__ void operator()(std::uint64_t i) const { out[i] = static_cast<key_type>(i); }
 };
 
+/// CUB's SortPairs of `batch` pairs of the input from an offset, into buffers of its own.
+class cub_batch_sort {
+ public:
+  cub_batch_sort(const pairs& input, std::uint64_t batch)
+      : input_(input), keys_out_(make_device_buffer<key_type>(batch)),
+        values_out_(make_device_buffer<value_type>(batch)), items_(static_cast<int>(batch))
+  {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes_, input.keys.data(), keys_out_.data(),
+                                                     input.values.data(), values_out_.data(), items_));
+    temp_ = make_device_buffer<std::uint8_t>(temp_bytes_);
+  }
+  void operator()(std::uint64_t offset)
+  {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes_, input_.keys.data() + offset,
+                                                     keys_out_.data(), input_.values.data() + offset,
+                                                     values_out_.data(), items_));
+  }
+  [[nodiscard]] key_type* keys_out() { return keys_out_.data(); }
+  [[nodiscard]] value_type* values_out() { return values_out_.data(); }
+
+ private:
+  const pairs& input_;
+  buffer<key_type> keys_out_;
+  buffer<value_type> values_out_;
+  buffer<std::uint8_t> temp_;
+  std::size_t temp_bytes_ = 0;
+  int items_;
+};
+
+/// The median time of inserting n pairs of `input` batch by batch into a fresh LSM (the map built untimed),
+/// as `warpdex lsm` times it; `map` holds the last run's map.
+double lsm_insert_ms(context& ctx, const pairs& input, std::uint64_t n, std::uint64_t batch,
+                     std::optional<map_type>& map)
+{
+  return ctx.median_prepared_ms(
+      [&] {
+        map.reset();
+        map.emplace(cuda{}, lsm_options{batch, 0.0});
+      },
+      [&] {
+        for (std::uint64_t offset = 0; offset < n; offset += batch) {
+          map->insert(input.keys.span().subspan(offset, batch), input.values.span().subspan(offset, batch));
+        }
+      });
+}
+
 /// The host's cost of queueing the pieces an insert batch of b entries is made of (no waiting): what
 /// bounds a batch when the GPU's work is small.
 void report_host_costs(std::uint64_t batch)
 {
   const pairs input = generate_pairs(batch, seed);
-  auto keys_out = make_device_buffer<key_type>(batch);
-  auto values_out = make_device_buffer<value_type>(batch);
-  std::size_t temp_bytes = 0;
-  const int items = static_cast<int>(batch);
-  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, input.keys.data(), keys_out.data(),
-                                                   input.values.data(), values_out.data(), items));
-  auto temp = make_device_buffer<std::uint8_t>(temp_bytes);
+  cub_batch_sort sort(input, batch);
   const auto per_call_us = [](int calls, const auto& call) {
     WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
     const auto started = std::chrono::steady_clock::now();
@@ -235,20 +275,17 @@ void report_host_costs(std::uint64_t batch)
     return std::chrono::duration<double, std::micro>(queued - started).count() / calls;
   };
   constexpr int calls = 200;
-  const double sort_us = per_call_us(calls, [&] {
-    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, input.keys.data(), keys_out.data(),
-                                                     input.values.data(), values_out.data(), items));
-  });
+  const double sort_us = per_call_us(calls, [&] { sort(0); });
   const double for_each_us = per_call_us(calls, [&] {
     thrust::for_each(thrust::cuda::par_nosync, thrust::counting_iterator<std::uint64_t>(0),
                      thrust::counting_iterator<std::uint64_t>(batch),
-                     write_index{values_out.data()});
+                     write_index{sort.values_out()});
   });
   // The two halves of the sorted keys, merged into the values' buffer.
-  const key_type* sorted = keys_out.data();
+  const key_type* sorted = sort.keys_out();
   const double merge_us = per_call_us(calls, [&] {
     thrust::merge(thrust::cuda::par_nosync, sorted, sorted + batch / 2, sorted + batch / 2, sorted + batch,
-                  values_out.data());
+                  sort.values_out());
   });
   const double allocation_us = per_call_us(calls, [&] { (void)make_buffer<std::uint8_t>(cuda{}, batch); });
   std::printf("  host time to queue, per call at b = %llu: CUB SortPairs %.1f us, thrust::for_each %.1f us, "
@@ -266,16 +303,7 @@ void run_insert(context& ctx, std::uint64_t n, std::uint32_t batch_log2)
   const pairs input = generate_pairs(n, seed + batch_log2);
   std::optional<map_type> map;
   sorted_array sorted(backend_choice::cuda, n);
-  const double ms = ctx.median_prepared_ms(
-      [&] {
-        map.reset();
-        map.emplace(cuda{}, lsm_options{batch, 0.0});
-      },
-      [&] {
-        for (std::uint64_t offset = 0; offset < n; offset += batch) {
-          map->insert(input.keys.span().subspan(offset, batch), input.values.span().subspan(offset, batch));
-        }
-      });
+  const double ms = lsm_insert_ms(ctx, input, n, batch, map);
   const double baseline_ms =
       ctx.median_prepared_ms([&] { sorted.clear(); },
                              [&] {
@@ -333,29 +361,10 @@ void run_insert_hot(context& ctx)
   const auto indices = thrust::counting_iterator<std::uint64_t>(0);
   thrust::for_each(thrust::cuda::par, indices, indices + n, make_hot{input.keys.data(), 0x5eed1234u, percent});
   std::optional<map_type> map;
-  const double ms = ctx.median_prepared_ms(
-      [&] {
-        map.reset();
-        map.emplace(cuda{}, lsm_options{batch, 0.0});
-      },
-      [&] {
-        for (std::uint64_t offset = 0; offset < n; offset += batch) {
-          map->insert(input.keys.span().subspan(offset, batch), input.values.span().subspan(offset, batch));
-        }
-      });
-  auto keys_out = make_device_buffer<key_type>(batch);
-  auto values_out = make_device_buffer<value_type>(batch);
-  std::size_t temp_bytes = 0;
-  const int items = static_cast<int>(batch);
-  WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, input.keys.data(), keys_out.data(),
-                                                   input.values.data(), values_out.data(), items));
-  auto temp = make_device_buffer<std::uint8_t>(temp_bytes);
+  const double ms = lsm_insert_ms(ctx, input, n, batch, map);
+  cub_batch_sort sort(input, batch);
   const double baseline_ms = ctx.median_ms(nullptr, [&] {
-    for (std::uint64_t offset = 0; offset < n; offset += batch) {
-      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, input.keys.data() + offset,
-                                                       keys_out.data(), input.values.data() + offset,
-                                                       values_out.data(), items));
-    }
+    for (std::uint64_t offset = 0; offset < n; offset += batch) { sort(offset); }
   });
   std::vector<key_type> keys(n);
   std::vector<value_type> values(n);
