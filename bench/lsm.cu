@@ -164,14 +164,17 @@ T read_one(const T* device_value)
 }
 
 /// `count` distinct shuffled keys with values = their positions.
-struct pairs {
-  buffer<key_type> keys;
+template <class Key>
+struct key_pairs {
+  buffer<Key> keys;
   buffer<value_type> values;
 };
-pairs generate_pairs(std::uint64_t count, std::uint64_t pair_seed)
+using pairs = key_pairs<key_type>;
+template <class Key = key_type>
+key_pairs<Key> generate_pairs(std::uint64_t count, std::uint64_t pair_seed)
 {
-  pairs p{make_device_buffer<key_type>(count), make_device_buffer<value_type>(count)};
-  generate_keys(cuda{}, key_set<key_type>{count, pair_seed}, p.keys.span());
+  key_pairs<Key> p{make_device_buffer<Key>(count), make_device_buffer<value_type>(count)};
+  generate_keys(cuda{}, key_set<Key>{count, pair_seed}, p.keys.span());
   thrust::sequence(thrust::cuda::par, p.values.data(), p.values.data() + count);
   return p;
 }
@@ -215,10 +218,11 @@ struct write_index {
 };
 
 /// CUB's SortPairs of `batch` pairs of the input from an offset, into buffers of its own.
+template <class Key>
 class cub_batch_sort {
  public:
-  cub_batch_sort(const pairs& input, std::uint64_t batch)
-      : input_(input), keys_out_(make_device_buffer<key_type>(batch)),
+  cub_batch_sort(const key_pairs<Key>& input, std::uint64_t batch)
+      : input_(input), keys_out_(make_device_buffer<Key>(batch)),
         values_out_(make_device_buffer<value_type>(batch)), items_(static_cast<int>(batch))
   {
     WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes_, input.keys.data(), keys_out_.data(),
@@ -231,12 +235,12 @@ class cub_batch_sort {
                                                      keys_out_.data(), input_.values.data() + offset,
                                                      values_out_.data(), items_));
   }
-  [[nodiscard]] key_type* keys_out() { return keys_out_.data(); }
+  [[nodiscard]] Key* keys_out() { return keys_out_.data(); }
   [[nodiscard]] value_type* values_out() { return values_out_.data(); }
 
  private:
-  const pairs& input_;
-  buffer<key_type> keys_out_;
+  const key_pairs<Key>& input_;
+  buffer<Key> keys_out_;
   buffer<value_type> values_out_;
   buffer<std::uint8_t> temp_;
   std::size_t temp_bytes_ = 0;
@@ -245,8 +249,9 @@ class cub_batch_sort {
 
 /// The median time of inserting n pairs of `input` batch by batch into a fresh LSM (the map built untimed),
 /// as `warpdex lsm` times it; `map` holds the last run's map.
-double lsm_insert_ms(context& ctx, const pairs& input, std::uint64_t n, std::uint64_t batch,
-                     std::optional<map_type>& map)
+template <class Key>
+double lsm_insert_ms(context& ctx, const key_pairs<Key>& input, std::uint64_t n, std::uint64_t batch,
+                     std::optional<lsm_map<Key, value_type, cuda>>& map)
 {
   return ctx.median_prepared_ms(
       [&] {
@@ -265,7 +270,7 @@ double lsm_insert_ms(context& ctx, const pairs& input, std::uint64_t n, std::uin
 void report_host_costs(std::uint64_t batch)
 {
   const pairs input = generate_pairs(batch, seed);
-  cub_batch_sort sort(input, batch);
+  cub_batch_sort<key_type> sort(input, batch);
   const auto per_call_us = [](int calls, const auto& call) {
     WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
     const auto started = std::chrono::steady_clock::now();
@@ -332,9 +337,10 @@ void run_insert(context& ctx, std::uint64_t n, std::uint32_t batch_log2)
 }
 
 /// Replaces about `percent` of the keys, spread over every batch, by one hot key.
+template <class Key>
 struct make_hot {
-  key_type* keys;
-  key_type hot;
+  Key* keys;
+  Key hot;
   std::uint32_t percent;
   __device__ void operator()(std::uint64_t i) const
   {
@@ -343,39 +349,41 @@ struct make_hot {
   }
 };
 
-/// Batches of 2^16 of which half is one key: a batch's split by its top bits puts half the batch in one
-/// bucket, and the key's repeats form one long run. The sorted array cannot hold repeated keys, so the
-/// baseline is the part of its insert that the LSM replaces: CUB's SortPairs of each batch. The contents
-/// are checked against the last pair of each key, found on the host.
-void run_insert_hot(context& ctx)
+/// 2^22 pairs inserted in batches of 2^16 against CUB's SortPairs of each batch alone, the part of the
+/// sorted array's insert that the LSM's batch sort replaces (the sorted array holds neither repeated nor
+/// 64-bit keys). With `hot_percent`, that share of the keys is one key: a batch's split by its top bits
+/// puts that much of the batch in one bucket, and the key's repeats form one long run. The contents are
+/// checked against the last pair of each key, found on the host.
+template <class Key>
+void run_insert_against_sort(context& ctx, const std::string& name, std::uint32_t hot_percent)
 {
   constexpr std::uint32_t batch_log2 = 16;
   constexpr std::uint32_t total_log2 = 22;
-  constexpr std::uint32_t percent = 50;
-  const std::string name = "lsm/insert/b=" + power(batch_log2) + "/n=" + power(total_log2) + "/hot=" +
-                           std::to_string(percent) + "%";
   if (!ctx.selected(name)) { return; }
   const std::uint64_t n = std::uint64_t{1} << total_log2;
   const std::uint64_t batch = std::uint64_t{1} << batch_log2;
-  pairs input = generate_pairs(n, seed + 100);
-  const auto indices = thrust::counting_iterator<std::uint64_t>(0);
-  thrust::for_each(thrust::cuda::par, indices, indices + n, make_hot{input.keys.data(), 0x5eed1234u, percent});
-  std::optional<map_type> map;
+  key_pairs<Key> input = generate_pairs<Key>(n, seed + 100);
+  if (hot_percent > 0) {
+    const auto indices = thrust::counting_iterator<std::uint64_t>(0);
+    thrust::for_each(thrust::cuda::par, indices, indices + n,
+                     make_hot<Key>{input.keys.data(), Key{0x5eed1234u}, hot_percent});
+  }
+  std::optional<lsm_map<Key, value_type, cuda>> map;
   const double ms = lsm_insert_ms(ctx, input, n, batch, map);
-  cub_batch_sort sort(input, batch);
+  cub_batch_sort<Key> sort(input, batch);
   const double baseline_ms = ctx.median_ms(nullptr, [&] {
     for (std::uint64_t offset = 0; offset < n; offset += batch) { sort(offset); }
   });
-  std::vector<key_type> keys(n);
+  std::vector<Key> keys(n);
   std::vector<value_type> values(n);
-  WARPDEX_CUDA_TRY(cudaMemcpy(keys.data(), input.keys.data(), n * sizeof(key_type), cudaMemcpyDeviceToHost));
+  WARPDEX_CUDA_TRY(cudaMemcpy(keys.data(), input.keys.data(), n * sizeof(Key), cudaMemcpyDeviceToHost));
   WARPDEX_CUDA_TRY(cudaMemcpy(values.data(), input.values.data(), n * sizeof(value_type), cudaMemcpyDeviceToHost));
-  std::map<key_type, value_type> last;
+  std::map<Key, value_type> last;
   for (std::uint64_t i = 0; i < n; ++i) { last[keys[i]] = values[i]; }
   const auto contents = map->retrieve_all();
-  std::vector<key_type> got_keys(contents.keys.size());
+  std::vector<Key> got_keys(contents.keys.size());
   std::vector<value_type> got_values(contents.values.size());
-  WARPDEX_CUDA_TRY(cudaMemcpy(got_keys.data(), contents.keys.data(), got_keys.size() * sizeof(key_type),
+  WARPDEX_CUDA_TRY(cudaMemcpy(got_keys.data(), contents.keys.data(), got_keys.size() * sizeof(Key),
                               cudaMemcpyDeviceToHost));
   WARPDEX_CUDA_TRY(cudaMemcpy(got_values.data(), contents.values.data(), got_values.size() * sizeof(value_type),
                               cudaMemcpyDeviceToHost));
@@ -387,7 +395,7 @@ void run_insert_hot(context& ctx)
     ++i;
   }
   ctx.add(make_row(name, n, ms, "Gpairs/s", "cub::DeviceRadixSort::SortPairs of each batch (the sorted array's sort)",
-                   baseline_ms, 2 * pair_bytes, verified));
+                   baseline_ms, 2.0 * (sizeof(Key) + sizeof(value_type)), verified));
 }
 
 /// Lookups, counts and ranges on 63 batches of 2^20 (six occupied levels) against the sorted array.
@@ -566,7 +574,8 @@ void run_lsm(context& ctx)
   run_build(ctx, n);
   if (ctx.selected("lsm/insert/b=" + power(16) + "/n=" + power(resident_log2))) { report_host_costs(std::uint64_t{1} << 16); }
   for (const std::uint32_t batch_log2 : {16u, 18u, 20u}) { run_insert(ctx, n, batch_log2); }
-  run_insert_hot(ctx);
+  run_insert_against_sort<key_type>(ctx, "lsm/insert/b=" + power(16) + "/n=" + power(22) + "/hot=50%", 50);
+  run_insert_against_sort<std::uint64_t>(ctx, "lsm/insert/keys64/b=" + power(16) + "/n=" + power(22), 0);
   run_queries(ctx);
   run_cleanup(ctx);
 }
