@@ -39,7 +39,7 @@ inline constexpr unsigned batch_sort_items = 8;  // pairs per thread in the spli
 inline constexpr unsigned batch_sort_tile = batch_sort_threads * batch_sort_items;
 inline constexpr unsigned batch_sort_digit_bits = 8;
 inline constexpr unsigned batch_sort_buckets = 1u << batch_sort_digit_bits;  // = batch_sort_threads
-inline constexpr std::uint64_t batch_sort_min = std::uint64_t{1} << 14;
+inline constexpr std::uint64_t batch_sort_min = std::uint64_t{1} << 14;  // 8 tiles; smaller: not measured
 inline constexpr std::uint64_t batch_sort_max = std::uint64_t{1} << 18;  // 128 tiles: the counts stay small
 inline constexpr int batch_sort_bucket_radix_bits = 5;                   // BlockRadixSort's digit in a bucket
 

@@ -500,14 +500,13 @@ struct mark_erased_runs {
 
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
   {
-    std::uint32_t* first = order + run_start(keys, i);
 #if defined(__CUDA_ARCH__)
     if (operations[order[i] & ~lsm_erased_run] != lsm_operation::erase) { return; }
-    atomicOr(first, lsm_erased_run);
+    atomicOr(order + run_start(keys, i), lsm_erased_run);
 #else  // another thread may be marking order[i]
     const std::uint32_t position = std::atomic_ref<std::uint32_t>(order[i]).load(std::memory_order_relaxed);
     if (operations[position & ~lsm_erased_run] != lsm_operation::erase) { return; }
-    std::atomic_ref<std::uint32_t>(*first).fetch_or(lsm_erased_run, std::memory_order_relaxed);
+    std::atomic_ref<std::uint32_t>(order[run_start(keys, i)]).fetch_or(lsm_erased_run, std::memory_order_relaxed);
 #endif
   }
 };
