@@ -849,6 +849,16 @@ void copy_counters(const Backend& backend, const buffer<std::uint64_t>& counters
   }
 }
 
+/// A batch with operations (update, erase) is applied in chunks whose sorted positions keep bit 31 free
+/// (lsm_erased_run): throws, before anything changes, when a chunk would reach 2^31 elements.
+inline void expect_positioned_chunks(const char* operation, std::uint64_t batch_size, std::uint64_t elements)
+{
+  WARPDEX_EXPECTS(std::min(batch_size, elements) < (std::uint64_t{1} << 31),
+                  std::string("lsm_map::") + operation +
+                      ": batches with erases are applied in chunks of fewer than 2^31 elements; the batch size is " +
+                      std::to_string(batch_size));
+}
+
 /// Runs `action`, reporting exhausted memory (ours, or Thrust's own) as warpdex::out_of_memory.
 template <class Action>
 void reporting_allocation_failure(const char* operation, Action&& action)
@@ -898,9 +908,7 @@ void lsm_map<Key, Value, Backend>::update(std::span<const Key> keys, std::span<c
                   "lsm_map::update: " + std::to_string(keys.size()) + " keys, " + std::to_string(values.size()) +
                       " values and " + std::to_string(operations.size()) + " operations; the sizes must agree");
   if (keys.empty()) { return; }
-  WARPDEX_EXPECTS(std::min<std::uint64_t>(options_.batch_size, keys.size()) < (std::uint64_t{1} << 31),
-                  "lsm_map::update: batches with operations are applied in chunks of fewer than 2^31 elements; "
-                  "the batch size is " + std::to_string(options_.batch_size));
+  detail::expect_positioned_chunks("update", options_.batch_size, keys.size());
   const auto unknown = thrust::count_if(detail::policy(backend_), operations.data(),
                                         operations.data() + operations.size(), detail::is_unknown_operation{});
   WARPDEX_EXPECTS(unknown == 0, "lsm_map::update: " + std::to_string(unknown) +
@@ -957,6 +965,7 @@ void lsm_map<Key, Value, Backend>::insert(std::span<const Key> keys, std::span<c
 template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::erase(std::span<const Key> keys)
 {
+  detail::expect_positioned_chunks("erase", options_.batch_size, keys.size());
   auto operations = make_buffer<lsm_operation>(backend_, keys.size());
   auto values = make_buffer<Value>(backend_, keys.size());
   const auto run = detail::policy_nosync(backend_);
