@@ -185,11 +185,11 @@ void run_histogram_rows(context& ctx)
                                               {histogram_algorithm::automatic, "/async", true},
                                               {histogram_algorithm::block_shared, "/block_shared"},
                                               {histogram_algorithm::warp_privatized, "/warp_privatized"}};
-  const std::vector<variant> range_variants = {{histogram_algorithm::automatic, ""},
-                                               {histogram_algorithm::automatic, "/async", true}};
+  const std::vector<variant>& range_variants = even_variants;
   for (const bool range : {false, true}) {
-    for (const std::uint32_t m : {2U, 16U, 32U, 64U, 128U, 256U}) {
-      if (range && (m == 64 || m == 128)) { continue; }
+    // Range bins also above 256 (block_shared, the boundaries' tree in shared memory up to 4096 bins).
+    for (const std::uint32_t m : {2U, 16U, 32U, 64U, 128U, 256U, 1024U, 4096U}) {
+      if (range ? (m == 64 || m == 128) : m > 256) { continue; }
       const std::string name = std::string("histogram/") + (range ? "range" : "even") + "/m=" + std::to_string(m);
       const auto& variants = range ? range_variants : even_variants;
       const bool any = std::any_of(variants.begin(), variants.end(),
@@ -224,13 +224,14 @@ void run_histogram_rows(context& ctx)
         const double ms = ctx.median_ms(nullptr, [&] {
           if (async && range) {
             histogram_range_async(backend, std::as_const(samples).span(), std::as_const(stored_levels).span(),
-                                  device_counts.span());
+                                  device_counts.span(), algorithm);
           } else if (async) {
             histogram_even_async(backend, std::as_const(samples).span(), m, 0.0F, histogram_range_end,
                                  device_counts.span(), algorithm);
           } else {
             ours =
-                range ? histogram_range(backend, std::as_const(samples).span(), std::as_const(stored_levels).span())
+                range ? histogram_range(backend, std::as_const(samples).span(), std::as_const(stored_levels).span(),
+                                        algorithm)
                       : histogram_even(backend, std::as_const(samples).span(), m, 0.0F, histogram_range_end, algorithm);
           }
         });

@@ -4,6 +4,7 @@
 #include <warpdex/core/warp.cuh>
 #include <warpdex/split/detail/histogram_bins.hpp>
 #include <warpdex/split/detail/counting.cuh>
+#include <warpdex/split/detail/splitter_tree.cuh>
 #include <warpdex/split/histogram.hpp>
 
 #include <cuda_runtime_api.h>
@@ -27,23 +28,25 @@ constexpr std::uint32_t histogram_shared_max_bins = 4096;
 
 template <class Bins>
 struct shared_bins {
-  __device__ static Bins load(const Bins& bins, void* /*shared*/) { return bins; }
+  using type = Bins;
+  __device__ static type load(const Bins& bins, void* /*shared*/) { return bins; }
   static constexpr std::size_t bytes(const Bins& /*bins*/) { return 0; }
 };
 
-/// Range boundaries are binary-searched by every sample: copy them to shared memory first.
+/// Range boundaries are searched by every sample: a tree of them in shared memory first (splitter_tree.cuh).
 template <class Sample>
 struct shared_bins<detail::range_bins<Sample>> {
-  using bins_type = detail::range_bins<Sample>;
-  __device__ static bins_type load(const bins_type& bins, void* shared)
+  using type = detail::range_bins<Sample, detail::splitter_tree<Sample>>;
+  /// Call with the whole block; the caller synchronizes before use.
+  __device__ static type load(const detail::range_bins<Sample>& bins, void* shared)
   {
-    auto* boundaries = static_cast<Sample*>(shared);
-    for (std::uint32_t i = threadIdx.x; i < bins.boundaries.splitter_count; i += blockDim.x) {
-      boundaries[i] = bins.boundaries.splitters[i];
-    }
-    return bins_type{splitter_buckets<Sample>{boundaries, bins.boundaries.splitter_count}};
+    const auto& boundaries = bins.boundaries;
+    return type{detail::build_splitter_tree(boundaries.splitters, boundaries.splitter_count, static_cast<Sample*>(shared))};
   }
-  static std::size_t bytes(const bins_type& bins) { return bins.boundaries.splitter_count * sizeof(Sample); }
+  static std::size_t bytes(const detail::range_bins<Sample>& bins)
+  {
+    return detail::splitter_tree_nodes(bins.boundaries.splitter_count) * sizeof(Sample);
+  }
 };
 
 /// Counts in shared memory when `in_shared` (bins <= histogram_shared_max_bins), else global atomics.
@@ -54,7 +57,13 @@ __global__ void __launch_bounds__(histogram_block_threads)
 {
   extern __shared__ std::uint32_t shared[];  // [bins] counts, then whatever shared_bins keeps
   const std::uint32_t m = bins.bucket_count();
-  const Bins local = in_shared ? shared_bins<Bins>::load(bins, shared + m) : bins;
+  const auto local = [&] {
+    if constexpr (in_shared) {
+      return shared_bins<Bins>::load(bins, shared + m);
+    } else {
+      return bins;
+    }
+  }();
   if constexpr (in_shared) {
     for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) { shared[b] = 0; }
     __syncthreads();
@@ -97,7 +106,9 @@ __global__ void __launch_bounds__(histogram_block_threads)
                                 unsigned long long* not_counted)
 {
   __shared__ std::uint32_t counters[histogram_warps][privatized_warp_counters];
+  extern __shared__ std::uint32_t bins_storage[];  // what shared_bins keeps (range boundaries)
   const std::uint32_t m = bins.bucket_count();
+  const auto local = shared_bins<Bins>::load(bins, bins_storage);
   const std::uint32_t replicas = min(static_cast<std::uint32_t>(warp::size), privatized_warp_counters / m);
   for (std::uint32_t i = threadIdx.x; i < histogram_warps * privatized_warp_counters; i += histogram_block_threads) {
     counters[i / privatized_warp_counters][i % privatized_warp_counters] = 0;
@@ -107,7 +118,7 @@ __global__ void __launch_bounds__(histogram_block_threads)
   std::uint32_t* mine = counters[warp::warp_in_block()] + warp::lane_id() % replicas;
   std::uint32_t outside = 0;
   detail::for_each_vectorized<privatized_unroll>(samples, n, [&](Sample x) {
-    const std::uint32_t bin = bins(x);
+    const std::uint32_t bin = local(x);
     if (bin < m) {
       atomicAdd(mine + bin * replicas, 1U);
     } else {
@@ -120,24 +131,21 @@ __global__ void __launch_bounds__(histogram_block_threads)
   detail::add_replicated_counts(counters, m, replicas, counts);
 }
 
-/// Launches the privatized kernel when it applies (even bins, m <= privatized_max_bins, an algorithm other
-/// than block_shared) and says whether it did. Range bins keep the block-shared kernel: their
-/// boundaries are searched in shared memory.
+/// Launches the privatized kernel when it applies (m <= privatized_max_bins and an algorithm other than
+/// block_shared; range bins keep their boundaries' tree beside the counters) and says whether it did.
 template <class Sample, class Bins>
 bool launch_privatized(const cuda& backend, const Sample* samples, std::uint64_t n, const Bins& bins,
                        histogram_algorithm algorithm, unsigned long long* totals)
 {
   const std::uint32_t m = bins.bucket_count();
-  if constexpr (!std::is_same_v<Bins, detail::even_bins<Sample>>) {
-    return false;
-  } else {
-    if (algorithm == histogram_algorithm::block_shared || m > privatized_max_bins) { return false; }
-    const auto kernel = histogram_privatized_kernel<Sample, Bins>;
-    const std::uint64_t groups = (n * sizeof(Sample) + detail::vector_load_bytes - 1) / detail::vector_load_bytes;
-    const unsigned blocks = detail::counting_blocks(one_wave_blocks(kernel, histogram_block_threads, groups), n);
-    kernel<<<blocks, histogram_block_threads, 0, backend.stream>>>(samples, n, bins, totals, totals + m);
-    return true;
-  }
+  if (algorithm == histogram_algorithm::block_shared || m > privatized_max_bins) { return false; }
+  const auto kernel = histogram_privatized_kernel<Sample, Bins>;
+  const std::size_t shared_bytes = shared_bins<Bins>::bytes(bins);
+  const std::uint64_t groups = (n * sizeof(Sample) + detail::vector_load_bytes - 1) / detail::vector_load_bytes;
+  const unsigned blocks =
+      detail::counting_blocks(one_wave_blocks(kernel, histogram_block_threads, groups, shared_bytes), n);
+  kernel<<<blocks, histogram_block_threads, shared_bytes, backend.stream>>>(samples, n, bins, totals, totals + m);
+  return true;
 }
 
 /// Counts into `counts` (m + 1 words of device memory: the bins, then the samples not counted): one
@@ -187,9 +195,9 @@ void histogram_even_async(const cuda& backend, std::span<const Sample> samples, 
 
 template <class Sample>
 void histogram_range_async(const cuda& backend, std::span<const Sample> samples, std::span<const Sample> boundaries,
-                           std::span<std::uint64_t> counts)
+                           std::span<std::uint64_t> counts, histogram_algorithm algorithm)
 {
-  count_bins(backend, samples, detail::make_range_bins(boundaries), counts);
+  count_bins(backend, samples, detail::make_range_bins(boundaries), counts, algorithm);
 }
 
 template <class Sample>
@@ -204,7 +212,7 @@ histogram_result histogram_even(const cuda& backend, std::span<const Sample> sam
 
 template <class Sample>
 histogram_result histogram_range(const cuda& backend, std::span<const Sample> samples,
-                                 std::span<const Sample> boundaries)
+                                 std::span<const Sample> boundaries, histogram_algorithm algorithm)
 {
   const auto range = detail::make_range_bins(boundaries);
   std::vector<Sample> host_boundaries(boundaries.size());
@@ -212,16 +220,17 @@ histogram_result histogram_range(const cuda& backend, std::span<const Sample> sa
   detail::synchronize(backend.stream);
   detail::validate_splitters("histogram_range", std::span<const Sample>(host_boundaries));
   return counted_synchronously(backend, range.bucket_count(),
-                               [&](std::span<std::uint64_t> counts) { count_bins(backend, samples, range, counts); });
+                               [&](std::span<std::uint64_t> counts) { count_bins(backend, samples, range, counts, algorithm); });
 }
 
 template histogram_result histogram_even<float>(const cuda&, std::span<const float>, std::uint32_t, float, float,
                                                 histogram_algorithm);
 template histogram_result histogram_even<std::uint32_t>(const cuda&, std::span<const std::uint32_t>, std::uint32_t,
                                                         std::uint32_t, std::uint32_t, histogram_algorithm);
-template histogram_result histogram_range<float>(const cuda&, std::span<const float>, std::span<const float>);
+template histogram_result histogram_range<float>(const cuda&, std::span<const float>, std::span<const float>,
+                                                histogram_algorithm);
 template histogram_result histogram_range<std::uint32_t>(const cuda&, std::span<const std::uint32_t>,
-                                                         std::span<const std::uint32_t>);
+                                                         std::span<const std::uint32_t>, histogram_algorithm);
 
 template void histogram_even_async<float>(const cuda&, std::span<const float>, std::uint32_t, float, float,
                                           std::span<std::uint64_t>, histogram_algorithm);
@@ -229,7 +238,8 @@ template void histogram_even_async<std::uint32_t>(const cuda&, std::span<const s
                                                   std::uint32_t, std::uint32_t, std::span<std::uint64_t>,
                                                   histogram_algorithm);
 template void histogram_range_async<float>(const cuda&, std::span<const float>, std::span<const float>,
-                                           std::span<std::uint64_t>);
+                                           std::span<std::uint64_t>, histogram_algorithm);
 template void histogram_range_async<std::uint32_t>(const cuda&, std::span<const std::uint32_t>,
-                                                   std::span<const std::uint32_t>, std::span<std::uint64_t>);
+                                                   std::span<const std::uint32_t>, std::span<std::uint64_t>,
+                                                   histogram_algorithm);
 }  // namespace warpdex

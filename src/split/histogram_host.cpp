@@ -53,7 +53,7 @@ void histogram_even_async(const host&, std::span<const Sample> samples, std::uin
 
 template <class Sample>
 void histogram_range_async(const host&, std::span<const Sample> samples, std::span<const Sample> boundaries,
-                           std::span<std::uint64_t> counts)
+                           std::span<std::uint64_t> counts, histogram_algorithm /*algorithm: one on the host*/)
 {
   detail::validate_splitters("histogram_range", boundaries);
   count_bins(samples, detail::make_range_bins(boundaries), counts);
@@ -70,10 +70,10 @@ histogram_result histogram_even(const host& backend, std::span<const Sample> sam
 
 template <class Sample>
 histogram_result histogram_range(const host& backend, std::span<const Sample> samples,
-                                 std::span<const Sample> boundaries)
+                                 std::span<const Sample> boundaries, histogram_algorithm algorithm)
 {
   std::vector<std::uint64_t> totals(boundaries.size() < 2 ? 0 : boundaries.size());
-  histogram_range_async(backend, samples, boundaries, std::span<std::uint64_t>(totals));
+  histogram_range_async(backend, samples, boundaries, std::span<std::uint64_t>(totals), algorithm);
   return detail::histogram_result_from(std::move(totals));
 }
 
@@ -81,17 +81,19 @@ template histogram_result histogram_even<float>(const host&, std::span<const flo
                                                 histogram_algorithm);
 template histogram_result histogram_even<std::uint32_t>(const host&, std::span<const std::uint32_t>, std::uint32_t,
                                                         std::uint32_t, std::uint32_t, histogram_algorithm);
-template histogram_result histogram_range<float>(const host&, std::span<const float>, std::span<const float>);
+template histogram_result histogram_range<float>(const host&, std::span<const float>, std::span<const float>,
+                                                histogram_algorithm);
 template histogram_result histogram_range<std::uint32_t>(const host&, std::span<const std::uint32_t>,
-                                                         std::span<const std::uint32_t>);
+                                                         std::span<const std::uint32_t>, histogram_algorithm);
 template void histogram_even_async<float>(const host&, std::span<const float>, std::uint32_t, float, float,
                                           std::span<std::uint64_t>, histogram_algorithm);
 template void histogram_even_async<std::uint32_t>(const host&, std::span<const std::uint32_t>, std::uint32_t,
                                                   std::uint32_t, std::uint32_t, std::span<std::uint64_t>,
                                                   histogram_algorithm);
 template void histogram_range_async<float>(const host&, std::span<const float>, std::span<const float>,
-                                           std::span<std::uint64_t>);
+                                           std::span<std::uint64_t>, histogram_algorithm);
 template void histogram_range_async<std::uint32_t>(const host&, std::span<const std::uint32_t>,
-                                                   std::span<const std::uint32_t>, std::span<std::uint64_t>);
+                                                   std::span<const std::uint32_t>, std::span<std::uint64_t>,
+                                                   histogram_algorithm);
 
 }  // namespace warpdex

@@ -290,6 +290,90 @@ TYPED_TEST(multisplit_test, float_splitter_buckets_match_upper_bound)
   });
 }
 
+/// Keys at, just below and just above every splitter, the ends of the key space (and for floats the
+/// infinities and NaN), then random keys; with the largest key (or +inf) as the last splitter when
+/// `top_splitter`. The cuda kernels search a padded tree (splitter_tree.cuh): these are its edges.
+template <class Key, class Backend>
+void expect_edge_keys_split(const Backend& backend, std::uint32_t m, bool top_splitter, bool pairs,
+                            std::uint64_t seed)
+{
+  std::mt19937_64 random(seed);
+  std::vector<Key> splitters;
+  if constexpr (std::is_floating_point_v<Key>) {
+    std::uniform_real_distribution<Key> value(-1000, 1000);
+    std::set<Key> chosen;
+    if (top_splitter) { chosen.insert(std::numeric_limits<Key>::infinity()); }
+    while (chosen.size() + 1 < m) { chosen.insert(value(random)); }
+    splitters.assign(chosen.begin(), chosen.end());
+  } else {
+    if (!top_splitter) {
+      splitters = draw_splitters<Key>(m, random);
+    } else {
+      do {
+        splitters = draw_splitters<Key>(m - 1, random);
+      } while (!splitters.empty() && splitters.back() == std::numeric_limits<Key>::max());
+      splitters.push_back(std::numeric_limits<Key>::max());
+    }
+  }
+  std::vector<Key> keys = {std::numeric_limits<Key>::lowest(), Key{0}, std::numeric_limits<Key>::max()};
+  if constexpr (std::is_floating_point_v<Key>) {
+    keys.push_back(std::numeric_limits<Key>::infinity());
+    keys.push_back(-std::numeric_limits<Key>::infinity());
+    keys.push_back(std::numeric_limits<Key>::quiet_NaN());
+  }
+  for (const Key s : splitters) {
+    keys.push_back(s);
+    if constexpr (std::is_floating_point_v<Key>) {
+      keys.push_back(std::nextafter(s, -std::numeric_limits<Key>::infinity()));
+      keys.push_back(std::nextafter(s, std::numeric_limits<Key>::infinity()));
+    } else {
+      keys.push_back(s - 1);  // splitters are at least 1
+      keys.push_back(s + 1);  // wraps to 0 past the largest key
+    }
+  }
+  std::shuffle(keys.begin(), keys.end(), random);
+  const std::size_t edges = keys.size();
+  keys.resize(std::max<std::size_t>(edges, 7681 + 500));  // past one tile of every algorithm
+  for (std::size_t i = edges; i < keys.size(); ++i) { keys[i] = keys[random() % edges]; }
+  std::vector<std::uint32_t> ids(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    // NaN compares false with every splitter: bucket 0 (upper_bound would not say so).
+    bool nan = false;
+    if constexpr (std::is_floating_point_v<Key>) { nan = std::isnan(keys[i]); }
+    ids[i] = nan ? 0U
+                 : static_cast<std::uint32_t>(std::upper_bound(splitters.begin(), splitters.end(), keys[i]) -
+                                              splitters.begin());
+  }
+  const auto stored = make_buffer_from<Key>(backend, splitters);
+  const splitter_buckets<Key> identifier{stored.data(), static_cast<std::uint32_t>(splitters.size())};
+  expect_stable_split(backend, keys, ids, identifier, pairs);
+}
+
+TYPED_TEST(multisplit_test, splitter_buckets_place_keys_at_the_splitters_edges)
+{
+  const auto counts = full_or_sanitizer_sized<std::vector<std::uint32_t>>({2, 3, 4, 5, 31, 32, 33, 129, 255, 256, 257},
+                                                                         {3, 33, 256});
+  std::uint64_t seed = 9000;
+  for (const std::uint32_t m : counts) {
+    for (const bool top_splitter : {false, true}) {
+      SCOPED_TRACE("m=" + std::to_string(m) + (top_splitter ? " with the largest key as a splitter" : ""));
+      const bool pairs = (++seed % 2) == 0;
+      {
+        SCOPED_TRACE("uint32");
+        expect_edge_keys_split<key32>(this->backend(), m, top_splitter, pairs, seed);
+      }
+      {
+        SCOPED_TRACE("uint64");
+        expect_edge_keys_split<key64>(this->backend(), m, top_splitter, !pairs, seed);
+      }
+      {
+        SCOPED_TRACE("float");
+        expect_edge_keys_split<float>(this->backend(), m, top_splitter, pairs, seed);
+      }
+    }
+  }
+}
+
 TYPED_TEST(multisplit_test, bit_field_buckets_match_the_stable_oracle)
 {
   std::uint64_t seed = 4000;

@@ -297,11 +297,27 @@ TYPED_TEST(histogram_test, even_bins_count_alike_with_every_algorithm_size_and_a
 
 TYPED_TEST(histogram_test, range_bins_count_like_upper_bound)
 {
-  for (const std::uint32_t m : {1U, 2U, 16U, 256U, 5000U}) {
+  const std::vector<std::pair<histogram_algorithm, const char*>> algorithms = {
+      {histogram_algorithm::automatic, "automatic"},
+      {histogram_algorithm::block_shared, "block_shared"},
+      {histogram_algorithm::warp_privatized, "warp_privatized"}};
+  // Both kernels (warp_privatized up to 256 bins), boundaries in shared memory up to 4096 bins and in
+  // global memory above; with an odd m the last boundary is +inf.
+  for (const std::uint32_t m : {1U, 2U, 3U, 16U, 255U, 256U, 257U, 4096U, 5000U}) {
     SCOPED_TRACE("m=" + std::to_string(m));
-    const auto samples = float_samples(100000, 300 + m);
+    auto samples = float_samples(100000, 300 + m);
     std::vector<float> boundaries(m + 1);
     for (std::uint32_t b = 0; b <= m; ++b) { boundaries[b] = std::sqrt(static_cast<float>(b) / m) * 1024.0F; }
+    if (m % 2 == 1) { boundaries.back() = std::numeric_limits<float>::infinity(); }
+    // Samples at, just below and just above every boundary, and the infinities.
+    for (const float b : boundaries) {
+      samples.push_back(b);
+      samples.push_back(std::nextafter(b, -std::numeric_limits<float>::infinity()));
+      samples.push_back(std::nextafter(b, std::numeric_limits<float>::infinity()));
+    }
+    samples.push_back(std::numeric_limits<float>::infinity());
+    samples.push_back(-std::numeric_limits<float>::infinity());
+    std::shuffle(samples.begin(), samples.end(), std::mt19937_64(m));
     std::vector<std::uint64_t> expected(m, 0);
     std::uint64_t expected_outside = 0;
     for (const float x : samples) {
@@ -314,10 +330,26 @@ TYPED_TEST(histogram_test, range_bins_count_like_upper_bound)
     }
     const auto stored_samples = make_buffer_from<float>(this->backend(), samples);
     const auto stored_boundaries = make_buffer_from<float>(this->backend(), boundaries);
-    const auto result =
-        histogram_range(this->backend(), std::as_const(stored_samples).span(), std::as_const(stored_boundaries).span());
-    EXPECT_EQ(result.counts, expected);
-    EXPECT_EQ(result.not_counted, expected_outside);
+    for (const auto& [algorithm, name] : algorithms) {
+      SCOPED_TRACE(name);
+      const auto result = histogram_range(this->backend(), std::as_const(stored_samples).span(),
+                                          std::as_const(stored_boundaries).span(), algorithm);
+      EXPECT_EQ(result.counts, expected);
+      EXPECT_EQ(result.not_counted, expected_outside);
+    }
+  }
+
+  // Integer samples up to the largest value, which is also the last boundary (outside every bin).
+  const auto stored_samples = make_buffer_from<std::uint32_t>(
+      this->backend(), std::vector<std::uint32_t>{0, 9, 10, 0xfffffffeU, 0xffffffffU, 5, 0xffffffffU});
+  const auto stored_boundaries =
+      make_buffer_from<std::uint32_t>(this->backend(), std::vector<std::uint32_t>{0, 10, 0xffffffffU});
+  for (const auto& [algorithm, name] : algorithms) {
+    SCOPED_TRACE(name);
+    const auto result = histogram_range(this->backend(), std::as_const(stored_samples).span(),
+                                        std::as_const(stored_boundaries).span(), algorithm);
+    EXPECT_EQ(result.counts, (std::vector<std::uint64_t>{3, 2}));
+    EXPECT_EQ(result.not_counted, 2U);
   }
 }
 

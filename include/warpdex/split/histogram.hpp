@@ -22,8 +22,8 @@
 
 namespace warpdex {
 
-/// How the cuda backend counts even bins (docs/split.md). Both give the same counts; the host backend
-/// has one algorithm and accepts any value.
+/// How the cuda backend counts (docs/split.md), even and range bins alike. Both give the same counts; the
+/// host backend has one algorithm and accepts any value.
 enum class histogram_algorithm {
   automatic,        ///< warp_privatized up to 256 bins, block_shared above
   block_shared,     ///< one shared counter per bin and block, one sample per 4-byte load
@@ -41,7 +41,8 @@ histogram_result histogram_even(const host& backend, std::span<const Sample> sam
                                 Sample upper, histogram_algorithm algorithm = histogram_algorithm::automatic);
 template <class Sample>
 histogram_result histogram_range(const host& backend, std::span<const Sample> samples,
-                                 std::span<const Sample> boundaries);
+                                 std::span<const Sample> boundaries,
+                                 histogram_algorithm algorithm = histogram_algorithm::automatic);
 
 /// The asynchronous forms on the host backend: the same API as the cuda backend's, computed before they
 /// return.
@@ -51,7 +52,8 @@ void histogram_even_async(const host& backend, std::span<const Sample> samples, 
                           histogram_algorithm algorithm = histogram_algorithm::automatic);
 template <class Sample>
 void histogram_range_async(const host& backend, std::span<const Sample> samples, std::span<const Sample> boundaries,
-                           std::span<std::uint64_t> counts);
+                           std::span<std::uint64_t> counts,
+                           histogram_algorithm algorithm = histogram_algorithm::automatic);
 
 #if WARPDEX_HAS_CUDA
 /// Counts the samples (device memory) in each of `bins` even bins of [lower, upper) on the cuda backend.
@@ -63,7 +65,8 @@ histogram_result histogram_even(const cuda& backend, std::span<const Sample> sam
                                 Sample upper, histogram_algorithm algorithm = histogram_algorithm::automatic);
 template <class Sample>
 histogram_result histogram_range(const cuda& backend, std::span<const Sample> samples,
-                                 std::span<const Sample> boundaries);
+                                 std::span<const Sample> boundaries,
+                                 histogram_algorithm algorithm = histogram_algorithm::automatic);
 
 /// Counts the samples (device memory) in each of `bins` even bins of [lower, upper), enqueued on the
 /// backend's stream without waiting for it: counts (device memory, bins + 1 words) receives the count of
@@ -82,7 +85,8 @@ void histogram_even_async(const cuda& backend, std::span<const Sample> samples, 
 /// bounds. The synchronous histogram_range checks them.
 template <class Sample>
 void histogram_range_async(const cuda& backend, std::span<const Sample> samples, std::span<const Sample> boundaries,
-                           std::span<std::uint64_t> counts);
+                           std::span<std::uint64_t> counts,
+                           histogram_algorithm algorithm = histogram_algorithm::automatic);
 #endif
 
 }  // namespace warpdex

@@ -217,11 +217,12 @@ struct guarded_buckets {
 template <class Identifier>
 struct block_identifier<guarded_buckets<Identifier>> {
   using inner = block_identifier<Identifier>;
+  using type = guarded_buckets<typename inner::type>;
   using storage = typename inner::storage;
-  /// As the wrapped identifier's (splitters to shared memory); reads the bad-id count once.
-  __device__ static guarded_buckets<Identifier> load(const guarded_buckets<Identifier>& guarded, storage& shared)
+  /// As the wrapped identifier's (splitters to a shared tree); reads the bad-id count once.
+  __device__ static type load(const guarded_buckets<Identifier>& guarded, storage& shared)
   {
-    return guarded_buckets<Identifier>{inner::load(guarded.identifier, shared), guarded.bad_ids, *guarded.bad_ids != 0};
+    return type{inner::load(guarded.identifier, shared), guarded.bad_ids, *guarded.bad_ids != 0};
   }
 };
 

@@ -43,9 +43,11 @@ struct even_bins {
 };
 
 /// Range bins: the upper bound among the m + 1 boundaries, minus one (below the first: wraps to no_bin).
-template <class Sample>
+/// `Boundaries` searches them: splitter_buckets (sorted, in the backend's memory) or, in a block of the
+/// cuda kernels, a splitter_tree in shared memory.
+template <class Sample, class Boundaries = splitter_buckets<Sample>>
 struct range_bins {
-  splitter_buckets<Sample> boundaries;
+  Boundaries boundaries;
 
   [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t bucket_count() const { return boundaries.splitter_count - 1; }
   [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t operator()(Sample x) const { return boundaries(x) - 1; }

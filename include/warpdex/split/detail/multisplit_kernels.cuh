@@ -15,6 +15,7 @@
 
 #include <warpdex/core/warp.cuh>
 #include <warpdex/split/bucket_identifiers.hpp>
+#include <warpdex/split/detail/splitter_tree.cuh>
 #include <warpdex/split/warp_multisplit.cuh>
 
 #include <cub/block/block_scan.cuh>
@@ -36,26 +37,25 @@ inline constexpr std::uint32_t multisplit_direct_max_buckets = multisplit_block_
 /// The id an inactive lane (past the end of the input) holds: never a valid bucket of the direct path.
 inline constexpr std::uint32_t no_bucket = 0xffffffffU;
 
-/// An identifier as a block uses it: splitters are copied to shared memory first (the direct path's
-/// at most 255 splitters), everything else is used as it is.
+/// An identifier as a block uses it (`type`): splitters become a search tree in shared memory (the
+/// direct path's at most 255 splitters), everything else is used as it is.
 template <class Identifier>
 struct block_identifier {
+  using type = Identifier;
   struct storage {};
-  __device__ static Identifier load(const Identifier& identifier, storage& /*unused*/) { return identifier; }
+  __device__ static type load(const Identifier& identifier, storage& /*unused*/) { return identifier; }
 };
 
 template <class T>
 struct block_identifier<splitter_buckets<T>> {
+  using type = splitter_tree<T>;
   struct storage {
-    T splitters[multisplit_direct_max_buckets - 1];
+    T nodes[splitter_tree_nodes(multisplit_direct_max_buckets - 1)];
   };
   /// Call with the whole block; the caller synchronizes before use.
-  __device__ static splitter_buckets<T> load(const splitter_buckets<T>& identifier, storage& shared)
+  __device__ static type load(const splitter_buckets<T>& identifier, storage& shared)
   {
-    for (std::uint32_t i = threadIdx.x; i < identifier.splitter_count; i += blockDim.x) {
-      shared.splitters[i] = identifier.splitters[i];
-    }
-    return splitter_buckets<T>{shared.splitters, identifier.splitter_count};
+    return build_splitter_tree(identifier.splitters, identifier.splitter_count, shared.nodes);
   }
 };
 
@@ -80,18 +80,37 @@ __device__ std::uint32_t element_word(const T& element, int word)
   }
 }
 
+/// The bucket of a reordered tile position: stored as a byte per position in shared memory, ...
+struct stored_buckets {
+  const std::uint8_t* at;
+  __device__ std::uint32_t operator()(std::uint32_t position, std::uint32_t /*word*/) const { return at[position]; }
+};
+
+/// ... or taken from the 32-bit key at that position where the identifier is a few arithmetic
+/// instructions (no byte stored and loaded in shared memory per key).
+template <class Key, class Identifier>
+struct recomputed_buckets {
+  static_assert(sizeof(Key) == sizeof(std::uint32_t), "the key is the position's one word");
+  Identifier identifier;
+  __device__ std::uint32_t operator()(std::uint32_t /*position*/, std::uint32_t word) const
+  {
+    return identifier(std::bit_cast<Key>(word));
+  }
+};
+
 /// Writes a tile's keys (or values) reordered by bucket: this thread's element `item` has tile position
-/// positions[item] (none where it is tile_size or more), and tile position p goes to output slot
-/// output_minus_tile[bucket_at[p]] + p, so consecutive threads write consecutive addresses. Call with
-/// the whole block once positions and bucket_at are final; `words` is the tile_keys-word shared buffer.
-template <int BlockThreads = multisplit_block_threads, class T, int Items>
+/// positions[item] (none where it is tile_size or more), and tile position p, holding word w, goes to
+/// output slot output_minus_tile[bucket_at(p, w)] + p, so consecutive threads write consecutive
+/// addresses. Call with the whole block once positions and the stored buckets are final; `words` is the
+/// tile_keys-word shared buffer.
+template <int BlockThreads = multisplit_block_threads, class T, int Items, class BucketAt>
 __device__ void write_reordered(const T (&elements)[Items], const std::uint32_t (&positions)[Items],
-                                std::uint32_t tile_size, std::uint32_t* words, const std::uint8_t* bucket_at,
+                                std::uint32_t tile_size, std::uint32_t* words, const BucketAt& bucket_at,
                                 const std::uint64_t* output_minus_tile, T* out)
 {
   auto* out_words = reinterpret_cast<std::uint32_t*>(out);
   for (int word = 0; word < words_per_element<T>; ++word) {
-    __syncthreads();  // bucket_at is complete and the previous round has left the buffer
+    __syncthreads();  // the stored buckets are complete and the previous round has left the buffer
 #pragma unroll
     for (int item = 0; item < Items; ++item) {
       if (positions[item] < tile_size) { words[positions[item]] = element_word(elements[item], word); }
@@ -101,8 +120,9 @@ __device__ void write_reordered(const T (&elements)[Items], const std::uint32_t 
     for (int item = 0; item < Items; ++item) {
       const std::uint32_t position = item * BlockThreads + threadIdx.x;
       if (position < tile_size) {
-        const std::uint64_t slot = output_minus_tile[bucket_at[position]] + position;
-        out_words[slot * words_per_element<T> + word] = words[position];
+        const std::uint32_t value = words[position];
+        const std::uint64_t slot = output_minus_tile[bucket_at(position, value)] + position;
+        out_words[slot * words_per_element<T> + word] = value;
       }
     }
   }
@@ -139,7 +159,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   __shared__ std::uint32_t histogram[multisplit_direct_max_buckets];
   const std::uint32_t m = identifier.bucket_count();
   for (std::uint32_t b = threadIdx.x; b < m; b += multisplit_block_threads) { histogram[b] = 0; }
-  const Identifier local = block_id::load(identifier, identifier_storage);
+  const typename block_id::type local = block_id::load(identifier, identifier_storage);
   __syncthreads();
 
   const std::uint64_t tile_begin = static_cast<std::uint64_t>(blockIdx.x) * multisplit_tile_keys;
@@ -189,7 +209,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   const unsigned warp_index = warp::warp_in_block();
   const unsigned lane = warp::lane_id();
   for (std::uint32_t b = lane; b < m; b += warp::size) { shared.warp_counts[warp_index][b] = 0; }
-  const Identifier local = block_id::load(identifier, shared.identifier);
+  const typename block_id::type local = block_id::load(identifier, shared.identifier);
   __syncthreads();
 
   // Warp-striped: warp w holds keys [w * 512, (w + 1) * 512) of the tile, item i at lane + 32 i, so the
@@ -249,10 +269,10 @@ __global__ void __launch_bounds__(multisplit_block_threads)
     positions[item] = shared.tile_first[b] + shared.warp_counts[warp_index][b] + ranks[item];
     shared.reordered_bucket[positions[item]] = static_cast<std::uint8_t>(b);
   }
-  write_reordered(keys, positions, tile_size, shared.reordered, shared.reordered_bucket, shared.output_minus_tile,
+  write_reordered(keys, positions, tile_size, shared.reordered, stored_buckets{shared.reordered_bucket}, shared.output_minus_tile,
                   keys_out);
   if constexpr (with_values) {
-    write_reordered(values, positions, tile_size, shared.reordered, shared.reordered_bucket, shared.output_minus_tile,
+    write_reordered(values, positions, tile_size, shared.reordered, stored_buckets{shared.reordered_bucket}, shared.output_minus_tile,
                     values_out);
   }
 }

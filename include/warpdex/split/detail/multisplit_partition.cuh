@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   __shared__ typename block_id::storage identifier_storage;
   __shared__ unsigned long long block_bad;
   if (threadIdx.x == 0) { block_bad = 0; }
-  const Identifier local = block_id::load(identifier, identifier_storage);
+  const typename block_id::type local = block_id::load(identifier, identifier_storage);
   __syncthreads();
 
   const std::uint32_t m = identifier.bucket_count();
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   constexpr std::uint32_t no_key = partition_max_buckets;  // the 2-bit id of lanes past the end
   static_assert(multisplit_items_per_thread * 2 <= 32, "a thread's 2-bit bucket ids fit in one word");
   __shared__ typename block_id::storage identifier_storage;
-  const Identifier local = block_id::load(identifier, identifier_storage);
+  const typename block_id::type local = block_id::load(identifier, identifier_storage);
   __syncthreads();
   const std::uint32_t m = identifier.bucket_count();
   const std::uint64_t tile = static_cast<std::uint64_t>(blockIdx.x) * multisplit_warps + warp::warp_in_block();

@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   for (std::uint32_t i = threadIdx.x; i < multisplit_warps * histogram_warp_counters; i += multisplit_block_threads) {
     counters[i / histogram_warp_counters][i % histogram_warp_counters] = 0;
   }
-  const Identifier local = block_id::load(identifier, identifier_storage);
+  const typename block_id::type local = block_id::load(identifier, identifier_storage);
   __syncthreads();
 
   std::uint32_t* mine = counters[warp::warp_in_block()] + warp::lane_id() % replicas;
@@ -136,6 +136,10 @@ __global__ void __launch_bounds__(single_pass_shape<sizeof(Key)>::block_threads,
   constexpr std::uint32_t tile_keys = shape::tile_keys;
   static_assert(radix_digits <= block_threads, "thread b owns bucket b");
   using block_id = block_identifier<Identifier>;
+  // 32-bit keys alone with an arithmetic identifier: the write-out takes each key's bucket from the key
+  // instead of a byte per key stored and loaded in shared memory (values would need it a second time).
+  constexpr bool recomputes_buckets =
+      !with_values && sizeof(Key) == sizeof(std::uint32_t) && arithmetic_identifier<Identifier>;
   using block_rank = cub::BlockRadixRankMatchEarlyCounts<block_threads, RadixBits, false>;
   static_assert(block_rank::BINS_TRACKED_PER_THREAD == 1, "one bucket per thread");
   struct shared_storage {
@@ -144,7 +148,7 @@ __global__ void __launch_bounds__(single_pass_shape<sizeof(Key)>::block_threads,
       typename block_rank::TempStorage rank;
       struct {
         std::uint32_t words[tile_keys];
-        std::uint8_t buckets[tile_keys];
+        std::uint8_t buckets[recomputes_buckets ? 1 : tile_keys];
       } reorder;
     };
     std::uint64_t output_minus_tile[radix_digits];  // output slot - tile position, per bucket
@@ -154,7 +158,7 @@ __global__ void __launch_bounds__(single_pass_shape<sizeof(Key)>::block_threads,
 
   if (bad_ids != nullptr && *bad_ids != 0) { return; }  // the host throws; the outputs stay untouched
   if (threadIdx.x == 0) { shared.tile = atomicAdd(next_tile, 1U); }
-  const Identifier local = block_id::load(identifier, shared.identifier);
+  const typename block_id::type local = block_id::load(identifier, shared.identifier);
   __syncthreads();
   const std::uint32_t tile = shared.tile;
   const std::uint32_t m = identifier.bucket_count();
@@ -212,15 +216,22 @@ __global__ void __launch_bounds__(single_pass_shape<sizeof(Key)>::block_threads,
 #pragma unroll
   for (int item = 0; item < items; ++item) {
     positions[item] = static_cast<std::uint32_t>(ranks[item]);
-    if (positions[item] < tile_size) {
+    if (!recomputes_buckets && positions[item] < tile_size) {
       shared.reorder.buckets[positions[item]] = static_cast<std::uint8_t>(buckets[item]);
     }
   }
-  write_reordered<block_threads>(keys, positions, tile_size, shared.reorder.words, shared.reorder.buckets,
-                                 shared.output_minus_tile, keys_out);
-  if constexpr (with_values) {
-    write_reordered<block_threads>(values, positions, tile_size, shared.reorder.words, shared.reorder.buckets,
-                                   shared.output_minus_tile, values_out);
+  if constexpr (recomputes_buckets) {
+    write_reordered<block_threads>(keys, positions, tile_size, shared.reorder.words,
+                                   recomputed_buckets<Key, typename block_id::type>{local}, shared.output_minus_tile,
+                                   keys_out);
+  } else {
+    const stored_buckets stored{shared.reorder.buckets};
+    write_reordered<block_threads>(keys, positions, tile_size, shared.reorder.words, stored, shared.output_minus_tile,
+                                   keys_out);
+    if constexpr (with_values) {
+      write_reordered<block_threads>(values, positions, tile_size, shared.reorder.words, stored,
+                                     shared.output_minus_tile, values_out);
+    }
   }
 }
 

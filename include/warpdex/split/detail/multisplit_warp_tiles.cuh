@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   const unsigned lane = warp::lane_id();
   lane_counters& counters = warp_counters[warp::warp_in_block()];
   for (std::uint32_t b = 0; b < m; ++b) { counters.at(b, lane) = 0; }  // each lane its column
-  const Identifier local = block_id::load(identifier, identifier_storage);
+  const typename block_id::type local = block_id::load(identifier, identifier_storage);
   __syncthreads();
 
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * multisplit_warps;
@@ -159,7 +159,7 @@ __global__ void __launch_bounds__(warp_tiles_scatter_shape<Key, Value, Identifie
   constexpr std::uint32_t no_key = warp_tiles_max_buckets;  // the id of lanes past the end
   __shared__ typename block_id::storage identifier_storage;
   __shared__ typename shape::storage warps[shape::block_warps];
-  const Identifier local = block_id::load(identifier, identifier_storage);
+  const typename block_id::type local = block_id::load(identifier, identifier_storage);
   __syncthreads();
   const std::uint32_t m = identifier.bucket_count();
   if (blockIdx.x == 0) {  // a block may have fewer threads than m + 1 offsets
