@@ -98,7 +98,7 @@ constexpr int privatized_unroll = 4;
 constexpr int histogram_warps = histogram_block_threads / warp::size;
 
 /// Counts in per-warp replicated shared counters (m <= privatized_max_bins), reading the samples with
-/// 16-byte loads (for_each_vectorized); each block adds its count of each bin to the global count once.
+/// 16-byte loads (count_vectorized); each block adds its count of each bin to the global count once.
 /// Launch with counting_blocks(): no 32-bit counter of a block can overflow.
 template <class Sample, class Bins>
 __global__ void __launch_bounds__(histogram_block_threads)
@@ -116,15 +116,7 @@ __global__ void __launch_bounds__(histogram_block_threads)
   __syncthreads();
 
   std::uint32_t* mine = counters[warp::warp_in_block()] + warp::lane_id() % replicas;
-  std::uint32_t outside = 0;
-  detail::for_each_vectorized<privatized_unroll>(samples, n, [&](Sample x) {
-    const std::uint32_t bin = local(x);
-    if (bin < m) {
-      atomicAdd(mine + bin * replicas, 1U);
-    } else {
-      ++outside;
-    }
-  });
+  std::uint32_t outside = detail::count_vectorized<privatized_unroll>(samples, n, local, m, mine, replicas);
   for (int offset = warp::size / 2; offset > 0; offset /= 2) { outside += warp::shfl_xor(outside, offset); }
   if (warp::lane_id() == 0 && outside != 0) { atomicAdd(not_counted, static_cast<unsigned long long>(outside)); }
   __syncthreads();

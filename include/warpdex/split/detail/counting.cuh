@@ -2,24 +2,46 @@
 // The counting passes' building blocks: a grid-strided loop that reads an array with 16-byte loads,
 // several of them in flight per thread (the partition's count and the privatized histogram), and the
 // per-block sum of per-warp replicated shared counters (the single pass's histogram too), and a warp's
-// read of a round of keys (the count passes over warp tiles).
+// read of a round of keys (the count passes over warp tiles), and the buckets of several keys at once.
 
 #include <warpdex/core/warp.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace warpdex::detail {
 
 /// Bytes per load of the vectorized loop (4 elements of 32 bits or 2 of 64).
 inline constexpr int vector_load_bytes = 16;
 
+/// Identifiers that find the buckets of several keys at once (splitter_tree: one descent for all of them).
+template <class Identifier, class Key, int N>
+inline constexpr bool identifies_all = requires(const Identifier& identifier, const Key (&keys)[N],
+                                                std::uint32_t (&buckets)[N]) { identifier.identify_all(keys, buckets); };
+
+/// buckets[k] = identifier(keys[k]) for k < N, all at once where the identifier can.
+template <class Identifier, class Key, int N>
+__device__ __forceinline__ void identify_all(const Identifier& identifier, const Key (&keys)[N],
+                                             std::uint32_t (&buckets)[N])
+{
+  if constexpr (identifies_all<Identifier, Key, N>) {
+    identifier.identify_all(keys, buckets);
+  } else {
+#pragma unroll
+    for (int k = 0; k < N; ++k) { buckets[k] = identifier(keys[k]); }
+  }
+}
+
 /// Calls visit(element) for every element of data[0, n) that this thread owns: the grid strides over
 /// 16-byte groups, each thread issuing `Unroll` independent group loads before visiting any element
 /// (Unroll x 16 bytes in flight per thread), then the groups left over and the elements past the last
 /// whole group one at a time. A misaligned `data` (not on a 16-byte boundary) is read one element at a
-/// time. Every element is visited exactly once over the grid; the order is not the input order.
-template <int Unroll, class T, class Visit>
-__device__ __forceinline__ void for_each_vectorized(const T* data, std::uint64_t n, Visit&& visit)
+/// time. Every element is visited exactly once over the grid; the order is not the input order. The
+/// elements of each round of unrolled loads go to visit_batch(T (&)[Unroll * 16 / sizeof(T)]) together,
+/// the others to visit(element) one at a time.
+template <int Unroll, class T, class VisitBatch, class Visit>
+__device__ __forceinline__ void for_each_vectorized_batch(const T* data, std::uint64_t n, VisitBatch&& visit_batch,
+                                                          Visit&& visit)
 {
   static_assert(vector_load_bytes % sizeof(T) == 0, "elements of 4 or 8 bytes");
   constexpr int per_group = vector_load_bytes / sizeof(T);
@@ -37,11 +59,13 @@ __device__ __forceinline__ void for_each_vectorized(const T* data, std::uint64_t
       group loaded[Unroll];
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) { loaded[u] = groups[g + u * stride]; }
+      T batch[Unroll * per_group];
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) {
 #pragma unroll
-        for (int k = 0; k < per_group; ++k) { visit(loaded[u].elements[k]); }
+        for (int k = 0; k < per_group; ++k) { batch[u * per_group + k] = loaded[u].elements[k]; }
       }
+      visit_batch(batch);
     }
     for (; g < group_count; g += stride) {
       const group one = groups[g];
@@ -51,6 +75,34 @@ __device__ __forceinline__ void for_each_vectorized(const T* data, std::uint64_t
     scalar_begin = group_count * per_group;
   }
   for (std::uint64_t i = scalar_begin + first; i < n; i += stride) { visit(data[i]); }
+}
+
+/// Counts the elements of data[0, n) that this thread owns (for_each_vectorized_batch): an element of
+/// bucket b < m adds 1 to mine[b * replicas] (this lane's replica in shared memory); returns how many
+/// had an id outside [0, m). The elements of the unrolled loads are identified together (identify_all).
+template <int Unroll, class T, class Identifier>
+__device__ __forceinline__ std::uint32_t count_vectorized(const T* data, std::uint64_t n, const Identifier& identifier,
+                                                          std::uint32_t m, std::uint32_t* mine, std::uint32_t replicas)
+{
+  std::uint32_t outside = 0;
+  const auto count = [&](std::uint32_t bucket) {
+    if (bucket < m) {
+      atomicAdd(mine + bucket * replicas, 1U);
+    } else {
+      ++outside;
+    }
+  };
+  for_each_vectorized_batch<Unroll>(
+      data, n,
+      [&](const auto& batch) {
+        constexpr int batch_size = static_cast<int>(std::extent_v<std::remove_cvref_t<decltype(batch)>>);
+        std::uint32_t buckets[batch_size];
+        identify_all(identifier, batch, buckets);
+#pragma unroll
+        for (const std::uint32_t bucket : buckets) { count(bucket); }
+      },
+      [&](T element) { count(identifier(element)); });
+  return outside;
 }
 
 /// Calls visit(key) for the keys of keys[begin, begin + RoundKeys) below n that lane `lane` of a warp

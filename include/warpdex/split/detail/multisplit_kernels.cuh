@@ -15,6 +15,7 @@
 
 #include <warpdex/core/warp.cuh>
 #include <warpdex/split/bucket_identifiers.hpp>
+#include <warpdex/split/detail/counting.cuh>
 #include <warpdex/split/detail/splitter_tree.cuh>
 #include <warpdex/split/warp_multisplit.cuh>
 
@@ -138,13 +139,28 @@ __device__ __forceinline__ void load_warp_striped_tile(const Key* keys_in, const
                                                        Key (&keys)[Items], ValueWord (&values)[Items],
                                                        std::uint32_t (&buckets)[Items])
 {
+  if constexpr (identifies_all<Identifier, Key, Items>) {  // every item's key first, then all buckets at once
 #pragma unroll
-  for (int item = 0; item < Items; ++item) {
-    const std::uint64_t index = warp_begin + item * warp::size + lane;
-    const bool valid = index < n;
-    keys[item] = valid ? keys_in[index] : Key{};
-    if constexpr (with_values) { values[item] = valid ? values_in[index] : ValueWord{}; }
-    buckets[item] = valid ? identifier(keys[item]) : inactive_bucket;
+    for (int item = 0; item < Items; ++item) {
+      const std::uint64_t index = warp_begin + item * warp::size + lane;
+      const bool valid = index < n;
+      keys[item] = valid ? keys_in[index] : Key{};
+      if constexpr (with_values) { values[item] = valid ? values_in[index] : ValueWord{}; }
+    }
+    identifier.identify_all(keys, buckets);
+#pragma unroll
+    for (int item = 0; item < Items; ++item) {
+      if (warp_begin + item * warp::size + lane >= n) { buckets[item] = inactive_bucket; }
+    }
+  } else {  // only the keys that exist are identified (a custom identifier sees no other key)
+#pragma unroll
+    for (int item = 0; item < Items; ++item) {
+      const std::uint64_t index = warp_begin + item * warp::size + lane;
+      const bool valid = index < n;
+      keys[item] = valid ? keys_in[index] : Key{};
+      if constexpr (with_values) { values[item] = valid ? values_in[index] : ValueWord{}; }
+      buckets[item] = valid ? identifier(keys[item]) : inactive_bucket;
+    }
   }
 }
 

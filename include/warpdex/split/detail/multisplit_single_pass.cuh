@@ -58,16 +58,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   __syncthreads();
 
   std::uint32_t* mine = counters[warp::warp_in_block()] + warp::lane_id() % replicas;
-  std::uint32_t bad = 0;
-  const auto count = [&](Key key) {
-    const std::uint32_t bucket = local(key);
-    if (bucket < m) {
-      atomicAdd(mine + bucket * replicas, 1U);
-    } else {
-      ++bad;
-    }
-  };
-  for_each_vectorized<histogram_load_unroll>(keys, n, count);
+  const std::uint32_t bad = count_vectorized<histogram_load_unroll>(keys, n, local, m, mine, replicas);
   if (bad != 0) { atomicAdd(bad_ids, static_cast<unsigned long long>(bad)); }
   __syncthreads();
   add_replicated_counts(counters, m, replicas, totals);

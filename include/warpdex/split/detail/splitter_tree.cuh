@@ -52,6 +52,27 @@ struct splitter_tree {
     for (std::uint32_t level = 0; level < levels; ++level) {
       node = 2 * node + 1 + (nodes[node] <= key ? 1U : 0U);
     }
+    return bucket_of_leaf(node);
+  }
+  /// The buckets of N keys, descending the tree level by level for all of them at once: N independent
+  /// loads in flight per level and one loop for N keys (identify_all in multisplit_kernels.cuh uses it).
+  template <int N>
+  __host__ __device__ void identify_all(const T (&keys)[N], std::uint32_t (&buckets)[N]) const
+  {
+    std::uint32_t(&node)[N] = buckets;  // each key's node, then its bucket: no more registers
+#pragma unroll
+    for (int k = 0; k < N; ++k) { node[k] = 0; }
+    for (std::uint32_t level = 0; level < levels; ++level) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) { node[k] = 2 * node[k] + 1 + (nodes[node[k]] <= keys[k] ? 1U : 0U); }
+    }
+#pragma unroll
+    for (int k = 0; k < N; ++k) { buckets[k] = bucket_of_leaf(node[k]); }
+  }
+
+ private:
+  [[nodiscard]] __host__ __device__ std::uint32_t bucket_of_leaf(std::uint32_t node) const
+  {
     const std::uint32_t below = node - ((std::uint32_t{1} << levels) - 1);  // the leaf's in-order rank
     return below < splitter_count ? below : splitter_count;
   }
