@@ -23,8 +23,11 @@ using detail::one_wave_blocks;
 /// Threads per block; the grid strides over the samples (one wave), so every block adds its shared
 /// counts to the global ones once.
 constexpr int histogram_block_threads = 256;
-/// Up to this many bins, counts (and range boundaries) live in shared memory: 16 KiB each at most.
+/// Up to this many bins, counts (and range boundaries) live in shared memory: 16 KiB of counts and
+/// 32 KiB of boundaries' tree (8191 nodes) at most, within the 48 KiB a launch gets without opting in.
 constexpr std::uint32_t histogram_shared_max_bins = 4096;
+/// The 16-byte loads each thread keeps in flight in the counting loops (count_vectorized).
+constexpr int histogram_load_unroll = 4;
 
 template <class Bins>
 struct shared_bins {
@@ -49,7 +52,15 @@ struct shared_bins<detail::range_bins<Sample>> {
   }
 };
 
-/// Counts in shared memory when `in_shared` (bins <= histogram_shared_max_bins), else global atomics.
+/// The 16-byte groups of n samples: the work items of the counting loops' grids.
+template <class Sample>
+std::uint64_t vector_groups(std::uint64_t n)
+{
+  return (n * sizeof(Sample) + detail::vector_load_bytes - 1) / detail::vector_load_bytes;
+}
+
+/// Counts in shared memory when `in_shared` (bins <= histogram_shared_max_bins; samples read with 16-byte
+/// loads, launched with counting_blocks()), else with global atomics, one sample per 4-byte load.
 template <bool in_shared, class Sample, class Bins>
 __global__ void __launch_bounds__(histogram_block_threads)
     histogram_kernel(const Sample* samples, std::uint64_t n, Bins bins, unsigned long long* counts,
@@ -69,15 +80,17 @@ __global__ void __launch_bounds__(histogram_block_threads)
     __syncthreads();
   }
   std::uint32_t outside = 0;
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const std::uint32_t bin = local(samples[i]);
-    if (bin >= m) {
-      ++outside;
-    } else if constexpr (in_shared) {
-      atomicAdd(&shared[bin], 1U);
-    } else {
-      atomicAdd(&counts[bin], 1ULL);
+  if constexpr (in_shared) {  // one counter per bin: the block's replica
+    outside = detail::count_vectorized<histogram_load_unroll>(samples, n, local, m, shared, 1);
+  } else {
+    const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+      const std::uint32_t bin = local(samples[i]);
+      if (bin < m) {
+        atomicAdd(&counts[bin], 1ULL);
+      } else {
+        ++outside;
+      }
     }
   }
   if (outside != 0) { atomicAdd(not_counted, static_cast<unsigned long long>(outside)); }
@@ -94,7 +107,6 @@ __global__ void __launch_bounds__(histogram_block_threads)
 /// its own bank), and the 16-byte loads each thread keeps in flight.
 constexpr std::uint32_t privatized_max_bins = 256;
 constexpr std::uint32_t privatized_warp_counters = 512;
-constexpr int privatized_unroll = 4;
 constexpr int histogram_warps = histogram_block_threads / warp::size;
 
 /// Counts in per-warp replicated shared counters (m <= privatized_max_bins), reading the samples with
@@ -116,7 +128,7 @@ __global__ void __launch_bounds__(histogram_block_threads)
   __syncthreads();
 
   std::uint32_t* mine = counters[warp::warp_in_block()] + warp::lane_id() % replicas;
-  std::uint32_t outside = detail::count_vectorized<privatized_unroll>(samples, n, local, m, mine, replicas);
+  std::uint32_t outside = detail::count_vectorized<histogram_load_unroll>(samples, n, local, m, mine, replicas);
   for (int offset = warp::size / 2; offset > 0; offset /= 2) { outside += warp::shfl_xor(outside, offset); }
   if (warp::lane_id() == 0 && outside != 0) { atomicAdd(not_counted, static_cast<unsigned long long>(outside)); }
   __syncthreads();
@@ -133,9 +145,8 @@ bool launch_privatized(const cuda& backend, const Sample* samples, std::uint64_t
   if (algorithm == histogram_algorithm::block_shared || m > privatized_max_bins) { return false; }
   const auto kernel = histogram_privatized_kernel<Sample, Bins>;
   const std::size_t shared_bytes = shared_bins<Bins>::bytes(bins);
-  const std::uint64_t groups = (n * sizeof(Sample) + detail::vector_load_bytes - 1) / detail::vector_load_bytes;
-  const unsigned blocks =
-      detail::counting_blocks(one_wave_blocks(kernel, histogram_block_threads, groups, shared_bytes), n);
+  const unsigned blocks = detail::counting_blocks(
+      one_wave_blocks(kernel, histogram_block_threads, vector_groups<Sample>(n), shared_bytes), n);
   kernel<<<blocks, histogram_block_threads, shared_bytes, backend.stream>>>(samples, n, bins, totals, totals + m);
   return true;
 }
@@ -157,8 +168,10 @@ void count_bins(const cuda& backend, std::span<const Sample> samples, const Bins
   } else if (m <= histogram_shared_max_bins) {
     const std::size_t shared_bytes = m * sizeof(std::uint32_t) + shared_bins<Bins>::bytes(bins);
     const auto kernel = histogram_kernel<true, Sample, Bins>;
-    kernel<<<one_wave_blocks(kernel, histogram_block_threads, n, shared_bytes), histogram_block_threads, shared_bytes,
-             backend.stream>>>(samples.data(), n, bins, totals, totals + m);
+    const unsigned blocks = detail::counting_blocks(
+        one_wave_blocks(kernel, histogram_block_threads, vector_groups<Sample>(n), shared_bytes), n);
+    kernel<<<blocks, histogram_block_threads, shared_bytes, backend.stream>>>(samples.data(), n, bins, totals,
+                                                                              totals + m);
   } else {
     const auto kernel = histogram_kernel<false, Sample, Bins>;
     kernel<<<one_wave_blocks(kernel, histogram_block_threads, n), histogram_block_threads, 0, backend.stream>>>(

@@ -26,7 +26,7 @@ namespace warpdex {
 /// host backend has one algorithm and accepts any value.
 enum class histogram_algorithm {
   automatic,        ///< warp_privatized up to 256 bins, block_shared above
-  block_shared,     ///< one shared counter per bin and block, one sample per 4-byte load
+  block_shared,     ///< one shared counter per bin and block (global counters above 4096 bins)
   warp_privatized,  ///< 16-byte loads, counters per warp replicated per lane group (m <= 256; above: block_shared)
 };
 

@@ -6,6 +6,7 @@
 // 2^d consecutive words, and every lane descends the same L levels with one compare and no branch.
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -41,6 +42,8 @@ __host__ __device__ constexpr std::uint32_t splitter_tree_nodes(std::uint32_t co
 /// node and lands in bucket 0, as with the sorted search.
 template <class T>
 struct splitter_tree {
+  static constexpr std::size_t batch_bytes = 32;
+
   const T* nodes = nullptr;
   std::uint32_t levels = 0;
   std::uint32_t splitter_count = 0;
@@ -56,18 +59,26 @@ struct splitter_tree {
   }
   /// The buckets of N keys, descending the tree level by level for all of them at once: N independent
   /// loads in flight per level and one loop for N keys (identify_all in multisplit_kernels.cuh uses it).
+  /// Keys in groups of `batch_bytes` bytes (8 of 32 bits), so that the nodes loaded for a group fit the
+  /// registers beside a tile's keys (20 keys at once made the single pass spill).
   template <int N>
   __host__ __device__ void identify_all(const T (&keys)[N], std::uint32_t (&buckets)[N]) const
   {
+    constexpr int batch = static_cast<int>(batch_bytes / sizeof(T));
     std::uint32_t(&node)[N] = buckets;  // each key's node, then its bucket: no more registers
 #pragma unroll
-    for (int k = 0; k < N; ++k) { node[k] = 0; }
-    for (std::uint32_t level = 0; level < levels; ++level) {
+    for (int first = 0; first < N; first += batch) {
 #pragma unroll
-      for (int k = 0; k < N; ++k) { node[k] = 2 * node[k] + 1 + (nodes[node[k]] <= keys[k] ? 1U : 0U); }
+      for (int k = first; k < N && k < first + batch; ++k) { node[k] = 0; }
+      for (std::uint32_t level = 0; level < levels; ++level) {
+#pragma unroll
+        for (int k = first; k < N && k < first + batch; ++k) {
+          node[k] = 2 * node[k] + 1 + (nodes[node[k]] <= keys[k] ? 1U : 0U);
+        }
+      }
+#pragma unroll
+      for (int k = first; k < N && k < first + batch; ++k) { buckets[k] = bucket_of_leaf(node[k]); }
     }
-#pragma unroll
-    for (int k = 0; k < N; ++k) { buckets[k] = bucket_of_leaf(node[k]); }
   }
 
  private:
