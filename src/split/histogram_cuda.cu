@@ -44,7 +44,8 @@ struct shared_bins<detail::range_bins<Sample>> {
   __device__ static type load(const detail::range_bins<Sample>& bins, void* shared)
   {
     const auto& boundaries = bins.boundaries;
-    return type{detail::build_splitter_tree(boundaries.splitters, boundaries.splitter_count, static_cast<Sample*>(shared))};
+    return type{
+        detail::build_splitter_tree(boundaries.splitters, boundaries.splitter_count, static_cast<Sample*>(shared))};
   }
   static std::size_t bytes(const detail::range_bins<Sample>& bins)
   {
@@ -224,8 +225,9 @@ histogram_result histogram_range(const cuda& backend, std::span<const Sample> sa
   detail::copy_device_bytes(host_boundaries.data(), boundaries.data(), boundaries.size_bytes(), backend.stream);
   detail::synchronize(backend.stream);
   detail::validate_splitters("histogram_range", std::span<const Sample>(host_boundaries));
-  return counted_synchronously(backend, range.bucket_count(),
-                               [&](std::span<std::uint64_t> counts) { count_bins(backend, samples, range, counts, algorithm); });
+  return counted_synchronously(backend, range.bucket_count(), [&](std::span<std::uint64_t> counts) {
+    count_bins(backend, samples, range, counts, algorithm);
+  });
 }
 
 template histogram_result histogram_even<float>(const cuda&, std::span<const float>, std::uint32_t, float, float,
@@ -233,7 +235,7 @@ template histogram_result histogram_even<float>(const cuda&, std::span<const flo
 template histogram_result histogram_even<std::uint32_t>(const cuda&, std::span<const std::uint32_t>, std::uint32_t,
                                                         std::uint32_t, std::uint32_t, histogram_algorithm);
 template histogram_result histogram_range<float>(const cuda&, std::span<const float>, std::span<const float>,
-                                                histogram_algorithm);
+                                                 histogram_algorithm);
 template histogram_result histogram_range<std::uint32_t>(const cuda&, std::span<const std::uint32_t>,
                                                          std::span<const std::uint32_t>, histogram_algorithm);
 

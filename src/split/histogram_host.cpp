@@ -82,7 +82,7 @@ template histogram_result histogram_even<float>(const host&, std::span<const flo
 template histogram_result histogram_even<std::uint32_t>(const host&, std::span<const std::uint32_t>, std::uint32_t,
                                                         std::uint32_t, std::uint32_t, histogram_algorithm);
 template histogram_result histogram_range<float>(const host&, std::span<const float>, std::span<const float>,
-                                                histogram_algorithm);
+                                                 histogram_algorithm);
 template histogram_result histogram_range<std::uint32_t>(const host&, std::span<const std::uint32_t>,
                                                          std::span<const std::uint32_t>, histogram_algorithm);
 template void histogram_even_async<float>(const host&, std::span<const float>, std::uint32_t, float, float,

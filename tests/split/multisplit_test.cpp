@@ -294,8 +294,7 @@ TYPED_TEST(multisplit_test, float_splitter_buckets_match_upper_bound)
 /// infinities and NaN), then random keys; with the largest key (or +inf) as the last splitter when
 /// `top_splitter`. The cuda kernels search a padded tree (splitter_tree.cuh): these are its edges.
 template <class Key, class Backend>
-void expect_edge_keys_split(const Backend& backend, std::uint32_t m, bool top_splitter, bool pairs,
-                            std::uint64_t seed)
+void expect_edge_keys_split(const Backend& backend, std::uint32_t m, bool top_splitter, bool pairs, std::uint64_t seed)
 {
   std::mt19937_64 random(seed);
   std::vector<Key> splitters;
@@ -351,8 +350,8 @@ void expect_edge_keys_split(const Backend& backend, std::uint32_t m, bool top_sp
 
 TYPED_TEST(multisplit_test, splitter_buckets_place_keys_at_the_splitters_edges)
 {
-  const auto counts = full_or_sanitizer_sized<std::vector<std::uint32_t>>({2, 3, 4, 5, 31, 32, 33, 129, 255, 256, 257},
-                                                                         {3, 33, 256});
+  const auto counts =
+      full_or_sanitizer_sized<std::vector<std::uint32_t>>({2, 3, 4, 5, 31, 32, 33, 129, 255, 256, 257}, {3, 33, 256});
   std::uint64_t seed = 9000;
   for (const std::uint32_t m : counts) {
     for (const bool top_splitter : {false, true}) {

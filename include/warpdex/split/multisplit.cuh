@@ -450,44 +450,55 @@ void cuda_warp_tiles_async(const char* caller, const cuda& backend, const Key* k
   WARPDEX_CHECK_LAUNCH("multisplit_warp_tiles_kernel");
 }
 
-/// The reduced-bit sort (any m; n < 2^32): label, sort (label, index) with CUB, gather, offsets. Reads
-/// the bad-id count on the host after labelling (stops_on_bad_ids) and the offsets at the end.
+/// The reduced-bit sort (any m; n < 2^32): label, CUB's stable sort of the keys (or of key-value pairs
+/// packed together) by their labels, unpack the pairs, offsets from the sorted labels. Nothing is
+/// gathered: the keys travel with their labels. Reads the bad-id count on the host after labelling
+/// (stops_on_bad_ids) and the offsets at the end.
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_sorting_multisplit(const char* caller, const cuda& backend, const Key* keys_in,
                                                    Key* keys_out, const Value* values_in, Value* values_out,
                                                    std::uint64_t n, const Identifier& identifier, bool synchronous,
                                                    std::uint64_t& bad_out)
 {
+  constexpr bool with_values = !std::is_void_v<Value>;
+  using pair = labelled_pair<Key, Value>;
   const std::uint32_t m = identifier.bucket_count();
   WARPDEX_EXPECTS(
       n <= std::numeric_limits<std::uint32_t>::max(),
       std::string(caller) + ": more than 256 buckets supports up to 2^32 - 1 keys, got " + std::to_string(n));
   auto labels = make_buffer<std::uint32_t>(backend, n);
   auto sorted_labels = make_buffer<std::uint32_t>(backend, n);
-  auto indices = make_buffer<std::uint32_t>(backend, n);
-  auto sorted_indices = make_buffer<std::uint32_t>(backend, n);
+  auto pairs = make_buffer<pair>(backend, with_values ? n : 0);
+  auto sorted_pairs = make_buffer<pair>(backend, with_values ? n : 0);
   auto bad_ids = make_buffer<unsigned long long>(backend, 1);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_ids.data(), 0, sizeof(unsigned long long), backend.stream));
   const unsigned blocks = blocks_for(n, multisplit_simple_block_threads);
-  multisplit_label_kernel<<<blocks, multisplit_simple_block_threads, 0, backend.stream>>>(
-      keys_in, n, identifier, labels.data(), indices.data(), bad_ids.data());
+  multisplit_label_kernel<Key, Value><<<blocks, multisplit_simple_block_threads, 0, backend.stream>>>(
+      keys_in, values_in, n, identifier, labels.data(), pairs.data(), bad_ids.data());
   WARPDEX_CHECK_LAUNCH("multisplit_label_kernel");
   if (stops_on_bad_ids(caller, bad_ids.to_vector().front(), n, m, synchronous, bad_out)) { return {}; }
 
   const int label_bits = bucket_id_bits(m);
   std::size_t sort_bytes = 0;
   const auto sort = [&](void* temp) {
-    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp, sort_bytes, labels.data(), sorted_labels.data(),
-                                                     indices.data(), sorted_indices.data(), n, 0, label_bits,
-                                                     backend.stream));
+    if constexpr (with_values) {
+      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp, sort_bytes, labels.data(), sorted_labels.data(),
+                                                       pairs.data(), sorted_pairs.data(), n, 0, label_bits,
+                                                       backend.stream));
+    } else {
+      WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp, sort_bytes, labels.data(), sorted_labels.data(), keys_in,
+                                                       keys_out, n, 0, label_bits, backend.stream));
+    }
   };
   sort(nullptr);
   auto sort_temp = make_buffer<std::uint8_t>(backend, sort_bytes);
   sort(sort_temp.data());
 
-  multisplit_gather_kernel<<<blocks, multisplit_simple_block_threads, 0, backend.stream>>>(
-      keys_in, values_in, keys_out, values_out, sorted_indices.data(), n);
-  WARPDEX_CHECK_LAUNCH("multisplit_gather_kernel");
+  if constexpr (with_values) {
+    multisplit_unpack_kernel<<<blocks, multisplit_simple_block_threads, 0, backend.stream>>>(sorted_pairs.data(), n,
+                                                                                            keys_out, values_out);
+    WARPDEX_CHECK_LAUNCH("multisplit_unpack_kernel");
+  }
   auto offsets = make_buffer<std::uint64_t>(backend, m);
   multisplit_offsets_kernel<<<blocks_for(n + 1, multisplit_simple_block_threads), multisplit_simple_block_threads, 0,
                               backend.stream>>>(sorted_labels.data(), n, m, offsets.data());

@@ -1,8 +1,9 @@
 #pragma once
 // The counting passes' building blocks: a grid-strided loop that reads an array with 16-byte loads,
-// several of them in flight per thread (the partition's count and the privatized histogram), and the
-// per-block sum of per-warp replicated shared counters (the single pass's histogram too), and a warp's
-// read of a round of keys (the count passes over warp tiles), and the buckets of several keys at once.
+// several of them in flight per thread, and counts each element's bucket in shared counters (the single
+// pass's histogram and both histogram kernels); the buckets of several keys at once (identify_all); the
+// per-block sum of per-warp replicated shared counters; and a warp's read of a round of keys (the count
+// passes over warp tiles and the partition).
 
 #include <warpdex/core/warp.cuh>
 
@@ -17,7 +18,10 @@ inline constexpr int vector_load_bytes = 16;
 /// Identifiers that find the buckets of several keys at once (splitter_tree: one descent for all of them).
 template <class Identifier, class Key, int N>
 inline constexpr bool identifies_all = requires(const Identifier& identifier, const Key (&keys)[N],
-                                                std::uint32_t (&buckets)[N]) { identifier.identify_all(keys, buckets); };
+                                                std::uint32_t (&buckets)[N])
+{
+  identifier.identify_all(keys, buckets);
+};
 
 /// buckets[k] = identifier(keys[k]) for k < N, all at once where the identifier can.
 template <class Identifier, class Key, int N>

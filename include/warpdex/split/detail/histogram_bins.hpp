@@ -53,7 +53,7 @@ struct range_bins {
   [[nodiscard]] WARPDEX_HOST_DEVICE std::uint32_t operator()(Sample x) const { return boundaries(x) - 1; }
   /// The bins of N samples at once, where the boundaries' search does N at once (splitter_tree).
   template <int N>
-    requires requires(const Boundaries& b, const Sample (&x)[N], std::uint32_t (&ids)[N]) { b.identify_all(x, ids); }
+  requires requires(const Boundaries& b, const Sample (&x)[N], std::uint32_t (&ids)[N]) { b.identify_all(x, ids); }
   WARPDEX_HOST_DEVICE void identify_all(const Sample (&samples)[N], std::uint32_t (&bins)[N]) const
   {
     boundaries.identify_all(samples, bins);

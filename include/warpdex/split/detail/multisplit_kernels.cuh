@@ -10,8 +10,8 @@
 //    the lane rank within a 32-key window), reorders the tile by bucket in shared memory, and writes
 //    each bucket's run to its slot: consecutive threads write consecutive addresses.
 // More than 256 buckets (multisplit.cuh): super-bucket passes over digits of the bucket id, with the
-// full ids counted first; or the reduced-bit sort: label each key, sort (label, input index) pairs
-// over ceil(log2 m) bits, gather.
+// full ids counted first; or the reduced-bit sort: label each key, sort the keys (or the key-value
+// pairs) by their labels over ceil(log2 m) bits.
 
 #include <warpdex/core/warp.cuh>
 #include <warpdex/split/bucket_identifiers.hpp>
@@ -285,11 +285,11 @@ __global__ void __launch_bounds__(multisplit_block_threads)
     positions[item] = shared.tile_first[b] + shared.warp_counts[warp_index][b] + ranks[item];
     shared.reordered_bucket[positions[item]] = static_cast<std::uint8_t>(b);
   }
-  write_reordered(keys, positions, tile_size, shared.reordered, stored_buckets{shared.reordered_bucket}, shared.output_minus_tile,
-                  keys_out);
+  write_reordered(keys, positions, tile_size, shared.reordered, stored_buckets{shared.reordered_bucket},
+                  shared.output_minus_tile, keys_out);
   if constexpr (with_values) {
-    write_reordered(values, positions, tile_size, shared.reordered, stored_buckets{shared.reordered_bucket}, shared.output_minus_tile,
-                    values_out);
+    write_reordered(values, positions, tile_size, shared.reordered, stored_buckets{shared.reordered_bucket},
+                    shared.output_minus_tile, values_out);
   }
 }
 
@@ -355,35 +355,46 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   }
 }
 
-/// Large-m path: labels[i] = bucket of key i, indices[i] = i; ids >= m go to *bad_ids.
-template <class Key, class Identifier>
-__global__ void multisplit_label_kernel(const Key* keys, std::uint64_t n, Identifier identifier, std::uint32_t* labels,
-                                        std::uint32_t* indices, unsigned long long* bad_ids)
+/// Large-m path: what CUB's sort moves along with a pair's label (keys alone move as themselves).
+template <class Key, class Value>
+struct labelled_pair {
+  Key key;
+  Value value;
+};
+template <class Key>
+struct labelled_pair<Key, void> {};  // keys alone: never stored
+
+/// Large-m path: labels[i] = bucket of key i (ids >= m counted in *bad_ids), and for pairs (Value not
+/// void) pairs[i] = {key i, value i}.
+template <class Key, class Value, class Identifier>
+__global__ void multisplit_label_kernel(const Key* keys, const Value* values, std::uint64_t n, Identifier identifier,
+                                        std::uint32_t* labels, labelled_pair<Key, Value>* pairs,
+                                        unsigned long long* bad_ids)
 {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool valid = i < n;
-  const std::uint32_t bucket = valid ? identifier(keys[i]) : 0;
+  const Key key = valid ? keys[i] : Key{};
+  const std::uint32_t bucket = valid ? identifier(key) : 0;
   const bool bad = valid && bucket >= identifier.bucket_count();
   const unsigned bad_lanes = warp::ballot(bad);
   if (bad_lanes != 0 && warp::rank_in(bad_lanes) == 0 && bad) {
     atomicAdd(bad_ids, static_cast<unsigned long long>(warp::popc(bad_lanes)));
   }
-  if (valid) {
-    labels[i] = bucket;
-    indices[i] = static_cast<std::uint32_t>(i);
-  }
+  if (!valid) { return; }
+  labels[i] = bucket;
+  if constexpr (!std::is_void_v<Value>) { pairs[i] = labelled_pair<Key, Value>{key, values[i]}; }
 }
 
-/// Large-m path: out[i] = in[source[i]] for keys and values (Value = void for keys only).
+/// Large-m path: keys_out[i], values_out[i] = the sorted pairs[i].
 template <class Key, class Value>
-__global__ void multisplit_gather_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
-                                         const std::uint32_t* source, std::uint64_t n)
+__global__ void multisplit_unpack_kernel(const labelled_pair<Key, Value>* pairs, std::uint64_t n, Key* keys_out,
+                                         Value* values_out)
 {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) { return; }
-  const std::uint32_t from = source[i];
-  keys_out[i] = keys_in[from];
-  if constexpr (!std::is_void_v<Value>) { values_out[i] = values_in[from]; }
+  const labelled_pair<Key, Value> pair = pairs[i];
+  keys_out[i] = pair.key;
+  values_out[i] = pair.value;
 }
 
 /// Large-m path: offsets[b] = first i with sorted_labels[i] >= b. Thread i (0..n) fills the buckets in

@@ -42,7 +42,6 @@ __host__ __device__ constexpr std::uint32_t splitter_tree_nodes(std::uint32_t co
 /// node and lands in bucket 0, as with the sorted search.
 template <class T>
 struct splitter_tree {
-
   const T* nodes = nullptr;
   std::uint32_t levels = 0;
   std::uint32_t splitter_count = 0;
@@ -51,9 +50,7 @@ struct splitter_tree {
   [[nodiscard]] __host__ __device__ std::uint32_t operator()(T key) const
   {
     std::uint32_t node = 0;  // children of node i: 2i + 1 (keys below it), 2i + 2 (keys at or above it)
-    for (std::uint32_t level = 0; level < levels; ++level) {
-      node = 2 * node + 1 + (nodes[node] <= key ? 1U : 0U);
-    }
+    for (std::uint32_t level = 0; level < levels; ++level) { node = 2 * node + 1 + (nodes[node] <= key ? 1U : 0U); }
     return bucket_of_leaf(node);
   }
   /// The buckets of N keys, descending the tree level by level for all of them at once: N independent
