@@ -596,11 +596,15 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
     return;
   }
   std::uint64_t bad = 0;
-  // Above 256 buckets the splitters are searched in global memory once per digit pass: the H200 rows
-  // (docs/split.md) had the reduced-bit sort, which searches them once, ahead at m = 1000 and 4096.
-  const bool splitters_beyond_direct = is_splitter_buckets<Identifier>::value && m > multisplit_direct_max_buckets;
+  // Above 256 buckets automatic takes the reduced-bit sort (n < 2^32) for splitters, which it searches
+  // once where the super buckets search them in global memory once per digit pass, and for 32-bit keys
+  // alone, which CUB's sort moves with their labels (H100, docs/split.md: 1.06-1.30x the super buckets
+  // for bit fields and delta buckets; pairs and 64-bit keys keep the super buckets).
+  const bool sorts_labels = m > multisplit_direct_max_buckets && n <= std::numeric_limits<std::uint32_t>::max() &&
+                            (is_splitter_buckets<Identifier>::value ||
+                             (std::is_void_v<Value> && sizeof(Key) == sizeof(std::uint32_t)));
   if (algorithm == multisplit_algorithm::reduced_bit_sort ||
-      (algorithm == multisplit_algorithm::automatic && splitters_beyond_direct)) {
+      (algorithm == multisplit_algorithm::automatic && sorts_labels)) {
     auto host_offsets = cuda_sorting_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out,
                                                 n, identifier, synchronous, bad);
     upload_split_results(backend, target, std::move(host_offsets), n, bad);

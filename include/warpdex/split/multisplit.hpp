@@ -88,7 +88,7 @@ enum class multisplit_algorithm {
   three_pass,        ///< count per tile, scan the (bucket, tile) table, scatter
   single_pass,       ///< bucket totals, then one pass with CUB's block ranking and decoupled look-back
   super_bucket,      ///< count the full ids, then one stable pass per digit of up to 8 bits of the id
-  reduced_bit_sort,  ///< label every key, sort (label, index) over ceil(log2 m) bits, gather; n < 2^32
+  reduced_bit_sort,  ///< label every key, sort keys (or packed pairs) by label over ceil(log2 m) bits; n < 2^32
   /// m <= 3: a table of each warp tile's counts, scanned, then one pass ranking with ballots that writes
   /// every bucket forward at its start (stable); with more buckets, as automatic
   partition,
