@@ -63,9 +63,17 @@ inline constexpr std::uint64_t warp_tiles_automatic_min_keys = std::uint64_t{1} 
 /// identifiers and large n, else as measured above. The super-bucket digits never have fewer than 8
 /// buckets and keep automatic_multisplit_algorithm.
 inline multisplit_algorithm automatic_one_pass_algorithm(std::uint32_t bucket_count, bool pairs, std::uint64_t n,
-                                                         std::size_t key_bytes, bool arithmetic)
+                                                         std::size_t key_bytes, bool arithmetic, bool bit_field)
 {
-  if (bucket_count <= partition_max_buckets) { return multisplit_algorithm::partition; }
+  if (bucket_count <= partition_max_buckets) {
+    // Pairs split by one bit: the warp tiles write each bucket's run of a 2048-pair tile at once and ran
+    // 1.14x / 1.09x CUB SortPairs against the partition's 0.96x (H100, adb4ed8 / 640942d, n = 2^28); a
+    // delta identifier's division, redone in their write-out, made them slower there. Up to 2^20 keys
+    // the partition needs no scan of its table.
+    const bool one_bit_pairs = pairs && bit_field && bucket_count == 2 && key_bytes == sizeof(std::uint32_t);
+    return one_bit_pairs && n > warp_tiles_automatic_min_keys ? multisplit_algorithm::warp_tiles
+                                                              : multisplit_algorithm::partition;
+  }
   const std::uint32_t warp_tiles_limit = pairs ? warp_tiles_automatic_buckets_pairs : warp_tiles_automatic_buckets_keys;
   if (arithmetic && key_bytes == sizeof(std::uint32_t) && bucket_count <= warp_tiles_limit &&
       n >= warp_tiles_automatic_min_keys) {
@@ -496,7 +504,7 @@ std::vector<std::uint64_t> cuda_sorting_multisplit(const char* caller, const cud
 
   if constexpr (with_values) {
     multisplit_unpack_kernel<<<blocks, multisplit_simple_block_threads, 0, backend.stream>>>(sorted_pairs.data(), n,
-                                                                                            keys_out, values_out);
+                                                                                             keys_out, values_out);
     WARPDEX_CHECK_LAUNCH("multisplit_unpack_kernel");
   }
   auto offsets = make_buffer<std::uint64_t>(backend, m);
@@ -600,9 +608,9 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
   // once where the super buckets search them in global memory once per digit pass, and for 32-bit keys
   // alone, which CUB's sort moves with their labels (H100, docs/split.md: 1.06-1.30x the super buckets
   // for bit fields and delta buckets; pairs and 64-bit keys keep the super buckets).
-  const bool sorts_labels = m > multisplit_direct_max_buckets && n <= std::numeric_limits<std::uint32_t>::max() &&
-                            (is_splitter_buckets<Identifier>::value ||
-                             (std::is_void_v<Value> && sizeof(Key) == sizeof(std::uint32_t)));
+  const bool sorts_labels =
+      m > multisplit_direct_max_buckets && n <= std::numeric_limits<std::uint32_t>::max() &&
+      (is_splitter_buckets<Identifier>::value || (std::is_void_v<Value> && sizeof(Key) == sizeof(std::uint32_t)));
   if (algorithm == multisplit_algorithm::reduced_bit_sort ||
       (algorithm == multisplit_algorithm::automatic && sorts_labels)) {
     auto host_offsets = cuda_sorting_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out,
@@ -623,8 +631,8 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
   const bool warp_tiles = algorithm == multisplit_algorithm::warp_tiles && m <= warp_tiles_max_buckets;
   if (algorithm != multisplit_algorithm::three_pass && algorithm != multisplit_algorithm::single_pass && !partition &&
       !warp_tiles) {
-    algorithm =
-        automatic_one_pass_algorithm(m, values_in != nullptr, n, sizeof(Key), arithmetic_identifier<Identifier>);
+    algorithm = automatic_one_pass_algorithm(m, values_in != nullptr, n, sizeof(Key), arithmetic_identifier<Identifier>,
+                                             std::is_same_v<Identifier, bit_field_buckets>);
   }
   if (algorithm == multisplit_algorithm::partition) {
     cuda_partition_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
