@@ -58,6 +58,13 @@ inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys = 16;
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs = 32;
 inline constexpr std::uint64_t warp_tiles_automatic_min_keys = std::uint64_t{1} << 20;
 
+/// Pairs split by one bit: the warp tiles write each bucket's run of a 2048-pair tile at once and ran
+/// 1.13-1.14x CUB SortPairs against the partition's 0.97x at n = 2^28 (H100, 19cc486), ahead from 2^23
+/// (1-5%) and clearly from 2^25 (9%); the partition led at 2^22 (10%) and below, where it needs no scan
+/// of its table up to 2^20 keys. A delta identifier's division, redone in the warp tiles' write-out,
+/// kept them behind the partition at 2^28.
+inline constexpr std::uint64_t warp_tiles_one_bit_pairs_min_keys = std::uint64_t{1} << 24;
+
 /// The algorithm `automatic` stands for with one pass (m <= 256): the partition for m <= 3 (lighter
 /// kernels over the same 12 bytes per key), the warp tiles for few buckets, 32-bit keys, arithmetic
 /// identifiers and large n, else as measured above. The super-bucket digits never have fewer than 8
@@ -66,13 +73,9 @@ inline multisplit_algorithm automatic_one_pass_algorithm(std::uint32_t bucket_co
                                                          std::size_t key_bytes, bool arithmetic, bool bit_field)
 {
   if (bucket_count <= partition_max_buckets) {
-    // Pairs split by one bit: the warp tiles write each bucket's run of a 2048-pair tile at once and ran
-    // 1.14x / 1.09x CUB SortPairs against the partition's 0.96x (H100, adb4ed8 / 640942d, n = 2^28); a
-    // delta identifier's division, redone in their write-out, made them slower there. Up to 2^20 keys
-    // the partition needs no scan of its table.
     const bool one_bit_pairs = pairs && bit_field && bucket_count == 2 && key_bytes == sizeof(std::uint32_t);
-    return one_bit_pairs && n > warp_tiles_automatic_min_keys ? multisplit_algorithm::warp_tiles
-                                                              : multisplit_algorithm::partition;
+    return one_bit_pairs && n >= warp_tiles_one_bit_pairs_min_keys ? multisplit_algorithm::warp_tiles
+                                                                   : multisplit_algorithm::partition;
   }
   const std::uint32_t warp_tiles_limit = pairs ? warp_tiles_automatic_buckets_pairs : warp_tiles_automatic_buckets_keys;
   if (arithmetic && key_bytes == sizeof(std::uint32_t) && bucket_count <= warp_tiles_limit &&
