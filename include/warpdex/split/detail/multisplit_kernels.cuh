@@ -139,27 +139,22 @@ __device__ __forceinline__ void load_warp_striped_tile(const Key* keys_in, const
                                                        Key (&keys)[Items], ValueWord (&values)[Items],
                                                        std::uint32_t (&buckets)[Items])
 {
-  if constexpr (identifies_all<Identifier, Key, Items>) {  // every item's key first, then all buckets at once
+  // An identifier that finds several buckets at once gets every item's key first (past the end of the
+  // input a zero key, whose bucket is then replaced); any other identifier sees only the keys that exist.
+  constexpr bool all_at_once = identifies_all<Identifier, Key, Items>;
 #pragma unroll
-    for (int item = 0; item < Items; ++item) {
-      const std::uint64_t index = warp_begin + item * warp::size + lane;
-      const bool valid = index < n;
-      keys[item] = valid ? keys_in[index] : Key{};
-      if constexpr (with_values) { values[item] = valid ? values_in[index] : ValueWord{}; }
-    }
+  for (int item = 0; item < Items; ++item) {
+    const std::uint64_t index = warp_begin + item * warp::size + lane;
+    const bool valid = index < n;
+    keys[item] = valid ? keys_in[index] : Key{};
+    if constexpr (with_values) { values[item] = valid ? values_in[index] : ValueWord{}; }
+    if constexpr (!all_at_once) { buckets[item] = valid ? identifier(keys[item]) : inactive_bucket; }
+  }
+  if constexpr (all_at_once) {
     identifier.identify_all(keys, buckets);
 #pragma unroll
     for (int item = 0; item < Items; ++item) {
       if (warp_begin + item * warp::size + lane >= n) { buckets[item] = inactive_bucket; }
-    }
-  } else {  // only the keys that exist are identified (a custom identifier sees no other key)
-#pragma unroll
-    for (int item = 0; item < Items; ++item) {
-      const std::uint64_t index = warp_begin + item * warp::size + lane;
-      const bool valid = index < n;
-      keys[item] = valid ? keys_in[index] : Key{};
-      if constexpr (with_values) { values[item] = valid ? values_in[index] : ValueWord{}; }
-      buckets[item] = valid ? identifier(keys[item]) : inactive_bucket;
     }
   }
 }
@@ -362,7 +357,8 @@ struct labelled_pair {
   Value value;
 };
 template <class Key>
-struct labelled_pair<Key, void> {};  // keys alone: never stored
+struct labelled_pair<Key, void> {
+};  // keys alone: never stored
 
 /// Large-m path: labels[i] = bucket of key i (ids >= m counted in *bad_ids), and for pairs (Value not
 /// void) pairs[i] = {key i, value i}.
