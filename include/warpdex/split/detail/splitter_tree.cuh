@@ -1,9 +1,10 @@
 #pragma once
 // Sorted splitters as a block searches them in shared memory: a complete binary tree in breadth-first
-// (Eytzinger) order. A binary search over the sorted array reads, at its level d, nodes 2^(L - d) words
-// apart: from the third level on, a warp's lanes read different words of one or two banks (up to 8-way
-// conflicts at 255 splitters), and the loop's trip count differs between lanes. Level d of the tree is
-// 2^d consecutive words, and every lane descends the same L levels with one compare and no branch.
+// (Eytzinger) order. Every key descends the same L levels with one load and one compare and no branch,
+// so a thread's keys can descend together (identify_all), their loads of a level in flight at once:
+// that is where the measured gain came from (docs/split.md), not the banks. A level's nodes are also
+// consecutive words, where the sorted array's binary search reads a level's nodes 2^(L - d) words apart
+// (up to 8-way bank conflicts at 255 splitters).
 
 #include <bit>
 #include <cstddef>
@@ -54,7 +55,7 @@ struct splitter_tree {
     return bucket_of_leaf(node);
   }
   /// The buckets of N keys, descending the tree level by level for all of them at once: N independent
-  /// loads in flight per level and one loop for N keys (identify_all in multisplit_kernels.cuh uses it).
+  /// loads in flight per level and one loop for N keys (through identify_all in counting.cuh).
   /// Up to 64 bytes of keys at once (a counting loop's 16 samples), more in groups of 32 bytes: the single
   /// pass's 20 keys a thread ran 6% faster at m = 256 in groups of 8 (H100), where a counting loop's 16
   /// samples in groups of 8 ran 7% slower.
