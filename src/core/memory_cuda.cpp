@@ -5,12 +5,16 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace warpdex {
@@ -43,6 +47,16 @@ class device_pool_resource final : public memory_resource {
   // CUDA runtime has shut down.
 
   [[nodiscard]] memory_kind kind() const noexcept override { return memory_kind::device; }
+
+  /// Maps the pool's memory, present and future, for GPU `peer` too.
+  void grant_access(int peer)
+  {
+    cudaMemAccessDesc access{};
+    access.location.type = cudaMemLocationTypeDevice;
+    access.location.id = peer;
+    access.flags = cudaMemAccessFlagsProtReadWrite;
+    WARPDEX_CUDA_TRY(cudaMemPoolSetAccess(pool_, &access, 1));
+  }
 
  private:
   void* do_allocate(std::size_t bytes, stream_t stream) override
@@ -155,22 +169,132 @@ class pinned_memory_resource final : public memory_resource {
 
 }  // namespace
 
+namespace {
+
+/// Every GPU's pool, made on first use, and which GPUs enable_peer_access joined (ordered pairs).
+struct device_pools {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<device_pool_resource>> resources;
+  std::set<std::pair<int, int>> joined;
+
+  device_pool_resource& of(int device)  // with the mutex held
+  {
+    if (resources.empty()) {
+      int device_count = 0;
+      WARPDEX_CUDA_TRY(cudaGetDeviceCount(&device_count));
+      resources.resize(static_cast<std::size_t>(device_count));
+    }
+    WARPDEX_EXPECTS(device >= 0 && static_cast<std::size_t>(device) < resources.size(),
+                    "device_resource: there is no CUDA device " + std::to_string(device));
+    auto& resource = resources[static_cast<std::size_t>(device)];
+    if (!resource) { resource = std::make_unique<device_pool_resource>(device); }
+    return *resource;
+  }
+};
+
+device_pools& pools()
+{
+  static auto* const instance = new device_pools;  // never destroyed, as the pools themselves
+  return *instance;
+}
+
+/// Makes `device` current for its lifetime, then restores the device that was.
+class current_device {
+ public:
+  explicit current_device(int device)
+  {
+    WARPDEX_CUDA_TRY(cudaGetDevice(&previous_));
+    WARPDEX_CUDA_TRY(cudaSetDevice(device));
+  }
+  ~current_device() { (void)cudaSetDevice(previous_); }
+  current_device(const current_device&) = delete;
+  current_device& operator=(const current_device&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+}  // namespace
+
 memory_resource* device_resource(int device)
 {
   if (device < 0) { WARPDEX_CUDA_TRY(cudaGetDevice(&device)); }
-  static std::mutex mutex;
-  static std::vector<std::unique_ptr<device_pool_resource>> resources;
-  const std::lock_guard lock(mutex);
-  if (resources.empty()) {
-    int device_count = 0;
-    WARPDEX_CUDA_TRY(cudaGetDeviceCount(&device_count));
-    resources.resize(static_cast<std::size_t>(device_count));
+  auto& all = pools();
+  const std::lock_guard lock(all.mutex);
+  return &all.of(device);
+}
+
+std::size_t enable_peer_access(const std::vector<int>& devices)
+{
+  auto& all = pools();
+  const std::lock_guard lock(all.mutex);
+  std::size_t unreachable = 0;
+  for (const int from : devices) {
+    for (const int to : devices) {
+      if (from == to || all.joined.contains({from, to})) { continue; }
+      int possible = 0;
+      WARPDEX_CUDA_TRY(cudaDeviceCanAccessPeer(&possible, from, to));
+      if (possible == 0) {
+        ++unreachable;
+        continue;
+      }
+      {
+        // Plain allocations (cudaMalloc, NCCL's, a user's) of `to`, reachable from `from`'s context.
+        const current_device on(from);
+        const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
+        if (status == cudaErrorPeerAccessAlreadyEnabled) {
+          (void)cudaGetLastError();
+        } else {
+          WARPDEX_CUDA_TRY(status);
+        }
+      }
+      all.of(to).grant_access(from);
+      all.joined.insert({from, to});
+    }
   }
-  WARPDEX_EXPECTS(static_cast<std::size_t>(device) < resources.size(),
-                  "device_resource: there is no CUDA device " + std::to_string(device));
-  auto& resource = resources[static_cast<std::size_t>(device)];
-  if (!resource) { resource = std::make_unique<device_pool_resource>(device); }
-  return resource.get();
+  return unreachable;
+}
+
+bool peer_access_enabled(int from, int to)
+{
+  if (from == to) { return true; }
+  auto& all = pools();
+  const std::lock_guard lock(all.mutex);
+  return all.joined.contains({from, to});
+}
+
+void copy_between_devices(void* destination, int destination_device, const void* source, int source_device,
+                          std::size_t bytes, stream_t stream)
+{
+  if (bytes == 0) { return; }
+  const current_device on(destination_device);
+  if (peer_access_enabled(destination_device, source_device)) {
+    WARPDEX_CUDA_TRY(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, stream));
+    WARPDEX_CUDA_TRY(cudaStreamSynchronize(stream));
+    return;
+  }
+  // No peer mapping: through pinned host memory, a chunk at a time.
+  constexpr std::size_t chunk_bytes = std::size_t{64} << 20;
+  memory_resource* pinned = pinned_resource();
+  const std::size_t staging_bytes = std::min(bytes, chunk_bytes);
+  void* staging = pinned->allocate(staging_bytes);
+  try {
+    for (std::size_t done = 0; done < bytes; done += staging_bytes) {
+      const std::size_t part = std::min(staging_bytes, bytes - done);
+      {
+        const current_device from(source_device);
+        WARPDEX_CUDA_TRY(
+            cudaMemcpy(staging, static_cast<const std::byte*>(source) + done, part, cudaMemcpyDeviceToHost));
+      }
+      WARPDEX_CUDA_TRY(
+          cudaMemcpyAsync(static_cast<std::byte*>(destination) + done, staging, part, cudaMemcpyHostToDevice, stream));
+      WARPDEX_CUDA_TRY(cudaStreamSynchronize(stream));
+    }
+  } catch (...) {
+    pinned->deallocate(staging, staging_bytes);
+    throw;
+  }
+  pinned->deallocate(staging, staging_bytes);
 }
 
 memory_resource* pinned_resource()

@@ -2,6 +2,7 @@
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/memory_resource.hpp>
 #include <warpdex/distributed/communicator.hpp>
 
 #include <cuda_runtime_api.h>
@@ -162,6 +163,9 @@ communicator::communicator(const std::vector<int>& devices) : ranks_(static_cast
   for (std::size_t i = 0; i < devices.size(); ++i) {
     locals_.push_back({static_cast<std::uint32_t>(i), devices[i], streams[i], comms[i]});
   }
+  // One process's GPUs reach each other's memory (their pools' included) where the hardware allows: copies
+  // between them, as the workloads make from the first GPU's keys, need it.
+  (void)enable_peer_access(devices);
 }
 
 communicator::~communicator()

@@ -3,6 +3,7 @@
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/generate.hpp>
+#include <warpdex/core/memory_resource.hpp>
 #include <warpdex/distributed/sharded_hash_workload.hpp>
 #include <warpdex/hash/slab_map.hpp>
 
@@ -74,10 +75,10 @@ sharded_hash_result measure_sharded_hash(communicator& group, const sharded_hash
     const std::uint64_t count = slice_offsets[gpu + 1] - slice_offsets[gpu];
     keys[gpu] = make_buffer<std::uint32_t>(on, count);
     queries[gpu] = make_buffer<std::uint32_t>(on, count);
-    warpdex::detail::copy_device_bytes(keys[gpu].data(), all_keys->data() + slice_offsets[gpu],
-                                       count * sizeof(std::uint32_t), on.stream);
-    warpdex::detail::copy_device_bytes(queries[gpu].data(), all_queries->data() + slice_offsets[gpu],
-                                       count * sizeof(std::uint32_t), on.stream);
+    copy_between_devices(keys[gpu].data(), group.device(gpu), all_keys->data() + slice_offsets[gpu], group.device(0),
+                         count * sizeof(std::uint32_t), on.stream);
+    copy_between_devices(queries[gpu].data(), group.device(gpu), all_queries->data() + slice_offsets[gpu],
+                         group.device(0), count * sizeof(std::uint32_t), on.stream);
     on.synchronize();
   });
   result.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_started).count();

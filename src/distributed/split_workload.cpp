@@ -3,6 +3,7 @@
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/generate.hpp>
+#include <warpdex/core/memory_resource.hpp>
 #include <warpdex/distributed/split_workload.hpp>
 #include <warpdex/split/multisplit.hpp>
 #include <warpdex/split/radix_sort.hpp>
@@ -91,8 +92,8 @@ split_workload_result measure_distributed_split(communicator& group, const split
     const cuda on = group.backend(gpu);
     const std::uint64_t count = slice_offsets[gpu + 1] - slice_offsets[gpu];
     slices[gpu] = make_buffer<std::uint32_t>(on, count);
-    warpdex::detail::copy_device_bytes(slices[gpu].data(), all_keys->data() + slice_offsets[gpu],
-                                       count * sizeof(std::uint32_t), on.stream);
+    copy_between_devices(slices[gpu].data(), group.device(gpu), all_keys->data() + slice_offsets[gpu], group.device(0),
+                         count * sizeof(std::uint32_t), on.stream);
     on.synchronize();
   });
   per_rank<const std::uint32_t> spans;

@@ -8,9 +8,14 @@
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
 
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/memory_resource.hpp>
+
 #include <warpdex/distributed/bootstrap.hpp>
 #include <warpdex/distributed/communicator.hpp>
 #include <warpdex/distributed/distributed_slab_map.hpp>
+#include <warpdex/distributed/sharded_hash_workload.hpp>
+#include <warpdex/distributed/split_workload.hpp>
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -143,6 +148,58 @@ TEST_F(communicator_test, OneProcessDrivingTwoGpus)
   check_collectives(group);
   run_checked_workload(group, 9, 50000);
   run_checked_split_and_sort(group, 9, 100000);
+}
+
+TEST_F(communicator_test, CopiesBetweenTwoGpusPoolsWithAndWithoutPeerAccess)
+{
+  require_gpus(2);
+  if (IsSkipped()) { return; }
+  constexpr std::size_t count = (std::size_t{1} << 24) + 12345;  // more than one staging chunk
+  std::vector<std::uint32_t> words(count);
+  for (std::size_t i = 0; i < count; ++i) { words[i] = static_cast<std::uint32_t>(i * 2654435761U); }
+  const auto copy_from_gpu1_to_gpu0 = [&] {
+    buffer<std::uint32_t> source;
+    {
+      WARPDEX_CUDA_TRY(cudaSetDevice(1));
+      source = make_buffer<std::uint32_t>(cuda{}, count);  // GPU 1's pool
+      source.copy_from(words);
+      WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
+    }
+    WARPDEX_CUDA_TRY(cudaSetDevice(0));
+    auto destination = make_buffer<std::uint32_t>(cuda{}, count);
+    destination.copy_from(std::vector<std::uint32_t>(count, poison_value));
+    copy_between_devices(destination.data(), 0, source.data(), 1, count * sizeof(std::uint32_t), nullptr);
+    EXPECT_EQ(destination.to_vector(), words);
+    WARPDEX_CUDA_TRY(cudaSetDevice(1));
+    source = {};
+    WARPDEX_CUDA_TRY(cudaSetDevice(0));
+  };
+  // Through host memory while the GPUs are not joined (when no earlier case of this process joined them).
+  if (!peer_access_enabled(0, 1)) { copy_from_gpu1_to_gpu0(); }
+  const std::size_t unreachable = enable_peer_access({0, 1});
+  EXPECT_EQ(peer_access_enabled(0, 1), unreachable == 0) << unreachable << " pairs cannot be joined";
+  copy_from_gpu1_to_gpu0();
+  EXPECT_EQ(enable_peer_access({0, 1}), unreachable);  // idempotent
+}
+
+/// What `warpdex hash --gpus N` and `warpdex split --gpus N` run (their keys generated on the first GPU, each GPU's
+/// slice copied to it), at a small size on every visible GPU: each checks itself against one GPU.
+TEST_F(communicator_test, TheCommandsWorkloadsOnEveryVisibleGpu)
+{
+  communicator group(communicator::visible_devices());
+  const timing_options once{0, 1};
+  distributed::sharded_hash_options hash_options;
+  hash_options.keys = 300001;
+  hash_options.timing = once;
+  const auto hashed = distributed::measure_sharded_hash(group, hash_options);
+  EXPECT_TRUE(hashed.passed) << hashed.check;
+  EXPECT_TRUE(hashed.all_to_all_verified);
+  EXPECT_EQ(hashed.keys_per_gpu.size(), group.rank_count());
+  distributed::split_workload_options split_options;
+  split_options.keys = 400003;
+  split_options.timing = once;
+  const auto split = distributed::measure_distributed_split(group, split_options);
+  EXPECT_TRUE(split.multisplit.passed && split.sort.passed) << split.check;
 }
 
 /// Rank 1 of OneProcessPerGpuOverAFile, when this executable is started as it (the environment says so).

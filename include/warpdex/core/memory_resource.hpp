@@ -5,6 +5,7 @@
 #include <warpdex/core/config.hpp>
 
 #include <cstddef>
+#include <vector>
 
 namespace warpdex {
 
@@ -52,6 +53,24 @@ memory_resource* host_resource();
 /// again before reporting `out_of_memory`. Memory freed by warpdex therefore stays reserved for
 /// warpdex until then.
 memory_resource* device_resource(int device = -1);
+
+/// Lets every GPU of `devices` read and write the memory of the others where the hardware joins them (NVLink,
+/// or PCIe peer-to-peer): enables peer access between their contexts and grants it on their `device_resource`
+/// pools, whose allocations are otherwise mapped for their own GPU alone (a copy between two GPUs' pool
+/// memory, or a kernel reading a peer's, then fails with cudaErrorInvalidValue). Idempotent; costs a
+/// context and a pool on each listed GPU. Returns how many ordered pairs (a reaching b) cannot be joined:
+/// copies between those stay possible through host memory only (`copy_between_devices`).
+std::size_t enable_peer_access(const std::vector<int>& devices);
+
+/// Whether GPU `from` may read and write GPU `to`'s pool memory (always true for from == to): what
+/// `enable_peer_access` granted.
+[[nodiscard]] bool peer_access_enabled(int from, int to);
+
+/// Copies `bytes` from `source`, device memory of GPU `source_device`, to `destination`, device memory of GPU
+/// `destination_device`, ordered on `stream` (a stream of the destination GPU), then waits for it: directly where
+/// `enable_peer_access` joined the two GPUs, otherwise through pinned host memory in chunks.
+void copy_between_devices(void* destination, int destination_device, const void* source, int source_device,
+                          std::size_t bytes, stream_t stream);
 
 /// The process-wide resource for pinned host memory (`cudaMallocHost`); it synchronizes the device on
 /// free. Freed blocks of 1 MiB or more (sizes rounded up to 2 MiB) are kept pinned, up to 1 GiB in all,
