@@ -113,7 +113,7 @@ void run_distributed(context& ctx)
   const std::vector<std::uint64_t> sizes{ctx.n(), 4 * ctx.n()};
   const bool any_selected = std::any_of(sizes.begin(), sizes.end(), [&](std::uint64_t n) {
     return ctx.selected(name_of("slab_map/build", n)) || ctx.selected(name_of("slab_map/find", n)) ||
-           ctx.selected(name_of("nccl/all_to_all", n));
+           ctx.selected(name_of("nccl/all_to_all", n)) || ctx.selected(name_of("copies/all_to_all", n));
   });
   const std::string multisplit_name = name_of("multisplit/keys32", ctx.n());
   const std::string sort_name = name_of("sort/keys32", ctx.n());
@@ -125,7 +125,10 @@ void run_distributed(context& ctx)
     const std::string build_name = name_of("slab_map/build", n);
     const std::string find_name = name_of("slab_map/find", n);
     const std::string exchange_name = name_of("nccl/all_to_all", n);
-    if (!ctx.selected(build_name) && !ctx.selected(find_name) && !ctx.selected(exchange_name)) { continue; }
+    if (!ctx.selected(build_name) && !ctx.selected(find_name) && !ctx.selected(exchange_name) &&
+        !ctx.selected(name_of("copies/all_to_all", n))) {
+      continue;
+    }
     // The first GPU holds the baseline's every key besides its share: it needs the most.
     const double share = static_cast<double>(n) / gpus;
     const double needed =
@@ -168,6 +171,20 @@ void run_distributed(context& ctx)
       r.baseline = "cudaMemcpyAsync device to device, read + write bytes (same run)";
       r.baseline_value = ctx.copy_bandwidth_GBps();
       r.verified = result.all_to_all_verified;
+      r.metrics = {{"gpus", static_cast<double>(gpus)}};
+      ctx.add(std::move(r));
+    }
+    const std::string copies_name = name_of("copies/all_to_all", n);
+    if (ctx.selected(copies_name) && result.copies_all_to_all_ms > 0) {
+      row r;
+      r.name = copies_name;
+      r.n = result.all_to_all_bytes_per_gpu;
+      r.median_ms = result.copies_all_to_all_ms;
+      r.value = result.copies_all_to_all_GBps();
+      r.unit = "GB/s per GPU";
+      r.baseline = "NCCL's all-to-all of the same buckets (same run)";
+      r.baseline_value = result.all_to_all_GBps();
+      r.verified = result.copies_all_to_all_verified;
       r.metrics = {{"gpus", static_cast<double>(gpus)}};
       ctx.add(std::move(r));
     }

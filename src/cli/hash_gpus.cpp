@@ -87,10 +87,15 @@ void print_sharded_hash(std::uint32_t gpus, std::uint32_t size_log2, std::uint64
   print_operation("build", result, result.build_ms, result.one_gpu_build_ms, result.build_phases);
   print_operation("find", result, result.find_ms, result.one_gpu_find_ms, result.find_phases);
   std::printf(
-      "all-to-all (NCCL, %.1f MiB from each GPU, an equal share to every GPU): %.3f ms, %.1f GB/s per GPU, "
-      "data %s\n",
+      "all-to-all (%.1f MiB from each GPU, an equal share to every GPU): NCCL %.3f ms, %.1f GB/s per GPU, data %s",
       static_cast<double>(result.all_to_all_bytes_per_gpu) / (1 << 20), result.all_to_all_ms, result.all_to_all_GBps(),
       result.all_to_all_verified ? "checked" : "WRONG");
+  if (result.copies_all_to_all_ms > 0) {
+    std::printf("; copies between the GPUs %.3f ms, %.1f GB/s per GPU, data %s", result.copies_all_to_all_ms,
+                result.copies_all_to_all_GBps(), result.copies_all_to_all_verified ? "checked" : "WRONG");
+  }
+  std::printf("\nthe map's calls exchanged %s\n",
+              result.map_exchanged_by_copies ? "by copies between the GPUs (peer access)" : "through NCCL");
   std::printf("keys per GPU after the build:");
   for (const std::uint64_t keys : result.keys_per_gpu) { std::printf(" %llu", static_cast<unsigned long long>(keys)); }
   const auto most = *std::max_element(result.keys_per_gpu.begin(), result.keys_per_gpu.end());
@@ -99,6 +104,8 @@ void print_sharded_hash(std::uint32_t gpus, std::uint32_t size_log2, std::uint64
               result.setup_seconds, result.check_seconds);
   WARPDEX_EXPECTS(result.passed, "hash --gpus: the check failed: " + result.check);
   WARPDEX_EXPECTS(result.all_to_all_verified, "hash --gpus: the timed all-to-all delivered wrong data");
+  WARPDEX_EXPECTS(result.copies_all_to_all_ms == 0 || result.copies_all_to_all_verified,
+                  "hash --gpus: the timed all-to-all by copies delivered wrong data");
 }
 #else
 void print_sharded_hash(std::uint32_t /*gpus*/, std::uint32_t /*size_log2*/, std::uint64_t /*seed*/)

@@ -165,7 +165,7 @@ communicator::communicator(const std::vector<int>& devices) : ranks_(static_cast
   }
   // One process's GPUs reach each other's memory (their pools' included) where the hardware allows: copies
   // between them, as the workloads make from the first GPU's keys, need it.
-  (void)enable_peer_access(devices);
+  copies_possible_ = enable_peer_access(devices) == 0;
 }
 
 communicator::~communicator()
@@ -277,14 +277,22 @@ void communicator::all_to_all(std::span<const all_to_all_buffers> buffers, std::
   WARPDEX_EXPECTS(buffers.size() == local_count(), "communicator::all_to_all: " + std::to_string(buffers.size()) +
                                                        " buffers for " + std::to_string(local_count()) +
                                                        " local ranks");
+  for (std::uint32_t local = 0; local < local_count(); ++local) {
+    const exchange_layout& layout = *buffers[local].layout;
+    const std::uint32_t rank = locals_[local].rank;
+    WARPDEX_EXPECTS(layout.send_counts[rank] == layout.receive_counts[rank],
+                    "communicator::all_to_all: rank " + std::to_string(rank) + " sends itself " +
+                        std::to_string(layout.send_counts[rank]) + " elements but expects " +
+                        std::to_string(layout.receive_counts[rank]));
+  }
+  if (exchanges_by_copies()) {
+    all_to_all_by_copies(buffers, element_bytes);
+    return;
+  }
   // A rank's bucket for itself is a copy on its stream, outside the group.
   for (std::uint32_t local = 0; local < local_count(); ++local) {
     const local_rank& on = locals_[local];
     const exchange_layout& layout = *buffers[local].layout;
-    WARPDEX_EXPECTS(layout.send_counts[on.rank] == layout.receive_counts[on.rank],
-                    "communicator::all_to_all: rank " + std::to_string(on.rank) + " sends itself " +
-                        std::to_string(layout.send_counts[on.rank]) + " elements but expects " +
-                        std::to_string(layout.receive_counts[on.rank]));
     const std::size_t bytes = layout.send_counts[on.rank] * element_bytes;
     if (bytes > 0) {
       const device_scope device(on.device);
@@ -315,6 +323,61 @@ void communicator::all_to_all(std::span<const all_to_all_buffers> buffers, std::
       }
     }
   }
+}
+
+void communicator::all_to_all_by_copies(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const
+{
+  // Every rank is local here, local index = rank (ncclCommInitAll). Each receiver's stream waits for every sender's
+  // stream to have its bucket ready, pulls its buckets, and each sender's stream then waits for every receiver, so
+  // that a send buffer freed or rewritten on the sender's stream outlives the copies that read it.
+  const std::size_t count = locals_.size();
+  std::vector<cudaEvent_t> ready(count, nullptr);
+  std::vector<cudaEvent_t> pulled(count, nullptr);
+  const auto destroy = [&] {
+    for (std::size_t local = 0; local < count; ++local) {
+      const device_scope on(locals_[local].device);
+      if (ready[local] != nullptr) { (void)cudaEventDestroy(ready[local]); }  // released once they complete
+      if (pulled[local] != nullptr) { (void)cudaEventDestroy(pulled[local]); }
+    }
+  };
+  try {
+    for (std::size_t local = 0; local < count; ++local) {
+      const device_scope on(locals_[local].device);
+      WARPDEX_CUDA_TRY(cudaEventCreateWithFlags(&ready[local], cudaEventDisableTiming));
+      WARPDEX_CUDA_TRY(cudaEventCreateWithFlags(&pulled[local], cudaEventDisableTiming));
+      WARPDEX_CUDA_TRY(cudaEventRecord(ready[local], locals_[local].stream));
+    }
+    for (std::size_t receiver = 0; receiver < count; ++receiver) {
+      const local_rank& on = locals_[receiver];
+      const device_scope device(on.device);
+      const exchange_layout& layout = *buffers[receiver].layout;
+      for (std::size_t sender = 0; sender < count; ++sender) {
+        const exchange_layout& sender_layout = *buffers[sender].layout;
+        const std::uint64_t elements = layout.receive_counts[sender];
+        WARPDEX_EXPECTS(elements == sender_layout.send_counts[receiver],
+                        "communicator::all_to_all: rank " + std::to_string(receiver) + " expects " +
+                            std::to_string(elements) + " elements from rank " + std::to_string(sender) +
+                            ", which sends " + std::to_string(sender_layout.send_counts[receiver]));
+        if (elements == 0) { continue; }
+        if (sender != receiver) { WARPDEX_CUDA_TRY(cudaStreamWaitEvent(on.stream, ready[sender], 0)); }
+        WARPDEX_CUDA_TRY(cudaMemcpyAsync(
+            static_cast<std::byte*>(buffers[receiver].receive) + layout.receive_offsets[sender] * element_bytes,
+            static_cast<const std::byte*>(buffers[sender].send) + sender_layout.send_offsets[receiver] * element_bytes,
+            elements * element_bytes, cudaMemcpyDefault, on.stream));
+      }
+      WARPDEX_CUDA_TRY(cudaEventRecord(pulled[receiver], on.stream));
+    }
+    for (std::size_t sender = 0; sender < count; ++sender) {
+      const device_scope device(locals_[sender].device);
+      for (std::size_t receiver = 0; receiver < count; ++receiver) {
+        if (receiver != sender) { WARPDEX_CUDA_TRY(cudaStreamWaitEvent(locals_[sender].stream, pulled[receiver], 0)); }
+      }
+    }
+  } catch (...) {
+    destroy();
+    throw;
+  }
+  destroy();
 }
 
 void communicator::synchronize() const

@@ -115,6 +115,7 @@ sharded_hash_result measure_sharded_hash(communicator& group, const sharded_hash
     key_spans.push_back(keys[gpu].span());
     query_spans.push_back(queries[gpu].span());
   }
+  result.map_exchanged_by_copies = group.exchanges_by_copies();
   using distributed_map = distributed_slab_map<communicator>;
   std::unique_ptr<distributed_map> map;
   const auto fresh_map = [&] {
@@ -208,29 +209,44 @@ sharded_hash_result measure_sharded_hash(communicator& group, const sharded_hash
     exchange[gpu] = {keys[gpu].data(), received[gpu].data(), &layouts[gpu]};
   }
   result.all_to_all_bytes_per_gpu = keys[0].size() * sizeof(std::uint32_t);
-  result.all_to_all_ms = median_wall_ms(options.timing,
-                                        [&] {
-                                          group.all_to_all(exchange, sizeof(std::uint32_t));
-                                          group.synchronize();
-                                        },
-                                        {});
-  // What arrived is what was sent: GPU g's part from GPU p is p's keys [p's send offset for g, + count).
-  std::vector<std::vector<std::uint32_t>> sent(gpus);
-  std::vector<std::vector<std::uint32_t>> arrived(gpus);
-  group.for_each_local([&](std::uint32_t gpu) {
-    sent[gpu] = keys[gpu].to_vector();
-    arrived[gpu] = received[gpu].to_vector();
-  });
-  result.all_to_all_verified = true;
-  for (std::uint32_t gpu = 0; gpu < gpus; ++gpu) {
-    for (std::uint32_t peer = 0; peer < gpus; ++peer) {
-      const std::uint64_t count = layouts[gpu].receive_counts[peer];
-      const auto from = sent[peer].begin() + static_cast<std::ptrdiff_t>(layouts[peer].send_offsets[gpu]);
-      const auto at = arrived[gpu].begin() + static_cast<std::ptrdiff_t>(layouts[gpu].receive_offsets[peer]);
-      result.all_to_all_verified = result.all_to_all_verified && count == layouts[peer].send_counts[gpu] &&
-                                   std::equal(from, from + static_cast<std::ptrdiff_t>(count), at);
+  // Timed through NCCL, then by copies where the communicator can; each way's data checked, the receive buffers
+  // poisoned before it.
+  const auto exchange_once = [&](bool by_copies, double& ms) {
+    group.exchange_by_copies(by_copies);
+    group.for_each_local([&](std::uint32_t gpu) {
+      received[gpu].copy_from(std::vector<std::uint32_t>(received[gpu].size(), 0xdeadbeefU));
+    });
+    ms = median_wall_ms(options.timing,
+                        [&] {
+                          group.all_to_all(exchange, sizeof(std::uint32_t));
+                          group.synchronize();
+                        },
+                        {});
+    // What arrived is what was sent: GPU g's part from GPU p is p's keys [p's send offset for g, + count).
+    std::vector<std::vector<std::uint32_t>> sent(gpus);
+    std::vector<std::vector<std::uint32_t>> arrived(gpus);
+    group.for_each_local([&](std::uint32_t gpu) {
+      sent[gpu] = keys[gpu].to_vector();
+      arrived[gpu] = received[gpu].to_vector();
+    });
+    bool verified = true;
+    for (std::uint32_t gpu = 0; gpu < gpus; ++gpu) {
+      for (std::uint32_t peer = 0; peer < gpus; ++peer) {
+        const std::uint64_t count = layouts[gpu].receive_counts[peer];
+        const auto from = sent[peer].begin() + static_cast<std::ptrdiff_t>(layouts[peer].send_offsets[gpu]);
+        const auto at = arrived[gpu].begin() + static_cast<std::ptrdiff_t>(layouts[gpu].receive_offsets[peer]);
+        verified = verified && count == layouts[peer].send_counts[gpu] &&
+                   std::equal(from, from + static_cast<std::ptrdiff_t>(count), at);
+      }
     }
+    return verified;
+  };
+  const bool copies_by_default = group.exchanges_by_copies();
+  result.all_to_all_verified = exchange_once(false, result.all_to_all_ms);
+  if (group.can_exchange_by_copies()) {
+    result.copies_all_to_all_verified = exchange_once(true, result.copies_all_to_all_ms);
   }
+  group.exchange_by_copies(copies_by_default);
   group.for_each_local([&](std::uint32_t gpu) {
     received[gpu] = {};
     keys[gpu] = {};

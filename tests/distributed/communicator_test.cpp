@@ -145,9 +145,16 @@ TEST_F(communicator_test, OneProcessDrivingTwoGpus)
   require_gpus(2);
   if (IsSkipped()) { return; }
   communicator group(communicator::visible_devices(2));
+  // Both ways of the all-to-all: copies between the GPUs (where peer access joins them) and NCCL's send / receive.
+  EXPECT_EQ(group.exchanges_by_copies(), group.can_exchange_by_copies());
   check_collectives(group);
   run_checked_workload(group, 9, 50000);
   run_checked_split_and_sort(group, 9, 100000);
+  group.exchange_by_copies(false);
+  EXPECT_FALSE(group.exchanges_by_copies());
+  check_collectives(group);
+  run_checked_workload(group, 10, 50000);
+  run_checked_split_and_sort(group, 10, 100000);
 }
 
 TEST_F(communicator_test, CopiesBetweenTwoGpusPoolsWithAndWithoutPeerAccess)
@@ -194,6 +201,7 @@ TEST_F(communicator_test, TheCommandsWorkloadsOnEveryVisibleGpu)
   const auto hashed = distributed::measure_sharded_hash(group, hash_options);
   EXPECT_TRUE(hashed.passed) << hashed.check;
   EXPECT_TRUE(hashed.all_to_all_verified);
+  EXPECT_EQ(hashed.copies_all_to_all_verified, group.can_exchange_by_copies());
   EXPECT_EQ(hashed.keys_per_gpu.size(), group.rank_count());
   distributed::split_workload_options split_options;
   split_options.keys = 400003;

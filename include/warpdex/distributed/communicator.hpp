@@ -81,10 +81,21 @@ class communicator {
   [[nodiscard]] std::vector<std::uint64_t> all_gather(
       const std::vector<std::vector<std::uint64_t>>& contributions) const;
   /// The variable-size all-to-all: one group of ncclSend / ncclRecv per peer with data (a rank's own bucket
-  /// is a device copy), ordered on each local rank's stream.
+  /// is a device copy), or copies between the GPUs where `exchanges_by_copies()`; ordered on each local rank's
+  /// stream either way.
   void all_to_all(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const;
   /// Waits for every local rank's stream.
   void synchronize() const;
+
+  /// How all_to_all moves the buckets when this process holds every rank and every pair of its GPUs reaches the
+  /// other's memory (`can_exchange_by_copies`): by copies between the GPUs' memories, each receiver's stream pulling
+  /// its buckets (true, the default there: they move at the link's speed, where NCCL's send / receive kernels
+  /// reached about half of it on two NVLink-joined H200s), or through NCCL (false). Ignored elsewhere.
+  void exchange_by_copies(bool enabled) { copies_wanted_ = enabled; }
+  /// Whether all_to_all copies between the GPUs now (the setting and the possibility).
+  [[nodiscard]] bool exchanges_by_copies() const { return copies_wanted_ && copies_possible_; }
+  /// Whether this process holds every rank and its GPUs reach each other's memory.
+  [[nodiscard]] bool can_exchange_by_copies() const { return copies_possible_; }
 
  private:
   struct local_rank {
@@ -94,11 +105,14 @@ class communicator {
     ncclComm* comm = nullptr;
   };
   void run_on_local_devices(const std::function<void(std::uint32_t)>& function) const;
+  void all_to_all_by_copies(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const;
   [[nodiscard]] std::vector<std::uint64_t> collective(const std::vector<std::vector<std::uint64_t>>& contributions,
                                                       bool gather) const;
 
   std::uint32_t ranks_ = 0;
   std::vector<local_rank> locals_;
+  bool copies_possible_ = false;
+  bool copies_wanted_ = true;
 };
 
 }  // namespace warpdex::distributed

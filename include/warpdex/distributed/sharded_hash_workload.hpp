@@ -2,7 +2,8 @@
 /// @file The multi-GPU hash workload that `warpdex hash --gpus N` and the benchmark rows `distributed/...` share
 /// (built with NCCL): one process drives every GPU of a communicator; a distributed_slab_map is built from
 /// generated unique keys and queried (half the queries absent), next to one GPU doing the same with a
-/// hash::slab_map, and NCCL's all-to-all is timed on its own in the same run.
+/// hash::slab_map, and the all-to-all is timed on its own in the same run, through NCCL and by copies between the
+/// GPUs.
 
 #include <warpdex/core/timing.hpp>
 #include <warpdex/distributed/communicator.hpp>
@@ -33,7 +34,12 @@ struct sharded_hash_result {
   std::uint64_t all_to_all_bytes_per_gpu = 0;  ///< what each GPU sent in the timed all-to-all (its share of the keys)
   double all_to_all_ms = 0;                    ///< median wall time of that all-to-all
   bool all_to_all_verified = false;            ///< every GPU received exactly its share of every GPU's keys
-  std::vector<std::uint64_t> keys_per_gpu;     ///< each GPU's table size after the build (the owners' balance)
+  /// The same all-to-all by copies between the GPUs (communicator::exchange_by_copies), where the communicator can
+  /// (0 and false elsewhere); the map's calls take this way where it is possible.
+  double copies_all_to_all_ms = 0;
+  bool copies_all_to_all_verified = false;
+  bool map_exchanged_by_copies = false;     ///< which way the map's build and find exchanged their buckets
+  std::vector<std::uint64_t> keys_per_gpu;  ///< each GPU's table size after the build (the owners' balance)
   bool passed = false;
   std::string check;
   double setup_seconds = 0;
@@ -43,6 +49,11 @@ struct sharded_hash_result {
   [[nodiscard]] double all_to_all_GBps() const
   {
     return all_to_all_ms > 0 ? static_cast<double>(all_to_all_bytes_per_gpu) / (all_to_all_ms * 1e6) : 0;
+  }
+  /// The same for the all-to-all by copies.
+  [[nodiscard]] double copies_all_to_all_GBps() const
+  {
+    return copies_all_to_all_ms > 0 ? static_cast<double>(all_to_all_bytes_per_gpu) / (copies_all_to_all_ms * 1e6) : 0;
   }
 };
 
