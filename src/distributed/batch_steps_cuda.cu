@@ -62,11 +62,15 @@ __global__ void scatter_kernel(const hash::operation_status* source, const std::
 }
 
 __global__ void scatter_found_kernel(const std::uint32_t* values, const hash::operation_status* statuses,
-                                     const std::uint32_t* positions, std::uint32_t* out, std::uint64_t count)
+                                     const std::uint32_t* positions, std::uint32_t* out,
+                                     hash::operation_status* statuses_out, std::uint64_t count)
 {
   for (std::uint64_t j = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; j < count;
        j += std::uint64_t{gridDim.x} * blockDim.x) {
-    if (statuses[j] == hash::operation_status::found) { out[positions[j]] = values[j]; }
+    const hash::operation_status status = statuses[j];
+    const std::uint32_t position = positions[j];
+    if (statuses_out != nullptr) { statuses_out[position] = status; }
+    if (status == hash::operation_status::found) { out[position] = values[j]; }
   }
 }
 
@@ -103,6 +107,14 @@ std::vector<std::uint64_t> split_by_owner(const cuda& backend, std::span<const s
   }
   return multisplit_pairs<std::uint32_t, std::uint32_t>(backend, keys, positions.span(), keys_out, positions_out,
                                                         owners);
+}
+
+std::vector<std::uint64_t> split_pairs_by_owner(const cuda& backend, std::span<const std::uint32_t> keys,
+                                                std::span<const std::uint32_t> values,
+                                                std::span<std::uint32_t> keys_out, std::span<std::uint32_t> values_out,
+                                                owner_buckets owners)
+{
+  return multisplit_pairs<std::uint32_t, std::uint32_t>(backend, keys, values, keys_out, values_out, owners);
 }
 
 void gather(const cuda& backend, std::span<const std::uint32_t> source, std::span<const std::uint32_t> positions,
@@ -143,12 +155,13 @@ void scatter(const cuda& backend, std::span<const hash::operation_status> source
 
 void scatter_found(const cuda& backend, std::span<const std::uint32_t> values,
                    std::span<const hash::operation_status> statuses, std::span<const std::uint32_t> positions,
-                   std::span<std::uint32_t> out)
+                   std::span<std::uint32_t> out, std::span<hash::operation_status> statuses_out)
 {
   if (values.empty()) { return; }
   scatter_found_kernel<<<warpdex::detail::one_wave_blocks(scatter_found_kernel, step_block_threads, values.size()),
-                         step_block_threads, 0, backend.stream>>>(values.data(), statuses.data(), positions.data(),
-                                                                  out.data(), values.size());
+                         step_block_threads, 0, backend.stream>>>(
+      values.data(), statuses.data(), positions.data(), out.data(),
+      statuses_out.empty() ? nullptr : statuses_out.data(), values.size());
   WARPDEX_CHECK_LAUNCH("scatter_found_kernel");
 }
 

@@ -18,6 +18,14 @@ std::vector<std::uint64_t> split_by_owner(const host& backend, std::span<const s
   return multisplit_pairs<std::uint32_t, std::uint32_t>(backend, keys, positions, keys_out, positions_out, owners);
 }
 
+std::vector<std::uint64_t> split_pairs_by_owner(const host& backend, std::span<const std::uint32_t> keys,
+                                                std::span<const std::uint32_t> values,
+                                                std::span<std::uint32_t> keys_out, std::span<std::uint32_t> values_out,
+                                                owner_buckets owners)
+{
+  return multisplit_pairs<std::uint32_t, std::uint32_t>(backend, keys, values, keys_out, values_out, owners);
+}
+
 namespace {
 template <class T>
 void gather_on_host(std::span<const T> source, std::span<const std::uint32_t> positions, std::span<T> out)
@@ -61,11 +69,13 @@ void scatter(const host& /*backend*/, std::span<const hash::operation_status> so
 
 void scatter_found(const host& /*backend*/, std::span<const std::uint32_t> values,
                    std::span<const hash::operation_status> statuses, std::span<const std::uint32_t> positions,
-                   std::span<std::uint32_t> out)
+                   std::span<std::uint32_t> out, std::span<hash::operation_status> statuses_out)
 {
   const auto count = static_cast<std::ptrdiff_t>(values.size());
+  const bool with_statuses = !statuses_out.empty();
 #pragma omp parallel for schedule(static)
   for (std::ptrdiff_t j = 0; j < count; ++j) {
+    if (with_statuses) { statuses_out[positions[j]] = statuses[j]; }
     if (statuses[j] == hash::operation_status::found) { out[positions[j]] = values[j]; }
   }
 }

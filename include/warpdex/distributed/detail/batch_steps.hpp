@@ -20,6 +20,12 @@ namespace warpdex::distributed::detail {
 std::vector<std::uint64_t> split_by_owner(const host& backend, std::span<const std::uint32_t> keys,
                                           std::span<std::uint32_t> keys_out, std::span<std::uint32_t> positions_out,
                                           owner_buckets owners);
+/// The same split moving each key's value with it instead of its position (an insertion whose results do not go
+/// back: no positions, no gather of the values afterwards). Synchronizes.
+std::vector<std::uint64_t> split_pairs_by_owner(const host& backend, std::span<const std::uint32_t> keys,
+                                                std::span<const std::uint32_t> values,
+                                                std::span<std::uint32_t> keys_out, std::span<std::uint32_t> values_out,
+                                                owner_buckets owners);
 
 /// out[j] = source[positions[j]] for every j of `out` (the values of a batch, into the order of its split).
 void gather(const host& backend, std::span<const std::uint32_t> source, std::span<const std::uint32_t> positions,
@@ -33,10 +39,12 @@ std::uint64_t count_invalid_operations(const host& backend, std::span<const hash
 void scatter(const host& backend, std::span<const hash::operation_status> source,
              std::span<const std::uint32_t> positions, std::span<hash::operation_status> out);
 
-/// out[positions[j]] = values[j] for the j whose status is `found` (a find leaves the others unwritten).
+/// out[positions[j]] = values[j] for the j whose status is `found` (a find leaves the others unwritten), and, when
+/// `statuses_out` is not empty, statuses_out[positions[j]] = statuses[j] for every j in the same pass (scatter's
+/// work without reading the statuses and positions twice).
 void scatter_found(const host& backend, std::span<const std::uint32_t> values,
                    std::span<const hash::operation_status> statuses, std::span<const std::uint32_t> positions,
-                   std::span<std::uint32_t> out);
+                   std::span<std::uint32_t> out, std::span<hash::operation_status> statuses_out = {});
 
 /// Copies contiguous segments: segment k is out[out_starts[k], out_starts[k + 1]) (the last one ends at out.size()),
 /// read from source[source_starts[k], + its length). out_starts ascending from 0, as many as source_starts. The
@@ -51,6 +59,12 @@ void copy_segments(const host& backend, std::span<const std::uint32_t> source, s
 std::vector<std::uint64_t> split_by_owner(const cuda& backend, std::span<const std::uint32_t> keys,
                                           std::span<std::uint32_t> keys_out, std::span<std::uint32_t> positions_out,
                                           owner_buckets owners);
+/// The same split moving each key's value with it instead of its position (an insertion whose results do not go
+/// back: no positions, no gather of the values afterwards). Synchronizes.
+std::vector<std::uint64_t> split_pairs_by_owner(const cuda& backend, std::span<const std::uint32_t> keys,
+                                                std::span<const std::uint32_t> values,
+                                                std::span<std::uint32_t> keys_out, std::span<std::uint32_t> values_out,
+                                                owner_buckets owners);
 
 /// out[j] = source[positions[j]] for every j of `out` (the values of a batch, into the order of its split).
 void gather(const cuda& backend, std::span<const std::uint32_t> source, std::span<const std::uint32_t> positions,
@@ -64,10 +78,12 @@ std::uint64_t count_invalid_operations(const cuda& backend, std::span<const hash
 void scatter(const cuda& backend, std::span<const hash::operation_status> source,
              std::span<const std::uint32_t> positions, std::span<hash::operation_status> out);
 
-/// out[positions[j]] = values[j] for the j whose status is `found` (a find leaves the others unwritten).
+/// out[positions[j]] = values[j] for the j whose status is `found` (a find leaves the others unwritten), and, when
+/// `statuses_out` is not empty, statuses_out[positions[j]] = statuses[j] for every j in the same pass (scatter's
+/// work without reading the statuses and positions twice).
 void scatter_found(const cuda& backend, std::span<const std::uint32_t> values,
                    std::span<const hash::operation_status> statuses, std::span<const std::uint32_t> positions,
-                   std::span<std::uint32_t> out);
+                   std::span<std::uint32_t> out, std::span<hash::operation_status> statuses_out = {});
 
 /// As the host one (the segment tables on the host, copied to the device by the call).
 void copy_segments(const cuda& backend, std::span<const std::uint32_t> source, std::span<std::uint32_t> out,

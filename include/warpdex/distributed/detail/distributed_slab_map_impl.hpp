@@ -140,15 +140,25 @@ void distributed_slab_map<Group>::run(const batch& request)
                                           std::to_string(hash::operation_count - 1) + ")");
       }
       work.split_keys = make_buffer<std::uint32_t>(backend, n);
-      work.positions = make_buffer<std::uint32_t>(backend, n);
-      const auto offsets = detail::split_by_owner(backend, keys, work.split_keys.span(), work.positions.span(), owners);
+      // Positions only where results go back to the caller's order; an insertion without them moves its values
+      // through the split itself.
+      const bool values_in_split = insertion && !statuses_back && !mixed;
+      std::vector<std::uint64_t> offsets;
+      if (values_in_split) {
+        work.split_values = make_buffer<std::uint32_t>(backend, n);
+        offsets = detail::split_pairs_by_owner(backend, keys, (*request.values_in)[local], work.split_keys.span(),
+                                               work.split_values.span(), owners);
+      } else {
+        work.positions = make_buffer<std::uint32_t>(backend, n);
+        offsets = detail::split_by_owner(backend, keys, work.split_keys.span(), work.positions.span(), owners);
+      }
       const std::uint64_t reserved = n - offsets[ranks];
       WARPDEX_EXPECTS(reserved == 0, std::string(request.name) + ": " + std::to_string(reserved) + " of the " +
                                          std::to_string(n) +
                                          " keys are reserved (0xffffffff empty, 0xfffffffe "
                                          "erased): keys must be <= hash::max_user_key");
       work.send_counts = bucket_counts(offsets, n, ranks);
-      if (insertion) {
+      if (insertion && !values_in_split) {
         work.split_values = make_buffer<std::uint32_t>(backend, n);
         detail::gather(backend, (*request.values_in)[local], work.positions.span(), work.split_values.span());
       }
@@ -274,12 +284,12 @@ void distributed_slab_map<Group>::run(const batch& request)
   group_.for_each_local([&](std::uint32_t local) {
     auto& work = works[local];
     const backend_type backend = group_.backend(local);
-    if (!request.statuses.empty()) {
-      detail::scatter(backend, work.returned_statuses.span(), work.positions.span(), request.statuses[local]);
-    }
-    if (finding) {
+    if (finding) {  // the statuses in the same pass
       detail::scatter_found(backend, work.returned_values.span(), work.returned_statuses.span(), work.positions.span(),
-                            (*request.values_out)[local]);
+                            (*request.values_out)[local],
+                            request.statuses.empty() ? std::span<hash::operation_status>{} : request.statuses[local]);
+    } else if (!request.statuses.empty()) {
+      detail::scatter(backend, work.returned_statuses.span(), work.positions.span(), request.statuses[local]);
     }
     backend.synchronize();
     work = {};  // freed on this rank's GPU
