@@ -245,10 +245,18 @@ python_suite() {
   local root="$PWD/$python_bundle"
   export LD_LIBRARY_PATH="$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   local python=${WARPDEX_PYTHON:-$(command -v python3)}  # the Python with CuPy / PyTorch and nanobind
+  # NCCL for DistributedSlabMap: this machine's nvidia-nccl-cu13 wheel (the installed package names the building
+  # machine's, which is not here); without it the extension builds without the class's NCCL half.
+  local nccl_lib nccl_root=()
+  if nccl_lib=$(nccl_library_dir); then
+    nccl_root=(-DNCCL_ROOT="$(dirname "$nccl_lib")")
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$nccl_lib"
+  fi
+  export NCCL_NVLS_ENABLE=0
   { "$python" -c 'import sys, nanobind; print("python", sys.version.split()[0], "nanobind", nanobind.__version__)'
     echo "commit $(cat "$python_bundle/COMMIT")"; } | tee "$out/python-version.txt"
   cmake -S "$root/python" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root/install" \
-    -DPython_EXECUTABLE="$python" -DZLIB_INCLUDE_DIR="$root/zlib/include" -DZLIB_LIBRARY="$root/lib/libz.so.1" \
+    -DPython_EXECUTABLE="$python" ${nccl_root[@]+"${nccl_root[@]}"} -DZLIB_INCLUDE_DIR="$root/zlib/include" -DZLIB_LIBRARY="$root/lib/libz.so.1" \
     -DPNG_PNG_INCLUDE_DIR="$root/png/include" -DPNG_LIBRARY="$root/lib/libpng16.so.16" \
     -DTIFF_INCLUDE_DIR="$root/tiff/include" -DTIFF_LIBRARY="$root/lib/libtiff.so.6" \
     > "$out/python-build.log" 2>&1 &&

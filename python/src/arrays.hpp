@@ -245,5 +245,6 @@ void bind_graph(nb::module_& module);
 void bind_faces(nb::module_& module);
 void bind_segment(nb::module_& module);
 void bind_overhead(nb::module_& module);
+void bind_distributed(nb::module_& module);  // distributed.cpp: DistributedSlabMapCore (NCCL builds; else it refuses)
 
 }  // namespace warpdex::python

@@ -203,6 +203,7 @@ NB_MODULE(_warpdex, module)
   bind_search(module);
   bind_grep(module);
   bind_overhead(module);
+  bind_distributed(module);
 #if WARPDEX_PYTHON_HAS_LSM
   bind_lsm(module);
   bind_dpp(module);

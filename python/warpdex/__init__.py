@@ -9,6 +9,7 @@ out) or RuntimeError (a CUDA call failed), with the library's message.
 from __future__ import annotations
 
 from . import _warpdex
+from .distributed import HAS_NCCL, DistributedSlabMap
 from .hash import EMPTY_KEY, ERASED_KEY, MAX_USER_KEY, Operation, SlabMap, SlabMultimap, Status
 if _warpdex.has_lsm:
     from .dpp import count_elements, elements_occurring_once, find_once, unique_elements
@@ -46,6 +47,8 @@ MRF segmentation) and the graphs (they need the CCCL headers)."""
 
 __all__ = [
     "HAS_LSM",
+    "HAS_NCCL",
+    "DistributedSlabMap",
     "BitFieldBuckets",
     "CliqueSet",
     "DeltaBuckets",

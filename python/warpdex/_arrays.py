@@ -120,7 +120,9 @@ def empty(like: Any, size: int, dtype: Any, library: str | None = None) -> Any:
     if library == "cupy":
         import cupy
 
-        return cupy.empty(size, dtype)
+        # On the device of `like` (a CuPy array of another GPU than the current one: DistributedSlabMap's).
+        with cupy.cuda.Device(like.device.id if library_of(like) == "cupy" else None):
+            return cupy.empty(size, dtype)
     if library == "numpy" or (like is not None and not is_cuda(like)):
         return np.empty(size, dtype)
     return empty(like, size, dtype, cuda_library())
@@ -135,6 +137,12 @@ def full(like: Any, size: int, value: int, dtype: Any) -> Any:
         signed = int(np.array(value, np.uint32).view(np.int32))
         return torch.full((size,), signed, dtype=torch.int32, device=like.device).view(torch.uint32)
     array = empty(like, size, dtype)
+    if library_of(array) == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(array.device.id):  # filled on its own device
+            array[...] = value
+        return array
     array[...] = value
     return array
 
