@@ -163,6 +163,10 @@ communicator::communicator(const std::vector<int>& devices) : ranks_(static_cast
   for (std::size_t i = 0; i < devices.size(); ++i) {
     locals_.push_back({static_cast<std::uint32_t>(i), devices[i], streams[i], comms[i]});
   }
+  for (auto& local : locals_) {
+    const device_scope on(local.device);
+    local.side_stream = make_stream();
+  }
   // One process's GPUs reach each other's memory (their pools' included) where the hardware allows: copies
   // between them, as the workloads make from the first GPU's keys, need it.
   copies_possible_ = enable_peer_access(devices) == 0;
@@ -175,6 +179,12 @@ communicator::~communicator()
   for (auto& local : locals_) {
     if (cudaSetDevice(local.device) == cudaSuccess && local.stream != nullptr) {
       (void)cudaStreamSynchronize(local.stream);
+      if (local.side_stream != nullptr) { (void)cudaStreamSynchronize(local.side_stream); }
+    }
+  }
+  for (std::size_t local = 0; local < pulled_.size(); ++local) {
+    if (pulled_[local] != nullptr && cudaSetDevice(locals_[local].device) == cudaSuccess) {
+      (void)cudaEventDestroy(static_cast<cudaEvent_t>(pulled_[local]));
     }
   }
   // Finalizing synchronizes the ranks of a communicator: one thread holding several of them finalizes them in one
@@ -188,6 +198,7 @@ communicator::~communicator()
     if (cudaSetDevice(local.device) != cudaSuccess) { continue; }
     if (local.comm != nullptr) { (void)ncclCommDestroy(local.comm); }
     if (local.stream != nullptr) { (void)cudaStreamDestroy(local.stream); }
+    if (local.side_stream != nullptr) { (void)cudaStreamDestroy(local.side_stream); }
   }
   locals_.clear();
   (void)cudaSetDevice(previous);
@@ -327,31 +338,61 @@ void communicator::all_to_all(std::span<const all_to_all_buffers> buffers, std::
 
 void communicator::all_to_all_by_copies(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const
 {
-  // Every rank is local here, local index = rank (ncclCommInitAll). Each receiver's stream waits for every sender's
-  // stream to have its bucket ready, pulls its buckets, and each sender's stream then waits for every receiver, so
-  // that a send buffer freed or rewritten on the sender's stream outlives the copies that read it.
+  // A rank's own bucket is a copy on its stream; the others are pulled on the side streams meanwhile.
+  for (std::uint32_t local = 0; local < local_count(); ++local) {
+    const local_rank& on = locals_[local];
+    const exchange_layout& layout = *buffers[local].layout;
+    const std::size_t bytes = layout.send_counts[on.rank] * element_bytes;
+    if (bytes > 0) {
+      const device_scope device(on.device);
+      warpdex::detail::copy_device_bytes(
+          static_cast<std::byte*>(buffers[local].receive) + layout.receive_offsets[on.rank] * element_bytes,
+          static_cast<const std::byte*>(buffers[local].send) + layout.send_offsets[on.rank] * element_bytes, bytes,
+          on.stream);
+    }
+  }
+  begin_all_to_all_from_others(buffers, element_bytes);
+  end_all_to_all();
+}
+
+void communicator::begin_all_to_all_from_others(std::span<const all_to_all_buffers> buffers,
+                                                std::size_t element_bytes) const
+{
+  WARPDEX_EXPECTS(exchanges_by_copies(),
+                  "communicator::begin_all_to_all_from_others: needs every rank in this process, joined by peer "
+                  "access, and exchange_by_copies (exchanges_by_copies() is false)");
+  WARPDEX_EXPECTS(buffers.size() == local_count(),
+                  "communicator::begin_all_to_all_from_others: " + std::to_string(buffers.size()) + " buffers for " +
+                      std::to_string(local_count()) + " local ranks");
+  // Every rank is local here, local index = rank (ncclCommInitAll). Each receiver's side stream waits for every
+  // sender's stream to have its bucket ready, then pulls it (cudaMemcpyAsync over the peer mapping).
   const std::size_t count = locals_.size();
+  pulled_.resize(count, nullptr);
   std::vector<cudaEvent_t> ready(count, nullptr);
-  std::vector<cudaEvent_t> pulled(count, nullptr);
-  const auto destroy = [&] {
+  const auto destroy_ready = [&] {
     for (std::size_t local = 0; local < count; ++local) {
+      if (ready[local] == nullptr) { continue; }
       const device_scope on(locals_[local].device);
-      if (ready[local] != nullptr) { (void)cudaEventDestroy(ready[local]); }  // released once they complete
-      if (pulled[local] != nullptr) { (void)cudaEventDestroy(pulled[local]); }
+      (void)cudaEventDestroy(ready[local]);  // released once its waits are done
     }
   };
   try {
     for (std::size_t local = 0; local < count; ++local) {
       const device_scope on(locals_[local].device);
       WARPDEX_CUDA_TRY(cudaEventCreateWithFlags(&ready[local], cudaEventDisableTiming));
-      WARPDEX_CUDA_TRY(cudaEventCreateWithFlags(&pulled[local], cudaEventDisableTiming));
       WARPDEX_CUDA_TRY(cudaEventRecord(ready[local], locals_[local].stream));
+      if (pulled_[local] == nullptr) {
+        cudaEvent_t event = nullptr;
+        WARPDEX_CUDA_TRY(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+        pulled_[local] = event;
+      }
     }
     for (std::size_t receiver = 0; receiver < count; ++receiver) {
       const local_rank& on = locals_[receiver];
       const device_scope device(on.device);
       const exchange_layout& layout = *buffers[receiver].layout;
       for (std::size_t sender = 0; sender < count; ++sender) {
+        if (sender == receiver) { continue; }
         const exchange_layout& sender_layout = *buffers[sender].layout;
         const std::uint64_t elements = layout.receive_counts[sender];
         WARPDEX_EXPECTS(elements == sender_layout.send_counts[receiver],
@@ -359,25 +400,32 @@ void communicator::all_to_all_by_copies(std::span<const all_to_all_buffers> buff
                             std::to_string(elements) + " elements from rank " + std::to_string(sender) +
                             ", which sends " + std::to_string(sender_layout.send_counts[receiver]));
         if (elements == 0) { continue; }
-        if (sender != receiver) { WARPDEX_CUDA_TRY(cudaStreamWaitEvent(on.stream, ready[sender], 0)); }
+        WARPDEX_CUDA_TRY(cudaStreamWaitEvent(on.side_stream, ready[sender], 0));
         WARPDEX_CUDA_TRY(cudaMemcpyAsync(
             static_cast<std::byte*>(buffers[receiver].receive) + layout.receive_offsets[sender] * element_bytes,
             static_cast<const std::byte*>(buffers[sender].send) + sender_layout.send_offsets[receiver] * element_bytes,
-            elements * element_bytes, cudaMemcpyDefault, on.stream));
+            elements * element_bytes, cudaMemcpyDefault, on.side_stream));
       }
-      WARPDEX_CUDA_TRY(cudaEventRecord(pulled[receiver], on.stream));
-    }
-    for (std::size_t sender = 0; sender < count; ++sender) {
-      const device_scope device(locals_[sender].device);
-      for (std::size_t receiver = 0; receiver < count; ++receiver) {
-        if (receiver != sender) { WARPDEX_CUDA_TRY(cudaStreamWaitEvent(locals_[sender].stream, pulled[receiver], 0)); }
-      }
+      // The side stream is in order: this event covers the copies of every begin since the last end.
+      WARPDEX_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(pulled_[receiver]), on.side_stream));
     }
   } catch (...) {
-    destroy();
+    destroy_ready();
     throw;
   }
-  destroy();
+  destroy_ready();
+}
+
+void communicator::end_all_to_all() const
+{
+  if (pulled_.empty()) { return; }
+  // Each receiver's stream after its buckets; each sender's after every receiver's reads of its send buffer.
+  for (std::size_t local = 0; local < locals_.size(); ++local) {
+    const device_scope device(locals_[local].device);
+    for (std::size_t other = 0; other < locals_.size(); ++other) {
+      WARPDEX_CUDA_TRY(cudaStreamWaitEvent(locals_[local].stream, static_cast<cudaEvent_t>(pulled_[other]), 0));
+    }
+  }
 }
 
 void communicator::synchronize() const

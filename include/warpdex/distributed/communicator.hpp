@@ -97,12 +97,22 @@ class communicator {
   /// Whether this process holds every rank and its GPUs reach each other's memory.
   [[nodiscard]] bool can_exchange_by_copies() const { return copies_possible_; }
 
+  /// The all-to-all by copies in two halves, so that a rank can work on its own bucket while the others travel
+  /// (only where `exchanges_by_copies()`): `begin_all_to_all_from_others` enqueues the copies of every bucket that
+  /// comes from another rank on a side stream of each receiver, after the work already on the senders' streams, and
+  /// returns; a rank's own bucket is not moved. `end_all_to_all` orders every rank's stream after the buckets it
+  /// receives and after every read of its send buffer: until then a receive buffer's buckets from others may be
+  /// incomplete, and no send buffer may be freed or rewritten. Several begins may precede one end.
+  void begin_all_to_all_from_others(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const;
+  void end_all_to_all() const;
+
  private:
   struct local_rank {
     std::uint32_t rank = 0;
     int device = 0;
     stream_t stream = nullptr;
     ncclComm* comm = nullptr;
+    stream_t side_stream = nullptr;  // the copies of begin_all_to_all_from_others (one process driving every GPU)
   };
   void run_on_local_devices(const std::function<void(std::uint32_t)>& function) const;
   void all_to_all_by_copies(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const;
@@ -113,6 +123,7 @@ class communicator {
   std::vector<local_rank> locals_;
   bool copies_possible_ = false;
   bool copies_wanted_ = true;
+  mutable std::vector<void*> pulled_;  // per local rank: cudaEvent_t after its side stream's copies, until the end
 };
 
 }  // namespace warpdex::distributed

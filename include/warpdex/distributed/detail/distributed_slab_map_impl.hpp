@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -42,6 +44,45 @@ struct rank_work {
   std::exception_ptr failure;
   rank_failure failure_kind = rank_failure::none;
 };
+
+/// Whether `group` can run the all-to-all in two halves (communicator::begin_all_to_all_from_others): then a rank
+/// works on its own bucket while the others' travel.
+template <class Group>
+bool overlaps_exchange(const Group& group)
+{
+  if constexpr (requires(std::span<const all_to_all_buffers> buffers) {
+                  group.begin_all_to_all_from_others(buffers, std::size_t{4});
+                  group.end_all_to_all();
+                  {
+                    group.exchanges_by_copies()
+                    } -> std::convertible_to<bool>;
+                }) {
+    return group.exchanges_by_copies();
+  } else {
+    return false;
+  }
+}
+
+/// The two halves of that all-to-all, for groups that have them (nothing for the others, which never overlap).
+template <class Group>
+void begin_exchange_from_others(const Group& group, std::span<const all_to_all_buffers> buffers)
+{
+  if constexpr (requires { group.end_all_to_all(); }) {
+    group.begin_all_to_all_from_others(buffers, sizeof(std::uint32_t));
+  }
+}
+template <class Group>
+void end_exchange(const Group& group)
+{
+  if constexpr (requires { group.end_all_to_all(); }) { group.end_all_to_all(); }
+}
+
+/// Elements [offset, offset + count) of `span`, or an empty span when `span` is empty (an output not asked for).
+template <class T>
+std::span<T> segment(std::span<T> span, std::uint64_t offset, std::uint64_t count)
+{
+  return span.empty() ? span : span.subspan(offset, count);
+}
 
 }  // namespace detail
 
@@ -204,14 +245,21 @@ void distributed_slab_map<Group>::run(const batch& request)
   detail::agree_on_failures(group_, works, request.name);
   clock.end(&call_phases::split_ms);
 
-  // 3. The buckets go to their owners.
+  // 3. The buckets go to their owners. Where the group can (one process, GPUs joined by peer access), the buckets
+  // from other ranks travel on side streams while each owner runs its own bucket from its split buffers (step 4);
+  // while phases are measured they are waited for here, so that the phases stay apart.
+  const bool overlapped = detail::overlaps_exchange(group_);
   std::vector<all_to_all_buffers> exchange(locals);
   const auto exchange_words = [&](auto send_of, auto receive_of, bool back) {
     for (std::uint32_t local = 0; local < locals; ++local) {
       exchange[local] = {send_of(works[local]), receive_of(works[local]),
                          back ? &works[local].way_back : &works[local].layout};
     }
-    group_.all_to_all(exchange, sizeof(std::uint32_t));
+    if (overlapped && !back) {
+      detail::begin_exchange_from_others(group_, exchange);
+    } else {
+      group_.all_to_all(exchange, sizeof(std::uint32_t));
+    }
   };
   exchange_words([](auto& work) { return work.split_keys.data(); },
                  [](auto& work) { return work.received_keys.data(); }, false);
@@ -223,9 +271,78 @@ void distributed_slab_map<Group>::run(const batch& request)
     exchange_words([](auto& work) { return work.split_operations.data(); },
                    [](auto& work) { return work.received_operations.data(); }, false);
   }
+  const bool waited_for_exchange = !overlapped || measuring_;
+  if (overlapped && measuring_) { detail::end_exchange(group_); }
   clock.end(&call_phases::exchange_ms);
 
-  // 4. Each owner runs the operation on its table.
+  // 4. Each owner runs the operation on its table: over `keys` with the matching spans of the other inputs and of
+  // the outputs (empty where not used).
+  const auto operate = [&](local_map_type& table, std::span<const std::uint32_t> keys,
+                           std::span<const std::uint32_t> values_in, std::span<const hash::operation> operations,
+                           std::span<std::uint32_t> values_out, std::span<hash::operation_status> statuses) {
+    if (keys.empty()) { return; }
+    if (mixed) {
+      table.execute(operations, keys, values_in, values_out, statuses);
+      return;
+    }
+    switch (request.operation) {
+      case hash::operation::insert:
+        if (statuses_back) {
+          table.insert(keys, values_in, statuses);
+        } else {
+          table.insert(keys, values_in);
+        }
+        break;
+      case hash::operation::insert_or_assign:
+        if (statuses_back) {
+          table.insert_or_assign(keys, values_in, statuses);
+        } else {
+          table.insert_or_assign(keys, values_in);
+        }
+        break;
+      case hash::operation::erase:
+        if (statuses_back) {
+          table.erase(keys, statuses);
+        } else {
+          table.erase(keys);
+        }
+        break;
+      case hash::operation::find:
+        table.find(keys, values_out, statuses);
+        break;
+    }
+  };
+  // Elements [offset, offset + count) of what the owner received, through the operation.
+  const auto operate_received = [&](detail::rank_work<backend_type>& work, local_map_type& table, std::uint64_t offset,
+                                    std::uint64_t count) {
+    operate(table, detail::segment(work.received_keys.span(), offset, count),
+            detail::segment(work.received_values.span(), offset, count),
+            detail::segment(work.received_operations.span(), offset, count),
+            detail::segment(work.owner_values.span(), offset, count),
+            detail::segment(work.owner_statuses.span(), offset, count));
+  };
+  if (!waited_for_exchange) {
+    // The owner's own bucket, from its split buffers, while the others' arrive; its results where the received
+    // bucket's would be.
+    group_.for_each_local([&](std::uint32_t local) {
+      auto& work = works[local];
+      detail::guarded(work, [&] {
+        const std::uint32_t me = group_.rank(local);
+        const std::uint64_t from = work.layout.send_offsets[me];
+        const std::uint64_t count = work.layout.send_counts[me];
+        const std::uint64_t to = work.layout.receive_offsets[me];
+        const auto inputs = [&](auto& buffer) {
+          using element = typename std::remove_reference_t<decltype(buffer)>::value_type;
+          return detail::segment(std::span<const element>(buffer.span()), from, count);
+        };
+        operate(*tables_[local], inputs(work.split_keys), inputs(work.split_values), inputs(work.split_operations),
+                detail::segment(work.owner_values.span(), to, count),
+                detail::segment(work.owner_statuses.span(), to, count));
+      });
+    });
+    detail::end_exchange(group_);  // before any rank leaves on a failure: the side streams read the split buffers
+    detail::agree_on_failures(group_, works, request.name);
+  }
   group_.for_each_local([&](std::uint32_t local) {
     auto& work = works[local];
     detail::guarded(work, [&] {
@@ -233,39 +350,16 @@ void distributed_slab_map<Group>::run(const batch& request)
       work.split_values = {};
       work.split_operations = {};
       local_map_type& table = *tables_[local];
-      const std::span<const std::uint32_t> keys = work.received_keys.span();
-      const std::span<hash::operation_status> statuses = work.owner_statuses.span();
-      if (mixed) {
-        table.execute(work.received_operations.span(), keys, work.received_values.span(), work.owner_values.span(),
-                      statuses);
+      if (waited_for_exchange) {
+        operate_received(work, table, 0, work.layout.total_received());
         return;
       }
-      switch (request.operation) {
-        case hash::operation::insert:
-          if (statuses_back) {
-            table.insert(keys, work.received_values.span(), statuses);
-          } else {
-            table.insert(keys, work.received_values.span());
-          }
-          break;
-        case hash::operation::insert_or_assign:
-          if (statuses_back) {
-            table.insert_or_assign(keys, work.received_values.span(), statuses);
-          } else {
-            table.insert_or_assign(keys, work.received_values.span());
-          }
-          break;
-        case hash::operation::erase:
-          if (statuses_back) {
-            table.erase(keys, statuses);
-          } else {
-            table.erase(keys);
-          }
-          break;
-        case hash::operation::find:
-          table.find(keys, work.owner_values.span(), statuses);
-          break;
-      }
+      // The buckets from the other ranks: those of lower ranks before the owner's own, of higher ones after it.
+      const std::uint32_t me = group_.rank(local);
+      const std::uint64_t own_start = work.layout.receive_offsets[me];
+      const std::uint64_t own_end = own_start + work.layout.receive_counts[me];
+      operate_received(work, table, 0, own_start);
+      operate_received(work, table, own_end, work.layout.total_received() - own_end);
     });
   });
   detail::agree_on_failures(group_, works, request.name);
