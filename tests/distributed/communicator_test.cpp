@@ -189,6 +189,42 @@ TEST_F(communicator_test, CopiesBetweenTwoGpusPoolsWithAndWithoutPeerAccess)
   EXPECT_EQ(enable_peer_access({0, 1}), unreachable);  // idempotent
 }
 
+/// Insertions without statuses (keys and values split together) and finds, on every visible GPU, with the buckets
+/// travelling while each owner inserts its own (the default where copies exchange them) and with phases measured
+/// (no overlap): nothing lost, every value its key's.
+TEST_F(communicator_test, InsertsWithoutStatusesLoseNothingWithAndWithoutOverlap)
+{
+  communicator group(communicator::visible_devices());
+  const std::uint32_t ranks = group.rank_count();
+  for (const bool measured : {false, true}) {
+    distributed::distributed_slab_map<communicator> map(group, 200000);
+    map.measure_phases(measured);
+    std::vector<std::vector<std::uint32_t>> keys(ranks), values(ranks);
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+      for (std::uint32_t i = 0; i < 50000; ++i) {
+        keys[rank].push_back((i * ranks + rank) * 2654435761U % 0xfffffff0U);  // distinct over all ranks
+        values[rank].push_back(keys[rank].back() ^ 0x5a5a5a5aU);
+      }
+    }
+    per_rank_buffers<std::uint32_t, communicator> key_buffers(group, keys);
+    per_rank_buffers<std::uint32_t, communicator> value_buffers(group, values);
+    map.insert(key_buffers.in(), value_buffers.in());
+    EXPECT_EQ(map.size(), 50000ULL * ranks) << (measured ? "measured" : "overlapped");
+    per_rank_buffers<std::uint32_t, communicator> found(group, sizes_of(keys), poison_value);
+    per_rank_buffers<hash::operation_status, communicator> statuses(group, sizes_of(keys),
+                                                                    hash::operation_status::out_of_memory);
+    map.find(key_buffers.in(), found.out(), statuses.out());
+    const auto found_values = found.read(group);
+    const auto found_statuses = statuses.read(group);
+    for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+      for (std::size_t i = 0; i < keys[rank].size(); ++i) {
+        ASSERT_EQ(found_statuses[rank][i], hash::operation_status::found) << "key " << keys[rank][i] << " lost";
+        ASSERT_EQ(found_values[rank][i], values[rank][i]) << "key " << keys[rank][i];
+      }
+    }
+  }
+}
+
 /// What `warpdex hash --gpus N` and `warpdex split --gpus N` run (their keys generated on the first GPU, each GPU's
 /// slice copied to it), at a small size on every visible GPU: each checks itself against one GPU.
 TEST_F(communicator_test, TheCommandsWorkloadsOnEveryVisibleGpu)

@@ -247,8 +247,8 @@ void distributed_slab_map<Group>::run(const batch& request)
 
   // 3. The buckets go to their owners. Where the group can (one process, GPUs joined by peer access), the buckets
   // from other ranks travel on side streams while each owner runs its own bucket from its split buffers (step 4);
-  // while phases are measured they are waited for here, so that the phases stay apart.
-  const bool overlapped = detail::overlaps_exchange(group_);
+  // not while phases are measured, so that the phases stay apart.
+  const bool overlapped = detail::overlaps_exchange(group_) && !measuring_;
   std::vector<all_to_all_buffers> exchange(locals);
   const auto exchange_words = [&](auto send_of, auto receive_of, bool back) {
     for (std::uint32_t local = 0; local < locals; ++local) {
@@ -271,8 +271,7 @@ void distributed_slab_map<Group>::run(const batch& request)
     exchange_words([](auto& work) { return work.split_operations.data(); },
                    [](auto& work) { return work.received_operations.data(); }, false);
   }
-  const bool waited_for_exchange = !overlapped || measuring_;
-  if (overlapped && measuring_) { detail::end_exchange(group_); }
+  const bool waited_for_exchange = !overlapped;
   clock.end(&call_phases::exchange_ms);
 
   // 4. Each owner runs the operation on its table: over `keys` with the matching spans of the other inputs and of
