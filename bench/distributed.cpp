@@ -161,33 +161,27 @@ void run_distributed(context& ctx)
                 "hash::slab_map insert on one GPU, every key (same run)", build_sol_bytes, result.build_phases);
     add_map_row(find_name, result.find_ms, result.one_gpu_find_ms,
                 "hash::slab_map find on one GPU, every query (same run)", find_sol_bytes, result.find_phases);
-    if (ctx.selected(exchange_name)) {
+    const auto add_exchange_row = [&](const std::string& name, double ms, double GBps, const char* baseline,
+                                      double baseline_GBps, bool verified) {
+      if (!ctx.selected(name) || ms <= 0) { return; }
       row r;
-      r.name = exchange_name;
+      r.name = name;
       r.n = result.all_to_all_bytes_per_gpu;
-      r.median_ms = result.all_to_all_ms;
-      r.value = result.all_to_all_GBps();
+      r.median_ms = ms;
+      r.value = GBps;
       r.unit = "GB/s per GPU";
-      r.baseline = "cudaMemcpyAsync device to device, read + write bytes (same run)";
-      r.baseline_value = ctx.copy_bandwidth_GBps();
-      r.verified = result.all_to_all_verified;
+      r.baseline = baseline;
+      r.baseline_value = baseline_GBps;
+      r.verified = verified;
       r.metrics = {{"gpus", static_cast<double>(gpus)}};
       ctx.add(std::move(r));
-    }
-    const std::string copies_name = name_of("copies/all_to_all", n);
-    if (ctx.selected(copies_name) && result.copies_all_to_all_ms > 0) {
-      row r;
-      r.name = copies_name;
-      r.n = result.all_to_all_bytes_per_gpu;
-      r.median_ms = result.copies_all_to_all_ms;
-      r.value = result.copies_all_to_all_GBps();
-      r.unit = "GB/s per GPU";
-      r.baseline = "NCCL's all-to-all of the same buckets (same run)";
-      r.baseline_value = result.all_to_all_GBps();
-      r.verified = result.copies_all_to_all_verified;
-      r.metrics = {{"gpus", static_cast<double>(gpus)}};
-      ctx.add(std::move(r));
-    }
+    };
+    add_exchange_row(exchange_name, result.all_to_all_ms, result.all_to_all_GBps(),
+                     "cudaMemcpyAsync device to device, read + write bytes (same run)", ctx.copy_bandwidth_GBps(),
+                     result.all_to_all_verified);
+    add_exchange_row(name_of("copies/all_to_all", n), result.copies_all_to_all_ms, result.copies_all_to_all_GBps(),
+                     "NCCL's all-to-all of the same buckets (same run)", result.all_to_all_GBps(),
+                     result.copies_all_to_all_verified);
     if (!result.passed) { std::printf("%s: check FAILED: %s\n", build_name.c_str(), result.check.c_str()); }
   }
 }

@@ -1,6 +1,7 @@
 // The CUDA memory resources. Plain C++ against the CUDA runtime API: no kernels here.
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/device_scope.hpp>
 #include <warpdex/core/memory_resource.hpp>
 
 #include <cuda_runtime_api.h>
@@ -198,22 +199,6 @@ device_pools& pools()
   return *instance;
 }
 
-/// Makes `device` current for its lifetime, then restores the device that was.
-class current_device {
- public:
-  explicit current_device(int device)
-  {
-    WARPDEX_CUDA_TRY(cudaGetDevice(&previous_));
-    WARPDEX_CUDA_TRY(cudaSetDevice(device));
-  }
-  ~current_device() { (void)cudaSetDevice(previous_); }
-  current_device(const current_device&) = delete;
-  current_device& operator=(const current_device&) = delete;
-
- private:
-  int previous_ = 0;
-};
-
 }  // namespace
 
 memory_resource* device_resource(int device)
@@ -240,7 +225,7 @@ std::size_t enable_peer_access(const std::vector<int>& devices)
       }
       {
         // Plain allocations (cudaMalloc, NCCL's, a user's) of `to`, reachable from `from`'s context.
-        const current_device on(from);
+        const detail::device_scope on(from);
         const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
         if (status == cudaErrorPeerAccessAlreadyEnabled) {
           (void)cudaGetLastError();
@@ -267,7 +252,7 @@ void copy_between_devices(void* destination, int destination_device, const void*
                           std::size_t bytes, stream_t stream)
 {
   if (bytes == 0) { return; }
-  const current_device on(destination_device);
+  const detail::device_scope on(destination_device);
   if (peer_access_enabled(destination_device, source_device)) {
     WARPDEX_CUDA_TRY(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, stream));
     WARPDEX_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -282,7 +267,7 @@ void copy_between_devices(void* destination, int destination_device, const void*
     for (std::size_t done = 0; done < bytes; done += staging_bytes) {
       const std::size_t part = std::min(staging_bytes, bytes - done);
       {
-        const current_device from(source_device);
+        const detail::device_scope from(source_device);
         WARPDEX_CUDA_TRY(
             cudaMemcpy(staging, static_cast<const std::byte*>(source) + done, part, cudaMemcpyDeviceToHost));
       }

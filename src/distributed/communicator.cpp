@@ -2,6 +2,7 @@
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/device_scope.hpp>
 #include <warpdex/core/memory_resource.hpp>
 #include <warpdex/distributed/communicator.hpp>
 
@@ -40,21 +41,7 @@ namespace {
     }                                                                            \
   } while (0)
 
-/// Makes `device` current for its lifetime, then restores the device that was.
-class device_scope {
- public:
-  explicit device_scope(int device)
-  {
-    WARPDEX_CUDA_TRY(cudaGetDevice(&previous_));
-    WARPDEX_CUDA_TRY(cudaSetDevice(device));
-  }
-  ~device_scope() { (void)cudaSetDevice(previous_); }
-  device_scope(const device_scope&) = delete;
-  device_scope& operator=(const device_scope&) = delete;
-
- private:
-  int previous_ = 0;
-};
+using warpdex::detail::device_scope;
 
 /// Ends an NCCL group when it goes out of scope, also when a call inside it threw.
 class nccl_group {
@@ -300,19 +287,7 @@ void communicator::all_to_all(std::span<const all_to_all_buffers> buffers, std::
     all_to_all_by_copies(buffers, element_bytes);
     return;
   }
-  // A rank's bucket for itself is a copy on its stream, outside the group.
-  for (std::uint32_t local = 0; local < local_count(); ++local) {
-    const local_rank& on = locals_[local];
-    const exchange_layout& layout = *buffers[local].layout;
-    const std::size_t bytes = layout.send_counts[on.rank] * element_bytes;
-    if (bytes > 0) {
-      const device_scope device(on.device);
-      warpdex::detail::copy_device_bytes(
-          static_cast<std::byte*>(buffers[local].receive) + layout.receive_offsets[on.rank] * element_bytes,
-          static_cast<const std::byte*>(buffers[local].send) + layout.send_offsets[on.rank] * element_bytes, bytes,
-          on.stream);
-    }
-  }
+  copy_own_buckets(buffers, element_bytes);  // outside the group
   const nccl_group group;
   for (std::uint32_t local = 0; local < local_count(); ++local) {
     const local_rank& on = locals_[local];
@@ -336,9 +311,8 @@ void communicator::all_to_all(std::span<const all_to_all_buffers> buffers, std::
   }
 }
 
-void communicator::all_to_all_by_copies(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const
+void communicator::copy_own_buckets(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const
 {
-  // A rank's own bucket is a copy on its stream; the others are pulled on the side streams meanwhile.
   for (std::uint32_t local = 0; local < local_count(); ++local) {
     const local_rank& on = locals_[local];
     const exchange_layout& layout = *buffers[local].layout;
@@ -351,6 +325,11 @@ void communicator::all_to_all_by_copies(std::span<const all_to_all_buffers> buff
           on.stream);
     }
   }
+}
+
+void communicator::all_to_all_by_copies(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const
+{
+  copy_own_buckets(buffers, element_bytes);  // the others are pulled on the side streams meanwhile
   begin_all_to_all_from_others(buffers, element_bytes);
   end_all_to_all();
 }

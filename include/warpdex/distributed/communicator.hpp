@@ -115,6 +115,8 @@ class communicator {
     stream_t side_stream = nullptr;  // the copies of begin_all_to_all_from_others (one process driving every GPU)
   };
   void run_on_local_devices(const std::function<void(std::uint32_t)>& function) const;
+  /// Each local rank's bucket for itself, copied on its stream.
+  void copy_own_buckets(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const;
   void all_to_all_by_copies(std::span<const all_to_all_buffers> buffers, std::size_t element_bytes) const;
   [[nodiscard]] std::vector<std::uint64_t> collective(const std::vector<std::vector<std::uint64_t>>& contributions,
                                                       bool gather) const;
