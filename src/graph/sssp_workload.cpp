@@ -1,5 +1,6 @@
 // The SSSP workload (sssp_workload.hpp) and the sequential Dijkstra it checks against.
 #include <warpdex/core/error.hpp>
+#include <warpdex/core/host_memory.hpp>
 #include <warpdex/graph/generators.hpp>
 #include <warpdex/graph/sssp_workload.hpp>
 
@@ -15,6 +16,7 @@
 #include <limits>
 #include <queue>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -128,10 +130,43 @@ bool is_generator_name(const std::string& name)
   return false;
 }
 
+/// Host bytes a run needs beside the edge list already read: on the host backend the CSR graph (offsets,
+/// columns, weights, the build's sort), sssp's distances, flags and queues; on every backend the distances
+/// read back and, with the check, the graph's host copy and Dijkstra's distances. A rough upper bound:
+/// it only has to catch a header that declares far more than the machine holds.
+std::uint64_t host_bytes_needed(bool on_host, std::uint64_t vertices, std::uint64_t arcs, bool verify)
+{
+  double per_vertex = 8;
+  double per_arc = 0;
+  if (on_host) {
+    per_vertex += 36;
+    per_arc += 24;
+  }
+  if (verify) {
+    per_vertex += 16;
+    per_arc += 8;
+  }
+  const double bytes = per_vertex * static_cast<double>(vertices) + per_arc * static_cast<double>(arcs);
+  return bytes >= 0x1p64 ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(bytes);
+}
+
 template <class Weight, class Backend>
 sssp_workload_report run_on(const Backend& backend, const sssp_workload_options& options)
 {
   const graph_file<Weight> file = load_graph<Weight>(options.graph, options.weights, options.progress);
+  {
+    std::uint64_t vertices = file.edges.vertex_count;
+    if (vertices == 0) {
+      for (std::uint64_t i = 0; i < file.edges.size(); ++i) {
+        vertices = std::max<std::uint64_t>(vertices, std::max(file.edges.sources[i], file.edges.targets[i]) + 1ULL);
+      }
+    }
+    if (file.compact_ids) { vertices = std::min<std::uint64_t>(vertices, 2 * file.edges.size()); }
+    const std::uint64_t arcs = file.edges.size() * (file.directed ? 1 : 2);
+    expect_host_memory(
+        host_bytes_needed(std::is_same_v<Backend, host>, vertices, arcs, options.verify),
+        "sssp on " + options.graph + " (" + std::to_string(vertices) + " vertices, " + std::to_string(arcs) + " arcs)");
+  }
   const auto graph = build_csr_graph(backend, file.edges, file.build_options());
   WARPDEX_EXPECTS(options.source >= file.id_base, "source " + std::to_string(options.source) +
                                                       " is not a vertex: the file's ids start at " +

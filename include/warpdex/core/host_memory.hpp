@@ -1,0 +1,18 @@
+#pragma once
+/// @file The host memory a run can count on, for checks made before a large allocation: a request that
+/// cannot fit is refused with a message instead of being killed by the kernel part way through.
+
+#include <cstdint>
+#include <string>
+
+namespace warpdex {
+
+/// Bytes of host memory this process could hold: the physical memory (sysconf), or less when an
+/// address-space limit (ulimit -v) leaves less; UINT64_MAX when neither is known.
+[[nodiscard]] std::uint64_t host_memory_bytes();
+
+/// Throws `warpdex::error` ("WHAT needs about X GB of host memory, more than the Y GB of this machine")
+/// when `bytes` exceed `host_memory_bytes()`.
+void expect_host_memory(std::uint64_t bytes, const std::string& what);
+
+}  // namespace warpdex
