@@ -6,7 +6,9 @@
 
 #include <warpdex/graph/sssp_workload.hpp>
 
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,8 +24,35 @@ struct sssp_cli_options {
   bool no_verify = false;
 };
 
+/// A double as messages show it (10 significant digits at most).
+std::string number(double value)
+{
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
+}
+
+/// Usage errors the parser's checks cannot see: values that fit a double but not the weight type, and
+/// limits given the wrong way round.
+void check_weight_options(const sssp_cli_options& opts)
+{
+  const bool floats = opts.weight_type == "float";
+  const double largest = floats ? static_cast<double>(std::numeric_limits<float>::max())
+                                : static_cast<double>(std::numeric_limits<std::int32_t>::max());
+  const std::string range = " is beyond the " + opts.weight_type + " weights' range (at most " + number(largest) + ")";
+  const auto& weights = opts.workload.weights;
+  if (opts.workload.sssp.delta > largest) { usage_error("sssp --delta: " + number(opts.workload.sssp.delta) + range); }
+  if (weights.max_weight > largest) { usage_error("sssp --max-weight: " + number(weights.max_weight) + range); }
+  if (weights.min_weight > largest) { usage_error("sssp --min-weight: " + number(weights.min_weight) + range); }
+  if (weights.min_weight > weights.max_weight) {
+    usage_error("sssp --min-weight " + number(weights.min_weight) + " is above --max-weight " +
+                number(weights.max_weight));
+  }
+}
+
 void run_sssp_command(const global_options& globals, sssp_cli_options opts)
 {
+  check_weight_options(opts);
   opts.workload.sssp.algorithm = graph::parse_sssp_algorithm(opts.algorithm);
   opts.workload.weights.kind = graph::parse_weight_shape(opts.weights);
   opts.workload.float_weights = opts.weight_type == "float";
@@ -55,7 +84,8 @@ void add_sssp_command(CLI::App& app, const global_options& globals)
   sssp->add_option("-o,--output", opts->workload.output, "Write 'ID DISTANCE' lines here (inf: unreachable)");
   sssp->add_option("--algorithm", opts->algorithm, "auto, delta-stepping, near-far or bellman-ford")
       ->check(CLI::IsMember({"auto", "delta-stepping", "near-far", "bellman-ford"}));
-  sssp->add_option("--delta", opts->workload.sssp.delta, "Bucket width (0: chosen from the weights and degrees)")
+  sssp->add_option("--delta", opts->workload.sssp.delta,
+                   "Bucket width, at most the largest weight (0: chosen from the weights and degrees)")
       ->check(CLI::NonNegativeNumber);
   sssp->add_option("--buckets", opts->workload.sssp.bucket_count, "Buckets of delta-stepping")
       ->check(CLI::Range(2U, 1U << 16));

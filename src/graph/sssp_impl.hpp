@@ -38,6 +38,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -373,6 +374,9 @@ class sssp_run {
           delta = 1024 * mean_weight / (d * d);
         }
       }
+      // A sparse graph (d near 0) gives a width no distance type holds; one as large as any weight does
+      // the same job.
+      delta = std::min(delta, static_cast<double>(std::numeric_limits<Weight>::max()));
     }
     if constexpr (std::is_integral_v<Weight>) {
       delta = std::max(1.0, std::round(delta));
@@ -537,6 +541,14 @@ void validate(const csr_graph<Weight, Backend>& graph, vertex_id source, const s
                                                      std::to_string(graph.vertex_count()) + " vertices");
   WARPDEX_EXPECTS(options.delta >= 0 && std::isfinite(options.delta),
                   "sssp: delta must be >= 0 and finite (0 chooses it), got " + std::to_string(options.delta));
+  // A wider bucket would not convert to a distance (integers: a zero width, a division by zero).
+  constexpr double widest = static_cast<double>(std::numeric_limits<Weight>::max());
+  if (options.delta > widest) {
+    char text[160];
+    std::snprintf(text, sizeof text, "sssp: delta %.6g is beyond the weights' range (at most %.10g)", options.delta,
+                  widest);
+    WARPDEX_FAIL(text);
+  }
   WARPDEX_EXPECTS(options.bucket_count >= 2,
                   "sssp: bucket_count must be >= 2, got " + std::to_string(options.bucket_count));
   WARPDEX_EXPECTS(graph.vertex_count() < no_vertex, "sssp: too many vertices");

@@ -73,7 +73,7 @@ struct sssp_options {
   /// - `cuda`, delta-stepping: 1024 w / d^2, 32x the host's width, as a round costs more there: on an
   ///   H200 it was within 5% of the best of the widths tried on R-MAT 2^24 (d about 16) and on the
   ///   4096 x 4096 grid (d = 4) (docs/graph.md has the rows).
-  /// Must be >= 0 and finite.
+  /// Must be >= 0, finite and at most the largest weight (2^31 - 1 for int32, FLT_MAX for float).
   double delta = 0;
   /// Buckets of delta-stepping, >= 2 (Davidson et al. found 10 best).
   std::uint32_t bucket_count = 10;
