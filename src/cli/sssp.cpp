@@ -1,4 +1,4 @@
-// `warpdex sssp GRAPH --source S [-o DIST] [--algorithm A]`: shortest paths from one source on a graph
+// `warpdex sssp GRAPH [--source S] [-o DIST] [--algorithm A]`: shortest paths from one source on a graph
 // file or a generated graph, with the vertices reached, the largest distance, the time and GTEPS, checked
 // against a sequential Dijkstra on the host.
 #include "commands.hpp"
@@ -18,6 +18,7 @@ namespace {
 
 struct sssp_cli_options {
   graph::sssp_workload_options workload;
+  std::uint64_t source = 0;  ///< --source, when given
   std::string algorithm = "auto";
   std::string weights = "uniform";
   std::string weight_type = "int";
@@ -50,9 +51,10 @@ void check_weight_options(const sssp_cli_options& opts)
   }
 }
 
-void run_sssp_command(const global_options& globals, sssp_cli_options opts)
+void run_sssp_command(const global_options& globals, sssp_cli_options opts, bool source_given)
 {
   check_weight_options(opts);
+  if (source_given) { opts.workload.source = opts.source; }
   opts.workload.sssp.algorithm = graph::parse_sssp_algorithm(opts.algorithm);
   opts.workload.weights.kind = graph::parse_weight_shape(opts.weights);
   opts.workload.float_weights = opts.weight_type == "float";
@@ -80,7 +82,9 @@ void add_sssp_command(CLI::App& app, const global_options& globals)
                    "A graph file, or rmat:SCALE[:DEGREE], grid:WxH, small-world:N[:K[:P]], gnp:N:P[:SEED], "
                    "hamming:BITS:D, johnson:LENGTH:WEIGHT:D, keller:DIM, mann:POINTS, cfat:N:C")
       ->required();
-  sssp->add_option("--source,-s", opts->workload.source, "The source vertex (the file's id)");
+  CLI::Option* source = sssp->add_option("--source,-s", opts->source,
+                                         "The source vertex (the file's id; default: the first vertex, 1 in a DIMACS "
+                                         "file)");
   sssp->add_option("-o,--output", opts->workload.output, "Write 'ID DISTANCE' lines here (inf: unreachable)");
   sssp->add_option("--algorithm", opts->algorithm, "auto, delta-stepping, near-far or bellman-ford")
       ->check(CLI::IsMember({"auto", "delta-stepping", "near-far", "bellman-ford"}));
@@ -103,7 +107,7 @@ void add_sssp_command(CLI::App& app, const global_options& globals)
   sssp->add_option("--repetitions", opts->workload.repetitions, "Timed runs (the median is reported)")
       ->check(CLI::Range(1, 1000));
   sssp->add_flag("--no-verify", opts->no_verify, "Skip the check against a sequential Dijkstra on the host");
-  sssp->callback([opts, &globals] { run_sssp_command(globals, *opts); });
+  sssp->callback([opts, source, &globals] { run_sssp_command(globals, *opts, source->count() > 0); });
 }
 
 }  // namespace warpdex::cli

@@ -168,16 +168,21 @@ sssp_workload_report run_on(const Backend& backend, const sssp_workload_options&
         "sssp on " + options.graph + " (" + std::to_string(vertices) + " vertices, " + std::to_string(arcs) + " arcs)");
   }
   const auto graph = build_csr_graph(backend, file.edges, file.build_options());
-  WARPDEX_EXPECTS(options.source >= file.id_base, "source " + std::to_string(options.source) +
-                                                      " is not a vertex: the file's ids start at " +
-                                                      std::to_string(file.id_base));
-  WARPDEX_EXPECTS(file.compact_ids || options.source - file.id_base < graph.vertex_count(),
-                  "source " + std::to_string(options.source) + " is out of range: the graph's ids are " +
-                      std::to_string(file.id_base) + " .. " + std::to_string(file.id_base + graph.vertex_count() - 1));
-  const vertex_id source = graph.vertex_of(options.source - file.id_base);
+  vertex_id source = 0;  // no source given: the graph's first vertex
+  if (options.source) {
+    const std::uint64_t id = *options.source;
+    WARPDEX_EXPECTS(id >= file.id_base, "source " + std::to_string(id) + " is not a vertex: the file's ids start at " +
+                                            std::to_string(file.id_base));
+    WARPDEX_EXPECTS(file.compact_ids || id - file.id_base < graph.vertex_count(),
+                    "source " + std::to_string(id) + " is out of range: the graph's ids are " +
+                        std::to_string(file.id_base) + " .. " +
+                        std::to_string(file.id_base + graph.vertex_count() - 1));
+    source = graph.vertex_of(id - file.id_base);
+  }
   sssp_workload_report report;
   report.graph = options.graph;
   report.backend = std::string(Backend::name);
+  report.source = graph.id_of(source) + file.id_base;
   report.vertices = graph.vertex_count();
   report.arcs = graph.edge_count();
   report.directed = graph.directed();
@@ -311,13 +316,14 @@ std::string sssp_workload_report::summary() const
   std::snprintf(
       text, sizeof text,
       "graph %s: %llu vertices, %llu arcs (%s)\n"
-      "sssp %s on %s: reached %llu vertices, max distance %.10g, %.3f ms (median), %.3f GTEPS\n"
+      "sssp %s on %s from vertex %llu: reached %llu vertices, max distance %.10g, %.3f ms (median), %.3f GTEPS\n"
       "  delta %.6g, %llu rounds, %llu arcs relaxed (%.2f per arc), bucketing %.1f%% of the time\n"
       "  check: %s",
       graph.c_str(), static_cast<unsigned long long>(vertices), static_cast<unsigned long long>(arcs),
       directed ? "directed" : "undirected", to_string(statistics.algorithm).c_str(), backend.c_str(),
-      static_cast<unsigned long long>(statistics.reached), max_distance, median_seconds * 1e3, gteps, statistics.delta,
-      static_cast<unsigned long long>(statistics.rounds), static_cast<unsigned long long>(statistics.relaxed_arcs),
+      static_cast<unsigned long long>(source), static_cast<unsigned long long>(statistics.reached), max_distance,
+      median_seconds * 1e3, gteps, statistics.delta, static_cast<unsigned long long>(statistics.rounds),
+      static_cast<unsigned long long>(statistics.relaxed_arcs),
       arcs > 0 ? static_cast<double>(statistics.relaxed_arcs) / static_cast<double>(arcs) : 0.0,
       statistics.seconds > 0 ? 100 * statistics.bucketing_seconds / statistics.seconds : 0.0,
       verified ? ("equals a sequential Dijkstra (" + std::to_string(dijkstra_seconds * 1e3) + " ms on 1 core)").c_str()

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -46,7 +47,9 @@ template <class Weight>
 
 struct sssp_workload_options {
   std::string graph = "rmat:16";
-  std::uint64_t source = 0;  ///< the source's id as the file writes it (1-based for DIMACS and Matrix Market)
+  /// The source's id as the file writes it (1-based for DIMACS and Matrix Market); none: the graph's first
+  /// vertex (1 in a DIMACS file).
+  std::optional<std::uint64_t> source{};
   sssp_options sssp{};
   weight_distribution weights{};
   bool float_weights = false;  ///< float instead of int32 weights
@@ -62,6 +65,7 @@ struct sssp_workload_options {
 struct sssp_workload_report {
   std::string graph;
   std::string backend;
+  std::uint64_t source = 0;  ///< the source's id as the file writes it
   std::uint64_t vertices = 0;
   std::uint64_t arcs = 0;  ///< arcs of the graph (an undirected edge counts twice)
   bool directed = true;
