@@ -25,10 +25,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -340,7 +342,11 @@ void run_demo(const global_options& globals, const demo_options& opts)
     std::ofstream file(opts.json);
     WARPDEX_EXPECTS(file.good(), "demo --json: cannot write " + opts.json);
     file << record.dump(2) << '\n';
-    WARPDEX_EXPECTS(file.good(), "demo --json: writing " + opts.json + " failed");
+    // The buffered end of the record is written by close: check after it (a full disk, /dev/full).
+    errno = 0;
+    file.close();
+    WARPDEX_EXPECTS(!file.fail(), "demo --json: " + opts.json + ": write failed" +
+                                      (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
     std::printf("table written to %s\n", opts.json.c_str());
   }
   WARPDEX_EXPECTS(failed == 0, "demo: " + std::to_string(failed) + " operation(s) failed their check");

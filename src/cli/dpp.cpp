@@ -21,6 +21,7 @@
 #include <warpdex/dpp/hashfight_map.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -433,7 +434,10 @@ void dedup_records(const Backend& backend, const dedup_options& opts, const std:
     std::ofstream out(opts.output, std::ios::binary);
     WARPDEX_EXPECTS(out.good(), "dedup --output: cannot create '" + opts.output + "'");
     out.write(reinterpret_cast<const char*>(kept.data()), static_cast<std::streamsize>(kept.size() * sizeof(Element)));
-    WARPDEX_EXPECTS(out.good(), "dedup --output: writing '" + opts.output + "' failed");
+    errno = 0;
+    out.close();  // writes the buffered end: a full disk shows here
+    WARPDEX_EXPECTS(!out.fail(), "dedup --output: '" + opts.output + "': write failed" +
+                                     (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
   }
   if (opts.check) {
     // The oracle: std::sort of the records, then runs; the kept records in input order of first

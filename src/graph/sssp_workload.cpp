@@ -7,9 +7,11 @@
 #include "host_copy.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iomanip>
@@ -230,7 +232,11 @@ sssp_workload_report run_on(const Backend& backend, const sssp_workload_options&
         out << distances[v] << '\n';
       }
     }
-    WARPDEX_EXPECTS(out.good(), "sssp: writing " + options.output + " failed");
+    // The last block is only written when the file is closed: check after that (a full disk, /dev/full).
+    errno = 0;
+    out.close();
+    WARPDEX_EXPECTS(!out.fail(), "sssp: " + options.output + ": write failed" +
+                                     (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
   }
   return report;
 }

@@ -84,7 +84,7 @@ struct sssp_workload_report {
 /// Loads the graph, refuses it when the run would need more host memory than the machine has, builds it
 /// on the backend, runs sssp (warm-up + repetitions), checks it against the sequential Dijkstra when
 /// asked, writes the distances when asked, and reports. `backend` is resolved (host or cuda). Throws
-/// `warpdex::error` on bad input and when the check fails (a bug).
+/// `warpdex::error` on bad input, on a failed write and when the check fails (a bug).
 [[nodiscard]] sssp_workload_report run_sssp_workload(backend_choice backend, const sssp_workload_options& options);
 
 }  // namespace warpdex::graph
