@@ -51,9 +51,12 @@ void add_cliques_command(CLI::App& app, const global_options& globals)
       ->required();
   cliques->add_option("--min-size,-k", opts->workload.cliques.min_size, "Return only cliques of at least K vertices")
       ->check(CLI::Range(1U, 1U << 30));
-  cliques->add_flag("--count-only", opts->workload.cliques.count_only, "Only the count and the size histogram");
-  cliques->add_option("-o,--output", opts->workload.output,
-                      "Write the cliques here, one a line, the file's vertex ids separated by spaces");
+  CLI::Option* output = cliques->add_option("-o,--output", opts->workload.output,
+                                            "Write the cliques here, one a line, the file's vertex ids separated by "
+                                            "spaces");
+  // --count-only keeps no clique's vertices: there would be nothing to write.
+  cliques->add_flag("--count-only", opts->workload.cliques.count_only, "Only the count and the size histogram")
+      ->excludes(output);
   cliques->add_option("--memory-limit", opts->memory_limit_mib,
                       "Stop with an error past this many MiB (0: the backend's memory)");
   cliques->add_option("--seed", opts->workload.seed, "Seed of a generated graph");

@@ -101,6 +101,8 @@ std::string cliques_workload_report::summary() const
 cliques_workload_report run_cliques_workload(backend_choice resolved, const cliques_workload_options& options)
 {
   WARPDEX_EXPECTS(options.repetitions >= 1, "cliques: at least one timed run");
+  WARPDEX_EXPECTS(options.output.empty() || !options.cliques.count_only,
+                  "cliques: count_only keeps no clique to write to " + options.output);
   cliques_workload_report report;
   report.graph = options.graph;
   auto started = std::chrono::steady_clock::now();

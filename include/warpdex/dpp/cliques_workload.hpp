@@ -28,7 +28,7 @@ struct cliques_workload_options {
   int repetitions = 1;  ///< timed runs after one warm-up; the median is reported
   bool verify = true;   ///< run the checks of `cliques_workload_report::check`
   /// When not empty: the returned cliques, one a line, their vertices' ids as the file writes them,
-  /// separated by spaces.
+  /// separated by spaces. With `cliques.count_only` an error (no clique is kept).
   std::string output{};
   std::function<void(double)> progress{};  ///< file reading progress
 };
