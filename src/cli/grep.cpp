@@ -72,6 +72,7 @@ class grep_run {
       return 1;
     }
     options_ = make_options(operands);
+    watch_output();
     implicit_operand_ = operands.empty();
     if (operands.empty()) { operands.push_back(opts_.recursive ? "." : "-"); }
     for (const std::string& operand : operands) {
@@ -122,6 +123,27 @@ class grep_run {
     options.chunk_bytes = opts_.chunk_mib == 0 ? default_bytes : opts_.chunk_mib << 20;
     options.reader_threads = opts_.reader_threads;
     return options;
+  }
+
+  /// Like GNU grep: when standard output is a regular file, lines written to it must not be read back
+  /// (grep pat f >> f would grow without end), unless grep writes no lines (-c, -l, -L, -q).
+  void watch_output()
+  {
+    struct stat status {};
+    output_is_file_ = !opts_.quiet && !opts_.count && !opts_.files_with_matches && !opts_.files_without_match &&
+                      ::fstat(STDOUT_FILENO, &status) == 0 && S_ISREG(status.st_mode);
+    if (output_is_file_) {
+      output_device_ = status.st_dev;
+      output_inode_ = status.st_ino;
+    }
+  }
+
+  /// Whether `input` is the file standard output writes to.
+  bool is_the_output(std::FILE* input) const
+  {
+    struct stat status {};
+    return output_is_file_ && ::fstat(fileno(input), &status) == 0 && S_ISREG(status.st_mode) &&
+           status.st_dev == output_device_ && status.st_ino == output_inode_;
   }
 
   void message(const std::string& name, const std::string& what)
@@ -206,6 +228,10 @@ class grep_run {
 
   void search_stream(std::FILE* input, const std::string& shown, const grep_options& options)
   {
+    if (is_the_output(input)) {
+      message(shown, "input file is also the output");
+      return;
+    }
     grep_result result;
     try {
       result = visit_backend(choice_, [&](const auto& backend) {
@@ -232,6 +258,9 @@ class grep_run {
   const grep_command_options& opts_;
   std::vector<std::string> patterns_;
   bool implicit_operand_ = false;
+  bool output_is_file_ = false;  ///< standard output is a regular file, and lines are written to it
+  dev_t output_device_ = 0;
+  ino_t output_inode_ = 0;
   grep_options options_;
   bool selected_ = false;
   bool trouble_ = false;
