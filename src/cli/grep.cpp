@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -323,8 +324,20 @@ void add_grep_command(CLI::App& app, const global_options& globals)
   grep->callback([opts, &globals] {
     if (opts->files_with_matches && opts->files_without_match) { usage_error("grep: -l and -L exclude each other"); }
     if (!isatty(fileno(stdout))) { std::setvbuf(stdout, nullptr, _IOFBF, std::size_t{1} << 16); }
-    grep_run run(selected_backend(globals), *opts);
-    command_status() = run.run();
+    // grep's trouble is status 2, also when the backend cannot run here (1 would read as "no line selected").
+    try {
+      grep_run run(selected_backend(globals), *opts);
+      command_status() = run.run();
+    } catch (const warpdex::error& e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "warpdex grep: error: %s\n", e.what());
+      command_status() = exit_usage;
+    } catch (const std::bad_alloc&) {
+      std::fflush(stdout);
+      std::fprintf(stderr,
+                   "warpdex grep: error: out of host memory (an allocation failed); try a smaller --chunk-mib\n");
+      command_status() = exit_usage;
+    }
   });
 }
 
