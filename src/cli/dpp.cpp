@@ -387,16 +387,31 @@ void dedup_lines(backend_choice choice, const dedup_options& opts)
   if (counts.collision) {
     std::fprintf(stderr, "warpdex dedup: two distinct lines share a 64-bit hash; grouped exactly on the host\n");
   }
+  // --output takes the lines standard output would show.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, std::fclose);
+  if (!opts.output.empty()) {
+    file.reset(std::fopen(opts.output.c_str(), "wb"));
+    WARPDEX_EXPECTS(file != nullptr, "dedup --output: cannot create '" + opts.output + "': " + std::strerror(errno));
+  }
+  std::FILE* out = file ? file.get() : stdout;
   for (std::size_t g = 0; g < counts.counts.size(); ++g) {
     const std::string_view line = lines[counts.first_line[g]];
     if (opts.once) {
-      if (counts.counts[g] == 1) { write_line(stdout, line); }
+      if (counts.counts[g] == 1) { write_line(out, line); }
     } else {
-      std::printf("%7llu ", static_cast<unsigned long long>(counts.counts[g]));
-      write_line(stdout, line);
+      std::fprintf(out, "%7llu ", static_cast<unsigned long long>(counts.counts[g]));
+      write_line(out, line);
     }
   }
   std::fflush(stdout);
+  if (file) {
+    errno = 0;
+    const bool written = std::fflush(file.get()) == 0 && std::ferror(file.get()) == 0;
+    const int cause = errno;
+    WARPDEX_EXPECTS(written && std::fclose(file.release()) == 0,
+                    "dedup --output: '" + opts.output + "': write failed" +
+                        (cause != 0 ? std::string(": ") + std::strerror(cause) : std::string()));
+  }
   std::fprintf(stderr, "warpdex dedup: %zu lines, %zu distinct, %.2f ms\n", lines.size(), counts.counts.size(),
                seconds * 1e3);
   if (opts.check) {
@@ -637,7 +652,10 @@ void add_dedup_command(CLI::App& app, const global_options& globals)
   command->add_flag("--once", opts->once, "Print only the lines / records occurring exactly once");
   command->add_option("--method", opts->method, "Records with --once: auto, sort or hash (hash fighting)")
       ->check(CLI::IsMember({"auto", "sort", "hash"}));
-  command->add_option("--output", opts->output, "Records: write the kept records to FILE (raw)")->type_name("FILE");
+  command
+      ->add_option("--output", opts->output,
+                   "Write the kept records (raw) or, with --lines, the lines and counts to FILE, not standard output")
+      ->type_name("FILE");
   command->add_flag("--check", opts->check, "Verify against a std oracle on the host");
   command->callback([opts, &globals] { dedup_file(globals, *opts); });
 }
