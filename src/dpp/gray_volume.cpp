@@ -58,15 +58,19 @@ gray_volume::gray_volume(volume_dims dims_in, std::uint32_t bit_depth_in) : dims
 
 gray_volume read_raw_volume(const std::filesystem::path& path, volume_dims dims, std::uint32_t bit_depth)
 {
-  gray_volume volume(dims, bit_depth);
+  // The file's size is checked before the volume is allocated: wrong dimensions can name gigabytes.
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() / 4;
+  const bool sized = (bit_depth == 8 || bit_depth == 16) && dims.width > 0 && dims.height > 0 && dims.depth > 0 &&
+                     dims.width < limit / dims.height && dims.width * dims.height < limit / dims.depth;
   const std::uint64_t bytes_per_voxel = bit_depth / 8;
-  const std::uint64_t expected = dims.voxels() * bytes_per_voxel;
+  const std::uint64_t expected = sized ? dims.voxels() * bytes_per_voxel : 0;
   std::error_code failure;
   const std::uint64_t size = std::filesystem::file_size(path, failure);
   WARPDEX_EXPECTS(!failure, "cannot read raw volume " + path.string() + ": " + failure.message());
-  WARPDEX_EXPECTS(size == expected, "raw volume " + path.string() + " holds " + std::to_string(size) + " bytes; " +
-                                        dims.to_string() + " voxels of " + std::to_string(bit_depth) + " bits need " +
-                                        std::to_string(expected));
+  WARPDEX_EXPECTS(!sized || size == expected, "raw volume " + path.string() + " holds " + std::to_string(size) +
+                                                  " bytes; " + dims.to_string() + " voxels of " +
+                                                  std::to_string(bit_depth) + " bits need " + std::to_string(expected));
+  gray_volume volume(dims, bit_depth);  // names what is wrong with dimensions that are not `sized`
   std::ifstream in(path, std::ios::binary);
   WARPDEX_EXPECTS(in.good(), "cannot open raw volume " + path.string());
   if (bit_depth == 16) {

@@ -1,6 +1,7 @@
 // The segmentation workload (include/warpdex/dpp/segment_workload.hpp). Host code: the backends' SLIC
 // and segmentation are instantiated in slic_*.cpp/.cu and mrf_segment_*.cpp/.cu.
 #include <warpdex/core/error.hpp>
+#include <warpdex/core/host_memory.hpp>
 #include <warpdex/dpp/segment_workload.hpp>
 
 #include "workload_support.hpp"
@@ -10,6 +11,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <string>
 
 namespace warpdex::dpp {
 namespace {
@@ -99,6 +102,19 @@ void write_panel(const std::string& path, const gray_volume& image, const std::v
   write_png(path, panel);
 }
 
+/// Host bytes a run holds per voxel, roughly: the image and its backend copy, SLIC's and the MRF's arrays,
+/// the labels and the truth. It only has to stop sizes far beyond the machine before they are allocated.
+constexpr std::uint64_t bytes_per_voxel = 16;
+
+void expect_volume_fits(volume_dims dims, const std::string& what)
+{
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() / bytes_per_voxel;
+  WARPDEX_EXPECTS(dims.width > 0 && dims.height > 0 && dims.depth > 0 && dims.width <= limit / dims.height &&
+                      dims.width * dims.height <= limit / dims.depth,
+                  what + ": dimensions " + dims.to_string() + " overflow");
+  expect_host_memory(dims.voxels() * bytes_per_voxel, what + " (" + std::to_string(dims.voxels()) + " voxels)");
+}
+
 }  // namespace
 
 std::string segment_workload_report::summary() const
@@ -145,6 +161,7 @@ segment_workload_report run_segment_workload(backend_choice resolved, const segm
   std::vector<std::uint8_t> truth;
   if (options.generate) {
     WARPDEX_EXPECTS(options.dims.voxels() != 0, "segment --generate: give the volume's dimensions (WxH or WxHxD)");
+    expect_volume_fits(options.dims, "segment --generate " + options.dims.to_string());
     porous_volume rock = generate_porous_volume(options.dims, options.generator);
     image = std::move(rock.image);
     truth = std::move(rock.truth);
@@ -153,6 +170,7 @@ segment_workload_report run_segment_workload(backend_choice resolved, const segm
     WARPDEX_EXPECTS(!options.input.empty(), "segment: give an image file, or --generate");
     image = read_gray_volume(options.input, options.dims, options.bit_depth);
     report.input = options.input;
+    expect_volume_fits(image.dims, "segment on " + options.input);
   }
   if (!options.truth.empty()) { truth = read_truth(options.truth, image.dims); }
   std::vector<std::uint32_t> regions;
