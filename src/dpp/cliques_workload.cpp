@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace warpdex::dpp {
@@ -108,7 +109,18 @@ cliques_workload_report run_cliques_workload(backend_choice resolved, const cliq
   auto started = std::chrono::steady_clock::now();
   graph::weight_distribution generated;
   generated.seed = options.seed;
-  const auto file = graph::load_graph<std::int32_t>(options.graph, generated, options.progress);
+  // Cliques ignore weights: read them as floats, which any file's weights parse as (fractional ones too,
+  // which int32 refuses), and drop them.
+  graph::graph_file<float> read = graph::load_graph<float>(options.graph, generated, options.progress);
+  graph::graph_file<std::int32_t> file;
+  file.edges.vertex_count = read.edges.vertex_count;
+  file.edges.sources = std::move(read.edges.sources);
+  file.edges.targets = std::move(read.edges.targets);
+  file.directed = read.directed;
+  file.compact_ids = read.compact_ids;
+  file.format = read.format;
+  file.id_base = read.id_base;
+  read = {};
   report.read_seconds = seconds_since(started);
   const graph::graph_build_options build{.directed = false, .compact_ids = file.compact_ids};
 
