@@ -280,8 +280,9 @@ void run_demo(const global_options& globals, const demo_options& opts)
 {
   const std::vector<std::string> known = family_names();
   for (const std::string& family : opts.families) {
-    WARPDEX_EXPECTS(std::find(known.begin(), known.end(), family) != known.end(),
-                    "demo --family: no family '" + family + "'; the tour has " + joined(known));
+    if (std::find(known.begin(), known.end(), family) == known.end()) {
+      usage_error("demo --family: no family '" + family + "'; the tour has " + joined(known));
+    }
   }
   const backend_choice backend = selected_backend(globals);
   const std::uint32_t size_log2 = tour_size_log2(backend, opts.size_log2);

@@ -486,7 +486,7 @@ void dedup_file(const global_options& globals, const dedup_options& opts)
         run_dedup_workload(choice, std::uint64_t{1} << opts.generated_log2, opts.duplicate_fraction, opts.seed));
     return;
   }
-  WARPDEX_EXPECTS(!opts.path.empty(), "dedup: give a FILE, or --size-log2 for generated keys");
+  if (opts.path.empty()) { usage_error("dedup: give a FILE, or --size-log2 for generated keys"); }
   if (opts.lines) {
     dedup_lines(choice, opts);
     return;

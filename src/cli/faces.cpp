@@ -5,10 +5,12 @@
 #include "commands.hpp"
 #include "progress.hpp"
 
+#include <warpdex/core/error.hpp>
 #include <warpdex/dpp/faces_workload.hpp>
 #include <warpdex/dpp/mesh_io.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <optional>
@@ -98,7 +100,18 @@ void add_faces_command(CLI::App& app, const global_options& globals)
       "written as a surface");
   faces->add_option("mesh", opts->workload.mesh,
                     "A .vtk (legacy) or .vtu file of tetrahedra, hexahedra, wedges and pyramids");
-  faces->add_option("--generate", opts->generate, "Generate a grid of N^3 or NXxNYxNZ cubes instead");
+  faces->add_option("--generate", opts->generate, "Generate a grid of N^3 or NXxNYxNZ cubes instead")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            dpp::tet_grid_options grid;
+            try {
+              dpp::parse_tet_grid_size(text, grid);
+            } catch (const warpdex::error& e) {
+              return std::string(e.what());
+            }
+            return std::string();
+          },
+          "SIZE", "grid size"));
   faces
       ->add_option("--split", opts->split,
                    "Cells of a generated grid: 5 or 6 tetrahedra a cube, hex (the cubes), mixed (layers of "
@@ -114,15 +127,34 @@ void add_faces_command(CLI::App& app, const global_options& globals)
       ->check(CLI::IsMember({"fnv1a", "morton", "xor"}));
   faces->add_option("--repetitions", opts->workload.repetitions, "Timed runs of the face search (median)")
       ->check(CLI::Range(1, 1000));
-  faces->add_option("--save-mesh", opts->save_mesh, "Also write the generated mesh here (.vtk or .vtu)");
-  faces
-      ->add_option("--save-encoding", opts->save_encoding,
-                   "Its encoding: ascii, binary, binary-zlib, appended, appended-zlib, appended-base64")
-      ->check(CLI::IsMember({"ascii", "binary", "binary-zlib", "appended", "appended-zlib", "appended-base64"}));
+  faces->add_option("--save-mesh", opts->save_mesh, "Also write the generated mesh here (.vtk or .vtu)")
+      ->check(CLI::Validator(
+          [](const std::string& path) {
+            const std::string extension = std::filesystem::path(path).extension().string();
+            return extension == ".vtk" || extension == ".vtu"
+                       ? std::string()
+                       : "unknown extension '" + extension + "' (expected .vtk or .vtu)";
+          },
+          "FILE", "mesh file"));
+  CLI::Option* encoding =
+      faces
+          ->add_option("--save-encoding", opts->save_encoding,
+                       "Its encoding: ascii, binary, binary-zlib, appended, appended-zlib (default for .vtu), "
+                       "appended-base64; a .vtk file is ascii or binary (default)")
+          ->check(CLI::IsMember({"ascii", "binary", "binary-zlib", "appended", "appended-zlib", "appended-base64"}));
   faces->add_flag("--no-points", opts->no_points,
                   "Orient faces by the cell's vertex order only (assumes no inverted cells)");
   faces->add_flag("--no-verify", opts->no_verify, "Skip the checks (closed, outward, the host tuple sort)");
-  faces->callback([opts, &globals] { run_faces_command(globals, *opts); });
+  faces->callback([opts, &globals, encoding] {
+    if (std::filesystem::path(opts->save_mesh).extension() == ".vtk") {
+      // A legacy file has no compressed or appended data.
+      if (encoding->count() == 0) { opts->save_encoding = "binary"; }
+      if (opts->save_encoding != "ascii" && opts->save_encoding != "binary") {
+        usage_error("faces --save-encoding " + opts->save_encoding + ": a legacy .vtk file is ascii or binary");
+      }
+    }
+    run_faces_command(globals, *opts);
+  });
 }
 
 }  // namespace warpdex::cli

@@ -408,21 +408,21 @@ void print_hash(const global_options& globals, const hash_options& opts)
     return;
   }
   if (opts.gpus > 0) {
-    WARPDEX_EXPECTS(opts.key_bits == 32, "hash --gpus: the distributed map takes 32-bit keys; --key-bits " +
-                                             std::to_string(opts.key_bits) + " runs with --grow on one device");
+    if (opts.key_bits != 32) {
+      usage_error("hash --gpus: the distributed map takes 32-bit keys; --key-bits " + std::to_string(opts.key_bits) +
+                  " runs with --grow on one device");
+    }
     WARPDEX_EXPECTS(selected_backend(globals) == backend_choice::cuda,
                     "hash --gpus: the distributed map runs on GPUs, and the selected backend is host (no GPU here, "
                     "or --backend host)");
     print_sharded_hash(opts.gpus, opts.size_log2, opts.seed);
     return;
   }
-  WARPDEX_EXPECTS(hash::is_supported_slab_size(opts.slab_bytes),
-                  "hash --slab-bytes: slabs are 64 or 128 bytes, got " + std::to_string(opts.slab_bytes));
-  WARPDEX_EXPECTS(opts.key_bits == 32 || opts.key_bits == 64,
-                  "hash --key-bits: keys are 32 or 64 bits, got " + std::to_string(opts.key_bits));
-  WARPDEX_EXPECTS(opts.key_bits == 32 || (opts.grow && opts.slab_bytes == hash::default_slab_bytes),
-                  "hash --key-bits 64: runs with --grow and 128-byte slabs (the other runs compare with a 32-bit "
-                  "baseline table; the benchmark rows slab_map/.*/key64 measure 64-bit keys)");
+  if (opts.key_bits != 32 && !(opts.grow && opts.slab_bytes == hash::default_slab_bytes)) {
+    usage_error(
+        "hash --key-bits 64: runs with --grow and 128-byte slabs (the other runs compare with a 32-bit "
+        "baseline table; the benchmark rows slab_map/.*/key64 measure 64-bit keys)");
+  }
   const backend_choice choice = selected_backend(globals);
   const unsigned slab_bytes = opts.slab_bytes;
   // A key file is read and checked before anything is printed or built.
@@ -518,14 +518,17 @@ void add_hash_command(CLI::App& app, const global_options& globals)
   CLI::Option* multimap =
       command->add_flag("--multimap", opts->multimap,
                         "Use a slab_multimap: keys with several values; count, find_all, erase one / all instances");
-  command->add_option("--slab-bytes", opts->slab_bytes, "Bytes in a slab of the table: 128 (default) or 64");
+  command->add_option("--slab-bytes", opts->slab_bytes, "Bytes in a slab of the table: 128 (default) or 64")
+      ->check(CLI::IsMember({64U, 128U}));
   CLI::Option* grow = command->add_flag(
       "--grow", opts->grow,
       "Insert the keys in 16 batches into a map built for one batch, growing it with rehash() when the load needs "
       "twice its buckets; print each batch, each rehash and the lists");
   grow->excludes(multimap);
-  command->add_option("--key-bits", opts->key_bits,
-                      "Bits of the keys and values: 32 (default) or 64 (with --grow: a map of 64-bit keys and values)");
+  command
+      ->add_option("--key-bits", opts->key_bits,
+                   "Bits of the keys and values: 32 (default) or 64 (with --grow: a map of 64-bit keys and values)")
+      ->check(CLI::IsMember({32U, 64U}));
   command
       ->add_option("--input", opts->input,
                    "Build from the keys of FILE: raw little-endian 32-bit keys (repeats allowed; the reserved keys "

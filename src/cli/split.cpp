@@ -8,6 +8,7 @@
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/generate.hpp>
 
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -108,6 +109,10 @@ void add_split_command(CLI::App& app, const global_options& globals)
     }
     if (delta->count() > 0 && opts->request.identifier != "delta") {
       usage_error("--delta applies to --identifier delta only, not " + opts->request.identifier);
+    }
+    if (opts->request.identifier == "bits" && !std::has_single_bit(opts->request.buckets)) {
+      usage_error("--buckets/-m: bit-field buckets need m to be a power of two, got " +
+                  std::to_string(opts->request.buckets));
     }
     split_command(globals, *opts);
   });

@@ -895,7 +895,7 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
   std::string out;
   if (extension == ".vtk") {
     WARPDEX_EXPECTS(encoding == mesh_encoding::ascii || encoding == mesh_encoding::binary,
-                    "write_tet_mesh: a legacy .vtk file is ascii or binary");
+                    "mesh file " + path.string() + ": a legacy .vtk file is ascii or binary");
     const bool binary = encoding == mesh_encoding::binary;
     out = "# vtk DataFile Version 3.0\nwarpdex tetrahedral mesh\n" + std::string(binary ? "BINARY" : "ASCII") +
           "\nDATASET UNSTRUCTURED_GRID\nPOINTS " + std::to_string(mesh.point_count()) + " double\n";
@@ -992,7 +992,7 @@ void write_tet_mesh(const std::filesystem::path& path, const tet_mesh& mesh, mes
     }
     out += "</VTKFile>\n";
   } else {
-    WARPDEX_FAIL("write_tet_mesh: unknown extension '" + extension + "' (expected .vtk or .vtu)");
+    WARPDEX_FAIL("mesh file " + path.string() + ": unknown extension '" + extension + "' (expected .vtk or .vtu)");
   }
   auto file = open_for_writing(path);
   file.write(out.data(), static_cast<std::streamsize>(out.size()));
