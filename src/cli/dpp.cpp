@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "dpp_workloads.hpp"
 #include "hash_baseline.hpp"
+#include "input.hpp"
 #include "workloads.hpp"
 #include "progress.hpp"
 
@@ -54,8 +55,9 @@ double timed(const Backend& backend, Work&& work)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
-std::vector<char> read_whole_file(const std::string& command, const std::string& path)
+std::vector<char> read_whole_file(const std::string& command, const std::string& path, const std::string& what)
 {
+  (void)input_file_status(command, path, what);  // a directory would open and fail in the middle of the read
   std::ifstream file(path, std::ios::binary);
   WARPDEX_EXPECTS(file.good(), command + ": cannot open '" + path + "'");
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
@@ -374,7 +376,7 @@ void write_line(std::FILE* out, std::string_view line)
 
 void dedup_lines(backend_choice choice, const dedup_options& opts)
 {
-  const std::vector<char> text = read_whole_file("dedup", opts.path);
+  const std::vector<char> text = read_whole_file("dedup", opts.path, "lines");
   const std::vector<std::string_view> lines = split_lines(std::string_view(text.data(), text.size()));
   line_counts counts;
   double seconds = 0;
@@ -491,7 +493,7 @@ void dedup_file(const global_options& globals, const dedup_options& opts)
     dedup_lines(choice, opts);
     return;
   }
-  const std::vector<char> bytes = read_whole_file("dedup", opts.path);
+  const std::vector<char> bytes = read_whole_file("dedup", opts.path, "records");
   WARPDEX_EXPECTS(bytes.size() % opts.record_bytes == 0,
                   "dedup: '" + opts.path + "' holds " + std::to_string(bytes.size()) +
                       " bytes, not a whole number of " + std::to_string(opts.record_bytes) + "-byte records (" +
@@ -530,7 +532,8 @@ struct hashfight_cli_options {
 template <class Key>
 std::vector<Key> read_keys(const std::string& path)
 {
-  const std::vector<char> bytes = read_whole_file("hashfight", path);
+  const std::vector<char> bytes = read_whole_file("hashfight --keys", path, "keys");
+  expect_not_empty("hashfight --keys", path, bytes.size(), "keys");
   WARPDEX_EXPECTS(bytes.size() % sizeof(Key) == 0, "hashfight --keys: '" + path + "' holds " +
                                                        std::to_string(bytes.size()) + " bytes, not a whole number of " +
                                                        std::to_string(sizeof(Key)) + "-byte keys");

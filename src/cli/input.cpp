@@ -1,4 +1,4 @@
-// The raw key file reader shared by `split --input` and `hash --input`.
+// The raw key file reader shared by `split --input` and `hash --input`, and the checks every input file gets.
 #include "input.hpp"
 
 #include <warpdex/core/error.hpp>
@@ -78,18 +78,29 @@ std::uint64_t available_host_memory()
   return available;
 }
 
-std::vector<std::uint32_t> read_raw_keys(const std::string& command, const std::string& path,
-                                         std::uint64_t bytes_per_key)
+struct stat input_file_status(const std::string& command, const std::string& path, const std::string& what)
 {
   struct stat status {};
   WARPDEX_EXPECTS(::stat(path.c_str(), &status) == 0, command + ": " + quoted(path) + ": " + std::strerror(errno));
-  WARPDEX_EXPECTS(!S_ISDIR(status.st_mode), command + ": " + quoted(path) + " is a directory, not a file of keys");
+  WARPDEX_EXPECTS(!S_ISDIR(status.st_mode), command + ": " + quoted(path) + " is a directory, not a file of " + what);
+  return status;
+}
+
+void expect_not_empty(const std::string& command, const std::string& path, std::uint64_t bytes, const std::string& what)
+{
+  WARPDEX_EXPECTS(bytes > 0, command + ": " + quoted(path) + " is empty: it holds no " + what);
+}
+
+std::vector<std::uint32_t> read_raw_keys(const std::string& command, const std::string& path,
+                                         std::uint64_t bytes_per_key)
+{
+  const struct stat status = input_file_status(command, path, "keys");
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
   WARPDEX_EXPECTS(file != nullptr, command + ": cannot open " + quoted(path) + ": " + std::strerror(errno));
   const bool regular = S_ISREG(status.st_mode);
   const auto file_bytes = static_cast<std::uint64_t>(status.st_size);
   if (regular) {
-    WARPDEX_EXPECTS(file_bytes > 0, command + ": " + quoted(path) + " is empty: it holds no keys");
+    expect_not_empty(command, path, file_bytes, "keys");
     WARPDEX_EXPECTS(file_bytes % key_bytes == 0, command + ": " + quoted(path) + " holds " +
                                                      std::to_string(file_bytes) +
                                                      " bytes, not a whole number of 4-byte keys");
@@ -114,7 +125,7 @@ std::vector<std::uint32_t> read_raw_keys(const std::string& command, const std::
     std::memmove(block.data(), block.data() + whole * key_bytes, pending);
     if (got == 0) { break; }
   }
-  WARPDEX_EXPECTS(total > 0, command + ": " + quoted(path) + " is empty: it holds no keys");
+  expect_not_empty(command, path, total, "keys");
   WARPDEX_EXPECTS(pending == 0, command + ": " + quoted(path) + " holds " + std::to_string(total) +
                                     " bytes, not a whole number of 4-byte keys");
   return keys;

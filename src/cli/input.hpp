@@ -2,6 +2,8 @@
 // Reading the raw key files of `split --input` and `hash --input`: every check a user's file can fail is
 // made before the keys are allocated, with a message naming the file.
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +13,16 @@ namespace warpdex::cli {
 /// Bytes of host memory this process may still allocate: the smaller of MemAvailable (/proc/meminfo) and
 /// what the address-space limit (ulimit -v) leaves; UINT64_MAX when neither is known.
 [[nodiscard]] std::uint64_t available_host_memory();
+
+/// Checks the input file `path` of `command` (named in messages, e.g. "dedup") before it is read: throws
+/// warpdex::error naming the file when it does not exist or is a directory ("'PATH' is a directory, not a
+/// file of WHAT"). Returns its status.
+[[nodiscard]] struct stat input_file_status(const std::string& command, const std::string& path,
+                                            const std::string& what);
+
+/// Throws "COMMAND: 'PATH' is empty: it holds no WHAT" when the file held no bytes.
+void expect_not_empty(const std::string& command, const std::string& path, std::uint64_t bytes,
+                      const std::string& what);
 
 /// Reads `path` as raw little-endian 32-bit keys for `command` (named in messages, e.g. "hash --input").
 /// `bytes_per_key` is the host memory the command needs per key of the file, all its copies together:

@@ -30,6 +30,8 @@ class line_reader {
     std::error_code error;
     file_bytes_ = std::filesystem::file_size(path, error);
     WARPDEX_EXPECTS(!error, "cannot read the graph file " + path + ": " + error.message());
+    // Every format would read an empty file as a graph of no vertices.
+    if (file_bytes_ == 0) { fail("an empty file: it holds no graph"); }
     file_ = gzopen(path.c_str(), "rb");
     WARPDEX_EXPECTS(file_ != nullptr, "cannot open the graph file " + path);
     gzbuffer(file_, read_chunk_bytes);

@@ -261,7 +261,7 @@ TEST(graph_io, malformed_files_name_the_line_and_the_problem)
       {"t.clq", "p edge 2 1\nn 3 1\n", {":2:", "vertex id 3 is out of range"}},
       {"t.clq", "p edge 2 1\nn 1\n", {":2:", "'n ID VALUE' (1 fields)"}},
       {"t.clq", "c only comments\n", {":1:", "no 'p edge VERTICES EDGES' line"}},
-      {"t.clq", "", {":0:", "no 'p edge VERTICES EDGES' line"}},
+      {"t.clq", "", {":0:", "an empty file"}},
       {"t.clq", "p edge 2 1\np edge 2 1\n", {":2:", "a second 'p' line"}},
       {"t.clq", "p sp 2 1\n", {":1:", "must read 'p edge VERTICES EDGES' (or 'p col VERTICES EDGES')"}},
       {"t.clq", "p edge 2\n", {":1:", "must read 'p edge VERTICES EDGES'"}},
