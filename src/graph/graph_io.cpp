@@ -71,9 +71,13 @@ class line_reader {
   [[nodiscard]] std::uint64_t line_number() const { return line_number_; }
   [[nodiscard]] const std::string& path() const { return path_; }
 
-  /// "FILE:LINE: message"
-  [[noreturn]] void fail(const std::string& message) const
+  /// "FILE:LINE: message", each NUL byte of the message (quoting the line) written "\0": what() is a C
+  /// string, which would end at the first.
+  [[noreturn]] void fail(std::string message) const
   {
+    for (std::size_t at = message.find('\0'); at != std::string::npos; at = message.find('\0', at + 2)) {
+      message.replace(at, 1, "\\0");
+    }
     throw error(path_ + ":" + std::to_string(line_number_) + ": " + message);
   }
 
