@@ -8,6 +8,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -195,6 +196,21 @@ void turn_vertices(std::uint8_t type, std::uint32_t* cell, std::uint32_t choice)
   }
 }
 
+/// The cells of the grid, counted in `Count` (long double: a count past 64 bits, approximately).
+template <class Count>
+Count grid_cell_count(const tet_grid_options& options)
+{
+  const Count per_layer = static_cast<Count>(options.nx) * options.ny;
+  if (options.tets_per_hex != grid_mixed) {
+    return per_layer * options.nz * (options.tets_per_hex == grid_hexahedra ? 1 : options.tets_per_hex);
+  }
+  Count cells = 0;
+  for (std::uint64_t k = 0; k < options.nz; ++k) {
+    cells += per_layer * static_cast<Count>(cube_cells(layer_kind(options, k)).size());
+  }
+  return cells;
+}
+
 /// A grid of hexahedra or of mixed layers (tets_per_hex 1 or 0), regularly numbered.
 tet_mesh make_cell_grid(const tet_grid_options& options)
 {
@@ -314,6 +330,19 @@ tet_mesh make_tet_grid(const tet_grid_options& options)
                   "make_tet_grid: a hexahedron splits into 5 or 6 tetrahedra, is kept whole (1) or split by layers "
                   "(0), not " +
                       std::to_string(options.tets_per_hex));
+  // The 64-bit counts below wrap for the largest sizes (4194304x4194304x1048576 would count 0 cells), so a
+  // grid past 32-bit ids is refused first, with its true count.
+  const long double all_cells = grid_cell_count<long double>(options);
+  const long double all_points = (static_cast<long double>(options.nx) + 1) *
+                                 (static_cast<long double>(options.ny) + 1) *
+                                 (static_cast<long double>(options.nz) + 1);
+  if (all_cells > std::numeric_limits<std::uint32_t>::max() || all_points > std::numeric_limits<std::uint32_t>::max()) {
+    char count[64];
+    std::snprintf(count, sizeof count, "%.0Lf", all_cells);
+    WARPDEX_FAIL("generated grid " + tet_grid_name(options) + " has " + count + " cells and " +
+                 std::to_string(options.nx + 1ULL) + "x" + std::to_string(options.ny + 1ULL) + "x" +
+                 std::to_string(options.nz + 1ULL) + " points: more than 32-bit face ids hold");
+  }
   if (options.tets_per_hex == grid_hexahedra || options.tets_per_hex == grid_mixed) {
     tet_mesh mesh = make_cell_grid(options);
     return options.numbering == grid_numbering::regular ? mesh : shuffled_cells(mesh, options.seed);
@@ -391,13 +420,7 @@ std::uint64_t tet_grid_external_face_count(const tet_grid_options& options)
 
 std::uint64_t tet_grid_cell_count(const tet_grid_options& options)
 {
-  const std::uint64_t per_layer = std::uint64_t{options.nx} * options.ny;
-  if (options.tets_per_hex != grid_mixed) {
-    return per_layer * options.nz * (options.tets_per_hex == grid_hexahedra ? 1 : options.tets_per_hex);
-  }
-  std::uint64_t cells = 0;
-  for (std::uint64_t k = 0; k < options.nz; ++k) { cells += per_layer * cube_cells(layer_kind(options, k)).size(); }
-  return cells;
+  return grid_cell_count<std::uint64_t>(options);
 }
 
 std::string tet_grid_name(const tet_grid_options& options)

@@ -170,6 +170,8 @@ sssp_workload_report run_on(const Backend& backend, const sssp_workload_options&
         "sssp on " + options.graph + " (" + std::to_string(vertices) + " vertices, " + std::to_string(arcs) + " arcs)");
   }
   const auto graph = build_csr_graph(backend, file.edges, file.build_options());
+  // Before the source is checked against the ids, which an empty graph has none of.
+  WARPDEX_EXPECTS(graph.vertex_count() > 0, "sssp on " + options.graph + ": the graph has no vertices");
   vertex_id source = 0;  // no source given: the graph's first vertex
   if (options.source) {
     const std::uint64_t id = *options.source;
