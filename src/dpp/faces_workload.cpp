@@ -104,6 +104,17 @@ faces_workload_report run_faces_workload(backend_choice resolved, const faces_wo
   report.generated = options.grid.has_value();
   report.points = mesh.point_count();
   report.cells = mesh.cell_count();
+  // Faces are oriented, and the check's volumes computed, from the points: a NaN or an infinity, or a
+  // coordinate whose cubed differences overflow, would make both meaningless.
+  constexpr double largest_coordinate = 1e100;
+  const auto bad = std::find_if(mesh.points.begin(), mesh.points.end(),
+                                [](double x) { return !(std::abs(x) <= largest_coordinate); });
+  if (bad != mesh.points.end()) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", *bad);
+    WARPDEX_FAIL(report.mesh + ": point " + std::to_string((bad - mesh.points.begin()) / 3) + " has the coordinate " +
+                 value + ", not a finite number within +-1e100");
+  }
 
   std::vector<uint32x3> triangles;
   std::vector<std::uint32_t> cells;
