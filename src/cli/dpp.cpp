@@ -57,6 +57,15 @@ double timed(const Backend& backend, Work&& work)
 
 std::vector<char> read_whole_file(const std::string& command, const std::string& path, const std::string& what)
 {
+  if (path == "-") {  // standard input, as grep and sort read it
+    std::vector<char> bytes;
+    char block[1 << 16];
+    for (std::size_t got; (got = std::fread(block, 1, sizeof block, stdin)) > 0;) {
+      bytes.insert(bytes.end(), block, block + got);
+    }
+    WARPDEX_EXPECTS(!std::ferror(stdin), command + ": cannot read standard input: " + std::strerror(errno));
+    return bytes;
+  }
   (void)input_file_status(command, path, what);  // a directory would open and fail in the middle of the read
   std::ifstream file(path, std::ios::binary);
   WARPDEX_EXPECTS(file.good(), command + ": cannot open '" + path + "'");
@@ -632,8 +641,8 @@ void add_dedup_command(CLI::App& app, const global_options& globals)
   auto opts = std::make_shared<dedup_options>();
   CLI::App* command = app.add_subcommand(
       "dedup", "Duplicate search in a file: distinct records or lines with counts, or those occurring once");
-  CLI::Option* file =
-      command->add_option("FILE", opts->path, "Input file: raw fixed-size records, or text with --lines");
+  CLI::Option* file = command->add_option(
+      "FILE", opts->path, "Input file: raw fixed-size records, or text with --lines; - reads standard input");
   command
       ->add_option("--size-log2", opts->generated_log2,
                    "No file: 2^N generated uint32 keys, once-flags by both methods and counts, each checked")
