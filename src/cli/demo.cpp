@@ -21,16 +21,16 @@
 
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/generate.hpp>
+#include <warpdex/core/host_memory.hpp>
+#include <warpdex/core/detail/close_output.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -262,7 +262,7 @@ std::uint32_t tour_size_log2(backend_choice backend, std::uint32_t asked)
   if (backend == backend_choice::cuda) {
     free_bytes = query_device(0).free_memory_bytes;
   } else {
-    free_bytes = available_host_memory();
+    free_bytes = host_memory_bytes();
   }
   const auto fits = [&](std::uint32_t log2) { return (peak_bytes_per_element << log2) <= free_bytes / 2; };
   if (asked != 0) {
@@ -343,11 +343,7 @@ void run_demo(const global_options& globals, const demo_options& opts)
     std::ofstream file(opts.json);
     WARPDEX_EXPECTS(file.good(), "demo --json: cannot write " + opts.json);
     file << record.dump(2) << '\n';
-    // The buffered end of the record is written by close: check after it (a full disk, /dev/full).
-    errno = 0;
-    file.close();
-    WARPDEX_EXPECTS(!file.fail(), "demo --json: " + opts.json + ": write failed" +
-                                      (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
+    warpdex::detail::close_output(file, "demo --json: " + opts.json);
     std::printf("table written to %s\n", opts.json.c_str());
   }
   WARPDEX_EXPECTS(failed == 0, "demo: " + std::to_string(failed) + " operation(s) failed their check");

@@ -20,6 +20,7 @@
 #include <warpdex/core/hash.hpp>
 #include <warpdex/dpp/duplicates.hpp>
 #include <warpdex/dpp/hashfight_map.hpp>
+#include <warpdex/core/detail/close_output.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -460,10 +461,7 @@ void dedup_records(const Backend& backend, const dedup_options& opts, const std:
     std::ofstream out(opts.output, std::ios::binary);
     WARPDEX_EXPECTS(out.good(), "dedup --output: cannot create '" + opts.output + "'");
     out.write(reinterpret_cast<const char*>(kept.data()), static_cast<std::streamsize>(kept.size() * sizeof(Element)));
-    errno = 0;
-    out.close();  // writes the buffered end: a full disk shows here
-    WARPDEX_EXPECTS(!out.fail(), "dedup --output: '" + opts.output + "': write failed" +
-                                     (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
+    warpdex::detail::close_output(out, "dedup --output: '" + opts.output + "'");
   }
   if (opts.check) {
     // The oracle: std::sort of the records, then runs; the kept records in input order of first

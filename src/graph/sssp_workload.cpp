@@ -3,15 +3,14 @@
 #include <warpdex/core/host_memory.hpp>
 #include <warpdex/graph/generators.hpp>
 #include <warpdex/graph/sssp_workload.hpp>
+#include <warpdex/core/detail/close_output.hpp>
 
 #include "host_copy.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iomanip>
@@ -234,11 +233,7 @@ sssp_workload_report run_on(const Backend& backend, const sssp_workload_options&
         out << distances[v] << '\n';
       }
     }
-    // The last block is only written when the file is closed: check after that (a full disk, /dev/full).
-    errno = 0;
-    out.close();
-    WARPDEX_EXPECTS(!out.fail(), "sssp: " + options.output + ": write failed" +
-                                     (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
+    warpdex::detail::close_output(out, "sssp: " + options.output);
   }
   return report;
 }
