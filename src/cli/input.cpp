@@ -2,8 +2,8 @@
 #include "input.hpp"
 
 #include <warpdex/core/error.hpp>
+#include <warpdex/core/host_memory.hpp>
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -19,19 +19,6 @@ namespace warpdex::cli {
 namespace {
 
 constexpr std::uint64_t key_bytes = sizeof(std::uint32_t);
-
-/// A field of /proc/self/status or /proc/meminfo ("Name:   123 kB") in bytes, or UINT64_MAX.
-std::uint64_t kilobyte_field(const char* file, const std::string& name)
-{
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.compare(0, name.size() + 1, name + ":") == 0) {
-      return std::strtoull(line.c_str() + name.size() + 1, nullptr, 10) * 1024;
-    }
-  }
-  return std::numeric_limits<std::uint64_t>::max();
-}
 
 std::string gigabytes(double bytes)
 {
@@ -49,7 +36,7 @@ std::string quoted(const std::string& path)
 void expect_fits(const std::string& command, const std::string& path, std::uint64_t file_bytes, std::uint64_t keys,
                  std::uint64_t bytes_per_key)
 {
-  const std::uint64_t available = available_host_memory();
+  const std::uint64_t available = host_memory_bytes();
   const double needed = static_cast<double>(keys) * static_cast<double>(bytes_per_key);
   WARPDEX_EXPECTS(keys <= available / bytes_per_key,
                   command + ": " + quoted(path) + ": file too large for host memory (" + std::to_string(file_bytes) +
@@ -64,19 +51,6 @@ std::uint32_t little_endian(const unsigned char* at)
 }
 
 }  // namespace
-
-std::uint64_t available_host_memory()
-{
-  std::uint64_t available = kilobyte_field("/proc/meminfo", "MemAvailable");
-  rlimit limit{};
-  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    const std::uint64_t used = kilobyte_field("/proc/self/status", "VmSize");
-    const std::uint64_t left =
-        used == std::numeric_limits<std::uint64_t>::max() || used >= limit.rlim_cur ? 0 : limit.rlim_cur - used;
-    available = std::min(available, left);
-  }
-  return available;
-}
 
 struct stat input_file_status(const std::string& command, const std::string& path, const std::string& what)
 {

@@ -10,10 +10,6 @@
 
 namespace warpdex::cli {
 
-/// Bytes of host memory this process may still allocate: the smaller of MemAvailable (/proc/meminfo) and
-/// what the address-space limit (ulimit -v) leaves; UINT64_MAX when neither is known.
-[[nodiscard]] std::uint64_t available_host_memory();
-
 /// Checks the input file `path` of `command` (named in messages, e.g. "dedup") before it is read: throws
 /// warpdex::error naming the file when it does not exist or is a directory ("'PATH' is a directory, not a
 /// file of WHAT"). Returns its status.
@@ -26,7 +22,7 @@ void expect_not_empty(const std::string& command, const std::string& path, std::
 
 /// Reads `path` as raw little-endian 32-bit keys for `command` (named in messages, e.g. "hash --input").
 /// `bytes_per_key` is the host memory the command needs per key of the file, all its copies together:
-/// a file whose keys would need more than `available_host_memory()` is rejected before any is read
+/// a file whose keys would need more than `warpdex::host_memory_bytes()` is rejected before any is read
 /// ("file too large for host memory"). Throws warpdex::error when the path does not exist or cannot be
 /// opened, is a directory, holds no bytes, or not a whole number of keys, and when reading fails.
 /// Pipes and devices are read up to the same memory limit.

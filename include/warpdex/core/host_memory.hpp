@@ -7,11 +7,11 @@
 
 namespace warpdex {
 
-/// Bytes of host memory this process could hold: the physical memory (sysconf), or less when an
-/// address-space limit (ulimit -v) leaves less; UINT64_MAX when neither is known.
+/// Bytes of host memory this process may still allocate: the smaller of MemAvailable (/proc/meminfo) and
+/// what the address-space limit (ulimit -v) leaves; UINT64_MAX when neither is known.
 [[nodiscard]] std::uint64_t host_memory_bytes();
 
-/// Throws `warpdex::error` ("WHAT needs about X GB of host memory, more than the Y GB of this machine")
+/// Throws `warpdex::error` ("WHAT needs about X GB of host memory, more than the Y GB available")
 /// when `bytes` exceed `host_memory_bytes()`.
 void expect_host_memory(std::uint64_t bytes, const std::string& what);
 
