@@ -14,6 +14,9 @@ tools/install-deps.sh
 source tools/env.sh
 # NVLink multicast stays off in every program that runs NCCL (the distributed suite, on a GPU machine).
 export NCCL_NVLS_ENABLE=0
+# ctest runs two suites at once on CI's two cores; OpenMP's default of spinning at a barrier then waits on
+# threads that are not scheduled (a 0.25 s host test ran for 47-100 s that way). Sleeping waits instead.
+export OMP_WAIT_POLICY=passive
 
 echo "== full build"
 # NCCL for the distributed family: the CUDA toolkit's when it has one, else the nvidia-nccl-cu13 wheel in .venv/.
