@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -22,6 +23,55 @@ using detail::format_seconds;
 using detail::seconds_since;
 
 constexpr double origin[3] = {0, 0, 0};
+
+/// A cell whose volume is within rounding of zero: its 6x volume at most this many units in the last
+/// place of the cube of its largest extent (the volume's rounding error is a few such units).
+constexpr double flat_cell_ulps = 64;
+
+const char* cell_shape_name(std::uint8_t type)
+{
+  switch (type) {
+    case vtk_hexahedron:
+      return "a hexahedron";
+    case vtk_wedge:
+      return "a wedge";
+    case vtk_pyramid:
+      return "a pyramid";
+    default:
+      return "a tetrahedron";
+  }
+}
+
+/// Orienting by the points reverses the faces of a cell of negative volume; a flat cell (its points in
+/// one plane, or repeated) has no outward side, and the sign of its rounded volume would decide at
+/// random. VTK keeps such cells, facing as its table says: so does `--no-points` (orient_by_points off).
+void expect_no_flat_cell(const tet_mesh& mesh, const std::string& name)
+{
+  std::uint64_t first = 0;
+  for (std::uint64_t c = 0; c < mesh.cell_count(); ++c) {
+    const std::uint8_t type = mesh.cell_types.empty() ? vtk_tetra : mesh.cell_types[c];
+    const cell_shape shape = cell_shape_of(type);
+    if (shape.points == 0) { return; }  // a type the face search refuses, naming it
+    const std::uint32_t* ids = mesh.connectivity.data() + first;
+    first += shape.points;
+    double extent = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+      double low = mesh.points[3 * std::uint64_t{ids[0]} + axis];
+      double high = low;
+      for (int v = 1; v < shape.points; ++v) {
+        low = std::min(low, mesh.points[3 * std::uint64_t{ids[v]} + axis]);
+        high = std::max(high, mesh.points[3 * std::uint64_t{ids[v]} + axis]);
+      }
+      extent = std::max(extent, high - low);
+    }
+    const double volume6 = cell_volume6(shape, ids, mesh.points.data());
+    if (std::abs(volume6) <= flat_cell_ulps * std::numeric_limits<double>::epsilon() * extent * extent * extent) {
+      WARPDEX_FAIL(name + ": cell " + std::to_string(c) + " (" + cell_shape_name(type) +
+                   ") is flat: its points lie in one plane (volume 0 within rounding), so its faces have no "
+                   "outward side. --no-points keeps it, its faces in its table's order, as VTK does");
+    }
+  }
+}
 
 }  // namespace
 
@@ -114,6 +164,9 @@ faces_workload_report run_faces_workload(backend_choice resolved, const faces_wo
     std::snprintf(value, sizeof value, "%g", *bad);
     WARPDEX_FAIL(report.mesh + ": point " + std::to_string((bad - mesh.points.begin()) / 3) + " has the coordinate " +
                  value + ", not a finite number within +-1e100");
+  }
+  if (options.orient_by_points && !options.grid) {
+    expect_no_flat_cell(mesh, report.mesh);
   }
 
   std::vector<uint32x3> triangles;

@@ -61,7 +61,10 @@ struct faces_workload_report {
 /// Meshes up to this many cells are cross-checked against the host backend's tuple sort.
 inline constexpr std::uint64_t cross_check_max_cells = std::uint64_t{1} << 22;
 
-/// The workload on `backend` (a resolved choice). Throws `warpdex::error` on a bad file or option.
+/// The workload on `backend` (a resolved choice). Throws `warpdex::error` on a bad file or option, on a
+/// point not finite within +-1e100, and, when `orient_by_points` is on for a mesh read from a file, on a
+/// flat cell (volume 0 within rounding: no outward side to orient it by), naming the cell; with
+/// `orient_by_points` off such a cell is kept, its faces in its table's order, as VTK keeps it.
 [[nodiscard]] faces_workload_report run_faces_workload(backend_choice backend, const faces_workload_options& options);
 
 /// The checks of the report on a surface in host memory: "" when they pass, else what failed. The surface
