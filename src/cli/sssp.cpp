@@ -79,7 +79,8 @@ void add_sssp_command(CLI::App& app, const global_options& globals)
   CLI::App* sssp = app.add_subcommand(
       "sssp", "Shortest paths from one source on a graph file (.gr, .clq, .mtx, SNAP; gzip too) or a generated graph");
   sssp->add_option("graph", opts->workload.graph,
-                   "A graph file, or rmat:SCALE[:DEGREE], grid:WxH, small-world:N[:K[:P]], gnp:N:P[:SEED], "
+                   "A graph file, or rmat:SCALE[:DEGREE], grid:WxH, geometric:N[:K], small-world:N[:K[:P]], "
+                   "gnp:N:P[:SEED], "
                    "hamming:BITS:D, johnson:LENGTH:WEIGHT:D, keller:DIM, mann:POINTS, cfat:N:C")
       ->required();
   CLI::Option* source = sssp->add_option("--source,-s", opts->source,

@@ -10,14 +10,16 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace warpdex::graph {
 namespace {
 
 /// Random stream names, so the draws of one edge for different purposes are independent.
-enum class stream : std::uint64_t { weight = 1, rmat = 2, rewire = 3, rewire_target = 4, gnp = 5 };
+enum class stream : std::uint64_t { weight = 1, rmat = 2, rewire = 3, rewire_target = 4, gnp = 5, geometric = 6 };
 
 /// 64 random bits for draw `index` of `purpose` under `seed`.
 std::uint64_t random_bits(std::uint64_t seed, stream purpose, std::uint64_t index)
@@ -241,6 +243,188 @@ edge_list<Weight> generate_small_world(const small_world_parameters& parameters,
     edges.targets[edge] = static_cast<vertex_id>(target);
   }
   draw_weights(edges, weights);
+  return edges;
+}
+
+std::pair<double, double> geometric_point(std::uint64_t seed, vertex_id v)
+{
+  return {unit_interval(random_bits(seed, stream::geometric, 2 * std::uint64_t{v})),
+          unit_interval(random_bits(seed, stream::geometric, 2 * std::uint64_t{v} + 1))};
+}
+
+template <class Weight>
+edge_list<Weight> generate_geometric(const geometric_parameters& parameters,
+                                     const std::optional<weight_distribution>& weights)
+{
+  const std::uint64_t n = parameters.vertices;
+  const std::uint32_t k = parameters.neighbours;
+  WARPDEX_EXPECTS(n >= 1 && n < no_vertex,
+                  "geometric: " + std::to_string(n) + " vertices; need 1 <= vertices < 2^32 - 1");
+  WARPDEX_EXPECTS(k >= 1 && k <= 32 && (k < n || n == 1),
+                  "geometric: " + std::to_string(k) + " neighbours; need 1 <= neighbours <= 32 and below the " +
+                      std::to_string(n) + " vertices");
+  if (weights) { validate(*weights); }
+  check_edge_budget("geometric", n * k);
+  if (n == 1) {
+    edge_list<Weight> single;
+    single.vertex_count = 1;
+    return single;
+  }
+  const auto count = static_cast<std::int64_t>(n);
+  std::vector<double> xs(n);
+  std::vector<double> ys(n);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto v = static_cast<std::uint64_t>(i);
+    std::tie(xs[v], ys[v]) = geometric_point(parameters.seed, static_cast<vertex_id>(v));
+  }
+  // A side x side grid of cells, about two points a cell; the points sorted by cell (a counting sort,
+  // ids ascending within a cell).
+  const auto side = static_cast<std::uint64_t>(std::max(1.0, std::ceil(std::sqrt(static_cast<double>(n) / 2))));
+  const double cell_width = 1.0 / static_cast<double>(side);
+  const auto cell_coordinate = [&](double t) {
+    return std::min(side - 1, static_cast<std::uint64_t>(t * static_cast<double>(side)));
+  };
+  std::vector<std::uint64_t> cell_starts(side * side + 1, 0);
+  for (std::uint64_t v = 0; v < n; ++v) { ++cell_starts[cell_coordinate(xs[v]) + side * cell_coordinate(ys[v]) + 1]; }
+  for (std::uint64_t c = 0; c < side * side; ++c) { cell_starts[c + 1] += cell_starts[c]; }
+  std::vector<vertex_id> by_cell(n);
+  {
+    std::vector<std::uint64_t> fill(cell_starts.begin(), cell_starts.end() - 1);
+    for (std::uint64_t v = 0; v < n; ++v) {
+      by_cell[fill[cell_coordinate(xs[v]) + side * cell_coordinate(ys[v])]++] = static_cast<vertex_id>(v);
+    }
+  }
+  // The k nearest of each point, nearest first (ties: smaller id): rings of cells around its own until the
+  // k-th found is no farther than any point outside the rings searched.
+  const std::uint32_t chosen = k;
+  std::vector<vertex_id> nearest(n * chosen);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto u = static_cast<std::uint64_t>(i);
+    const auto cx = static_cast<std::int64_t>(cell_coordinate(xs[u]));
+    const auto cy = static_cast<std::int64_t>(cell_coordinate(ys[u]));
+    std::pair<double, vertex_id> best[33];
+    std::uint32_t found = 0;
+    const auto consider = [&](std::int64_t x, std::int64_t y) {
+      if (x < 0 || y < 0 || x >= static_cast<std::int64_t>(side) || y >= static_cast<std::int64_t>(side)) { return; }
+      const auto c = static_cast<std::uint64_t>(x) + side * static_cast<std::uint64_t>(y);
+      for (std::uint64_t at = cell_starts[c]; at < cell_starts[c + 1]; ++at) {
+        const vertex_id v = by_cell[at];
+        if (v == u) { continue; }
+        const double dx = xs[v] - xs[u];
+        const double dy = ys[v] - ys[u];
+        const std::pair<double, vertex_id> candidate{dx * dx + dy * dy, v};
+        if (found == chosen && !(candidate < best[found - 1])) { continue; }
+        std::uint32_t slot = found < chosen ? found++ : found - 1;
+        while (slot > 0 && candidate < best[slot - 1]) {
+          best[slot] = best[slot - 1];
+          --slot;
+        }
+        best[slot] = candidate;
+      }
+    };
+    for (std::int64_t ring = 0;; ++ring) {
+      if (ring == 0) {
+        consider(cx, cy);
+      } else {
+        for (std::int64_t d = -ring; d <= ring; ++d) {
+          consider(cx + d, cy - ring);
+          consider(cx + d, cy + ring);
+        }
+        for (std::int64_t d = -ring + 1; d <= ring - 1; ++d) {
+          consider(cx - ring, cy + d);
+          consider(cx + ring, cy + d);
+        }
+      }
+      // Every point outside rings 0 .. ring is at least ring cells' widths away.
+      const double reach = static_cast<double>(ring) * cell_width;
+      if (found == chosen && best[found - 1].first <= reach * reach) { break; }
+      if (ring >= static_cast<std::int64_t>(side)) { break; }  // every cell searched
+    }
+    for (std::uint32_t j = 0; j < chosen; ++j) { nearest[u * chosen + j] = best[j].second; }
+  }
+  // Edge {u, v} once, from its smaller end u: v chose u or u chose v. Rows in parallel, counted first.
+  const auto chose = [&](std::uint64_t a, vertex_id b) {
+    const vertex_id* row = nearest.data() + a * chosen;
+    return std::find(row, row + chosen, b) != row + chosen;
+  };
+  // Row u's edges: the v > u it chose, then the v > u that chose u when u did not choose v (each such
+  // choice is handed to the row of its smaller end below).
+  std::vector<std::uint64_t> row_counts(n + 1, 0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto a = static_cast<std::uint64_t>(i);
+    std::uint64_t own = 0;
+    for (std::uint32_t j = 0; j < chosen; ++j) {
+      if (nearest[a * chosen + j] > a) { ++own; }
+    }
+    row_counts[a + 1] = own;
+  }
+  // Downward choices not returned: collected sequentially per target row (deterministic order).
+  std::vector<std::uint64_t> extra_starts(n + 1, 0);
+  for (std::uint64_t a = 0; a < n; ++a) {
+    for (std::uint32_t j = 0; j < chosen; ++j) {
+      const vertex_id b = nearest[a * chosen + j];
+      if (b < a && !chose(b, static_cast<vertex_id>(a))) { ++extra_starts[b + 1]; }
+    }
+  }
+  for (std::uint64_t v = 0; v < n; ++v) { extra_starts[v + 1] += extra_starts[v]; }
+  std::vector<vertex_id> extra(extra_starts[n]);
+  {
+    std::vector<std::uint64_t> fill(extra_starts.begin(), extra_starts.end() - 1);
+    for (std::uint64_t a = 0; a < n; ++a) {  // ascending a: each row's extra targets come out ascending
+      for (std::uint32_t j = 0; j < chosen; ++j) {
+        const vertex_id b = nearest[a * chosen + j];
+        if (b < a && !chose(b, static_cast<vertex_id>(a))) { extra[fill[b]++] = static_cast<vertex_id>(a); }
+      }
+    }
+  }
+  for (std::uint64_t v = 0; v < n; ++v) { row_counts[v + 1] += row_counts[v] + (extra_starts[v + 1] - extra_starts[v]); }
+  edge_list<Weight> edges;
+  edges.vertex_count = n;
+  edges.sources.resize(row_counts[n]);
+  edges.targets.resize(row_counts[n]);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto u = static_cast<std::uint64_t>(i);
+    std::uint64_t at = row_counts[u];
+    const std::uint64_t row_begin = at;
+    for (std::uint32_t j = 0; j < chosen; ++j) {
+      const vertex_id v = nearest[u * chosen + j];
+      if (v > u) { edges.targets[at++] = v; }
+    }
+    for (std::uint64_t e = extra_starts[u]; e < extra_starts[u + 1]; ++e) { edges.targets[at++] = extra[e]; }
+    std::sort(edges.targets.begin() + static_cast<std::ptrdiff_t>(row_begin),
+              edges.targets.begin() + static_cast<std::ptrdiff_t>(at));
+    for (std::uint64_t e = row_begin; e < at; ++e) { edges.sources[e] = static_cast<vertex_id>(u); }
+  }
+  if (weights && !edges.sources.empty()) {
+    const auto edge_count = static_cast<std::int64_t>(edges.size());
+    const auto length = [&](std::uint64_t e) {
+      return std::hypot(xs[edges.sources[e]] - xs[edges.targets[e]], ys[edges.sources[e]] - ys[edges.targets[e]]);
+    };
+    double longest = 0;
+#pragma omp parallel for schedule(static) reduction(max : longest)
+    for (std::int64_t e = 0; e < edge_count; ++e) { longest = std::max(longest, length(static_cast<std::uint64_t>(e))); }
+    edges.weights.resize(edges.size());
+    const double low = weights->min_weight;
+    const double high = weights->max_weight;
+    const bool skewed = weights->kind == weight_distribution::shape::skewed;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t e = 0; e < edge_count; ++e) {
+      const double t = longest > 0 ? std::min(1.0, length(static_cast<std::uint64_t>(e)) / longest) : 0.0;
+      const double shaped = skewed ? t * t * t : t;
+      Weight w{};
+      if constexpr (std::is_integral_v<Weight>) {
+        const double span = std::floor(high) - std::ceil(low) + 1;
+        w = static_cast<Weight>(std::min(std::ceil(low) + std::floor(shaped * span), std::floor(high)));
+      } else {
+        w = static_cast<Weight>(low + shaped * (high - low));
+      }
+      edges.weights[static_cast<std::uint64_t>(e)] = w;
+    }
+  }
   return edges;
 }
 
@@ -472,6 +656,8 @@ edge_list<Weight> generate_c_fat(std::uint32_t vertices, double c, const std::op
 #define WARPDEX_INSTANTIATE_GENERATORS(Weight)                                                                         \
   template edge_list<Weight> generate_rmat<Weight>(const rmat_parameters&, const std::optional<weight_distribution>&); \
   template edge_list<Weight> generate_grid<Weight>(const grid_parameters&, const std::optional<weight_distribution>&); \
+  template edge_list<Weight> generate_geometric<Weight>(const geometric_parameters&,                                   \
+                                                        const std::optional<weight_distribution>&);                    \
   template edge_list<Weight> generate_small_world<Weight>(const small_world_parameters&,                               \
                                                           const std::optional<weight_distribution>&);                  \
   template edge_list<Weight> generate_gnp<Weight>(const gnp_parameters&, const std::optional<weight_distribution>&);   \

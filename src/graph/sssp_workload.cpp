@@ -114,6 +114,7 @@ std::string generator_syntax(const std::string& name)
   if (name == "rmat") { return "rmat:SCALE[:EDGE_FACTOR]"; }
   if (name == "grid") { return "grid:WIDTHxHEIGHT"; }
   if (name == "small-world") { return "small-world:N[:NEIGHBOURS[:REWIRE]]"; }
+  if (name == "geometric") { return "geometric:N[:NEIGHBOURS]"; }
   if (name == "gnp") { return "gnp:N:P[:SEED]"; }
   if (name == "hamming") { return "hamming:BITS:DISTANCE"; }
   if (name == "johnson") { return "johnson:LENGTH:WEIGHT:DISTANCE"; }
@@ -125,7 +126,7 @@ std::string generator_syntax(const std::string& name)
 bool is_generator_name(const std::string& name)
 {
   for (const char* known :
-       {"rmat", "grid", "small-world", "gnp", "hamming", "johnson", "keller", "mann", "cfat", "c-fat"}) {
+       {"rmat", "grid", "geometric", "small-world", "gnp", "hamming", "johnson", "keller", "mann", "cfat", "c-fat"}) {
     if (name == known) { return true; }
   }
   return false;
@@ -270,6 +271,13 @@ graph_file<Weight> load_graph(const std::string& spec, const weight_distribution
       }
     }
     file.edges = generate_small_world<Weight>(parameters, weights);
+    file.directed = false;
+  } else if (parts[0] == "geometric" && parts.size() >= 2 && parts.size() <= 3) {
+    file.edges = generate_geometric<Weight>(
+        {.vertices = spec_u32(spec, parts[1]),
+         .neighbours = parts.size() == 3 ? spec_u32(spec, parts[2]) : geometric_parameters{}.neighbours,
+         .seed = weights.seed},
+        weights);
     file.directed = false;
   } else if (parts[0] == "gnp" && parts.size() >= 3 && parts.size() <= 4) {
     file.edges = generate_gnp<Weight>({.vertices = spec_u32(spec, parts[1]),

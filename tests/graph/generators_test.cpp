@@ -321,5 +321,112 @@ TEST(generators, specs_name_the_dimacs_families_and_gnp)
   expect_error_mentioning<error>([] { (void)load_graph<float>("keller:5000000000", {}); }, {"does not fit 32 bits"});
 }
 
+/// The k nearest of every point by brute force (ties: smaller id), as sets of edges {u, v} with u < v.
+std::vector<std::uint64_t> brute_force_nearest_edges(std::uint32_t n, std::uint32_t k, std::uint64_t seed)
+{
+  std::vector<std::pair<double, double>> points(n);
+  for (vertex_id v = 0; v < n; ++v) { points[v] = geometric_point(seed, v); }
+  std::vector<std::uint64_t> keys;
+  for (std::uint64_t u = 0; u < n; ++u) {
+    std::vector<std::pair<double, vertex_id>> others;
+    for (vertex_id v = 0; v < n; ++v) {
+      if (v == u) { continue; }
+      const double dx = points[v].first - points[u].first;
+      const double dy = points[v].second - points[u].second;
+      others.emplace_back(dx * dx + dy * dy, v);
+    }
+    std::partial_sort(others.begin(), others.begin() + k, others.end());
+    for (std::uint32_t j = 0; j < k; ++j) {
+      const std::uint64_t v = others[j].second;
+      keys.push_back(std::min(u, v) << 32 | std::max(u, v));
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+TEST(generators, geometric_joins_each_point_to_its_k_nearest)
+{
+  std::random_device device;
+  const std::uint64_t fresh = (std::uint64_t{device()} << 32) | device();
+  for (const std::uint64_t seed : {std::uint64_t{1}, fresh}) {
+    for (const auto& [n, k] : {std::pair<std::uint32_t, std::uint32_t>{1500, 4}, {700, 1}, {40, 7}, {5, 4}, {2, 1}}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", n " + std::to_string(n) + ", k " + std::to_string(k));
+      const auto edges = generate_geometric<std::int32_t>({.vertices = n, .neighbours = k, .seed = seed}, std::nullopt);
+      expect_simple(edges);
+      EXPECT_EQ(edges.vertex_count, n);
+      std::vector<std::uint64_t> keys(edges.size());
+      for (std::uint64_t i = 0; i < edges.size(); ++i) {
+        ASSERT_LT(edges.sources[i], edges.targets[i]);
+        if (i > 0) {
+          ASSERT_TRUE(edges.sources[i - 1] < edges.sources[i] ||
+                      (edges.sources[i - 1] == edges.sources[i] && edges.targets[i - 1] < edges.targets[i]))
+              << "edges out of order at " << i;
+        }
+        keys[i] = std::uint64_t{edges.sources[i]} << 32 | edges.targets[i];
+      }
+      EXPECT_EQ(keys, brute_force_nearest_edges(n, k, seed));
+    }
+  }
+}
+
+TEST(generators, geometric_is_road_like_and_weighted_by_length)
+{
+  const std::uint32_t n = 1U << 16;
+  const auto plain = generate_geometric<std::int32_t>({.vertices = n, .neighbours = 4, .seed = 3}, std::nullopt);
+  const double mean_degree = 2.0 * static_cast<double>(plain.size()) / n;
+  EXPECT_GT(mean_degree, 4.0);
+  EXPECT_LT(mean_degree, 6.0);
+  std::vector<std::uint32_t> degree(n, 0);
+  for (std::uint64_t i = 0; i < plain.size(); ++i) {
+    ++degree[plain.sources[i]];
+    ++degree[plain.targets[i]];
+  }
+  EXPECT_GE(*std::min_element(degree.begin(), degree.end()), 4U);
+  // The same graph, weighted: the weights grow with the length (scaled so the longest edge has the
+  // largest weight), uniform linearly and skewed as the cube.
+  const weight_distribution uniform{.min_weight = 0, .max_weight = 1000, .seed = 99};
+  const auto weighted = generate_geometric<float>({.vertices = n, .neighbours = 4, .seed = 3}, uniform);
+  const auto skewed = generate_geometric<float>(
+      {.vertices = n, .neighbours = 4, .seed = 3},
+      weight_distribution{.kind = weight_distribution::shape::skewed, .min_weight = 0, .max_weight = 1000});
+  ASSERT_EQ(weighted.targets, plain.targets);
+  ASSERT_EQ(weighted.weights.size(), plain.size());
+  double longest = 0;
+  std::vector<double> lengths(plain.size());
+  for (std::uint64_t i = 0; i < plain.size(); ++i) {
+    const auto [ux, uy] = geometric_point(3, plain.sources[i]);
+    const auto [vx, vy] = geometric_point(3, plain.targets[i]);
+    lengths[i] = std::hypot(ux - vx, uy - vy);
+    longest = std::max(longest, lengths[i]);
+  }
+  for (std::uint64_t i = 0; i < plain.size(); ++i) {
+    const double t = lengths[i] / longest;
+    ASSERT_NEAR(weighted.weights[i], 1000 * t, 1e-3) << i;
+    ASSERT_NEAR(skewed.weights[i], 1000 * t * t * t, 1e-3) << i;
+  }
+  const auto integers = generate_geometric<std::int32_t>({.vertices = n, .neighbours = 4, .seed = 3}, uniform);
+  EXPECT_EQ(*std::max_element(integers.weights.begin(), integers.weights.end()), 1000);
+  EXPECT_GE(*std::min_element(integers.weights.begin(), integers.weights.end()), 0);
+  // A function of the seed.
+  EXPECT_EQ(generate_geometric<std::int32_t>({.vertices = n, .neighbours = 4, .seed = 3}, std::nullopt).targets,
+            plain.targets);
+  EXPECT_NE(generate_geometric<std::int32_t>({.vertices = n, .neighbours = 4, .seed = 4}, std::nullopt).targets,
+            plain.targets);
+  // The spec.
+  const auto loaded = load_graph<std::int32_t>("geometric:65536", weight_distribution{.seed = 3});
+  EXPECT_FALSE(loaded.directed);
+  EXPECT_EQ(loaded.edges.targets, plain.targets);
+  EXPECT_EQ(load_graph<std::int32_t>("geometric:1000:6", {}).edges.vertex_count, 1000U);
+  expect_error_mentioning<error>([] { (void)load_graph<float>("geometric:10:4:2", {}); },
+                                 {"expected geometric:N[:NEIGHBOURS]"});
+  expect_error_mentioning<error>([] { (void)generate_geometric<float>({.vertices = 10, .neighbours = 10}, {}); },
+                                 {"geometric", "neighbours"});
+  expect_error_mentioning<error>([] { (void)generate_geometric<float>({.vertices = 0}, {}); },
+                                 {"geometric", "vertices"});
+  EXPECT_EQ(generate_geometric<float>({.vertices = 1, .neighbours = 4}, {}).size(), 0U);
+}
+
 }  // namespace
 }  // namespace warpdex::graph

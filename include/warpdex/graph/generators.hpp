@@ -1,9 +1,10 @@
 #pragma once
-/// @file Graph generators: R-MAT (Kronecker) graphs, 2D grids (road-like: low degree, high diameter),
-/// small-world rings (Watts-Strogatz), Erdős–Rényi G(n, p), and the DIMACS clique benchmark families
-/// defined by formulas (hamming, johnson, keller, MANN_a, c-fat). The random ones are counter-based: edge
-/// i (G(n, p): the draws of row u) is a pure function of (i, the parameters, the seed), so a graph is
-/// reproduced from its seed alone and generated in parallel on the host's cores. The results are edge
+/// @file Graph generators: R-MAT (Kronecker) graphs, 2D grids and random geometric graphs (road-like: low
+/// degree, high diameter), small-world rings (Watts-Strogatz), Erdős–Rényi G(n, p), and the DIMACS clique
+/// benchmark families defined by formulas (hamming, johnson, keller, MANN_a, c-fat). The random ones are
+/// counter-based: edge i (G(n, p): the draws of row u; the geometric graph: the point of vertex i) is a
+/// pure function of (i, the parameters, the seed), so a graph is reproduced from its seed alone and
+/// generated in parallel on the host's cores. The results are edge
 /// lists for `build_csr_graph` (R-MAT: directed, with the self-loops and repeated edges its draws make,
 /// which the build drops and merges; all others: undirected, each edge once, no self-loops). Each takes
 /// an optional `weight_distribution`: weights drawn per edge when given, an unweighted list otherwise.
@@ -25,6 +26,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 namespace warpdex::graph {
 
@@ -56,6 +58,21 @@ struct small_world_parameters {
   std::uint64_t seed = 1;
 };
 
+/// A random geometric graph, road-like: n points drawn uniformly in the unit square, each joined to its
+/// `neighbours` nearest (ties by the smaller id); an edge where either end chose the other, so the graph
+/// is symmetric, nearly planar, of degree >= neighbours (about 1.3 x neighbours on average: k = 4 gives
+/// 5.4) and of hop diameter about sqrt(n). The k nearest are found through a uniform grid of cells of
+/// about two points each: O(n k) work, parallel over the points. It may have a few small components apart.
+/// Weights (when given) are the Euclidean lengths scaled into [min_weight, max_weight]: t = length /
+/// (the longest edge's length), `uniform` maps t linearly, `skewed` maps t^3 (integers: rounded down,
+/// like weight_distribution::draw), so they follow the geometry, the triangle inequality approximately
+/// included; the distribution's seed is not used (the points' seed is `seed`).
+struct geometric_parameters {
+  std::uint32_t vertices = 1 << 16;  ///< >= 1, < 2^32 - 1
+  std::uint32_t neighbours = 4;      ///< k: 1 <= k <= 32 and k < vertices (or any k for one vertex)
+  std::uint64_t seed = 1;
+};
+
 /// Erdős–Rényi G(n, p): each of the n (n - 1) / 2 vertex pairs is an edge with probability p,
 /// independently. Generated in O(n + m) by geometric skipping (Batagelj and Brandes, 2005): within row u
 /// the next candidate v < u is found by drawing the length of the run of non-edges, log(1 - r) /
@@ -80,6 +97,16 @@ template <class Weight>
 template <class Weight>
 [[nodiscard]] edge_list<Weight> generate_grid(const grid_parameters& parameters,
                                               const std::optional<weight_distribution>& weights);
+
+/// The edges of a random geometric graph (each edge once as (u, v) with u < v, in ascending u then v;
+/// build it undirected). Throws `warpdex::error` on parameters out of range.
+template <class Weight>
+[[nodiscard]] edge_list<Weight> generate_geometric(const geometric_parameters& parameters,
+                                                   const std::optional<weight_distribution>& weights);
+
+/// The point of vertex `v` of the random geometric graph of seed `seed` (x, y in [0, 1)): what
+/// generate_geometric joins by distance, for checks and drawings.
+[[nodiscard]] std::pair<double, double> geometric_point(std::uint64_t seed, vertex_id v);
 
 /// The edges of a small-world ring (each edge once; build it undirected).
 template <class Weight>
