@@ -641,27 +641,32 @@ void add_dedup_command(CLI::App& app, const global_options& globals)
       "dedup", "Duplicate search in a file: distinct records or lines with counts, or those occurring once");
   CLI::Option* file = command->add_option(
       "FILE", opts->path, "Input file: raw fixed-size records, or text with --lines; - reads standard input");
-  command
-      ->add_option("--size-log2", opts->generated_log2,
-                   "No file: 2^N generated uint32 keys, once-flags by both methods and counts, each checked")
-      ->check(CLI::Range(1, 31))
-      ->excludes(file);
+  CLI::Option* generated =
+      command
+          ->add_option("--size-log2", opts->generated_log2,
+                       "No file: 2^N generated uint32 keys, once-flags by both methods and counts, each checked")
+          ->check(CLI::Range(1, 31))
+          ->excludes(file);
   command->add_option("--dup", opts->duplicate_fraction, "With --size-log2: the fraction of keys that repeat others")
-      ->check(CLI::Range(0.0, 1.0));
-  command->add_option("--seed", opts->seed, "With --size-log2: seed of the generated keys");
+      ->check(CLI::Range(0.0, 1.0))
+      ->needs(generated);
+  command->add_option("--seed", opts->seed, "With --size-log2: seed of the generated keys")->needs(generated);
   CLI::Option* record = command
                             ->add_option("--record-bytes", opts->record_bytes,
                                          "Record size of a raw file: 4 or 8 (integers), 12 or 16 (tuples of "
                                          "32-bit words); little-endian")
                             ->check(CLI::IsMember({4, 8, 12, 16}));
-  command
-      ->add_flag("--lines", opts->lines,
-                 "Text lines: each distinct line with its count in order of first occurrence (like sort | uniq -c, "
-                 "in input order); CRLF counts as LF, a missing final newline is fine, NUL is ordinary content")
-      ->excludes(record);
-  command->add_flag("--once", opts->once, "Print only the lines / records occurring exactly once");
+  CLI::Option* lines =
+      command
+          ->add_flag("--lines", opts->lines,
+                     "Text lines: each distinct line with its count in order of first occurrence (like sort | uniq -c, "
+                     "in input order); CRLF counts as LF, a missing final newline is fine, NUL is ordinary content")
+          ->excludes(record);
+  CLI::Option* once = command->add_flag("--once", opts->once, "Print only the lines / records occurring exactly once");
   command->add_option("--method", opts->method, "Records with --once: auto, sort or hash (hash fighting)")
-      ->check(CLI::IsMember({"auto", "sort", "hash"}));
+      ->check(CLI::IsMember({"auto", "sort", "hash"}))
+      ->needs(once)
+      ->excludes(lines);
   command
       ->add_option("--output", opts->output,
                    "Write the kept records (raw) or, with --lines, the lines and counts to FILE, not standard output")
