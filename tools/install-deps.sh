@@ -9,6 +9,9 @@ set -euo pipefail
 packages=(cmake ninja-build g++ libgtest-dev libcli11-dev nlohmann-json3-dev ccache git python3 python3-venv doxygen
           libtbb-dev ripgrep zlib1g-dev libboost-graph-dev libigraph-dev pkg-config libpng-dev
           libtiff-dev)
+# Hyperscan, the host backend's fixed-string matcher (grep, count_matches): optional, and Debian builds it for
+# amd64 only; elsewhere the built-in matcher serves.
+if [ "$(dpkg --print-architecture)" = amd64 ]; then packages+=(libhyperscan-dev); fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include <warpdex/core/backend.hpp>
+#include <warpdex/search/string_match.hpp>
 #include <warpdex/version.hpp>
 
 #if WARPDEX_HAS_CUDA
@@ -23,6 +24,8 @@ void print_info(const global_options& globals)
   std::printf("warpdex %s\n", WARPDEX_VERSION_STRING);
   std::printf("build: CUDA backend %s, host backend with %d OpenMP threads\n",
               WARPDEX_HAS_CUDA ? "yes (architectures " WARPDEX_CUDA_ARCHITECTURES ")" : "no", omp_get_max_threads());
+  std::printf("host string matcher: %s (grep, count_matches and find_matches on the host backend)\n",
+              host_string_matcher().c_str());
   const backend_choice backend = selected_backend(globals);
   std::printf("backend: %s (asked for %s)\n", backend == backend_choice::cuda ? "cuda" : "host",
               globals.backend.c_str());

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -73,6 +74,12 @@ inline constexpr std::size_t max_patterns_per_pass = 256;
 template <class Backend>
 [[nodiscard]] std::vector<std::uint64_t> count_matches(const Backend& backend, std::span<const std::uint8_t> text,
                                                        std::span<const std::span<const std::uint8_t>> patterns);
+
+/// The engine behind the host backend's fixed-string matching (`count_matches` and `find_matches` with
+/// `match_algorithm::automatic`, and `grep_stream`): "hyperscan <version>" when warpdex was built with
+/// Hyperscan (an optional dependency, found by CMake), otherwise "built-in" (the scans above). Results are
+/// the same either way.
+[[nodiscard]] std::string host_string_matcher();
 
 /// Views of a string's bytes, for calls with text held in std::string or literals.
 [[nodiscard]] inline std::span<const std::uint8_t> as_bytes(std::string_view text)
