@@ -45,6 +45,7 @@ struct grep_command_options {
   std::uint64_t chunk_mib = 0;  ///< 0: the backend's default
   unsigned reader_threads = 0;  ///< 0: the backend's default
   bool fixed_strings = false;   ///< -F: accepted; patterns are always fixed strings
+  bool builtin_matcher = false;  ///< --builtin-matcher
 };
 
 /// One run of grep over its operands, with grep's exit status.
@@ -123,6 +124,7 @@ class grep_run {
         choice_ == backend_choice::cuda ? grep_default_cuda_chunk_bytes : grep_default_host_chunk_bytes;
     options.chunk_bytes = opts_.chunk_mib == 0 ? default_bytes : opts_.chunk_mib << 20;
     options.reader_threads = opts_.reader_threads;
+    options.builtin_matcher = opts_.builtin_matcher;
     return options;
   }
 
@@ -317,6 +319,9 @@ void add_grep_command(CLI::App& app, const global_options& globals)
                    "Threads reading each chunk of a regular file (default: 1 on the host, one per core up to "
                    "16 on the GPU)")
       ->check(CLI::Range(1U, 256U));
+  grep->add_flag("--builtin-matcher", opts->builtin_matcher,
+                 "On the host backend, match with the built-in matcher even where warpdex has Hyperscan "
+                 "(warpdex info names the host's matcher); the output is the same");
   grep->add_option("arguments", opts->arguments,
                    "PATTERNS (unless -e or -f gives them), then the files; - or none: "
                    "standard input")

@@ -13,6 +13,10 @@
 #include <warpdex/core/cuda_check.hpp>
 #endif
 
+#include "literal_engine.hpp"
+
+#include <omp.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,6 +124,27 @@ class pattern_set {
     return {};
   }
 
+  /// The longest pattern shorter than `found` that occurs where it does, or an occurrence with a null `at`
+  /// (with -w, a shorter pattern at the same place may form a whole word).
+  [[nodiscard]] occurrence shorter(occurrence found, const byte* end) const
+  {
+    for (const std::string& pattern : patterns_) {
+      if (pattern.size() < found.size && matches_at(pattern, found.at, end)) { return {found.at, pattern.size()}; }
+    }
+    return {};
+  }
+
+  /// A pattern equal to the line [from, end), or an occurrence with a null `at` (-x).
+  [[nodiscard]] occurrence whole_line(const byte* from, const byte* end) const
+  {
+    for (const std::string& pattern : patterns_) {
+      if (pattern.size() == static_cast<std::size_t>(end - from) && matches_at(pattern, from, end)) {
+        return {from, pattern.size()};
+      }
+    }
+    return {};
+  }
+
   /// Forgets the positions found so far: the bytes searched next are new (a chunk read into a buffer).
   void forget() const { searched_end_ = nullptr; }
 
@@ -215,6 +240,15 @@ class position_list {
     return {data_ + *next, pattern_size_};
   }
 
+  /// One pattern: nothing shorter occurs anywhere.
+  [[nodiscard]] occurrence shorter(occurrence, const byte*) const { return {}; }
+
+  [[nodiscard]] occurrence whole_line(const byte* from, const byte* end) const
+  {
+    const occurrence found = find(from, end);
+    return found.at == from && found.size == static_cast<std::size_t>(end - from) ? found : occurrence{};
+  }
+
  private:
   const byte* data_;
   std::vector<std::uint64_t> positions_;
@@ -270,19 +304,42 @@ class line_walker {
   template <class Finder>
   void walk(byte* data, std::size_t size, std::uint64_t base, const Finder& finder)
   {
-    patterns_.forget();
+    walk_prepared(data, size, base, prepare(data, size, base), finder);
+  }
+
+  /// The first step of `walk`: where binary input begins in data[0, size) (`size` when it does not), and
+  /// NUL bytes from there on turned into newlines, so that a search of the chunk finds them as lines.
+  std::size_t prepare(byte* data, std::size_t size, std::uint64_t base)
+  {
     std::size_t binary_from = result_.binary ? 0 : size;
     if (const auto* nul = static_cast<const byte*>(result_.binary ? nullptr : std::memchr(data, 0, size))) {
       binary_from = gnu_buffer_start(data, nul - data, base);
     }
+    std::replace(data + binary_from, data + size, byte{0}, byte{'\n'});
+    patterns_.forget();
+    return binary_from;
+  }
+
+  /// The second step of `walk`, over a chunk `prepare` returned `binary_from` for.
+  template <class Finder>
+  void walk_prepared(const byte* data, std::size_t size, std::uint64_t base, std::size_t binary_from,
+                     const Finder& finder)
+  {
     walk_lines(data, 0, binary_from, base, finder);
     if (binary_from < size && !done_) {
       result_.binary = true;
-      std::replace(data + binary_from, data + size, byte{0}, byte{'\n'});
       patterns_.forget();
       walk_lines(data, binary_from, size, base, finder);
     }
     if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }
+  }
+
+  /// Takes the number of selected lines of a prepared chunk when nothing but that number matters (-c, -l,
+  /// -L, -q): `binary` when the chunk holds binary input.
+  void take_count(std::uint64_t count, bool binary)
+  {
+    result_.binary = result_.binary || binary;
+    take_lines(count, {});
   }
 
   /// Ends the input: prints the count (-c) or the name (-L).
@@ -359,14 +416,7 @@ class line_walker {
   template <class Finder>
   occurrence first_match(const Finder& finder, const byte* from, const byte* end) const
   {
-    if (options_.line_regexp) {  // from is a line start and end its line's end here
-      for (const std::string& pattern : patterns_.patterns()) {
-        if (pattern.size() == static_cast<std::size_t>(end - from) && patterns_.matches_at(pattern, from, end)) {
-          return {from, pattern.size()};
-        }
-      }
-      return {};
-    }
+    if (options_.line_regexp) { return finder.whole_line(from, end); }  // from is a line start, end its end
     for (const byte* start = from; start <= end;) {
       const occurrence found = finder.find(start, end);
       if (found.at == nullptr || !options_.word_regexp) { return found; }
@@ -375,12 +425,9 @@ class line_walker {
       const byte* line_end = find_newline(found.at, end);
       if (whole_word(found, line, line_end)) { return found; }
       // A shorter pattern at the same place may form a whole word.
-      for (const std::string& pattern : patterns_.patterns()) {
-        const occurrence shorter{found.at, pattern.size()};
-        if (pattern.size() < found.size && patterns_.matches_at(pattern, found.at, line_end) &&
-            whole_word(shorter, line, line_end)) {
-          return shorter;
-        }
+      for (occurrence shorter = finder.shorter(found, line_end); shorter.at != nullptr;
+           shorter = finder.shorter(shorter, line_end)) {
+        if (whole_word(shorter, line, line_end)) { return shorter; }
       }
       start = found.at + 1;
     }
@@ -750,18 +797,295 @@ class chunk_reader {
 template <class Backend>
 class chunk_searcher;
 
+#if WARPDEX_HAS_HYPERSCAN
+/// An occurrence found in a chunk: its first byte's offset and its length.
+struct found_entry {
+  std::uint64_t start = 0;
+  std::uint32_t length = 0;
+
+  /// By start, then longest first: the leftmost-longest occurrence at or after a position comes first.
+  friend bool operator<(const found_entry& a, const found_entry& b)
+  {
+    return a.start != b.start ? a.start < b.start : a.length > b.length;
+  }
+  friend bool operator==(const found_entry& a, const found_entry& b) = default;
+};
+
+/// The occurrences a matcher found in a chunk, in `found_entry` order, as the line walk asks for them: the
+/// leftmost-longest one at or after a position, shorter ones at the same place, a whole line. With an
+/// empty pattern among the patterns, it also occurs (empty) at every position. Either every occurrence
+/// (-o, --color, an empty pattern) or the first that selects each line.
+class occurrence_list {
+ public:
+  occurrence_list(const byte* data, std::vector<found_entry> entries, bool has_empty)
+      : data_(data), entries_(std::move(entries)), has_empty_(has_empty)
+  {
+  }
+
+  [[nodiscard]] occurrence find(const byte* from, const byte* end) const
+  {
+    const auto next = first_at_or_after(from);
+    if (next != entries_.end() && data_ + next->start == from) { return {from, next->length}; }
+    if (has_empty_) { return {from, 0}; }
+    if (next == entries_.end() || data_ + next->start + next->length > end) { return {}; }
+    return {data_ + next->start, next->length};
+  }
+
+  [[nodiscard]] occurrence shorter(occurrence found, const byte*) const
+  {
+    const found_entry key{static_cast<std::uint64_t>(found.at - data_), static_cast<std::uint32_t>(found.size)};
+    const auto next = std::upper_bound(entries_.begin(), entries_.end(), key);
+    if (next != entries_.end() && next->start == key.start) { return {found.at, next->length}; }
+    return has_empty_ && found.size > 0 ? occurrence{found.at, 0} : occurrence{};
+  }
+
+  [[nodiscard]] occurrence whole_line(const byte* from, const byte* end) const
+  {
+    const auto size = static_cast<std::size_t>(end - from);
+    if (has_empty_ && size == 0) { return {from, 0}; }
+    for (auto at = first_at_or_after(from); at != entries_.end() && data_ + at->start == from; ++at) {
+      if (at->length == size) { return {from, size}; }
+    }
+    return {};
+  }
+
+ private:
+  [[nodiscard]] std::vector<found_entry>::const_iterator first_at_or_after(const byte* from) const
+  {
+    return std::lower_bound(entries_.begin(), entries_.end(),
+                            found_entry{static_cast<std::uint64_t>(from - data_), ~std::uint32_t{0}});
+  }
+
+  const byte* data_;
+  std::vector<found_entry> entries_;
+  bool has_empty_;
+};
+
+/// The least bytes one thread scans of a chunk: smaller pieces would spend more on starting threads.
+constexpr std::uint64_t host_scan_piece_bytes = std::uint64_t{64} << 10;
+/// Occurrences skipped in a line already selected before the scan stops and starts again at the next
+/// line: a frequent pattern (or many patterns) then costs a restart per line instead of a report per
+/// occurrence.
+constexpr int skipped_before_restart = 32;
+
+/// A chunk searched with Hyperscan on all cores: cut at line starts into one piece per thread, each
+/// scanned with every group of the patterns on the thread's own scratch space; the pieces' occurrences
+/// are joined in order. Where only lines are selected (no -o, --color or empty pattern), each line keeps
+/// only the first occurrence that selects it, checked for -w and -x where it is reported (both are
+/// decided by the bytes right around it), and the number of selected lines is known without a line walk.
+class hyperscan_chunk_search {
+ public:
+  hyperscan_chunk_search(const pattern_set& patterns, const grep_options& options)
+      : patterns_(patterns),
+        options_(options),
+        every_occurrence_(options.only_matching || options.color || patterns.has_empty()),
+        threads_(std::max(omp_get_max_threads(), 1)),
+        engine_(views(patterns), patterns.ignore_case(), threads_)
+  {
+  }
+
+  /// Whether Hyperscan can search for these patterns: at least one of them is not empty.
+  static bool applies(const pattern_set& patterns)
+  {
+    return std::any_of(patterns.patterns().begin(), patterns.patterns().end(),
+                       [](const std::string& pattern) { return !pattern.empty(); });
+  }
+
+  /// Searches a prepared chunk (`line_walker::prepare`) and walks it, or counts its selected lines.
+  void walk(const byte* data, std::size_t size, std::uint64_t base, std::size_t binary_from, line_walker& walker)
+  {
+    std::vector<std::size_t> starts{0};
+    const auto pieces = static_cast<int>(std::clamp<std::uint64_t>(size / host_scan_piece_bytes, 1, threads_));
+    for (int piece = 1; piece < pieces; ++piece) {
+      const std::size_t nominal = std::max(starts.back(), size * piece / pieces);
+      const auto* newline = static_cast<const byte*>(std::memchr(data + nominal, '\n', size - nominal));
+      if (newline == nullptr) { break; }
+      starts.push_back(newline + 1 - data);
+    }
+    starts.push_back(size);
+    // Pieces longer than one scan takes are cut further (at line starts, or anywhere in a longer line,
+    // where occurrences crossing the cut are found by the overlap of `scan_range`).
+    const auto count = static_cast<int>(starts.size() - 1);
+    std::vector<piece_result> results(count);
+    std::exception_ptr error;
+#pragma omp parallel for num_threads(count) schedule(static, 1) if (count > 1)
+    for (int piece = 0; piece < count; ++piece) {
+      try {
+        search_piece(data, starts[piece], starts[piece + 1], results[piece]);
+      } catch (...) {
+#pragma omp critical(warpdex_grep_scan_error)
+        error = std::current_exception();
+      }
+    }
+    if (error) { std::rethrow_exception(error); }
+    const bool counting = !every_occurrence_ && options_.output != grep_output::lines;
+    if (counting) {
+      std::uint64_t selected = 0;
+      for (const piece_result& result : results) { selected += result.selected; }
+      if (options_.invert_match) { selected = count_lines(data, size) - selected; }
+      walker.take_count(selected, binary_from < size);
+      return;
+    }
+    std::vector<found_entry> entries;
+    if (count == 1) {
+      entries = std::move(results.front().entries);
+    } else {
+      for (const piece_result& result : results) {
+        entries.insert(entries.end(), result.entries.begin(), result.entries.end());
+      }
+    }
+    walker.walk_prepared(data, size, base, binary_from, occurrence_list(data, std::move(entries), patterns_.has_empty()));
+  }
+
+ private:
+  struct piece_result {
+    std::vector<found_entry> entries;
+    std::uint64_t selected = 0;  ///< lines with an occurrence that selects them (without every_occurrence_)
+  };
+
+  static std::vector<std::string_view> views(const pattern_set& patterns)
+  {
+    std::vector<std::string_view> nonempty;
+    for (const std::string& pattern : patterns.patterns()) {
+      if (!pattern.empty()) { nonempty.emplace_back(pattern); }
+    }
+    return nonempty;
+  }
+
+  static std::uint64_t count_lines(const byte* data, std::size_t size)
+  {
+    return static_cast<std::uint64_t>(std::count(data, data + size, byte{'\n'})) +
+           (size > 0 && data[size - 1] != '\n' ? 1 : 0);
+  }
+
+  /// Whether the occurrence data[start, stop) in the piece [begin, end) of whole lines selects its line:
+  /// always, or with -x when it is its line, with -w when no word byte touches it.
+  [[nodiscard]] bool selects(const byte* data, std::size_t begin, std::size_t end, std::size_t start,
+                             std::size_t stop) const
+  {
+    if (options_.line_regexp) {
+      return (start == begin || data[start - 1] == '\n') && (stop == end || data[stop] == '\n');
+    }
+    if (options_.word_regexp) {
+      return (start == begin || !is_word_byte(data[start - 1])) && (stop == end || !is_word_byte(data[stop]));
+    }
+    return true;
+  }
+
+  void search_piece(const byte* data, std::size_t begin, std::size_t end, piece_result& result) const
+  {
+    const int thread = omp_get_thread_num();
+    const std::size_t before = result.entries.size();
+    for (std::size_t group = 0; group < engine_.group_count(); ++group) {
+      if (every_occurrence_) {
+        scan_range(group, data, begin, end, thread, [&](std::size_t start, std::uint32_t length) {
+          result.entries.push_back({start, length});
+          return true;
+        });
+        continue;
+      }
+      // The first occurrence selecting each line; later ones in that line are skipped, and after
+      // `skipped_before_restart` of them the scan starts again at the next line.
+      std::size_t from = begin;
+      while (from < end) {
+        std::size_t selected_end = from;  // the end of the last selected line (no line selected yet)
+        int skipped = 0;
+        std::size_t restart = end;
+        scan_range(group, data, from, end, thread, [&](std::size_t start, std::uint32_t length) {
+          if (start < selected_end) {
+            if (++skipped < skipped_before_restart) { return true; }
+            restart = selected_end + 1;
+            return false;
+          }
+          if (!selects(data, begin, end, start, start + length)) { return true; }
+          const auto* newline = static_cast<const byte*>(std::memchr(data + start + length, '\n',
+                                                                     end - start - length));
+          selected_end = newline != nullptr ? newline - data : end;
+          skipped = 0;
+          result.entries.push_back({start, length});
+          return true;
+        });
+        from = restart;
+      }
+    }
+    if (engine_.group_count() > 1 || every_occurrence_) {  // in order; without -o, one occurrence a line
+      std::sort(result.entries.begin() + before, result.entries.end());
+      result.entries.erase(std::unique(result.entries.begin() + before, result.entries.end()), result.entries.end());
+      if (!every_occurrence_) { keep_first_per_line(data, end, result.entries); }
+    }
+    result.selected = result.entries.size() - before;
+  }
+
+  /// Of entries in order, keeps the first of each line.
+  static void keep_first_per_line(const byte* data, std::size_t end, std::vector<found_entry>& entries)
+  {
+    std::size_t kept = 0;
+    std::size_t line_end = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (kept > 0 && entries[i].start < line_end) { continue; }
+      const auto* newline = static_cast<const byte*>(std::memchr(data + entries[i].start, '\n',
+                                                                 end - entries[i].start));
+      line_end = newline != nullptr ? newline - data : end;
+      entries[kept++] = entries[i];
+    }
+    entries.resize(kept);
+  }
+
+  /// Scans data[begin, end) with one group, calling on_match(start, length) for each occurrence in
+  /// ascending order of its end until it returns false; ranges longer than one scan takes are scanned in
+  /// overlapping parts (each part reports the occurrences that start in it).
+  template <class OnMatch>
+  void scan_range(std::size_t group, const byte* data, std::size_t begin, std::size_t end, int thread,
+                  OnMatch&& on_match) const
+  {
+    for (std::size_t part = begin; part < end; part += detail::hyperscan_scan_bytes_max) {
+      const std::size_t part_end = std::min<std::size_t>(end, part + detail::hyperscan_scan_bytes_max);
+      const std::size_t scanned_end = std::min<std::size_t>(end, part_end + engine_.longest() - 1);
+      bool go_on = true;
+      auto report = [&](std::uint32_t id, std::uint64_t stop) {
+        const std::uint32_t length = engine_.length(id);
+        const std::size_t start = part + stop - length;
+        if (start >= part_end) { return true; }
+        go_on = on_match(start, length);
+        return go_on;
+      };
+      engine_.scan(group, data + part, scanned_end - part, thread, report);
+      if (!go_on) { return; }
+    }
+  }
+
+  const pattern_set& patterns_;
+  const grep_options& options_;
+  bool every_occurrence_;
+  int threads_;
+  detail::hyperscan_literals engine_;
+};
+#endif
+
 template <>
 class chunk_searcher<host> {
  public:
-  chunk_searcher(const host&, const pattern_set& patterns, const grep_options&, std::string_view)
+  chunk_searcher(const host&, const pattern_set& patterns, const grep_options& options, std::string_view)
       : patterns_(patterns)
   {
+#if WARPDEX_HAS_HYPERSCAN
+    if (!options.builtin_matcher && hyperscan_chunk_search::applies(patterns)) { hyperscan_.emplace(patterns, options); }
+#else
+    static_cast<void>(options);
+#endif
   }
 
   void stage(const chunk&, int) {}
 
   void walk(chunk& searched, int, line_walker& walker, grep_stage_seconds&)
   {
+#if WARPDEX_HAS_HYPERSCAN
+    if (hyperscan_) {
+      byte* data = searched.bytes.data();
+      hyperscan_->walk(data, searched.size, searched.base, walker.prepare(data, searched.size, searched.base), walker);
+      return;
+    }
+#endif
     walker.walk(searched.bytes.data(), searched.size, searched.base, patterns_);
   }
 
@@ -769,6 +1093,9 @@ class chunk_searcher<host> {
 
  private:
   const pattern_set& patterns_;
+#if WARPDEX_HAS_HYPERSCAN
+  std::optional<hyperscan_chunk_search> hyperscan_;
+#endif
 };
 
 #if WARPDEX_HAS_CUDA

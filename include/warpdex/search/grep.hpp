@@ -72,6 +72,9 @@ struct grep_options {
   /// where one thread copying from the page cache would bound the whole pipeline). Pipes and terminals
   /// are read by one thread.
   unsigned reader_threads = 0;
+  /// Search with the built-in matcher on the host backend even where warpdex is built with Hyperscan
+  /// (`host_string_matcher()`); the output is the same. For comparisons and tests.
+  bool builtin_matcher = false;
 };
 
 /// The chunk size `warpdex grep` uses when none is given: small on the host (the chunks stay in the
