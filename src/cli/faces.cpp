@@ -29,6 +29,7 @@ struct faces_cli_options {
   std::string hash = "fnv1a";
   std::string save_mesh;
   std::string save_encoding = "appended-zlib";
+  bool hash_given = false;
   bool no_verify = false;
   bool no_points = false;
 };
@@ -56,6 +57,15 @@ void run_faces_command(const global_options& globals, faces_cli_options opts)
   }
   opts.workload.faces.method = dpp::parse_face_method(opts.method);
   opts.workload.faces.hash = dpp::parse_face_hash(opts.hash);
+  if (opts.hash_given) {
+    // auto is the hash sort on the GPU and the tuple sort on the host (resolve_face_method).
+    const bool on_host = selected_backend(globals) == backend_choice::host;
+    const dpp::face_method method = opts.workload.faces.method;
+    if (method != dpp::face_method::sort_hash && (method != dpp::face_method::automatic || on_host)) {
+      usage_error("faces --hash applies to --method sort_hash, not " + opts.method +
+                  (opts.method == "auto" ? " (the tuple sort on the host backend)" : ""));
+    }
+  }
   opts.workload.verify = !opts.no_verify;
   opts.workload.orient_by_points = !opts.no_points;
   std::optional<progress> shown;
@@ -123,8 +133,8 @@ void add_faces_command(CLI::App& app, const global_options& globals)
   faces->add_option("-o,--output", opts->workload.output, "Write the surface here (.vtp, .vtk or .ply)");
   faces->add_option("--method", opts->method, "auto, sort (sorted id triples), sort_hash or hash (hash fighting)")
       ->check(CLI::IsMember({"auto", "sort", "sort_hash", "hash"}));
-  faces->add_option("--hash", opts->hash, "The hash of sort_hash: fnv1a, morton or xor")
-      ->check(CLI::IsMember({"fnv1a", "morton", "xor"}));
+  CLI::Option* hash = faces->add_option("--hash", opts->hash, "The hash of sort_hash: fnv1a, morton or xor")
+                          ->check(CLI::IsMember({"fnv1a", "morton", "xor"}));
   faces->add_option("--repetitions", opts->workload.repetitions, "Timed runs of the face search (median)")
       ->check(CLI::Range(1, 1000));
   faces->add_option("--save-mesh", opts->save_mesh, "Also write the generated mesh here (.vtk or .vtu)")
@@ -145,7 +155,8 @@ void add_faces_command(CLI::App& app, const global_options& globals)
   faces->add_flag("--no-points", opts->no_points,
                   "Orient faces by the cell's vertex order only (assumes no inverted cells)");
   faces->add_flag("--no-verify", opts->no_verify, "Skip the checks (closed, outward, the host tuple sort)");
-  faces->callback([opts, &globals, encoding] {
+  faces->callback([opts, &globals, encoding, hash] {
+    opts->hash_given = hash->count() > 0;
     if (std::filesystem::path(opts->save_mesh).extension() == ".vtk") {
       // A legacy file has no compressed or appended data.
       if (encoding->count() == 0) { opts->save_encoding = "binary"; }

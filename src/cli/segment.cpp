@@ -4,9 +4,13 @@
 // include/warpdex/dpp/segment_workload.hpp).
 #include "commands.hpp"
 
+#include <warpdex/dpp/gray_volume.hpp>
 #include <warpdex/dpp/segment_workload.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -17,8 +21,27 @@ struct segment_cli_options {
   dpp::segment_workload_options workload;
   std::string dims;
   std::string generate;
+  bool bits_given = false;
   bool no_verify = false;
 };
+
+/// A validator of an output file's extension: the formats the writer has (`raw`: .raw too), named when
+/// another is given, instead of raw bytes under a name that promises a picture.
+CLI::Validator image_extension(bool raw)
+{
+  return CLI::Validator(
+      [raw](const std::string& path) {
+        std::string extension = std::filesystem::path(path).extension().string();
+        std::transform(extension.begin(), extension.end(), extension.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (dpp::gray_file_format_of(path) != dpp::gray_file_format::raw || (raw && extension == ".raw")) {
+          return std::string();
+        }
+        return "unknown extension '" + std::filesystem::path(path).extension().string() + "' (expected " +
+               (raw ? ".png, .tif, .tiff or .raw" : ".png, .tif or .tiff") + ")";
+      },
+      "FILE", "image file");
+}
 
 void run_segment_command(const global_options& globals, segment_cli_options opts)
 {
@@ -29,6 +52,13 @@ void run_segment_command(const global_options& globals, segment_cli_options opts
     usage_error("segment: give an image file or --generate");
   }
   if (!opts.dims.empty() && !opts.generate.empty()) { usage_error("segment: --dims is for raw input files"); }
+  if ((!opts.dims.empty() || opts.bits_given) && !opts.workload.input.empty() &&
+      dpp::gray_file_format_of(opts.workload.input) != dpp::gray_file_format::raw) {
+    const bool png = dpp::gray_file_format_of(opts.workload.input) == dpp::gray_file_format::png;
+    usage_error(std::string("segment ") + (opts.dims.empty() ? "--bits" : "--dims") + ": " + opts.workload.input +
+                " carries its own dimensions and depth (" + (png ? "PNG" : "TIFF") +
+                "): --dims and --bits are for raw input");
+  }
   opts.workload.generate = !opts.generate.empty();
   if (!opts.generate.empty()) { opts.workload.dims = dpp::parse_volume_dims(opts.generate); }
   if (!opts.dims.empty()) { opts.workload.dims = dpp::parse_volume_dims(opts.dims); }
@@ -52,12 +82,14 @@ void add_segment_command(CLI::App& app, const global_options& globals)
       "image", workload.input,
       "A gray PNG or TIFF (8/16-bit; color is turned to gray), a multi-page TIFF stack (a volume), or a raw "
       "volume (--dims)");
-  segment->add_option("-o,--output", workload.output,
-                      "Write the labels: .png (2D) or .tif (2D, or a stack for a volume), labels spread over 0..255; "
-                      "else raw (a byte a voxel, the label)");
+  segment
+      ->add_option("-o,--output", workload.output,
+                   "Write the labels: .png (2D) or .tif / .tiff (2D, or a stack for a volume), labels spread over "
+                   "0..255; or .raw (a byte a voxel, the label)")
+      ->check(image_extension(true));
   segment->add_option("--dims", opts->dims, "A raw input's dimensions, WIDTHxHEIGHT[xDEPTH]");
-  segment->add_option("--bits", workload.bit_depth, "A raw input's bits per voxel (little-endian)")
-      ->check(CLI::IsMember({8U, 16U}));
+  CLI::Option* bits = segment->add_option("--bits", workload.bit_depth, "A raw input's bits per voxel (little-endian)")
+                          ->check(CLI::IsMember({8U, 16U}));
   segment->add_option("--generate", opts->generate,
                       "Segment the synthetic porous-rock volume of WIDTHxHEIGHT[xDEPTH] (with its ground truth)");
   segment->add_option("--seed", workload.generator.seed, "Seed of the generated volume");
@@ -80,12 +112,21 @@ void add_segment_command(CLI::App& app, const global_options& globals)
   segment->add_option("--region-size", workload.slic.region_size, "SLIC grid interval in voxels")
       ->check(CLI::Range(2U, 1U << 20));
   segment->add_option("--compactness", workload.slic.compactness, "SLIC compactness")->check(CLI::Range(0.001, 1e6));
-  segment->add_option("--write-image", workload.image_output, "Write the input (the generated volume) here too");
-  segment->add_option("--panel", workload.panel_output, "Write input | labels | truth side by side (2D, PNG)");
+  segment
+      ->add_option("--write-image", workload.image_output,
+                   "Write the input (the generated volume) here too (.png, .tif, .tiff or .raw)")
+      ->check(image_extension(true));
+  segment
+      ->add_option("--panel", workload.panel_output,
+                   "Write input | labels | truth side by side (2D; .png, .tif, .tiff)")
+      ->check(image_extension(false));
   segment->add_option("--repetitions", workload.repetitions, "Timed runs (the median is reported)")
       ->check(CLI::Range(1, 1000));
   segment->add_flag("--no-verify", opts->no_verify, "Skip the checks (labels in range, equal to the host backend's)");
-  segment->callback([opts, &globals] { run_segment_command(globals, *opts); });
+  segment->callback([opts, &globals, bits] {
+    opts->bits_given = bits->count() > 0;
+    run_segment_command(globals, *opts);
+  });
 }
 
 }  // namespace warpdex::cli

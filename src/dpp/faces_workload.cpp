@@ -165,9 +165,7 @@ faces_workload_report run_faces_workload(backend_choice resolved, const faces_wo
     WARPDEX_FAIL(report.mesh + ": point " + std::to_string((bad - mesh.points.begin()) / 3) + " has the coordinate " +
                  value + ", not a finite number within +-1e100");
   }
-  if (options.orient_by_points && !options.grid) {
-    expect_no_flat_cell(mesh, report.mesh);
-  }
+  if (options.orient_by_points && !options.grid) { expect_no_flat_cell(mesh, report.mesh); }
 
   std::vector<uint32x3> triangles;
   std::vector<std::uint32_t> cells;

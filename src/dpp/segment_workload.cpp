@@ -99,7 +99,7 @@ void write_panel(const std::string& path, const gray_volume& image, const std::v
       if (!truth.empty()) { panel.at(2 * (w + gap) + x, y) = truth[i] != 0 ? 255 : 0; }
     }
   }
-  write_png(path, panel);
+  write_gray_volume(path, panel);
 }
 
 /// Host bytes a run holds per voxel, roughly: the image and its backend copy, SLIC's and the MRF's arrays,
@@ -155,6 +155,8 @@ std::string segment_workload_report::summary() const
 segment_workload_report run_segment_workload(backend_choice resolved, const segment_workload_options& options)
 {
   WARPDEX_EXPECTS(options.repetitions >= 1, "segment: at least one timed run");
+  WARPDEX_EXPECTS(options.panel_output.empty() || gray_file_format_of(options.panel_output) != gray_file_format::raw,
+                  "segment --panel: " + options.panel_output + ": a picture is a .png, .tif or .tiff file");
   segment_workload_report report;
   auto started = std::chrono::steady_clock::now();
   gray_volume image;

@@ -43,7 +43,8 @@ struct segment_workload_options {
   mrf_options mrf{};
   std::string output;        ///< where the labels go; empty: not written
   std::string image_output;  ///< where the (generated) input goes; empty: not written
-  /// A 2D picture of input | labels | ground truth side by side (8-bit PNG); empty: none.
+  /// A 2D picture of input | labels | ground truth side by side, 8-bit PNG or TIFF by the extension (.png,
+  /// .tif, .tiff; any other is refused before the run); empty: none.
   std::string panel_output;
   int repetitions = 1;  ///< timed runs of SLIC + mrf_segment; the median run is reported
   /// Check the labels (in range, mu ascending) and, on cuda, that inputs of at most
