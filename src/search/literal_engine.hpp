@@ -51,6 +51,7 @@ class hyperscan_literals {
   template <class OnMatch>
   bool scan(std::size_t group, const std::uint8_t* data, std::uint64_t size, int thread, OnMatch& on_match) const
   {
+    if (size == 0) { return true; }  // nothing occurs (and Hyperscan refuses a null text)
     const hs_error_t status = hs_scan(databases_[group], reinterpret_cast<const char*>(data),
                                       static_cast<unsigned>(size), 0, scratch_[thread], &report<OnMatch>, &on_match);
     if (status == HS_SCAN_TERMINATED) { return false; }

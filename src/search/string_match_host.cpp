@@ -1,9 +1,16 @@
 // String matching on the host backend: the text is cut into subtexts of window ends, each scanned by one
-// OpenMP iteration with the same sequential scans the GPU threads run.
+// OpenMP iteration with the same sequential scans the GPU threads run; with Hyperscan, the automatic
+// algorithm and the several-pattern count scan one piece of the text per thread with Hyperscan instead.
+#include "literal_engine.hpp"
 #include "string_match_impl.hpp"
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 namespace warpdex::detail {
@@ -90,6 +97,129 @@ struct multi_match_backend<host> {
     return counts;
   }
 };
+
+#if WARPDEX_HAS_HYPERSCAN
+namespace {
+
+/// The least text one thread scans with the literal engine: smaller pieces spend more on starting threads.
+constexpr std::uint64_t engine_piece_bytes = std::uint64_t{1} << 20;
+
+/// Runs on_match(piece, id, start) for every occurrence of the engine's patterns in text[0, n), the text
+/// cut into pieces scanned in parallel (each also scans the longest pattern's length - 1 bytes past its
+/// end and reports the occurrences that start in it). `pieces` is what `engine_pieces` gave.
+template <class OnMatch>
+void scan_pieces(const hyperscan_literals& engine, const std::uint8_t* text, std::uint64_t n, std::int64_t pieces,
+                 OnMatch&& on_match)
+{
+  std::exception_ptr error;
+  const auto threads = static_cast<int>(std::min<std::int64_t>(pieces, omp_get_max_threads()));
+#pragma omp parallel for num_threads(threads) schedule(static, 1) if (pieces > 1)
+  for (std::int64_t piece = 0; piece < pieces; ++piece) {
+    const std::uint64_t begin = n * piece / pieces;
+    const std::uint64_t end = n * (piece + 1) / pieces;
+    const std::uint64_t scanned_end = std::min(n, end + engine.longest() - 1);
+    auto report = [&](std::uint32_t id, std::uint64_t stop) {
+      const std::uint64_t start = begin + stop - engine.length(id);
+      if (start < end) { on_match(piece, id, start); }
+      return true;
+    };
+    try {
+      engine.scan(0, text + begin, scanned_end - begin, omp_get_thread_num(), report);
+    } catch (...) {
+#pragma omp critical(warpdex_string_match_scan_error)
+      error = std::current_exception();
+    }
+  }
+  if (error) { std::rethrow_exception(error); }
+}
+
+/// Pieces for `scan_pieces`: one per thread, none shorter than `engine_piece_bytes` (but at least one),
+/// none longer than one scan takes.
+std::int64_t engine_pieces(std::uint64_t n, std::uint64_t longest)
+{
+  const auto threads = static_cast<std::uint64_t>(std::max(omp_get_max_threads(), 1));
+  const std::uint64_t longest_piece = hyperscan_scan_bytes_max - longest;
+  return static_cast<std::int64_t>(std::max({std::uint64_t{1}, std::min(threads, n / engine_piece_bytes),
+                                             (n + longest_piece - 1) / longest_piece}));
+}
+
+std::vector<std::string_view> pattern_views(std::span<const std::span<const std::uint8_t>> patterns)
+{
+  std::vector<std::string_view> views;
+  for (const auto& pattern : patterns) {
+    views.emplace_back(reinterpret_cast<const char*>(pattern.data()), pattern.size());
+  }
+  return views;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> host_engine_count(const match_problem& problem)
+{
+  const std::string_view pattern(reinterpret_cast<const char*>(problem.pattern), problem.pattern_size);
+  const std::int64_t pieces = engine_pieces(problem.text_size, problem.pattern_size);
+  const hyperscan_literals engine(std::span<const std::string_view>(&pattern, 1), false,
+                                  static_cast<int>(std::min<std::int64_t>(pieces, omp_get_max_threads())));
+  std::vector<std::uint64_t> counts(pieces, 0);
+  scan_pieces(engine, problem.text, problem.text_size, pieces,
+              [&](std::int64_t piece, std::uint32_t, std::uint64_t) { ++counts[piece]; });
+  std::uint64_t total = 0;
+  for (const std::uint64_t count : counts) { total += count; }
+  return total;
+}
+
+std::optional<buffer<std::uint64_t>> host_engine_find(const host& backend, const match_problem& problem)
+{
+  const std::string_view pattern(reinterpret_cast<const char*>(problem.pattern), problem.pattern_size);
+  const std::int64_t pieces = engine_pieces(problem.text_size, problem.pattern_size);
+  const hyperscan_literals engine(std::span<const std::string_view>(&pattern, 1), false,
+                                  static_cast<int>(std::min<std::int64_t>(pieces, omp_get_max_threads())));
+  // One pattern: its occurrences are reported in ascending order of their ends, so of their starts.
+  std::vector<std::vector<std::uint64_t>> found(pieces);
+  scan_pieces(engine, problem.text, problem.text_size, pieces,
+              [&](std::int64_t piece, std::uint32_t, std::uint64_t start) { found[piece].push_back(start); });
+  std::uint64_t total = 0;
+  for (const auto& piece : found) { total += piece.size(); }
+  auto positions = make_buffer<std::uint64_t>(backend, total);
+  std::uint64_t* out = positions.data();
+  for (const auto& piece : found) { out = std::copy(piece.begin(), piece.end(), out); }
+  return positions;
+}
+
+std::optional<std::vector<std::uint64_t>> host_engine_count_each(std::span<const std::uint8_t> text,
+                                                                 std::span<const std::span<const std::uint8_t>> patterns)
+{
+  const std::vector<std::string_view> views = pattern_views(patterns);
+  std::uint64_t longest = 0;
+  for (const std::string_view view : views) { longest = std::max<std::uint64_t>(longest, view.size()); }
+  const std::int64_t pieces = engine_pieces(text.size(), longest);
+  const hyperscan_literals engine(views, false,
+                                  static_cast<int>(std::min<std::int64_t>(pieces, omp_get_max_threads())));
+  std::vector<std::vector<std::uint64_t>> counts(pieces, std::vector<std::uint64_t>(views.size(), 0));
+  scan_pieces(engine, text.data(), text.size(), pieces,
+              [&](std::int64_t piece, std::uint32_t id, std::uint64_t) { ++counts[piece][id]; });
+  for (std::int64_t piece = 1; piece < pieces; ++piece) {
+    for (std::size_t i = 0; i < views.size(); ++i) { counts[0][i] += counts[piece][i]; }
+  }
+  return std::move(counts[0]);
+}
+#else
+std::optional<std::uint64_t> host_engine_count(const match_problem&)
+{
+  return std::nullopt;
+}
+
+std::optional<buffer<std::uint64_t>> host_engine_find(const host&, const match_problem&)
+{
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::uint64_t>> host_engine_count_each(std::span<const std::uint8_t>,
+                                                                 std::span<const std::span<const std::uint8_t>>)
+{
+  return std::nullopt;
+}
+#endif
 
 }  // namespace warpdex::detail
 

@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace warpdex::detail {
@@ -101,6 +103,14 @@ inline multi_match_patterns make_multi_match_patterns(std::span<const std::span<
 template <class Backend>
 struct multi_match_backend;
 
+/// The host backend's literal engine (string_match_host.cpp: Hyperscan where warpdex is built with it),
+/// which serves `match_algorithm::automatic` and the several-pattern count with the same results as the
+/// scans; each returns nothing where there is no such engine.
+std::optional<std::uint64_t> host_engine_count(const match_problem& problem);
+std::optional<buffer<std::uint64_t>> host_engine_find(const host& backend, const match_problem& problem);
+std::optional<std::vector<std::uint64_t>> host_engine_count_each(std::span<const std::uint8_t> text,
+                                                                 std::span<const std::span<const std::uint8_t>> patterns);
+
 }  // namespace warpdex::detail
 
 namespace warpdex {
@@ -109,7 +119,11 @@ template <class Backend>
 std::vector<std::uint64_t> count_matches(const Backend& backend, std::span<const std::uint8_t> text,
                                          std::span<const std::span<const std::uint8_t>> patterns)
 {
-  return detail::multi_match_backend<Backend>::count(backend, text, detail::make_multi_match_patterns(patterns));
+  detail::multi_match_patterns prepared = detail::make_multi_match_patterns(patterns);  // validates them
+  if constexpr (std::is_same_v<Backend, host>) {
+    if (auto counts = detail::host_engine_count_each(text, patterns)) { return std::move(*counts); }
+  }
+  return detail::multi_match_backend<Backend>::count(backend, text, prepared);
 }
 
 template <class Backend>
@@ -118,6 +132,11 @@ std::uint64_t count_matches(const Backend& backend, std::span<const std::uint8_t
 {
   const detail::match_problem problem = detail::checked_match_problem(text, pattern, "count_matches");
   if (problem.pattern_size > problem.text_size) { return 0; }
+  if constexpr (std::is_same_v<Backend, host>) {
+    if (algorithm == match_algorithm::automatic) {
+      if (const auto count = detail::host_engine_count(problem)) { return *count; }
+    }
+  }
   return detail::match_backend<Backend>::count(backend, problem,
                                                detail::concrete_match_algorithm(algorithm, problem.pattern_size));
 }
@@ -128,6 +147,11 @@ buffer<std::uint64_t> find_matches(const Backend& backend, std::span<const std::
 {
   const detail::match_problem problem = detail::checked_match_problem(text, pattern, "find_matches");
   if (problem.pattern_size > problem.text_size) { return make_buffer<std::uint64_t>(backend, 0); }
+  if constexpr (std::is_same_v<Backend, host>) {
+    if (algorithm == match_algorithm::automatic) {
+      if (auto positions = detail::host_engine_find(backend, problem)) { return std::move(*positions); }
+    }
+  }
   return detail::match_backend<Backend>::find(backend, problem,
                                               detail::concrete_match_algorithm(algorithm, problem.pattern_size));
 }

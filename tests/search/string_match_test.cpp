@@ -181,6 +181,19 @@ void check_several(const Backend& backend, const bytes& text, const std::vector<
       << "n " << text.size() << ", " << patterns.size() << " patterns, misalignment " << misalignment;
 }
 
+// Texts of several MiB: the host's literal engine (Hyperscan) cuts them into one piece per thread, and
+// occurrences across the cuts must be counted once.
+TYPED_TEST(string_match, texts_cut_into_pieces_match_naive)
+{
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  const bytes text = make_text(alphabet::binary, (std::uint64_t{3} << 20) + random() % 4096, random);
+  for (const std::uint64_t m : {1, 5, 17}) { this->check(text, make_pattern(text, m, random), random() % 16); }
+  check_several(this->backend(), text, {make_pattern(text, 3, random), make_pattern(text, 9, random), bytes{'1'}},
+                random() % 16);
+}
+
 TYPED_TEST(string_match, several_patterns_in_one_pass_match_naive)
 {
   const std::uint64_t seed = fresh_seed();
