@@ -1,12 +1,8 @@
 // `warpdex dedup` and `warpdex hashfight`: the dpp family's duplicate search and HashFight table on a
 // file or on generated data, timed, with an oracle check on request (--check).
 //
-// dedup --lines reads text lines: a line ends at '\n'; a '\r' just before it is dropped (CRLF files
-// count like LF files, and "a\r\n" equals "a\n"); a last line without a final newline is a line; NUL and
-// every other byte are ordinary line content, written back verbatim. Lines are grouped by a 64-bit hash
-// of their bytes (two FNV-1a passes) with the library's count_elements; every line is then compared
-// byte by byte with the first line of its group, so a hash collision cannot merge distinct lines (one
-// found is reported and the grouping redone exactly on the host).
+// dedup --lines counts text lines with dpp::count_lines (include/warpdex/dpp/line_dedup.hpp: what a line
+// is, the streaming, the exact grouping) and prints them; WARPDEX_DEDUP_CHUNK_BYTES sets its block size.
 #include "commands.hpp"
 #include "dpp_workloads.hpp"
 #include "hash_baseline.hpp"
@@ -20,13 +16,16 @@
 #include <warpdex/core/hash.hpp>
 #include <warpdex/dpp/duplicates.hpp>
 #include <warpdex/dpp/hashfight_map.hpp>
+#include <warpdex/dpp/line_dedup.hpp>
 #include <warpdex/core/detail/close_output.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -35,6 +34,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -305,75 +305,56 @@ struct dedup_options {
   std::string output;
 };
 
-/// Splits text into lines (see the file comment).
-std::vector<std::string_view> split_lines(std::string_view text)
+/// The block size of dedup --lines: WARPDEX_DEDUP_CHUNK_BYTES when set (tests make it tiny), else the
+/// backend's default (0).
+std::uint64_t dedup_chunk_bytes()
+{
+  const char* text = std::getenv("WARPDEX_DEDUP_CHUNK_BYTES");
+  if (text == nullptr || *text == '\0') { return 0; }
+  std::uint64_t bytes = 0;
+  const char* end = text + std::strlen(text);
+  const auto [stop, failure] = std::from_chars(text, end, bytes);
+  if (failure != std::errc() || stop != end || bytes == 0 || bytes > dpp::max_line_chunk_bytes) {
+    usage_error("dedup: WARPDEX_DEDUP_CHUNK_BYTES='" + std::string(text) + "' is not a number of bytes from 1 to " +
+                std::to_string(dpp::max_line_chunk_bytes));
+  }
+  return bytes;
+}
+
+/// The oracle of --check: the lines of the whole text grouped by std::unordered_map, in order of first
+/// occurrence (see the file comment for what a line is).
+dpp::line_counts host_line_counts(std::string_view text, bool only_once)
 {
   std::vector<std::string_view> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    const std::size_t next = end == std::string_view::npos ? text.size() : end + 1;
-    if (end == std::string_view::npos) { end = text.size(); }
-    std::size_t length = end - start;
-    if (end < text.size() && length > 0 && text[end - 1] == '\r') { --length; }
-    lines.push_back(text.substr(start, length));
-    start = next;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t newline = text.find('\n', start);
+    if (newline == std::string_view::npos) {
+      lines.push_back(text.substr(start));
+      break;
+    }
+    const std::size_t length = newline - start;
+    lines.push_back(text.substr(start, length > 0 && text[newline - 1] == '\r' ? length - 1 : length));
+    start = newline + 1;
   }
-  return lines;
-}
-
-std::uint64_t line_hash(std::string_view line)
-{
-  const auto* bytes = reinterpret_cast<const unsigned char*>(line.data());
-  const std::uint64_t low = fnv1a_32(bytes, line.size());
-  const std::uint64_t high = fnv1a_32(bytes, line.size(), fmix32(fnv1a_32_offset_basis));
-  return high << 32 | low;
-}
-
-/// Distinct lines with counts in order of first occurrence, by the library (hash + count_elements +
-/// exact comparison), or exactly on the host when a hash collision shows up.
-struct line_counts {
-  std::vector<std::uint64_t> first_line;  ///< index of each distinct line's first occurrence
+  std::vector<std::string_view> distinct;
   std::vector<std::uint64_t> counts;
-  bool collision = false;
-};
-
-line_counts host_line_counts(const std::vector<std::string_view>& lines)
-{
-  line_counts result;
   std::unordered_map<std::string_view, std::size_t> index;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const auto [entry, inserted] = index.try_emplace(lines[i], result.counts.size());
+  for (const std::string_view line : lines) {
+    const auto [entry, inserted] = index.try_emplace(line, distinct.size());
     if (inserted) {
-      result.first_line.push_back(i);
-      result.counts.push_back(0);
+      distinct.push_back(line);
+      counts.push_back(0);
     }
-    ++result.counts[entry->second];
+    ++counts[entry->second];
   }
-  return result;
-}
-
-template <class Backend>
-line_counts library_line_counts(const Backend& backend, const std::vector<std::string_view>& lines)
-{
-  std::vector<std::uint64_t> hashes(lines.size());
-  for (std::size_t i = 0; i < lines.size(); ++i) { hashes[i] = line_hash(lines[i]); }
-  const auto input = to_backend<std::uint64_t>(backend, hashes);
-  const auto counted = dpp::count_elements(backend, std::span<const std::uint64_t>(input.data(), input.size()),
-                                           dpp::element_order::first_occurrence);
-  line_counts result{counted.first_positions.to_vector(), counted.counts.to_vector()};
-  // Exactness: every line equals the first line of its hash group.
-  std::unordered_map<std::uint64_t, std::uint64_t> first_of_hash;
-  const auto group_hashes = counted.elements.to_vector();
-  for (std::size_t g = 0; g < group_hashes.size(); ++g) {
-    first_of_hash.emplace(group_hashes[g], result.first_line[g]);
-  }
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i] != lines[first_of_hash.at(hashes[i])]) {
-      auto exact = host_line_counts(lines);
-      exact.collision = true;
-      return exact;
-    }
+  dpp::line_counts result;
+  result.lines = lines.size();
+  result.offsets.push_back(0);
+  for (std::size_t g = 0; g < distinct.size(); ++g) {
+    if (only_once && counts[g] != 1) { continue; }
+    result.bytes.insert(result.bytes.end(), distinct[g].begin(), distinct[g].end());
+    result.offsets.push_back(result.bytes.size());
+    result.counts.push_back(counts[g]);
   }
   return result;
 }
@@ -386,18 +367,37 @@ void write_line(std::FILE* out, std::string_view line)
 
 void dedup_lines(backend_choice choice, const dedup_options& opts)
 {
-  const std::vector<char> text = read_whole_file("dedup", opts.path, "lines");
-  const std::vector<std::string_view> lines = split_lines(std::string_view(text.data(), text.size()));
-  line_counts counts;
+  const bool from_stdin = opts.path == "-";  // standard input, as grep and sort read it
+  const std::string name = from_stdin ? std::string("standard input") : "'" + opts.path + "'";
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> opened(nullptr, std::fclose);
+  if (!from_stdin) {
+    (void)input_file_status("dedup", opts.path, "lines");  // a directory would open and fail in the middle
+    opened.reset(std::fopen(opts.path.c_str(), "rb"));
+    WARPDEX_EXPECTS(opened != nullptr, "dedup: cannot open '" + opts.path + "'");
+  }
+  std::FILE* input = from_stdin ? stdin : opened.get();
+  std::string kept;  // with --check, the whole input for the oracle
+  const dpp::line_source read = [&](std::span<char> destination) {
+    const std::size_t got = std::fread(destination.data(), 1, destination.size(), input);
+    WARPDEX_EXPECTS(got > 0 || !std::ferror(input), "dedup: cannot read " + name + ": " + std::strerror(errno));
+    if (opts.check) { kept.append(destination.data(), got); }
+    return got;
+  };
+  dpp::line_dedup_options options;
+  options.only_once = opts.once;
+  options.chunk_bytes = dedup_chunk_bytes();
+  dpp::line_counts counts;
   double seconds = 0;
   {
     progress shown("dedup: grouping lines");
     const auto started = std::chrono::steady_clock::now();
-    counts = visit_backend(choice, [&](const auto& backend) { return library_line_counts(backend, lines); });
+    counts = visit_backend(choice, [&](const auto& backend) { return dpp::count_lines(backend, read, options); });
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
-  if (counts.collision) {
-    std::fprintf(stderr, "warpdex dedup: two distinct lines share a 64-bit hash; grouped exactly on the host\n");
+  if (counts.shared_hash_lines > 0) {
+    std::fprintf(stderr,
+                 "warpdex dedup: %llu distinct lines share a 64-bit hash with another, told apart byte by byte\n",
+                 static_cast<unsigned long long>(counts.shared_hash_lines));
   }
   // --output takes the lines standard output would show.
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, std::fclose);
@@ -406,14 +406,9 @@ void dedup_lines(backend_choice choice, const dedup_options& opts)
     WARPDEX_EXPECTS(file != nullptr, "dedup --output: cannot create '" + opts.output + "': " + std::strerror(errno));
   }
   std::FILE* out = file ? file.get() : stdout;
-  for (std::size_t g = 0; g < counts.counts.size(); ++g) {
-    const std::string_view line = lines[counts.first_line[g]];
-    if (opts.once) {
-      if (counts.counts[g] == 1) { write_line(out, line); }
-    } else {
-      std::fprintf(out, "%7llu ", static_cast<unsigned long long>(counts.counts[g]));
-      write_line(out, line);
-    }
+  for (std::size_t g = 0; g < counts.size(); ++g) {
+    if (!opts.once) { std::fprintf(out, "%7llu ", static_cast<unsigned long long>(counts.counts[g])); }
+    write_line(out, counts.line(g));
   }
   std::fflush(stdout);
   if (file) {
@@ -424,11 +419,12 @@ void dedup_lines(backend_choice choice, const dedup_options& opts)
                     "dedup --output: '" + opts.output + "': write failed" +
                         (cause != 0 ? std::string(": ") + std::strerror(cause) : std::string()));
   }
-  std::fprintf(stderr, "warpdex dedup: %zu lines, %zu distinct, %.2f ms\n", lines.size(), counts.counts.size(),
-               seconds * 1e3);
+  std::fprintf(stderr, "warpdex dedup: %llu lines, %zu %s, %.2f ms\n", static_cast<unsigned long long>(counts.lines),
+               counts.size(), opts.once ? "occurring once" : "distinct", seconds * 1e3);
   if (opts.check) {
-    const line_counts exact = host_line_counts(lines);
-    WARPDEX_EXPECTS(exact.first_line == counts.first_line && exact.counts == counts.counts,
+    const dpp::line_counts exact = host_line_counts(kept, opts.once);
+    WARPDEX_EXPECTS(exact.bytes == counts.bytes && exact.offsets == counts.offsets && exact.counts == counts.counts &&
+                        exact.lines == counts.lines,
                     "dedup --check: the library's line counts differ from std::unordered_map's");
     std::fprintf(stderr, "warpdex dedup: check passed (std::unordered_map of the lines)\n");
   }
