@@ -87,8 +87,10 @@ void add_sssp_command(CLI::App& app, const global_options& globals)
                                          "The source vertex (the file's id; default: the first vertex, 1 in a DIMACS "
                                          "file)");
   sssp->add_option("-o,--output", opts->workload.output, "Write 'ID DISTANCE' lines here (inf: unreachable)");
-  sssp->add_option("--algorithm", opts->algorithm, "auto, delta-stepping, near-far or bellman-ford")
-      ->check(CLI::IsMember({"auto", "delta-stepping", "near-far", "bellman-ford"}));
+  sssp->add_option("--algorithm", opts->algorithm,
+                   "auto, delta-stepping, near-far, bellman-ford or async-delta-stepping (cuda: asynchronous; "
+                   "host: OpenMP over all cores)")
+      ->check(CLI::IsMember({"auto", "delta-stepping", "near-far", "bellman-ford", "async-delta-stepping"}));
   sssp->add_option("--delta", opts->workload.sssp.delta,
                    "Bucket width, at most the largest weight (0: chosen from the weights and degrees)")
       ->check(CLI::NonNegativeNumber);

@@ -15,7 +15,9 @@ sssp_algorithm parse_sssp_algorithm(const std::string& text)
   if (text == "delta-stepping") { return sssp_algorithm::delta_stepping; }
   if (text == "near-far") { return sssp_algorithm::near_far; }
   if (text == "bellman-ford") { return sssp_algorithm::bellman_ford; }
-  WARPDEX_FAIL("unknown SSSP algorithm '" + text + "' (auto, delta-stepping, near-far or bellman-ford)");
+  if (text == "async-delta-stepping") { return sssp_algorithm::async_delta_stepping; }
+  WARPDEX_FAIL("unknown SSSP algorithm '" + text +
+               "' (auto, delta-stepping, near-far, bellman-ford or async-delta-stepping)");
 }
 
 std::string to_string(sssp_algorithm algorithm)
@@ -27,6 +29,8 @@ std::string to_string(sssp_algorithm algorithm)
       return "near-far";
     case sssp_algorithm::bellman_ford:
       return "bellman-ford";
+    case sssp_algorithm::async_delta_stepping:
+      return "async-delta-stepping";
     default:
       return "auto";
   }

@@ -17,6 +17,7 @@
 #include <warpdex/split/multisplit.hpp>
 
 #include <warpdex/core/detail/thrust_backend.hpp>
+#include "sssp_async.hpp"
 #include "sssp_atomics.hpp"
 #include "sssp_rounds.hpp"
 
@@ -243,6 +244,9 @@ class sssp_run {
       case sssp_algorithm::near_far:
         near_far(source);
         break;
+      case sssp_algorithm::async_delta_stepping:
+        async_delta_stepping(source);
+        break;
       default:
         delta_stepping(source);
         break;
@@ -284,6 +288,12 @@ class sssp_run {
 #if WARPDEX_HAS_CUDA
   device_rounds_input<Weight> device_input(const vertex_id* pending, std::uint64_t count)
   {
+    return device_input_of(pending, count);
+  }
+#endif
+
+  device_rounds_input<Weight> device_input_of(const vertex_id* pending, std::uint64_t count)
+  {
     device_rounds_input<Weight> input;
     input.row_offsets = view_.row_offsets;
     input.columns = view_.columns;
@@ -299,7 +309,6 @@ class sssp_run {
     input.bucket_count = options_.bucket_count;
     return input;
   }
-#endif
 
   /// Relaxes the arcs of `frontier` (count vertices); the vertices it queued go to `next` (room for n),
   /// returns their number.
@@ -366,7 +375,10 @@ class sssp_run {
                         static_cast<double>(arcs);
         }
         const double d = static_cast<double>(arcs) / static_cast<double>(n_);
-        if constexpr (std::is_same_v<Backend, host>) {
+        if (statistics_.algorithm == sssp_algorithm::async_delta_stepping) {
+          // Wide buckets: parallel work for every core (host) or the first width the kernel adjusts.
+          delta = 32 * mean_weight / d;
+        } else if constexpr (std::is_same_v<Backend, host>) {
           delta = 32 * mean_weight / (d * d);
         } else if (statistics_.algorithm == sssp_algorithm::near_far) {
           delta = 32 * mean_weight / d;  // Davidson et al.'s rule: a warp's width of mean arcs per bucket
@@ -489,6 +501,25 @@ class sssp_run {
       statistics_.bucketing_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - bucketing_started).count();
     }
+  }
+
+  /// sssp_algorithm::async_delta_stepping (sssp_async.hpp): the host's OpenMP delta-stepping, the cuda
+  /// backend's asynchronous kernel (its bucketed rounds when the device has no room for its queues).
+  void async_delta_stepping(vertex_id source)
+  {
+    const distance_type delta = choose_delta();
+    auto input = device_input_of(nullptr, 0);
+    input.delta = delta;
+    if constexpr (std::is_same_v<Backend, host>) {
+      backend_.synchronize();
+      run_parallel_delta_stepping<Weight>(input, source, statistics_);
+    }
+#if WARPDEX_HAS_CUDA
+    if constexpr (std::is_same_v<Backend, cuda>) {
+      statistics_.algorithm = sssp_algorithm::delta_stepping;
+      delta_stepping(source);
+    }
+#endif
   }
 
   /// BFS over the tight arcs from the source (see sssp.hpp for the tree it gives).

@@ -54,9 +54,16 @@ enum class sssp_algorithm {
   /// (a two-way partition) only when the near queue runs dry, and the threshold grows by delta
   near_far,
   bellman_ford,  ///< relax every vertex whose distance changed in the previous round (a frontier)
+  /// delta-stepping without rounds launched from the host. `cuda`: asynchronous: persistent blocks pull
+  /// vertices from a device-side queue of buckets by distance and append the vertices they improve
+  /// without a round barrier, the bucket width adjusted at run time from the work each bucket held, and
+  /// the end detected on the device. `host`: every core relaxes the current bucket's entries (per-thread
+  /// buckets, a barrier between passes): the host's parallel baseline.
+  async_delta_stepping,
 };
 
-/// Parses "auto", "delta-stepping", "near-far" or "bellman-ford"; anything else throws `warpdex::error`.
+/// Parses "auto", "delta-stepping", "near-far", "bellman-ford" or "async-delta-stepping"; anything else throws
+/// `warpdex::error`.
 [[nodiscard]] sssp_algorithm parse_sssp_algorithm(const std::string& text);
 /// The name `parse_sssp_algorithm` reads ("delta-stepping", ...).
 [[nodiscard]] std::string to_string(sssp_algorithm algorithm);
@@ -69,7 +76,8 @@ struct sssp_options {
   /// Bucket width of delta-stepping and near-far; 0 chooses it from the mean arc weight w and the mean
   /// out-degree d (rounded, at least 1, for integer weights; 1 when the graph has no arcs):
   /// - `host`: 32 w / d^2, narrow buckets, as a round costs little there and redundant relaxations most;
-  /// - `cuda`, near-far: 32 w / d (Davidson et al.'s rule);
+  /// - `cuda`, near-far, and async_delta_stepping on both backends: 32 w / d (Davidson et al.'s rule;
+  ///   the cuda kernel adjusts it at run time);
   /// - `cuda`, delta-stepping: 1024 w / d^2, 32x the host's width, as a round costs more there: on an
   ///   H200 it was within 5% of the best of the widths tried on R-MAT 2^24 (d about 16) and on the
   ///   4096 x 4096 grid (d = 4) (docs/graph.md has the rows).
