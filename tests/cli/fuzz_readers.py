@@ -2,7 +2,8 @@
 """Feeds every file reader of `warpdex` random files for a bounded time: raw keys (`split --input`,
 `hash --input`), tetrahedral meshes (`faces`: .vtk and .vtu files in every encoding that warpdex writes,
 then truncated, with bytes flipped or numbers changed) and text (`grep`, whose output is compared with GNU grep -F byte for byte: the files stay
-under 32 KiB, so both greps see a NUL byte in their first buffer and agree on binary files too).
+under 32 KiB, so both greps see a NUL byte in their first buffer and agree on binary files too), and grep's
+pattern files (-f: none to thousands of patterns, empty lines, CR LF, NUL and other bytes).
 
 A run fails on a crash (a signal), a hang (a timeout), an exit status other than the documented ones
 (keys and meshes: 0 done, 1 a clear error; grep: 0, 1, 2), an error that is not one line "warpdex: error: ...", or a
@@ -89,6 +90,28 @@ def pattern(rng):
     return rng.choice(["a", "b", "ab", "the", "fox", "x", " ", "aa", "\r", "xy", "abc", "zz", ""])
 
 
+def random_pattern_file(rng):
+    """Bytes for grep -f: many patterns or none, empty lines, CR LF, NUL bytes, prefixes of each other,
+    random bytes, no final newline."""
+    shape = rng.random()
+    if shape < 0.1:
+        return b""
+    if shape < 0.2:
+        return bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 400)))
+    words = [b"a", b"ab", b"abc", b"the", b"fox", b"x", b" ", b"\r", b"xy", b"zz", b"a\0", b"\xff", b"quick brown"]
+    lines = []
+    for _ in range(rng.choice([1, 2, 10, 100, rng.randint(1, 3000)])):
+        kind = rng.random()
+        if kind < 0.05:
+            lines.append(b"")
+        elif kind < 0.5:
+            lines.append(rng.choice(words))
+        else:
+            lines.append(bytes(rng.choice(b"abcxyz \r\0\xe9") for _ in range(rng.randint(1, 12))))
+    separator = b"\r\n" if rng.random() < 0.1 else b"\n"
+    return separator.join(lines) + (separator if rng.random() < 0.7 else b"")
+
+
 class Runner:
     def __init__(self, warpdex):
         self.warpdex = warpdex
@@ -127,11 +150,12 @@ class Runner:
     def mesh(self, path, seed):
         self.keys_like([self.warpdex, "--backend", "host", "faces", path, "--no-verify"], seed)
 
-    def grep(self, path, rng, seed):
+    def grep(self, path, rng, seed, pattern_file=None):
         flags = rng.sample(["-c", "-v", "-i", "-w", "-x", "-o", "-n", "-b", "-l", "-L"], rng.randint(0, 2))
         if "-l" in flags and "-L" in flags:
             flags.remove("-L")
-        tail = flags + ["-e", pattern(rng)] + ([path] if rng.random() < 0.8 else [path, path])
+        patterns = ["-f", pattern_file] if pattern_file else ["-e", pattern(rng)]
+        tail = flags + patterns + ([path] if rng.random() < 0.8 else [path, path])
         command = [self.warpdex, "--backend", "host", "grep"] + tail
         done = self.run(command)
         if done is None:
@@ -171,6 +195,10 @@ def main():
                     out.write(random_text(rng))
                 for _ in range(3):
                     runner.grep(text, rng, seed)
+                patterns = os.path.join(work, f"patterns{files}.txt")
+                with open(patterns, "wb") as out:
+                    out.write(random_pattern_file(rng))
+                runner.grep(text, rng, seed, patterns)
                 extension, valid = rng.choice(meshes)
                 mesh = os.path.join(work, f"mesh{files}{extension}")
                 with open(mesh, "wb") as out:

@@ -5,7 +5,10 @@ For each case: the same arguments to both; standard output and the exit status m
 error too once each program's name ("grep: ", "warpdex grep: ") is taken off. Files are generated from a
 seed (fixed seeds first, then a fresh one, printed so that a failure can be replayed with --seed).
 
-usage: grep_compare.py WARPDEX [--backend host] [--seed N] [--cases N]
+Pattern files of 10 and 1000 patterns (pieces of the files, random strings, prefixes of each other, CR at
+the end, an empty line) and, with --big-set N, one run with N patterns, test large pattern sets.
+
+usage: grep_compare.py WARPDEX [--backend host] [--seed N] [--cases N] [--builtin-matcher] [--big-set N]
 """
 import argparse
 import os
@@ -47,6 +50,35 @@ def make_binary(rng):
     return bytes(text)
 
 
+def make_crlf(rng):
+    """A text file whose lines end with CR LF."""
+    return make_text(rng, "medium").replace(b"\n", b"\r\n")
+
+
+def make_pattern_set(rng, texts, count, empty_line=False):
+    """A pattern file of `count` patterns: pieces of the texts (so that many occur), random strings of 6 to
+    12 letters (most absent), patterns that are prefixes of others or overlap them, CR-terminated ones;
+    with an empty line when asked (which matches every line)."""
+    pieces = [line for text in texts for line in text.split(b"\n") if line]
+    patterns = []
+    while len(patterns) < count:
+        shape = rng.random()
+        if shape < 0.45 and pieces:
+            line = rng.choice(pieces)
+            start = rng.randrange(len(line))
+            patterns.append(line[start:start + rng.randint(1, 12)])
+        elif shape < 0.85:
+            patterns.append(bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(6, 12))))
+        elif shape < 0.95 and patterns:
+            other = rng.choice(patterns)
+            patterns.append(other[:rng.randint(1, len(other))] if rng.random() < 0.5 else other + b"o")
+        else:
+            patterns.append(rng.choice(WORDS).encode("latin-1") + b"\r")
+    if empty_line:
+        patterns.insert(rng.randrange(len(patterns) + 1), b"")
+    return b"\n".join(patterns) + b"\n"
+
+
 def pattern_choices(rng):
     choice = rng.random()
     if choice < 0.6:
@@ -78,15 +110,38 @@ def normalized_stderr(text, name):
     return b"\n".join(line[len(name):] if line.startswith(name) else line for line in text.split(b"\n"))
 
 
+def compare(args, work, tail, stdin, piped, label, failures):
+    """Runs GNU grep -F and warpdex grep with the arguments `tail`; prints a difference (the first ten of a
+    run); returns 1 when they differ."""
+    expected = run(["grep", "-F"] + tail, work, stdin, piped)
+    matcher = ["--builtin-matcher"] if args.builtin_matcher else []
+    got = run([args.warpdex, "--backend", args.backend, "grep"] + matcher + tail, work, stdin, piped)
+    same = (expected[0] == got[0] and expected[1] == got[1] and
+            normalized_stderr(expected[2], b"grep: ") == normalized_stderr(got[2], b"warpdex grep: "))
+    if same:
+        return 0
+    if failures < 10:
+        print(f"DIFFERENT ({label}): grep -F {' '.join(map(repr, tail))}"
+              f"{' < ' + os.path.basename(stdin) if stdin else ''}")
+        print(f"  grep:    status {expected[0]}, stdout {expected[1][:300]!r}, stderr {expected[2][:200]!r}")
+        print(f"  warpdex: status {got[0]}, stdout {got[1][:300]!r}, stderr {got[2][:200]!r}")
+    return 1
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("warpdex")
     parser.add_argument("--backend", default="host")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--cases", type=int, default=300)
+    parser.add_argument("--builtin-matcher", action="store_true",
+                        help="run warpdex grep with --builtin-matcher (the matcher used without Hyperscan)")
+    parser.add_argument("--big-set", type=int, default=0,
+                        help="also compare one run with a pattern file of this many patterns (fresh seed only)")
     args = parser.parse_args()
     args.warpdex = os.path.abspath(args.warpdex)
-    seeds = [args.seed] if args.seed is not None else [1, 2, random.SystemRandom().randrange(1 << 30)]
+    fresh = [random.SystemRandom().randrange(1 << 30)]
+    seeds = [args.seed] if args.seed is not None else ([1, 2] if args.cases else []) + fresh  # --cases 0: fresh only
     failures = 0
     total = 0
     for seed in seeds:
@@ -94,7 +149,7 @@ def main():
         with tempfile.TemporaryDirectory() as work:
             files = []
             for i in range(6):
-                kind = ["small", "small", "medium", "medium", "medium", "large"][i]
+                kind = ["small", "small", "medium", "medium", "medium", "large" if args.cases else "medium"][i]
                 name = f"f{i}.txt"
                 with open(os.path.join(work, name), "wb") as out:
                     out.write(make_text(rng, kind))
@@ -102,13 +157,25 @@ def main():
             with open(os.path.join(work, "bin.dat"), "wb") as out:
                 out.write(make_binary(rng))
             files.append("bin.dat")
+            with open(os.path.join(work, "crlf.txt"), "wb") as out:
+                out.write(make_crlf(rng))
+            files.append("crlf.txt")
+            texts = []
+            for name in files:
+                with open(os.path.join(work, name), "rb") as source:
+                    texts.append(source.read())
+            pattern_sets = {"set10": (10, False), "set1000": (1000, False), "set1000e": (1000, True)}
+            for name, (count, empty_line) in pattern_sets.items():
+                with open(os.path.join(work, name), "wb") as out:
+                    out.write(make_pattern_set(rng, texts, count, empty_line))
             # A NUL byte far into a file: GNU grep prints the lines of its 96 KiB reads before that one
             # (reads it shortens by a page after an incomplete line of 4 KiB or more: short lines here).
-            late = bytearray(b"".join(make_text(rng, "medium", long_lines=False) for _ in range(60)))
-            late[rng.randint(len(late) // 4, len(late) - 1)] = 0
-            with open(os.path.join(work, "late.dat"), "wb") as out:
-                out.write(late)
-            files.append("late.dat")
+            if args.cases:  # (the longest file to make; only the random cases read it)
+                late = bytearray(b"".join(make_text(rng, "medium", long_lines=False) for _ in range(60)))
+                late[rng.randint(len(late) // 4, len(late) - 1)] = 0
+                with open(os.path.join(work, "late.dat"), "wb") as out:
+                    out.write(late)
+                files.append("late.dat")
             os.makedirs(os.path.join(work, "dir", "sub"))
             for name in ["a.txt", "sub/b.txt"]:
                 with open(os.path.join(work, "dir", name), "wb") as out:
@@ -129,6 +196,10 @@ def main():
                 pattern_args = []
                 if rng.random() < 0.1:
                     pattern_args = ["-f", rng.choice(["patterns", "empty", "many", "many"])]
+                elif rng.random() < 0.2:
+                    pattern_args = ["-f", rng.choice(list(pattern_sets))]
+                    if rng.random() < 0.3:
+                        pattern_args += ["-e", rng.choice(WORDS)]
                 elif len(patterns) > 1 or rng.random() < 0.2:
                     for p in patterns:
                         pattern_args += ["-e", p]
@@ -154,17 +225,17 @@ def main():
                 # Through a pipe GNU grep's reads end where the writer's writes do: a late NUL byte is then
                 # found in a buffer no one can predict, so that file is only redirected.
                 piped = rng.random() < 0.5 and not (stdin or "").endswith("late.dat")
-                expected = run(["grep", "-F"] + tail, work, stdin, piped)
-                got = run([args.warpdex, "--backend", args.backend, "grep"] + tail, work, stdin, piped)
-                same = (expected[0] == got[0] and expected[1] == got[1] and
-                        normalized_stderr(expected[2], b"grep: ") == normalized_stderr(got[2], b"warpdex grep: "))
-                if not same:
-                    failures += 1
-                    if failures <= 10:
-                        print(f"DIFFERENT (seed {seed}, case {case}): grep -F {' '.join(map(repr, tail))}"
-                              f"{' < ' + os.path.basename(stdin) if stdin else ''}")
-                        print(f"  grep:    status {expected[0]}, stdout {expected[1][:300]!r}, stderr {expected[2][:200]!r}")
-                        print(f"  warpdex: status {got[0]}, stdout {got[1][:300]!r}, stderr {got[2][:200]!r}")
+                failures += compare(args, work, tail, stdin, piped, f"seed {seed}, case {case}", failures)
+            if args.big_set and seed == seeds[-1]:
+                # A large pattern set on a small text, once (compiling it is the cost): a run that only
+                # selects lines or one that prints every match.
+                with open(os.path.join(work, "big"), "wb") as out:
+                    out.write(make_pattern_set(rng, texts, args.big_set, empty_line=rng.random() < 0.2))
+                flags = rng.choice([["-c"], ["-w", "-n"], ["-x", "-c"], ["-v", "-c"], ["-i", "-c", "-w"], ["-o", "-b"],
+                                    ["-o", "-w"], ["-o", "-i", "-n"], ["--color=always"]])
+                total += 1
+                tail = flags + ["-f", "big", "f3.txt", "crlf.txt"]
+                failures += compare(args, work, tail, None, False, f"seed {seed}, {args.big_set} patterns", failures)
     print(f"{total - failures} of {total} cases equal to GNU grep (seeds {seeds})")
     return 1 if failures else 0
 
