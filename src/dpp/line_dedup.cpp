@@ -99,13 +99,15 @@ class block_reader {
   std::thread thread_;  // last: it starts reading once everything above exists
 };
 
-/// The distinct lines so far, in order of first occurrence, found again by hash and compared byte by byte.
+/// The distinct lines so far, in order of first occurrence, found again by hash (host_line_hash & the
+/// mask) and compared byte by byte.
 class distinct_lines {
  public:
-  distinct_lines() { result_.offsets.push_back(0); }
+  explicit distinct_lines(std::uint64_t hash_mask) : hash_mask_(hash_mask) { result_.offsets.push_back(0); }
 
-  void add(std::uint64_t hash, std::string_view line, std::uint64_t count)
+  void add(std::string_view line, std::uint64_t count)
   {
+    const std::uint64_t hash = host_line_hash(line.data(), line.size()) & hash_mask_;
     result_.lines += count;
     const std::uint64_t added = result_.counts.size();
     const auto [entry, inserted] = first_of_hash_.try_emplace(hash, added);
@@ -149,16 +151,11 @@ class distinct_lines {
 
  private:
   static constexpr std::uint64_t none = ~std::uint64_t{0};
+  std::uint64_t hash_mask_;
   line_counts result_;
   std::unordered_map<std::uint64_t, std::uint64_t> first_of_hash_;  ///< hash -> its first distinct line
   std::vector<std::uint64_t> next_of_hash_;  ///< the next distinct line of the same hash, or none
 };
-
-/// A whole line that the host hashes itself (one a block boundary cut, or the last without '\n').
-void add_line(distinct_lines& table, std::string_view line, std::uint64_t hash_mask)
-{
-  table.add(line_hash(reinterpret_cast<const unsigned char*>(line.data()), line.size()) & hash_mask, line, 1);
-}
 
 /// The line count over `read`, grouping each block with `grouper`.
 line_counts count_lines_with(line_grouper& grouper, const line_source& read, const line_dedup_options& options)
@@ -168,7 +165,7 @@ line_counts count_lines_with(line_grouper& grouper, const line_source& read, con
                                                            " bytes is more than the largest, " +
                                                            std::to_string(max_line_chunk_bytes));
   std::array<buffer<char>, 2> blocks{grouper.allocate_block(chunk_bytes), grouper.allocate_block(chunk_bytes)};
-  distinct_lines table;
+  distinct_lines table(options.hash_mask);
   std::string cut;  // the start of a line that the last block's end cut
   std::vector<line_group> groups;
   block_reader reader(read, blocks);
@@ -183,7 +180,7 @@ line_counts count_lines_with(line_grouper& grouper, const line_source& read, con
       start = static_cast<std::size_t>(first_newline - block.data()) + 1;
       cut.append(block.data(), start - 1);
       if (cut.back() == '\r') { cut.pop_back(); }
-      add_line(table, cut, options.hash_mask);
+      table.add(cut, 1);
       cut.clear();
     }
     const auto* last_newline = static_cast<const char*>(memrchr(block.data(), '\n', block.size()));
@@ -192,12 +189,12 @@ line_counts count_lines_with(line_grouper& grouper, const line_source& read, con
       const std::span<const char> lines = block.subspan(start, end - start);
       grouper.group(lines, options.hash_mask, groups);
       for (const line_group& group : groups) {
-        table.add(group.hash, std::string_view(lines.data() + group.offset, group.length), group.count);
+        table.add(std::string_view(lines.data() + group.offset, group.length), group.count);
       }
     }
     cut.assign(block.data() + end, block.size() - end);
   }
-  if (!cut.empty()) { add_line(table, cut, options.hash_mask); }  // the last line, without '\n': kept as it is
+  if (!cut.empty()) { table.add(cut, 1); }  // the last line, without '\n': kept as it is
   return table.take(options.only_once);
 }
 

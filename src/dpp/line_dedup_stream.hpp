@@ -4,9 +4,11 @@
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
+#include <warpdex/core/hash.hpp>
 #include <warpdex/dpp/line_dedup.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <vector>
@@ -20,9 +22,28 @@ namespace warpdex::dpp::detail {
 struct line_group {
   std::uint32_t offset = 0;  ///< where the line starts in the block
   std::uint32_t length = 0;  ///< its bytes, without '\n' and a '\r' before it
-  std::uint64_t hash = 0;    ///< line_hash & the mask
+  std::uint64_t hash = 0;    ///< the grouper's hash of the line, masked
   std::uint64_t count = 0;
 };
+
+/// The hash of the host's tables (the host grouper's and the table of distinct lines): eight bytes a
+/// step, four times the speed of line_hash's byte-at-a-time FNV-1a on a CPU core. The GPU hashes with
+/// line_hash (a thread a line, bytes at any alignment); the two never meet, as the table hashes each line
+/// it takes in itself.
+inline std::uint64_t host_line_hash(const char* bytes, std::size_t length)
+{
+  constexpr std::uint64_t multiplier = 0x9e3779b97f4a7c15ULL;  // 2^64 / the golden ratio, odd
+  std::uint64_t state = length * multiplier;
+  for (; length >= sizeof(std::uint64_t); bytes += sizeof(std::uint64_t), length -= sizeof(std::uint64_t)) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, bytes, sizeof word);
+    state = (state ^ word) * multiplier;
+    state ^= state >> 29;
+  }
+  std::uint64_t tail = 0;
+  std::memcpy(&tail, bytes, length);
+  return fmix64((state ^ tail) * multiplier);
+}
 
 /// The part of the line count that runs on a backend.
 class line_grouper {
