@@ -97,6 +97,13 @@ class pattern_set {
                      [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
     patterns_.erase(std::unique(patterns_.begin(), patterns_.end()), patterns_.end());
     has_empty_ = !patterns_.empty() && patterns_.back().empty();
+    for (std::size_t i = 0; i < patterns_.size() && !patterns_[i].empty(); ++i) {
+      const auto first = static_cast<byte>(patterns_[i][0]);
+      by_first_byte_[first].push_back(static_cast<std::uint32_t>(i));
+      if (ignore_case_ && first >= 'a' && first <= 'z') {
+        by_first_byte_[first - ('a' - 'A')].push_back(static_cast<std::uint32_t>(i));
+      }
+    }
     if (!has_empty_) { make_cursors(); }
   }
 
@@ -118,29 +125,34 @@ class pattern_set {
   /// The longest pattern at `at`, or an occurrence with a null `at`.
   [[nodiscard]] occurrence longest_at(const byte* at, const byte* end) const
   {
-    for (const std::string& pattern : patterns_) {
-      if (matches_at(pattern, at, end)) { return {at, pattern.size()}; }
+    if (at < end) {
+      for (const std::uint32_t i : by_first_byte_[*at]) {  // longest first
+        if (matches_at(patterns_[i], at, end)) { return {at, patterns_[i].size()}; }
+      }
     }
-    return {};
+    return has_empty_ ? occurrence{at, 0} : occurrence{};
   }
 
   /// The longest pattern shorter than `found` that occurs where it does, or an occurrence with a null `at`
   /// (with -w, a shorter pattern at the same place may form a whole word).
   [[nodiscard]] occurrence shorter(occurrence found, const byte* end) const
   {
-    for (const std::string& pattern : patterns_) {
-      if (pattern.size() < found.size && matches_at(pattern, found.at, end)) { return {found.at, pattern.size()}; }
+    if (found.size == 0) { return {}; }
+    for (const std::uint32_t i : by_first_byte_[*found.at]) {
+      if (patterns_[i].size() < found.size && matches_at(patterns_[i], found.at, end)) {
+        return {found.at, patterns_[i].size()};
+      }
     }
-    return {};
+    return has_empty_ ? occurrence{found.at, 0} : occurrence{};
   }
 
   /// A pattern equal to the line [from, end), or an occurrence with a null `at` (-x).
   [[nodiscard]] occurrence whole_line(const byte* from, const byte* end) const
   {
-    for (const std::string& pattern : patterns_) {
-      if (pattern.size() == static_cast<std::size_t>(end - from) && matches_at(pattern, from, end)) {
-        return {from, pattern.size()};
-      }
+    const auto size = static_cast<std::size_t>(end - from);
+    if (size == 0) { return has_empty_ ? occurrence{from, 0} : occurrence{}; }
+    for (const std::uint32_t i : by_first_byte_[*from]) {
+      if (patterns_[i].size() == size && matches_at(patterns_[i], from, end)) { return {from, size}; }
     }
     return {};
   }
@@ -153,7 +165,7 @@ class pattern_set {
   [[nodiscard]] occurrence find(const byte* from, const byte* end) const
   {
     if (patterns_.empty()) { return {}; }
-    if (has_empty_) { return longest_at(from, end).at != nullptr ? longest_at(from, end) : occurrence{from, 0}; }
+    if (has_empty_) { return longest_at(from, end); }  // never null: the empty pattern occurs everywhere
     if (cursors_.empty()) {  // too many patterns for a cursor each: a byte-by-byte scan over a table
       for (const byte* at = from; at < end; ++at) {
         for (const std::uint32_t i : by_first_byte_[*at]) {  // longest first
@@ -198,10 +210,6 @@ class pattern_set {
   {
     constexpr std::size_t max_cursors = 16;
     for (const std::string& pattern : patterns_) {
-      const auto index = static_cast<std::uint32_t>(&pattern - patterns_.data());
-      const auto first = static_cast<byte>(pattern[0]);
-      by_first_byte_[first].push_back(index);
-      if (ignore_case_ && first >= 'a' && first <= 'z') { by_first_byte_[first - ('a' - 'A')].push_back(index); }
       std::size_t rarest = 0;
       for (std::size_t i = 1; i < pattern.size(); ++i) {
         if (byte_rank(static_cast<byte>(pattern[i])) < byte_rank(static_cast<byte>(pattern[rarest]))) { rarest = i; }
