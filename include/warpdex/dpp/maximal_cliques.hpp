@@ -33,8 +33,12 @@
 ///
 /// **Memory.** A round holds the k-cliques and the (k+1)-cliques (4 bytes a vertex each) with 17 bytes of
 /// bookkeeping a clique. The count of the next round is known before its memory is taken: when a round
-/// would exceed `clique_options::memory_limit_bytes` (9/10 of the backend's memory by default) it stops with
-/// `warpdex::out_of_memory` saying how many cliques of which size need how much memory, never a crash.
+/// would exceed `clique_options::memory_limit_bytes` (9/10 of the backend's memory by default; on the host,
+/// of the memory available now) it stops with `warpdex::out_of_memory` saying how many cliques of which
+/// size need how much memory, never a crash. Before the first round, a graph whose oriented degrees exceed
+/// 20 has its clique counts estimated (16384 random paths of the clique tree, on the host): when one
+/// round's estimate is already over the limit, it stops at once the same way (hamming:6:2 in a second,
+/// not after minutes of rounds); deep rounds are underestimated, so the round check stays the last word.
 ///
 /// **Output** (deterministic, equal on both backends): grouped by size, ascending; each clique's vertex
 /// indices ascending (graph indices: map them with `csr_graph::id_of`); within a size, in the
