@@ -5,7 +5,11 @@
 // process on the same graph, which also verifies every row. Two more rows per graph give the share of
 // delta-stepping's time spent bucketing and the bucketing's speed in Gkeys/s (to hold against the
 // multisplit rows of the same m). Rows ending in /host-rounds and /kernel-rounds time every round launched
-// from the host and every round in the cooperative kernel, against the default mix (sssp.hpp).
+// from the host and every round in the cooperative kernel, against the default mix (sssp.hpp). The
+// asynchronous delta-stepping's rows are against near-far too, with the kernel's phases in their metrics,
+// and the host backend's parallel delta-stepping on every core of the machine is timed against it.
+// Graphs: R-MAT 2^(size_log2 - 4) and 2^(size_log2 - 6), a square grid of 2^(size_log2 - 4) vertices and a
+// random geometric graph of 2^(size_log2 - 5).
 #include "benchmarks.hpp"
 
 #include <warpdex/graph/generators.hpp>
@@ -17,6 +21,8 @@
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/dijkstra_shortest_paths_no_color_map.hpp>
 #endif
+
+#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -36,7 +42,9 @@ constexpr std::uint32_t rmat_edge_factor = 16;
 /// The least bytes a round must move per arc it relaxes: the target id and the weight.
 constexpr double arc_bytes = sizeof(graph::vertex_id) + sizeof(weight_type);
 constexpr graph::sssp_algorithm algorithms[] = {graph::sssp_algorithm::delta_stepping, graph::sssp_algorithm::near_far,
-                                                graph::sssp_algorithm::bellman_ford};
+                                                graph::sssp_algorithm::bellman_ford,
+                                                graph::sssp_algorithm::async_delta_stepping};
+constexpr std::size_t near_far_index = 1;
 
 struct named_graph {
   std::string name;  ///< "rmat" or "grid"
@@ -55,7 +63,8 @@ std::string row_prefix(const std::string& what, const std::string& graph_name,
 std::vector<std::string> row_prefixes(const std::string& graph_name, std::uint64_t vertices)
 {
   std::vector<std::string> prefixes;
-  for (const std::string what : {"delta-stepping", "near-far", "bellman-ford", "bucketing-share", "bucketing"}) {
+  for (const std::string what : {"delta-stepping", "near-far", "bellman-ford", "async-delta-stepping",
+                                 "host-async-delta-stepping", "bucketing-share", "bucketing"}) {
     prefixes.push_back("sssp/" + what + "/" + graph_name + "/v=" + std::to_string(vertices) + "/e=");
   }
   return prefixes;
@@ -170,18 +179,69 @@ void run_graph(context& ctx, const named_graph& input)
     r.median_ms = median[a];
     r.value = gteps(median[a]);
     r.unit = "GTEPS";
-    const bool against_near_far = algorithms[a] == graph::sssp_algorithm::delta_stepping;
+    const bool against_near_far = algorithms[a] == graph::sssp_algorithm::delta_stepping ||
+                                  algorithms[a] == graph::sssp_algorithm::async_delta_stepping;
     r.baseline = against_near_far ? "near-far (Davidson et al.), same run" : dijkstra_name;
-    r.baseline_value = against_near_far ? gteps(median[1]) : gteps(dijkstra_ms);
+    r.baseline_value = against_near_far ? gteps(median[near_far_index]) : gteps(dijkstra_ms);
     r.sol_bytes_per_element = arc_bytes;
     r.verified = verified[a];
+    const graph::sssp_statistics& s = statistics[a];
+    r.metrics = {{"rounds", static_cast<double>(s.rounds)},
+                 {"relaxations_per_arc", static_cast<double>(s.relaxed_arcs) / arcs},
+                 {"delta", s.delta},
+                 {"bucketing_ms", 1e3 * s.bucketing_seconds},
+                 {"dijkstra_1_core_ms", dijkstra_ms}};
+    if (algorithms[a] == graph::sssp_algorithm::async_delta_stepping) {
+      // The kernel's phases: waiting for work, appending, the rest relaxing (shares of the warps' cycles).
+      r.metrics.emplace_back("final_delta", s.final_delta);
+      r.metrics.emplace_back("idle_ms", 1e3 * s.idle_seconds);
+      r.metrics.emplace_back("append_ms", 1e3 * s.bucketing_seconds);
+      r.metrics.emplace_back("relax_ms", 1e3 * std::max(0.0, s.seconds - s.idle_seconds - s.bucketing_seconds));
+    }
     ctx.add(r);
-    std::printf("  %s: delta %.0f, %llu rounds (%.3f ms a round), %.2f relaxations per arc, %llu reached\n",
-                graph::to_string(algorithms[a]).c_str(), statistics[a].delta,
-                static_cast<unsigned long long>(statistics[a].rounds),
-                median[a] / static_cast<double>(std::max<std::uint64_t>(statistics[a].rounds, 1)),
-                static_cast<double>(statistics[a].relaxed_arcs) / arcs,
-                static_cast<unsigned long long>(statistics[a].reached));
+    std::printf("  %s: delta %.0f (end %.0f), %llu rounds (%.3f ms a round), %.2f relaxations per arc, %llu reached, "
+                "idle %.1f%%\n",
+                graph::to_string(algorithms[a]).c_str(), s.delta, s.final_delta,
+                static_cast<unsigned long long>(s.rounds),
+                median[a] / static_cast<double>(std::max<std::uint64_t>(s.rounds, 1)),
+                static_cast<double>(s.relaxed_arcs) / arcs, static_cast<unsigned long long>(s.reached),
+                s.seconds > 0 ? 100 * s.idle_seconds / s.seconds : 0.0);
+  }
+  // The host backend's parallel delta-stepping on every core of this machine, same graph: the CPU
+  // baseline of the asynchronous kernel.
+  const std::string host_name = row_prefix("host-async-delta-stepping", input.name, g);
+  if (ctx.selected(host_name)) {
+    const auto host_graph = graph::build_csr_graph(host{}, input.edges, {.directed = input.directed});
+    const graph::sssp_options options{.algorithm = graph::sssp_algorithm::async_delta_stepping};
+    graph::sssp_result<weight_type, host> result;
+    const auto started = std::chrono::steady_clock::now();
+    result = graph::sssp(host_graph, source, options);
+    const double first_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    std::vector<double> times{first_ms};
+    for (int run = 0; run < 2; ++run) {  // the median of 3: a run takes a second or more at full size
+      const auto again = std::chrono::steady_clock::now();
+      result = graph::sssp(host_graph, source, options);
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - again).count());
+    }
+    std::sort(times.begin(), times.end());
+    row r;
+    r.name = host_name;
+    r.n = g.edge_count();
+    r.median_ms = times[1];
+    r.value = gteps(times[1]);
+    r.unit = "GTEPS";
+    r.baseline = "the cuda backend's async-delta-stepping, same run";
+    r.baseline_value = gteps(median[3]);
+    r.verified = result.distances.to_vector() == expected;
+    r.metrics = {{"threads", static_cast<double>(omp_get_max_threads())},
+                 {"rounds", static_cast<double>(result.statistics.rounds)},
+                 {"relaxations_per_arc", static_cast<double>(result.statistics.relaxed_arcs) / arcs},
+                 {"delta", result.statistics.delta}};
+    ctx.add(r);
+    std::printf("  host async-delta-stepping on %d threads: %.1f ms, %llu passes, %.2f relaxations per arc\n",
+                omp_get_max_threads(), times[1], static_cast<unsigned long long>(result.statistics.rounds),
+                static_cast<double>(result.statistics.relaxed_arcs) / arcs);
   }
   // A row of one more run with other options, against a row of this run: its rounds and relaxations
   // printed after `label`.
@@ -271,6 +331,23 @@ void run_sssp(context& ctx)
   if (graph_selected(ctx, "grid", std::uint64_t{side} * side)) {
     named_graph grid{"grid", graph::generate_grid<weight_type>({.width = side, .height = side}, weights), false};
     run_graph(ctx, grid);
+  }
+  // Road-like without the grid's regularity: a random geometric graph of half the R-MAT's vertices (2^23
+  // at full size), each point joined to its 4 nearest, weights the lengths scaled into [0, 1000].
+  const std::uint32_t points = std::uint32_t{1} << (scale - 1);
+  if (graph_selected(ctx, "geometric", points)) {
+    named_graph geometric{
+        "geometric",
+        graph::generate_geometric<weight_type>({.vertices = points, .neighbours = 4, .seed = 0x555b}, weights),
+        false};
+    run_graph(ctx, geometric);
+  }
+  // The smaller R-MAT of ADDS's table (rmat22 at full size).
+  if (scale > 6 && graph_selected(ctx, "rmat", std::uint64_t{1} << (scale - 2))) {
+    named_graph rmat{
+        "rmat", graph::generate_rmat<weight_type>({.scale = scale - 2, .edge_factor = rmat_edge_factor}, weights),
+        true};
+    run_graph(ctx, rmat);
   }
 }
 

@@ -516,6 +516,7 @@ class sssp_run {
     }
 #if WARPDEX_HAS_CUDA
     if constexpr (std::is_same_v<Backend, cuda>) {
+      if (async_rounds_possible(input)) { return run_async_delta_stepping(backend_, input, source, statistics_); }
       statistics_.algorithm = sssp_algorithm::delta_stepping;
       delta_stepping(source);
     }

@@ -339,7 +339,14 @@ std::string sssp_workload_report::summary() const
       statistics.seconds > 0 ? 100 * statistics.bucketing_seconds / statistics.seconds : 0.0,
       verified ? ("equals a sequential Dijkstra (" + std::to_string(dijkstra_seconds * 1e3) + " ms on 1 core)").c_str()
                : "not checked");
-  return text;
+  std::string result = text;
+  if (statistics.final_delta > 0) {
+    std::snprintf(text, sizeof text, "\n  asynchronous: delta %.6g at the end, the warps idle %.1f%% of the time",
+                  statistics.final_delta,
+                  statistics.seconds > 0 ? 100 * statistics.idle_seconds / statistics.seconds : 0.0);
+    result += text;
+  }
+  return result;
 }
 
 }  // namespace warpdex::graph

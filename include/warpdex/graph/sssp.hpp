@@ -102,11 +102,15 @@ struct sssp_options {
 struct sssp_statistics {
   sssp_algorithm algorithm = sssp_algorithm::automatic;  ///< the algorithm that ran (never automatic)
   double delta = 0;                                      ///< the bucket width used (0 for bellman_ford)
-  std::uint64_t rounds = 0;                              ///< relaxation rounds
+  std::uint64_t rounds = 0;  ///< relaxation rounds (async_delta_stepping: host: passes; cuda: window moves)
   std::uint64_t relaxed_arcs = 0;       ///< arcs relaxed over all rounds (>= reached arcs; the redundant work)
   std::uint64_t reached = 0;            ///< vertices with a finite distance (the source included)
   double bucketing_seconds = 0;         ///< time in delta-stepping's multisplits / near-far's partitions
   std::uint64_t bucketed_vertices = 0;  ///< queue entries those multisplits / partitions moved
+  /// async_delta_stepping on `cuda`: the share of the warps' cycles spent finding no work, times the
+  /// kernel's time (the rest relaxes and appends; `bucketing_seconds` is the appends' share)
+  double idle_seconds = 0;
+  double final_delta = 0;  ///< async_delta_stepping on `cuda`: the bucket width at the end (adjusted)
   double seconds = 0;                   ///< the whole call, predecessors included
 };
 

@@ -1,0 +1,586 @@
+// The cuda backend's asynchronous delta-stepping (sssp_async.hpp): persistent warps pull vertices from a
+// device-side queue of buckets and append what they improve, with no round and no barrier.
+//
+// The queue: `near_rings` rings of buckets by tentative distance, a far ring beyond them, and a ring of
+// chunks of the vertices of many arcs. The window (low, delta, base) maps a distance d to bucket
+// i = (d - low) / delta (0 below low): ring (base + i) mod near_rings when i < near_rings, else the far
+// ring. A warp takes up to 32 vertices from the lowest nonempty ring of the window (chunks first), relaxes
+// their arcs (those of up to heavy_arcs arcs spread over its lanes by a warp scan; a vertex of more is cut
+// into chunks of chunk_arcs that any warp takes), and appends each vertex it improves that was in no ring
+// by a warp-level multisplit: lanes ranked by ring with match_any, one atomic per ring per warp.
+//
+// Rings: each holds up to `capacity` entries in slots that read no_vertex when free, and counts the
+// entries filled and not yet taken. An append reserves indices with an atomic on the ring's tail, fills
+// each slot once it is free, then adds to the count; a take subtracts from the count what it wants (and
+// gives back what the count did not hold), then reserves that many indices with an atomic on the head and
+// empties their slots: atomics only, no compare-and-swap loop for thousands of warps to retry. The queued
+// flags keep every vertex in at most one ring, so the entries not yet taken number at most n, and those
+// reserved but not yet read at most the threads: capacity = n + threads + 64 means the slot an append
+// waits for was reserved already by a take that empties it without waiting on anything.
+//
+// The window moves without a barrier: a warp that finds bucket 0 empty and a later one not moves base and
+// low up to it; when every near ring is empty and the far ring has been re-read since the last move, low
+// jumps to the far ring's smallest distance (or past the window) and the far entries are appended again
+// as they are taken. At each move delta doubles when the near rings held fewer entries than half the
+// grid's threads and halves above 8 per thread (within 1/8 .. 64 times the first width): wide enough for the GPU to
+// be busy, no wider. An entry placed by an outdated window is only out of order: a vertex is relaxed
+// again after every decrease of its distance, so any order ends at the same fixpoint.
+//
+// The end: `pending` counts the entries appended and not yet finished, raised before an entry can be
+// taken and lowered after its relaxations (and their appends) are done. A warp that finds nothing and
+// reads pending = 0 leaves: nothing is queued or being relaxed.
+//
+// Ordering of flags and distances as in sssp_rounds_cuda.cu: a take clears the flag, fences and then
+// reads the distance; a relaxation lowers the distance, fences and then sets the flag.
+
+#include "sssp_async.hpp"
+#include "sssp_atomics.hpp"
+
+#include <warpdex/core/buffer.hpp>
+#include <warpdex/core/cuda_check.hpp>
+#include <warpdex/core/warp.cuh>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+namespace warpdex::graph::detail {
+namespace {
+
+constexpr int block_threads = 256;
+constexpr std::uint32_t near_rings = 16;
+constexpr std::uint32_t far_ring = near_rings;
+constexpr std::uint32_t ring_count = near_rings + 1;
+/// Vertices of more arcs are cut into chunks.
+constexpr std::uint64_t heavy_arcs = 256;
+constexpr std::uint64_t chunk_arcs = 256;
+constexpr unsigned long long no_chunk = ~0ULL;
+
+/// Counters on their own 128-byte lines (every warp hits them).
+struct alignas(128) padded_counter {
+  unsigned long long value;
+};
+
+template <class Distance>
+struct window_state {
+  unsigned long long version;  ///< even: stable; odd: being moved
+  Distance low;
+  Distance delta;
+  std::uint32_t base;
+  unsigned long long far_mark;  ///< the far ring's tail at the last move
+};
+
+struct async_totals {
+  unsigned long long relaxed_arcs;
+  unsigned long long appended;
+  unsigned long long moves;
+  unsigned long long busy_cycles;   ///< warp cycles taking and relaxing
+  unsigned long long queue_cycles;  ///< of those, in appends
+  unsigned long long idle_cycles;   ///< warp cycles finding nothing to take
+};
+
+template <class Weight>
+struct async_params {
+  using distance_type = distance_t<Weight>;
+  const std::uint64_t* row_offsets;
+  const vertex_id* columns;
+  const Weight* weights;
+  distance_type* distances;
+  std::uint32_t* queued;
+  vertex_id* rings;                  ///< ring_count x capacity slots
+  unsigned long long* chunk_ring;    ///< chunk_capacity slots: vertex << 32 | chunk
+  padded_counter* heads;             ///< ring_count + 1 (the last: chunks)
+  padded_counter* tails;             ///< ring_count + 1
+  padded_counter* counts;            ///< ring_count + 1: entries filled and not yet taken (signed)
+  padded_counter* pending;           ///< 1
+  window_state<distance_type>* window;
+  distance_type* far_min;            ///< the smallest distance appended to the far ring since the last move
+  async_totals* totals;
+  std::uint64_t capacity;
+  std::uint64_t chunk_capacity;
+  distance_type min_delta;
+  distance_type max_delta;
+  unsigned long long busy_low;   ///< near entries below which delta doubles
+  unsigned long long busy_high;  ///< and above which it halves
+
+  __device__ Weight weight(std::uint64_t arc) const { return weights != nullptr ? __ldg(&weights[arc]) : Weight(1); }
+};
+
+template <class T>
+__device__ T volatile_load(const T* address)
+{
+  return *static_cast<const volatile T*>(address);
+}
+
+/// A warp's copy of the window (refreshed before each take; an outdated one only misplaces entries).
+template <class Distance>
+struct window_view {
+  unsigned long long version;
+  Distance low;
+  Distance delta;
+  std::uint32_t base;
+};
+
+template <class Distance>
+__device__ window_view<Distance> read_window(const window_state<Distance>* window)
+{
+  window_view<Distance> view;
+  view.version = volatile_load(&window->version);
+  view.low = volatile_load(&window->low);
+  view.delta = volatile_load(&window->delta);
+  view.base = volatile_load(&window->base);
+  return view;
+}
+
+/// The ring of a distance under a window.
+template <class Distance>
+__device__ std::uint32_t ring_of(Distance distance, const window_view<Distance>& view)
+{
+  if (!(distance > view.low)) { return view.base; }
+  const Distance steps = (distance - view.low) / view.delta;
+  if (!(steps < static_cast<Distance>(near_rings))) { return far_ring; }
+  return (view.base + static_cast<std::uint32_t>(steps)) % near_rings;
+}
+
+struct warp_tallies {
+  unsigned long long relaxed_arcs = 0;
+  unsigned long long appended = 0;
+  unsigned long long queue_cycles = 0;
+};
+
+/// Appends vertex v at distance d for every lane that wants to (the whole warp calls this, converged).
+template <class Weight>
+__device__ void append(const async_params<Weight>& p, const window_view<distance_t<Weight>>& view, bool want,
+                       vertex_id v, distance_t<Weight> d, warp_tallies& tally)
+{
+  const long long started = clock64();
+  const unsigned wanting = __ballot_sync(warp::full_mask, want);
+  if (wanting == 0) { return; }
+  const unsigned lane = warp::lane_id();
+  // Counted as pending before any of them can be taken.
+  if (static_cast<int>(lane) == __ffs(wanting) - 1) {
+    atomicAdd(&p.pending->value, static_cast<unsigned long long>(__popc(wanting)));
+    __threadfence();
+  }
+  __syncwarp();
+  if (want) {
+    const std::uint32_t ring = ring_of(d, view);
+    const unsigned peers = __match_any_sync(wanting, ring);
+    const int leader = __ffs(peers) - 1;
+    unsigned long long at = 0;
+    if (static_cast<int>(lane) == leader) {
+      at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
+    }
+    at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
+    vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
+    while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
+    if (ring == far_ring) { atomic_min_value(p.far_min, d); }
+    __threadfence();
+    __syncwarp(peers);
+    if (static_cast<int>(lane) == leader) {
+      atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
+    }
+    ++tally.appended;
+  }
+  if (lane == 0) { tally.queue_cycles += static_cast<unsigned long long>(clock64() - started); }
+}
+
+/// Relaxes arc `arc` from a vertex at distance `from` when `has`; returns whether it queued the target
+/// (then target and candidate are set).
+template <class Weight>
+__device__ bool relax(const async_params<Weight>& p, bool has, std::uint64_t arc, distance_t<Weight> from,
+                      vertex_id& target, distance_t<Weight>& candidate)
+{
+  if (!has) { return false; }
+  target = __ldg(&p.columns[arc]);
+  candidate = from + static_cast<distance_t<Weight>>(p.weight(arc));
+  if (!(candidate < relaxed_load(&p.distances[target]))) { return false; }
+  if (!(candidate < atomic_min_value(&p.distances[target], candidate))) { return false; }
+  __threadfence();
+  return atomicExch(&p.queued[target], 1U) == 0;
+}
+
+/// Takes up to `want` filled entries of a ring (lane 0 reserves; all lanes get the first index and the
+/// count taken).
+__device__ unsigned take_range(padded_counter* count, padded_counter* head, unsigned want, unsigned long long& first)
+{
+  unsigned taken = 0;
+  unsigned long long at = 0;
+  if (warp::lane_id() == 0) {
+    const auto held = static_cast<long long>(atomicAdd(&count->value, static_cast<unsigned long long>(-static_cast<long long>(want))));
+    taken = held >= static_cast<long long>(want) ? want : (held > 0 ? static_cast<unsigned>(held) : 0U);
+    if (taken < want) { atomicAdd(&count->value, static_cast<unsigned long long>(want - taken)); }
+    if (taken != 0) { at = atomicAdd(&head->value, static_cast<unsigned long long>(taken)); }
+  }
+  taken = __shfl_sync(warp::full_mask, taken, 0);
+  first = __shfl_sync(warp::full_mask, at, 0);
+  return taken;
+}
+
+template <class Distance>
+__device__ Distance exchange_distance(Distance* address, Distance value)
+{
+  if constexpr (std::is_same_v<Distance, float>) {
+    return atomicExch(address, value);
+  } else {
+    return atomicExch(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
+  }
+}
+
+/// Moves the window (lane 0 only): by `steps` buckets, or, when `from_far`, to the far ring's nearest
+/// distance; adjusts delta by the entries the near rings hold. Returns whether this warp moved it.
+template <class Weight>
+__device__ bool move_window(const async_params<Weight>& p, const window_view<distance_t<Weight>>& view,
+                            std::uint32_t steps, bool from_far, unsigned long long near_entries)
+{
+  using distance_type = distance_t<Weight>;
+  if ((view.version & 1ULL) != 0 ||
+      atomicCAS(&p.window->version, view.version, view.version + 1) != view.version) {
+    return false;
+  }
+  distance_type low = view.low;
+  std::uint32_t base = view.base;
+  if (from_far) {
+    const distance_type nearest = exchange_distance(p.far_min, unreachable<Weight>);
+    distance_type past = view.low + view.delta * static_cast<distance_type>(near_rings);
+    if constexpr (std::is_floating_point_v<distance_type>) {
+      if (!(past > view.low)) { past = nextafterf(view.low, unreachable<Weight>); }
+    }
+    low = nearest != unreachable<Weight> && nearest > past ? nearest : past;
+    p.window->far_mark = volatile_load(&p.tails[far_ring].value);
+  } else {
+    low = view.low + view.delta * static_cast<distance_type>(steps);
+    base = (view.base + steps) % near_rings;
+  }
+  distance_type delta = view.delta;
+  if (near_entries < p.busy_low) {
+    delta = delta * 2 < p.max_delta ? delta * 2 : p.max_delta;
+  } else if (near_entries > p.busy_high) {
+    delta = delta / 2 > p.min_delta ? delta / 2 : p.min_delta;
+  }
+  p.window->low = low;
+  p.window->delta = delta;
+  p.window->base = base;
+  __threadfence();
+  atomicExch(&p.window->version, view.version + 2);
+  return true;
+}
+
+template <class Weight>
+__global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<Weight> p)
+{
+  using distance_type = distance_t<Weight>;
+  const unsigned lane = warp::lane_id();
+  warp_tallies tally;
+  unsigned long long busy_cycles = 0;
+  unsigned long long idle_cycles = 0;
+  unsigned long long moves = 0;
+  unsigned backoff = 0;
+  while (true) {
+    const long long started = clock64();
+    const window_view<distance_type> view = read_window(p.window);
+    // Lane j < near_rings looks at ring base + j, lane near_rings at the far ring, the next at the chunks.
+    unsigned long long held = 0;
+    std::uint32_t ring = 0;
+    if (lane < near_rings) {
+      ring = (view.base + lane) % near_rings;
+    } else if (lane == near_rings) {
+      ring = far_ring;
+    } else if (lane == near_rings + 1) {
+      ring = ring_count;  // the chunks
+    }
+    if (lane <= near_rings + 1) {
+      const auto filled = static_cast<long long>(volatile_load(&p.counts[ring].value));
+      held = filled > 0 ? static_cast<unsigned long long>(filled) : 0;
+    }
+    const unsigned nonempty = __ballot_sync(warp::full_mask, held != 0);
+    if (nonempty == 0) {
+      // Nothing to take: the end, or wait for the warps still relaxing.
+      if (volatile_load(&p.pending->value) == 0) {
+        idle_cycles += static_cast<unsigned long long>(clock64() - started);
+        break;
+      }
+      backoff = backoff == 0 ? 32 : (backoff < 2048 ? backoff * 2 : backoff);
+      __nanosleep(backoff);
+      idle_cycles += static_cast<unsigned long long>(clock64() - started);
+      continue;
+    }
+    backoff = 0;
+    unsigned long long near_entries = lane < near_rings ? held : 0;
+    for (int offset = warp::size / 2; offset > 0; offset /= 2) {
+      near_entries += __shfl_xor_sync(warp::full_mask, near_entries, offset);
+    }
+    const unsigned near_mask = nonempty & ((1U << near_rings) - 1U);
+    bool took = false;
+
+    if ((nonempty >> (near_rings + 1)) & 1U) {
+      // A chunk: 8 arcs a lane.
+      unsigned long long first = 0;
+      if (take_range(&p.counts[ring_count], &p.heads[ring_count], 1, first) != 0) {
+        took = true;
+        unsigned long long entry = no_chunk;
+        unsigned long long* slot = &p.chunk_ring[first % p.chunk_capacity];
+        if (lane == 0) {
+          while ((entry = atomicExch(slot, no_chunk)) == no_chunk) { __nanosleep(32); }
+        }
+        entry = __shfl_sync(warp::full_mask, entry, 0);
+        const auto v = static_cast<vertex_id>(entry >> 32);
+        const auto chunk = static_cast<std::uint32_t>(entry & 0xffffffffU);
+        const std::uint64_t row_end = __ldg(&p.row_offsets[v + 1]);
+        const std::uint64_t begin = __ldg(&p.row_offsets[v]) + chunk * chunk_arcs;
+        const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
+        const distance_type from = relaxed_load(&p.distances[v]);
+        if (lane == 0) { tally.relaxed_arcs += end - begin; }
+        for (std::uint64_t arc = begin + lane; arc - lane < end; arc += warp::size) {
+          vertex_id target = 0;
+          distance_type candidate{};
+          const bool queue = relax(p, arc < end, arc, from, target, candidate);
+          append(p, view, queue, target, candidate, tally);
+        }
+        if (lane == 0) { atomicAdd(&p.pending->value, ~0ULL); }  // this chunk is done
+      }
+    } else if (near_mask != 0) {
+      const std::uint32_t step = static_cast<std::uint32_t>(__ffs(near_mask) - 1);
+      if (step != 0 && lane == 0) { moves += move_window(p, view, step, false, near_entries) ? 1 : 0; }
+      const std::uint32_t source_ring = (view.base + step) % near_rings;
+      unsigned long long first = 0;
+      const unsigned count = take_range(&p.counts[source_ring], &p.heads[source_ring], warp::size, first);
+      if (count != 0) {
+        took = true;
+        vertex_id v = 0;
+        distance_type from{};
+        std::uint64_t begin = 0;
+        std::uint64_t end = 0;
+        if (lane < count) {
+          vertex_id* slot = &p.rings[source_ring * p.capacity + (first + lane) % p.capacity];
+          while ((v = atomicExch(slot, no_vertex)) == no_vertex) { __nanosleep(32); }
+          begin = __ldg(&p.row_offsets[v]);
+          end = __ldg(&p.row_offsets[v + 1]);
+          atomicExch(&p.queued[v], 0U);
+          __threadfence();
+          from = relaxed_load(&p.distances[v]);
+        }
+        const std::uint64_t degree = end - begin;
+        tally.relaxed_arcs += degree <= heavy_arcs ? degree : 0;  // chunks count their own
+        // Vertices of many arcs: their chunks to the chunk ring, the whole warp writing each vertex's.
+        const std::uint32_t chunks =
+            degree > heavy_arcs ? static_cast<std::uint32_t>((degree + chunk_arcs - 1) / chunk_arcs) : 0U;
+        for (unsigned owners = __ballot_sync(warp::full_mask, chunks != 0); owners != 0; owners &= owners - 1) {
+          const int owner = __ffs(owners) - 1;
+          const std::uint32_t owner_chunks = __shfl_sync(warp::full_mask, chunks, owner);
+          const vertex_id owner_vertex = __shfl_sync(warp::full_mask, v, owner);
+          unsigned long long at = 0;
+          if (lane == 0) {
+            atomicAdd(&p.pending->value, static_cast<unsigned long long>(owner_chunks));
+            __threadfence();
+            at = atomicAdd(&p.tails[ring_count].value, static_cast<unsigned long long>(owner_chunks));
+          }
+          at = __shfl_sync(warp::full_mask, at, 0);
+          for (std::uint32_t c = lane; c < owner_chunks; c += warp::size) {
+            const unsigned long long entry = static_cast<unsigned long long>(owner_vertex) << 32 | c;
+            unsigned long long* slot = &p.chunk_ring[(at + c) % p.chunk_capacity];
+            while (atomicCAS(slot, no_chunk, entry) != no_chunk) { __nanosleep(32); }
+          }
+          __threadfence();
+          __syncwarp();
+          if (lane == 0) { atomicAdd(&p.counts[ring_count].value, static_cast<unsigned long long>(owner_chunks)); }
+        }
+        // Vertices of up to heavy_arcs arcs: laid end to end over the lanes (a warp scan).
+        const std::uint32_t light = degree <= heavy_arcs ? static_cast<std::uint32_t>(degree) : 0U;
+        std::uint32_t inclusive = light;
+        for (int offset = 1; offset < warp::size; offset *= 2) {
+          const std::uint32_t below = __shfl_up_sync(warp::full_mask, inclusive, offset);
+          if (static_cast<int>(lane) >= offset) { inclusive += below; }
+        }
+        const std::uint32_t exclusive = inclusive - light;
+        const std::uint32_t total = __shfl_sync(warp::full_mask, inclusive, warp::size - 1);
+        for (std::uint32_t slot_base = 0; slot_base < total; slot_base += warp::size) {
+          const std::uint32_t slot = slot_base + lane;
+          // The owner: the last lane whose first slot is <= slot.
+          int owner = 0;
+          for (int half = warp::size / 2; half > 0; half /= 2) {
+            const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner + half);
+            if (owner_first <= slot) { owner += half; }
+          }
+          const std::uint64_t owner_begin = __shfl_sync(warp::full_mask, begin, owner);
+          const distance_type owner_from = __shfl_sync(warp::full_mask, from, owner);
+          const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner);
+          vertex_id target = 0;
+          distance_type candidate{};
+          const bool queue = relax(p, slot < total, owner_begin + (slot - owner_first), owner_from, target, candidate);
+          append(p, view, queue, target, candidate, tally);
+        }
+        __syncwarp();
+        if (lane == 0) { atomicAdd(&p.pending->value, static_cast<unsigned long long>(0) - count); }
+      }
+    } else {
+      // Only the far ring: move the window to it once its entries were all taken since the last move,
+      // then take far entries and append them again under the window.
+      if (lane == 0 && volatile_load(&p.heads[far_ring].value) >= volatile_load(&p.window->far_mark)) {
+        moves += move_window(p, view, 0, true, near_entries) ? 1 : 0;
+      }
+      const window_view<distance_type> moved = read_window(p.window);
+      unsigned long long first = 0;
+      const unsigned count = take_range(&p.counts[far_ring], &p.heads[far_ring], warp::size, first);
+      if (count != 0) {
+        took = true;
+        vertex_id v = 0;
+        distance_type d{};
+        if (lane < count) {
+          vertex_id* slot = &p.rings[far_ring * p.capacity + (first + lane) % p.capacity];
+          while ((v = atomicExch(slot, no_vertex)) == no_vertex) { __nanosleep(32); }
+          d = relaxed_load(&p.distances[v]);
+        }
+        append(p, moved, lane < count, v, d, tally);
+        tally.appended -= lane < count ? 1 : 0;  // moved, not appended
+        __syncwarp();
+        if (lane == 0) { atomicAdd(&p.pending->value, static_cast<unsigned long long>(0) - count); }
+      }
+    }
+    (took ? busy_cycles : idle_cycles) += static_cast<unsigned long long>(clock64() - started);
+  }
+  async_totals* totals = p.totals;
+  atomicAdd(&totals->relaxed_arcs, tally.relaxed_arcs);
+  atomicAdd(&totals->appended, tally.appended);
+  if (lane == 0) {
+    atomicAdd(&totals->moves, moves);
+    atomicAdd(&totals->busy_cycles, busy_cycles);
+    atomicAdd(&totals->queue_cycles, tally.queue_cycles);
+    atomicAdd(&totals->idle_cycles, idle_cycles);
+  }
+}
+
+std::uint64_t chunk_room(std::uint64_t arcs, std::uint64_t threads)
+{
+  // Every vertex of more than heavy_arcs arcs in chunks twice over, and the reserved-but-unread slack.
+  return 2 * (arcs / heavy_arcs + 1) + threads + 1024;
+}
+
+/// Blocks and threads of the grid (every block resident).
+std::uint64_t grid_blocks(const void* kernel)
+{
+  int device = 0;
+  int sm_count = 0;
+  int resident = 0;
+  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
+  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  WARPDEX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, block_threads, 0));
+  return static_cast<std::uint64_t>(sm_count) * static_cast<std::uint64_t>(std::max(resident, 1));
+}
+
+template <class Weight>
+std::uint64_t async_bytes(const device_rounds_input<Weight>& input, std::uint64_t threads)
+{
+  return ring_count * (input.vertex_count + threads + 64) * sizeof(vertex_id) +
+         chunk_room(input.arc_count, threads) * sizeof(unsigned long long);
+}
+
+}  // namespace
+
+template <class Weight>
+bool async_rounds_possible(const device_rounds_input<Weight>& input)
+{
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  WARPDEX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::uint64_t threads = grid_blocks(reinterpret_cast<const void*>(&async_sssp_kernel<Weight>)) * block_threads;
+  return input.vertex_count < std::numeric_limits<std::uint32_t>::max() &&
+         async_bytes(input, threads) <= free_bytes / 2;
+}
+
+template <class Weight>
+void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Weight>& input, vertex_id source,
+                              sssp_statistics& statistics)
+{
+  using distance_type = distance_t<Weight>;
+  const void* kernel = reinterpret_cast<const void*>(&async_sssp_kernel<Weight>);
+  const std::uint64_t blocks = grid_blocks(kernel);
+  const std::uint64_t threads = blocks * block_threads;
+  const std::uint64_t capacity = input.vertex_count + threads + 64;
+  const std::uint64_t chunk_capacity = chunk_room(input.arc_count, threads);
+  auto rings = make_buffer<vertex_id>(backend, ring_count * capacity);
+  auto chunk_ring = make_buffer<unsigned long long>(backend, chunk_capacity);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(rings.data(), 0xff, rings.size() * sizeof(vertex_id), backend.stream));
+  WARPDEX_CUDA_TRY(
+      cudaMemsetAsync(chunk_ring.data(), 0xff, chunk_ring.size() * sizeof(unsigned long long), backend.stream));
+  // The source in ring 0, pending.
+  // heads, tails and counts of the rings, then pending.
+  std::vector<padded_counter> counters(3 * (ring_count + 1) + 1, padded_counter{0});
+  counters[ring_count + 1].value = 1;        // tails[0]
+  counters[2 * (ring_count + 1)].value = 1;  // counts[0]
+  counters[3 * (ring_count + 1)].value = 1;  // pending
+  auto counters_device = make_buffer<padded_counter>(backend, counters.size());
+  counters_device.copy_from(std::span<const padded_counter>(counters));
+  WARPDEX_CUDA_TRY(
+      cudaMemcpyAsync(rings.data(), &source, sizeof(vertex_id), cudaMemcpyHostToDevice, backend.stream));
+
+  const double first_delta = static_cast<double>(input.delta);
+  const double largest = static_cast<double>(std::numeric_limits<Weight>::max());
+  const auto width = [&](double value) {
+    value = std::min(value, largest);
+    if constexpr (std::is_integral_v<Weight>) { value = std::max(1.0, std::round(value)); }
+    return static_cast<distance_type>(value);
+  };
+  window_state<distance_type> window{0, distance_type{0}, input.delta, 0U, 0ULL};
+  auto window_device = make_buffer<window_state<distance_type>>(backend, 1);
+  window_device.copy_from(std::span<const window_state<distance_type>>(&window, 1));
+  const distance_type far_min = unreachable<Weight>;
+  auto far_min_device = make_buffer<distance_type>(backend, 1);
+  far_min_device.copy_from(std::span<const distance_type>(&far_min, 1));
+  const async_totals zero_totals{};
+  auto totals = make_buffer<async_totals>(backend, 1);
+  totals.copy_from(std::span<const async_totals>(&zero_totals, 1));
+
+  async_params<Weight> params{input.row_offsets,
+                              input.columns,
+                              input.weights,
+                              input.distances,
+                              input.queued,
+                              rings.data(),
+                              chunk_ring.data(),
+                              counters_device.data(),
+                              counters_device.data() + ring_count + 1,
+                              counters_device.data() + 2 * (ring_count + 1),
+                              counters_device.data() + 3 * (ring_count + 1),
+                              window_device.data(),
+                              far_min_device.data(),
+                              totals.data(),
+                              capacity,
+                              chunk_capacity,
+                              std::min(input.delta, width(first_delta / 8)),
+                              std::max(input.delta, width(first_delta * 64)),
+                              threads / 2,
+                              8 * threads};
+  backend.synchronize();
+  const auto started = std::chrono::steady_clock::now();
+  async_sssp_kernel<Weight><<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
+  WARPDEX_CUDA_TRY(cudaGetLastError());
+  backend.synchronize();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const auto state = totals.to_vector().front();
+  const auto final_window = window_device.to_vector().front();
+  statistics.rounds += state.moves;
+  statistics.relaxed_arcs += state.relaxed_arcs;
+  statistics.bucketed_vertices += state.appended;
+  const double cycles = static_cast<double>(state.busy_cycles + state.idle_cycles);
+  if (cycles > 0) {
+    statistics.bucketing_seconds += seconds * static_cast<double>(state.queue_cycles) / cycles;
+    statistics.idle_seconds += seconds * static_cast<double>(state.idle_cycles) / cycles;
+  }
+  statistics.final_delta = static_cast<double>(final_window.delta);
+}
+
+template bool async_rounds_possible<std::int32_t>(const device_rounds_input<std::int32_t>&);
+template bool async_rounds_possible<float>(const device_rounds_input<float>&);
+template void run_async_delta_stepping<std::int32_t>(const cuda&, const device_rounds_input<std::int32_t>&, vertex_id,
+                                                     sssp_statistics&);
+template void run_async_delta_stepping<float>(const cuda&, const device_rounds_input<float>&, vertex_id,
+                                              sssp_statistics&);
+
+}  // namespace warpdex::graph::detail
