@@ -3,16 +3,22 @@
 `hash --input`), tetrahedral meshes (`faces`: .vtk and .vtu files in every encoding that warpdex writes,
 then truncated, with bytes flipped or numbers changed) and text (`grep`, whose output is compared with GNU grep -F byte for byte: the files stay
 under 32 KiB, so both greps see a NUL byte in their first buffer and agree on binary files too), and grep's
-pattern files (-f: none to thousands of patterns, empty lines, CR LF, NUL and other bytes).
+pattern files (-f: none to thousands of patterns, empty lines, CR LF, NUL and other bytes); then every
+numeric option of every command (found in its --help) and the numbers of the graph generators' specs, given
+huge, NaN, infinite, negative, overflowing, fractional and empty values, each on a small run of its command.
 
 A run fails on a crash (a signal), a hang (a timeout), an exit status other than the documented ones
 (keys and meshes: 0 done, 1 a clear error; grep: 0, 1, 2), an error that is not one line "warpdex: error: ...", or a
-grep output different from GNU grep's. Fixed seeds first, then a fresh one, each printed for replay.
+grep output different from GNU grep's. An option value must be refused (1 or 2, its last line "warpdex...") when
+it is no number (NaN, infinite, empty, beyond 64 bits or a double); any other may also run (0). Fixed seeds
+first, then a fresh one, each printed for replay.
 
 usage: fuzz_readers.py WARPDEX [--seconds S] [--seed N]
 """
 import argparse
 import os
+import re
+import resource
 import random
 import subprocess
 import sys
@@ -20,6 +26,9 @@ import tempfile
 import time
 
 TIMEOUT = 30
+# The address space of an option run: a value that asks for more memory is refused by the memory checks
+# (or its allocation fails, one clear line) at once, instead of taking the machine's memory for minutes.
+OPTION_RUN_BYTES = 4 << 30
 
 
 def random_keys(rng):
@@ -112,6 +121,53 @@ def random_pattern_file(rng):
     return separator.join(lines) + (separator if rng.random() < 0.7 else b"")
 
 
+# A small run of each command: an option's value is set on it (replacing one there), so a value that is
+# accepted costs a fraction of a second.
+OPTION_BASES = {
+    "demo": ["demo", "--size-log2", "1", "--family", "search"],
+    "split": ["split", "--size-log2", "4"],
+    "hash": ["hash", "--size-log2", "4"],
+    "lsm": ["lsm", "--batch-log2", "4", "--batches", "2", "--queries-log2", "4"],
+    "dedup": ["dedup", "--size-log2", "4"],
+    "hashfight": ["hashfight", "--size-log2", "4"],
+    "faces": ["faces", "--generate", "2"],
+    "segment": ["segment", "--generate", "8x8", "--em-iterations", "2", "--map-iterations", "2"],
+    "search": ["search", "--keys-log2", "4", "--queries-log2", "4"],
+    "grep": ["grep", "x", __file__],
+    "sssp": ["sssp", "grid:4x4"],
+    "cliques": ["cliques", "grid:4x4"],
+}
+# Options whose value is a size, not a plain number ({} is where the value goes).
+SIZE_OPTIONS = {"faces": [("--generate", "{}"), ("--generate", "2x{}x2")],
+                "segment": [("--generate", "{}x8"), ("--generate", "8x{}x2")]}
+# The numbers of the generator specs (the graph operand of sssp and cliques).
+GRAPH_SPECS = ["grid:{}x4", "gnp:{}:0.5", "gnp:8:{}", "rmat:{}", "geometric:{}", "small-world:{}",
+               "small-world:16:{}", "hamming:{}:2", "hamming:4:{}", "keller:{}", "mann:{}", "johnson:{}:2:2"]
+# Never a number of any option: refused, always.
+NOT_NUMBERS = ["nan", "NaN", "-nan", "inf", "-inf", "", "99999999999999999999", "18446744073709551616", "1e400",
+               "1,5", "1 2", "\u0661"]
+# Numbers, some outside every range: refused, or a run that ends cleanly.
+NUMBERS = ["-1", "-0", "0x10", "0", "0.5", "1e308", "-1e308", "4294967296", "4294967295", "2147483648", "1e-320", "3"]
+NUMERIC_TYPE = re.compile(r"^\s+(?:-\w,)?(--[\w-]+) (?:\w+:)?(?:U?INT|FLOAT|NUMBER|NONNEGATIVE)")
+
+
+def numeric_options(warpdex, command):
+    """The options of `warpdex COMMAND --help` that take a number."""
+    done = subprocess.run([warpdex, command, "--help"], capture_output=True, check=True)
+    return [m.group(1) for m in map(NUMERIC_TYPE.match, done.stdout.decode().splitlines()) if m]
+
+
+def with_value(base, option, value):
+    """The base run with `option` set to `value` (its value there replaced)."""
+    command = list(base)
+    if option in command:
+        at = command.index(option)
+        command[at + 1] = value
+    else:
+        command += [option, value]
+    return command
+
+
 class Runner:
     def __init__(self, warpdex):
         self.warpdex = warpdex
@@ -123,10 +179,13 @@ class Runner:
         if self.failures <= 10:
             print(f"FAILED ({what}): {' '.join(command)}\n  {detail}")
 
-    def run(self, command):
+    def run(self, command, limit_bytes=None):
         self.runs += 1
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
         try:
-            done = subprocess.run(command, capture_output=True, timeout=TIMEOUT, env=dict(os.environ, LC_ALL="C"))
+            done = subprocess.run(command, capture_output=True, timeout=TIMEOUT, env=dict(os.environ, LC_ALL="C"),
+                                  preexec_fn=limit if limit_bytes else None)
         except subprocess.TimeoutExpired:
             return None
         return done
@@ -146,6 +205,37 @@ class Runner:
             return self.fail(f"status, seed {seed}", command, f"exit status {done.returncode}: {errors}")
         if done.returncode == 1 and (len(errors) != 1 or not errors[0].startswith("warpdex: error: ")):
             return self.fail(f"message, seed {seed}", command, f"not one clear line: {errors}")
+
+    def option(self, arguments, value, seed):
+        """A command with one option or spec given `value`: no signal or hang; 1 or 2 with a message, or
+        0 (a number it takes)."""
+        command = [self.warpdex, "--backend", "host"] + arguments
+        done = self.run(command, OPTION_RUN_BYTES)
+        if done is None:
+            return self.fail(f"hang, seed {seed}", command, f"no exit within {TIMEOUT} s")
+        if done.returncode < 0:
+            return self.fail(f"crash, seed {seed}", command, f"signal {-done.returncode}")
+        errors = [line for line in done.stderr.decode(errors="replace").splitlines() if line]
+        if done.returncode not in (0, 1, 2) or (done.returncode == 0 and value in NOT_NUMBERS):
+            return self.fail(f"status, seed {seed}", command, f"exit status {done.returncode}: {errors[-3:]}")
+        if done.returncode != 0 and (not errors or not errors[-1].startswith("warpdex")):
+            return self.fail(f"message, seed {seed}", command, f"no message: {errors[-3:]}")
+
+    def options(self, rng, seed, part, parts):
+        """Every numeric option of every command and every generator number, each case once over the
+        `parts` seeds (this seed takes part `part`), with a value drawn from both lists (NOT_NUMBERS half
+        the time)."""
+        cases = []
+        for command, base in OPTION_BASES.items():
+            cases += [(with_value(base, option, "{}"), option) for option in numeric_options(self.warpdex, command)]
+            cases += [(with_value(base, option, shape), option) for option, shape in SIZE_OPTIONS.get(command, [])]
+        for spec in GRAPH_SPECS:
+            cases += [([command, spec, "--no-verify" if command == "sssp" else "--count-only"], spec)
+                      for command in ("sssp", "cliques")]
+        for template, _ in cases[part::parts]:
+            value = rng.choice(NOT_NUMBERS if rng.random() < 0.5 else NUMBERS)
+            self.option([word.replace("{}", value) for word in template], value, seed)
+        return len(cases[part::parts])
 
     def mesh(self, path, seed):
         self.keys_like([self.warpdex, "--backend", "host", "faces", path, "--no-verify"], seed)
@@ -183,6 +273,7 @@ def main():
         for index, seed in enumerate(seeds):
             rng = random.Random(seed)
             share = deadline - (len(seeds) - index - 1) * args.seconds / len(seeds)
+            options = runner.options(rng, seed, index, len(seeds))
             files = 0
             while time.monotonic() < share or files < 3:
                 files += 1
@@ -204,7 +295,7 @@ def main():
                 with open(mesh, "wb") as out:
                     out.write(damaged_mesh(rng, valid))
                 runner.mesh(mesh, seed)
-            print(f"seed {seed}: {files} key files, {files} text files and {files} mesh files")
+            print(f"seed {seed}: {options} option values, {files} key files, {files} text files and {files} mesh files")
     print(f"{runner.runs - runner.failures} of {runner.runs} runs clean")
     return 1 if runner.failures else 0
 
