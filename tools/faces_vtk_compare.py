@@ -16,6 +16,10 @@ VTK's filters (Update() alone) against `warpdex faces` on the backends of --back
 alone), same machine, same run, and prints both and the ratio; --bench-only skips the comparison (and so
 needs no Gmsh).
 
+VTK runs as a fair peer: its SMP backend (Sequential, one thread, in the PyPI wheel) is set to STDThread on
+every core (--vtk-smp, --vtk-threads), and the timed filters run in FastMode (--no-vtk-fast-mode turns it
+off); the output says which. The comparison of surfaces runs the filters on those threads without FastMode.
+
 Needs the packages of tools/vtk-requirements.txt: `tools/python-env.sh --vtk` installs them into .venv.
 usage: .venv/bin/python tools/faces_vtk_compare.py WARPDEX [--bench SIDE [--bench-only] [--backends host,cuda]]
        [--keep DIR]
@@ -31,13 +35,22 @@ import time
 
 # VTK's modules by name (not `import vtk`, which loads every module): a machine may carry only these.
 from vtkmodules.util.numpy_support import vtk_to_numpy
-from vtkmodules.vtkCommonCore import vtkPoints
+from vtkmodules.vtkCommonCore import vtkPoints, vtkSMPTools, vtkVersion
 from vtkmodules.vtkCommonDataModel import VTK_TETRA, vtkHexahedron, vtkPyramid, vtkUnstructuredGrid
 from vtkmodules.vtkFiltersGeometry import vtkDataSetSurfaceFilter, vtkGeometryFilter
 from vtkmodules.vtkIOLegacy import vtkUnstructuredGridReader, vtkUnstructuredGridWriter
 from vtkmodules.vtkIOXML import vtkXMLPolyDataReader, vtkXMLUnstructuredGridReader, vtkXMLUnstructuredGridWriter
 
 METHODS = ["sort", "sort_hash", "hash"]
+FAST_MODE = True  # the timed filters' FastMode (main sets it)
+
+
+def configure_vtk_threads(backend, threads):
+    """VTK's SMP backend and thread count for every filter after it; returns what VTK reports."""
+    if not vtkSMPTools.SetBackend(backend):
+        raise SystemExit(f"VTK has no SMP backend '{backend}' (it has {vtkSMPTools.GetBackend()})")
+    vtkSMPTools.Initialize(threads)
+    return vtkSMPTools.GetBackend(), vtkSMPTools.GetEstimatedNumberOfThreads()
 
 
 def canonical(triangle):
@@ -66,9 +79,10 @@ def read_grid(path):
     return reader.GetOutput()
 
 
-def vtk_surface(grid, which):
-    """(triangles, seconds of Update()) of VTK's surface filter `which` on the grid."""
+def vtk_surface(grid, which, fast=False):
+    """(triangles, seconds of Update()) of VTK's surface filter `which` on the grid (FastMode when `fast`)."""
     surface = vtkDataSetSurfaceFilter() if which == "vtkDataSetSurfaceFilter" else vtkGeometryFilter()
+    surface.SetFastMode(fast)
     surface.SetInputData(grid)
     surface.PassThroughPointIdsOn()
     started = time.perf_counter()
@@ -304,8 +318,10 @@ def bench(warpdex, side, work, backends):
     cells = grid.GetNumberOfCells()
     vtk_seconds = {}
     for which in ["vtkDataSetSurfaceFilter", "vtkGeometryFilter"]:
-        surface, vtk_seconds[which] = vtk_surface(grid, which)
-        print(f"VTK {which}: {vtk_seconds[which] * 1e3:.1f} ms for {cells} cells (Update() alone)")
+        surface, vtk_seconds[which] = vtk_surface(grid, which, FAST_MODE)
+        print(f"VTK {which}: {vtk_seconds[which] * 1e3:.1f} ms for {cells} cells (Update() alone, "
+              f"{vtkSMPTools.GetBackend()} {vtkSMPTools.GetEstimatedNumberOfThreads()} threads, "
+              f"FastMode {'on' if FAST_MODE else 'off'})")
     fastest = min(vtk_seconds.values())
     mismatches = 0
     for backend in backends:
@@ -325,7 +341,14 @@ def main():
     parser.add_argument("--bench-only", action="store_true", help="only the timing (no Gmsh needed)")
     parser.add_argument("--backends", default="host", help="backends the timing runs, e.g. host,cuda")
     parser.add_argument("--keep", help="write the meshes here and keep them")
+    parser.add_argument("--vtk-smp", default="STDThread", help="VTK's SMP backend (Sequential: one thread)")
+    parser.add_argument("--vtk-threads", type=int, default=os.cpu_count(), help="VTK's threads (default: every core)")
+    parser.add_argument("--no-vtk-fast-mode", action="store_true", help="time VTK's filters without FastMode")
     args = parser.parse_args()
+    global FAST_MODE
+    FAST_MODE = not args.no_vtk_fast_mode
+    smp, threads = configure_vtk_threads(args.vtk_smp, args.vtk_threads)
+    print(f"VTK {vtkVersion.GetVTKVersion()}: SMP backend {smp}, {threads} threads (of {os.cpu_count()} cores)")
     warpdex = os.path.abspath(args.warpdex)
     with tempfile.TemporaryDirectory() as temporary:
         work = args.keep or temporary
