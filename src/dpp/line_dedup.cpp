@@ -3,6 +3,7 @@
 #include "line_dedup_stream.hpp"
 
 #include <warpdex/core/error.hpp>
+#include <warpdex/core/hash.hpp>
 
 #include <array>
 #include <condition_variable>
@@ -12,7 +13,6 @@
 #include <string>
 #include <string_view>
 #include <thread>
-#include <unordered_map>
 
 namespace warpdex::dpp::detail {
 namespace {
@@ -99,36 +99,45 @@ class block_reader {
   std::thread thread_;  // last: it starts reading once everything above exists
 };
 
-/// The distinct lines so far, in order of first occurrence, found again by hash (host_line_hash & the
-/// mask) and compared byte by byte.
+/// The distinct lines so far, in order of first occurrence, found again through an open-addressing table
+/// by hash (host_line_hash & the mask) and compared byte by byte: 8 bytes a distinct line for its hash
+/// and 8 to 16 for its slot, besides its bytes, offset and count.
 class distinct_lines {
  public:
-  explicit distinct_lines(std::uint64_t hash_mask) : hash_mask_(hash_mask) { result_.offsets.push_back(0); }
+  explicit distinct_lines(std::uint64_t hash_mask) : hash_mask_(hash_mask), slots_(initial_slots, empty)
+  {
+    result_.offsets.push_back(0);
+  }
 
   void add(std::string_view line, std::uint64_t count)
   {
     const std::uint64_t hash = host_line_hash(line.data(), line.size()) & hash_mask_;
     result_.lines += count;
-    const std::uint64_t added = result_.counts.size();
-    const auto [entry, inserted] = first_of_hash_.try_emplace(hash, added);
-    if (!inserted) {
-      std::uint64_t g = entry->second;
-      for (;;) {
-        if (result_.line(g) == line) {
-          result_.counts[g] += count;
-          return;
-        }
-        if (next_of_hash_[g] == none) { break; }
-        g = next_of_hash_[g];
+    const std::uint64_t last_slot = slots_.size() - 1;
+    bool shares_hash = false;
+    std::uint64_t s = fmix64(hash) & last_slot;
+    for (; slots_[s] != empty; s = (s + 1) & last_slot) {
+      const std::uint64_t g = slots_[s];
+      if (hashes_[g] != hash) { continue; }
+      if (result_.line(g) == line) {
+        result_.counts[g] += count;
+        return;
       }
-      next_of_hash_[g] = added;
-      // Distinct lines sharing their hash: both the first and this one the first time, then each new one.
-      result_.shared_hash_lines += g == entry->second ? 2 : 1;
+      // Distinct lines sharing their hash: each counted once, the first the first time another joins it.
+      if (shared_[g] == 0) {
+        shared_[g] = 1;
+        ++result_.shared_hash_lines;
+      }
+      shares_hash = true;
     }
+    slots_[s] = hashes_.size();
+    hashes_.push_back(hash);
+    shared_.push_back(shares_hash ? 1 : 0);
+    result_.shared_hash_lines += shares_hash ? 1 : 0;
     result_.bytes.insert(result_.bytes.end(), line.begin(), line.end());
     result_.offsets.push_back(result_.bytes.size());
     result_.counts.push_back(count);
-    next_of_hash_.push_back(none);
+    if (hashes_.size() * 2 > slots_.size()) { grow(); }
   }
 
   /// The lines, all of them or those occurring once.
@@ -150,11 +159,24 @@ class distinct_lines {
   }
 
  private:
-  static constexpr std::uint64_t none = ~std::uint64_t{0};
+  void grow()
+  {
+    slots_.assign(slots_.size() * 2, empty);
+    const std::uint64_t last_slot = slots_.size() - 1;
+    for (std::uint64_t g = 0; g < hashes_.size(); ++g) {
+      std::uint64_t s = fmix64(hashes_[g]) & last_slot;
+      while (slots_[s] != empty) { s = (s + 1) & last_slot; }
+      slots_[s] = g;
+    }
+  }
+
+  static constexpr std::uint64_t empty = ~std::uint64_t{0};
+  static constexpr std::size_t initial_slots = 1024;  ///< a power of two; doubled past half full
   std::uint64_t hash_mask_;
   line_counts result_;
-  std::unordered_map<std::uint64_t, std::uint64_t> first_of_hash_;  ///< hash -> its first distinct line
-  std::vector<std::uint64_t> next_of_hash_;  ///< the next distinct line of the same hash, or none
+  std::vector<std::uint64_t> slots_;   ///< the distinct line of each slot, or empty
+  std::vector<std::uint64_t> hashes_;  ///< each distinct line's hash
+  std::vector<std::uint8_t> shared_;   ///< whether another distinct line has its hash
 };
 
 /// The line count over `read`, grouping each block with `grouper`.
