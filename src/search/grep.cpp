@@ -1010,7 +1010,11 @@ class hyperscan_chunk_search {
     if (counting) {
       std::uint64_t selected = 0;
       for (const piece_result& result : results) { selected += result.selected; }
-      if (options_.invert_match) { selected = count_lines(data, size) - selected; }
+      if (options_.invert_match) {
+        std::uint64_t lines = 0;
+        for (const piece_result& result : results) { lines += result.lines; }
+        selected = lines - selected;
+      }
       walker.take_count(selected, binary_from < size);
       return;
     }
@@ -1029,6 +1033,7 @@ class hyperscan_chunk_search {
   struct piece_result {
     std::vector<found_entry> entries;
     std::uint64_t selected = 0;  ///< lines with an occurrence that selects them (without every_occurrence_)
+    std::uint64_t lines = 0;     ///< lines in the piece (counted for -v -c)
   };
 
   static std::vector<std::string_view> views(const pattern_set& patterns)
@@ -1040,11 +1045,6 @@ class hyperscan_chunk_search {
     return nonempty;
   }
 
-  static std::uint64_t count_lines(const byte* data, std::size_t size)
-  {
-    return static_cast<std::uint64_t>(std::count(data, data + size, byte{'\n'})) +
-           (size > 0 && data[size - 1] != '\n' ? 1 : 0);
-  }
 
   /// Whether the occurrence data[start, stop) in the piece [begin, end) of whole lines selects its line:
   /// always, or with -x when it is its line, with -w when no word byte touches it.
@@ -1092,6 +1092,11 @@ class hyperscan_chunk_search {
       if (!every_occurrence_) { keep_first_per_line(data, end, result.entries); }
     }
     result.selected = result.entries.size() - before;
+    if (options_.invert_match && !every_occurrence_ && options_.output != grep_output::lines) {
+      // Every piece but the chunk's last ends after a newline; the last line of the input may lack one.
+      result.lines = static_cast<std::uint64_t>(std::count(data + begin, data + end, byte{'\n'})) +
+                     (end > begin && data[end - 1] != '\n' ? 1 : 0);
+    }
   }
 
   /// Of entries in order, keeps the first of each line.
