@@ -10,15 +10,16 @@
 ///
 /// **Streaming.** The input is read in blocks of `chunk_bytes` by a reader thread, which fills the next
 /// block while the calling thread groups the current one (blocks in pinned memory with the cuda backend).
-/// The whole lines of a block are hashed and grouped by the backend (on the GPU, or on the host's cores):
-/// one 64-bit hash a line, a stable sort of the hashes with the line positions, and then every line is
-/// compared byte by byte with the first line of its hash in the block, so a line is counted with that
-/// first line only when they are equal. What comes back is short: each group's first line with its count,
-/// and any line that shared a hash with a different line (a collision: counted on its own). These are
-/// merged, in the order of their positions, into a table of the distinct lines on the host, again by hash
-/// and a byte-by-byte comparison. The line that a block boundary cuts is joined on the host. So the
-/// grouping is exact whatever the hash, and memory is bounded by the block size (and the longest line)
-/// plus the distinct lines, never by the input: standard input and files larger than memory work.
+/// The whole lines of a block are hashed and grouped by the backend. On the GPU: one 64-bit hash a line
+/// (`line_hash`), a stable sort of the hashes with the line positions, and every line compared byte by
+/// byte with the first line of its hash in the block; back come each hash's first line with the count of
+/// lines equal to it, and any line unequal to the first of its hash (a collision), counted on its own. On
+/// the host: a slice of the block per thread, grouped exactly in the thread's own hash table (hash, then
+/// bytes). Either way the groups are merged, in the order of their positions, into a table of the distinct
+/// lines on the host, again by hash and a byte-by-byte comparison; the line that a block boundary cuts is
+/// joined on the host. So the grouping is exact whatever the hash, and memory is bounded by the block size
+/// (and the longest line) plus the distinct lines, never by the input: standard input and files larger
+/// than memory work.
 ///
 /// Errors: a failed read throws what the source throws; exhausted memory throws `warpdex::out_of_memory`.
 
@@ -57,8 +58,8 @@ struct line_dedup_options {
   std::uint64_t chunk_bytes = 0;
   /// Only the lines occurring exactly once are kept (`warpdex dedup --lines --once`).
   bool only_once = false;
-  /// Lines are grouped by `line_hash(...) & hash_mask`. Only tests lower it: a weak hash makes many
-  /// distinct lines share a hash, which must not change the result.
+  /// Every hash that groups lines (`line_hash` on the GPU, the host tables' own) is masked with this. Only
+  /// tests lower it: a weak hash makes many distinct lines share a hash, which must not change the result.
   std::uint64_t hash_mask = ~std::uint64_t{0};
 };
 
