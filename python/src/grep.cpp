@@ -39,10 +39,13 @@ using file_handle = std::unique_ptr<std::FILE, file_closer>;
 /// (output bytes, selected lines, binary input, binary matches) of grep over the file at `path`, or over
 /// `data` when no path is given (bytes in memory).
 nb::tuple grep_binding(const std::string& path, const nb::bytes& data, bool from_file, const std::string& name,
-                       const std::vector<std::string>& patterns, const std::string& output, bool ignore_case,
+                       const std::vector<nb::bytes>& pattern_bytes, const std::string& output, bool ignore_case,
                        bool invert_match, bool word_regexp, bool line_regexp, bool only_matching, bool byte_offset,
                        bool line_number, bool with_filename, std::uint64_t chunk_bytes, const std::string& device)
 {
+  std::vector<std::string> patterns;  // bytes as they are (a str would arrive UTF-8 encoded)
+  patterns.reserve(pattern_bytes.size());
+  for (const nb::bytes& pattern : pattern_bytes) { patterns.emplace_back(pattern.c_str(), pattern.size()); }
   grep_options options;
   options.output = output_of(output);
   options.ignore_case = ignore_case;

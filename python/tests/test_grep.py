@@ -72,3 +72,29 @@ def test_bytes_input_and_errors():
         warpdex.grep("/no/such/file", "a")
     with pytest.raises(ValueError, match="output"):
         warpdex.grep(b"a", "a", output="everything")
+
+
+@pytest.mark.skipif(GNU_GREP is None, reason="GNU grep is not installed")
+@pytest.mark.parametrize("flags", [(), ("word_regexp",), ("line_regexp",), ("only_matching", "ignore_case")])
+def test_a_thousand_patterns_as_gnu_grep_f(tmp_path, text_file, rng, flags):
+    """A pattern list of 1000: pieces of the text (prefixes of each other, overlapping), random letters, an
+    empty one, bytes above 0x7f; as ``grep -F -f``."""
+    text = text_file.read_bytes()
+    patterns = []
+    for _ in range(1000):
+        start = int(rng.integers(0, len(text) - 8))
+        piece = text[start:start + int(rng.integers(1, 8))].split(b"\n")[0]
+        letters = bytes(rng.choice(list(b"abcxyz\xe9"), size=int(rng.integers(3, 9))).tolist())
+        patterns.append(piece if rng.random() < 0.5 else letters)
+    patterns.append(b"")
+    pattern_file = tmp_path / "patterns.txt"
+    pattern_file.write_bytes(b"\n".join(patterns) + b"\n")
+    expected = subprocess.run([GNU_GREP, "-F", "-f", str(pattern_file), *(FLAGS[f] for f in flags), "--",
+                               str(text_file)], capture_output=True, env={"LC_ALL": "C"}).stdout
+    result = warpdex.grep(text_file, patterns, **{f: True for f in flags})
+    assert result.output == expected, flags
+
+
+def test_bytes_patterns_are_bytes():
+    assert warpdex.grep(b"caf\xe9\ncafe\n", [b"\xe9"]).output == b"caf\xe9\n"
+    assert warpdex.grep("café\n".encode(), "é", output="count").output == b"1\n"

@@ -152,7 +152,7 @@ def count_patterns(text: Annotated[NDArray, dict(writable=False)], patterns: Seq
 def find_matches(text: Annotated[NDArray, dict(writable=False)], pattern: bytes, algorithm: str, library: str, stream: int) -> object:
     """Every starting position of the pattern, ascending (uint64)."""
 
-def grep(path: str, data: bytes, from_file: bool, name: str, patterns: Sequence[str], output: str, ignore_case: bool, invert_match: bool, word_regexp: bool, line_regexp: bool, only_matching: bool, byte_offset: bool, line_number: bool, with_filename: bool, chunk_bytes: int, device: str) -> tuple:
+def grep(path: str, data: bytes, from_file: bool, name: str, patterns: Sequence[bytes], output: str, ignore_case: bool, invert_match: bool, word_regexp: bool, line_regexp: bool, only_matching: bool, byte_offset: bool, line_number: bool, with_filename: bool, chunk_bytes: int, device: str) -> tuple:
     """
     (output, matching_lines, binary, binary_matches) of a fixed-string grep, printed as GNU grep -F.
     """

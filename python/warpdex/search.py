@@ -174,8 +174,10 @@ def grep(
     device: str = "cpu",
 ) -> GrepResult:
     """Fixed-string grep, the engine of `warpdex grep`: searches a file (a path) or `bytes` for the patterns
-    and returns what GNU ``grep -F`` (C locale) prints, byte for byte. A pattern holding newlines is
-    several patterns; an empty pattern matches every line. `output`: 'lines' (default), 'count' (-c),
+    and returns what GNU ``grep -F`` (C locale) prints, byte for byte. `patterns` is one pattern or a list of
+    any length (str, UTF-8 encoded, or bytes), as ``grep -F -f FILE`` takes them (thousands of patterns are
+    one pass with Hyperscan on the host). A pattern holding newlines is several patterns; an empty pattern
+    matches every line. `output`: 'lines' (default), 'count' (-c),
     'files_with_matches' (-l), 'files_without_match' (-L) or 'quiet' (-q); the flags are -i, -v, -w, -x,
     -o, -b, -n and -H; `name` is the name printed for -H / -l / -L (default the path, or "(standard
     input)"). Files larger than memory stream through in chunks of `chunk_bytes` (0: 1 MiB on the host,
@@ -188,7 +190,8 @@ def grep(
     """
     if isinstance(patterns, (str, bytes)):
         patterns = [patterns]
-    pattern_list = [p.decode("latin-1") if isinstance(p, bytes) else p for p in patterns]
+    # Bytes stay bytes (a pattern byte above 0x7f is that byte); a str is UTF-8 encoded.
+    pattern_list = [bytes(p) if isinstance(p, (bytes, bytearray)) else p.encode() for p in patterns]
     if isinstance(source, (bytes, bytearray, memoryview)):
         data, path, from_file = bytes(source), "", False
         shown = "(standard input)" if name is None else name
