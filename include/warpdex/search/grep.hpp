@@ -15,8 +15,12 @@
 /// A line longer than the chunk grows its buffer to hold it (memory is bounded by the chunk size and the
 /// longest line, never by the file); a chunk is never larger than a regular input file needs.
 ///
-/// Search: on the host backend, one pass per chunk that jumps between candidates found with memchr on the
-/// patterns' rarest bytes, verified in place, then from the matching line's end on. On the cuda backend,
+/// Search: on the host backend, Hyperscan's literal mode where warpdex is built with it
+/// (`host_string_matcher()`), over one piece of each chunk per core: the first occurrence that selects
+/// each line (checked there for -w and -x), or with -o, --color or an empty pattern every occurrence,
+/// which the line walk then uses. Otherwise (and with `builtin_matcher`), one pass per chunk that jumps
+/// between candidates found with memchr on the patterns' rarest bytes, verified in place, then from the
+/// matching line's end on. On the cuda backend,
 /// one pattern without -i is found on the GPU (over the chunk, copied there while the previous chunk is
 /// searched); several patterns or -i are searched on the host. When the chunk holds no NUL byte and no
 /// option asks for more than the lines themselves (no -v, -w, -x, -o, -n, -b, --color), the GPU finds the
