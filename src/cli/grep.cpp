@@ -42,9 +42,9 @@ struct grep_command_options {
   int with_filename = 0;  ///< the last of -H (1) and -h (-1) wins, as in grep; 0: neither
   bool recursive = false;
   std::string color = "never";
-  std::uint64_t chunk_mib = 0;  ///< 0: the backend's default
-  unsigned reader_threads = 0;  ///< 0: the backend's default
-  bool fixed_strings = false;   ///< -F: accepted; patterns are always fixed strings
+  std::uint64_t chunk_mib = 0;   ///< 0: the backend's default
+  unsigned reader_threads = 0;   ///< 0: the backend's default
+  bool fixed_strings = false;    ///< -F: accepted; patterns are always fixed strings
   bool builtin_matcher = false;  ///< --builtin-matcher
 };
 

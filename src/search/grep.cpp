@@ -712,8 +712,7 @@ class chunk_reader {
   std::uint64_t read_in_parallel(byte* into, std::uint64_t filled, std::uint64_t target, bool& at_end)
   {
     const std::uint64_t want = target - filled;
-    const auto pieces = static_cast<int>(
-        std::clamp<std::uint64_t>(want / parallel_read_piece, 1, threads_));
+    const auto pieces = static_cast<int>(std::clamp<std::uint64_t>(want / parallel_read_piece, 1, threads_));
     std::vector<std::uint64_t> got(pieces, 0);
     std::vector<int> errors(pieces, 0);
     const int descriptor = fileno(input_);
@@ -791,7 +790,7 @@ class chunk_reader {
   std::uint64_t capacity_;
   std::uint64_t read_ = 0;  ///< bytes read from the input so far
   bool pinned_;
-  unsigned threads_ = 1;     ///< more than one: a regular file read with pread
+  unsigned threads_ = 1;      ///< more than one: a regular file read with pread
   std::uint64_t offset_ = 0;  ///< with pread: the file offset of the next byte to read
   std::array<chunk, grep_pipeline_slots> chunks_;
   slot_queue free_;
@@ -1026,7 +1025,8 @@ class hyperscan_chunk_search {
         entries.insert(entries.end(), result.entries.begin(), result.entries.end());
       }
     }
-    walker.walk_prepared(data, size, base, binary_from, occurrence_list(data, std::move(entries), patterns_.has_empty()));
+    walker.walk_prepared(data, size, base, binary_from,
+                         occurrence_list(data, std::move(entries), patterns_.has_empty()));
   }
 
  private:
@@ -1044,7 +1044,6 @@ class hyperscan_chunk_search {
     }
     return nonempty;
   }
-
 
   /// Whether the occurrence data[start, stop) in the piece [begin, end) of whole lines selects its line:
   /// always, or with -x when it is its line, with -w when no word byte touches it.
@@ -1077,8 +1076,8 @@ class hyperscan_chunk_search {
         std::size_t next = end;
         scan_range(group, data, from, end, thread, [&](std::size_t start, std::uint32_t length) {
           if (!selects(data, begin, end, start, start + length)) { return true; }
-          const auto* newline = static_cast<const byte*>(std::memchr(data + start + length, '\n',
-                                                                     end - start - length));
+          const auto* newline =
+              static_cast<const byte*>(std::memchr(data + start + length, '\n', end - start - length));
           next = newline != nullptr ? newline + 1 - data : end;
           result.entries.push_back({start, length});
           return false;
@@ -1106,8 +1105,8 @@ class hyperscan_chunk_search {
     std::size_t line_end = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
       if (kept > 0 && entries[i].start < line_end) { continue; }
-      const auto* newline = static_cast<const byte*>(std::memchr(data + entries[i].start, '\n',
-                                                                 end - entries[i].start));
+      const auto* newline =
+          static_cast<const byte*>(std::memchr(data + entries[i].start, '\n', end - entries[i].start));
       line_end = newline != nullptr ? newline - data : end;
       entries[kept++] = entries[i];
     }
@@ -1153,7 +1152,9 @@ class chunk_searcher<host> {
       : patterns_(patterns)
   {
 #if WARPDEX_HAS_HYPERSCAN
-    if (!options.builtin_matcher && hyperscan_chunk_search::applies(patterns)) { hyperscan_.emplace(patterns, options); }
+    if (!options.builtin_matcher && hyperscan_chunk_search::applies(patterns)) {
+      hyperscan_.emplace(patterns, options);
+    }
 #else
     static_cast<void>(options);
 #endif
@@ -1173,7 +1174,10 @@ class chunk_searcher<host> {
     walker.walk(searched.bytes.data(), searched.size, searched.base, patterns_);
   }
 
-  [[nodiscard]] double copy_seconds() const { return 0; }
+  [[nodiscard]] double copy_seconds() const
+  {
+    return 0;
+  }
 
  private:
   const pattern_set& patterns_;
@@ -1206,8 +1210,7 @@ struct owned_event {
 template <>
 class chunk_searcher<cuda> {
  public:
-  chunk_searcher(const cuda& backend, const pattern_set& patterns, const grep_options& options,
-                 std::string_view name)
+  chunk_searcher(const cuda& backend, const pattern_set& patterns, const grep_options& options, std::string_view name)
       : backend_(backend),
         patterns_(patterns),
         on_device_(patterns.patterns().size() == 1 && !patterns.ignore_case() && !patterns.has_empty()),
@@ -1256,7 +1259,8 @@ class chunk_searcher<cuda> {
       copy_seconds_ += copy_ms * 1e-3;
     };
     // A chunk with a NUL byte makes the input binary from a place only the host walk finds.
-    if (lines_on_device_ && !walker.binary() && count_matches(backend_, text, as_bytes(std::string_view("\0", 1))) == 0) {
+    if (lines_on_device_ && !walker.binary() &&
+        count_matches(backend_, text, as_bytes(std::string_view("\0", 1))) == 0) {
       take_device_lines(text, as_bytes(pattern), walker);
       add_copy_time();
       seconds.search += seconds_since(search_start);
@@ -1284,8 +1288,8 @@ class chunk_searcher<cuda> {
     if (lines.empty()) { return; }
     const buffer<byte> formatted = gather_lines(backend_, text, lines.span(), prefix_);
     if (output_.size() < formatted.size()) { output_ = make_pinned_buffer<byte>(formatted.size()); }
-    WARPDEX_CUDA_TRY(cudaMemcpyAsync(output_.data(), formatted.data(), formatted.size(), cudaMemcpyDeviceToHost,
-                                     backend_.stream));
+    WARPDEX_CUDA_TRY(
+        cudaMemcpyAsync(output_.data(), formatted.data(), formatted.size(), cudaMemcpyDeviceToHost, backend_.stream));
     backend_.synchronize();
     walker.take_lines(lines.size(), std::span<const byte>(output_.data(), formatted.size()));
   }
@@ -1297,7 +1301,7 @@ class chunk_searcher<cuda> {
   bool printing_;         ///< lines are printed (not only counted)
   std::string prefix_;    ///< each printed line's: the file name and ':', or nothing
   buffer<byte> output_;   ///< pinned: the formatted lines of the last chunk
-  owned_stream copy_;  // declared before the buffers and events, so that it outlives them
+  owned_stream copy_;     // declared before the buffers and events, so that it outlives them
   std::array<owned_event, 2> copy_started_;
   std::array<owned_event, 2> copied_;
   std::array<buffer<byte>, 2> device_;
@@ -1317,10 +1321,9 @@ grep_result grep_stream(const Backend& backend, std::FILE* input, std::string_vi
   grep_stage_seconds seconds;
   {
     constexpr bool on_host = std::is_same_v<Backend, host>;
-    const unsigned threads =
-        options.reader_threads != 0 ? options.reader_threads
-        : on_host                   ? 1U
-                                    : std::clamp(std::thread::hardware_concurrency(), 1U, 16U);
+    const unsigned threads = options.reader_threads != 0 ? options.reader_threads
+                             : on_host                   ? 1U
+                                                         : std::clamp(std::thread::hardware_concurrency(), 1U, 16U);
     chunk_reader reader(input, name, options.chunk_bytes, !on_host, threads);
     chunk_searcher<Backend> searcher(backend, set, options, name);
     int slot = 0;

@@ -139,8 +139,8 @@ std::int64_t engine_pieces(std::uint64_t n, std::uint64_t longest)
 {
   const auto threads = static_cast<std::uint64_t>(std::max(omp_get_max_threads(), 1));
   const std::uint64_t longest_piece = hyperscan_scan_bytes_max - longest;
-  return static_cast<std::int64_t>(std::max({std::uint64_t{1}, std::min(threads, n / engine_piece_bytes),
-                                             (n + longest_piece - 1) / longest_piece}));
+  return static_cast<std::int64_t>(
+      std::max({std::uint64_t{1}, std::min(threads, n / engine_piece_bytes), (n + longest_piece - 1) / longest_piece}));
 }
 
 std::vector<std::string_view> pattern_views(std::span<const std::span<const std::uint8_t>> patterns)
@@ -186,8 +186,8 @@ std::optional<buffer<std::uint64_t>> host_engine_find(const host& backend, const
   return positions;
 }
 
-std::optional<std::vector<std::uint64_t>> host_engine_count_each(std::span<const std::uint8_t> text,
-                                                                 std::span<const std::span<const std::uint8_t>> patterns)
+std::optional<std::vector<std::uint64_t>> host_engine_count_each(
+    std::span<const std::uint8_t> text, std::span<const std::span<const std::uint8_t>> patterns)
 {
   const std::vector<std::string_view> views = pattern_views(patterns);
   std::uint64_t longest = 0;

@@ -108,8 +108,8 @@ struct multi_match_backend;
 /// scans; each returns nothing where there is no such engine.
 std::optional<std::uint64_t> host_engine_count(const match_problem& problem);
 std::optional<buffer<std::uint64_t>> host_engine_find(const host& backend, const match_problem& problem);
-std::optional<std::vector<std::uint64_t>> host_engine_count_each(std::span<const std::uint8_t> text,
-                                                                 std::span<const std::span<const std::uint8_t>> patterns);
+std::optional<std::vector<std::uint64_t>> host_engine_count_each(
+    std::span<const std::uint8_t> text, std::span<const std::span<const std::uint8_t>> patterns);
 
 }  // namespace warpdex::detail
 
