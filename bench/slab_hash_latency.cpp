@@ -9,7 +9,10 @@
 // other keys, as a table fed many small batches does; the others into a map holding the batch alone,
 // whose insertions meet in few lists. The rows hash/slab_map/stream/... measure the throughput of small
 // batches (hash::measure_batch_stream): 64 batches enqueued back to back, each with its outputs copied
-// home, one wait; their baseline is one batch of the same keys (the bulk rate).
+// home, one wait; their baseline is one batch of the same keys (the bulk rate); the rows ending /graph
+// replay the same stream captured once into a CUDA graph (one launch and one wait a stream). The rows
+// hash/slab_map/latency/find_values/... run find_async(keys, values, default_value): one output, one copy
+// home, cuCollections' find contract.
 #include "benchmarks.hpp"
 #include "throughput_row.hpp"
 
@@ -80,7 +83,9 @@ void run_slab_hash_latency(context& ctx)
     for (const hash::tile_lanes tile : latency_tiles) {
       const bool insert_wanted = ctx.selected(latency_row_name("insert", batch_log, tile));
       const bool find_wanted = ctx.selected(latency_row_name("find", batch_log, tile));
-      if (!insert_wanted && !find_wanted) { continue; }
+      if (!insert_wanted && !find_wanted && !ctx.selected(latency_row_name("find_values", batch_log, tile))) {
+        continue;
+      }
       const hash::batch_latency measured = hash::measure_batch_latency(
           cuda{}, std::uint64_t{1} << batch_log, ctx.timing(), latency_seed, hash::batch_options{tile});
       if (insert_wanted) {
@@ -90,6 +95,10 @@ void run_slab_hash_latency(context& ctx)
       if (find_wanted) {
         ctx.add(
             latency_row(latency_row_name("find", batch_log, tile), measured.find_async_ms, measured.find_ms, measured));
+      }
+      const std::string values_name = latency_row_name("find_values", batch_log, tile);
+      if (ctx.selected(values_name)) {
+        ctx.add(latency_row(values_name, measured.find_values_async_ms, measured.find_ms, measured));
       }
     }
   }
@@ -111,7 +120,10 @@ void run_slab_hash_latency(context& ctx)
   for (const unsigned batch_log : resident_batch_logs) {
     const std::string insert_name = stream_row_name("insert", batch_log);
     const std::string find_name = stream_row_name("find", batch_log);
-    if (!ctx.selected(insert_name) && !ctx.selected(find_name)) { continue; }
+    if (!ctx.selected(insert_name) && !ctx.selected(find_name) && !ctx.selected(insert_name + "/graph") &&
+        !ctx.selected(find_name + "/graph")) {
+      continue;
+    }
     const hash::batch_stream measured =
         hash::measure_batch_stream(cuda{}, std::uint64_t{1} << batch_log, ctx.timing(), latency_seed,
                                    hash::batch_options{tile}, std::uint64_t{1} << resident_log);
@@ -119,6 +131,14 @@ void run_slab_hash_latency(context& ctx)
       ctx.add(stream_row(insert_name, measured.insert_ms, measured.bulk_insert_ms, measured));
     }
     if (ctx.selected(find_name)) { ctx.add(stream_row(find_name, measured.find_ms, measured.bulk_find_ms, measured)); }
+    const std::string graph_insert_name = stream_row_name("insert", batch_log) + "/graph";
+    const std::string graph_find_name = stream_row_name("find", batch_log) + "/graph";
+    if (ctx.selected(graph_insert_name)) {
+      ctx.add(stream_row(graph_insert_name, measured.graph_insert_ms, measured.bulk_insert_ms, measured));
+    }
+    if (ctx.selected(graph_find_name)) {
+      ctx.add(stream_row(graph_find_name, measured.graph_find_ms, measured.bulk_find_ms, measured));
+    }
   }
 }
 

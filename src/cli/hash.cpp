@@ -384,6 +384,7 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
   print_line("insert (synchronous)", measured.insert_ms);
   print_line("find_async", measured.find_async_ms);
   print_line("find (synchronous)", measured.find_ms);
+  print_line("find_async, values alone (a default for misses)", measured.find_values_async_ms);
   print_line("floor (device copy + results home)", measured.floor_ms);
   const hash::batch_stream stream = visit_backend(choice, [&](const auto& backend) {
     return hash::measure_batch_stream(backend, batch, cli_timing, opts.seed, {}, resident);
@@ -396,6 +397,12 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
   print_line("find_async stream", stream.find_ms);
   print_line("insert_async, the stream's keys in one batch", stream.bulk_insert_ms);
   print_line("find_async, the stream's keys in one batch", stream.bulk_find_ms);
+  if (stream.graph_find_ms > 0) {
+    std::printf("  the same streams captured once into a CUDA graph (%zu operations), each run one launch and one wait:\n",
+                stream.graph_nodes);
+    print_line("insert_async stream, graph", stream.graph_insert_ms);
+    print_line("find_async stream, graph", stream.graph_find_ms);
+  }
   const bool verified = measured.verified && stream.verified;
   std::printf("  check: %s\n", verified ? "ok (every insertion inserted, every find found its value)" : "FAILED");
   WARPDEX_EXPECTS(verified, "hash --batch-log2: a batch reported wrong results");

@@ -5,6 +5,7 @@
 #include "hash/slab_test_support.hpp"
 #include "support/expect_error.hpp"
 
+#include <warpdex/core/stream.hpp>
 #include <warpdex/hash/slab_multimap.hpp>
 
 #include <gtest/gtest.h>
@@ -84,7 +85,7 @@ TYPED_TEST(slab_async_test, MapBatchesEqualTheSynchronousOnes)
   auto run_steps = [&](map_type& map, bool async) {
     std::vector<buffer<operation_status>> statuses;
     std::vector<buffer<std::uint32_t>> values_out;
-    for (int step = 0; step < 6; ++step) {
+    for (int step = 0; step < 7; ++step) {
       statuses.push_back(this->statuses_for(2 * n));
       values_out.push_back(this->values_for(2 * n));
     }
@@ -98,6 +99,7 @@ TYPED_TEST(slab_async_test, MapBatchesEqualTheSynchronousOnes)
       map.erase_async(all_keys.subspan(n / 2, n), statuses[3].span().first(n));
       map.execute_async(device_ops.span(), all_keys, all_values, values_out[4].span(), statuses[4].span());
       map.find_async(all_keys, values_out[5].span(), found.span(), default_value);
+      map.find_async(all_keys, values_out[6].span(), default_value);
     } else {
       map.insert(all_keys.first(n), all_values.first(n), statuses[0].span().first(n));
       map.find(all_keys, values_out[1].span(), statuses[1].span());
@@ -106,9 +108,10 @@ TYPED_TEST(slab_async_test, MapBatchesEqualTheSynchronousOnes)
       map.erase(all_keys.subspan(n / 2, n), statuses[3].span().first(n));
       map.execute(device_ops.span(), all_keys, all_values, values_out[4].span(), statuses[4].span());
       map.find(all_keys, values_out[5].span(), found.span(), default_value);
+      map.find(all_keys, values_out[6].span(), default_value);
     }
     outputs result;
-    for (int step = 0; step < 6; ++step) {
+    for (int step = 0; step < 7; ++step) {
       result.push_back(as_numbers(statuses[step]));
       result.push_back(as_numbers(values_out[step]));
     }
@@ -336,6 +339,18 @@ TYPED_TEST(slab_async_test, RejectedBatchesChangeNothingAndMarkEveryElement)
   for (const std::uint32_t value : values_out.to_vector()) {
     ASSERT_EQ(value, poison_value) << "values stay unwritten";
   }
+  // A find with a default for misses writes it for every element of a rejected batch (with and without
+  // found flags), so no poisoned value is left for a caller to read.
+  constexpr std::uint32_t missing = 5;
+  map.find_async(device_keys.span(), values_out.span(), missing);
+  for (const std::uint32_t value : values_out.to_vector()) { ASSERT_EQ(value, missing); }
+  auto rejected_found = this->poisoned(n, poison_flag);
+  auto values_with_flags = this->values_for(n);
+  map.find_async(device_keys.span(), values_with_flags.span(), rejected_found.span(), missing);
+  for (const std::uint8_t flag : rejected_found.to_vector()) { ASSERT_EQ(flag, 0); }
+  for (const std::uint32_t value : values_with_flags.to_vector()) { ASSERT_EQ(value, missing); }
+  expect_error_mentioning<error>([&] { map.find(device_keys.span(), values_out.span(), missing); },
+                                 {"slab_map::find", "element " + std::to_string(n / 3), "reserved key"});
   auto found = this->poisoned(n, poison_flag);
   map.contains_async(device_keys.span(), found.span());
   for (const std::uint8_t flag : found.to_vector()) { ASSERT_EQ(flag, 0); }
@@ -477,5 +492,99 @@ TYPED_TEST(slab_async_test, SetAndMultimapBatchesMatchTheirOracles)
   multimap.count(first, counts.span());
   for (const std::uint64_t count : counts.to_vector()) { ASSERT_EQ(count, 2u); }
 }
+
+#if WARPDEX_HAS_CUDA
+class slab_graph_test : public cuda_test {};
+
+// A loop of small batches captured once into a CUDA graph and replayed (core/stream.hpp): the `_async`
+// calls enqueue without waiting, so the capture takes them; nothing runs at the capture; each replay does
+// what the calls would, on the inputs as they are at the replay (rewritten in place between replays).
+TEST_F(slab_graph_test, CapturedBatchLoopReplaysLikeTheCalls)
+{
+  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
+  seeded_random random;
+  constexpr std::size_t batch = 1000;  // small batches: the self-checked path
+  constexpr std::size_t batches = 6;
+  constexpr std::size_t n = batch * batches;
+  const owned_stream own;
+  const cuda on{own.get()};
+  map_type map(on, map_type::capacity_for(2 * n));
+  const auto keys = distinct_keys(random, 2 * n);
+  const auto values = random_values(random, 2 * n);
+  auto device_keys = make_buffer<std::uint32_t>(on, n);
+  auto device_values = make_buffer<std::uint32_t>(on, n);
+  auto insert_statuses = make_buffer<operation_status>(on, n);
+  auto find_statuses = make_buffer<operation_status>(on, n);
+  auto found_values = make_buffer<std::uint32_t>(on, n);
+  auto values_alone = make_buffer<std::uint32_t>(on, n);
+  constexpr std::uint32_t missing = 3;
+  const captured_graph graph(own.get(), [&] {
+    for (std::size_t b = 0; b < batches; ++b) {
+      const auto part = [&](auto& buffer) { return buffer.span().subspan(b * batch, batch); };
+      const std::span<const std::uint32_t> part_keys = part(device_keys);
+      map.insert_async(part_keys, part(device_values), part(insert_statuses));
+      map.find_async(part_keys, part(found_values), part(find_statuses));
+      map.find_async(part_keys, part(values_alone), missing);
+    }
+  });
+  EXPECT_GE(graph.node_count(), 3 * batches);
+  EXPECT_EQ(map.size(), 0u) << "nothing runs at the capture";
+
+  auto poison = [&](auto& buffer, auto value) {
+    const std::vector<std::remove_cvref_t<decltype(value)>> poisoned(buffer.size(), value);
+    buffer.copy_from(std::span(poisoned));
+  };
+  for (std::size_t replay = 0; replay < 2; ++replay) {
+    const auto replay_keys = std::span(keys).subspan(replay * n, n);
+    const auto replay_values = std::span(values).subspan(replay * n, n);
+    device_keys.copy_from(replay_keys);
+    device_values.copy_from(replay_values);
+    poison(insert_statuses, poison_status);
+    poison(find_statuses, poison_status);
+    poison(found_values, poison_value);
+    poison(values_alone, poison_value);
+    graph.launch(own.get());
+    on.synchronize();
+    const auto inserted = insert_statuses.to_vector();
+    const auto found = find_statuses.to_vector();
+    const auto found_host = found_values.to_vector();
+    const auto alone_host = values_alone.to_vector();
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(inserted[i], operation_status::inserted) << "replay " << replay << ", element " << i;
+      ASSERT_EQ(found[i], operation_status::found) << "replay " << replay << ", element " << i;
+      ASSERT_EQ(found_host[i], replay_values[i]) << "replay " << replay << ", element " << i;
+      ASSERT_EQ(alone_host[i], replay_values[i]) << "replay " << replay << ", element " << i;
+    }
+  }
+  EXPECT_EQ(map.size(), 2 * n);
+  // The same inputs again: every key is there already.
+  graph.launch(own.get());
+  on.synchronize();
+  for (const operation_status status : insert_statuses.to_vector()) {
+    ASSERT_EQ(status, operation_status::already_present);
+  }
+  EXPECT_EQ(map.size(), 2 * n);
+}
+
+// What a capture cannot take is refused, naming why, and the stream and the table work on after it.
+TEST_F(slab_graph_test, CapturesThatWaitOrUseTheDefaultStreamAreRefused)
+{
+  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
+  expect_error_mentioning<error>([] { const captured_graph graph(nullptr, [] {}); },
+                                 {"captured_graph", "legacy default stream"});
+  if (under_compute_sanitizer()) { GTEST_SKIP() << "a refused capture is a failed CUDA call by design"; }
+  seeded_random random;
+  constexpr std::size_t n = 500;
+  const owned_stream own;
+  const cuda on{own.get()};
+  map_type map(on, map_type::capacity_for(n));
+  const auto keys = distinct_keys(random, n);
+  auto device_keys = make_buffer_from<std::uint32_t>(on, std::span<const std::uint32_t>(keys));
+  // The synchronous insert reads its report back and waits: a capture cannot hold that.
+  EXPECT_THROW(captured_graph(own.get(), [&] { map.insert(device_keys.span(), device_keys.span()); }), error);
+  map.insert(device_keys.span(), device_keys.span());
+  EXPECT_EQ(map.size(), n);
+}
+#endif
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/generate.hpp>
+#include <warpdex/core/stream.hpp>
 #include <warpdex/core/timing.hpp>
 #include <warpdex/hash/slab_map.hpp>
 
@@ -38,6 +39,9 @@ struct batch_latency {
   double find_async_ms = 0;    ///< find_async of present keys + values and statuses to the host + wait
   double insert_ms = 0;        ///< the synchronous insert, timed the same way
   double find_ms = 0;          ///< the synchronous find, timed the same way
+  /// find_async(keys, values, default_value) of present keys + the values alone to the host + wait: one
+  /// output, the contract of cuCollections' find (a sentinel for a missing key), so one copy home
+  double find_values_async_ms = 0;
   double floor_ms = 0;         ///< a device copy of the keys + statuses' bytes to the host + wait
   bool verified = false;       ///< every insertion reported inserted, every find found its value
 };
@@ -186,6 +190,14 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
   verified = verified && found_all();
   result.find_ms = time_runs([&] { built.find(batch_keys, values_out.span(), statuses.span()); }, results_home, {});
   verified = verified && found_all();
+  auto values_home = [&] {
+    detail::copy_bytes_on(backend, host_found.data(), values_out.data(), values_out.size_bytes());
+  };
+  constexpr std::uint32_t missing = 0;  // no key's value (values are keys + 1, keys below the reserved ones)
+  std::fill_n(host_found.data(), batch_size, missing);
+  result.find_values_async_ms =
+      time_runs([&] { built.find_async(batch_keys, values_out.span(), missing); }, values_home, {});
+  verified = verified && std::equal(host_values.begin(), host_values.end(), host_found.data());
 
   result.floor_ms = time_runs(
       [&] { detail::copy_bytes_on(backend, copied_keys.data(), keys.data(), keys.size_bytes()); }, statuses_home, {});
@@ -206,7 +218,13 @@ struct batch_stream {
   double find_ms = 0;         ///< per batch: find_async of present keys + values and statuses home
   double bulk_insert_ms = 0;  ///< per batch's worth: one insert_async of every batch's keys + statuses home + wait
   double bulk_find_ms = 0;    ///< the same for one find_async
-  bool verified = false;      ///< every insertion inserted, every find found its value, in both
+  /// Per batch: the stream's insert_async calls and copies home captured once into a CUDA graph
+  /// (core/stream.hpp), each run one launch of it and one wait; the maps on a stream of their own. 0 on
+  /// the host backend.
+  double graph_insert_ms = 0;
+  double graph_find_ms = 0;      ///< the same for the find stream
+  std::size_t graph_nodes = 0;   ///< operations in the find stream's graph (kernels and copies)
+  bool verified = false;         ///< every insertion inserted, every find found its value, in every form
 };
 
 /// The batches of a stream of `batch_size`-key batches: 64, or fewer so that a stream holds at most 2^20
@@ -257,14 +275,15 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
   for (std::uint64_t b = 0; b < result.batches; ++b) { stream_parts.push_back({b * batch_size, batch_size}); }
   const std::vector<part> bulk_parts{{0, stream_keys}};
   auto parts = [&](bool bulk) -> const std::vector<part>& { return bulk ? bulk_parts : stream_parts; };
-  auto home = [&](const part& p, bool with_values) {
-    detail::copy_bytes_on(backend, host_statuses.data() + p.first, statuses.data() + p.first,
+  auto home_on = [&](const Backend& on, const part& p, bool with_values) {
+    detail::copy_bytes_on(on, host_statuses.data() + p.first, statuses.data() + p.first,
                           p.count * sizeof(operation_status));
     if (with_values) {
-      detail::copy_bytes_on(backend, host_found.data() + p.first, values_out.data() + p.first,
+      detail::copy_bytes_on(on, host_found.data() + p.first, values_out.data() + p.first,
                             p.count * sizeof(std::uint32_t));
     }
   };
+  auto home = [&](const part& p, bool with_values) { home_on(backend, p, with_values); };
   auto all_are = [&](operation_status wanted) {
     return std::all_of(host_statuses.data(), host_statuses.data() + stream_keys,
                        [&](operation_status status) { return status == wanted; });
@@ -312,7 +331,54 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
   result.find_ms = find_ms(false);
   verified = verified && found_all();
   result.bulk_find_ms = find_ms(true);
-  result.verified = verified && found_all();
+  verified = verified && found_all();
+
+#if WARPDEX_HAS_CUDA
+  if constexpr (std::is_same_v<Backend, cuda>) {
+    // The same streams captured once and replayed: the maps on a stream of their own (the legacy default
+    // stream cannot be captured), the outputs poisoned before each check.
+    backend.synchronize();
+    const owned_stream own;
+    const cuda on_own{own.get()};
+    auto poison = [&] {
+      std::fill_n(host_statuses.data(), stream_keys, operation_status::rejected);
+      std::fill_n(host_found.data(), stream_keys, std::uint32_t{0});
+    };
+    auto graph_ms = [&](map_type& map, bool finds, const std::function<void()>& prepare) {
+      const captured_graph graph(own.get(), [&] {
+        for (const part& p : stream_parts) {
+          const auto batch_keys = keys.subspan(p.first, p.count);
+          if (finds) {
+            map.find_async(batch_keys, values_out.span().subspan(p.first, p.count),
+                           statuses.span().subspan(p.first, p.count));
+          } else {
+            map.insert_async(batch_keys, values.span().subspan(p.first, p.count),
+                             statuses.span().subspan(p.first, p.count));
+          }
+          home_on(on_own, p, finds);
+        }
+      });
+      if (finds) { result.graph_nodes = graph.node_count(); }
+      poison();
+      return per_batch(median_ms(
+          host{}, runs,
+          [&] {
+            graph.launch(own.get());
+            on_own.synchronize();
+          },
+          prepare));
+    };
+    map_type graph_inserted = detail::map_holding<map_type>(on_own, stream_keys, resident_keys, options);
+    result.graph_insert_ms =
+        graph_ms(graph_inserted, false, [&] { detail::take_back(graph_inserted, keys, resident > 0); });
+    verified = verified && all_are(operation_status::inserted) && graph_inserted.size() == stream_keys + resident;
+    map_type graph_built = detail::map_holding<map_type>(on_own, stream_keys, resident_keys, options);
+    graph_built.insert(keys, values.span());
+    result.graph_find_ms = graph_ms(graph_built, true, {});
+    verified = verified && found_all();
+  }
+#endif
+  result.verified = verified;
   return result;
 }
 

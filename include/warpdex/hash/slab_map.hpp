@@ -23,6 +23,7 @@
 #include <warpdex/hash/slab_table.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <type_traits>
 
@@ -157,11 +158,25 @@ class slab_map
     this->run(find_or_default_batch(keys, values, found, default_value), "find", false);
   }
   /// find(keys, values, found, default_value) enqueued (see find_async); a batch holding a reserved key
-  /// writes found[i] = 0 and leaves values unwritten.
+  /// writes found[i] = 0 and values[i] = default_value for every element.
   void find_async(std::span<const Key> keys, std::span<Value> values, std::span<std::uint8_t> found,
                   Value default_value) const
   {
     this->run_async(find_or_default_batch(keys, values, found, default_value), run_elements::all);
+  }
+
+  /// For each key: values[i] = its value when present, else `default_value` (a value the map does not
+  /// hold tells the two apart, as a sentinel does in cuCollections' find). One output, so a small
+  /// batch's results come home in one copy. O(n * list length).
+  void find(std::span<const Key> keys, std::span<Value> values, Value default_value) const
+  {
+    this->run(find_or_default_batch(keys, values, std::nullopt, default_value), "find", false);
+  }
+  /// find(keys, values, default_value) enqueued (see find_async); a batch holding a reserved key writes
+  /// default_value for every element (the synchronous call throws).
+  void find_async(std::span<const Key> keys, std::span<Value> values, Value default_value) const
+  {
+    this->run_async(find_or_default_batch(keys, values, std::nullopt, default_value), run_elements::all);
   }
 
   /// A mixed batch: element i does operations[i] on (keys[i], values_in[i]), all concurrently; statuses[i]
@@ -194,13 +209,13 @@ class slab_map
  private:
   /// The batch of find with a default value, its sizes checked.
   [[nodiscard]] typename base::batch_arguments find_or_default_batch(std::span<const Key> keys, std::span<Value> values,
-                                                                     std::span<std::uint8_t> found,
+                                                                     std::optional<std::span<std::uint8_t>> found,
                                                                      Value default_value) const
   {
     this->check_output(keys.size(), values.size(), "find", "values");
-    this->check_output(keys.size(), found.size(), "find", "found");
+    if (found) { this->check_output(keys.size(), found->size(), "find", "found"); }
     auto batch = base::uniform_batch(operation::find, keys, {}, values, {});
-    batch.found = found.data();
+    batch.found = found ? found->data() : nullptr;
     batch.write_misses = true;
     batch.miss_value = default_value;
     return batch;

@@ -35,6 +35,7 @@
 #include <thrust/transform_reduce.h>
 #include <thrust/transform_scan.h>
 
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -58,15 +59,31 @@ inline unsigned blocks_for(std::uint64_t threads)
   return static_cast<unsigned>((threads + block_threads - 1) / block_threads);
 }
 
-/// Threads in one wave of the batch kernels on the current device: batch_blocks_per_sm blocks an SM
-/// (an attribute query, no occupancy query: cheap enough for every batch).
+/// The current device's SM count, queried once per device: a batch's launch path makes no attribute
+/// query (a small batch's call is a few host calls in all).
+inline int cached_sm_count()
+{
+  constexpr int cached_devices = 64;
+  static std::array<std::atomic<int>, cached_devices> counts{};
+  int device = 0;
+  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
+  if (device < 0 || device >= cached_devices) {
+    int sm_count = 0;
+    WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    return sm_count;
+  }
+  int sm_count = counts[device].load(std::memory_order_relaxed);
+  if (sm_count == 0) {
+    WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    counts[device].store(sm_count, std::memory_order_relaxed);
+  }
+  return sm_count;
+}
+
+/// Threads in one wave of the batch kernels on the current device: batch_blocks_per_sm blocks an SM.
 inline std::uint64_t batch_wave_threads()
 {
-  int device = 0;
-  int sm_count = 0;
-  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
-  WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  return static_cast<std::uint64_t>(sm_count) * batch_blocks_per_sm * block_threads;
+  return static_cast<std::uint64_t>(cached_sm_count()) * batch_blocks_per_sm * block_threads;
 }
 
 /// Lanes per element of a batch of `count` (basic_batch_arguments::element_lanes_log2): the most, up to
@@ -246,14 +263,15 @@ __device__ void write_result(const basic_batch_arguments<Key, Value>& batch, std
       i, status, found_value);
 }
 
-/// Writes `rejected` (and found 0) for element i of a rejected batch, when `active` and the batch marks
-/// its elements.
+/// Writes `rejected` (and found 0, and the miss value of a find that writes misses) for element i of a
+/// rejected batch, when `active` and the batch marks its elements.
 template <class Key, class Value>
 __device__ void mark_rejected(const basic_batch_arguments<Key, Value>& batch, bool active, std::uint64_t i)
 {
   if (!active || !batch.mark_rejected) { return; }
   if (batch.statuses != nullptr) { batch.statuses[i] = operation_status::rejected; }
   if (batch.found != nullptr) { batch.found[i] = 0; }
+  if (batch.write_misses && batch.values_out != nullptr) { batch.values_out[i] = batch.miss_value; }
 }
 
 /// Whether a gated batch was rejected by its input check (every thread reads the same report, so the

@@ -592,6 +592,7 @@ void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
     if (batch.retry != nullptr && batch.retry[index] != operation_status::out_of_memory) { continue; }
     if (batch.statuses != nullptr) { batch.statuses[index] = operation_status::rejected; }
     if (batch.found != nullptr) { batch.found[index] = 0; }
+    if (batch.write_misses && batch.values_out != nullptr) { batch.values_out[index] = batch.miss_value; }
   }
 }
 
