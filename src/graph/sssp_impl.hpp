@@ -229,8 +229,11 @@ class sssp_run {
     // Work that returns nothing stays queued on the stream: a round is many short steps, and a
     // synchronization after each cost more than the steps on large-diameter graphs.
     const auto exec = policy_nosync(backend_);
-    statistics_.algorithm =
-        options_.algorithm == sssp_algorithm::automatic ? sssp_algorithm::delta_stepping : options_.algorithm;
+    // automatic: the host's OpenMP delta-stepping ran 6-10x the Thrust rounds' on the host (docs/graph.md);
+    // on cuda the bucketed rounds beat the asynchronous kernel on every graph measured.
+    statistics_.algorithm = options_.algorithm != sssp_algorithm::automatic ? options_.algorithm
+                            : std::is_same_v<Backend, host>                 ? sssp_algorithm::async_delta_stepping
+                                                                            : sssp_algorithm::delta_stepping;
     thrust::fill(exec, distances_.data(), distances_.data() + n_, unreachable<Weight>);
     thrust::fill(exec, queued_.data(), queued_.data() + n_, 0U);
     // The source is at distance 0 and queued.

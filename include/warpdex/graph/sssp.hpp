@@ -41,7 +41,8 @@ inline constexpr distance_t<Weight> unreachable = std::is_integral_v<Weight>
                                                       : std::numeric_limits<distance_t<Weight>>::infinity();
 
 enum class sssp_algorithm {
-  /// delta_stepping on both backends (docs/graph.md has the measurements behind it).
+  /// delta_stepping on `cuda`, async_delta_stepping on `host` (docs/graph.md has the measurements behind
+  /// both choices).
   automatic,
   /// delta-stepping (Meyer and Sanders): the pending vertices are kept in `bucket_count` buckets of
   /// width delta by tentative distance, and the lowest nonempty bucket is relaxed (the last bucket
