@@ -199,13 +199,13 @@ void run_graph(context& ctx, const named_graph& input)
       r.metrics.emplace_back("relax_ms", 1e3 * std::max(0.0, s.seconds - s.idle_seconds - s.bucketing_seconds));
     }
     ctx.add(r);
-    std::printf("  %s: delta %.0f (end %.0f), %llu rounds (%.3f ms a round), %.2f relaxations per arc, %llu reached, "
-                "idle %.1f%%\n",
-                graph::to_string(algorithms[a]).c_str(), s.delta, s.final_delta,
-                static_cast<unsigned long long>(s.rounds),
-                median[a] / static_cast<double>(std::max<std::uint64_t>(s.rounds, 1)),
-                static_cast<double>(s.relaxed_arcs) / arcs, static_cast<unsigned long long>(s.reached),
-                s.seconds > 0 ? 100 * s.idle_seconds / s.seconds : 0.0);
+    std::printf(
+        "  %s: delta %.0f (end %.0f), %llu rounds (%.3f ms a round), %.2f relaxations per arc, %llu reached, "
+        "idle %.1f%%\n",
+        graph::to_string(algorithms[a]).c_str(), s.delta, s.final_delta, static_cast<unsigned long long>(s.rounds),
+        median[a] / static_cast<double>(std::max<std::uint64_t>(s.rounds, 1)),
+        static_cast<double>(s.relaxed_arcs) / arcs, static_cast<unsigned long long>(s.reached),
+        s.seconds > 0 ? 100 * s.idle_seconds / s.seconds : 0.0);
   }
   // The host backend's parallel delta-stepping on every core of this machine, same graph: the CPU
   // baseline of the asynchronous kernel.
@@ -245,8 +245,8 @@ void run_graph(context& ctx, const named_graph& input)
   }
   // A row of one more run with other options, against a row of this run: its rounds and relaxations
   // printed after `label`.
-  const auto variant_row = [&](const std::string& name, const graph::sssp_options& options,
-                               const std::string& baseline, double baseline_ms, const std::string& label) {
+  const auto variant_row = [&](const std::string& name, const graph::sssp_options& options, const std::string& baseline,
+                               double baseline_ms, const std::string& label) {
     graph::sssp_result<weight_type, cuda> result;
     row r;
     r.name = name;
@@ -268,7 +268,7 @@ void run_graph(context& ctx, const named_graph& input)
   // (the first 64 rounds from the host, the rest in the kernel): every round launched and synchronized
   // from the host, and every round in the cooperative kernel.
   const std::pair<const char*, std::uint32_t> round_paths[] = {{"host-rounds", graph::every_round},
-                                                                {"kernel-rounds", 0U}};
+                                                               {"kernel-rounds", 0U}};
   for (const auto& [path, host_rounds] : round_paths) {
     for (std::size_t a = 0; a < std::size(algorithms); ++a) {
       const std::string algorithm = graph::to_string(algorithms[a]);
@@ -338,15 +338,14 @@ void run_sssp(context& ctx)
   if (graph_selected(ctx, "geometric", points)) {
     named_graph geometric{
         "geometric",
-        graph::generate_geometric<weight_type>({.vertices = points, .neighbours = 4, .seed = 0x555b}, weights),
-        false};
+        graph::generate_geometric<weight_type>({.vertices = points, .neighbours = 4, .seed = 0x555b}, weights), false};
     run_graph(ctx, geometric);
   }
   // The smaller R-MAT of ADDS's table (rmat22 at full size).
   if (scale > 6 && graph_selected(ctx, "rmat", std::uint64_t{1} << (scale - 2))) {
-    named_graph rmat{
-        "rmat", graph::generate_rmat<weight_type>({.scale = scale - 2, .edge_factor = rmat_edge_factor}, weights),
-        true};
+    named_graph rmat{"rmat",
+                     graph::generate_rmat<weight_type>({.scale = scale - 2, .edge_factor = rmat_edge_factor}, weights),
+                     true};
     run_graph(ctx, rmat);
   }
 }

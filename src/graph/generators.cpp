@@ -260,9 +260,9 @@ edge_list<Weight> generate_geometric(const geometric_parameters& parameters,
   const std::uint32_t k = parameters.neighbours;
   WARPDEX_EXPECTS(n >= 1 && n < no_vertex,
                   "geometric: " + std::to_string(n) + " vertices; need 1 <= vertices < 2^32 - 1");
-  WARPDEX_EXPECTS(k >= 1 && k <= 32 && (k < n || n == 1),
-                  "geometric: " + std::to_string(k) + " neighbours; need 1 <= neighbours <= 32 and below the " +
-                      std::to_string(n) + " vertices");
+  WARPDEX_EXPECTS(k >= 1 && k <= 32 && (k < n || n == 1), "geometric: " + std::to_string(k) +
+                                                              " neighbours; need 1 <= neighbours <= 32 and below the " +
+                                                              std::to_string(n) + " vertices");
   if (weights) { validate(*weights); }
   check_edge_budget("geometric", n * k);
   if (n == 1) {
@@ -380,7 +380,9 @@ edge_list<Weight> generate_geometric(const geometric_parameters& parameters,
       }
     }
   }
-  for (std::uint64_t v = 0; v < n; ++v) { row_counts[v + 1] += row_counts[v] + (extra_starts[v + 1] - extra_starts[v]); }
+  for (std::uint64_t v = 0; v < n; ++v) {
+    row_counts[v + 1] += row_counts[v] + (extra_starts[v + 1] - extra_starts[v]);
+  }
   edge_list<Weight> edges;
   edges.vertex_count = n;
   edges.sources.resize(row_counts[n]);
@@ -406,7 +408,9 @@ edge_list<Weight> generate_geometric(const geometric_parameters& parameters,
     };
     double longest = 0;
 #pragma omp parallel for schedule(static) reduction(max : longest)
-    for (std::int64_t e = 0; e < edge_count; ++e) { longest = std::max(longest, length(static_cast<std::uint64_t>(e))); }
+    for (std::int64_t e = 0; e < edge_count; ++e) {
+      longest = std::max(longest, length(static_cast<std::uint64_t>(e)));
+    }
     edges.weights.resize(edges.size());
     const double low = weights->min_weight;
     const double high = weights->max_weight;

@@ -93,14 +93,14 @@ struct async_params {
   const Weight* weights;
   distance_type* distances;
   std::uint32_t* queued;
-  vertex_id* rings;                  ///< ring_count x capacity slots
-  unsigned long long* chunk_ring;    ///< chunk_capacity slots: vertex << 32 | chunk
-  padded_counter* heads;             ///< ring_count + 1 (the last: chunks)
-  padded_counter* tails;             ///< ring_count + 1
-  padded_counter* counts;            ///< ring_count + 1: entries filled and not yet taken (signed)
-  padded_counter* pending;           ///< 1
+  vertex_id* rings;                ///< ring_count x capacity slots
+  unsigned long long* chunk_ring;  ///< chunk_capacity slots: vertex << 32 | chunk
+  padded_counter* heads;           ///< ring_count + 1 (the last: chunks)
+  padded_counter* tails;           ///< ring_count + 1
+  padded_counter* counts;          ///< ring_count + 1: entries filled and not yet taken (signed)
+  padded_counter* pending;         ///< 1
   window_state<distance_type>* window;
-  distance_type* far_min;            ///< the smallest distance appended to the far ring since the last move
+  distance_type* far_min;  ///< the smallest distance appended to the far ring since the last move
   async_totals* totals;
   std::uint64_t capacity;
   std::uint64_t chunk_capacity;
@@ -213,7 +213,8 @@ __device__ unsigned take_range(padded_counter* count, padded_counter* head, unsi
   unsigned taken = 0;
   unsigned long long at = 0;
   if (warp::lane_id() == 0) {
-    const auto held = static_cast<long long>(atomicAdd(&count->value, static_cast<unsigned long long>(-static_cast<long long>(want))));
+    const auto held = static_cast<long long>(
+        atomicAdd(&count->value, static_cast<unsigned long long>(-static_cast<long long>(want))));
     taken = held >= static_cast<long long>(want) ? want : (held > 0 ? static_cast<unsigned>(held) : 0U);
     if (taken < want) { atomicAdd(&count->value, static_cast<unsigned long long>(want - taken)); }
     if (taken != 0) { at = atomicAdd(&head->value, static_cast<unsigned long long>(taken)); }
@@ -240,8 +241,7 @@ __device__ bool move_window(const async_params<Weight>& p, const window_view<dis
                             std::uint32_t steps, bool from_far, unsigned long long near_entries)
 {
   using distance_type = distance_t<Weight>;
-  if ((view.version & 1ULL) != 0 ||
-      atomicCAS(&p.window->version, view.version, view.version + 1) != view.version) {
+  if ((view.version & 1ULL) != 0 || atomicCAS(&p.window->version, view.version, view.version + 1) != view.version) {
     return false;
   }
   distance_type low = view.low;
@@ -517,8 +517,7 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
   counters[3 * (ring_count + 1)].value = 1;  // pending
   auto counters_device = make_buffer<padded_counter>(backend, counters.size());
   counters_device.copy_from(std::span<const padded_counter>(counters));
-  WARPDEX_CUDA_TRY(
-      cudaMemcpyAsync(rings.data(), &source, sizeof(vertex_id), cudaMemcpyHostToDevice, backend.stream));
+  WARPDEX_CUDA_TRY(cudaMemcpyAsync(rings.data(), &source, sizeof(vertex_id), cudaMemcpyHostToDevice, backend.stream));
 
   const double first_delta = static_cast<double>(input.delta);
   const double largest = static_cast<double>(std::numeric_limits<Weight>::max());

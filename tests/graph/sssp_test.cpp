@@ -180,17 +180,17 @@ void check_generated_graphs(const Backend& backend, std::uint64_t seed)
   }
   {
     SCOPED_TRACE("geometric, uniform");
-    const auto g = build_csr_graph(
-        backend, generate_geometric<Weight>({.vertices = 4000, .neighbours = 4, .seed = seed}, uniform),
-        {.directed = false});
+    const auto g =
+        build_csr_graph(backend, generate_geometric<Weight>({.vertices = 4000, .neighbours = 4, .seed = seed}, uniform),
+                        {.directed = false});
     expect_all_algorithms_match_dijkstra(g, static_cast<vertex_id>(seed % g.vertex_count()));
   }
   {
     // One nearest neighbour: many small components apart; skewed weights from 0 give many zero weights.
     SCOPED_TRACE("geometric, skewed, k = 1");
-    const auto g = build_csr_graph(
-        backend, generate_geometric<Weight>({.vertices = 3000, .neighbours = 1, .seed = seed}, skewed),
-        {.directed = false});
+    const auto g =
+        build_csr_graph(backend, generate_geometric<Weight>({.vertices = 3000, .neighbours = 1, .seed = seed}, skewed),
+                        {.directed = false});
     expect_all_algorithms_match_dijkstra(g, static_cast<vertex_id>(seed % g.vertex_count()));
   }
   {
@@ -321,9 +321,9 @@ TYPED_TEST(sssp_test, async_delta_stepping_matches_boost_dijkstra_at_any_width)
   for (const std::uint64_t seed : seeds) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const weight_distribution weights{.min_weight = 0, .max_weight = 1000, .seed = seed};
-    const auto geometric = build_csr_graph(
-        this->backend(), generate_geometric<std::int32_t>({.vertices = points, .seed = seed}, weights),
-        {.directed = false});
+    const auto geometric =
+        build_csr_graph(this->backend(), generate_geometric<std::int32_t>({.vertices = points, .seed = seed}, weights),
+                        {.directed = false});
     const auto rmat = build_csr_graph(
         this->backend(),
         generate_rmat<float>({.scale = 11, .edge_factor = 8, .seed = seed},
