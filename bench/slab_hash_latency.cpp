@@ -121,7 +121,7 @@ void run_slab_hash_latency(context& ctx)
     const std::string insert_name = stream_row_name("insert", batch_log);
     const std::string find_name = stream_row_name("find", batch_log);
     if (!ctx.selected(insert_name) && !ctx.selected(find_name) && !ctx.selected(insert_name + "/graph") &&
-        !ctx.selected(find_name + "/graph")) {
+        !ctx.selected(find_name + "/graph") && !ctx.selected(stream_row_name("find_values", batch_log))) {
       continue;
     }
     const hash::batch_stream measured =
@@ -131,6 +131,10 @@ void run_slab_hash_latency(context& ctx)
       ctx.add(stream_row(insert_name, measured.insert_ms, measured.bulk_insert_ms, measured));
     }
     if (ctx.selected(find_name)) { ctx.add(stream_row(find_name, measured.find_ms, measured.bulk_find_ms, measured)); }
+    const std::string values_name = stream_row_name("find_values", batch_log);
+    if (ctx.selected(values_name)) {
+      ctx.add(stream_row(values_name, measured.values_find_ms, measured.bulk_find_ms, measured));
+    }
     const std::string graph_insert_name = stream_row_name("insert", batch_log) + "/graph";
     const std::string graph_find_name = stream_row_name("find", batch_log) + "/graph";
     if (ctx.selected(graph_insert_name)) {

@@ -395,6 +395,7 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
       static_cast<unsigned long long>(stream.batches));
   print_line("insert_async stream", stream.insert_ms);
   print_line("find_async stream", stream.find_ms);
+  print_line("find_async stream, values alone", stream.values_find_ms);
   print_line("insert_async, the stream's keys in one batch", stream.bulk_insert_ms);
   print_line("find_async, the stream's keys in one batch", stream.bulk_find_ms);
   if (stream.graph_find_ms > 0) {

@@ -411,6 +411,19 @@ TYPED_TEST(slab_async_test, LargerBatchesRejectWholeAndLeaveTheNextOneAlone)
       map.find_async(device_bad.span(), values_out.span(), statuses.span());
       for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::rejected); }
       for (const std::uint32_t value : values_out.to_vector()) { ASSERT_EQ(value, poison_value); }
+      // Finds whose outputs a rejection rewrites whole check themselves at any size (cuda: each block its
+      // own elements, the last one rewriting every output): values with a default, found flags.
+      constexpr std::uint32_t missing = 9;
+      auto flags = this->poisoned(n, poison_flag);
+      map.find_async(device_bad.span(), values_out.span(), flags.span(), missing);
+      for (const std::uint8_t flag : flags.to_vector()) { ASSERT_EQ(flag, 0); }
+      for (const std::uint32_t value : values_out.to_vector()) { ASSERT_EQ(value, missing); }
+      auto values_alone = this->values_for(n);
+      map.find_async(device_bad.span(), values_alone.span(), missing);
+      for (const std::uint32_t value : values_alone.to_vector()) { ASSERT_EQ(value, missing); }
+      auto contained = this->poisoned(n, poison_flag);
+      map.contains_async(device_bad.span(), contained.span());
+      for (const std::uint8_t flag : contained.to_vector()) { ASSERT_EQ(flag, 0); }
       map.erase_async(device_bad.span(), statuses.span());
       for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::rejected); }
       EXPECT_EQ(map.size(), round == 0 ? 0u : n);
@@ -429,6 +442,11 @@ TYPED_TEST(slab_async_test, LargerBatchesRejectWholeAndLeaveTheNextOneAlone)
         ASSERT_EQ(found[i], operation_status::found);
         ASSERT_EQ(found_values[i], values[i]);
       }
+      // And a self-checked find after a rejected one: the report's running minimum was left reset.
+      map.find_async(device_good.span(), values_alone.span(), missing);
+      EXPECT_EQ(values_alone.to_vector(), values);
+      map.contains_async(device_good.span(), contained.span());
+      for (const std::uint8_t flag : contained.to_vector()) { ASSERT_EQ(flag, 1); }
     }
   }
 }

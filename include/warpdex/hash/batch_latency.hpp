@@ -218,6 +218,8 @@ struct batch_stream {
   double find_ms = 0;         ///< per batch: find_async of present keys + values and statuses home
   double bulk_insert_ms = 0;  ///< per batch's worth: one insert_async of every batch's keys + statuses home + wait
   double bulk_find_ms = 0;    ///< the same for one find_async
+  /// Per batch: find_async(keys, values, default_value) + the values alone home, one wait at the end
+  double values_find_ms = 0;
   /// Per batch: the stream's insert_async calls and copies home captured once into a CUDA graph
   /// (core/stream.hpp), each run one launch of it and one wait; the maps on a stream of their own. 0 on
   /// the host backend.
@@ -332,6 +334,22 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
   verified = verified && found_all();
   result.bulk_find_ms = find_ms(true);
   verified = verified && found_all();
+  constexpr std::uint32_t missing = 0;  // no key's value (values are keys + 1)
+  std::fill_n(host_found.data(), stream_keys, missing);
+  result.values_find_ms = per_batch(median_ms(host{}, runs,
+                                              [&] {
+                                                for (const part& p : stream_parts) {
+                                                  built.find_async(keys.subspan(p.first, p.count),
+                                                                   values_out.span().subspan(p.first, p.count),
+                                                                   missing);
+                                                  detail::copy_bytes_on(backend, host_found.data() + p.first,
+                                                                        values_out.data() + p.first,
+                                                                        p.count * sizeof(std::uint32_t));
+                                                }
+                                                backend.synchronize();
+                                              },
+                                              {}));
+  verified = verified && std::equal(host_values.begin(), host_values.end(), host_found.data());
 
 #if WARPDEX_HAS_CUDA
   if constexpr (std::is_same_v<Backend, cuda>) {

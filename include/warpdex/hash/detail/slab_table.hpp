@@ -123,6 +123,11 @@ struct basic_batch_arguments {
   /// Non-null (small uniform batches, instead of gate): every block of the batch kernel checks the
   /// whole batch itself and writes the report here, so no check kernel runs before it.
   batch_report* self_check = nullptr;
+  /// Non-null (uniform `_async` finds of any size whose every output a rejection can rewrite: statuses,
+  /// found flags, values with a default for misses): each block checks its own elements and the last block
+  /// to finish writes the report here, marking every element rejected when a key broke a rule. No check
+  /// kernel runs before it.
+  batch_report* find_check = nullptr;
   /// log2 of the lanes each element gets (cuda backend): a batch smaller than a wave of its kernel
   /// spreads out, so each warp runs fewer of its elements one after another.
   std::uint32_t element_lanes_log2 = 0;

@@ -309,6 +309,38 @@ __device__ bool self_checked_rejects(const Key* keys, std::uint64_t count, batch
   return rejects;
 }
 
+/// The check of a find_check batch, at the end of its kernel (block-collective): each block takes the first
+/// reserved key among its own elements into the report's running minimum, and the last block to finish
+/// (last_block_done) moves it to the report and, when there is one, marks every element rejected over
+/// what the other blocks wrote (a find changes no slab, so running it first is harmless; every output it
+/// wrote is one mark_rejected rewrites).
+template <class Key, class Value>
+__device__ void finish_find_check(const basic_batch_arguments<Key, Value>& batch, bool active, std::uint64_t i)
+{
+  constexpr auto none = std::numeric_limits<unsigned long long>::max();
+  __shared__ unsigned long long block_first;
+  __shared__ unsigned long long batch_first;
+  __shared__ bool last;
+  if (threadIdx.x == 0) { block_first = none; }
+  __syncthreads();
+  if (active && is_reserved_key(batch.keys[i])) { atomicMin(&block_first, static_cast<unsigned long long>(i)); }
+  __syncthreads();
+  batch_report* report = batch.find_check;
+  auto* so_far = reinterpret_cast<unsigned long long*>(&report->violations_so_far);
+  if (threadIdx.x == 0) {
+    if (block_first != none) { atomicMin(&so_far[0], block_first); }
+    last = last_block_done(&report->blocks_done);
+    if (last) {
+      batch_first = atomicExch(&so_far[0], none);
+      report->violations = batch_violations{batch_first};
+      report->exhausted = 0;
+    }
+  }
+  __syncthreads();
+  if (!last || batch_first == none) { return; }
+  for (std::uint64_t j = threadIdx.x; j < batch.count; j += blockDim.x) { mark_rejected(batch, true, j); }
+}
+
 /// Sums a self-checked batch's exhausted elements (`warp_exhausted` from each warp's first lane; the
 /// others pass 0 or the same) into report->exhausted without a zeroing before the kernel, which would
 /// be one more enqueue: each block adds its count to exhausted_so_far once, and the last block to
@@ -380,6 +412,7 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const operation_status status = ref.template find<slab_reads::read_only, TileLanes>(
       active, active ? batch.keys[i] : typename Slots::key_type{0}, found_value);
   if (active) { write_result(batch, i, status, found_value); }
+  if (batch.find_check != nullptr) { finish_find_check(batch, active, i); }
 }
 
 /// A batch of erasures only.
@@ -1087,8 +1120,14 @@ void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
 {
   batch_arguments<Slots> gated = batch;
   // A small uniform batch checks itself in its kernel (self_checked_rejects): one launch fewer.
+  // An `_async` find whose outputs a rejection can all rewrite checks itself at any size, each block its
+  // own elements (finish_find_check): one launch, as a small batch.
+  const bool rewritable_find = batch.operations == nullptr && batch.uniform == operation::find &&
+                               batch.mark_rejected && (batch.values_out == nullptr || batch.write_misses);
   if (batch.operations == nullptr && batch.count <= check_single_block_elements) {
     gated.self_check = report;
+  } else if (rewritable_find) {
+    gated.find_check = report;
   } else {
     enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report);
     gated.gate = report;
