@@ -7,6 +7,7 @@
 #include <warpdex/dpp/cliques_workload.hpp>
 
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,7 +59,9 @@ void add_cliques_command(CLI::App& app, const global_options& globals)
   cliques->add_flag("--count-only", opts->workload.cliques.count_only, "Only the count and the size histogram")
       ->excludes(output);
   cliques->add_option("--memory-limit", opts->memory_limit_mib,
-                      "Stop with an error past this many MiB (0: the backend's memory)");
+                      "Stop with an error past this many MiB (0: the backend's memory)")
+      // In bytes it must fit 64 bits: a larger count wrapped to 0, the default limit.
+      ->check(CLI::Range(std::uint64_t{0}, std::numeric_limits<std::uint64_t>::max() >> 20));
   cliques->add_option("--seed", opts->workload.seed, "Seed of a generated graph");
   cliques->add_option("--repetitions", opts->workload.repetitions, "Timed runs (the median is reported)")
       ->check(CLI::Range(1, 1000));
