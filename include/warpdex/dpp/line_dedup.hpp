@@ -2,9 +2,9 @@
 /// @file Distinct text lines with their counts, in order of first occurrence, over a stream of any size:
 /// the engine of `warpdex dedup --lines` (docs/dpp.md). Built only with the CCCL headers.
 ///
-/// **Lines.** A line ends at '\n'; a '\r' just before that '\n' is not part of the line (CRLF text counts
-/// like LF text, and "a\r\n" equals "a\n"); a last line without a final newline is a line (its bytes kept
-/// as they are, a trailing '\r' included); NUL and every other byte are ordinary content. Empty input has
+/// **Lines.** A line ends at '\n'; a '\\r' just before that '\n' is not part of the line (CRLF text counts
+/// like LF text, and `"a\r\n"` equals "a\n"); a last line without a final newline is a line (its bytes kept
+/// as they are, a trailing '\\r' included); NUL and every other byte are ordinary content. Empty input has
 /// no lines. The result equals awk's first-occurrence count `awk 'BEGIN { RS = "\r?\n" } !($0 in c) {
 /// o[n++] = $0 } { c[$0]++ }'` byte for byte.
 ///
