@@ -5,6 +5,10 @@
 //   dedup/counts/<type>/n=<n>/dup=<f>  distinct elements with counts and first positions (ascending)
 //   dedup/counts_only/<type>/n=<n>/dup=<f>  distinct elements with counts (ascending), no first positions:
 //                                           the baseline's work
+//   (unique and counts_only run the sort method by name, as they always measured)
+//   dedup/unique_partitioned/u32/..., dedup/counts_only_partitioned/u32/...  the same by the partitioned engine
+//   dedup/<method>/u32/n=<n>/zipf=1.1  unique, counts_only and their partitioned rows on Zipf-repeated keys
+//                                      (exponent 1.1 over 2^24 distinct keys), against the same baselines
 // Baselines: cub::DeviceRadixSort::SortKeys + cub::DeviceRunLengthEncode::Encode (unique elements and
 // counts, from which the once-elements follow) for once / counts rows, SortKeys + cub::DeviceSelect::Unique
 // for unique rows; for tuples (no radix sort of 12-byte keys in CUB) thrust::sort + thrust::reduce_by_key.
@@ -51,12 +55,25 @@ const char* type_name()
   return "tri";
 }
 
-std::string row_name(const char* method, const char* type, std::uint64_t n, double dup)
+/// The input's label in a row name: "dup=<fraction>", or "zipf=<exponent>" for Zipf-repeated keys.
+struct input_label {
+  const char* kind;
+  double value;
+  [[nodiscard]] std::string text() const
+  {
+    char number[16];
+    std::snprintf(number, sizeof(number), "%g", value);
+    return std::string(kind) + "=" + number;
+  }
+};
+
+std::string row_name(const char* method, const char* type, std::uint64_t n, const input_label& label)
 {
-  char fraction[16];
-  std::snprintf(fraction, sizeof(fraction), "%g", dup);
-  return std::string("dedup/") + method + "/" + type + "/n=" + std::to_string(n) + "/dup=" + fraction;
+  return std::string("dedup/") + method + "/" + type + "/n=" + std::to_string(n) + "/" + label.text();
 }
+
+constexpr double zipf_exponent = 1.1;
+constexpr std::uint64_t zipf_pool = std::uint64_t{1} << 24;
 
 /// A triangle face from a 32-bit key: injective (word 0 is the key), the other words vary with it.
 struct face_of_key {
@@ -142,17 +159,18 @@ const char* baseline_name(bool with_counts)
 }
 
 /// Whether any row of this type, size and duplicate fraction is selected.
-bool rows_wanted(const context& ctx, const char* type, std::uint64_t n, double dup)
+bool rows_wanted(const context& ctx, const char* type, std::uint64_t n, const input_label& label)
 {
   bool any = false;
-  for (const char* method : {"hash", "sort", "unique", "counts", "counts_only"}) {
-    any = any || ctx.selected(row_name(method, type, n, dup));
+  for (const char* method :
+       {"hash", "sort", "unique", "counts", "counts_only", "unique_partitioned", "counts_only_partitioned"}) {
+    any = any || ctx.selected(row_name(method, type, n, label));
   }
   return any;
 }
 
 template <class Element>
-void dedup_rows(context& ctx, const buffer<Element>& input, double dup)
+void dedup_rows(context& ctx, const buffer<Element>& input, const input_label& label)
 {
   const std::uint64_t n = input.size();
   const char* type = type_name<Element>();
@@ -166,24 +184,32 @@ void dedup_rows(context& ctx, const buffer<Element>& input, double dup)
   const double streamed = 2.0 * sizeof(Element);  // read each element, write it (or less) once
 
   auto add = [&](const char* method, double ms, double baseline_ms, bool with_counts, bool verified) {
-    ctx.add(throughput_row(row_name(method, type, n, dup), n, ms, "Gelements/s", baseline_name<Element>(with_counts),
+    ctx.add(throughput_row(row_name(method, type, n, label), n, ms, "Gelements/s", baseline_name<Element>(with_counts),
                            baseline_ms, streamed, verified));
   };
 
   for (const auto method : {dpp::duplicate_method::hash_fight, dpp::duplicate_method::sort}) {
     const char* name = method == dpp::duplicate_method::hash_fight ? "hash" : "sort";
-    if (!ctx.selected(row_name(name, type, n, dup))) { continue; }
+    if (!ctx.selected(row_name(name, type, n, label))) { continue; }
     buffer<Element> once;
     const double ms = ctx.median_ms(nullptr, [&] { once = dpp::elements_occurring_once(backend, in, method); });
     add(name, ms, rle_ms, true, once.size() == once_count);
   }
-  for (const auto outputs : {dpp::count_outputs::with_first_positions, dpp::count_outputs::counts_only}) {
-    const char* name = outputs == dpp::count_outputs::counts_only ? "counts_only" : "counts";
-    if (!ctx.selected(row_name(name, type, n, dup))) { continue; }
+  struct count_row {
+    const char* name;
+    dpp::count_outputs outputs;
+    dpp::duplicate_method method;
+  };
+  for (const auto& [name, outputs, method] :
+       {count_row{"counts", dpp::count_outputs::with_first_positions, dpp::duplicate_method::sort},
+        count_row{"counts_only", dpp::count_outputs::counts_only, dpp::duplicate_method::sort},
+        count_row{"counts_only_partitioned", dpp::count_outputs::counts_only, dpp::duplicate_method::partitioned}}) {
+    if (!ctx.selected(row_name(name, type, n, label))) { continue; }
+    if (method == dpp::duplicate_method::partitioned && !std::is_same_v<Element, std::uint32_t>) { continue; }
     dpp::element_counts<Element> counted;
     const double ms = ctx.median_ms(nullptr, [&] {
       counted = {};  // the previous result's memory back before the next count
-      counted = dpp::count_elements(backend, in, dpp::element_order::ascending, outputs);
+      counted = dpp::count_elements(backend, in, dpp::element_order::ascending, outputs, method);
     });
     bool verified =
         counted.elements.size() == distinct &&
@@ -192,13 +218,23 @@ void dedup_rows(context& ctx, const buffer<Element>& input, double dup)
         thrust::equal(thrust::cuda::par, counted.counts.data(), counted.counts.data() + distinct, runs.counts.data());
     add(name, ms, rle_ms, true, verified);
   }
-  if (ctx.selected(row_name("unique", type, n, dup))) {
+  const bool any_unique =
+      ctx.selected(row_name("unique", type, n, label)) || ctx.selected(row_name("unique_partitioned", type, n, label));
+  if (any_unique) {
     const double unique_ms = ctx.median_ms(nullptr, [&] { baseline_pass(input.data(), n, runs, false); });
-    buffer<Element> unique;
-    const double ms = ctx.median_ms(nullptr, [&] { unique = dpp::unique_elements(backend, in); });
-    const bool verified = unique.size() == distinct &&
-                          thrust::equal(thrust::cuda::par, unique.data(), unique.data() + distinct, runs.unique.data());
-    add("unique", ms, unique_ms, false, verified);
+    for (const auto method : {dpp::duplicate_method::sort, dpp::duplicate_method::partitioned}) {
+      const char* name = method == dpp::duplicate_method::sort ? "unique" : "unique_partitioned";
+      if (!ctx.selected(row_name(name, type, n, label))) { continue; }
+      if (method == dpp::duplicate_method::partitioned && !std::is_same_v<Element, std::uint32_t>) { continue; }
+      buffer<Element> unique;
+      const double ms = ctx.median_ms(nullptr, [&] {
+        unique = {};
+        unique = dpp::unique_elements(backend, in, dpp::element_order::ascending, method);
+      });
+      const bool verified = unique.size() == distinct && thrust::equal(thrust::cuda::par, unique.data(),
+                                                                       unique.data() + distinct, runs.unique.data());
+      add(name, ms, unique_ms, false, verified);
+    }
   }
 }
 
@@ -209,23 +245,31 @@ void run_dpp_dedup(context& ctx)
   const std::uint64_t n = ctx.n();
   const cuda backend{};
   for (const double dup : {0.0, 0.5, 0.99}) {
-    if (!rows_wanted(ctx, "u32", n, dup)) { continue; }
+    const input_label label{"dup", dup};
+    if (!rows_wanted(ctx, "u32", n, label)) { continue; }
     auto keys = make_device_buffer<std::uint32_t>(n);
     generate_keys_with_duplicates(backend, keys.span(), dup, data_seed);
-    dedup_rows<std::uint32_t>(ctx, keys, dup);
+    dedup_rows<std::uint32_t>(ctx, keys, label);
+  }
+  const input_label zipf{"zipf", zipf_exponent};
+  if (rows_wanted(ctx, "u32", n, zipf)) {
+    auto keys = make_device_buffer<std::uint32_t>(n);
+    generate_zipf_keys(backend, key_set<std::uint32_t>{zipf_pool, data_seed}, zipf_exponent, data_seed, keys.span());
+    dedup_rows<std::uint32_t>(ctx, keys, zipf);
   }
   const std::uint64_t half = n / 2;
-  if (rows_wanted(ctx, "u64", half, 0.5)) {
+  const input_label half_repeated{"dup", 0.5};
+  if (rows_wanted(ctx, "u64", half, half_repeated)) {
     auto keys = make_device_buffer<std::uint64_t>(half);
     generate_keys_with_duplicates(backend, keys.span(), 0.5, data_seed);
-    dedup_rows<std::uint64_t>(ctx, keys, 0.5);
+    dedup_rows<std::uint64_t>(ctx, keys, half_repeated);
   }
-  if (rows_wanted(ctx, "tri", half, 0.5)) {
+  if (rows_wanted(ctx, "tri", half, half_repeated)) {
     auto keys = make_device_buffer<std::uint32_t>(half);
     generate_keys_with_duplicates(backend, keys.span(), 0.5, data_seed);
     auto faces = make_device_buffer<uint32x3>(half);
     thrust::transform(thrust::cuda::par, keys.data(), keys.data() + half, faces.data(), face_of_key{});
-    dedup_rows<uint32x3>(ctx, faces, 0.5);
+    dedup_rows<uint32x3>(ctx, faces, half_repeated);
   }
 }
 

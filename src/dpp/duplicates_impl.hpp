@@ -6,6 +6,7 @@
 #include "../core/radix_sort_backend.hpp"
 #include <warpdex/core/detail/thrust_backend.hpp>
 #include "dpp_common.hpp"
+#include "duplicates_partitioned.hpp"
 
 #include <warpdex/core/error.hpp>
 #include <warpdex/dpp/detail/relaxed_atomic.hpp>
@@ -350,7 +351,7 @@ buffer<Element> elements_occurring_once(const Backend& backend, std::span<const 
   detail::check_element_count("elements_occurring_once", elements.size());
   return detail::reporting_allocation_failure("elements_occurring_once", [&] {
     const std::uint64_t n = elements.size();
-    if (resolve_method<Element>(method) == duplicate_method::sort) {
+    if (resolve_method<Element>(method) != duplicate_method::hash_fight) {
       // The once-bitmap as stencil: no byte per element is written or read back.
       const auto bitmap = detail::sorted_once_bitmap(backend, elements);
       const auto kept = thrust::transform_reduce(detail::policy(backend), bitmap.data(), bitmap.data() + bitmap.size(),
@@ -377,7 +378,7 @@ buffer<Element> elements_occurring_once(const Backend& backend, std::span<const 
 
 template <class Element, class Backend>
 element_counts<Element> count_elements(const Backend& backend, std::span<const Element> elements, element_order order,
-                                       count_outputs outputs)
+                                       count_outputs outputs, duplicate_method method)
 {
   detail::check_element_count("count_elements", elements.size());
   return detail::reporting_allocation_failure("count_elements", [&] {
@@ -385,6 +386,14 @@ element_counts<Element> count_elements(const Backend& backend, std::span<const E
     if (n == 0) {
       return element_counts<Element>{make_buffer<Element>(backend, 0), make_buffer<std::uint64_t>(backend, 0),
                                      make_buffer<std::uint64_t>(backend, 0)};
+    }
+    if (outputs == count_outputs::counts_only && order == element_order::ascending &&
+        resolve_distinct_method<Element, Backend>(method, n) == duplicate_method::partitioned) {
+      if constexpr (detail::has_partitioned_engine<Element, Backend>) {
+        auto distinct = detail::partitioned_distinct(backend, elements, true);
+        return element_counts<Element>{std::move(distinct.elements), std::move(distinct.counts),
+                                       make_buffer<std::uint64_t>(backend, 0)};
+      }
     }
     if (outputs == count_outputs::counts_only && order == element_order::ascending) {
       // No positions: the elements alone are sorted, as the baseline's run-length encode sorts them.
@@ -420,12 +429,18 @@ element_counts<Element> count_elements(const Backend& backend, std::span<const E
 }
 
 template <class Element, class Backend>
-buffer<Element> unique_elements(const Backend& backend, std::span<const Element> elements, element_order order)
+buffer<Element> unique_elements(const Backend& backend, std::span<const Element> elements, element_order order,
+                                duplicate_method method)
 {
   detail::check_element_count("unique_elements", elements.size());
   if (order == element_order::first_occurrence) { return count_elements(backend, elements, order).elements; }
   return detail::reporting_allocation_failure("unique_elements", [&] {
     const std::uint64_t n = elements.size();
+    if (resolve_distinct_method<Element, Backend>(method, n) == duplicate_method::partitioned) {
+      if constexpr (detail::has_partitioned_engine<Element, Backend>) {
+        return detail::partitioned_distinct(backend, elements, false).elements;
+      }
+    }
     const auto sorted = detail::sorted_copy(backend, elements);
     const std::uint64_t runs = detail::count_runs(backend, sorted.data(), n);
     auto result = make_buffer<Element>(backend, runs);
@@ -438,11 +453,12 @@ buffer<Element> unique_elements(const Backend& backend, std::span<const Element>
 }  // namespace warpdex::dpp
 
 /// Instantiates the duplicate search for one element type on one backend.
-#define WARPDEX_INSTANTIATE_DUPLICATES(Element, Backend)                                                       \
-  template duplicate_search_stats find_once<Element, Backend>(                                                 \
-      const Backend&, std::span<const Element>, std::span<std::uint8_t>, duplicate_method, std::uint32_t);     \
-  template buffer<Element> elements_occurring_once<Element, Backend>(const Backend&, std::span<const Element>, \
-                                                                     duplicate_method);                        \
-  template element_counts<Element> count_elements<Element, Backend>(const Backend&, std::span<const Element>,  \
-                                                                    element_order, count_outputs);             \
-  template buffer<Element> unique_elements<Element, Backend>(const Backend&, std::span<const Element>, element_order);
+#define WARPDEX_INSTANTIATE_DUPLICATES(Element, Backend)                                                              \
+  template duplicate_search_stats find_once<Element, Backend>(                                                        \
+      const Backend&, std::span<const Element>, std::span<std::uint8_t>, duplicate_method, std::uint32_t);            \
+  template buffer<Element> elements_occurring_once<Element, Backend>(const Backend&, std::span<const Element>,        \
+                                                                     duplicate_method);                               \
+  template element_counts<Element> count_elements<Element, Backend>(const Backend&, std::span<const Element>,         \
+                                                                    element_order, count_outputs, duplicate_method);  \
+  template buffer<Element> unique_elements<Element, Backend>(const Backend&, std::span<const Element>, element_order, \
+                                                             duplicate_method);

@@ -1,6 +1,6 @@
 // Duplicate search against a std::map oracle on every backend of the build, for every element type and
 // method: duplicate fractions 0 / 0.01 / 0.5 / 0.99, Zipf skew, edge cases, FNV-1a collisions built on
-// purpose, and the sorted remainder after a bounded fight.
+// purpose, the sorted remainder after a bounded fight, and the partitioned engine's overflowing buckets.
 #include "dpp_test_support.hpp"
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
@@ -9,8 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <random>
 #include <vector>
 
 namespace {
@@ -99,6 +101,97 @@ void expect_all_outputs_match(const Backend& backend, const std::vector<Element>
   EXPECT_EQ(counts_only_first.elements.to_vector(), first_order);
   EXPECT_EQ(counts_only_first.counts.to_vector(), first_counts);
   EXPECT_EQ(counts_only_first.first_positions.to_vector(), first_firsts);
+  // Each method asked for by name (the partitioned engine where it exists, else the sort): the same.
+  for (const auto method : {duplicate_method::sort, duplicate_method::partitioned}) {
+    SCOPED_TRACE(std::string(duplicate_method_name(method)));
+    EXPECT_EQ(unique_elements(backend, in, element_order::ascending, method).to_vector(), ascending);
+    const auto by_method = count_elements(backend, in, element_order::ascending, count_outputs::counts_only, method);
+    EXPECT_EQ(by_method.elements.to_vector(), ascending);
+    EXPECT_EQ(by_method.counts.to_vector(), ascending_counts);
+    EXPECT_EQ(by_method.first_positions.size(), 0u);
+  }
+}
+
+/// The distinct elements and counts of the partitioned engine (and of `automatic`) against a sorted copy.
+template <class Backend>
+void expect_distinct_match(const Backend& backend, const std::vector<std::uint32_t>& elements)
+{
+  std::vector<std::uint32_t> sorted = elements;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::uint32_t> expected;
+  std::vector<std::uint64_t> expected_counts;
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    if (i == 0 || sorted[i] != sorted[i - 1]) {
+      expected.push_back(sorted[i]);
+      expected_counts.push_back(0);
+    }
+    ++expected_counts.back();
+  }
+  const auto input = make_buffer_from<std::uint32_t>(backend, elements);
+  const std::span<const std::uint32_t> in(input.data(), input.size());
+  for (const auto method : {duplicate_method::partitioned, duplicate_method::automatic}) {
+    SCOPED_TRACE(std::string(duplicate_method_name(method)));
+    EXPECT_EQ(unique_elements(backend, in, element_order::ascending, method).to_vector(), expected);
+    const auto counted = count_elements(backend, in, element_order::ascending, count_outputs::counts_only, method);
+    EXPECT_EQ(counted.elements.to_vector(), expected);
+    EXPECT_EQ(counted.counts.to_vector(), expected_counts);
+  }
+}
+
+// The engine's buckets are the top 14 bits (2^18 values each); a bucket of more than 2^20 elements, or
+// (counts) of more distinct elements than shared memory holds counters for, is sorted instead.
+TYPED_TEST(duplicates_test, partitioned_buckets_that_overflow)
+{
+  // Sanitizer-sized: the counters' overflow and one tile boundary (each call runs 2^14-block kernels).
+  const bool small = sanitizer_sized();
+  const std::uint64_t seed = small ? case_seed(6) : fresh_seed();
+  std::mt19937_64 random(seed);
+  const auto shuffled = [&](std::vector<std::uint32_t> elements) {
+    std::shuffle(elements.begin(), elements.end(), random);
+    return elements;
+  };
+  {
+    SCOPED_TRACE("every value of bucket 0, some twice, and random others: counters overflow");
+    std::vector<std::uint32_t> elements;
+    for (std::uint32_t v = 0; v < (1U << 18); ++v) { elements.push_back(v); }
+    for (std::uint32_t v = 0; v < (1U << 18); v += 7) { elements.push_back(v); }
+    for (int i = 0; i < (small ? 50 : 5000); ++i) { elements.push_back(static_cast<std::uint32_t>(random())); }
+    expect_distinct_match(this->backend(), shuffled(elements));
+  }
+  if (!small) {
+    SCOPED_TRACE("two hot keys past 2^20 copies each (two buckets), one beside small keys of its bucket");
+    std::vector<std::uint32_t> elements((1U << 20) + 3, 0xdeadbeefU);
+    elements.insert(elements.end(), (1U << 20) + 1, 5U);
+    for (std::uint32_t v = 0; v < 3000; ++v) { elements.push_back(v * 61); }
+    for (int i = 0; i < 3000; ++i) { elements.push_back(static_cast<std::uint32_t>(random())); }
+    expect_distinct_match(this->backend(), shuffled(elements));
+  }
+  if (!small) {
+    SCOPED_TRACE("all equal, past 2^20");
+    expect_distinct_match(this->backend(), std::vector<std::uint32_t>((1U << 20) + 17, 0xffffffffU));
+  }
+  if (!small) {
+    SCOPED_TRACE("both ends of every bucket");
+    std::vector<std::uint32_t> elements;
+    for (std::uint32_t b = 0; b < (1U << 14); ++b) {
+      elements.push_back(b << 18);
+      elements.push_back((b << 18) | ((1U << 18) - 1));
+      if (b % 3 == 0) { elements.push_back(b << 18); }
+    }
+    expect_distinct_match(this->backend(), shuffled(elements));
+  }
+  for (const std::uint64_t n : {1ULL, 3ULL, 16383ULL, 16385ULL, 40001ULL}) {
+    if (small && n != 16385) { continue; }
+    SCOPED_TRACE(n);
+    std::vector<std::uint32_t> elements(n);
+    for (auto& element : elements) { element = static_cast<std::uint32_t>(random() % (n / 2 + 1)) * 104729U; }
+    expect_distinct_match(this->backend(), elements);
+  }
+  for (const double exponent : {1.1, 2.0}) {
+    if (small) { continue; }
+    SCOPED_TRACE(exponent);
+    expect_distinct_match(this->backend(), zipf_elements<std::uint32_t>(200000, exponent, seed));
+  }
 }
 
 template <class Element, class Backend>
@@ -237,10 +330,29 @@ TEST(duplicate_method_names, parse_and_name)
   EXPECT_EQ(parse_duplicate_method("sort"), duplicate_method::sort);
   EXPECT_EQ(parse_duplicate_method("hash"), duplicate_method::hash_fight);
   EXPECT_EQ(parse_duplicate_method("auto"), duplicate_method::automatic);
+  EXPECT_EQ(parse_duplicate_method("partitioned"), duplicate_method::partitioned);
+  EXPECT_EQ(duplicate_method_name(duplicate_method::partitioned), "partitioned");
   expect_error_mentioning<warpdex::error>([] { (void)parse_duplicate_method("radix"); },
-                                          {"'radix'", "auto, sort or hash"});
+                                          {"'radix'", "auto, sort, hash or partitioned"});
   EXPECT_EQ(resolve_method<std::uint32_t>(duplicate_method::automatic), duplicate_method::sort);
   EXPECT_EQ(resolve_method<uint32x3>(duplicate_method::automatic), duplicate_method::hash_fight);
+  // The engine exists for 32-bit elements on the cuda backend only; automatic runs it from its threshold.
+  using warpdex::host;
+  EXPECT_EQ((resolve_distinct_method<std::uint32_t, host>(duplicate_method::partitioned, 1ULL << 30)),
+            duplicate_method::sort);
+#if WARPDEX_HAS_CUDA
+  using warpdex::cuda;
+  EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::partitioned, 1)),
+            duplicate_method::partitioned);
+  EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_automatic_from)),
+            duplicate_method::partitioned);
+  EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_automatic_from - 1)),
+            duplicate_method::sort);
+  EXPECT_EQ((resolve_distinct_method<std::uint64_t, cuda>(duplicate_method::partitioned, 1ULL << 30)),
+            duplicate_method::sort);
+  EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::hash_fight, 1ULL << 30)),
+            duplicate_method::sort);
+#endif
 }
 
 TEST(element_hash, tuple_hash_is_fnv1a_of_the_words)

@@ -58,9 +58,13 @@ enum class duplicate_method {
   automatic,   ///< the method the benchmarks found faster for the element type (see `resolve_method`)
   sort,        ///< stable sort by element, then runs of equal elements
   hash_fight,  ///< hash fighting (once-indicator and once-elements; the others sort)
+  /// the partitioned engine (ascending distinct elements and counts-only of std::uint32_t on the cuda
+  /// backend: a scatter into 2^14 buckets by the top bits, then one shared-memory bitmap a bucket); every
+  /// other call, type and backend sorts
+  partitioned,
 };
 
-/// "auto", "sort" or "hash" (also "hash_fight"); anything else throws `warpdex::error`.
+/// "auto", "sort", "hash" (also "hash_fight") or "partitioned"; anything else throws `warpdex::error`.
 [[nodiscard]] duplicate_method parse_duplicate_method(std::string_view text);
 [[nodiscard]] std::string_view duplicate_method_name(duplicate_method method);
 
@@ -79,6 +83,9 @@ template <class Element>
 inline constexpr double hash_fight_table_factor = 1.0;
 /// Rounds of hash fighting before the remaining actives are handed to the sort method.
 inline constexpr std::uint32_t hash_fight_max_rounds = 32;
+/// The fewest elements for which `automatic` runs the partitioned engine (where it exists): below it the
+/// engine's fixed cost (2 x 2^14 blocks, four synchronizations) outweighs the sort's.
+inline constexpr std::uint64_t partitioned_automatic_from = std::uint64_t{1} << 24;
 /// The most elements one call accepts: positions are 32-bit, and one value is kept free.
 inline constexpr std::uint64_t max_duplicate_search_elements = 0xfffffffeULL;
 
@@ -122,16 +129,36 @@ template <class Element, class Backend>
 [[nodiscard]] buffer<Element> elements_occurring_once(const Backend& backend, std::span<const Element> elements,
                                                       duplicate_method method = duplicate_method::automatic);
 
-/// The distinct elements (one of each), in `order`. Sort method.
+/// The method `unique_elements` and `count_elements` run for `n` elements of this type on this backend:
+/// `partitioned` where the engine exists (std::uint32_t, cuda, ascending order, no first positions) and
+/// was asked for, or for `automatic` from `partitioned_automatic_from` elements (where it measured
+/// faster than the sort, docs/dpp.md); the sort otherwise (hash fighting finds no distinct elements).
+template <class Element, class Backend>
+[[nodiscard]] constexpr duplicate_method resolve_distinct_method(duplicate_method method, std::uint64_t n)
+{
+  constexpr bool engine = std::is_same_v<Element, std::uint32_t> && !std::is_same_v<Backend, host>;
+  if (!engine) { return duplicate_method::sort; }
+  if (method == duplicate_method::partitioned) { return method; }
+  if (method == duplicate_method::automatic && n >= partitioned_automatic_from) {
+    return duplicate_method::partitioned;
+  }
+  return duplicate_method::sort;
+}
+
+/// The distinct elements (one of each), in `order`. Sort method, or the partitioned engine (see
+/// `resolve_distinct_method`); the same result either way.
 template <class Element, class Backend>
 [[nodiscard]] buffer<Element> unique_elements(const Backend& backend, std::span<const Element> elements,
-                                              element_order order = element_order::ascending);
+                                              element_order order = element_order::ascending,
+                                              duplicate_method method = duplicate_method::automatic);
 
 /// The distinct elements with their counts and (unless `outputs` is `counts_only` with ascending order)
-/// first positions, in `order`. Sort method.
+/// first positions, in `order`. Sort method, or the partitioned engine for counts only in ascending order
+/// (see `resolve_distinct_method`); the same result either way.
 template <class Element, class Backend>
 [[nodiscard]] element_counts<Element> count_elements(const Backend& backend, std::span<const Element> elements,
                                                      element_order order = element_order::ascending,
-                                                     count_outputs outputs = count_outputs::with_first_positions);
+                                                     count_outputs outputs = count_outputs::with_first_positions,
+                                                     duplicate_method method = duplicate_method::automatic);
 
 }  // namespace warpdex::dpp

@@ -1,0 +1,35 @@
+#pragma once
+// The partitioned engine of the duplicate search (cuda backend, 32-bit elements): the distinct elements in
+// ascending order, with or without their counts, without sorting the input. docs/dpp.md ("Duplicate
+// search: the partitioned engine") gives the design and its bytes; duplicates_partitioned_cuda.cu the code.
+
+#include <warpdex/core/backend.hpp>
+#include <warpdex/core/buffer.hpp>
+
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+namespace warpdex::dpp::detail {
+
+/// Whether the partitioned engine is built for this element type and backend.
+template <class Element, class Backend>
+inline constexpr bool has_partitioned_engine = false;
+
+#if WARPDEX_HAS_CUDA
+template <>
+inline constexpr bool has_partitioned_engine<std::uint32_t, cuda> = true;
+
+/// The distinct elements (ascending) and, when asked, their counts (else `counts` is empty).
+struct partitioned_distinct_result {
+  buffer<std::uint32_t> elements;
+  buffer<std::uint64_t> counts;
+};
+
+/// The distinct elements of `elements` in ascending order (and their counts with `with_counts`), by the
+/// partitioned engine. Synchronizes the backend's stream. Elements lie in device memory; n < 2^32.
+partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<const std::uint32_t> elements,
+                                                 bool with_counts);
+#endif
+
+}  // namespace warpdex::dpp::detail
