@@ -19,6 +19,7 @@ inline constexpr bool has_partitioned_engine = false;
 #if WARPDEX_HAS_CUDA
 template <>
 inline constexpr bool has_partitioned_engine<std::uint32_t, cuda> = true;
+#endif
 
 /// The distinct elements (ascending) and, when asked, their counts (else `counts` is empty).
 struct partitioned_distinct_result {
@@ -28,7 +29,14 @@ struct partitioned_distinct_result {
 
 /// The distinct elements of `elements` in ascending order (and their counts with `with_counts`), by the
 /// partitioned engine. Synchronizes the backend's stream. Elements lie in device memory; n < 2^32.
+#if WARPDEX_HAS_CUDA
 partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<const std::uint32_t> elements,
+                                                 bool with_counts);
+#else
+// Declared without CUDA too, so that the callers' `if constexpr (has_partitioned_engine<...>)` branches
+// compile; never defined or called there (the engine is false for every backend).
+template <class Backend>
+partitioned_distinct_result partitioned_distinct(const Backend& backend, std::span<const std::uint32_t> elements,
                                                  bool with_counts);
 #endif
 
