@@ -1,6 +1,7 @@
 // Graph generators (generators.hpp) and weight draws (graph_io.hpp): counter-based, so every edge is
 // computed independently on the host's cores with OpenMP.
 #include <warpdex/core/error.hpp>
+#include <warpdex/core/host_memory.hpp>
 #include <warpdex/core/hash.hpp>
 #include <warpdex/graph/generators.hpp>
 
@@ -54,12 +55,15 @@ void draw_weights(edge_list<Weight>& edges, const std::optional<weight_distribut
   }
 }
 
-/// Rejects an edge list larger than `max_generated_edges` before it is built.
+/// Rejects an edge list larger than `max_generated_edges`, or than the host memory left, before it is
+/// built (each edge two ids and a weight of at most 4 bytes).
 void check_edge_budget(const char* generator, std::uint64_t edges)
 {
   WARPDEX_EXPECTS(edges <= max_generated_edges, std::string(generator) + ": the graph would have " +
                                                     std::to_string(edges) + " edges, more than the " +
                                                     std::to_string(max_generated_edges) + " a generator makes");
+  expect_host_memory(edges * (2 * sizeof(vertex_id) + 4),
+                     std::string(generator) + ": the edge list of " + std::to_string(edges) + " edges");
 }
 
 /// The edges of the graph on `vertices` vertices with the edges (u, v), u < v, for which `adjacent(u, v)`:
@@ -225,10 +229,11 @@ edge_list<Weight> generate_small_world(const small_world_parameters& parameters,
       parameters.neighbours >= 2 && parameters.neighbours % 2 == 0 && parameters.neighbours < n && n < no_vertex,
       "small world: need an even neighbour count >= 2 and below the " + std::to_string(n) + " vertices");
   WARPDEX_EXPECTS(parameters.rewire >= 0 && parameters.rewire <= 1, "small world: rewire must lie in [0, 1]");
+  const std::uint64_t half = parameters.neighbours / 2;
+  const std::uint64_t count = n * half;  // n < 2^32 and half < 2^31: no overflow
+  check_edge_budget("small world", count);
   edge_list<Weight> edges;
   edges.vertex_count = n;
-  const std::uint64_t half = parameters.neighbours / 2;
-  const std::uint64_t count = n * half;
   edges.sources.resize(count);
   edges.targets.resize(count);
 #pragma omp parallel for schedule(static)

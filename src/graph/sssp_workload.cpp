@@ -260,9 +260,8 @@ graph_file<Weight> load_graph(const std::string& spec, const weight_distribution
                                        weights);
     file.directed = false;
   } else if (parts[0] == "small-world" && parts.size() >= 2 && parts.size() <= 4) {
-    small_world_parameters parameters{.vertices = static_cast<std::uint32_t>(spec_number(spec, parts[1])),
-                                      .seed = weights.seed};
-    if (parts.size() >= 3) { parameters.neighbours = static_cast<std::uint32_t>(spec_number(spec, parts[2])); }
+    small_world_parameters parameters{.vertices = spec_u32(spec, parts[1]), .seed = weights.seed};
+    if (parts.size() >= 3) { parameters.neighbours = spec_u32(spec, parts[2]); }
     if (parts.size() == 4) {
       try {
         parameters.rewire = std::stod(parts[3]);
