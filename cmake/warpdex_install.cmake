@@ -13,7 +13,7 @@ if(TARGET warpdex_nccl)
   install(FILES ${PROJECT_SOURCE_DIR}/cmake/FindNCCL.cmake DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/warpdex)
   get_filename_component(WARPDEX_NCCL_ROOT "${NCCL_INCLUDE_DIR}/.." ABSOLUTE)
 endif()
-if(WARPDEX_HAS_HYPERSCAN)
+if(WARPDEX_HAS_HYPERSCAN AND WARPDEX_HYPERSCAN_LIBRARY MATCHES "\\.a$")
   # Hyperscan's archive beside the library (src/search/CMakeLists.txt links the installed library to it).
   install(FILES ${WARPDEX_HYPERSCAN_LIBRARY} DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
