@@ -8,16 +8,19 @@
 //     cache, so the writes reach memory as whole sectors). The order inside a bucket is not kept: the
 //     next steps do not depend on it.
 //  3. One block a bucket sets one bit per element in a shared bitmap of the bucket's 2^18 values (32 KiB)
-//     and counts the set bits: the bucket's distinct elements (reads 4).
-//  4. On the host: the output offsets of the buckets (an exclusive sum of 16384 counts), and the buckets
-//     that overflow (more than 2^20 elements, so that no block streams a skewed bucket alone, or, for
-//     counts, more distinct elements than shared memory holds counters for): these are gathered, sorted
-//     by CUB and run-length encoded, and their runs placed like the others' (bytes of the sort path, on
-//     the overflowing part only).
+//     and counts the set bits: the bucket's distinct elements (reads 4). A bucket of more than 2^17
+//     elements (skew: a hot element) is split into segments of 2^17, one block each, whose bitmaps are
+//     or-ed into the bucket's bitmap in global memory.
+//  4. On the host: the output offsets of the buckets (an exclusive sum of 16384 counts). For counts, a
+//     bucket with more distinct elements than shared memory holds counters for (about 41,000 on an H200)
+//     is gathered with the others like it, sorted by CUB and run-length encoded (the sort's bytes, on
+//     that part only).
 //  5. One block a bucket rebuilds the bitmap (reads 4) and writes its distinct elements in ascending
 //     order at the bucket's output offset (writes 4u); for counts it reads the bucket again (from the L2
-//     cache, where step 5 just read it) and counts each element in a shared counter at its rank among the
-//     set bits, then writes the counts beside the elements (8u).
+//     cache, where it just read it) and counts each element in a shared counter at its rank among the
+//     set bits, then writes the counts beside the elements (8u). A large bucket's segments count in
+//     shared counters first and add them to the bucket's counters in global memory (a hot element: one
+//     global add a segment); its block then writes from the global bitmap and counters.
 // Bytes per element, u distinct of n: about 20 + 4u for the elements, 20 + 12u with 64-bit counts,
 // against the baselines' 40 + 4u (CUB radix sort + DeviceSelect::Unique) and 40 + 8u (+ run-length
 // encode). Deterministic: the bitmaps and counts do not depend on the order of the atomic operations.
@@ -47,16 +50,20 @@ constexpr uint32_t bucket_count = 1U << bucket_bits;
 constexpr int low_bits = 32 - bucket_bits;
 constexpr uint32_t low_mask = (1U << low_bits) - 1;
 constexpr uint32_t bitmap_words = 1U << (low_bits - 5);  // 8192 words, 32 KiB
-/// Buckets of more elements go to the sorted fallback (a block streams a bucket alone).
-constexpr uint64_t largest_block_bucket = uint64_t{1} << 20;
+/// Buckets of more elements (8 times the mean at 2^28) are split into segments of this many, one block
+/// each, so that no block streams a skewed bucket alone.
+constexpr uint64_t largest_block_bucket = uint64_t{1} << 17;
 
 constexpr int histogram_threads = 512;
 constexpr int scatter_threads = 512;
 constexpr int scatter_items = 32;
 constexpr uint32_t scatter_tile = scatter_threads * scatter_items;  // 16384: ranks fit 16 bits
-constexpr int bucket_threads = 256;
+constexpr int bucket_threads = 512;
+/// Loads a thread has in flight before it uses them (the element loops would otherwise wait on each).
+constexpr int load_batch = 16;
 constexpr int bucket_warps = bucket_threads / 32;
 constexpr uint32_t words_per_warp = bitmap_words / bucket_warps;
+static_assert(bucket_count % (8 * scatter_threads) == 0 && words_per_warp % 32 == 0 && bucket_warps <= 32);
 constexpr std::size_t bins_bytes = bucket_count * sizeof(uint32_t);
 /// Shared memory of the scatter: the bins, then a tile's 16-bit ranks.
 constexpr std::size_t scatter_bytes = bins_bytes + scatter_tile * sizeof(std::uint16_t);
@@ -69,6 +76,27 @@ __device__ __forceinline__ uint32_t bucket_of(uint32_t key)
   return key >> low_bits;
 }
 
+/// Calls visit(element) for the elements of data[first, end) that this thread owns: chunks of
+/// Threads * load_batch elements `chunk_stride` apart, element j of a chunk at j * Threads + threadIdx.x,
+/// every load of a chunk issued before the first call.
+template <int Threads, class Visit>
+__device__ __forceinline__ void for_each_owned(const uint32_t* __restrict__ data, uint64_t first, uint64_t end,
+                                               uint64_t chunk_stride, Visit visit)
+{
+  for (uint64_t chunk = first; chunk < end; chunk += chunk_stride) {
+    uint32_t values[load_batch];
+#pragma unroll
+    for (int j = 0; j < load_batch; ++j) {
+      const uint64_t i = chunk + static_cast<uint64_t>(j) * Threads + threadIdx.x;
+      values[j] = i < end ? data[i] : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < load_batch; ++j) {
+      if (chunk + static_cast<uint64_t>(j) * Threads + threadIdx.x < end) { visit(values[j]); }
+    }
+  }
+}
+
 /// Step 1: bucket sizes (counts must be zero).
 __global__ void __launch_bounds__(histogram_threads)
     partition_histogram(const uint32_t* __restrict__ in, uint64_t n, uint32_t* __restrict__ counts)
@@ -76,10 +104,9 @@ __global__ void __launch_bounds__(histogram_threads)
   extern __shared__ uint32_t bins[];
   for (uint32_t b = threadIdx.x; b < bucket_count; b += histogram_threads) { bins[b] = 0; }
   __syncthreads();
-  const uint64_t stride = uint64_t{gridDim.x} * histogram_threads;
-  for (uint64_t i = uint64_t{blockIdx.x} * histogram_threads + threadIdx.x; i < n; i += stride) {
-    atomicAdd(&bins[bucket_of(in[i])], 1U);
-  }
+  constexpr uint64_t chunk = uint64_t{histogram_threads} * load_batch;
+  for_each_owned<histogram_threads>(in, blockIdx.x * chunk, n, gridDim.x * chunk,
+                                    [&](uint32_t key) { atomicAdd(&bins[bucket_of(key)], 1U); });
   __syncthreads();
   for (uint32_t b = threadIdx.x; b < bucket_count; b += histogram_threads) {
     const uint32_t c = bins[b];
@@ -112,10 +139,18 @@ __global__ void __launch_bounds__(scatter_threads, 2)
     }
   }
   __syncthreads();
-#pragma unroll 4
-  for (uint32_t b = t; b < bucket_count; b += scatter_threads) {
-    const uint32_t c = bins[b];
-    if (c != 0) { bins[b] = atomicAdd(&cursors[b], c); }
+  // A bucket's slice for this tile: eight reservations in flight at a time.
+  for (uint32_t b0 = t; b0 < bucket_count; b0 += 8 * scatter_threads) {
+    uint32_t sizes[8];
+    uint32_t slices[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) { sizes[j] = bins[b0 + j * scatter_threads]; }
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      slices[j] = sizes[j] != 0 ? atomicAdd(&cursors[b0 + j * scatter_threads], sizes[j]) : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < 8; ++j) { bins[b0 + j * scatter_threads] = slices[j]; }
   }
   __syncthreads();
 #pragma unroll
@@ -125,76 +160,27 @@ __global__ void __launch_bounds__(scatter_threads, 2)
   }
 }
 
-/// Sets the bit of every element of parts[begin, end) in the bucket's bitmap.
+/// Sets the bit of every element of parts[begin, end) in the bucket's bitmap (read first: a repeated
+/// element's bit is mostly set already, and a read costs less than an atomic).
 __device__ __forceinline__ void mark_elements(const uint32_t* __restrict__ parts, uint64_t begin, uint64_t end,
                                               uint32_t* bitmap)
 {
-  for (uint64_t i = begin + threadIdx.x; i < end; i += bucket_threads) {
-    const uint32_t low = parts[i] & low_mask;
-    atomicOr(&bitmap[low >> 5], 1U << (low & 31));
-  }
+  for_each_owned<bucket_threads>(parts, begin, end, uint64_t{bucket_threads} * load_batch, [&](uint32_t key) {
+    const uint32_t low = key & low_mask;
+    const uint32_t bit = 1U << (low & 31);
+    if ((bitmap[low >> 5] & bit) == 0) { atomicOr(&bitmap[low >> 5], bit); }
+  });
 }
 
-/// Step 3: the distinct elements of each bucket (0 for the buckets past largest_block_bucket).
-__global__ void __launch_bounds__(bucket_threads)
-    count_bucket_distinct(const uint32_t* __restrict__ parts, const uint64_t* __restrict__ offsets,
-                          uint32_t* __restrict__ distinct)
+__device__ __forceinline__ void zero_shared(uint32_t* words, uint64_t count)
 {
-  __shared__ uint32_t bitmap[bitmap_words];
-  using reduce = cub::BlockReduce<uint32_t, bucket_threads>;
-  __shared__ typename reduce::TempStorage reduce_storage;
-  const uint64_t begin = offsets[blockIdx.x];
-  const uint64_t end = offsets[blockIdx.x + 1];
-  if (end - begin > largest_block_bucket || end == begin) {
-    if (threadIdx.x == 0) { distinct[blockIdx.x] = 0; }
-    return;
-  }
-  for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) { bitmap[w] = 0; }
-  __syncthreads();
-  mark_elements(parts, begin, end, bitmap);
-  __syncthreads();
-  uint32_t set = 0;
-  for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) { set += __popc(bitmap[w]); }
-  const uint32_t total = reduce(reduce_storage).Sum(set);
-  if (threadIdx.x == 0) { distinct[blockIdx.x] = total; }
+  for (uint64_t w = threadIdx.x; w < count; w += bucket_threads) { words[w] = 0; }
 }
 
-/// Step 5: each bucket's distinct elements (and counts) at its output offset; an overflowing bucket's
-/// runs are copied from the fallback's.
-template <bool Counts>
-__global__ void __launch_bounds__(bucket_threads)
-    write_bucket_distinct(const uint32_t* __restrict__ parts, const uint64_t* __restrict__ offsets,
-                          const uint64_t* __restrict__ out_offsets, const uint64_t* __restrict__ fallback_starts,
-                          const uint32_t* __restrict__ fallback_keys, const uint32_t* __restrict__ fallback_counts,
-                          uint32_t* __restrict__ out_keys, uint64_t* __restrict__ out_counts)
+/// prefix[w] = the set bits of bitmap words before w: each warp scans its words, then adds the warps
+/// before it. Ends with the block synchronized.
+__device__ __forceinline__ void bitmap_prefix(const uint32_t* bitmap, uint32_t* prefix, uint32_t* warp_totals)
 {
-  extern __shared__ uint32_t shared[];
-  uint32_t* bitmap = shared;
-  uint32_t* prefix = shared + bitmap_words;
-  uint32_t* warp_totals = prefix + bitmap_words;
-  uint32_t* counters = warp_totals + 32;
-  const uint32_t b = blockIdx.x;
-  const uint64_t out_begin = out_offsets[b];
-  const uint64_t out_size = out_offsets[b + 1] - out_begin;
-  const uint64_t fallback = fallback_starts[b];
-  if (fallback != no_fallback) {
-    for (uint64_t j = threadIdx.x; j < out_size; j += bucket_threads) {
-      out_keys[out_begin + j] = fallback_keys[fallback + j];
-      if constexpr (Counts) { out_counts[out_begin + j] = fallback_counts[fallback + j]; }
-    }
-    return;
-  }
-  if (out_size == 0) { return; }
-  const uint64_t begin = offsets[b];
-  const uint64_t end = offsets[b + 1];
-  for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) { bitmap[w] = 0; }
-  if constexpr (Counts) {
-    for (uint64_t j = threadIdx.x; j < out_size; j += bucket_threads) { counters[j] = 0; }
-  }
-  __syncthreads();
-  mark_elements(parts, begin, end, bitmap);
-  __syncthreads();
-  // Exclusive prefix of the set bits per word: each warp scans its 1024 words, then adds the warps before.
   const uint32_t warp = threadIdx.x / 32;
   const uint32_t lane = threadIdx.x % 32;
   uint32_t running = 0;
@@ -218,24 +204,190 @@ __global__ void __launch_bounds__(bucket_threads)
     prefix[warp * words_per_warp + chunk + lane] += warp_base;
   }
   __syncthreads();
-  if constexpr (Counts) {
-    for (uint64_t i = begin + threadIdx.x; i < end; i += bucket_threads) {
-      const uint32_t low = parts[i] & low_mask;
-      const uint32_t w = low >> 5;
-      const uint32_t below = bitmap[w] & ((1U << (low & 31)) - 1U);
-      atomicAdd(&counters[prefix[w] + __popc(below)], 1U);
+}
+
+/// Adds one to the counter of each element of parts[begin, end) at its rank among the bitmap's set bits.
+/// `Aggregate`: the lanes of a warp holding one element add once for all (a hot element's counter would
+/// otherwise take every lane's add in turn).
+template <bool Aggregate>
+__device__ __forceinline__ void count_elements_at_ranks(const uint32_t* __restrict__ parts, uint64_t begin,
+                                                        uint64_t end, const uint32_t* bitmap, const uint32_t* prefix,
+                                                        uint32_t* counters)
+{
+  for_each_owned<bucket_threads>(parts, begin, end, uint64_t{bucket_threads} * load_batch, [&](uint32_t key) {
+    const uint32_t low = key & low_mask;
+    const uint32_t w = low >> 5;
+    const uint32_t below = bitmap[w] & ((1U << (low & 31)) - 1U);
+    const uint32_t rank = prefix[w] + __popc(below);
+    if constexpr (Aggregate) {
+      const uint32_t peers = __match_any_sync(__activemask(), rank);
+      if (static_cast<int>(threadIdx.x % 32) == __ffs(static_cast<int>(peers)) - 1) {
+        atomicAdd(&counters[rank], static_cast<uint32_t>(__popc(peers)));
+      }
+    } else {
+      atomicAdd(&counters[rank], 1U);
     }
+  });
+}
+
+/// A large bucket's elements are split into segments of at most `segment_elements`, one block each.
+/// `slot` numbers the large buckets: slot s owns bitmap words [s * bitmap_words, (s + 1) * bitmap_words)
+/// of `large_bitmaps` and, for counts, counters from large_counter_offsets[s] on.
+struct large_segment {
+  uint32_t bucket;
+  uint32_t slot;
+  uint64_t begin;
+  uint64_t end;
+};
+constexpr uint64_t segment_elements = largest_block_bucket;
+constexpr uint32_t no_slot = ~uint32_t{0};
+
+/// Step 3 for the large buckets: each segment's bitmap, or-ed into its bucket's bitmap in global memory.
+__global__ void __launch_bounds__(bucket_threads)
+    mark_large_segments(const uint32_t* __restrict__ parts, const large_segment* __restrict__ segments,
+                        uint32_t* __restrict__ large_bitmaps)
+{
+  __shared__ uint32_t bitmap[bitmap_words];
+  const large_segment segment = segments[blockIdx.x];
+  zero_shared(bitmap, bitmap_words);
+  __syncthreads();
+  mark_elements(parts, segment.begin, segment.end, bitmap);
+  __syncthreads();
+  uint32_t* global = large_bitmaps + uint64_t{segment.slot} * bitmap_words;
+  for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) {
+    if (bitmap[w] != 0) { atomicOr(&global[w], bitmap[w]); }
+  }
+}
+
+/// Step 3: the distinct elements of each bucket (a large bucket's from its global bitmap).
+__global__ void __launch_bounds__(bucket_threads)
+    count_bucket_distinct(const uint32_t* __restrict__ parts, const uint64_t* __restrict__ offsets,
+                          const uint32_t* __restrict__ slots, const uint32_t* __restrict__ large_bitmaps,
+                          uint32_t* __restrict__ distinct)
+{
+  __shared__ uint32_t bitmap[bitmap_words];
+  using reduce = cub::BlockReduce<uint32_t, bucket_threads>;
+  __shared__ typename reduce::TempStorage reduce_storage;
+  const uint64_t begin = offsets[blockIdx.x];
+  const uint64_t end = offsets[blockIdx.x + 1];
+  if (end == begin) {
+    if (threadIdx.x == 0) { distinct[blockIdx.x] = 0; }
+    return;
+  }
+  const uint32_t slot = slots[blockIdx.x];
+  const uint32_t* words = bitmap;
+  if (slot != no_slot) {
+    words = large_bitmaps + uint64_t{slot} * bitmap_words;
+  } else {
+    zero_shared(bitmap, bitmap_words);
     __syncthreads();
+    mark_elements(parts, begin, end, bitmap);
+    __syncthreads();
+  }
+  uint32_t set = 0;
+  for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) { set += __popc(words[w]); }
+  const uint32_t total = reduce(reduce_storage).Sum(set);
+  if (threadIdx.x == 0) { distinct[blockIdx.x] = total; }
+}
+
+/// Shared memory of the kernels with counters: bitmap, word prefixes, warp totals, then the counters.
+struct counting_shared {
+  uint32_t* bitmap;
+  uint32_t* prefix;
+  uint32_t* warp_totals;
+  uint32_t* counters;
+};
+
+__device__ __forceinline__ counting_shared carve(uint32_t* shared)
+{
+  return {shared, shared + bitmap_words, shared + 2 * bitmap_words, shared + 2 * bitmap_words + 32};
+}
+
+/// Step 5 before it, for counts of the large buckets: each segment counts its elements in shared counters
+/// at their ranks in the bucket's global bitmap and adds the non-zero ones to the bucket's global counters
+/// (a hot element: one global add a segment).
+__global__ void __launch_bounds__(bucket_threads)
+    count_large_segments(const uint32_t* __restrict__ parts, const large_segment* __restrict__ segments,
+                         const uint32_t* __restrict__ large_bitmaps, const uint64_t* __restrict__ large_counter_offsets,
+                         const uint64_t* __restrict__ fallback_starts, const uint32_t* __restrict__ distinct,
+                         uint32_t* __restrict__ large_counters)
+{
+  extern __shared__ uint32_t shared[];
+  const counting_shared memory = carve(shared);
+  const large_segment segment = segments[blockIdx.x];
+  if (fallback_starts[segment.bucket] != no_fallback) { return; }
+  const uint32_t bucket_distinct = distinct[segment.bucket];
+  const uint32_t* global = large_bitmaps + uint64_t{segment.slot} * bitmap_words;
+  for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) { memory.bitmap[w] = global[w]; }
+  zero_shared(memory.counters, bucket_distinct);
+  __syncthreads();
+  bitmap_prefix(memory.bitmap, memory.prefix, memory.warp_totals);
+  count_elements_at_ranks<true>(parts, segment.begin, segment.end, memory.bitmap, memory.prefix, memory.counters);
+  __syncthreads();
+  uint32_t* counters = large_counters + large_counter_offsets[segment.slot];
+  for (uint32_t r = threadIdx.x; r < bucket_distinct; r += bucket_threads) {
+    if (memory.counters[r] != 0) { atomicAdd(&counters[r], memory.counters[r]); }
+  }
+}
+
+/// Step 5: each bucket's distinct elements (and counts) at its output offset; an overflowing bucket's
+/// runs are copied from the fallback's, a large bucket's bitmap and counts come from global memory.
+template <bool Counts>
+__global__ void __launch_bounds__(bucket_threads)
+    write_bucket_distinct(const uint32_t* __restrict__ parts, const uint64_t* __restrict__ offsets,
+                          const uint64_t* __restrict__ out_offsets, const uint64_t* __restrict__ fallback_starts,
+                          const uint32_t* __restrict__ fallback_keys, const uint32_t* __restrict__ fallback_counts,
+                          const uint32_t* __restrict__ slots, const uint32_t* __restrict__ large_bitmaps,
+                          const uint64_t* __restrict__ large_counter_offsets,
+                          const uint32_t* __restrict__ large_counters, uint32_t* __restrict__ out_keys,
+                          uint64_t* __restrict__ out_counts)
+{
+  extern __shared__ uint32_t shared[];
+  const counting_shared memory = carve(shared);
+  const uint32_t b = blockIdx.x;
+  const uint64_t out_begin = out_offsets[b];
+  const uint64_t out_size = out_offsets[b + 1] - out_begin;
+  const uint64_t fallback = fallback_starts[b];
+  if (fallback != no_fallback) {
+    for (uint64_t j = threadIdx.x; j < out_size; j += bucket_threads) {
+      out_keys[out_begin + j] = fallback_keys[fallback + j];
+      if constexpr (Counts) { out_counts[out_begin + j] = fallback_counts[fallback + j]; }
+    }
+    return;
+  }
+  if (out_size == 0) { return; }
+  const uint64_t begin = offsets[b];
+  const uint64_t end = offsets[b + 1];
+  const uint32_t slot = slots[b];
+  const uint32_t* counts = memory.counters;
+  if (slot != no_slot) {
+    const uint32_t* global = large_bitmaps + uint64_t{slot} * bitmap_words;
+    for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) { memory.bitmap[w] = global[w]; }
+    if constexpr (Counts) { counts = large_counters + large_counter_offsets[slot]; }
+    __syncthreads();
+  } else {
+    zero_shared(memory.bitmap, bitmap_words);
+    if constexpr (Counts) { zero_shared(memory.counters, out_size); }
+    __syncthreads();
+    mark_elements(parts, begin, end, memory.bitmap);
+    __syncthreads();
+  }
+  bitmap_prefix(memory.bitmap, memory.prefix, memory.warp_totals);
+  if constexpr (Counts) {
+    if (slot == no_slot) {
+      count_elements_at_ranks<false>(parts, begin, end, memory.bitmap, memory.prefix, memory.counters);
+      __syncthreads();
+    }
   }
   const uint32_t high = b << low_bits;
   for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) {
-    uint32_t word = bitmap[w];
-    uint32_t rank = prefix[w];
+    uint32_t word = memory.bitmap[w];
+    uint32_t rank = memory.prefix[w];
     while (word != 0) {
       const uint32_t bit = static_cast<uint32_t>(__ffs(static_cast<int>(word)) - 1);
       word &= word - 1;
       out_keys[out_begin + rank] = high | (w << 5) | bit;
-      if constexpr (Counts) { out_counts[out_begin + rank] = counters[rank]; }
+      if constexpr (Counts) { out_counts[out_begin + rank] = counts[rank]; }
       ++rank;
     }
   }
@@ -269,6 +421,7 @@ template <class T>
 buffer<T> copy_to_device(const cuda& backend, const std::vector<T>& host)
 {
   auto device = make_buffer<T>(backend, host.size());
+  if (host.empty()) { return device; }
   WARPDEX_CUDA_TRY(
       cudaMemcpyAsync(device.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, backend.stream));
   return device;
@@ -314,16 +467,35 @@ partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<
                                                                        parts.data());
   WARPDEX_CHECK_LAUNCH("partition_scatter");
 
-  // 3. Distinct elements per bucket.
+  // 3. Distinct elements per bucket; a large bucket's segments first build its bitmap in global memory.
+  std::vector<uint32_t> slots(bucket_count, no_slot);
+  std::vector<large_segment> segments;
+  uint32_t large_buckets = 0;
+  for (uint32_t b = 0; b < bucket_count; ++b) {
+    if (offsets[b + 1] - offsets[b] <= largest_block_bucket) { continue; }
+    slots[b] = large_buckets++;
+    for (uint64_t begin = offsets[b]; begin < offsets[b + 1]; begin += segment_elements) {
+      segments.push_back({b, slots[b], begin, std::min(begin + segment_elements, offsets[b + 1])});
+    }
+  }
+  const auto device_slots = copy_to_device(backend, slots);
+  auto large_bitmaps = make_buffer<uint32_t>(backend, uint64_t{large_buckets} * bitmap_words);
+  const auto device_segments = copy_to_device(backend, segments);
+  if (!segments.empty()) {
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(large_bitmaps.data(), 0, large_bitmaps.size() * sizeof(uint32_t), stream));
+    mark_large_segments<<<static_cast<unsigned>(segments.size()), bucket_threads, 0, stream>>>(
+        parts.data(), device_segments.data(), large_bitmaps.data());
+    WARPDEX_CHECK_LAUNCH("mark_large_segments");
+  }
   auto device_distinct = make_buffer<uint32_t>(backend, bucket_count);
-  count_bucket_distinct<<<bucket_count, bucket_threads, 0, stream>>>(parts.data(), device_offsets.data(),
-                                                                     device_distinct.data());
+  count_bucket_distinct<<<bucket_count, bucket_threads, 0, stream>>>(
+      parts.data(), device_offsets.data(), device_slots.data(), large_bitmaps.data(), device_distinct.data());
   WARPDEX_CHECK_LAUNCH("count_bucket_distinct");
   std::vector<uint32_t> distinct(bucket_count);
   copy_to_host(backend, distinct, device_distinct.data());
 
-  // 4. The overflowing buckets, sorted together (their concatenation sorted is each one sorted, in
-  //    bucket order), then every bucket's output offset.
+  // 4. For counts, the buckets with more distinct elements than shared counters, sorted together (their
+  //    concatenation sorted is each one sorted, in bucket order); then every bucket's output offset.
   const uint64_t counter_capacity =
       with_counts ? (limits.shared_optin - write_fixed_bytes) / sizeof(uint32_t) : ~uint64_t{0};
   std::vector<uint32_t> overflowing;
@@ -331,7 +503,7 @@ partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<
   uint64_t most_distinct = 0;
   for (uint32_t b = 0; b < bucket_count; ++b) {
     const uint64_t size = offsets[b + 1] - offsets[b];
-    if (size > largest_block_bucket || distinct[b] > counter_capacity) {
+    if (distinct[b] > counter_capacity) {
       overflowing.push_back(b);
       overflowing_elements += size;
     } else {
@@ -380,23 +552,42 @@ partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<
   const uint64_t total = out_offsets[bucket_count];
   const auto device_out_offsets = copy_to_device(backend, out_offsets);
 
-  // 5. The output.
+  // 5. The output (for counts, the large buckets' segments count first).
   result.elements = make_buffer<uint32_t>(backend, total);
   if (with_counts) { result.counts = make_buffer<uint64_t>(backend, total); }
   const uint64_t* device_fallback_starts = device_out_offsets.data() + bucket_count + 1;
+  std::vector<uint64_t> large_counter_offsets(large_buckets + 1, 0);
+  for (uint32_t b = 0; b < bucket_count; ++b) {
+    if (slots[b] == no_slot) { continue; }
+    const bool sorted = fallback_starts[b] != no_fallback;
+    large_counter_offsets[slots[b] + 1] = large_counter_offsets[slots[b]] + (with_counts && !sorted ? distinct[b] : 0);
+  }
+  auto large_counters = make_buffer<uint32_t>(backend, large_counter_offsets[large_buckets]);
+  const auto device_large_counter_offsets = copy_to_device(backend, large_counter_offsets);
   if (with_counts) {
     const std::size_t shared_bytes = write_fixed_bytes + most_distinct * sizeof(uint32_t);
+    if (large_counters.size() != 0) {
+      WARPDEX_CUDA_TRY(cudaMemsetAsync(large_counters.data(), 0, large_counters.size() * sizeof(uint32_t), stream));
+      WARPDEX_CUDA_TRY(cudaFuncSetAttribute(count_large_segments, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(shared_bytes)));
+      count_large_segments<<<static_cast<unsigned>(segments.size()), bucket_threads, shared_bytes, stream>>>(
+          parts.data(), device_segments.data(), large_bitmaps.data(), device_large_counter_offsets.data(),
+          device_fallback_starts, device_distinct.data(), large_counters.data());
+      WARPDEX_CHECK_LAUNCH("count_large_segments");
+    }
     WARPDEX_CUDA_TRY(cudaFuncSetAttribute(write_bucket_distinct<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(shared_bytes)));
     write_bucket_distinct<true><<<bucket_count, bucket_threads, shared_bytes, stream>>>(
         parts.data(), device_offsets.data(), device_out_offsets.data(), device_fallback_starts, fallback_keys.data(),
-        fallback_counts.data(), result.elements.data(), result.counts.data());
+        fallback_counts.data(), device_slots.data(), large_bitmaps.data(), device_large_counter_offsets.data(),
+        large_counters.data(), result.elements.data(), result.counts.data());
   } else {
     WARPDEX_CUDA_TRY(cudaFuncSetAttribute(write_bucket_distinct<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(write_fixed_bytes)));
     write_bucket_distinct<false><<<bucket_count, bucket_threads, write_fixed_bytes, stream>>>(
         parts.data(), device_offsets.data(), device_out_offsets.data(), device_fallback_starts, fallback_keys.data(),
-        fallback_counts.data(), result.elements.data(), nullptr);
+        fallback_counts.data(), device_slots.data(), large_bitmaps.data(), device_large_counter_offsets.data(),
+        large_counters.data(), result.elements.data(), nullptr);
   }
   WARPDEX_CHECK_LAUNCH("write_bucket_distinct");
   backend.synchronize();
