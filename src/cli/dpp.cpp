@@ -5,15 +5,12 @@
 // is, the streaming, the exact grouping) and prints them; WARPDEX_DEDUP_CHUNK_BYTES sets its block size.
 #include "commands.hpp"
 #include "dpp_workloads.hpp"
-#include "hash_baseline.hpp"
 #include "input.hpp"
 #include "workloads.hpp"
 #include "progress.hpp"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
-#include <warpdex/core/generate.hpp>
-#include <warpdex/core/hash.hpp>
 #include <warpdex/dpp/duplicates.hpp>
 #include <warpdex/dpp/hashfight_map.hpp>
 #include <warpdex/dpp/line_dedup.hpp>
@@ -28,11 +25,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <iterator>
 #include <memory>
-#include <optional>
-#include <parallel/algorithm>
 #include <span>
 #include <string>
 #include <string_view>
@@ -58,45 +52,6 @@ double timed(const Backend& backend, Work&& work)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
-/// The oracle of the generated workloads' checks: the distinct keys in ascending order, each with its
-/// copies' values folded by `fold` (commutative and associative), from a parallel sort of the (key,
-/// value) pairs on the host's threads; lookups are read-only, so the checks run on every thread too.
-template <class Key, class Value>
-class sorted_oracle {
- public:
-  template <class Fold>
-  sorted_oracle(std::span<const Key> keys, std::span<const Value> values, Fold fold)
-  {
-    std::vector<std::pair<Key, Value>> pairs(keys.size());
-    const auto n = static_cast<std::int64_t>(keys.size());
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) { pairs[static_cast<std::size_t>(i)] = {keys[i], values[i]}; }
-    __gnu_parallel::sort(pairs.begin(), pairs.end());
-    for (const auto& [key, value] : pairs) {
-      if (!keys_.empty() && keys_.back() == key) {
-        values_.back() = fold(values_.back(), value);
-      } else {
-        keys_.push_back(key);
-        values_.push_back(value);
-      }
-    }
-  }
-
-  /// The folded value of `key`, or nullptr when it is not a key.
-  [[nodiscard]] const Value* find(Key key) const
-  {
-    const auto at = std::lower_bound(keys_.begin(), keys_.end(), key);
-    return at != keys_.end() && *at == key ? &values_[static_cast<std::size_t>(at - keys_.begin())] : nullptr;
-  }
-  [[nodiscard]] const std::vector<Key>& keys() const { return keys_; }
-  [[nodiscard]] const std::vector<Value>& values() const { return values_; }
-  [[nodiscard]] std::uint64_t size() const { return keys_.size(); }
-
- private:
-  std::vector<Key> keys_;
-  std::vector<Value> values_;
-};
-
 std::vector<char> read_whole_file(const std::string& command, const std::string& path, const std::string& what)
 {
   if (path == "-") {  // standard input, as grep and sort read it
@@ -112,202 +67,6 @@ std::vector<char> read_whole_file(const std::string& command, const std::string&
   std::ifstream file(path, std::ios::binary);
   WARPDEX_EXPECTS(file.good(), command + ": cannot open '" + path + "'");
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-}
-
-// ---- generated workloads (shared with the demo tour) ----
-
-template <class Backend>
-std::vector<dpp_step> dedup_workload(const Backend& backend, std::uint64_t n, double duplicate_fraction,
-                                     std::uint64_t seed, const timing_options& timing)
-{
-  auto keys = make_buffer<std::uint32_t>(backend, n);
-  generate_keys_with_duplicates(backend, keys.span(), duplicate_fraction, seed);
-  const std::vector<std::uint32_t> host_keys = keys.to_vector();
-  const sorted_oracle<std::uint32_t, std::uint64_t> oracle(std::span<const std::uint32_t>(host_keys),
-                                                           std::vector<std::uint64_t>(n, 1), std::plus<>{});
-  const std::span<const std::uint32_t> in(keys.data(), n);
-  // The baseline: sorting the keys, the first half of sort + run-length encode (so a lower bound of it).
-  auto sorted = make_buffer<std::uint32_t>(backend, n);
-  baselines::scratch temp;
-  const double sort_seconds =
-      median_ms(backend, timing, [&] { baselines::sort_by_bits(backend, in, sorted.span(), {}, {}, 0, 32, temp); }) /
-      1e3;
-  const std::string sort_name =
-      baselines::sort_by_bits_name(choice_of<Backend>(), false, 0, 32) + " alone (a lower bound of sort + unique)";
-
-  std::vector<dpp_step> steps;
-  for (const auto method : {dpp::duplicate_method::hash_fight, dpp::duplicate_method::sort}) {
-    progress shown("dedup: once-flags by " + std::string(dpp::duplicate_method_name(method)));
-    dpp_step step{"dedup once (" + std::string(dpp::duplicate_method_name(method)) + ")"};
-    auto once = make_buffer<std::uint8_t>(backend, n);
-    step.seconds = median_ms(backend, timing, [&] { dpp::find_once(backend, in, once.span(), method); }) / 1e3;
-    step.baseline = sort_name;
-    step.baseline_seconds = sort_seconds;
-    step.elements = n;
-    const std::vector<std::uint8_t> flags = once.to_vector();
-    std::uint64_t wrong = 0;
-    std::uint64_t singles = 0;
-#pragma omp parallel for schedule(static) reduction(+ : wrong, singles)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-      const bool expected = *oracle.find(host_keys[static_cast<std::size_t>(i)]) == 1;
-      wrong += (flags[static_cast<std::size_t>(i)] != 0) != expected ? 1 : 0;
-      singles += expected ? 1 : 0;
-    }
-    step.check = std::to_string(singles) + " of " + std::to_string(n) + " once, " + std::to_string(wrong) + " wrong";
-    step.passed = wrong == 0;
-    steps.push_back(step);
-  }
-  {
-    progress shown("dedup: counts");
-    dpp_step step{"dedup counts (sort)"};
-    dpp::element_counts<std::uint32_t> counted;
-    step.seconds = median_ms(backend, timing, [&] { counted = dpp::count_elements(backend, in); }) / 1e3;
-    step.baseline = sort_name;
-    step.baseline_seconds = sort_seconds;
-    const auto elements = counted.elements.to_vector();
-    const auto counts = counted.counts.to_vector();
-    const std::uint64_t distinct = elements.size();
-    // Ascending distinct elements with their counts: the oracle's own arrays.
-    std::uint64_t wrong = distinct > oracle.size() ? distinct - oracle.size() : oracle.size() - distinct;
-    for (std::size_t i = 0; i < std::min<std::size_t>(distinct, oracle.size()); ++i) {
-      wrong += elements[i] != oracle.keys()[i] || counts[i] != oracle.values()[i] ? 1 : 0;
-    }
-    step.elements = n;
-    step.check = std::to_string(distinct) + " distinct, " + std::to_string(wrong) + " wrong";
-    step.passed = wrong == 0;
-    steps.push_back(step);
-  }
-  return steps;
-}
-
-/// A value for key k that is never the reserved miss value.
-template <class Key>
-Key value_of(Key key)
-{
-  return static_cast<Key>(fmix64(key) % static_cast<std::uint64_t>(dpp::hashfight_map<Key, Key, host>::miss_value));
-}
-
-template <class Key, class Backend>
-std::vector<dpp_step> hashfight_workload(const Backend& backend, std::span<const Key> host_keys,
-                                         const key_set<Key>* generated_from, dpp::hashfight_options options, bool check,
-                                         std::uint64_t* memory_bytes, std::uint64_t* rounds,
-                                         const timing_options& timing)
-{
-  using map_type = dpp::hashfight_map<Key, Key, Backend>;
-  const std::uint64_t n = host_keys.size();
-  std::vector<Key> host_values(n);
-  for (std::uint64_t i = 0; i < n; ++i) { host_values[i] = value_of(host_keys[i]); }
-  // A key given several times keeps its largest value (hashfight_map.hpp).
-  const auto oracle = check ? sorted_oracle<Key, Key>(host_keys, std::span<const Key>(host_values),
-                                                       [](Key a, Key b) { return std::max(a, b); })
-                            : sorted_oracle<Key, Key>({}, {}, [](Key a, Key) { return a; });
-  const auto keys = to_backend<Key>(backend, host_keys);
-  const auto values = to_backend<Key>(backend, host_values);
-  const std::uint64_t seed = options.seed;
-  std::vector<dpp_step> steps;
-  std::unique_ptr<map_type> map;
-  {
-    progress shown("hashfight: build");
-    dpp_step step{"build"};
-    step.seconds = median_ms(
-                       backend, timing,
-                       [&] {
-                         map = std::make_unique<map_type>(backend, std::span<const Key>(keys.data(), n),
-                                                          std::span<const Key>(values.data(), n), options);
-                       },
-                       [&] { map.reset(); }) /
-                   1e3;
-    step.elements = n;
-    step.passed = !check || map->size() == oracle.size();
-    step.check = check ? std::to_string(map->size()) + " keys stored, " + std::to_string(oracle.size()) + " distinct"
-                       : "not checked";
-    steps.push_back(step);
-  }
-  if (memory_bytes != nullptr) { *memory_bytes = map->memory_bytes(); }
-  if (rounds != nullptr) { *rounds = map->rounds(); }
-  // The baseline table of the hash family (32-bit keys and values only): build, then the same finds.
-  std::optional<decltype(make_hash_baseline(backend, n))> baseline;
-  auto baseline_statuses = make_buffer<hash::operation_status>(backend, std::is_same_v<Key, std::uint32_t> ? n : 0);
-  auto baseline_values = make_buffer<std::uint32_t>(backend, std::is_same_v<Key, std::uint32_t> ? n : 0);
-  if constexpr (std::is_same_v<Key, std::uint32_t>) {
-    baseline.emplace(n);
-    steps.back().baseline = std::remove_cvref_t<decltype(*baseline)>::name();
-    steps.back().baseline_seconds =
-        median_ms(
-            backend, timing,
-            [&] {
-              baseline->apply(backend, {}, hash::operation::insert, std::span<const Key>(keys.data(), n),
-                              std::span<const Key>(values.data(), n), {}, baseline_statuses.span());
-            },
-            [&] { baseline->clear(); }) /
-        1e3;
-  }
-  // Queries: built keys drawn at random (present), and keys outside the built set (absent: guaranteed
-  // for generated keys; for a file's keys, keys of another keyed permutation, mostly absent).
-  for (const bool present : {true, false}) {
-    const std::string what = present ? "find present" : "find absent";
-    progress shown("hashfight: " + what);
-    std::vector<Key> queries(n);
-    if (present) {
-      for (std::uint64_t i = 0; i < n; ++i) { queries[i] = host_keys[fmix64(i ^ seed) % n]; }
-    } else if (generated_from != nullptr) {
-      generate_queries(host{}, *generated_from, 1.0, seed + 1, std::span<Key>(queries));
-    } else {
-      generate_keys(host{}, key_set<Key>{n, seed ^ 0xab5e47ULL, key_order::shuffled, static_cast<Key>(~Key{0} - 1)},
-                    std::span<Key>(queries));
-    }
-    const auto query_buffer = to_backend<Key>(backend, queries);
-    auto found = make_buffer<Key>(backend, n);
-    dpp_step step{what};
-    step.seconds =
-        median_ms(backend, timing, [&] { map->find(std::span<const Key>(query_buffer.data(), n), found.span()); }) /
-        1e3;
-    step.elements = n;
-    if constexpr (std::is_same_v<Key, std::uint32_t>) {
-      step.baseline = std::remove_cvref_t<decltype(*baseline)>::name();
-      step.baseline_seconds =
-          median_ms(backend, timing,
-                    [&] {
-                      baseline->apply(backend, {}, hash::operation::find, std::span<const Key>(query_buffer.data(), n),
-                                      {}, baseline_values.span(), baseline_statuses.span());
-                    }) /
-          1e3;
-    }
-    if (check) {
-      const std::vector<Key> answers = found.to_vector();
-      std::uint64_t wrong = 0;
-      std::uint64_t hits = 0;
-#pragma omp parallel for schedule(static) reduction(+ : wrong, hits)
-      for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-        const Key* entry = oracle.find(queries[static_cast<std::size_t>(i)]);
-        const Key expected = entry == nullptr ? map_type::miss_value : *entry;
-        wrong += answers[static_cast<std::size_t>(i)] != expected ? 1 : 0;
-        hits += entry != nullptr ? 1 : 0;
-      }
-      step.check = std::to_string(hits) + " of " + std::to_string(n) + " present, " + std::to_string(wrong) + " wrong";
-      step.passed = wrong == 0;
-    } else {
-      step.check = "not checked";
-      step.passed = true;
-    }
-    steps.push_back(step);
-  }
-  return steps;
-}
-
-/// The distinct keys the generated workloads build from (the reserved all-ones key excluded).
-template <class Key>
-key_set<Key> generated_key_set(std::uint64_t n, std::uint64_t seed)
-{
-  return key_set<Key>{n, seed, key_order::shuffled, static_cast<Key>(~Key{0} - 1)};
-}
-
-template <class Key>
-std::vector<Key> generated_keys(const key_set<Key>& set)
-{
-  std::vector<Key> keys(set.size);
-  generate_keys(host{}, set, std::span<Key>(keys));
-  return keys;
 }
 
 void print_steps(const std::vector<dpp_step>& steps)
@@ -570,39 +329,29 @@ struct hashfight_cli_options {
   bool check = false;
 };
 
-template <class Key>
-std::vector<Key> read_keys(const std::string& path)
-{
-  const std::vector<char> bytes = read_whole_file("hashfight --keys", path, "keys");
-  expect_not_empty("hashfight --keys", path, bytes.size(), "keys");
-  WARPDEX_EXPECTS(bytes.size() % sizeof(Key) == 0, "hashfight --keys: '" + path + "' holds " +
-                                                       std::to_string(bytes.size()) + " bytes, not a whole number of " +
-                                                       std::to_string(sizeof(Key)) + "-byte keys");
-  std::vector<Key> keys(bytes.size() / sizeof(Key));
-  if (!keys.empty()) { std::memcpy(keys.data(), bytes.data(), bytes.size()); }
-  return keys;
-}
-
-template <class Key>
 void hashfight_run(backend_choice choice, const hashfight_cli_options& opts)
 {
-  const auto set = generated_key_set<Key>(std::uint64_t{1} << opts.size_log2, opts.seed);
-  const std::vector<Key> keys = opts.keys_path.empty() ? generated_keys(set) : read_keys<Key>(opts.keys_path);
-  std::uint64_t memory = 0;
-  std::uint64_t rounds = 0;
-  const auto steps = visit_backend(choice, [&](const auto& backend) {
-    dpp::hashfight_options options;
-    options.load_factor = opts.load_factor;
-    options.leftover_limit = opts.leftover_limit;
-    options.chunk_bytes = opts.chunk_bytes;
-    options.seed = opts.seed;
-    return hashfight_workload<Key>(backend, std::span<const Key>(keys), opts.keys_path.empty() ? &set : nullptr,
-                                   options, opts.check, &memory, &rounds, cli_timing);
-  });
+  hashfight_request request;
+  request.key_bytes = opts.key_bytes;
+  request.generated = std::uint64_t{1} << opts.size_log2;
+  if (!opts.keys_path.empty()) {
+    request.file_keys = read_whole_file("hashfight --keys", opts.keys_path, "keys");
+    expect_not_empty("hashfight --keys", opts.keys_path, request.file_keys.size(), "keys");
+    WARPDEX_EXPECTS(request.file_keys.size() % opts.key_bytes == 0,
+                    "hashfight --keys: '" + opts.keys_path + "' holds " + std::to_string(request.file_keys.size()) +
+                        " bytes, not a whole number of " + std::to_string(opts.key_bytes) + "-byte keys");
+  }
+  request.options.load_factor = opts.load_factor;
+  request.options.leftover_limit = opts.leftover_limit;
+  request.options.chunk_bytes = opts.chunk_bytes;
+  request.options.seed = opts.seed;
+  request.check = opts.check;
+  hashfight_totals totals;
+  const auto steps = run_hashfight_workload(choice, request, cli_timing, &totals);
   print_steps(steps);
-  std::printf("map: %llu rounds, %.1f MB, %.2f bytes per pair\n", static_cast<unsigned long long>(rounds),
-              static_cast<double>(memory) / 1e6,
-              keys.empty() ? 0.0 : static_cast<double>(memory) / static_cast<double>(keys.size()));
+  std::printf("map: %llu rounds, %.1f MB, %.2f bytes per pair\n", static_cast<unsigned long long>(totals.rounds),
+              static_cast<double>(totals.memory_bytes) / 1e6,
+              totals.keys == 0 ? 0.0 : static_cast<double>(totals.memory_bytes) / static_cast<double>(totals.keys));
 }
 
 void hashfight_command(const global_options& globals, const hashfight_cli_options& opts)
@@ -613,60 +362,10 @@ void hashfight_command(const global_options& globals, const hashfight_cli_option
               opts.keys_path.empty() ? ("2^" + std::to_string(opts.size_log2) + " generated keys").c_str()
                                      : ("keys of '" + opts.keys_path + "'").c_str(),
               opts.load_factor, static_cast<unsigned long long>(opts.leftover_limit));
-  if (opts.key_bytes == 4) {
-    hashfight_run<std::uint32_t>(choice, opts);
-  } else {
-    hashfight_run<std::uint64_t>(choice, opts);
-  }
+  hashfight_run(choice, opts);
 }
 
 }  // namespace
-
-std::vector<dpp_step> run_dedup_workload(backend_choice resolved, std::uint64_t n, double duplicate_fraction,
-                                         std::uint64_t seed, const timing_options& timing)
-{
-  return visit_backend(
-      resolved, [&](const auto& backend) { return dedup_workload(backend, n, duplicate_fraction, seed, timing); });
-}
-
-std::vector<measurement> as_measurements(const std::vector<dpp_step>& steps, const std::string& prefix,
-                                         backend_choice resolved)
-{
-  std::vector<measurement> rows;
-  for (const dpp_step& step : steps) {
-    measurement m = make_measurement("dpp", prefix + step.what, resolved == backend_choice::cuda ? "cuda" : "host",
-                                     step.elements, "Gelements/s");
-    m.median_ms = step.seconds * 1e3;
-    m.baseline = step.baseline;
-    m.baseline_ms = step.baseline_seconds * 1e3;
-    m.checked = step.check != "not checked";
-    m.passed = step.passed;
-    m.check = step.check;
-    rows.push_back(std::move(m));
-  }
-  return rows;
-}
-
-std::vector<dpp_step> run_hashfight_workload(backend_choice resolved, std::uint64_t n, unsigned key_bytes,
-                                             double load_factor, std::uint64_t seed, std::uint64_t* memory_bytes,
-                                             const timing_options& timing)
-{
-  dpp::hashfight_options options;
-  options.load_factor = load_factor;
-  options.seed = seed;
-  return visit_backend(resolved, [&](const auto& backend) {
-    if (key_bytes == 8) {
-      const auto set = generated_key_set<std::uint64_t>(n, seed);
-      const auto keys = generated_keys(set);
-      return hashfight_workload<std::uint64_t>(backend, std::span<const std::uint64_t>(keys), &set, options, true,
-                                               memory_bytes, nullptr, timing);
-    }
-    const auto set = generated_key_set<std::uint32_t>(n, seed);
-    const auto keys = generated_keys(set);
-    return hashfight_workload<std::uint32_t>(backend, std::span<const std::uint32_t>(keys), &set, options, true,
-                                             memory_bytes, nullptr, timing);
-  });
-}
 
 void add_dedup_command(CLI::App& app, const global_options& globals)
 {

@@ -7,6 +7,7 @@
 #include "measurement.hpp"
 
 #include <warpdex/core/backend.hpp>
+#include <warpdex/dpp/hashfight_map.hpp>
 
 #include <cstdint>
 #include <string>
@@ -30,13 +31,37 @@ struct dpp_step {
                                                        backend_choice resolved);
 
 /// Duplicate search of n generated uint32 keys with `duplicate_fraction` repeats: the once-indicator by
-/// hash fighting and by sorting, and the counts, each checked against std::unordered_map.
+/// hash fighting and by sorting, and the counts, each checked against a sorted oracle (a parallel
+/// std sort of the keys on the host).
 [[nodiscard]] std::vector<dpp_step> run_dedup_workload(backend_choice resolved, std::uint64_t n,
                                                        double duplicate_fraction, std::uint64_t seed,
                                                        const timing_options& timing = cli_timing);
 
+/// A HashFight workload: its keys (a file's, or generated distinct ones) and the table's options.
+struct hashfight_request {
+  unsigned key_bytes = 4;        ///< 4 (k32/v32) or 8 (k64/v64)
+  std::uint64_t generated = 0;   ///< distinct keys generated from options.seed, when `file_keys` is empty
+  std::vector<char> file_keys;   ///< raw little-endian keys, a whole number of key_bytes (repeats: the largest value)
+  dpp::hashfight_options options;
+  bool check = true;  ///< every answer checked against the oracle
+};
+
+/// What the built table holds.
+struct hashfight_totals {
+  std::uint64_t keys = 0;  ///< keys built from, repeats counted
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t rounds = 0;
+};
+
+/// hashfight_map of the request's keys: build, find of present keys, find of absent keys (keys outside the
+/// generated set, or of another keyed permutation for a file's keys), each next to the open-addressing
+/// table (32-bit keys) and checked against a sorted oracle when asked; `totals` receives the table's size.
+[[nodiscard]] std::vector<dpp_step> run_hashfight_workload(backend_choice resolved, const hashfight_request& request,
+                                                           const timing_options& timing = cli_timing,
+                                                           hashfight_totals* totals = nullptr);
+
 /// hashfight_map of n generated distinct keys (`key_bytes` 4 or 8) at `load_factor`: build, find of
-/// present keys, find of absent keys, each checked against std::unordered_map. `memory_bytes` receives
+/// present keys, find of absent keys, each checked against the sorted oracle. `memory_bytes` receives
 /// the map's size.
 [[nodiscard]] std::vector<dpp_step> run_hashfight_workload(backend_choice resolved, std::uint64_t n, unsigned key_bytes,
                                                            double load_factor, std::uint64_t seed,
