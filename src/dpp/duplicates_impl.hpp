@@ -388,7 +388,7 @@ element_counts<Element> count_elements(const Backend& backend, std::span<const E
                                      make_buffer<std::uint64_t>(backend, 0)};
     }
     if (outputs == count_outputs::counts_only && order == element_order::ascending &&
-        resolve_distinct_method<Element, Backend>(method, n) == duplicate_method::partitioned) {
+        resolve_distinct_method<Element, Backend>(method, n, true) == duplicate_method::partitioned) {
       if constexpr (detail::has_partitioned_engine<Element, Backend>) {
         auto distinct = detail::partitioned_distinct(backend, elements, true);
         return element_counts<Element>{std::move(distinct.elements), std::move(distinct.counts),
@@ -436,7 +436,7 @@ buffer<Element> unique_elements(const Backend& backend, std::span<const Element>
   if (order == element_order::first_occurrence) { return count_elements(backend, elements, order).elements; }
   return detail::reporting_allocation_failure("unique_elements", [&] {
     const std::uint64_t n = elements.size();
-    if (resolve_distinct_method<Element, Backend>(method, n) == duplicate_method::partitioned) {
+    if (resolve_distinct_method<Element, Backend>(method, n, false) == duplicate_method::partitioned) {
       if constexpr (detail::has_partitioned_engine<Element, Backend>) {
         return detail::partitioned_distinct(backend, elements, false).elements;
       }

@@ -2,13 +2,15 @@
 // distinct 32-bit elements in ascending order, with or without their counts, in five steps.
 //  1. A histogram of the top 14 bits (16384 buckets; one shared-memory histogram a block): reads 4 bytes.
 //  2. A scatter of the elements into their buckets, buckets in ascending order (so the buckets' results
-//     concatenate into the ascending output), in two passes: by the top 7 bits into 128 super-buckets,
-//     then each super-bucket by the top 14 bits. A tile of 16384 elements ranks its elements in a shared
-//     histogram, reserves each non-empty (super-)bucket's slice with one global atomic add and writes
-//     each element there (each pass reads 4 and writes 4; a tile of the second pass holds one or a few
-//     super-buckets, so it reserves a few hundred slices at most, and the tiles in flight write to a few
-//     hundred fronts, whose sectors fill in the L2 cache). The order inside a bucket is not kept: the next
-//     steps do not depend on it.
+//     concatenate into the ascending output): a tile of 16384 elements ranks its elements in a shared
+//     histogram, reserves each bucket's slice with one global atomic add per non-empty bucket, and writes
+//     each element there (reads 4, writes 4). The order inside a bucket is not kept: the next steps do
+//     not depend on it. Measured at 2^28 on an H200 (ncu), this step is most of the time: 5.4 of about
+//     7 ms, with 2.0 GB read and 2.1 GB written for 1.07 and 1.07 (the 2^14 write fronts do not stay in
+//     the L2 cache until their sectors fill). Two passes of this kernel (128 super-buckets by the top 7
+//     bits, then 128 buckets in each) wrote nearly the ideal bytes and did 2M atomic adds instead of
+//     170M, yet took 4.4 + 3.5 ms: the limit is one scattered 4-byte write request per element, not the
+//     atomics. The next step is onesweep's: order each tile by bucket in shared memory and write runs.
 //  3. One block a bucket sets one bit per element in a shared bitmap of the bucket's 2^18 values (32 KiB)
 //     and counts the set bits: the bucket's distinct elements (reads 4). A bucket of more than 2^17
 //     elements (skew: a hot element) is split into segments of 2^17, one block each, whose bitmaps are
@@ -23,7 +25,7 @@
 //     set bits, then writes the counts beside the elements (8u). A large bucket's segments count in
 //     shared counters first and add them to the bucket's counters in global memory (a hot element: one
 //     global add a segment); its block then writes from the global bitmap and counters.
-// Bytes per element, u distinct of n: about 28 + 4u for the elements, 28 + 12u with 64-bit counts,
+// Bytes per element, u distinct of n: about 20 + 4u for the elements, 20 + 12u with 64-bit counts,
 // against the baselines' 40 + 4u (CUB radix sort + DeviceSelect::Unique) and 40 + 8u (+ run-length
 // encode). Deterministic: the bitmaps and counts do not depend on the order of the atomic operations.
 #include "duplicates_partitioned.hpp"
@@ -52,9 +54,6 @@ constexpr uint32_t bucket_count = 1U << bucket_bits;
 constexpr int low_bits = 32 - bucket_bits;
 constexpr uint32_t low_mask = (1U << low_bits) - 1;
 constexpr uint32_t bitmap_words = 1U << (low_bits - 5);  // 8192 words, 32 KiB
-/// The scatter's first pass: 2^7 super-buckets of 2^7 buckets each.
-constexpr int super_bits = 7;
-constexpr uint32_t super_count = 1U << super_bits;
 /// Buckets of more elements (8 times the mean at 2^28) are split into segments of this many, one block
 /// each, so that no block streams a skewed bucket alone.
 constexpr uint64_t largest_block_bucket = uint64_t{1} << 17;
@@ -68,11 +67,10 @@ constexpr int bucket_threads = 512;
 constexpr int load_batch = 16;
 constexpr int bucket_warps = bucket_threads / 32;
 constexpr uint32_t words_per_warp = bitmap_words / bucket_warps;
-static_assert(words_per_warp % 32 == 0 && bucket_warps <= 32 && super_count <= scatter_threads);
+static_assert(bucket_count % (8 * scatter_threads) == 0 && words_per_warp % 32 == 0 && bucket_warps <= 32);
 constexpr std::size_t bins_bytes = bucket_count * sizeof(uint32_t);
-/// Shared memory of the scatter's passes: the bins, then a tile's 16-bit ranks.
+/// Shared memory of the scatter: the bins, then a tile's 16-bit ranks.
 constexpr std::size_t scatter_bytes = bins_bytes + scatter_tile * sizeof(std::uint16_t);
-constexpr std::size_t super_scatter_bytes = super_count * sizeof(uint32_t) + scatter_tile * sizeof(std::uint16_t);
 /// Shared memory of the writing kernel besides its counters: bitmap, word prefixes, warp totals.
 constexpr std::size_t write_fixed_bytes = 2 * bitmap_words * sizeof(uint32_t) + 32 * sizeof(uint32_t);
 constexpr uint64_t no_fallback = ~uint64_t{0};
@@ -120,63 +118,49 @@ __global__ void __launch_bounds__(histogram_threads)
   }
 }
 
-/// Step 2, in two passes of one kernel: the first (`Second` false) scatters by the top super_bits bits
-/// into super_count super-buckets (a tile reserves its slices with at most super_count atomic adds), the
-/// second scatters each super-bucket's elements by the top 14 bits (a tile's elements lie in one or a
-/// few super-buckets, so it reserves at most a few hundred slices, and the tiles in flight write to a
-/// few hundred fronts). A single pass into 2^14 buckets measured 5.4 ms at 2^28 on an H200: a global
-/// atomic add for 0.6 of the elements (31 G adds/s), and its 2^14 fronts doubled the bytes written
-/// (2.1 GB for 1.07). Cursors start at the (super-)buckets' offsets. One tile a block.
-template <bool Second>
+/// Step 2: each element into its bucket's slice (cursors start at the buckets' offsets). One tile a block.
 __global__ void __launch_bounds__(scatter_threads, 2)
     partition_scatter(const uint32_t* __restrict__ in, uint64_t n, uint32_t* __restrict__ cursors,
                       uint32_t* __restrict__ out)
 {
   extern __shared__ uint32_t bins[];
-  __shared__ uint32_t range[2];
-  constexpr int shift = Second ? low_bits : 32 - super_bits;
-  constexpr uint32_t bin_count = Second ? bucket_count : super_count;
-  std::uint16_t* ranks = reinterpret_cast<std::uint16_t*>(bins + bin_count);  // a tile's ranks fit 16 bits
   const uint64_t tile_begin = uint64_t{blockIdx.x} * scatter_tile;
   const uint32_t t = threadIdx.x;
   uint32_t keys[scatter_items];
 #pragma unroll
   for (int i = 0; i < scatter_items; ++i) {
     const uint64_t at = tile_begin + static_cast<uint64_t>(i) * scatter_threads + t;
-    keys[i] = at < n ? __ldcs(in + at) : 0;
+    keys[i] = at < n ? in[at] : 0;
   }
-  uint32_t lo = 0;
-  uint32_t hi = bin_count;
-  if constexpr (Second) {
-    // The input is grouped by super-bucket in ascending order: the tile's first and last elements bound
-    // the buckets it holds.
-    if (t == 0) {
-      const uint64_t last = std::min<uint64_t>(tile_begin + scatter_tile, n) - 1;
-      constexpr int per_super = bucket_bits - super_bits;
-      range[0] = (in[tile_begin] >> (32 - super_bits)) << per_super;
-      range[1] = ((in[last] >> (32 - super_bits)) + 1) << per_super;
+  for (uint32_t b = t; b < bucket_count; b += scatter_threads) { bins[b] = 0; }
+  __syncthreads();
+  std::uint16_t* ranks = reinterpret_cast<std::uint16_t*>(bins + bucket_count);  // a tile's ranks fit 16 bits
+#pragma unroll
+  for (int i = 0; i < scatter_items; ++i) {
+    const uint64_t at = tile_begin + static_cast<uint64_t>(i) * scatter_threads + t;
+    if (at < n) {
+      ranks[i * scatter_threads + t] = static_cast<std::uint16_t>(atomicAdd(&bins[bucket_of(keys[i])], 1U));
     }
-    __syncthreads();
-    lo = range[0];
-    hi = range[1];
   }
-  for (uint32_t b = lo + t; b < hi; b += scatter_threads) { bins[b] = 0; }
+  __syncthreads();
+  // A bucket's slice for this tile: eight reservations in flight at a time.
+  for (uint32_t b0 = t; b0 < bucket_count; b0 += 8 * scatter_threads) {
+    uint32_t sizes[8];
+    uint32_t slices[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) { sizes[j] = bins[b0 + j * scatter_threads]; }
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      slices[j] = sizes[j] != 0 ? atomicAdd(&cursors[b0 + j * scatter_threads], sizes[j]) : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < 8; ++j) { bins[b0 + j * scatter_threads] = slices[j]; }
+  }
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < scatter_items; ++i) {
     const uint64_t at = tile_begin + static_cast<uint64_t>(i) * scatter_threads + t;
-    if (at < n) { ranks[i * scatter_threads + t] = static_cast<std::uint16_t>(atomicAdd(&bins[keys[i] >> shift], 1U)); }
-  }
-  __syncthreads();
-  for (uint32_t b = lo + t; b < hi; b += scatter_threads) {
-    const uint32_t c = bins[b];
-    if (c != 0) { bins[b] = atomicAdd(&cursors[b], c); }
-  }
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < scatter_items; ++i) {
-    const uint64_t at = tile_begin + static_cast<uint64_t>(i) * scatter_threads + t;
-    if (at < n) { out[bins[keys[i] >> shift] + ranks[i * scatter_threads + t]] = keys[i]; }
+    if (at < n) { out[bins[bucket_of(keys[i])] + ranks[i * scatter_threads + t]] = keys[i]; }
   }
 }
 
@@ -478,27 +462,14 @@ partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<
   WARPDEX_CUDA_TRY(cudaMemcpyAsync(cursors.data(), starts.data(), bins_bytes, cudaMemcpyHostToDevice, stream));
   const auto device_offsets = copy_to_device(backend, offsets);
 
-  // 2. The scatter, in two passes.
-  std::vector<uint32_t> super_starts(super_count);
-  for (uint32_t k = 0; k < super_count; ++k) {
-    super_starts[k] = static_cast<uint32_t>(offsets[uint64_t{k} << (bucket_bits - super_bits)]);
-  }
-  auto super_cursors = copy_to_device(backend, super_starts);
+  // 2. The scatter.
   auto parts = make_buffer<uint32_t>(backend, n);
+  WARPDEX_CUDA_TRY(cudaFuncSetAttribute(partition_scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(scatter_bytes)));
   const auto tiles = static_cast<unsigned>((n + scatter_tile - 1) / scatter_tile);
-  {
-    auto grouped = make_buffer<uint32_t>(backend, n);
-    WARPDEX_CUDA_TRY(cudaFuncSetAttribute(partition_scatter<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(super_scatter_bytes)));
-    partition_scatter<false><<<tiles, scatter_threads, super_scatter_bytes, stream>>>(
-        elements.data(), n, super_cursors.data(), grouped.data());
-    WARPDEX_CHECK_LAUNCH("partition_scatter");
-    WARPDEX_CUDA_TRY(cudaFuncSetAttribute(partition_scatter<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(scatter_bytes)));
-    partition_scatter<true>
-        <<<tiles, scatter_threads, scatter_bytes, stream>>>(grouped.data(), n, cursors.data(), parts.data());
-    WARPDEX_CHECK_LAUNCH("partition_scatter");
-  }
+  partition_scatter<<<tiles, scatter_threads, scatter_bytes, stream>>>(elements.data(), n, cursors.data(),
+                                                                       parts.data());
+  WARPDEX_CHECK_LAUNCH("partition_scatter");
 
   // 3. Distinct elements per bucket; a large bucket's segments first build its bitmap in global memory.
   std::vector<uint32_t> slots(bucket_count, no_slot);
