@@ -162,7 +162,20 @@ void run_graph(context& ctx, const named_graph& input)
   std::vector<double> median(std::size(algorithms));
   std::vector<bool> verified(std::size(algorithms));
   std::vector<graph::sssp_statistics> statistics(std::size(algorithms));
+  // Bellman-Ford and the asynchronous kernel run only when a row of theirs is selected (Bellman-Ford takes
+  // seconds on the grid); delta-stepping and near-far always (the others' baselines and statistics).
+  const auto algorithm_needed = [&](std::size_t a) {
+    if (algorithms[a] != graph::sssp_algorithm::bellman_ford &&
+        algorithms[a] != graph::sssp_algorithm::async_delta_stepping) {
+      return true;
+    }
+    const std::string name = row_prefix(graph::to_string(algorithms[a]), input.name, g);
+    return ctx.selected(name) || ctx.selected(name + "/host-rounds") || ctx.selected(name + "/kernel-rounds") ||
+           (algorithms[a] == graph::sssp_algorithm::async_delta_stepping &&
+            ctx.selected(row_prefix("host-async-delta-stepping", input.name, g)));
+  };
   for (std::size_t a = 0; a < std::size(algorithms); ++a) {
+    if (!algorithm_needed(a)) { continue; }
     const graph::sssp_options options{.algorithm = algorithms[a]};
     graph::sssp_result<weight_type, cuda> result;
     median[a] = timed([&] { result = graph::sssp(g, source, options); });

@@ -21,10 +21,18 @@
 // The window moves without a barrier: a warp that finds bucket 0 empty and a later one not moves base and
 // low up to it; when every near ring is empty and the far ring has been re-read since the last move, low
 // jumps to the far ring's smallest distance (or past the window) and the far entries are appended again
-// as they are taken. At each move delta doubles when the near rings held fewer entries than half the
-// grid's threads and halves above 8 per thread (within 1/8 .. 64 times the first width): wide enough for the GPU to
-// be busy, no wider. An entry placed by an outdated window is only out of order: a vertex is relaxed
-// again after every decrease of its distance, so any order ends at the same fixpoint.
+// as they are taken. The window moves past bucket 0 only when it is empty and none of its vertices is
+// still being relaxed: `inflight` counts, per near ring, the entries taken and not yet done (a vertex's
+// chunks included), so warps wait on the current bucket instead of running ahead of it (a vertex taken
+// early from a later bucket is relaxed again when a vertex of the current one lowers it).
+//
+// The width follows the wasted work: every take counts its vertices (pops) and those taken before
+// (repeats: the queued flag keeps a second bit, set by the first take). At a move, once `sample` pops
+// were taken since the last decision, delta halves when more than half of them were repeats and
+// doubles when fewer than a quarter were and the near rings hold fewer entries than half the grid's
+// threads (within 1/8 .. 64 times the first width): wider only while width costs no relaxations. An
+// entry placed by an outdated window is only out of order: a vertex is relaxed again after every
+// decrease of its distance, so any order ends at the same fixpoint.
 //
 // The end: `pending` counts the entries appended and not yet finished, raised before an entry can be
 // taken and lowered after its relaxations (and their appends) are done. A warp that finds nothing and
@@ -61,6 +69,9 @@ constexpr std::uint32_t ring_count = near_rings + 1;
 constexpr std::uint64_t heavy_arcs = 256;
 constexpr std::uint64_t chunk_arcs = 256;
 constexpr unsigned long long no_chunk = ~0ULL;
+/// A chunk entry: vertex << 32 | ring << chunk_bits | chunk (the ring whose in-flight count it holds).
+constexpr int chunk_bits = 27;
+constexpr unsigned long long chunk_mask = (1ULL << chunk_bits) - 1;
 
 /// Counters on their own 128-byte lines (every warp hits them).
 struct alignas(128) padded_counter {
@@ -73,7 +84,9 @@ struct window_state {
   Distance low;
   Distance delta;
   std::uint32_t base;
-  unsigned long long far_mark;  ///< the far ring's tail at the last move
+  unsigned long long far_mark;      ///< the far ring's tail at the last move
+  unsigned long long mark_pops;     ///< pops at the last width decision
+  unsigned long long mark_repeats;  ///< repeats at the last width decision
 };
 
 struct async_totals {
@@ -99,6 +112,8 @@ struct async_params {
   padded_counter* tails;           ///< ring_count + 1
   padded_counter* counts;          ///< ring_count + 1: entries filled and not yet taken (signed)
   padded_counter* pending;         ///< 1
+  padded_counter* inflight;        ///< near_rings: entries taken from the ring and not yet relaxed
+  padded_counter* work;            ///< 2: pops, repeats (vertices taken, of those taken before)
   window_state<distance_type>* window;
   distance_type* far_min;  ///< the smallest distance appended to the far ring since the last move
   async_totals* totals;
@@ -106,8 +121,8 @@ struct async_params {
   std::uint64_t chunk_capacity;
   distance_type min_delta;
   distance_type max_delta;
-  unsigned long long busy_low;   ///< near entries below which delta doubles
-  unsigned long long busy_high;  ///< and above which it halves
+  unsigned long long busy_low;  ///< near entries below which delta may double
+  unsigned long long sample;    ///< pops between width decisions
 
   __device__ Weight weight(std::uint64_t arc) const { return weights != nullptr ? __ldg(&weights[arc]) : Weight(1); }
 };
@@ -203,20 +218,26 @@ __device__ bool relax(const async_params<Weight>& p, bool has, std::uint64_t arc
   if (!(candidate < relaxed_load(&p.distances[target]))) { return false; }
   if (!(candidate < atomic_min_value(&p.distances[target], candidate))) { return false; }
   __threadfence();
-  return atomicExch(&p.queued[target], 1U) == 0;
+  return (atomicOr(&p.queued[target], 1U) & 1U) == 0;
 }
 
 /// Takes up to `want` filled entries of a ring (lane 0 reserves; all lanes get the first index and the
 /// count taken).
-__device__ unsigned take_range(padded_counter* count, padded_counter* head, unsigned want, unsigned long long& first)
+__device__ unsigned take_range(padded_counter* count, padded_counter* head, unsigned want, unsigned long long& first,
+                               padded_counter* inflight = nullptr)
 {
   unsigned taken = 0;
   unsigned long long at = 0;
   if (warp::lane_id() == 0) {
+    // In flight before the count drops, so that a ring never reads empty and idle while being taken.
+    if (inflight != nullptr) { atomicAdd(&inflight->value, static_cast<unsigned long long>(want)); }
     const auto held = static_cast<long long>(
         atomicAdd(&count->value, static_cast<unsigned long long>(-static_cast<long long>(want))));
     taken = held >= static_cast<long long>(want) ? want : (held > 0 ? static_cast<unsigned>(held) : 0U);
-    if (taken < want) { atomicAdd(&count->value, static_cast<unsigned long long>(want - taken)); }
+    if (taken < want) {
+      atomicAdd(&count->value, static_cast<unsigned long long>(want - taken));
+      if (inflight != nullptr) { atomicAdd(&inflight->value, static_cast<unsigned long long>(taken) - want); }
+    }
     if (taken != 0) { at = atomicAdd(&head->value, static_cast<unsigned long long>(taken)); }
   }
   taken = __shfl_sync(warp::full_mask, taken, 0);
@@ -259,10 +280,18 @@ __device__ bool move_window(const async_params<Weight>& p, const window_view<dis
     base = (view.base + steps) % near_rings;
   }
   distance_type delta = view.delta;
-  if (near_entries < p.busy_low) {
-    delta = delta * 2 < p.max_delta ? delta * 2 : p.max_delta;
-  } else if (near_entries > p.busy_high) {
-    delta = delta / 2 > p.min_delta ? delta / 2 : p.min_delta;
+  const unsigned long long pops = volatile_load(&p.work[0].value);
+  const unsigned long long repeats = volatile_load(&p.work[1].value);
+  const unsigned long long window_pops = pops - volatile_load(&p.window->mark_pops);
+  if (window_pops >= p.sample) {
+    const unsigned long long window_repeats = repeats - volatile_load(&p.window->mark_repeats);
+    if (2 * window_repeats > window_pops) {
+      delta = delta / 2 > p.min_delta ? delta / 2 : p.min_delta;
+    } else if (4 * window_repeats < window_pops && near_entries < p.busy_low) {
+      delta = delta * 2 < p.max_delta ? delta * 2 : p.max_delta;
+    }
+    p.window->mark_pops = pops;
+    p.window->mark_repeats = repeats;
   }
   p.window->low = low;
   p.window->delta = delta;
@@ -295,11 +324,14 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
     } else if (lane == near_rings + 1) {
       ring = ring_count;  // the chunks
     }
+    bool relaxing = false;
     if (lane <= near_rings + 1) {
       const auto filled = static_cast<long long>(volatile_load(&p.counts[ring].value));
       held = filled > 0 ? static_cast<unsigned long long>(filled) : 0;
     }
+    if (lane < near_rings) { relaxing = static_cast<long long>(volatile_load(&p.inflight[ring].value)) > 0; }
     const unsigned nonempty = __ballot_sync(warp::full_mask, held != 0);
+    const unsigned busy = __ballot_sync(warp::full_mask, relaxing);
     if (nonempty == 0) {
       // Nothing to take: the end, or wait for the warps still relaxing.
       if (volatile_load(&p.pending->value) == 0) {
@@ -317,7 +349,15 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
       near_entries += __shfl_xor_sync(warp::full_mask, near_entries, offset);
     }
     const unsigned near_mask = nonempty & ((1U << near_rings) - 1U);
+    const unsigned active = near_mask | busy;
     bool took = false;
+    if (((nonempty >> (near_rings + 1)) & 1U) == 0 && active != 0 && ((near_mask >> (__ffs(active) - 1)) & 1U) == 0) {
+      // The lowest bucket with work is empty but still being relaxed: wait for what it appends.
+      backoff = backoff == 0 ? 32 : (backoff < 512 ? backoff * 2 : backoff);
+      __nanosleep(backoff);
+      idle_cycles += static_cast<unsigned long long>(clock64() - started);
+      continue;
+    }
 
     if ((nonempty >> (near_rings + 1)) & 1U) {
       // A chunk: 8 arcs a lane.
@@ -331,7 +371,8 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         }
         entry = __shfl_sync(warp::full_mask, entry, 0);
         const auto v = static_cast<vertex_id>(entry >> 32);
-        const auto chunk = static_cast<std::uint32_t>(entry & 0xffffffffU);
+        const auto chunk = static_cast<std::uint32_t>(entry & chunk_mask);
+        const auto chunk_ring_of = static_cast<std::uint32_t>((entry >> chunk_bits) & 31U);
         const std::uint64_t row_end = __ldg(&p.row_offsets[v + 1]);
         const std::uint64_t begin = __ldg(&p.row_offsets[v]) + chunk * chunk_arcs;
         const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
@@ -343,28 +384,39 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
           const bool queue = relax(p, arc < end, arc, from, target, candidate);
           append(p, view, queue, target, candidate, tally);
         }
-        if (lane == 0) { atomicAdd(&p.pending->value, ~0ULL); }  // this chunk is done
+        __syncwarp();
+        if (lane == 0) {  // this chunk is done
+          atomicAdd(&p.inflight[chunk_ring_of].value, ~0ULL);
+          atomicAdd(&p.pending->value, ~0ULL);
+        }
       }
     } else if (near_mask != 0) {
-      const std::uint32_t step = static_cast<std::uint32_t>(__ffs(near_mask) - 1);
+      const std::uint32_t step = static_cast<std::uint32_t>(__ffs(active) - 1);
       if (step != 0 && lane == 0) { moves += move_window(p, view, step, false, near_entries) ? 1 : 0; }
       const std::uint32_t source_ring = (view.base + step) % near_rings;
       unsigned long long first = 0;
-      const unsigned count = take_range(&p.counts[source_ring], &p.heads[source_ring], warp::size, first);
+      const unsigned count =
+          take_range(&p.counts[source_ring], &p.heads[source_ring], warp::size, first, &p.inflight[source_ring]);
       if (count != 0) {
         took = true;
         vertex_id v = 0;
         distance_type from{};
         std::uint64_t begin = 0;
         std::uint64_t end = 0;
+        bool repeat = false;
         if (lane < count) {
           vertex_id* slot = &p.rings[source_ring * p.capacity + (first + lane) % p.capacity];
           while ((v = atomicExch(slot, no_vertex)) == no_vertex) { __nanosleep(32); }
           begin = __ldg(&p.row_offsets[v]);
           end = __ldg(&p.row_offsets[v + 1]);
-          atomicExch(&p.queued[v], 0U);
+          repeat = (atomicExch(&p.queued[v], 2U) & 2U) != 0;  // not queued; taken before
           __threadfence();
           from = relaxed_load(&p.distances[v]);
+        }
+        const unsigned repeats = __popc(__ballot_sync(warp::full_mask, repeat));
+        if (lane == 0) {
+          atomicAdd(&p.work[0].value, static_cast<unsigned long long>(count));
+          if (repeats != 0) { atomicAdd(&p.work[1].value, static_cast<unsigned long long>(repeats)); }
         }
         const std::uint64_t degree = end - begin;
         tally.relaxed_arcs += degree <= heavy_arcs ? degree : 0;  // chunks count their own
@@ -378,12 +430,14 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
           unsigned long long at = 0;
           if (lane == 0) {
             atomicAdd(&p.pending->value, static_cast<unsigned long long>(owner_chunks));
+            atomicAdd(&p.inflight[source_ring].value, static_cast<unsigned long long>(owner_chunks));
             __threadfence();
             at = atomicAdd(&p.tails[ring_count].value, static_cast<unsigned long long>(owner_chunks));
           }
           at = __shfl_sync(warp::full_mask, at, 0);
           for (std::uint32_t c = lane; c < owner_chunks; c += warp::size) {
-            const unsigned long long entry = static_cast<unsigned long long>(owner_vertex) << 32 | c;
+            const unsigned long long entry = static_cast<unsigned long long>(owner_vertex) << 32 |
+                                             static_cast<unsigned long long>(source_ring) << chunk_bits | c;
             unsigned long long* slot = &p.chunk_ring[(at + c) % p.chunk_capacity];
             while (atomicCAS(slot, no_chunk, entry) != no_chunk) { __nanosleep(32); }
           }
@@ -417,7 +471,10 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
           append(p, view, queue, target, candidate, tally);
         }
         __syncwarp();
-        if (lane == 0) { atomicAdd(&p.pending->value, static_cast<unsigned long long>(0) - count); }
+        if (lane == 0) {
+          atomicAdd(&p.inflight[source_ring].value, static_cast<unsigned long long>(0) - count);
+          atomicAdd(&p.pending->value, static_cast<unsigned long long>(0) - count);
+        }
       }
     } else {
       // Only the far ring: move the window to it once its entries were all taken since the last move,
@@ -491,6 +548,7 @@ bool async_rounds_possible(const device_rounds_input<Weight>& input)
   WARPDEX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::uint64_t threads = grid_blocks(reinterpret_cast<const void*>(&async_sssp_kernel<Weight>)) * block_threads;
   return input.vertex_count < std::numeric_limits<std::uint32_t>::max() &&
+         input.arc_count / chunk_arcs < (1ULL << chunk_bits) &&  // a chunk entry's index
          async_bytes(input, threads) <= free_bytes / 2;
 }
 
@@ -510,8 +568,8 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
   WARPDEX_CUDA_TRY(
       cudaMemsetAsync(chunk_ring.data(), 0xff, chunk_ring.size() * sizeof(unsigned long long), backend.stream));
   // The source in ring 0, pending.
-  // heads, tails and counts of the rings, then pending.
-  std::vector<padded_counter> counters(3 * (ring_count + 1) + 1, padded_counter{0});
+  // heads, tails and counts of the rings, pending, the near rings' in-flight counts, pops and repeats.
+  std::vector<padded_counter> counters(3 * (ring_count + 1) + 1 + near_rings + 2, padded_counter{0});
   counters[ring_count + 1].value = 1;        // tails[0]
   counters[2 * (ring_count + 1)].value = 1;  // counts[0]
   counters[3 * (ring_count + 1)].value = 1;  // pending
@@ -526,7 +584,7 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
     if constexpr (std::is_integral_v<Weight>) { value = std::max(1.0, std::round(value)); }
     return static_cast<distance_type>(value);
   };
-  window_state<distance_type> window{0, distance_type{0}, input.delta, 0U, 0ULL};
+  window_state<distance_type> window{0, distance_type{0}, input.delta, 0U, 0ULL, 0ULL, 0ULL};
   auto window_device = make_buffer<window_state<distance_type>>(backend, 1);
   window_device.copy_from(std::span<const window_state<distance_type>>(&window, 1));
   const distance_type far_min = unreachable<Weight>;
@@ -547,6 +605,8 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
                               counters_device.data() + ring_count + 1,
                               counters_device.data() + 2 * (ring_count + 1),
                               counters_device.data() + 3 * (ring_count + 1),
+                              counters_device.data() + 3 * (ring_count + 1) + 1,
+                              counters_device.data() + 3 * (ring_count + 1) + 1 + near_rings,
                               window_device.data(),
                               far_min_device.data(),
                               totals.data(),
@@ -555,7 +615,7 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
                               std::min(input.delta, width(first_delta / 8)),
                               std::max(input.delta, width(first_delta * 64)),
                               threads / 2,
-                              8 * threads};
+                              std::max<std::uint64_t>(1024, threads / 16)};
   backend.synchronize();
   const auto started = std::chrono::steady_clock::now();
   async_sssp_kernel<Weight><<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
