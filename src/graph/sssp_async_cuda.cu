@@ -133,7 +133,7 @@ __device__ T volatile_load(const T* address)
   return *static_cast<const volatile T*>(address);
 }
 
-/// A warp's copy of the window (refreshed before each take; an outdated one only misplaces entries).
+/// A warp's copy of the window (read before each take, and again by each append).
 template <class Distance>
 struct window_view {
   unsigned long long version;
@@ -183,9 +183,27 @@ __device__ void append(const async_params<Weight>& p, const window_view<distance
     atomicAdd(&p.pending->value, static_cast<unsigned long long>(__popc(wanting)));
     __threadfence();
   }
+  // The window as it is now, not as it was when the warp took its vertices: an entry at or below the
+  // old low placed by an outdated base would land in the window's last buckets once the window moved,
+  // and its improvement reach its neighbours 15 buckets late. Read until the version is stable and even.
+  const int reader = __ffs(wanting) - 1;
+  window_view<distance_t<Weight>> now = view;
+  if (static_cast<int>(lane) == reader) {
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      const window_view<distance_t<Weight>> read = read_window(p.window);
+      __threadfence();
+      if ((read.version & 1ULL) == 0 && volatile_load(&p.window->version) == read.version) {
+        now = read;
+        break;
+      }
+    }
+  }
+  now.low = __shfl_sync(warp::full_mask, now.low, reader);
+  now.delta = __shfl_sync(warp::full_mask, now.delta, reader);
+  now.base = __shfl_sync(warp::full_mask, now.base, reader);
   __syncwarp();
   if (want) {
-    const std::uint32_t ring = ring_of(d, view);
+    const std::uint32_t ring = ring_of(d, now);
     const unsigned peers = __match_any_sync(wanting, ring);
     const int leader = __ffs(peers) - 1;
     unsigned long long at = 0;
