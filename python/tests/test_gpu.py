@@ -216,7 +216,7 @@ def test_sssp_on_the_device_matches_the_host(library, weight_dtype, rng):
     device_graph = warpdex.Graph(sources, targets, weights, device="cuda")
     host_graph = warpdex.Graph(sources, targets, weights)
     expected, expected_tree, _ = host_graph.sssp(0, predecessors=True)
-    for algorithm in ("auto", "delta-stepping", "near-far", "bellman-ford"):
+    for algorithm in ("auto", "delta-stepping", "near-far", "bellman-ford", "async-delta-stepping"):
         distances, tree, _ = device_graph.sssp(0, algorithm=algorithm, predecessors=True, library=library)
         assert type(distances).__module__.partition(".")[0] == library
         np.testing.assert_array_equal(to_host(distances), expected)

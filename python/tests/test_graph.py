@@ -48,11 +48,12 @@ def test_sssp_matches_dijkstra(rng, weight_dtype, directed):
     oracle_dtype = np.uint64 if weight_dtype == np.int32 else np.float32
     expected = dijkstra(vertex_count + 5, sources, targets, weights, 3, directed, oracle_dtype)
     unreachable = np.iinfo(np.uint64).max if weight_dtype == np.int32 else np.inf
-    for algorithm in ("auto", "delta-stepping", "near-far", "bellman-ford"):
+    for algorithm in ("auto", "delta-stepping", "near-far", "bellman-ford", "async-delta-stepping"):
         distances, tree, stats = graph.sssp(3, algorithm=algorithm, predecessors=True)
         assert distances.dtype == oracle_dtype
         np.testing.assert_array_equal(distances, [unreachable if d is None else d for d in expected])
         assert stats["reached"] == sum(d is not None for d in expected) and stats["algorithm"] != "automatic"
+        assert stats["algorithm"] == (algorithm if algorithm != "auto" else "async-delta-stepping")
     # The predecessor tree: tight arcs back to the source, NO_VERTEX where unreachable.
     arc_weight = {}
     for u, v, w in zip(sources.tolist(), targets.tolist(), weights.tolist()):

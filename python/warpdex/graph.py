@@ -168,8 +168,9 @@ class Graph:
         Distances are uint64 for int32 weights (exact) and float32 for float32 weights (float32 sums, equal
         to a sequential Dijkstra's); unreachable vertices have the largest uint64 or +inf and predecessor
         NO_VERTEX. `predecessors` (else None) is a uint32 shortest-path tree, deterministic. `algorithm`:
-        'auto', 'delta-stepping', 'near-far' or 'bellman-ford' (same results); `delta` (0: chosen) and
-        `bucket_count` tune the bucketed ones. Arrays own the library's buffers: NumPy on the CPU, CuPy or
+        'auto', 'delta-stepping', 'near-far', 'bellman-ford' or 'async-delta-stepping' (same results;
+        'async-delta-stepping' is the asynchronous kernel on CUDA and the OpenMP delta-stepping over all
+        cores on the CPU); `delta` (0: chosen) and `bucket_count` tune the bucketed ones. Arrays own the library's buffers: NumPy on the CPU, CuPy or
         PyTorch on CUDA (`library`; default CuPy when installed). `statistics`: algorithm, delta, rounds,
         relaxed_arcs, reached, seconds.
         """

@@ -88,8 +88,9 @@ void add_sssp_command(CLI::App& app, const global_options& globals)
                                          "file)");
   sssp->add_option("-o,--output", opts->workload.output, "Write 'ID DISTANCE' lines here (inf: unreachable)");
   sssp->add_option("--algorithm", opts->algorithm,
-                   "auto, delta-stepping, near-far, bellman-ford or async-delta-stepping (cuda: asynchronous; "
-                   "host: OpenMP over all cores)")
+                   "auto, delta-stepping, near-far, bellman-ford or async-delta-stepping; the last names a "
+                   "different algorithm on each backend: cuda: the asynchronous kernel (no rounds); host: "
+                   "delta-stepping in passes over all cores (OpenMP), the GPU's baseline")
       ->check(CLI::IsMember({"auto", "delta-stepping", "near-far", "bellman-ford", "async-delta-stepping"}));
   sssp->add_option("--delta", opts->workload.sssp.delta,
                    "Bucket width, at most the largest weight (0: chosen from the weights and degrees)")
