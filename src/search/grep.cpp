@@ -14,6 +14,7 @@
 #endif
 
 #include "literal_engine.hpp"
+#include "pattern_set.hpp"
 
 #include <omp.h>
 
@@ -1206,19 +1207,32 @@ struct owned_event {
 
 /// One case-sensitive pattern: two device buffers used in turn; chunk k + 1 is copied into one on a copy
 /// stream while chunk k is searched in the other on the backend's stream, which waits for the copy's
-/// event. Otherwise (several patterns, -i, an empty pattern) the host searches.
+/// event. Several patterns or -i: a `device_pattern_set` selects the lines there when nothing but them
+/// (or their number) is asked for. Otherwise (an empty pattern, or several patterns with -w, -x, -o, -n,
+/// -b, --color or -v printing lines) the host searches.
 template <>
 class chunk_searcher<cuda> {
  public:
   chunk_searcher(const cuda& backend, const pattern_set& patterns, const grep_options& options, std::string_view name)
       : backend_(backend),
         patterns_(patterns),
-        on_device_(patterns.patterns().size() == 1 && !patterns.ignore_case() && !patterns.has_empty()),
+        printing_(options.output == grep_output::lines),
+        // Several patterns or -i: the lines are found on the GPU when nothing but them (or their number, or
+        // with -v the number of the others) is asked for; otherwise the host walks the lines, as for an
+        // empty pattern.
+        set_on_device_((patterns.patterns().size() > 1 || patterns.ignore_case()) && !patterns.has_empty() &&
+                       !options.word_regexp && !options.line_regexp && !options.only_matching && !options.color &&
+                       !options.line_number && !options.byte_offset && !(options.invert_match && printing_)),
+        on_device_(set_on_device_ ||
+                   (patterns.patterns().size() == 1 && !patterns.ignore_case() && !patterns.has_empty())),
         lines_on_device_(on_device_ && !options.invert_match && !options.word_regexp && !options.line_regexp &&
                          !options.only_matching && !options.color && !options.line_number && !options.byte_offset),
-        printing_(options.output == grep_output::lines),
+        invert_(options.invert_match),
         prefix_(options.with_filename ? std::string(name) + ":" : std::string())
   {
+    if (set_on_device_) {
+      set_.emplace(backend, std::span<const std::string>(patterns.patterns()), patterns.ignore_case());
+    }
   }
 
   chunk_searcher(const chunk_searcher&) = delete;
@@ -1258,6 +1272,19 @@ class chunk_searcher<cuda> {
       WARPDEX_CUDA_TRY(cudaEventElapsedTime(&copy_ms, copy_started_[slot].event, copied_[slot].event));
       copy_seconds_ += copy_ms * 1e-3;
     };
+    if (set_on_device_) {
+      // A chunk with a NUL byte makes the input binary from a place only the host walk finds.
+      if (!walker.binary() && count_matches(backend_, text, as_bytes(std::string_view("\0", 1))) == 0) {
+        take_set_lines(text, searched, walker);
+        add_copy_time();
+        seconds.search += seconds_since(search_start);
+        return;
+      }
+      add_copy_time();
+      seconds.search += seconds_since(search_start);
+      walker.walk(searched.bytes.data(), searched.size, searched.base, patterns_);
+      return;
+    }
     // A chunk with a NUL byte makes the input binary from a place only the host walk finds.
     if (lines_on_device_ && !walker.binary() &&
         count_matches(backend_, text, as_bytes(std::string_view("\0", 1))) == 0) {
@@ -1276,15 +1303,29 @@ class chunk_searcher<cuda> {
   [[nodiscard]] double copy_seconds() const { return copy_seconds_; }
 
  private:
-  /// The matching lines of a chunk without NUL bytes, counted or formatted on the GPU.
-  void take_device_lines(std::span<const byte> text, std::span<const byte> pattern, line_walker& walker)
+  /// The lines of a chunk without NUL bytes selected by the pattern set, counted or formatted on the GPU
+  /// (with -v only counted: the chunk's lines less those with an occurrence).
+  void take_set_lines(std::span<const byte> text, const chunk& searched, line_walker& walker)
   {
     if (walker.done()) { return; }
-    if (!printing_) {
-      walker.take_lines(count_matching_lines(backend_, text, pattern), {});
+    if (!printing_ || invert_) {
+      const std::uint64_t matching = set_->count_lines(text);
+      if (!invert_) {
+        walker.take_lines(matching, {});
+        return;
+      }
+      std::uint64_t lines = count_matches(backend_, text, as_bytes(std::string_view("\n")));
+      if (searched.size != 0 && searched.bytes.data()[searched.size - 1] != '\n') { ++lines; }
+      walker.take_lines(lines - matching, {});
       return;
     }
-    const buffer<line_span> lines = find_matching_lines(backend_, text, pattern);
+    const buffer<line_span> lines = set_->find_lines(text);
+    take_formatted(text, lines, walker);
+  }
+
+  /// Brings `lines` of `text` back formatted by the GPU and hands them to the walker.
+  void take_formatted(std::span<const byte> text, const buffer<line_span>& lines, line_walker& walker)
+  {
     if (lines.empty()) { return; }
     const buffer<byte> formatted = gather_lines(backend_, text, lines.span(), prefix_);
     if (output_.size() < formatted.size()) { output_ = make_pinned_buffer<byte>(formatted.size()); }
@@ -1294,11 +1335,25 @@ class chunk_searcher<cuda> {
     walker.take_lines(lines.size(), std::span<const byte>(output_.data(), formatted.size()));
   }
 
+  /// The matching lines of a chunk without NUL bytes, counted or formatted on the GPU.
+  void take_device_lines(std::span<const byte> text, std::span<const byte> pattern, line_walker& walker)
+  {
+    if (walker.done()) { return; }
+    if (!printing_) {
+      walker.take_lines(count_matching_lines(backend_, text, pattern), {});
+      return;
+    }
+    take_formatted(text, find_matching_lines(backend_, text, pattern), walker);
+  }
+
   cuda backend_;
   const pattern_set& patterns_;
+  bool printing_;         ///< lines are printed (not only counted)
+  bool set_on_device_;    ///< several patterns or -i, and the options ask for nothing but the selected lines
   bool on_device_;
   bool lines_on_device_;  ///< the options ask for nothing but the matching lines
-  bool printing_;         ///< lines are printed (not only counted)
+  bool invert_;           ///< -v
+  std::optional<detail::device_pattern_set> set_;
   std::string prefix_;    ///< each printed line's: the file name and ':', or nothing
   buffer<byte> output_;   ///< pinned: the formatted lines of the last chunk
   owned_stream copy_;     // declared before the buffers and events, so that it outlives them

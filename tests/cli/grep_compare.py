@@ -8,7 +8,12 @@ seed (fixed seeds first, then a fresh one, printed so that a failure can be repl
 Pattern files of 10 and 1000 patterns (pieces of the files, random strings, prefixes of each other, CR at
 the end, an empty line) and, with --big-set N, one run with N patterns, test large pattern sets.
 
+With --set-cases N, N more cases use only what the cuda backend answers on the GPU for several patterns
+or -i (-c, -l, -L, -q, -v, -i, -H, -h, printing the lines), on the files and a text of several MiB; with
+--chunk-mib, warpdex reads in chunks of that size, so that a file spans several.
+
 usage: grep_compare.py WARPDEX [--backend host] [--seed N] [--cases N] [--builtin-matcher] [--big-set N]
+                       [--set-cases N] [--chunk-mib N]
 """
 import argparse
 import os
@@ -90,6 +95,7 @@ def pattern_choices(rng):
     return [rng.choice(["", "hello\nworld", "quartz nebula", "zzz-not-there"])]
 
 
+SET_FLAGS = ["-i", "-v", "-c", "-l", "-L", "-q", "-H", "-h"]
 FLAGS = ["-i", "-v", "-w", "-x", "-c", "-l", "-L", "-o", "-n", "-b", "-H", "-h", "-q", "-s"]
 
 
@@ -115,6 +121,8 @@ def compare(args, work, tail, stdin, piped, label, failures):
     run); returns 1 when they differ."""
     expected = run(["grep", "-F"] + tail, work, stdin, piped)
     matcher = ["--builtin-matcher"] if args.builtin_matcher else []
+    if args.chunk_mib:
+        matcher += ["--chunk-mib", str(args.chunk_mib)]
     got = run([args.warpdex, "--backend", args.backend, "grep"] + matcher + tail, work, stdin, piped)
     same = (expected[0] == got[0] and expected[1] == got[1] and
             normalized_stderr(expected[2], b"grep: ") == normalized_stderr(got[2], b"warpdex grep: "))
@@ -136,6 +144,9 @@ def main():
     parser.add_argument("--cases", type=int, default=300)
     parser.add_argument("--builtin-matcher", action="store_true",
                         help="run warpdex grep with --builtin-matcher (the matcher used without Hyperscan)")
+    parser.add_argument("--set-cases", type=int, default=0,
+                        help="cases with several patterns or -i and options the GPU selects lines for")
+    parser.add_argument("--chunk-mib", type=int, default=0, help="warpdex grep's --chunk-mib")
     parser.add_argument("--big-set", type=int, default=0,
                         help="also compare one run with a pattern file of this many patterns (fresh seed only)")
     args = parser.parse_args()
@@ -226,6 +237,26 @@ def main():
                 # found in a buffer no one can predict, so that file is only redirected.
                 piped = rng.random() < 0.5 and not (stdin or "").endswith("late.dat")
                 failures += compare(args, work, tail, stdin, piped, f"seed {seed}, case {case}", failures)
+            if args.set_cases:
+                with open(os.path.join(work, "big.txt"), "wb") as out:
+                    out.write(b"".join(make_text(rng, "large") for _ in range(3)))
+            for case in range(args.set_cases):
+                flags = rng.sample(SET_FLAGS, rng.randint(0, 3))
+                if "-l" in flags and "-L" in flags:
+                    flags.remove("-L")
+                shape = rng.random()
+                if shape < 0.5:
+                    pattern_args = ["-f", rng.choice(list(pattern_sets) + ["patterns", "many"])]
+                elif shape < 0.8:
+                    pattern_args = [arg for p in rng.sample(WORDS, rng.randint(2, 6)) for arg in ["-e", p]]
+                else:
+                    pattern_args = ["-i"] + ([rng.choice(WORDS)] if rng.random() < 0.5 else ["-f", "set10"])
+                operands = rng.sample(files + ["big.txt"], rng.randint(1, 2))
+                if rng.random() < 0.5 and "big.txt" not in operands:
+                    operands.append("big.txt")
+                total += 1
+                failures += compare(args, work, flags + pattern_args + operands, None, False,
+                                    f"seed {seed}, set case {case}", failures)
             if args.big_set and seed == seeds[-1]:
                 # A large pattern set on a small text, once (compiling it is the cost): a run that only
                 # selects lines or one that prints every match.
