@@ -2,7 +2,8 @@
 // chunks of whole lines; the calling thread finds each chunk's candidates (memchr on the patterns' rarest
 // bytes on the host, `find_matches` on the GPU for one case-sensitive pattern) and walks its lines with
 // grep's rules for -v, -w, -x, -o, -c, -l, -L, -q and binary input, or, when nothing but the lines is
-// asked for, takes the matching lines (or their number) formatted by the GPU.
+// asked for, takes the matching lines (or their number) formatted by the GPU (found there by
+// `find_matching_lines` for one pattern, by a `device_pattern_set` for several or -i).
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/search/grep.hpp>
