@@ -10,7 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +21,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace warpdex::cli {
@@ -48,10 +52,41 @@ struct grep_command_options {
   bool builtin_matcher = false;  ///< --builtin-matcher
 };
 
+/// --backend auto's choice for grep, from a crossover measured on an H200 machine with 16 cores at ccb98b0
+/// (bench/results/2026-11-28-nvidia-h200-grep-pattern-sets.json, `grep -c -f` as processes on 1.2 GB):
+/// the cuda backend's process took about 0.56 s whatever the pattern count (CUDA's start and the
+/// pipeline), the host backend's (Hyperscan on 16 threads) 0.18, 0.37, 0.57, 1.19 and 5.19 s per GB for
+/// 10, 100, 10^3, 10^4 and 10^5 patterns. The host's seconds per GB are interpolated in log10 of the count
+/// (extrapolated past 10^5, flat below 10) and scaled by 16 over this machine's cores (at most 16).
+struct grep_crossover {
+  static constexpr double cuda_seconds = 0.56;
+  static constexpr double cuda_seconds_per_gb = 0.05;
+  static constexpr std::array<double, 5> host_seconds_per_gb = {0.18, 0.37, 0.57, 1.19, 5.19};  // 10^1 .. 10^5
+
+  [[nodiscard]] static double host_seconds(std::uint64_t patterns, std::uint64_t bytes)
+  {
+    const double decade = std::max(1.0, std::log10(static_cast<double>(std::max<std::uint64_t>(patterns, 1))));
+    const auto low = std::min<std::size_t>(static_cast<std::size_t>(decade), 4) - 1;
+    const double per_gb = host_seconds_per_gb[low] *
+                          std::pow(host_seconds_per_gb[low + 1] / host_seconds_per_gb[low], decade - 1.0 - static_cast<double>(low));
+    const double cores = std::clamp(static_cast<double>(std::thread::hardware_concurrency()), 1.0, 16.0);
+    return per_gb * (16.0 / cores) * static_cast<double>(bytes) * 1e-9;
+  }
+
+  [[nodiscard]] static double cuda_seconds_for(std::uint64_t bytes)
+  {
+    return cuda_seconds + cuda_seconds_per_gb * static_cast<double>(bytes) * 1e-9;
+  }
+};
+
 /// One run of grep over its operands, with grep's exit status.
 class grep_run {
  public:
-  grep_run(backend_choice choice, const grep_command_options& opts) : choice_(choice), opts_(opts) {}
+  /// `automatic`: --backend auto, so that a run the host would finish sooner goes to the host
+  grep_run(backend_choice choice, const grep_command_options& opts, bool automatic = false)
+      : choice_(choice), opts_(opts), automatic_(automatic)
+  {
+  }
 
   int run()
   {
@@ -73,6 +108,7 @@ class grep_run {
                               (one_empty && opts_.invert_match && !opts_.line_regexp && !opts_.word_regexp))) {
       return 1;
     }
+    if (automatic_ && choice_ == backend_choice::cuda) { choose_backend(operands); }
     options_ = make_options(operands);
     watch_output();
     implicit_operand_ = operands.empty();
@@ -87,6 +123,44 @@ class grep_run {
   }
 
  private:
+  /// --backend auto with a GPU: the host when its predicted time for the regular files named is below the
+  /// GPU's (grep_crossover), or when the options keep several patterns' search on the host anyway (-w,
+  /// -x, -o, -n, -b, --color, an empty pattern, -v printing lines). Standard input and -r stay on the GPU.
+  void choose_backend(const std::vector<std::string>& operands)
+  {
+    std::uint64_t patterns = 0;
+    bool empty_pattern = false;
+    for (const std::string& given : patterns_) {
+      std::size_t begin = 0;
+      while (true) {
+        const std::size_t end = std::min(given.find('\n', begin), given.size());
+        empty_pattern = empty_pattern || end == begin;
+        ++patterns;
+        if (end == given.size()) { break; }
+        begin = end + 1;
+      }
+    }
+    const bool color = opts_.color == "always" || (opts_.color == "auto" && isatty(fileno(stdout)) != 0);
+    const bool lines_only = !opts_.word_regexp && !opts_.line_regexp && !opts_.only_matching && !color &&
+                            !opts_.line_number && !opts_.byte_offset && !empty_pattern;
+    const bool prints = !opts_.quiet && !opts_.files_with_matches && !opts_.files_without_match && !opts_.count;
+    const bool set_on_gpu = lines_only && !(opts_.invert_match && prints);
+    if (patterns > 1 && !set_on_gpu) {
+      choice_ = backend_choice::host;
+      return;
+    }
+    if (opts_.recursive || operands.empty()) { return; }
+    std::uint64_t bytes = 0;
+    for (const std::string& operand : operands) {
+      struct stat status {};
+      if (operand == "-" || stat(operand.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) { return; }
+      bytes += static_cast<std::uint64_t>(status.st_size);
+    }
+    if (grep_crossover::host_seconds(patterns, bytes) < grep_crossover::cuda_seconds_for(bytes)) {
+      choice_ = backend_choice::host;
+    }
+  }
+
   void read_pattern_file(const std::string& file)
   {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> opened(file == "-" ? nullptr : std::fopen(file.c_str(), "rb"),
@@ -259,6 +333,7 @@ class grep_run {
 
   backend_choice choice_;
   const grep_command_options& opts_;
+  bool automatic_;
   std::vector<std::string> patterns_;
   bool implicit_operand_ = false;
   bool output_is_file_ = false;  ///< standard output is a regular file, and lines are written to it
@@ -278,7 +353,10 @@ void add_grep_command(CLI::App& app, const global_options& globals)
   CLI::App* grep = app.add_subcommand(
       "grep",
       "Fixed-string search with GNU grep -F's options and output (C locale). Exit status: 0 a line was "
-      "selected, 1 none was, 2 trouble");
+      "selected, 1 none was, 2 trouble. With --backend auto and a GPU, a run goes to the host when the host "
+      "is predicted faster for its regular files' size and pattern count (measured on an H200 with 16 cores: "
+      "the GPU about 0.56 s a run, the host 0.18 s per GB for 10 patterns to 5.2 s per GB for 10^5) or when "
+      "its options keep several patterns' search on the host");
   grep->set_help_flag("--help", "Print this help message and exit");  // -h is grep's --no-filename
   grep->add_option("-e,--regexp", opts->expressions, "A pattern (a fixed string; newlines separate several)")
       ->type_name("PATTERNS")
@@ -331,7 +409,7 @@ void add_grep_command(CLI::App& app, const global_options& globals)
     if (!isatty(fileno(stdout))) { std::setvbuf(stdout, nullptr, _IOFBF, std::size_t{1} << 16); }
     // grep's trouble is status 2, also when the backend cannot run here (1 would read as "no line selected").
     try {
-      grep_run run(selected_backend(globals), *opts);
+      grep_run run(selected_backend(globals), *opts, globals.backend == "auto");
       command_status() = run.run();
     } catch (const warpdex::error& e) {
       std::fflush(stdout);
