@@ -67,8 +67,8 @@ struct grep_crossover {
   {
     const double decade = std::max(1.0, std::log10(static_cast<double>(std::max<std::uint64_t>(patterns, 1))));
     const auto low = std::min<std::size_t>(static_cast<std::size_t>(decade), 4) - 1;
-    const double per_gb = host_seconds_per_gb[low] *
-                          std::pow(host_seconds_per_gb[low + 1] / host_seconds_per_gb[low], decade - 1.0 - static_cast<double>(low));
+    const double per_gb = host_seconds_per_gb[low] * std::pow(host_seconds_per_gb[low + 1] / host_seconds_per_gb[low],
+                                                              decade - 1.0 - static_cast<double>(low));
     const double cores = std::clamp(static_cast<double>(std::thread::hardware_concurrency()), 1.0, 16.0);
     return per_gb * (16.0 / cores) * static_cast<double>(bytes) * 1e-9;
   }

@@ -1349,15 +1349,15 @@ class chunk_searcher<cuda> {
 
   cuda backend_;
   const pattern_set& patterns_;
-  bool printing_;         ///< lines are printed (not only counted)
-  bool set_on_device_;    ///< several patterns or -i, and the options ask for nothing but the selected lines
+  bool printing_;       ///< lines are printed (not only counted)
+  bool set_on_device_;  ///< several patterns or -i, and the options ask for nothing but the selected lines
   bool on_device_;
   bool lines_on_device_;  ///< the options ask for nothing but the matching lines
   bool invert_;           ///< -v
   std::optional<detail::device_pattern_set> set_;
-  std::string prefix_;    ///< each printed line's: the file name and ':', or nothing
-  buffer<byte> output_;   ///< pinned: the formatted lines of the last chunk
-  owned_stream copy_;     // declared before the buffers and events, so that it outlives them
+  std::string prefix_;   ///< each printed line's: the file name and ':', or nothing
+  buffer<byte> output_;  ///< pinned: the formatted lines of the last chunk
+  owned_stream copy_;    // declared before the buffers and events, so that it outlives them
   std::array<owned_event, 2> copy_started_;
   std::array<owned_event, 2> copied_;
   std::array<buffer<byte>, 2> device_;

@@ -131,8 +131,8 @@ __global__ void __launch_bounds__(set_threads_per_block) set_scan_kernel(set_vie
   for (int i = static_cast<int>(threadIdx.x); i < filter_words; i += set_threads_per_block) { filter[i] = v.filter[i]; }
   __syncthreads();
   const std::uint64_t stride = std::uint64_t{gridDim.x} * set_threads_per_block;
-  for (std::uint64_t segment = std::uint64_t{blockIdx.x} * set_threads_per_block + threadIdx.x;
-       segment < v.segments; segment += stride) {
+  for (std::uint64_t segment = std::uint64_t{blockIdx.x} * set_threads_per_block + threadIdx.x; segment < v.segments;
+       segment += stride) {
     const std::uint64_t start = segment * segment_bytes;
     const std::uint64_t end = std::min(start + segment_bytes, v.size);
     std::uint64_t current = load_word(v, start);
@@ -177,7 +177,8 @@ __global__ void set_open_kernel(const std::uint8_t* text, const std::uint64_t* m
     const std::uint64_t bits = masks[segment];
     std::uint32_t count = 0;
     if (bits != 0) {
-      const std::uint64_t first = segment * segment_bytes + static_cast<std::uint64_t>(__ffsll(static_cast<long long>(bits)) - 1);
+      const std::uint64_t first =
+          segment * segment_bytes + static_cast<std::uint64_t>(__ffsll(static_cast<long long>(bits)) - 1);
       count = static_cast<std::uint32_t>(__popcll(bits)) - (opens_line(text, masks, first) ? 0U : 1U);
     }
     if (opened != nullptr) { opened[segment] = count; }
@@ -198,7 +199,8 @@ __global__ void set_lines_kernel(const std::uint8_t* text, std::uint64_t size, c
     std::uint64_t out = offsets[segment];
     bool first = true;
     while (bits != 0) {
-      const std::uint64_t p = segment * segment_bytes + static_cast<std::uint64_t>(__ffsll(static_cast<long long>(bits)) - 1);
+      const std::uint64_t p =
+          segment * segment_bytes + static_cast<std::uint64_t>(__ffsll(static_cast<long long>(bits)) - 1);
       bits &= bits - 1;
       if (first) {
         first = false;
@@ -272,10 +274,11 @@ device_pattern_set::device_pattern_set(const cuda& backend, std::span<const std:
     const auto index = static_cast<std::uint32_t>(offsets.size());
     offsets.push_back(static_cast<std::uint32_t>(bytes.size()));
     bytes.insert(bytes.end(), pattern.begin(), pattern.end());
-    const bool same_key = index > 0 && !entries.empty() && (entries.back().info >> 56) == 8 &&
-                          entries.back().key == key;
+    const bool same_key =
+        index > 0 && !entries.empty() && (entries.back().info >> 56) == 8 && entries.back().key == key;
     if (same_key) {
-      WARPDEX_EXPECTS(((entries.back().info >> 32) & 0xFFFFFF) < 0xFFFFFF, "device_pattern_set: too many patterns share 8 bytes");
+      WARPDEX_EXPECTS(((entries.back().info >> 32) & 0xFFFFFF) < 0xFFFFFF,
+                      "device_pattern_set: too many patterns share 8 bytes");
       entries.back().info += std::uint64_t{1} << 32;
     } else {
       entries.push_back({key, std::uint64_t{8} << 56 | std::uint64_t{1} << 32 | index});
@@ -313,8 +316,8 @@ void device_pattern_set::scan(std::span<const std::uint8_t> text)
     masks_ = make_device_buffer<std::uint64_t>(segments, backend_.stream);
     opened_ = make_device_buffer<std::uint32_t>(segments, backend_.stream);
   }
-  const set_view view{text.data(), text.size(), table_.data(), table_mask_, filter_.data(), bytes_.data(),
-                      offsets_.data(), classes_, fold_, masks_.data(), segments};
+  const set_view view{text.data(),     text.size(), table_.data(), table_mask_,   filter_.data(), bytes_.data(),
+                      offsets_.data(), classes_,    fold_,         masks_.data(), segments};
   static const int scan_blocks = grid_blocks(4);
   static const int open_blocks = grid_blocks(8);
   const auto blocks = static_cast<int>(
@@ -349,8 +352,8 @@ buffer<line_span> device_pattern_set::find_lines(std::span<const std::uint8_t> t
   thrust::exclusive_scan(policy_nosync(backend_), opened_.data(), opened_.data() + segments, offsets.data(),
                          std::uint64_t{0});
   const auto grid = static_cast<int>(std::min<std::uint64_t>(grid_blocks(8), (segments + 255) / 256));
-  set_lines_kernel<<<grid, 256, 0, backend_.stream>>>(text.data(), text.size(), masks_.data(), segments,
-                                                      offsets.data(), lines.data());
+  set_lines_kernel<<<grid, 256, 0, backend_.stream>>>(text.data(), text.size(), masks_.data(), segments, offsets.data(),
+                                                      lines.data());
   WARPDEX_CUDA_TRY(cudaGetLastError());
   backend_.synchronize();
   return lines;
