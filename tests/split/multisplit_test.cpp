@@ -38,10 +38,11 @@ const std::vector<std::uint32_t> bucket_counts = full_or_sanitizer_sized<std::ve
 /// The most buckets one multisplit pass handles; more take the super-bucket passes or the sort.
 constexpr std::uint32_t one_pass_max_buckets = 256;
 /// Sizes: empty, one key, one past a tile (4096 keys in the three passes and the partition, 7680 in
-/// the single pass), and several tiles of both with a ragged end (sanitizer-sized: one key, one past a
-/// single-pass tile and the ragged tiles).
+/// the single pass, 7296 where it ranks 32-bit keys without values by the keys), two full tiles of
+/// 7296 (no ragged last tile), and several tiles of each with a ragged end (sanitizer-sized: one key,
+/// one past a single-pass tile, two full tiles and the ragged tiles).
 const std::vector<std::uint64_t> sizes = full_or_sanitizer_sized<std::vector<std::uint64_t>>(
-    {0, 1, 4097, 7681, 3 * 7680 + 1000}, {1, 7681, 3 * 7680 + 1000});
+    {0, 1, 4097, 7297, 7681, 2 * 7296, 3 * 7680 + 1000}, {1, 7297, 7681, 2 * 7296, 3 * 7680 + 1000});
 const std::vector<bucket_spread> spreads = {bucket_spread::uniform, bucket_spread::one_bucket, bucket_spread::binomial,
                                             bucket_spread::quarter_skewed};
 

@@ -302,7 +302,7 @@ void launch_single_pass(int bits, unsigned blocks, const cuda& backend, const Ke
     }
   }
   multisplit_single_pass_kernel<Key, Value, Identifier, RadixBits>
-      <<<blocks, single_pass_shape<sizeof(Key)>::block_threads, 0, backend.stream>>>(
+      <<<blocks, single_pass_tile<Key, Value, Identifier>::block_threads, 0, backend.stream>>>(
           keys_in, values_in, keys_out, values_out, n, identifier, bucket_starts, lookback, next_tile, bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_single_pass_kernel");
 }
@@ -316,7 +316,7 @@ void single_pass_split(const cuda& backend, const Key* keys_in, Key* keys_out, c
                        const std::uint64_t* bucket_starts)
 {
   const std::uint32_t m = identifier.bucket_count();
-  constexpr std::uint64_t tile_keys = single_pass_shape<sizeof(Key)>::tile_keys;
+  constexpr std::uint64_t tile_keys = single_pass_tile<Key, Value, Identifier>::tile_keys;
   const std::uint64_t tile_count = (n + tile_keys - 1) / tile_keys;
   auto lookback = make_buffer<std::uint64_t>(backend, tile_count * m);
   auto next_tile = make_buffer<std::uint32_t>(backend, 1);
@@ -383,7 +383,7 @@ void cuda_single_pass_async(const char* caller, const cuda& backend, const Key* 
 {
   const std::uint32_t m = identifier.bucket_count();
   // Before anything runs: the split kernel indexes tiles in 32 bits.
-  const std::uint64_t tile_count = checked_tile_count(caller, n, single_pass_shape<sizeof(Key)>::tile_keys);
+  const std::uint64_t tile_count = checked_tile_count(caller, n, single_pass_tile<Key, Value, Identifier>::tile_keys);
   // Words: m totals and the bad ids, the tile counter, tile_count x m look-back words.
   const std::uint64_t tile_counter_word = std::uint64_t{m} + 1;
   const std::uint64_t lookback_first_word = tile_counter_word + 1;

@@ -91,6 +91,37 @@ struct bucket_id_digit {
   __device__ std::uint32_t Digit(std::uint32_t bucket) const { return bucket; }
 };
 
+/// ... or the bucket of a 32-bit key, computed from the key each time the ranking reads it (as CUB's
+/// one-sweep pass extracts its digit), where the keys themselves are ranked.
+template <class Identifier>
+struct key_bucket_digit {
+  Identifier identifier;
+  __device__ std::uint32_t Digit(std::uint32_t key) const { return identifier(key); }
+};
+
+/// Whether the split kernel ranks the keys themselves in full tiles: 32-bit keys without values, split
+/// by an arithmetic identifier. No array of bucket ids is then held beside the keys and their ranks, and
+/// the kernel is compiled for three blocks a multiprocessor (56 registers) with 19 keys a thread (at
+/// 20, 15 words a thread spill; at 19, 8), CUB's one-sweep shape on this GPU. Nsight Compute on an H200
+/// (m = 32, 2^26 keys, docs/split.md): with the ids held, 80 registers and two blocks of 384 x 20 left
+/// the kernel at 37% occupancy and 39% of issue slots, 35% of its warps' time at block barriers, 1.20x
+/// the time of CUB's one-sweep pass, which executes 12% more instructions at 55% occupancy. The last
+/// tile, with padding past the end of the input, still ranks the ids.
+template <class Key, class Value, class Identifier>
+inline constexpr bool single_pass_ranks_keys =
+    std::is_void_v<Value> && sizeof(Key) == sizeof(std::uint32_t) && arithmetic_identifier<Identifier>;
+
+/// The split kernel's tile for one instantiation: single_pass_shape, or 384 x 19 at three blocks where
+/// the keys are ranked themselves.
+template <class Key, class Value, class Identifier>
+struct single_pass_tile {
+  static constexpr bool ranks_keys = single_pass_ranks_keys<Key, Value, Identifier>;
+  static constexpr int block_threads = single_pass_shape<sizeof(Key)>::block_threads;
+  static constexpr int items_per_thread = ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread;
+  static constexpr int min_blocks = ranks_keys ? 3 : single_pass_shape<sizeof(Key)>::min_blocks;
+  static constexpr std::uint32_t tile_keys = block_threads * items_per_thread;
+};
+
 /// Between the passes, one block of BlockThreads threads: bucket_starts[b] = totals[0] + .. +
 /// totals[b - 1] for b < m <= BlockThreads (the starts stay on the device). A template so that every
 /// translation unit that includes it has its own copy.
@@ -111,8 +142,8 @@ __global__ void __launch_bounds__(BlockThreads)
 /// at least ceil(log2 m). Every id is in [0, m) unless pass 1 counted some in *bad_ids: then the kernel
 /// writes nothing (bad_ids may be null: the caller knows the ids are good). Value = void for keys only.
 template <class Key, class Value, class Identifier, int RadixBits>
-__global__ void __launch_bounds__(single_pass_shape<sizeof(Key)>::block_threads,
-                                  single_pass_shape<sizeof(Key)>::min_blocks)
+__global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier>::block_threads,
+                                  single_pass_tile<Key, Value, Identifier>::min_blocks)
     multisplit_single_pass_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
                                   std::uint64_t n, Identifier identifier, const std::uint64_t* bucket_starts,
                                   std::uint64_t* lookback, std::uint32_t* next_tile, const unsigned long long* bad_ids)
@@ -121,7 +152,7 @@ __global__ void __launch_bounds__(single_pass_shape<sizeof(Key)>::block_threads,
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
   static_assert(!with_values || sizeof(value_word) == sizeof(std::uint32_t), "values are 32-bit words");
   constexpr std::uint32_t radix_digits = 1U << RadixBits;
-  using shape = single_pass_shape<sizeof(Key)>;
+  using shape = single_pass_tile<Key, Value, Identifier>;
   constexpr int block_threads = shape::block_threads;
   constexpr int items = shape::items_per_thread;
   constexpr std::uint32_t tile_keys = shape::tile_keys;
@@ -163,9 +194,10 @@ __global__ void __launch_bounds__(single_pass_shape<sizeof(Key)>::block_threads,
   const std::uint64_t warp_begin = tile_begin + warp::warp_in_block() * (items * warp::size);
   Key keys[items];
   value_word values[items];
-  std::uint32_t buckets[items];
-  load_warp_striped_tile<with_values>(keys_in, values_in, n, warp_begin, lane, local, radix_digits - 1, keys, values,
-                                      buckets);
+  // Ranked keys: the ids exist only in the last tile (ranked_ids), elsewhere in the ranking's digits.
+  constexpr bool ranks_keys = shape::ranks_keys;
+  constexpr int held_ids = ranks_keys ? 1 : items;
+  std::uint32_t buckets[held_ids];
 
   // Thread b owns bucket b: it publishes the tile's count as soon as the ranking has it.
   const std::uint32_t bucket = threadIdx.x;
@@ -181,7 +213,23 @@ __global__ void __launch_bounds__(single_pass_shape<sizeof(Key)>::block_threads,
   };
   int ranks[items];
   int tile_first[1];
-  block_rank(shared.rank).RankKeys(buckets, ranks, bucket_id_digit{}, tile_first, publish);
+  if constexpr (ranks_keys) {
+    if (tile_size == tile_keys) {  // a full tile: no key past the end, no padding to rank last
+#pragma unroll
+      for (int item = 0; item < items; ++item) { keys[item] = keys_in[warp_begin + item * warp::size + lane]; }
+      block_rank(shared.rank)
+          .RankKeys(keys, ranks, key_bucket_digit<typename block_id::type>{local}, tile_first, publish);
+    } else {
+      std::uint32_t ranked_ids[items];
+      load_warp_striped_tile<false>(keys_in, values_in, n, warp_begin, lane, local, radix_digits - 1, keys, values,
+                                    ranked_ids);
+      block_rank(shared.rank).RankKeys(ranked_ids, ranks, bucket_id_digit{}, tile_first, publish);
+    }
+  } else {
+    load_warp_striped_tile<with_values>(keys_in, values_in, n, warp_begin, lane, local, radix_digits - 1, keys, values,
+                                        buckets);
+    block_rank(shared.rank).RankKeys(buckets, ranks, bucket_id_digit{}, tile_first, publish);
+  }
 
   // Decoupled look-back: add predecessors' counts of the bucket until one publishes its inclusive count.
   if (owns_bucket) {
@@ -207,8 +255,10 @@ __global__ void __launch_bounds__(single_pass_shape<sizeof(Key)>::block_threads,
 #pragma unroll
   for (int item = 0; item < items; ++item) {
     positions[item] = static_cast<std::uint32_t>(ranks[item]);
-    if (!recomputes_buckets && positions[item] < tile_size) {
-      shared.reorder.buckets[positions[item]] = static_cast<std::uint8_t>(buckets[item]);
+    if constexpr (!recomputes_buckets) {
+      if (positions[item] < tile_size) {
+        shared.reorder.buckets[positions[item]] = static_cast<std::uint8_t>(buckets[item]);
+      }
     }
   }
   if constexpr (recomputes_buckets) {
