@@ -1269,6 +1269,9 @@ class chunk_searcher<cuda> {
     const std::string& pattern = patterns_.patterns().front();
     const std::span<const byte> text(device_[slot].data(), searched.size);
     const auto add_copy_time = [&] {
+      // Not every path below waits on the device (a binary chunk walked on the host, a walker already
+      // done): the copy's events must have completed before their time can be read.
+      WARPDEX_CUDA_TRY(cudaEventSynchronize(copied_[slot].event));
       float copy_ms = 0;
       WARPDEX_CUDA_TRY(cudaEventElapsedTime(&copy_ms, copy_started_[slot].event, copied_[slot].event));
       copy_seconds_ += copy_ms * 1e-3;
