@@ -28,11 +28,16 @@
 //
 // The width follows the wasted work: every take counts its vertices (pops) and those taken before
 // (repeats: the queued flag keeps a second bit, set by the first take). At a move, once `sample` pops
-// were taken since the last decision, delta halves when more than half of them were repeats and
-// doubles when fewer than a quarter were and the near rings hold fewer entries than half the grid's
-// threads (within 1/8 .. 64 times the first width): wider only while width costs no relaxations. An
-// entry placed by an outdated window is only out of order: a vertex is relaxed again after every
-// decrease of its distance, so any order ends at the same fixpoint.
+// were taken since the last decision, the share of them taken for the first time (fresh) is set
+// against the first decision's, taken at the first width (near-far's rule, whose own work repeats
+// ~40% of its pops on a road graph and ~65% on R-MAT): delta halves when the pops per fresh vertex
+// passed twice the first decision's and half of the pops were repeats, and doubles when they are
+// under 4/3 of the first decision's and the near rings hold fewer entries than half the grid's
+// threads (within 1/8 .. 64 times the first width): wider while the warps starve and width costs
+// little beyond what the first width cost. With no repeats in the first sample this is the absolute
+// rule of halving above 1/2 repeats and doubling below 1/4. An entry placed by an outdated window is
+// only out of order: a vertex is relaxed again after every decrease of its distance, so any order
+// ends at the same fixpoint.
 //
 // The end: `pending` counts the entries appended and not yet finished, raised before an entry can be
 // taken and lowered after its relaxations (and their appends) are done. A warp that finds nothing and
@@ -87,6 +92,8 @@ struct window_state {
   unsigned long long far_mark;      ///< the far ring's tail at the last move
   unsigned long long mark_pops;     ///< pops at the last width decision
   unsigned long long mark_repeats;  ///< repeats at the last width decision
+  unsigned long long first_pops;    ///< the first decision's pops (0: none yet)
+  unsigned long long first_fresh;   ///< of those, the vertices taken for the first time
 };
 
 struct async_totals {
@@ -303,9 +310,18 @@ __device__ bool move_window(const async_params<Weight>& p, const window_view<dis
   const unsigned long long window_pops = pops - volatile_load(&p.window->mark_pops);
   if (window_pops >= p.sample) {
     const unsigned long long window_repeats = repeats - volatile_load(&p.window->mark_repeats);
-    if (2 * window_repeats > window_pops) {
+    const unsigned long long window_fresh = window_pops - window_repeats;
+    if (volatile_load(&p.window->first_pops) == 0) {
+      p.window->first_pops = window_pops;
+      p.window->first_fresh = window_fresh > 0 ? window_fresh : 1;
+    }
+    // Pops per fresh vertex now against the first decision's (in doubles: the products pass 64 bits).
+    const double first_work = static_cast<double>(volatile_load(&p.window->first_pops)) /
+                              static_cast<double>(volatile_load(&p.window->first_fresh));
+    const double work = static_cast<double>(window_pops) / static_cast<double>(window_fresh > 0 ? window_fresh : 1);
+    if (work > 2 * first_work && 2 * window_repeats > window_pops) {
       delta = delta / 2 > p.min_delta ? delta / 2 : p.min_delta;
-    } else if (4 * window_repeats < window_pops && near_entries < p.busy_low) {
+    } else if (3 * work < 4 * first_work && near_entries < p.busy_low) {
       delta = delta * 2 < p.max_delta ? delta * 2 : p.max_delta;
     }
     p.window->mark_pops = pops;
@@ -602,7 +618,7 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
     if constexpr (std::is_integral_v<Weight>) { value = std::max(1.0, std::round(value)); }
     return static_cast<distance_type>(value);
   };
-  window_state<distance_type> window{0, distance_type{0}, input.delta, 0U, 0ULL, 0ULL, 0ULL};
+  window_state<distance_type> window{0, distance_type{0}, input.delta, 0U, 0ULL, 0ULL, 0ULL, 0ULL, 0ULL};
   auto window_device = make_buffer<window_state<distance_type>>(backend, 1);
   window_device.copy_from(std::span<const window_state<distance_type>>(&window, 1));
   const distance_type far_min = unreachable<Weight>;

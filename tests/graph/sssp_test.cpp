@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -345,6 +346,19 @@ TYPED_TEST(sssp_test, async_delta_stepping_matches_boost_dijkstra_at_any_width)
       }
       EXPECT_GE(on_geometric.statistics.relaxed_arcs, reached_arcs);
       ASSERT_EQ(sssp(rmat, 0, options).distances.to_vector(), expected_rmat);
+    }
+    // A grid large enough for several width decisions on a GPU (one per threads/16 vertices taken): the
+    // width moves only within 1/8 .. 64 times the first.
+    SCOPED_TRACE("grid");
+    const std::uint32_t side = warpdex::testing::full_or_sanitizer_sized(256U, 48U);
+    const auto grid = build_csr_graph(
+        this->backend(), generate_grid<std::int32_t>({.width = side, .height = side}, weights), {.directed = false});
+    const vertex_id start = seed % 2 == 0 ? 0 : static_cast<vertex_id>(side / 2 * side + side / 2);
+    const auto on_grid = sssp(grid, start, {.algorithm = sssp_algorithm::async_delta_stepping});
+    ASSERT_EQ(on_grid.distances.to_vector(), boost_dijkstra(to_edge_list(grid), start));
+    if constexpr (!std::is_same_v<TypeParam, host>) {
+      EXPECT_GE(on_grid.statistics.final_delta, std::floor(on_grid.statistics.delta / 8));
+      EXPECT_LE(on_grid.statistics.final_delta, on_grid.statistics.delta * 64);
     }
   }
 }
