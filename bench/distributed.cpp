@@ -6,11 +6,11 @@
 
 #include "benchmarks.hpp"
 #include "throughput_row.hpp"
+#include "distributed_hash_workload.hpp"
+#include "distributed_split_workload.hpp"
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/distributed/communicator.hpp>
-#include <warpdex/distributed/sharded_hash_workload.hpp>
-#include <warpdex/distributed/split_workload.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -12,7 +12,7 @@
 #include <warpdex/core/timing.hpp>
 #include <warpdex/dpp/maximal_cliques.hpp>
 #include <warpdex/graph/generators.hpp>
-#include <warpdex/graph/sssp_workload.hpp>
+#include <warpdex/graph/graph_spec.hpp>
 
 #include <igraph.h>
 

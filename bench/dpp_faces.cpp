@@ -23,11 +23,11 @@
 // cells' volume).
 #include "dpp_benchmarks.hpp"
 #include "throughput_row.hpp"
+#include "faces_workload.hpp"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/timing.hpp>
 #include <warpdex/dpp/external_faces.hpp>
-#include <warpdex/dpp/faces_workload.hpp>
 #include <warpdex/dpp/tet_mesh.hpp>
 
 #include <omp.h>

@@ -14,7 +14,7 @@
 
 #include <warpdex/graph/generators.hpp>
 #include <warpdex/graph/sssp.hpp>
-#include <warpdex/graph/sssp_workload.hpp>
+#include <warpdex/graph/graph_spec.hpp>
 #include <warpdex/core/timing.hpp>
 
 #if WARPDEX_BENCH_BOOST

@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "progress.hpp"
 
-#include <warpdex/dpp/cliques_workload.hpp>
+#include "cliques_workload.hpp"
 
 #include <cstdio>
 #include <limits>

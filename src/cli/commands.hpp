@@ -7,7 +7,13 @@
 
 #include <string>
 
+namespace warpdex::workloads {
+}  // namespace warpdex::workloads
+
 namespace warpdex::cli {
+
+/// The workloads the commands run (src/workloads/), by their names.
+using namespace warpdex::workloads;
 
 /// Options every subcommand understands (given before or after the subcommand's name).
 struct global_options {

@@ -4,19 +4,19 @@
 #include "commands.hpp"
 #include "input.hpp"
 #if WARPDEX_CLI_DPP
-#include "dpp_workloads.hpp"
+#include "dpp_workload.hpp"
 #endif
 #include "measurement.hpp"
 #include "progress.hpp"
 #include "workloads.hpp"
 
 #if WARPDEX_CLI_DPP
-#include <warpdex/dpp/cliques_workload.hpp>
-#include <warpdex/dpp/faces_workload.hpp>
-#include <warpdex/dpp/segment_workload.hpp>
+#include "cliques_workload.hpp"
+#include "faces_workload.hpp"
+#include "segment_workload.hpp"
 #endif
 #if WARPDEX_CLI_GRAPH
-#include <warpdex/graph/sssp_workload.hpp>
+#include "sssp_workload.hpp"
 #endif
 
 #include <warpdex/core/error.hpp>

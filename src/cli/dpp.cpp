@@ -4,7 +4,7 @@
 // dedup --lines counts text lines with dpp::count_lines (include/warpdex/dpp/line_dedup.hpp: what a line
 // is, the streaming, the exact grouping) and prints them; WARPDEX_DEDUP_CHUNK_BYTES sets its block size.
 #include "commands.hpp"
-#include "dpp_workloads.hpp"
+#include "dpp_workload.hpp"
 #include "input.hpp"
 #include "workloads.hpp"
 #include "progress.hpp"

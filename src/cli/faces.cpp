@@ -4,9 +4,9 @@
 // the surface file.
 #include "commands.hpp"
 #include "progress.hpp"
+#include "faces_workload.hpp"
 
 #include <warpdex/core/error.hpp>
-#include <warpdex/dpp/faces_workload.hpp>
 #include <warpdex/dpp/mesh_io.hpp>
 
 #include <cstdio>

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "input.hpp"
 #include "progress.hpp"
+#include "gpus.hpp"
 #include "workloads.hpp"
 
 #include <warpdex/core/buffer.hpp>

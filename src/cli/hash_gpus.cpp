@@ -1,14 +1,14 @@
 // `warpdex hash --gpus N`: the distributed slab map over N GPUs of this process (NCCL), next to one GPU.
 
 #include "progress.hpp"
-#include "workloads.hpp"
+#include "gpus.hpp"
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/error.hpp>
 
 #if WARPDEX_HAS_NCCL
 #include <warpdex/distributed/communicator.hpp>
-#include <warpdex/distributed/sharded_hash_workload.hpp>
+#include "distributed_hash_workload.hpp"
 #endif
 
 #include <algorithm>
@@ -19,6 +19,8 @@
 #include <vector>
 
 namespace warpdex::cli {
+
+using namespace warpdex::workloads;
 
 #if WARPDEX_HAS_NCCL
 namespace {

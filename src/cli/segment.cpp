@@ -3,9 +3,9 @@
 // against a ground truth when there is one and the time of each stage (the shared workload,
 // include/warpdex/dpp/segment_workload.hpp).
 #include "commands.hpp"
+#include "segment_workload.hpp"
 
 #include <warpdex/dpp/gray_volume.hpp>
-#include <warpdex/dpp/segment_workload.hpp>
 
 #include <algorithm>
 #include <cctype>

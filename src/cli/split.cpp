@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "input.hpp"
 #include "progress.hpp"
+#include "gpus.hpp"
 #include "workloads.hpp"
 
 #include <warpdex/core/error.hpp>

@@ -1,14 +1,14 @@
 // `warpdex split --gpus N`: the distributed multisplit and sort over N GPUs of this process (NCCL), next to one GPU.
 
 #include "progress.hpp"
-#include "workloads.hpp"
+#include "gpus.hpp"
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/error.hpp>
 
 #if WARPDEX_HAS_NCCL
 #include <warpdex/distributed/communicator.hpp>
-#include <warpdex/distributed/split_workload.hpp>
+#include "distributed_split_workload.hpp"
 #endif
 
 #include <algorithm>
@@ -17,6 +17,8 @@
 #include <string>
 
 namespace warpdex::cli {
+
+using namespace warpdex::workloads;
 
 #if WARPDEX_HAS_NCCL
 namespace {

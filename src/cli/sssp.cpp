@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "progress.hpp"
 
-#include <warpdex/graph/sssp_workload.hpp>
+#include "sssp_workload.hpp"
 
 #include <cstdint>
 #include <cstdio>

@@ -7,6 +7,8 @@
 #include "distributed/split_check.hpp"
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
+#include "distributed_hash_workload.hpp"
+#include "distributed_split_workload.hpp"
 
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/memory_resource.hpp>
@@ -14,8 +16,6 @@
 #include <warpdex/distributed/bootstrap.hpp>
 #include <warpdex/distributed/communicator.hpp>
 #include <warpdex/distributed/distributed_slab_map.hpp>
-#include <warpdex/distributed/sharded_hash_workload.hpp>
-#include <warpdex/distributed/split_workload.hpp>
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>

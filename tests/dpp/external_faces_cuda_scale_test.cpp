@@ -7,7 +7,7 @@
 #include "support/backend_fixture.hpp"
 
 #include <warpdex/dpp/external_faces.hpp>
-#include <warpdex/dpp/faces_workload.hpp>
+#include "faces_workload.hpp"
 #include <warpdex/dpp/tet_mesh.hpp>
 
 #include <gtest/gtest.h>

@@ -6,9 +6,9 @@
 #include "dpp_test_support.hpp"
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
+#include "faces_workload.hpp"
 
 #include <warpdex/dpp/external_faces.hpp>
-#include <warpdex/dpp/faces_workload.hpp>
 #include <warpdex/dpp/tet_mesh.hpp>
 
 #include <gtest/gtest.h>

@@ -5,8 +5,8 @@
 #include "dpp_test_support.hpp"
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
+#include "cliques_workload.hpp"
 
-#include <warpdex/dpp/cliques_workload.hpp>
 #include <warpdex/dpp/maximal_cliques.hpp>
 #include <warpdex/graph/csr_graph.hpp>
 #include <warpdex/graph/generators.hpp>

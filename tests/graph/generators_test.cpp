@@ -2,7 +2,7 @@
 // (the Second DIMACS Challenge's clique benchmarks), their structure against the definitions, and G(n, p)
 // against the binomial distribution of its edge count, with fixed seeds and a fresh one.
 #include <warpdex/graph/generators.hpp>
-#include <warpdex/graph/sssp_workload.hpp>
+#include <warpdex/graph/graph_spec.hpp>
 
 #include "support/expect_error.hpp"
 

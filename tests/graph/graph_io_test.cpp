@@ -2,7 +2,7 @@
 // and every malformed input rejected with the file, the line and what is wrong.
 #include <warpdex/graph/generators.hpp>
 #include <warpdex/graph/graph_io.hpp>
-#include <warpdex/graph/sssp_workload.hpp>
+#include "sssp_workload.hpp"
 
 #include "support/expect_error.hpp"
 

@@ -1,10 +1,10 @@
-// The multi-GPU multisplit and sort workload (split_workload.hpp).
+// The multi-GPU multisplit and sort workload (distributed_split_workload.hpp).
+#include "distributed_split_workload.hpp"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/generate.hpp>
 #include <warpdex/core/memory_resource.hpp>
-#include <warpdex/distributed/split_workload.hpp>
 #include <warpdex/split/multisplit.hpp>
 #include <warpdex/split/radix_sort.hpp>
 

@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <type_traits>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 namespace {
 
 using hash::operation;
@@ -182,4 +182,4 @@ hash_request generated_hash_request(std::uint32_t size_log2, std::uint64_t seed)
   return request;
 }
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

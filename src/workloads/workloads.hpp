@@ -16,11 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace warpdex::distributed {
-class communicator;
-}  // namespace warpdex::distributed
-
-namespace warpdex::cli {
+namespace warpdex::workloads {
 
 /// A copy of host values in the backend's memory (setup of a workload).
 template <class T, class Backend>
@@ -82,9 +78,9 @@ struct search_request {
                                                       const std::vector<std::string>& algorithms,
                                                       const timing_options& timing);
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 
 /// The slab_map workload of `warpdex hash` and the demo tour: a table sized for the distinct keys at
 /// `base_fill` (its pool also holds the mixed batch's insertions), then each step timed warm next to the
@@ -111,28 +107,9 @@ struct hash_request {
 /// 2^size_log2 generated unique user keys and as many absent ones, for measure_hash.
 [[nodiscard]] hash_request generated_hash_request(std::uint32_t size_log2, std::uint64_t seed);
 
-#if WARPDEX_HAS_NCCL
-/// The first `gpus` visible GPUs for a communicator, NVLink multicast (NVLS) off unless the environment says
-/// otherwise (hash_gpus.cpp).
-[[nodiscard]] std::vector<int> communicator_devices(std::uint32_t gpus);
-/// One line per GPU of `group`: its name and memory.
-void print_gpus(const distributed::communicator& group);
-#endif
+}  // namespace warpdex::workloads
 
-/// `warpdex hash --gpus N`: the distributed map over N GPUs driven by this process (distributed::
-/// measure_sharded_hash), printed per GPU and in total; throws warpdex::error when a check fails, or when this
-/// build has no NCCL (hash_gpus.cpp).
-void print_sharded_hash(std::uint32_t gpus, std::uint32_t size_log2, std::uint64_t seed);
-
-/// `warpdex split --gpus N`: the distributed multisplit by `buckets` and the distributed sort over N GPUs driven by
-/// this process (distributed::measure_distributed_split), printed per GPU and in total, next to one GPU; throws
-/// warpdex::error when a check fails, or when this build has no NCCL (split_gpus.cpp).
-void print_distributed_split(std::uint32_t gpus, std::uint32_t size_log2, std::uint64_t seed,
-                             bit_field_buckets buckets);
-
-}  // namespace warpdex::cli
-
-namespace warpdex::cli {
+namespace warpdex::workloads {
 
 /// The LSM workload: `batches` batches of 2^batch_log2 generated unique keys inserted into a fresh
 /// lsm_map (every run starts from an empty map), then as many lookups (half of them absent), next to
@@ -155,4 +132,4 @@ struct string_match_request {
 [[nodiscard]] std::vector<measurement> measure_string_match(backend_choice backend, const string_match_request& request,
                                                             const timing_options& timing);
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

@@ -1,11 +1,12 @@
 // The external-faces workload (include/warpdex/dpp/faces_workload.hpp). Host code: the backends' face
 // search is instantiated in external_faces_host.cpp / external_faces_cuda.cu.
+#include "faces_workload.hpp"
+
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
-#include <warpdex/dpp/faces_workload.hpp>
 #include <warpdex/dpp/mesh_io.hpp>
 
-#include "workload_support.hpp"
+#include "dpp_workload_support.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 
 struct measurement {
   std::string family;     ///< split, hash, lsm, search, grep, ...
@@ -72,4 +72,4 @@ void print_table(const std::vector<measurement>& rows);
 /// "2^26" for powers of two, else the decimal number.
 [[nodiscard]] std::string size_text(std::uint64_t n);
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

@@ -1,10 +1,10 @@
-// The multi-GPU hash workload (sharded_hash_workload.hpp).
+// The multi-GPU hash workload (distributed_hash_workload.hpp).
+#include "distributed_hash_workload.hpp"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/generate.hpp>
 #include <warpdex/core/memory_resource.hpp>
-#include <warpdex/distributed/sharded_hash_workload.hpp>
 #include <warpdex/hash/slab_map.hpp>
 
 #include <algorithm>

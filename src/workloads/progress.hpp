@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 
 class progress {
  public:
@@ -40,4 +40,4 @@ class progress {
   std::thread display_;
 };
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <chrono>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 namespace {
 
 using key_type = std::uint32_t;
@@ -74,4 +74,4 @@ std::vector<measurement> measure_search(backend_choice backend, const search_req
   return visit_backend(backend, [&](const auto& on) { return search_on(on, request, algorithms, timing); });
 }
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

@@ -1,12 +1,13 @@
 // The maximal-cliques workload (include/warpdex/dpp/cliques_workload.hpp). Host code: the backends'
 // enumeration is instantiated in maximal_cliques_host.cpp / maximal_cliques_cuda.cu.
+#include "cliques_workload.hpp"
+
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/error.hpp>
-#include <warpdex/dpp/cliques_workload.hpp>
-#include <warpdex/graph/sssp_workload.hpp>
+#include <warpdex/graph/graph_spec.hpp>
 
-#include "../graph/host_copy.hpp"
-#include "workload_support.hpp"
+#include "graph/host_copy.hpp"
+#include "dpp_workload_support.hpp"
 
 #include <algorithm>
 #include <chrono>

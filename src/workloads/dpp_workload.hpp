@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 
 /// One timed, checked step of a dpp workload.
 struct dpp_step {
@@ -68,4 +68,4 @@ struct hashfight_totals {
                                                            std::uint64_t* memory_bytes = nullptr,
                                                            const timing_options& timing = cli_timing);
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

@@ -1,10 +1,11 @@
 // The segmentation workload (include/warpdex/dpp/segment_workload.hpp). Host code: the backends' SLIC
 // and segmentation are instantiated in slic_*.cpp/.cu and mrf_segment_*.cpp/.cu.
+#include "segment_workload.hpp"
+
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/host_memory.hpp>
-#include <warpdex/dpp/segment_workload.hpp>
 
-#include "workload_support.hpp"
+#include "dpp_workload_support.hpp"
 
 #include <algorithm>
 #include <chrono>

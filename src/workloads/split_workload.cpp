@@ -13,7 +13,7 @@
 #include <numeric>
 #include <utility>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 
 std::uint32_t bucket_bits(std::uint32_t m)
 {
@@ -196,4 +196,4 @@ measurement measure_radix_sort(backend_choice backend, const std::vector<std::ui
   return visit_backend(backend, [&](const auto& on) { return radix_sort_on(on, keys, timing); });
 }
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 
 template <class Backend>
 auto make_hash_baseline(const Backend&, std::uint64_t keys)
@@ -23,4 +23,4 @@ auto make_hash_baseline(const Backend&, std::uint64_t keys)
 #endif
 }
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

@@ -1,7 +1,7 @@
 // The dpp family's generated workloads (dpp_workloads.hpp), shared by `warpdex dedup`, `warpdex hashfight` and
 // the demo tour: duplicate search and the HashFight table on the selected backend, each timed warm next to
 // its baseline and checked against a sorted oracle on the host.
-#include "dpp_workloads.hpp"
+#include "dpp_workload.hpp"
 #include "hash_baseline.hpp"
 #include "progress.hpp"
 #include "workloads.hpp"
@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 namespace {
 
 /// The oracle of the generated workloads' checks: the distinct keys in ascending order, each with its
@@ -337,4 +337,4 @@ std::vector<dpp_step> run_hashfight_workload(backend_choice resolved, std::uint6
   return steps;
 }
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

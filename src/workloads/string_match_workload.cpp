@@ -13,7 +13,7 @@
 #include <functional>
 #include <string_view>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 namespace {
 
 /// Text of lower-case words over a small alphabet (so that the pattern's prefixes recur, as in prose)
@@ -91,4 +91,4 @@ std::vector<measurement> measure_string_match(backend_choice backend, const stri
   return visit_backend(backend, [&](const auto& on) { return string_match_on(on, request, timing); });
 }
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

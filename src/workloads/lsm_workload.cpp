@@ -11,7 +11,7 @@
 #include <chrono>
 #include <optional>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 namespace {
 
 using key_type = std::uint32_t;
@@ -120,4 +120,4 @@ std::vector<measurement> measure_lsm(backend_choice backend, const lsm_request& 
   return visit_backend(backend, [&](const auto& on) { return lsm_on(on, request, timing); });
 }
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <utility>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 
 namespace {
 
@@ -107,4 +107,4 @@ nlohmann::json to_json(const std::vector<measurement>& rows)
   return result;
 }
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <unistd.h>
 
-namespace warpdex::cli {
+namespace warpdex::workloads {
 namespace {
 constexpr auto quiet_period = std::chrono::seconds(1);  // work shorter than this shows nothing
 constexpr auto refresh_period = std::chrono::milliseconds(200);
@@ -60,4 +60,4 @@ void progress::display_until_done()
   } while (!finished_.wait_for(lock, refresh_period, [this] { return done_; }));
 }
 
-}  // namespace warpdex::cli
+}  // namespace warpdex::workloads
