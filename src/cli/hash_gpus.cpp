@@ -2,6 +2,7 @@
 
 #include "progress.hpp"
 #include "gpus.hpp"
+#include "measurement.hpp"
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/error.hpp>
