@@ -11,6 +11,7 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/detail/thrust_backend.hpp>
 #include <warpdex/core/error.hpp>
+#include <warpdex/core/hash.hpp>
 
 #include <thrust/scan.h>
 
@@ -27,15 +28,10 @@ constexpr int set_threads_per_block = 256;
 constexpr int filter_words = 1 << 13;  // 2^18 bits
 constexpr std::uint64_t segment_bytes = 64;
 
+// A window's key and length, mixed: windows of different lengths with equal bytes hash apart.
 __host__ __device__ inline std::uint64_t set_hash(std::uint64_t key, std::uint32_t length)
 {
-  std::uint64_t h = key ^ (std::uint64_t{length} * 0x9E3779B97F4A7C15ULL);
-  h ^= h >> 33;
-  h *= 0xFF51AFD7ED558CCDULL;
-  h ^= h >> 33;
-  h *= 0xC4CEB9FE1A85EC53ULL;
-  h ^= h >> 33;
-  return h;
+  return fmix64(key ^ (std::uint64_t{length} * 0x9E3779B97F4A7C15ULL));
 }
 
 __host__ __device__ inline std::uint64_t key_mask(std::uint32_t length)
