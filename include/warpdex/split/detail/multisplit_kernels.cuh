@@ -99,33 +99,55 @@ struct recomputed_buckets {
   }
 };
 
-/// Writes a tile's keys (or values) reordered by bucket: this thread's element `item` has tile position
-/// positions[item] (none where it is tile_size or more), and tile position p, holding word w, goes to
-/// output slot output_minus_tile[bucket_at(p, w)] + p, so consecutive threads write consecutive
-/// addresses. Call with the whole block once positions and the stored buckets are final; `words` is the
-/// tile_keys-word shared buffer.
+/// One round of a reordered write, first half: word `word` of this thread's element `item` goes to tile
+/// position positions[item] of the shared buffer `words` (none where it is tile_size or more). Call with
+/// the whole block once the buffer is free; a block barrier separates it from store_reordered_word.
+template <class T, int Items>
+__device__ __forceinline__ void place_reordered_word(const T (&elements)[Items],
+                                                     const std::uint32_t (&positions)[Items], std::uint32_t tile_size,
+                                                     std::uint32_t* words, int word)
+{
+#pragma unroll
+  for (int item = 0; item < Items; ++item) {
+    if (positions[item] < tile_size) { words[positions[item]] = element_word(elements[item], word); }
+  }
+}
+
+/// ... second half: tile position p, holding word w, goes to output slot output_minus_tile[bucket_at(p,
+/// w)] + p, so consecutive threads write consecutive addresses.
+template <int BlockThreads, int Items, class T, class BucketAt>
+__device__ __forceinline__ void store_reordered_word(std::uint32_t tile_size, const std::uint32_t* words,
+                                                     const BucketAt& bucket_at, const std::uint64_t* output_minus_tile,
+                                                     T* out, int word)
+{
+  auto* out_words = reinterpret_cast<std::uint32_t*>(out);
+#pragma unroll
+  for (int item = 0; item < Items; ++item) {
+    const std::uint32_t position = item * BlockThreads + threadIdx.x;
+    if (position < tile_size) {
+      const std::uint32_t value = words[position];
+      const std::uint64_t slot = output_minus_tile[bucket_at(position, value)] + position;
+      out_words[slot * words_per_element<T> + word] = value;
+    }
+  }
+}
+
+/// Writes a tile's keys (or values) reordered by bucket, words [first_word, words_per_element<T>) of
+/// each element, a round per word: this thread's element `item` has tile position positions[item] (none
+/// where it is tile_size or more), and tile position p, holding word w, goes to output slot
+/// output_minus_tile[bucket_at(p, w)] + p, so consecutive threads write consecutive addresses. Call with
+/// the whole block once positions and the stored buckets are final; `words` is the tile_keys-word
+/// shared buffer.
 template <int BlockThreads = multisplit_block_threads, class T, int Items, class BucketAt>
 __device__ void write_reordered(const T (&elements)[Items], const std::uint32_t (&positions)[Items],
                                 std::uint32_t tile_size, std::uint32_t* words, const BucketAt& bucket_at,
-                                const std::uint64_t* output_minus_tile, T* out)
+                                const std::uint64_t* output_minus_tile, T* out, int first_word = 0)
 {
-  auto* out_words = reinterpret_cast<std::uint32_t*>(out);
-  for (int word = 0; word < words_per_element<T>; ++word) {
+  for (int word = first_word; word < words_per_element<T>; ++word) {
     __syncthreads();  // the stored buckets are complete and the previous round has left the buffer
-#pragma unroll
-    for (int item = 0; item < Items; ++item) {
-      if (positions[item] < tile_size) { words[positions[item]] = element_word(elements[item], word); }
-    }
+    place_reordered_word(elements, positions, tile_size, words, word);
     __syncthreads();
-#pragma unroll
-    for (int item = 0; item < Items; ++item) {
-      const std::uint32_t position = item * BlockThreads + threadIdx.x;
-      if (position < tile_size) {
-        const std::uint32_t value = words[position];
-        const std::uint64_t slot = output_minus_tile[bucket_at(position, value)] + position;
-        out_words[slot * words_per_element<T> + word] = value;
-      }
-    }
+    store_reordered_word<BlockThreads, Items>(tile_size, words, bucket_at, output_minus_tile, out, word);
   }
 }
 

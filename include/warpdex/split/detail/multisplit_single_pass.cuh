@@ -5,9 +5,9 @@
 //    bucket starts;
 // 2. split: tiles are taken in input order from an atomic counter. Each block ranks its tile's bucket
 //    ids with cub::BlockRadixRankMatchEarlyCounts (the bucket id is the digit), publishes the tile's m
-//    counts as soon as the ranking knows them, looks back over the predecessors' counts per bucket
-//    (decoupled look-back) for the keys of each bucket in earlier tiles, reorders the tile by bucket in
-//    shared memory and writes each bucket's run to consecutive addresses.
+//    counts as soon as the ranking knows them, reorders the tile by bucket in shared memory, looks back
+//    over the predecessors' counts per bucket (decoupled look-back) for the keys of each bucket in
+//    earlier tiles, and, after one barrier, writes each bucket's run to consecutive addresses.
 // Keys are read twice and written once (12 bytes per key), like the three-pass path, but the
 // (bucket, tile) table is neither written to memory nor scanned: the look-back words are the only
 // per-tile traffic, and the ranking is CUB's.
@@ -99,17 +99,21 @@ struct key_bucket_digit {
   __device__ std::uint32_t Digit(std::uint32_t key) const { return identifier(key); }
 };
 
-/// Whether the split kernel ranks the keys themselves in full tiles: 32-bit keys without values, split
-/// by an arithmetic identifier. No array of bucket ids is then held beside the keys and their ranks, and
+/// Whether the split kernel ranks the keys themselves in full tiles: 32-bit keys (with or without 32-bit
+/// values), split by an arithmetic identifier. No array of bucket ids is then held beside the keys and their ranks, and
 /// the kernel is compiled for three blocks a multiprocessor (56 registers) with 19 keys a thread (at
 /// 20, 15 words a thread spill; at 19, 8), CUB's one-sweep shape on this GPU. Nsight Compute on an H200
 /// (m = 32, 2^26 keys, docs/split.md): with the ids held, 80 registers and two blocks of 384 x 20 left
 /// the kernel at 37% occupancy and 39% of issue slots, 35% of its warps' time at block barriers, 1.20x
 /// the time of CUB's one-sweep pass, which executes 12% more instructions at 55% occupancy. The last
 /// tile, with padding past the end of the input, still ranks the ids.
+///
+/// Pairs of 32-bit keys and values take the same path: the values are loaded only once the keys are placed
+/// in shared memory (as CUB's one-sweep pass loads them after its keys' scatter), so they are not held
+/// through the ranking, and each key's bucket byte for the values' write-out is computed from the key.
 template <class Key, class Value, class Identifier>
 inline constexpr bool single_pass_ranks_keys =
-    std::is_void_v<Value> && sizeof(Key) == sizeof(std::uint32_t) && arithmetic_identifier<Identifier>;
+    sizeof(Key) == sizeof(std::uint32_t) && arithmetic_identifier<Identifier>;
 
 /// The split kernel's tile for one instantiation: single_pass_shape, or 384 x 19 at three blocks where
 /// the keys are ranked themselves.
@@ -178,11 +182,17 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier>::bloc
   };
   __shared__ shared_storage shared;
 
-  if (bad_ids != nullptr && *bad_ids != 0) { return; }  // the host throws; the outputs stay untouched
-  if (threadIdx.x == 0) { shared.tile = atomicAdd(next_tile, 1U); }
+  // One thread reads the bad-id count and takes the tile in one round trip (both in flight together).
+  constexpr std::uint32_t no_tile = 0xffffffffU;  // tile indices are below 2^32 - 1 (n < 2^44)
+  if (threadIdx.x == 0) {
+    const bool bad = bad_ids != nullptr && *bad_ids != 0;
+    const std::uint32_t taken = atomicAdd(next_tile, 1U);
+    shared.tile = bad ? no_tile : taken;
+  }
   const typename block_id::type local = block_id::load(identifier, shared.identifier);
   __syncthreads();
   const std::uint32_t tile = shared.tile;
+  if (tile == no_tile) { return; }  // the host throws; the outputs stay untouched
   const std::uint32_t m = identifier.bucket_count();
 
   // Warp-striped, so the ranking's order (warp, item, lane) is the input order. Keys past the end get
@@ -231,6 +241,43 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier>::bloc
     block_rank(shared.rank).RankKeys(buckets, ranks, bucket_id_digit{}, tile_first, publish);
   }
 
+  // CUB's one-sweep order: the tile goes into shared memory (the reorder buffer, in place of the
+  // ranking's storage) before the look-back, whose loads then overlap the placement, and one barrier
+  // separates both from the write-out. (Loading the first predecessor's word before the placement
+  // spilled 36 more bytes a thread at 56 registers.)
+  __syncthreads();  // the ranking's storage becomes the reorder buffer
+
+  std::uint32_t positions[items];  // the ranks; padding ranks at tile_size or more
+#pragma unroll
+  for (int item = 0; item < items; ++item) {
+    positions[item] = static_cast<std::uint32_t>(ranks[item]);
+    if constexpr (!recomputes_buckets) {
+      if (positions[item] < tile_size) {
+        std::uint32_t id = 0;
+        if constexpr (ranks_keys) {
+          id = local(keys[item]);
+        } else {
+          id = buckets[item];
+        }
+        shared.reorder.buckets[positions[item]] = static_cast<std::uint8_t>(id);
+      }
+    }
+  }
+  place_reordered_word(keys, positions, tile_size, shared.reorder.words, 0);
+  // Ranked keys with values: the values are loaded now, their loads in flight through the look-back.
+  if constexpr (ranks_keys && with_values) {
+    if (tile_size == tile_keys) {
+#pragma unroll
+      for (int item = 0; item < items; ++item) { values[item] = values_in[warp_begin + item * warp::size + lane]; }
+    } else {
+#pragma unroll
+      for (int item = 0; item < items; ++item) {
+        const std::uint64_t index = warp_begin + item * warp::size + lane;
+        values[item] = index < n ? values_in[index] : value_word{};
+      }
+    }
+  }
+
   // Decoupled look-back: add predecessors' counts of the bucket until one publishes its inclusive count.
   if (owns_bucket) {
     std::uint64_t earlier = 0;
@@ -249,26 +296,19 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier>::bloc
     }
     shared.output_minus_tile[bucket] = bucket_starts[bucket] + earlier - static_cast<std::uint64_t>(tile_first[0]);
   }
-  __syncthreads();  // the ranking's storage becomes the reorder buffer
+  __syncthreads();  // the placement and every bucket's output slot are complete
 
-  std::uint32_t positions[items];  // the ranks; padding ranks at tile_size or more
-#pragma unroll
-  for (int item = 0; item < items; ++item) {
-    positions[item] = static_cast<std::uint32_t>(ranks[item]);
-    if constexpr (!recomputes_buckets) {
-      if (positions[item] < tile_size) {
-        shared.reorder.buckets[positions[item]] = static_cast<std::uint8_t>(buckets[item]);
-      }
-    }
-  }
   if constexpr (recomputes_buckets) {
-    write_reordered<block_threads>(keys, positions, tile_size, shared.reorder.words,
-                                   recomputed_buckets<Key, typename block_id::type>{local}, shared.output_minus_tile,
-                                   keys_out);
+    store_reordered_word<block_threads, items>(tile_size, shared.reorder.words,
+                                               recomputed_buckets<Key, typename block_id::type>{local},
+                                               shared.output_minus_tile, keys_out, 0);
   } else {
     const stored_buckets stored{shared.reorder.buckets};
+    store_reordered_word<block_threads, items>(tile_size, shared.reorder.words, stored, shared.output_minus_tile,
+                                               keys_out, 0);
+    // 64-bit keys: the high words in a second round.
     write_reordered<block_threads>(keys, positions, tile_size, shared.reorder.words, stored, shared.output_minus_tile,
-                                   keys_out);
+                                   keys_out, 1);
     if constexpr (with_values) {
       write_reordered<block_threads>(values, positions, tile_size, shared.reorder.words, stored,
                                      shared.output_minus_tile, values_out);
