@@ -53,10 +53,21 @@ inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_
 /// shared memory), which identifiers that cost little per key afford: with splitters (a search per key)
 /// pairs at m = 32 ran 0.81x the single pass, and custom identifiers are not measured. 64-bit keys hold
 /// about half as many warp tiles per multiprocessor (a quarter with 64-bit values) and keep the single
-/// pass (not measured against it).
-inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys = 16;
+/// pass (not measured against it). Since the single pass looks back after placing its tile and ranks
+/// pairs by their keys (31b929c), the choice depends on n (H200, bit fields, Gkeys/s or Gpairs/s, single
+/// pass against warp tiles): at 2^20 and 2^22 the warp tiles lead for keys with 32 buckets too (13.9
+/// against 17.0, 45.5 against 54.7) and for pairs with 32 (12.6 / 15.1, 37.5 / 42.5); at 2^28 the single
+/// pass leads for keys with 16 (191 against 178) and pairs with 32 (125 against 114; delta buckets 132
+/// against 93), the warp tiles for keys with 8 (232 against 195), and pairs with 16 are even (130 / 128).
+inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys = 32;
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs = 32;
 inline constexpr std::uint64_t warp_tiles_automatic_min_keys = std::uint64_t{1} << 20;
+/// From this many keys the warp tiles take keys up to 8 buckets and pairs up to 16 only. Nothing was
+/// measured between 2^22 and 2^28: at 2^26 the single pass's grid is 23 waves of tiles, so a ragged last
+/// wave costs it at most about 4%.
+inline constexpr std::uint64_t single_pass_over_warp_tiles_min_keys = std::uint64_t{1} << 26;
+inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys_large = 8;
+inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs_large = 16;
 
 /// Pairs split by one bit: the warp tiles write each bucket's run of a 2048-pair tile at once and ran
 /// 1.13-1.14x CUB SortPairs against the partition's 0.97x at n = 2^28 (H100, 19cc486), ahead from 2^23
@@ -77,7 +88,10 @@ inline multisplit_algorithm automatic_one_pass_algorithm(std::uint32_t bucket_co
     return one_bit_pairs && n >= warp_tiles_one_bit_pairs_min_keys ? multisplit_algorithm::warp_tiles
                                                                    : multisplit_algorithm::partition;
   }
-  const std::uint32_t warp_tiles_limit = pairs ? warp_tiles_automatic_buckets_pairs : warp_tiles_automatic_buckets_keys;
+  const bool large = n >= single_pass_over_warp_tiles_min_keys;
+  const std::uint32_t warp_tiles_limit =
+      pairs ? (large ? warp_tiles_automatic_buckets_pairs_large : warp_tiles_automatic_buckets_pairs)
+            : (large ? warp_tiles_automatic_buckets_keys_large : warp_tiles_automatic_buckets_keys);
   if (arithmetic && key_bytes == sizeof(std::uint32_t) && bucket_count <= warp_tiles_limit &&
       n >= warp_tiles_automatic_min_keys) {
     return multisplit_algorithm::warp_tiles;
