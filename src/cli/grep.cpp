@@ -2,6 +2,7 @@
 // 0 when a line was selected, 1 when none was, 2 on trouble (a file that cannot be read, a usage error,
 // a write error), even when lines were selected (except with -q).
 #include "commands.hpp"
+#include "grep_crossover.hpp"
 
 #include <warpdex/core/error.hpp>
 #include <warpdex/search/grep.hpp>
@@ -50,33 +51,6 @@ struct grep_command_options {
   unsigned reader_threads = 0;   ///< 0: the backend's default
   bool fixed_strings = false;    ///< -F: accepted; patterns are always fixed strings
   bool builtin_matcher = false;  ///< --builtin-matcher
-};
-
-/// --backend auto's choice for grep, from a crossover measured on an H200 machine with 16 cores at ccb98b0
-/// (bench/results/2026-11-28-nvidia-h200-grep-pattern-sets.json, `grep -c -f` as processes on 1.2 GB):
-/// the cuda backend's process took about 0.56 s whatever the pattern count (CUDA's start and the
-/// pipeline), the host backend's (Hyperscan on 16 threads) 0.18, 0.37, 0.57, 1.19 and 5.19 s per GB for
-/// 10, 100, 10^3, 10^4 and 10^5 patterns. The host's seconds per GB are interpolated in log10 of the count
-/// (extrapolated past 10^5, flat below 10) and scaled by 16 over this machine's cores (at most 16).
-struct grep_crossover {
-  static constexpr double cuda_seconds = 0.56;
-  static constexpr double cuda_seconds_per_gb = 0.05;
-  static constexpr std::array<double, 5> host_seconds_per_gb = {0.18, 0.37, 0.57, 1.19, 5.19};  // 10^1 .. 10^5
-
-  [[nodiscard]] static double host_seconds(std::uint64_t patterns, std::uint64_t bytes)
-  {
-    const double decade = std::max(1.0, std::log10(static_cast<double>(std::max<std::uint64_t>(patterns, 1))));
-    const auto low = std::min<std::size_t>(static_cast<std::size_t>(decade), 4) - 1;
-    const double per_gb = host_seconds_per_gb[low] * std::pow(host_seconds_per_gb[low + 1] / host_seconds_per_gb[low],
-                                                              decade - 1.0 - static_cast<double>(low));
-    const double cores = std::clamp(static_cast<double>(std::thread::hardware_concurrency()), 1.0, 16.0);
-    return per_gb * (16.0 / cores) * static_cast<double>(bytes) * 1e-9;
-  }
-
-  [[nodiscard]] static double cuda_seconds_for(std::uint64_t bytes)
-  {
-    return cuda_seconds + cuda_seconds_per_gb * static_cast<double>(bytes) * 1e-9;
-  }
 };
 
 /// One run of grep over its operands, with grep's exit status.

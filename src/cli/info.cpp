@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "grep_crossover.hpp"
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/search/string_match.hpp>
@@ -32,6 +33,7 @@ void print_info(const global_options& globals)
   std::string reason;
   if (!cuda_device_available(&reason)) {
     std::printf("gpu: none: %s\n", reason.c_str());
+    std::printf("grep --backend auto: the host (no GPU)\n");
     return;
   }
   const device_info gpu = query_device(0);
@@ -40,6 +42,7 @@ void print_info(const global_options& globals)
               static_cast<double>(gpu.global_memory_bytes) / gibibyte,
               static_cast<double>(gpu.free_memory_bytes) / gibibyte,
               static_cast<double>(gpu.l2_cache_bytes) / mebibyte);
+  std::printf("%s\n", grep_crossover_text().c_str());
 #if WARPDEX_HAS_CUDA
   std::printf("copy bandwidth: %.0f GB/s (device to device, bytes read + written)\n",
               bench::measure_copy_bandwidth_GBps());
