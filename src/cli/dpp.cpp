@@ -294,6 +294,7 @@ void dedup_file(const global_options& globals, const dedup_options& opts)
     return;
   }
   const std::vector<char> bytes = read_whole_file("dedup", opts.path, "records");
+  expect_not_empty("dedup", opts.path, bytes.size(), "records");  // as split and hashfight --keys say it
   WARPDEX_EXPECTS(bytes.size() % opts.record_bytes == 0,
                   "dedup: '" + opts.path + "' holds " + std::to_string(bytes.size()) +
                       " bytes, not a whole number of " + std::to_string(opts.record_bytes) + "-byte records (" +
