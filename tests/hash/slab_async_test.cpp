@@ -270,22 +270,24 @@ TYPED_TEST(slab_async_test, BatchesOfEverySizeMatchTheOracle)
   }
 }
 
-// Small insertion batches that run out of slabs one after another, each counting its exhausted
-// elements exactly (the cuda backend sums them without zeroing a counter before each batch: a count
-// left over from the batch before would show here), then one that runs out nowhere. The statusless
-// calls throw the count; the map's size says how many took effect.
+// Insertion batches that run out of slabs one after another, each counting its exhausted elements
+// exactly (the cuda backend sums them without zeroing a counter before each batch: a count left over
+// from the batch before would show here; batches of at most 2048 elements check themselves in every
+// block, larger ones by chunks their blocks take), then ones that run out nowhere. The statusless calls
+// throw the count; the map's size says how many took effect.
 TYPED_TEST(slab_async_test, SmallBatchesCountTheirExhaustedElementsExactly)
 {
   using map_type = typename TestFixture::map_type;
   seeded_random random;
   // 16 lists and no pool: 16 head slabs hold every pair there is room for.
   map_type map(this->backend(), hash::slab_capacity{16, 0, /*grows=*/false});
-  const auto keys = distinct_keys(random, 4000);
+  const auto keys = distinct_keys(random, 9500);
   const auto values = random_values(random, keys.size());
   auto device_keys = this->put(keys);
   auto device_values = this->put(values);
   std::size_t done = 0;
-  for (const std::size_t n : {std::size_t{2000}, std::size_t{700}, std::size_t{1}, std::size_t{1299}}) {
+  for (const std::size_t n : {std::size_t{2000}, std::size_t{700}, std::size_t{1}, std::size_t{5000}, std::size_t{1299},
+                              std::size_t{2500}}) {
     SCOPED_TRACE("batch of " + std::to_string(n));
     const std::uint64_t size_before = map.size();
     std::string message;
@@ -313,6 +315,17 @@ TYPED_TEST(slab_async_test, SmallBatchesCountTheirExhaustedElementsExactly)
   map.insert(held.span(), held.span(), statuses.span());
   for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::already_present); }
   map.insert(held.span(), held.span());  // the statusless call: throws if a count is left over
+  // The same keys repeated past 2048 elements (the cuda backend's chunked check): none needs a slab.
+  std::vector<std::uint32_t> repeated;
+  while (repeated.size() <= 2048) { repeated.insert(repeated.end(), held_keys.begin(), held_keys.end()); }
+  auto held_repeated = this->put(repeated);
+  map.insert(held_repeated.span(), held_repeated.span());
+  auto repeated_statuses = this->statuses_for(repeated.size());
+  map.insert_async(held_repeated.span(), held_repeated.span(), repeated_statuses.span());
+  for (const operation_status status : repeated_statuses.to_vector()) {
+    ASSERT_EQ(status, operation_status::already_present);
+  }
+  map.insert(held.span(), held.span());  // and nothing left over after it
 }
 
 TYPED_TEST(slab_async_test, RejectedBatchesChangeNothingAndMarkEveryElement)
@@ -514,16 +527,13 @@ TYPED_TEST(slab_async_test, SetAndMultimapBatchesMatchTheirOracles)
 #if WARPDEX_HAS_CUDA
 class slab_graph_test : public cuda_test {};
 
-// A loop of small batches captured once into a CUDA graph and replayed (core/stream.hpp): the `_async`
-// calls enqueue without waiting, so the capture takes them; nothing runs at the capture; each replay does
-// what the calls would, on the inputs as they are at the replay (rewritten in place between replays).
-TEST_F(slab_graph_test, CapturedBatchLoopReplaysLikeTheCalls)
+/// CapturedBatchLoopReplaysLikeTheCalls with batches of `batch` keys.
+void captured_batch_loop_replays_like_the_calls(std::size_t batch)
 {
   using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
   seeded_random random;
-  constexpr std::size_t batch = 1000;  // small batches: the self-checked path
   constexpr std::size_t batches = 6;
-  constexpr std::size_t n = batch * batches;
+  const std::size_t n = batch * batches;
   const owned_stream own;
   const cuda on{own.get()};
   map_type map(on, map_type::capacity_for(2 * n));
@@ -582,6 +592,19 @@ TEST_F(slab_graph_test, CapturedBatchLoopReplaysLikeTheCalls)
     ASSERT_EQ(status, operation_status::already_present);
   }
   EXPECT_EQ(map.size(), 2 * n);
+}
+
+// A loop of small batches captured once into a CUDA graph and replayed (core/stream.hpp): the `_async`
+// calls enqueue without waiting, so the capture takes them; nothing runs at the capture; each replay does
+// what the calls would, on the inputs as they are at the replay (rewritten in place between replays).
+// Batches of 1000 (insertions checked in every block) and of 4100 (checked by chunks the blocks take from
+// the report's counters, which each batch must leave zeroed for the next and for the next replay).
+TEST_F(slab_graph_test, CapturedBatchLoopReplaysLikeTheCalls)
+{
+  for (const std::size_t batch : {std::size_t{1000}, std::size_t{4100}}) {
+    SCOPED_TRACE("batches of " + std::to_string(batch));
+    captured_batch_loop_replays_like_the_calls(batch);
+  }
 }
 
 // What a capture cannot take is refused, naming why, and the stream and the table work on after it.
