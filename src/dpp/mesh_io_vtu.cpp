@@ -208,6 +208,12 @@ std::vector<unsigned char> binary_array(const vtu_file& file, byte_source& sourc
     if (b % 16 == 15) { file.report(start + source.consumed()); }
     const auto packed = source.take(compressed_sizes[b]);
     const std::uint64_t expected = (b + 1 == blocks && last_size != 0) ? last_size : block_size;
+    // deflate expands at most 1032:1, so a block claiming more than that of its packed bytes is damaged: refused
+    // before its bytes are allocated (a flipped size byte would otherwise ask for terabytes).
+    if (expected > packed.size() * 1032 + 64) {
+      fail(file.name, "a zlib block of a DataArray claims " + std::to_string(expected) + " bytes from " +
+                          std::to_string(packed.size()) + " compressed ones");
+    }
     const std::size_t at = out.size();
     out.resize(at + expected);
     uLongf produced = static_cast<uLongf>(expected);

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <random>
 #include <span>
@@ -28,11 +30,18 @@ inline std::uint64_t case_seed(std::uint64_t salt)
   return std::hash<std::string>{}(std::string(info->test_suite_name()) + info->name()) ^ salt;
 }
 
-/// A seed drawn afresh for this process, recorded in the test's output so a failure can be replayed.
+/// A seed drawn afresh for this process (or WARPDEX_TEST_SEED's, to replay a failure), printed and recorded
+/// in the test's output so that a failure can be replayed.
 inline std::uint64_t fresh_seed()
 {
-  static const std::uint64_t seed = std::random_device{}() * 0x100000001ULL ^ std::random_device{}();
+  static const std::uint64_t seed = [] {
+    const char* given = std::getenv("WARPDEX_TEST_SEED");
+    return given != nullptr ? std::stoull(given)
+                            : std::random_device{}() * 0x100000001ULL ^ std::random_device{}();
+  }();
   ::testing::Test::RecordProperty("fresh_seed", std::to_string(seed));
+  std::printf("fresh seed %llu (WARPDEX_TEST_SEED=%llu replays it)\n", static_cast<unsigned long long>(seed),
+              static_cast<unsigned long long>(seed));
   return seed;
 }
 

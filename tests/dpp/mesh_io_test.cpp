@@ -251,10 +251,36 @@ TEST_F(mesh_io_test, random_truncations_and_byte_flips_never_crash)
         // A damaged file that still parses holds a checked mesh: ids in range, 4 a cell.
         for (const auto id : back.connectivity) { ASSERT_LT(id, back.point_count()); }
       } catch (const error&) {
+      } catch (const std::exception& other) {  // anything else (bad_alloc from a size read unchecked) is a bug
+        ADD_FAILURE() << "trial " << trial << " (" << (trial % 2 == 0 ? "cut" : "3 bytes flipped") << "): "
+                      << other.what();
       }
     }
     // Cut in the middle of the data, a file is always refused.
     EXPECT_THROW((void)parse(bytes.substr(0, bytes.size() / 2), c), error);
+  }
+}
+
+TEST_F(mesh_io_test, a_zlib_block_claiming_more_than_deflate_can_give_is_refused_before_allocating)
+{
+  // The first appended array's header (blocks, block size, last block's size, packed sizes) with its block size
+  // at the header word's largest value and the last size 0: the one block claims 2^32 - 1 or 2^64 - 1 bytes
+  // from a few hundred. Refused as damaged, not a bad_alloc.
+  const file_case c{".vtu", mesh_encoding::appended_zlib, "vtu-appended-zlib"};
+  std::string bytes = write(make_tet_grid({2, 2, 2, 5, grid_numbering::regular, 1}), c);
+  const std::size_t data = bytes.find('_', bytes.find("<AppendedData")) + 1;
+  ASSERT_NE(data, std::string::npos);
+  const std::size_t word = bytes.find("header_type=\"UInt64\"") != std::string::npos ? 8 : 4;
+  ASSERT_EQ(bytes[data], 1) << "the first array is one block";  // little-endian blocks = 1
+  for (std::size_t i = 0; i < word; ++i) {
+    bytes[data + word + i] = static_cast<char>(0xff);  // block size
+    bytes[data + 2 * word + i] = 0;                     // last block's size: 0, so the block size holds
+  }
+  try {
+    (void)parse_vtu(bytes, c.label);
+    ADD_FAILURE() << "the damaged file was read";
+  } catch (const error& refused) {
+    EXPECT_NE(std::string(refused.what()).find("claims"), std::string::npos) << refused.what();
   }
 }
 
