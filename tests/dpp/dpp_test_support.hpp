@@ -36,8 +36,7 @@ inline std::uint64_t fresh_seed()
 {
   static const std::uint64_t seed = [] {
     const char* given = std::getenv("WARPDEX_TEST_SEED");
-    return given != nullptr ? std::stoull(given)
-                            : std::random_device{}() * 0x100000001ULL ^ std::random_device{}();
+    return given != nullptr ? std::stoull(given) : std::random_device{}() * 0x100000001ULL ^ std::random_device{}();
   }();
   ::testing::Test::RecordProperty("fresh_seed", std::to_string(seed));
   std::printf("fresh seed %llu (WARPDEX_TEST_SEED=%llu replays it)\n", static_cast<unsigned long long>(seed),

@@ -252,8 +252,8 @@ TEST_F(mesh_io_test, random_truncations_and_byte_flips_never_crash)
         for (const auto id : back.connectivity) { ASSERT_LT(id, back.point_count()); }
       } catch (const error&) {
       } catch (const std::exception& other) {  // anything else (bad_alloc from a size read unchecked) is a bug
-        ADD_FAILURE() << "trial " << trial << " (" << (trial % 2 == 0 ? "cut" : "3 bytes flipped") << "): "
-                      << other.what();
+        ADD_FAILURE() << "trial " << trial << " (" << (trial % 2 == 0 ? "cut" : "3 bytes flipped")
+                      << "): " << other.what();
       }
     }
     // Cut in the middle of the data, a file is always refused.
@@ -274,7 +274,7 @@ TEST_F(mesh_io_test, a_zlib_block_claiming_more_than_deflate_can_give_is_refused
   ASSERT_EQ(bytes[data], 1) << "the first array is one block";  // little-endian blocks = 1
   for (std::size_t i = 0; i < word; ++i) {
     bytes[data + word + i] = static_cast<char>(0xff);  // block size
-    bytes[data + 2 * word + i] = 0;                     // last block's size: 0, so the block size holds
+    bytes[data + 2 * word + i] = 0;                    // last block's size: 0, so the block size holds
   }
   try {
     (void)parse_vtu(bytes, c.label);
