@@ -281,7 +281,7 @@ TYPED_TEST(slab_async_test, SmallBatchesCountTheirExhaustedElementsExactly)
   seeded_random random;
   // 16 lists and no pool: 16 head slabs hold every pair there is room for.
   map_type map(this->backend(), hash::slab_capacity{16, 0, /*grows=*/false});
-  const auto keys = distinct_keys(random, 9500);
+  const auto keys = distinct_keys(random, 12000);
   const auto values = random_values(random, keys.size());
   auto device_keys = this->put(keys);
   auto device_values = this->put(values);
@@ -289,6 +289,7 @@ TYPED_TEST(slab_async_test, SmallBatchesCountTheirExhaustedElementsExactly)
   for (const std::size_t n : {std::size_t{2000}, std::size_t{700}, std::size_t{1}, std::size_t{5000}, std::size_t{1299},
                               std::size_t{2500}}) {
     SCOPED_TRACE("batch of " + std::to_string(n));
+    ASSERT_LE(done + n, keys.size());
     const std::uint64_t size_before = map.size();
     std::string message;
     try {

@@ -92,9 +92,8 @@ struct batch_report {
   batch_violations violations_so_far;
   std::uint64_t exhausted_so_far = 0;
   std::uint32_t blocks_done = 0;
-  /// A claimed check (basic_batch_arguments::claimed_check): the chunks of the batch's keys its blocks
-  /// took to check and those checked. The last block to finish zeroes both.
-  std::uint64_t check_chunks_claimed = 0;
+  /// A chunk check (basic_batch_arguments::chunk_check): the chunks of the batch's keys checked so
+  /// far. The last block to finish zeroes it.
   std::uint64_t check_chunks_done = 0;
 };
 
@@ -133,11 +132,11 @@ struct basic_batch_arguments {
   /// kernel runs before it.
   batch_report* find_check = nullptr;
   /// Non-null (uniform insertions of more than 2048 elements and up to a wave, instead of gate): the
-  /// blocks of the batch kernel check the batch before any element runs, each taking chunks of its keys
-  /// from a counter in the report until none is left, then waiting until every chunk taken was checked
-  /// (no block waits on one that has not started, so no block needs to be resident with another); the
-  /// last block to finish writes the report here. No check kernel runs before it.
-  batch_report* claimed_check = nullptr;
+  /// first blocks of the batch kernel check a chunk of the keys each and count it in the report, and
+  /// every block waits for the count before any element runs (a block waits only on blocks before it, so
+  /// the grid need not be resident at once); the last block to finish writes the report here. No check
+  /// kernel runs before it.
+  batch_report* chunk_check = nullptr;
   /// log2 of the lanes each element gets (cuda backend): a batch smaller than a wave of its kernel
   /// spreads out, so each warp runs fewer of its elements one after another.
   std::uint32_t element_lanes_log2 = 0;
