@@ -271,10 +271,10 @@ TYPED_TEST(slab_async_test, BatchesOfEverySizeMatchTheOracle)
 }
 
 // Insertion batches that run out of slabs one after another, each counting its exhausted elements
-// exactly (the cuda backend sums them without zeroing a counter before each batch: a count left over
-// from the batch before would show here; batches of at most 2048 elements check themselves in every
-// block, larger ones by chunks their blocks take), then ones that run out nowhere. The statusless calls
-// throw the count; the map's size says how many took effect.
+// exactly (the cuda backend: batches of at most 2048 elements check themselves and sum the count without
+// zeroing a counter before each batch, larger ones count into the report their check kernel zeroed; a
+// count left over from the batch before would show here), then ones that run out nowhere. The statusless
+// calls throw the count; the map's size says how many took effect.
 TYPED_TEST(slab_async_test, SmallBatchesCountTheirExhaustedElementsExactly)
 {
   using map_type = typename TestFixture::map_type;
@@ -316,7 +316,7 @@ TYPED_TEST(slab_async_test, SmallBatchesCountTheirExhaustedElementsExactly)
   map.insert(held.span(), held.span(), statuses.span());
   for (const operation_status status : statuses.to_vector()) { ASSERT_EQ(status, operation_status::already_present); }
   map.insert(held.span(), held.span());  // the statusless call: throws if a count is left over
-  // The same keys repeated past 2048 elements (the cuda backend's chunked check): none needs a slab.
+  // The same keys repeated past 2048 elements (the cuda backend's check kernel): none needs a slab.
   std::vector<std::uint32_t> repeated;
   while (repeated.size() <= 2048) { repeated.insert(repeated.end(), held_keys.begin(), held_keys.end()); }
   auto held_repeated = this->put(repeated);
@@ -598,8 +598,9 @@ void captured_batch_loop_replays_like_the_calls(std::size_t batch)
 // A loop of small batches captured once into a CUDA graph and replayed (core/stream.hpp): the `_async`
 // calls enqueue without waiting, so the capture takes them; nothing runs at the capture; each replay does
 // what the calls would, on the inputs as they are at the replay (rewritten in place between replays).
-// Batches of 1000 (insertions checked in every block) and of 4100 (checked by chunks the blocks take from
-// the report's counters, which each batch must leave zeroed for the next and for the next replay).
+// Batches of 1000 (insertions checked in every block, the exhausted count summed through the report) and
+// of 4100 (a check kernel of several blocks before each, its minima taken through the report's running
+// minima, which each batch must leave reset for the next and for the next replay).
 TEST_F(slab_graph_test, CapturedBatchLoopReplaysLikeTheCalls)
 {
   for (const std::size_t batch : {std::size_t{1000}, std::size_t{4100}}) {

@@ -92,9 +92,6 @@ struct batch_report {
   batch_violations violations_so_far;
   std::uint64_t exhausted_so_far = 0;
   std::uint32_t blocks_done = 0;
-  /// A chunk check (basic_batch_arguments::chunk_check): the chunks of the batch's keys checked so
-  /// far. The last block to finish zeroes it.
-  std::uint64_t check_chunks_done = 0;
 };
 
 /// One batch: element i does operations[i] (or `uniform` when operations is null) on keys[i]. Outputs
@@ -131,12 +128,6 @@ struct basic_batch_arguments {
   /// to finish writes the report here, marking every element rejected when a key broke a rule. No check
   /// kernel runs before it.
   batch_report* find_check = nullptr;
-  /// Non-null (uniform insertions of more than 2048 elements and up to a wave, instead of gate): the
-  /// first blocks of the batch kernel check a chunk of the keys each and count it in the report, and
-  /// every block waits for the count before any element runs (a block waits only on blocks before it, so
-  /// the grid need not be resident at once); the last block to finish writes the report here. No check
-  /// kernel runs before it.
-  batch_report* chunk_check = nullptr;
   /// log2 of the lanes each element gets (cuda backend): a batch smaller than a wave of its kernel
   /// spreads out, so each warp runs fewer of its elements one after another.
   std::uint32_t element_lanes_log2 = 0;

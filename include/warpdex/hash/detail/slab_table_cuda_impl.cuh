@@ -71,17 +71,10 @@ void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
   // own elements (finish_find_check): one launch, as a small batch.
   const bool rewritable_find = batch.operations == nullptr && batch.uniform == operation::find &&
                                batch.mark_rejected && (batch.values_out == nullptr || batch.write_misses);
-  // A larger uniform insertion, up to a wave, must know the verdict before it writes: its first blocks
-  // check a chunk of its keys each and every block waits for them (chunk_check_rejects). Past a wave the
-  // check kernel's launch is small beside the batch.
-  const bool checks_by_chunks = batch.operations == nullptr && batch.uniform != operation::find &&
-                                batch.uniform != operation::erase && batch.count <= batch_wave_threads();
   if (batch.operations == nullptr && batch.count <= check_single_block_elements) {
     gated.self_check = report;
   } else if (rewritable_find) {
     gated.find_check = report;
-  } else if (checks_by_chunks) {
-    gated.chunk_check = report;
   } else {
     enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report);
     gated.gate = report;

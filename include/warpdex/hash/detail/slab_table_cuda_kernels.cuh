@@ -336,66 +336,11 @@ __device__ void finish_find_check(const basic_batch_arguments<Key, Value>& batch
   for (std::uint64_t j = threadIdx.x; j < batch.count; j += blockDim.x) { mark_rejected(batch, true, j); }
 }
 
-/// Keys each checking block of a chunk check reads (one chunk): check_unroll a thread.
-constexpr std::uint64_t chunk_check_keys = std::uint64_t{check_unroll} * block_threads;
-
-/// Whether a chunk_check batch holds a reserved key (block-collective; every block returns the same).
-/// Block b of the first ceil(count / chunk_check_keys) checks chunk b of the keys into the running
-/// minimum violations_so_far.first_reserved_key and counts it in report->check_chunks_done; every block
-/// then waits until the count reaches the chunks and reads the minimum. A checking block waits for
-/// nothing before its count, and the checking blocks are the grid's first: a block waits only on blocks
-/// before it, which started before it (the forward progress a single-pass scan's look-back relies on), so
-/// the grid need not be resident at once (no cooperative launch). sum_exhausted_in_report's last block
-/// moves the minimum to the report and zeroes the count.
-template <class Key>
-__device__ bool chunk_check_rejects(const Key* keys, std::uint64_t count, batch_report* report)
-{
-  constexpr auto none = std::numeric_limits<unsigned long long>::max();
-  __shared__ unsigned long long block_first;
-  __shared__ unsigned long long verdict;
-  const unsigned long long chunks = (count + chunk_check_keys - 1) / chunk_check_keys;
-  static_assert(sizeof(report->check_chunks_done) == sizeof(unsigned long long));
-  auto* done = reinterpret_cast<unsigned long long*>(&report->check_chunks_done);
-  auto* first_so_far = reinterpret_cast<unsigned long long*>(&report->violations_so_far.first_reserved_key);
-  if (blockIdx.x < chunks) {
-    if (threadIdx.x == 0) { block_first = none; }
-    __syncthreads();
-    const std::uint64_t begin = blockIdx.x * chunk_check_keys + threadIdx.x;
-    Key seen_keys[check_unroll];
-#pragma unroll
-    for (unsigned u = 0; u < check_unroll; ++u) {
-      const std::uint64_t at = begin + u * block_threads;
-      seen_keys[u] = at < count ? keys[at] : Key{0};
-    }
-#pragma unroll
-    for (unsigned u = 0; u < check_unroll; ++u) {
-      const std::uint64_t at = begin + u * block_threads;
-      if (at < count && is_reserved_key(seen_keys[u])) {
-        atomicMin(&block_first, static_cast<unsigned long long>(at));
-      }
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      if (block_first != none) { atomicMin(first_so_far, block_first); }
-      __threadfence();  // the minimum before the count
-      atomicAdd(done, 1ULL);
-    }
-  }
-  if (threadIdx.x == 0) {
-    while (*static_cast<volatile unsigned long long*>(done) < chunks) { __nanosleep(100); }
-    __threadfence();
-    verdict = *static_cast<volatile unsigned long long*>(first_so_far);
-  }
-  __syncthreads();
-  return verdict != none;
-}
-
 /// Sums a self-checked batch's exhausted elements (`warp_exhausted` from each warp's first lane; the
 /// others pass 0 or the same) into report->exhausted without a zeroing before the kernel, which would
 /// be one more enqueue: each block adds its count to exhausted_so_far once, and the last block to
-/// finish (last_block_done) moves the sum, leaving it zero; after a chunk check (`chunk_checked`) it also
-/// moves the check's minimum to report->violations and zeroes the check's count. Block-collective.
-inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_report* report, bool chunk_checked)
+/// finish (last_block_done) moves the sum, leaving it zero. Block-collective.
+inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_report* report)
 {
   __shared__ unsigned block_exhausted;
   if (threadIdx.x == 0) { block_exhausted = 0; }
@@ -406,13 +351,7 @@ inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_re
   static_assert(sizeof(report->exhausted_so_far) == sizeof(unsigned long long));
   auto* so_far = reinterpret_cast<unsigned long long*>(&report->exhausted_so_far);
   if (block_exhausted != 0) { atomicAdd(so_far, static_cast<unsigned long long>(block_exhausted)); }
-  if (!last_block_done(&report->blocks_done)) { return; }
-  report->exhausted = atomicExch(so_far, 0ULL);
-  if (chunk_checked) {
-    auto* first_so_far = reinterpret_cast<unsigned long long*>(&report->violations_so_far.first_reserved_key);
-    report->violations = batch_violations{atomicExch(first_so_far, std::numeric_limits<unsigned long long>::max())};
-    report->check_chunks_done = 0;
-  }
+  if (last_block_done(&report->blocks_done)) { report->exhausted = atomicExch(so_far, 0ULL); }
 }
 
 /// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
@@ -431,13 +370,6 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     mark_rejected(batch, active, i);
     return;
   }
-  if constexpr (Ops == lane_ops::uniform) {
-    if (batch.chunk_check != nullptr && chunk_check_rejects(batch.keys, batch.count, batch.chunk_check)) {
-      mark_rejected(batch, active, i);
-      sum_exhausted_in_report(0, batch.chunk_check, true);
-      return;
-    }
-  }
   if (stopped_by_gate(batch, active, i)) { return; }
   const operation op = active && batch.operations != nullptr ? batch.operations[i] : batch.uniform;
   using key_type = typename Slots::key_type;
@@ -449,9 +381,7 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
                                                                           active, op, key, value, found_value);
   const unsigned exhausted_lanes = warp::ballot(active && status == operation_status::out_of_memory);
   if (batch.self_check != nullptr) {
-    sum_exhausted_in_report(warp::popc(exhausted_lanes), batch.self_check, false);
-  } else if (Ops == lane_ops::uniform && batch.chunk_check != nullptr) {
-    sum_exhausted_in_report(warp::popc(exhausted_lanes), batch.chunk_check, true);
+    sum_exhausted_in_report(warp::popc(exhausted_lanes), batch.self_check);
   } else if (exhausted_lanes != 0 && warp::lane_id() == 0) {
     atomicAdd(exhausted, warp::popc(exhausted_lanes));
   }
