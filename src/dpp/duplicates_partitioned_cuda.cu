@@ -2,15 +2,15 @@
 // distinct 32-bit elements in ascending order, with or without their counts, in five steps.
 //  1. A histogram of the top 14 bits (16384 buckets; one shared-memory histogram a block): reads 4 bytes.
 //  2. A scatter of the elements into their buckets, buckets in ascending order (so the buckets' results
-//     concatenate into the ascending output): a tile of 16384 elements ranks its elements in a shared
-//     histogram, reserves each bucket's slice with one global atomic add per non-empty bucket, and writes
-//     each element there (reads 4, writes 4). The order inside a bucket is not kept: the next steps do
-//     not depend on it. Measured at 2^28 on an H200 (ncu), this step is most of the time: 5.4 of about
-//     7 ms, with 2.0 GB read and 2.1 GB written for 1.07 and 1.07 (the 2^14 write fronts do not stay in
-//     the L2 cache until their sectors fill). Two passes of this kernel (128 super-buckets by the top 7
-//     bits, then 128 buckets in each) wrote nearly the ideal bytes and did 2M atomic adds instead of
-//     170M, yet took 4.4 + 3.5 ms: the limit is one scattered 4-byte write request per element, not the
-//     atomics. The next step is onesweep's: order each tile by bucket in shared memory and write runs.
+//     concatenate into the ascending output), in two passes of 7 bits: the input into 128 super-buckets
+//     by the top 7 bits, then each super-bucket's elements into its 128 buckets by the next 7. As a
+//     onesweep radix pass does, a tile of 8192 elements is ordered by bucket in shared memory and each
+//     bucket's run is written by consecutive threads (one global atomic add per tile and non-empty bucket
+//     reserves its slice), so a warp's store touches a few 32-byte sectors. Each pass reads 4 and writes 4.
+//     The order inside a bucket is not kept: the next steps do not depend on it. A single pass into the
+//     2^14 buckets (each element its own 4-byte write request) took 5.4 of about 7 ms at 2^28 on an H200
+//     (2.0 GB read and 2.1 GB written for 1.07 and 1.07), and two such passes without the tile's ordering
+//     4.4 + 3.5 ms (docs/dpp.md).
 //  3. One block a bucket sets one bit per element in a shared bitmap of the bucket's 2^18 values (32 KiB)
 //     and counts the set bits: the bucket's distinct elements (reads 4). A bucket of more than 2^17
 //     elements (skew: a hot element) is split into segments of 2^17, one block each, whose bitmaps are
@@ -25,7 +25,7 @@
 //     set bits, then writes the counts beside the elements (8u). A large bucket's segments count in
 //     shared counters first and add them to the bucket's counters in global memory (a hot element: one
 //     global add a segment); its block then writes from the global bitmap and counters.
-// Bytes per element, u distinct of n: about 20 + 4u for the elements, 20 + 12u with 64-bit counts,
+// Bytes per element, u distinct of n: about 28 + 4u for the elements, 28 + 12u with 64-bit counts,
 // against the baselines' 40 + 4u (CUB radix sort + DeviceSelect::Unique) and 40 + 8u (+ run-length
 // encode). Deterministic: the bitmaps and counts do not depend on the order of the atomic operations.
 #include "duplicates_partitioned.hpp"
@@ -59,18 +59,20 @@ constexpr uint32_t bitmap_words = 1U << (low_bits - 5);  // 8192 words, 32 KiB
 constexpr uint64_t largest_block_bucket = uint64_t{1} << 17;
 
 constexpr int histogram_threads = 512;
+/// The scatter's passes: 2^7 buckets a pass, the top 7 bits and then the next 7 (2 x 7 = bucket_bits).
+constexpr int pass_bits = 7;
+constexpr uint32_t pass_buckets = 1U << pass_bits;
 constexpr int scatter_threads = 512;
-constexpr int scatter_items = 32;
-constexpr uint32_t scatter_tile = scatter_threads * scatter_items;  // 16384: ranks fit 16 bits
+constexpr int scatter_items = 16;
+constexpr uint32_t scatter_tile = scatter_threads * scatter_items;  // 8192: ranks fit 16 bits
+static_assert(2 * pass_bits == bucket_bits && pass_buckets == 4 * 32 && scatter_tile <= (1U << 16));
 constexpr int bucket_threads = 512;
 /// Loads a thread has in flight before it uses them (the element loops would otherwise wait on each).
 constexpr int load_batch = 16;
 constexpr int bucket_warps = bucket_threads / 32;
 constexpr uint32_t words_per_warp = bitmap_words / bucket_warps;
-static_assert(bucket_count % (8 * scatter_threads) == 0 && words_per_warp % 32 == 0 && bucket_warps <= 32);
+static_assert(words_per_warp % 32 == 0 && bucket_warps <= 32);
 constexpr std::size_t bins_bytes = bucket_count * sizeof(uint32_t);
-/// Shared memory of the scatter: the bins, then a tile's 16-bit ranks.
-constexpr std::size_t scatter_bytes = bins_bytes + scatter_tile * sizeof(std::uint16_t);
 /// Shared memory of the writing kernel besides its counters: bitmap, word prefixes, warp totals.
 constexpr std::size_t write_fixed_bytes = 2 * bitmap_words * sizeof(uint32_t) + 32 * sizeof(uint32_t);
 constexpr uint64_t no_fallback = ~uint64_t{0};
@@ -118,50 +120,131 @@ __global__ void __launch_bounds__(histogram_threads)
   }
 }
 
-/// Step 2: each element into its bucket's slice (cursors start at the buckets' offsets). One tile a block.
-__global__ void __launch_bounds__(scatter_threads, 2)
-    partition_scatter(const uint32_t* __restrict__ in, uint64_t n, uint32_t* __restrict__ cursors,
-                      uint32_t* __restrict__ out)
+/// Step 2, one pass of the scatter on one tile of at most scatter_tile elements, in[begin, end): each
+/// element into the slice of its pass bucket ((key >> Shift) % pass_buckets) reserved at cursors[bucket].
+/// As a onesweep radix pass does, the tile is ordered by bucket in shared memory first, so that
+/// consecutive threads write each bucket's run to consecutive addresses (a warp's store is one or two
+/// runs: a few 32-byte sectors, not 32 scattered ones). Ranks: the lanes of a warp sharing a bucket add
+/// once (a hot element costs one shared atomic a warp); the order inside a bucket is not kept (the next
+/// steps do not depend on it). Elements are addressed with 32-bit positions (n < 2^32).
+template <int Shift>
+__device__ __forceinline__ void scatter_tile_by_bucket(const uint32_t* __restrict__ in, uint64_t begin, uint64_t end,
+                                                       uint32_t* __restrict__ cursors, uint32_t* __restrict__ out)
 {
-  extern __shared__ uint32_t bins[];
-  const uint64_t tile_begin = uint64_t{blockIdx.x} * scatter_tile;
+  __shared__ uint32_t tile[scatter_tile];
+  __shared__ uint32_t counts[pass_buckets + 1];  // the last: the padding of a partial tile, never written
+  __shared__ uint32_t starts[pass_buckets];
+  __shared__ uint32_t bases[pass_buckets];
   const uint32_t t = threadIdx.x;
+  const uint32_t lane = t % 32;
+  const auto size = static_cast<uint32_t>(end - begin);
+  const uint32_t* __restrict__ tile_in = in + begin;
   uint32_t keys[scatter_items];
 #pragma unroll
   for (int i = 0; i < scatter_items; ++i) {
-    const uint64_t at = tile_begin + static_cast<uint64_t>(i) * scatter_threads + t;
-    keys[i] = at < n ? in[at] : 0;
+    const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
+    keys[i] = at < size ? tile_in[at] : 0;
   }
-  for (uint32_t b = t; b < bucket_count; b += scatter_threads) { bins[b] = 0; }
+  if (t <= pass_buckets) { counts[t] = 0; }
   __syncthreads();
-  std::uint16_t* ranks = reinterpret_cast<std::uint16_t*>(bins + bucket_count);  // a tile's ranks fit 16 bits
+  uint32_t ranks[scatter_items / 2];  // two 16-bit ranks a register
 #pragma unroll
   for (int i = 0; i < scatter_items; ++i) {
-    const uint64_t at = tile_begin + static_cast<uint64_t>(i) * scatter_threads + t;
-    if (at < n) {
-      ranks[i * scatter_threads + t] = static_cast<std::uint16_t>(atomicAdd(&bins[bucket_of(keys[i])], 1U));
+    const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
+    const uint32_t bucket = at < size ? (keys[i] >> Shift) % pass_buckets : pass_buckets;
+    const uint32_t peers = __match_any_sync(0xffffffffU, bucket);
+    const auto leader = static_cast<uint32_t>(__ffs(static_cast<int>(peers)) - 1);
+    uint32_t first = 0;
+    if (lane == leader) { first = atomicAdd(&counts[bucket], static_cast<uint32_t>(__popc(peers))); }
+    first = __shfl_sync(0xffffffffU, first, static_cast<int>(leader));
+    const uint32_t rank = first + static_cast<uint32_t>(__popc(peers & ((1U << lane) - 1U)));
+    if (i % 2 == 0) {
+      ranks[i / 2] = rank;
+    } else {
+      ranks[i / 2] |= rank << 16;
     }
   }
   __syncthreads();
-  // A bucket's slice for this tile: eight reservations in flight at a time.
-  for (uint32_t b0 = t; b0 < bucket_count; b0 += 8 * scatter_threads) {
-    uint32_t sizes[8];
-    uint32_t slices[8];
+  // The tile's slice of each bucket (one global atomic add a non-empty bucket), and the buckets' runs in
+  // the ordered tile (an exclusive sum over the 128 counts, four a lane of the first warp).
+  uint32_t slice = 0;
+  if (t < pass_buckets) {
+    const uint32_t c = counts[t];
+    if (c != 0) { slice = atomicAdd(&cursors[t], c); }
+  }
+  if (t < 32) {
+    const uint32_t c0 = counts[4 * t];
+    const uint32_t c1 = counts[4 * t + 1];
+    const uint32_t c2 = counts[4 * t + 2];
+    const uint32_t c3 = counts[4 * t + 3];
+    const uint32_t own = c0 + c1 + c2 + c3;
+    uint32_t inclusive = own;
 #pragma unroll
-    for (int j = 0; j < 8; ++j) { sizes[j] = bins[b0 + j * scatter_threads]; }
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      slices[j] = sizes[j] != 0 ? atomicAdd(&cursors[b0 + j * scatter_threads], sizes[j]) : 0;
+    for (uint32_t delta = 1; delta < 32; delta *= 2) {
+      const uint32_t other = __shfl_up_sync(0xffffffffU, inclusive, delta);
+      if (lane >= delta) { inclusive += other; }
     }
+    const uint32_t first = inclusive - own;
+    starts[4 * t] = first;
+    starts[4 * t + 1] = first + c0;
+    starts[4 * t + 2] = first + c0 + c1;
+    starts[4 * t + 3] = first + c0 + c1 + c2;
+  }
+  __syncthreads();
+  if (t < pass_buckets) { bases[t] = slice - starts[t]; }  // modulo 2^32: base + tile position < n
 #pragma unroll
-    for (int j = 0; j < 8; ++j) { bins[b0 + j * scatter_threads] = slices[j]; }
+  for (int i = 0; i < scatter_items; ++i) {
+    const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
+    if (at < size) {
+      const uint32_t rank = (ranks[i / 2] >> (16 * (i % 2))) & 0xffffU;
+      tile[starts[(keys[i] >> Shift) % pass_buckets] + rank] = keys[i];
+    }
   }
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < scatter_items; ++i) {
-    const uint64_t at = tile_begin + static_cast<uint64_t>(i) * scatter_threads + t;
-    if (at < n) { out[bins[bucket_of(keys[i])] + ranks[i * scatter_threads + t]] = keys[i]; }
+    const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
+    if (at < size) {
+      const uint32_t key = tile[at];
+      out[bases[(key >> Shift) % pass_buckets] + at] = key;
+    }
   }
+}
+
+/// Step 2, first pass: the input by its top pass_bits bits into pass_buckets super-buckets (cursors start
+/// at the super-buckets' offsets). One tile a block.
+__global__ void __launch_bounds__(scatter_threads, 3)
+    scatter_super_buckets(const uint32_t* __restrict__ in, uint64_t n, uint32_t* __restrict__ cursors,
+                          uint32_t* __restrict__ out)
+{
+  const uint64_t begin = uint64_t{blockIdx.x} * scatter_tile;
+  scatter_tile_by_bucket<32 - pass_bits>(in, begin, std::min<uint64_t>(begin + scatter_tile, n), cursors, out);
+}
+
+/// Step 2, second pass: each super-bucket's elements by the next pass_bits bits into its pass_buckets
+/// buckets (cursors start at the buckets' offsets). Tiles lie inside one super-bucket: the super-bucket s
+/// owns tiles [tile_firsts[s], tile_firsts[s + 1]) and the elements [offsets[s * pass_buckets],
+/// offsets[(s + 1) * pass_buckets]).
+__global__ void __launch_bounds__(scatter_threads, 3)
+    scatter_buckets(const uint32_t* __restrict__ in, const uint64_t* __restrict__ offsets,
+                    const uint32_t* __restrict__ tile_firsts, uint32_t* __restrict__ cursors,
+                    uint32_t* __restrict__ out)
+{
+  // The last super-bucket whose first tile is at or before this one (an empty one owns no tile).
+  uint32_t low = 0;
+  uint32_t high = pass_buckets;
+  while (high - low > 1) {
+    const uint32_t middle = (low + high) / 2;
+    if (tile_firsts[middle] <= blockIdx.x) {
+      low = middle;
+    } else {
+      high = middle;
+    }
+  }
+  const uint32_t super = low;
+  const uint64_t begin = offsets[super * pass_buckets] + uint64_t{blockIdx.x - tile_firsts[super]} * scatter_tile;
+  const uint64_t end = std::min<uint64_t>(begin + scatter_tile, offsets[(super + 1) * pass_buckets]);
+  scatter_tile_by_bucket<32 - bucket_bits>(in, begin, end, cursors + super * pass_buckets, out);
 }
 
 /// Sets the bit of every element of parts[begin, end) in the bucket's bitmap (read first: a repeated
@@ -462,14 +545,29 @@ partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<
   WARPDEX_CUDA_TRY(cudaMemcpyAsync(cursors.data(), starts.data(), bins_bytes, cudaMemcpyHostToDevice, stream));
   const auto device_offsets = copy_to_device(backend, offsets);
 
-  // 2. The scatter.
+  // 2. The scatter, in two passes: by the top 7 bits into super-buckets, then each super-bucket's tiles
+  //    by the next 7 bits into its buckets.
   auto parts = make_buffer<uint32_t>(backend, n);
-  WARPDEX_CUDA_TRY(cudaFuncSetAttribute(partition_scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(scatter_bytes)));
-  const auto tiles = static_cast<unsigned>((n + scatter_tile - 1) / scatter_tile);
-  partition_scatter<<<tiles, scatter_threads, scatter_bytes, stream>>>(elements.data(), n, cursors.data(),
-                                                                       parts.data());
-  WARPDEX_CHECK_LAUNCH("partition_scatter");
+  {
+    std::vector<uint32_t> super_starts(pass_buckets);
+    std::vector<uint32_t> tile_firsts(pass_buckets + 1, 0);
+    for (uint32_t s = 0; s < pass_buckets; ++s) {
+      const uint64_t begin = offsets[s * pass_buckets];
+      const uint64_t size = offsets[(s + 1) * pass_buckets] - begin;
+      super_starts[s] = static_cast<uint32_t>(begin);
+      tile_firsts[s + 1] = tile_firsts[s] + static_cast<uint32_t>((size + scatter_tile - 1) / scatter_tile);
+    }
+    auto super_cursors = copy_to_device(backend, super_starts);
+    const auto device_tile_firsts = copy_to_device(backend, tile_firsts);
+    auto grouped = make_buffer<uint32_t>(backend, n);
+    const auto tiles = static_cast<unsigned>((n + scatter_tile - 1) / scatter_tile);
+    scatter_super_buckets<<<tiles, scatter_threads, 0, stream>>>(elements.data(), n, super_cursors.data(),
+                                                                 grouped.data());
+    WARPDEX_CHECK_LAUNCH("scatter_super_buckets");
+    scatter_buckets<<<tile_firsts[pass_buckets], scatter_threads, 0, stream>>>(
+        grouped.data(), device_offsets.data(), device_tile_firsts.data(), cursors.data(), parts.data());
+    WARPDEX_CHECK_LAUNCH("scatter_buckets");
+  }
 
   // 3. Distinct elements per bucket; a large bucket's segments first build its bitmap in global memory.
   std::vector<uint32_t> slots(bucket_count, no_slot);

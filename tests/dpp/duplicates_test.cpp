@@ -142,7 +142,8 @@ void expect_distinct_match(const Backend& backend, const std::vector<std::uint32
 // (counts) of more distinct elements than shared memory holds counters for, is sorted instead.
 TYPED_TEST(duplicates_test, partitioned_buckets_that_overflow)
 {
-  // Sanitizer-sized: the counters' overflow and one tile boundary (each call runs 2^14-block kernels).
+  // Sanitizer-sized: the counters' overflow, the scatter's tiles and one tile boundary (each call runs
+  // 2^14-block kernels).
   const bool small = sanitizer_sized();
   const std::uint64_t seed = small ? case_seed(6) : fresh_seed();
   std::mt19937_64 random(seed);
@@ -156,6 +157,24 @@ TYPED_TEST(duplicates_test, partitioned_buckets_that_overflow)
     for (std::uint32_t v = 0; v < (1U << 18); ++v) { elements.push_back(v); }
     for (std::uint32_t v = 0; v < (1U << 18); v += 7) { elements.push_back(v); }
     for (int i = 0; i < (small ? 50 : 5000); ++i) { elements.push_back(static_cast<std::uint32_t>(random())); }
+    expect_distinct_match(this->backend(), shuffled(elements));
+  }
+  {
+    // The scatter's second pass tiles each super-bucket (the top 7 bits) alone, 8192 elements a tile:
+    // a super-bucket of two tiles and one element, one of exactly a tile, and a hot bucket in a third.
+    SCOPED_TRACE("super-buckets of 2 tiles + 1, of one tile, and with a hot bucket");
+    std::vector<std::uint32_t> elements;
+    for (std::uint32_t i = 0; i < 2 * 8192 + 1; ++i) {
+      elements.push_back((3U << 25) | static_cast<std::uint32_t>(random() % (1U << 25)));
+    }
+    for (std::uint32_t i = 0; i < 8192; ++i) { elements.push_back((100U << 25) | ((i % 128) << 18) | (i / 128)); }
+    for (std::uint32_t i = 0; i < 10000; ++i) {
+      elements.push_back(i % 3 == 0 ? (127U << 25) | static_cast<std::uint32_t>(random() % (1U << 25)) : 0xfe123456U);
+    }
+    for (int i = 0; i < 100; ++i) {  // other super-buckets (5 to 94)
+      const auto super = static_cast<std::uint32_t>(5 + random() % 90);
+      elements.push_back((super << 25) | static_cast<std::uint32_t>(random() % (1U << 25)));
+    }
     expect_distinct_match(this->backend(), shuffled(elements));
   }
   if (!small) {
