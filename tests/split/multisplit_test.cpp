@@ -38,7 +38,7 @@ const std::vector<std::uint32_t> bucket_counts = full_or_sanitizer_sized<std::ve
 /// The most buckets one multisplit pass handles; more take the super-bucket passes or the sort.
 constexpr std::uint32_t one_pass_max_buckets = 256;
 /// Sizes: empty, one key, one past a tile (4096 keys in the three passes and the partition, 7680 in
-/// the single pass, 7296 where it ranks 32-bit keys without values by the keys), two full tiles of
+/// the single pass, 7296 where it ranks 32-bit keys, with or without 32-bit values, by the keys), two full tiles of
 /// 7296 (no ragged last tile), and several tiles of each with a ragged end (sanitizer-sized: one key,
 /// one past a single-pass tile, two full tiles and the ragged tiles).
 const std::vector<std::uint64_t> sizes = full_or_sanitizer_sized<std::vector<std::uint64_t>>(
