@@ -62,10 +62,11 @@ inline multisplit_algorithm automatic_multisplit_algorithm(std::uint32_t bucket_
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys = 32;
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs = 32;
 inline constexpr std::uint64_t warp_tiles_automatic_min_keys = std::uint64_t{1} << 20;
-/// From this many keys the warp tiles take keys up to 8 buckets and pairs up to 16 only. Nothing was
-/// measured between 2^22 and 2^28: at 2^26 the single pass's grid is 23 waves of tiles, so a ragged last
-/// wave costs it at most about 4%.
-inline constexpr std::uint64_t single_pass_over_warp_tiles_min_keys = std::uint64_t{1} << 26;
+/// From this many keys the warp tiles take keys up to 8 buckets and pairs up to 16 only: at 2^24 the single
+/// pass already leads for keys with 16 and 32 buckets (110.7 against 105.9, 100.3 against 86.4), pairs with
+/// 32 (80.3 / 76.9) and delta buckets (96.5 / 81.6 keys, 81.1 / 63.7 pairs), and at 2^26 likewise; the warp
+/// tiles still lead for keys and pairs with 8, and pairs with 16 are even or slightly ahead (H200, 3fed129).
+inline constexpr std::uint64_t single_pass_over_warp_tiles_min_keys = std::uint64_t{1} << 24;
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_keys_large = 8;
 inline constexpr std::uint32_t warp_tiles_automatic_buckets_pairs_large = 16;
 
