@@ -53,11 +53,8 @@ struct grep_command_options {
 /// One run of grep over its operands, with grep's exit status.
 class grep_run {
  public:
-  /// `automatic`: --backend auto, so that a run the host would finish sooner goes to the host
-  grep_run(backend_choice choice, const grep_command_options& opts, bool automatic = false)
-      : choice_(choice), opts_(opts), automatic_(automatic)
-  {
-  }
+  /// `choice`: host, cuda, or automatic (--backend auto: chosen per run by choose_backend)
+  grep_run(backend_choice choice, const grep_command_options& opts) : choice_(choice), opts_(opts) {}
 
   int run()
   {
@@ -79,7 +76,7 @@ class grep_run {
                               (one_empty && opts_.invert_match && !opts_.line_regexp && !opts_.word_regexp))) {
       return 1;
     }
-    if (automatic_ && choice_ == backend_choice::cuda) { choose_backend(operands); }
+    if (choice_ == backend_choice::automatic) { choice_ = choose_backend(operands); }
     options_ = make_options(operands);
     watch_output();
     implicit_operand_ = operands.empty();
@@ -94,42 +91,30 @@ class grep_run {
   }
 
  private:
-  /// --backend auto with a GPU: the host when its predicted time for the regular files named is below the
-  /// GPU's (grep_crossover), or when the options keep several patterns' search on the host anyway (-w,
-  /// -x, -o, -n, -b, --color, an empty pattern, -v printing lines). Standard input and -r stay on the GPU.
-  void choose_backend(const std::vector<std::string>& operands)
+  /// --backend auto: the host when the cuda backend would search on the host anyway (plan_grep_on_cuda:
+  /// an empty pattern, several patterns with -w, -x, -o, -n, -b, --color or -v printing lines), or when the
+  /// host's predicted time for the regular files named is below the GPU's (grep_crossover); otherwise the
+  /// GPU where one is usable. Standard input and -r go to the GPU. CUDA is asked whether a GPU is there
+  /// only when the choice would be the GPU: starting it costs more than a host-bound run's search.
+  [[nodiscard]] backend_choice choose_backend(const std::vector<std::string>& operands) const
   {
-    std::uint64_t patterns = 0;
-    bool empty_pattern = false;
-    for (const std::string& given : patterns_) {
-      std::size_t begin = 0;
-      while (true) {
-        const std::size_t end = std::min(given.find('\n', begin), given.size());
-        empty_pattern = empty_pattern || end == begin;
-        ++patterns;
-        if (end == given.size()) { break; }
-        begin = end + 1;
-      }
-    }
-    const bool color = opts_.color == "always" || (opts_.color == "auto" && isatty(fileno(stdout)) != 0);
-    const bool lines_only = !opts_.word_regexp && !opts_.line_regexp && !opts_.only_matching && !color &&
-                            !opts_.line_number && !opts_.byte_offset && !empty_pattern;
-    const bool prints = !opts_.quiet && !opts_.files_with_matches && !opts_.files_without_match && !opts_.count;
-    const bool set_on_gpu = lines_only && !(opts_.invert_match && prints);
-    if (patterns > 1 && !set_on_gpu) {
-      choice_ = backend_choice::host;
-      return;
-    }
-    if (opts_.recursive || operands.empty()) { return; }
+    const grep_cuda_plan plan = plan_grep_on_cuda(patterns_, make_options(operands));
+    if (!plan.on_device) { return backend_choice::host; }
+    bool all_regular = !opts_.recursive && !operands.empty();
     std::uint64_t bytes = 0;
     for (const std::string& operand : operands) {
       struct stat status {};
-      if (operand == "-" || stat(operand.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) { return; }
+      if (!all_regular || operand == "-" || stat(operand.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) {
+        all_regular = false;
+        break;
+      }
       bytes += static_cast<std::uint64_t>(status.st_size);
     }
-    if (grep_crossover::host_seconds(patterns, bytes) < grep_crossover::cuda_seconds_for(bytes)) {
-      choice_ = backend_choice::host;
+    if (all_regular &&
+        grep_crossover::host_seconds(plan.patterns, bytes) < grep_crossover::cuda_seconds_for(bytes)) {
+      return backend_choice::host;
     }
+    return resolve_backend(backend_choice::automatic);
   }
 
   void read_pattern_file(const std::string& file)
@@ -304,7 +289,6 @@ class grep_run {
 
   backend_choice choice_;
   const grep_command_options& opts_;
-  bool automatic_;
   std::vector<std::string> patterns_;
   bool implicit_operand_ = false;
   bool output_is_file_ = false;  ///< standard output is a regular file, and lines are written to it
@@ -380,7 +364,11 @@ void add_grep_command(CLI::App& app, const global_options& globals)
     if (!isatty(fileno(stdout))) { std::setvbuf(stdout, nullptr, _IOFBF, std::size_t{1} << 16); }
     // grep's trouble is status 2, also when the backend cannot run here (1 would read as "no line selected").
     try {
-      grep_run run(selected_backend(globals), *opts, globals.backend == "auto");
+      // auto is resolved per run (choose_backend), without starting CUDA where the host is chosen anyway
+      const backend_choice choice = parse_backend_choice(globals.backend) == backend_choice::automatic
+                                        ? backend_choice::automatic
+                                        : selected_backend(globals);
+      grep_run run(choice, *opts);
       command_status() = run.run();
     } catch (const warpdex::error& e) {
       std::fflush(stdout);

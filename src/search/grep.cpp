@@ -77,28 +77,53 @@ struct occurrence {
   std::size_t size = 0;
 };
 
+/// The patterns as grep_stream searches them: split at newlines, folded with -i, longest first (so that
+/// the first pattern found at a position is the longest there), neighbouring duplicates dropped.
+std::vector<std::string> split_patterns(std::span<const std::string> given, bool ignore_case)
+{
+  std::vector<std::string> patterns;
+  for (const std::string& text : given) {
+    std::size_t begin = 0;
+    while (true) {
+      const std::size_t end = std::min(text.find('\n', begin), text.size());
+      std::string pattern = text.substr(begin, end - begin);
+      if (ignore_case) {
+        for (char& c : pattern) { c = static_cast<char>(fold(static_cast<byte>(c))); }
+      }
+      patterns.push_back(std::move(pattern));
+      if (end == text.size()) { break; }
+      begin = end + 1;
+    }
+  }
+  std::stable_sort(patterns.begin(), patterns.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  patterns.erase(std::unique(patterns.begin(), patterns.end()), patterns.end());
+  return patterns;
+}
+
+/// The cuda backend's rule (grep_cuda_plan): a `device_pattern_set` selects the lines of several
+/// patterns, or of one with -i, when nothing but the lines (or their number, or with -v the number of the
+/// others) is asked for; one case-sensitive pattern is always found on the GPU (the host walking the lines
+/// for the other options); an empty pattern, or several patterns with the other options, stay on the host.
+bool set_searched_on_device(std::size_t patterns, bool ignore_case, bool has_empty, const grep_options& options)
+{
+  return (patterns > 1 || ignore_case) && !has_empty && !options.word_regexp && !options.line_regexp &&
+         !options.only_matching && !options.color && !options.line_number && !options.byte_offset &&
+         !(options.invert_match && options.output == grep_output::lines);
+}
+
+bool searched_on_device(std::size_t patterns, bool ignore_case, bool has_empty, const grep_options& options)
+{
+  return set_searched_on_device(patterns, ignore_case, has_empty, options) ||
+         (patterns == 1 && !ignore_case && !has_empty);
+}
+
 /// The patterns, split at newlines (folded with -i), and the leftmost-longest search over them.
 class pattern_set {
  public:
-  pattern_set(std::span<const std::string> given, bool ignore_case) : ignore_case_(ignore_case)
+  pattern_set(std::span<const std::string> given, bool ignore_case)
+      : ignore_case_(ignore_case), patterns_(split_patterns(given, ignore_case))
   {
-    for (const std::string& text : given) {
-      std::size_t begin = 0;
-      while (true) {
-        const std::size_t end = std::min(text.find('\n', begin), text.size());
-        std::string pattern = text.substr(begin, end - begin);
-        if (ignore_case_) {
-          for (char& c : pattern) { c = static_cast<char>(fold(static_cast<byte>(c))); }
-        }
-        patterns_.push_back(std::move(pattern));
-        if (end == text.size()) { break; }
-        begin = end + 1;
-      }
-    }
-    // Longest first, so that the first pattern found at a position is the longest there.
-    std::stable_sort(patterns_.begin(), patterns_.end(),
-                     [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-    patterns_.erase(std::unique(patterns_.begin(), patterns_.end()), patterns_.end());
     has_empty_ = !patterns_.empty() && patterns_.back().empty();
     for (std::size_t i = 0; i < patterns_.size() && !patterns_[i].empty(); ++i) {
       const auto first = static_cast<byte>(patterns_[i][0]);
@@ -1221,11 +1246,9 @@ class chunk_searcher<cuda> {
         // Several patterns or -i: the lines are found on the GPU when nothing but them (or their number, or
         // with -v the number of the others) is asked for; otherwise the host walks the lines, as for an
         // empty pattern.
-        set_on_device_((patterns.patterns().size() > 1 || patterns.ignore_case()) && !patterns.has_empty() &&
-                       !options.word_regexp && !options.line_regexp && !options.only_matching && !options.color &&
-                       !options.line_number && !options.byte_offset && !(options.invert_match && printing_)),
-        on_device_(set_on_device_ ||
-                   (patterns.patterns().size() == 1 && !patterns.ignore_case() && !patterns.has_empty())),
+        set_on_device_(
+            set_searched_on_device(patterns.patterns().size(), patterns.ignore_case(), patterns.has_empty(), options)),
+        on_device_(searched_on_device(patterns.patterns().size(), patterns.ignore_case(), patterns.has_empty(), options)),
         lines_on_device_(on_device_ && !options.invert_match && !options.word_regexp && !options.line_regexp &&
                          !options.only_matching && !options.color && !options.line_number && !options.byte_offset),
         invert_(options.invert_match),
@@ -1369,6 +1392,13 @@ class chunk_searcher<cuda> {
 #endif
 
 }  // namespace
+
+grep_cuda_plan plan_grep_on_cuda(std::span<const std::string> patterns, const grep_options& options)
+{
+  const std::vector<std::string> split = split_patterns(patterns, options.ignore_case);
+  const bool has_empty = !split.empty() && split.back().empty();
+  return {split.size(), searched_on_device(split.size(), options.ignore_case, has_empty, options)};
+}
 
 template <class Backend>
 grep_result grep_stream(const Backend& backend, std::FILE* input, std::string_view name,

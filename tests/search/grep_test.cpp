@@ -313,5 +313,49 @@ TYPED_TEST(grep_test, a_nul_byte_after_chunks_of_text_makes_the_rest_binary)
   }
 }
 
+// The plan `warpdex grep --backend auto` asks for is the rule the cuda backend follows: checked here against
+// the cases the rule names (its effect on output is checked by the GPU runs of the tests above).
+TEST(grep_cuda_plan_test, counts_split_patterns_and_says_where_the_cuda_backend_searches)
+{
+  const auto plan = [](std::vector<std::string> patterns, auto&& set) {
+    grep_options options;
+    set(options);
+    return plan_grep_on_cuda(patterns, options);
+  };
+  const auto count = [](grep_options& o) { o.output = grep_output::count; };
+  const auto lines = [](grep_options&) {};
+  // Split at newlines; a repeat next to its equal in length order is one pattern.
+  EXPECT_EQ(plan({"ab\ncd", "efg"}, count).patterns, 3U);
+  EXPECT_EQ(plan({"ab", "ab"}, count).patterns, 1U);
+  EXPECT_EQ(plan({}, count).patterns, 0U);
+  EXPECT_FALSE(plan({}, count).on_device);
+  // One case-sensitive pattern: always the GPU (the host walks the lines for the other options).
+  for (auto set : {+[](grep_options& o) { o.word_regexp = true; }, +[](grep_options& o) { o.line_number = true; },
+                   +[](grep_options& o) { o.only_matching = true; }, +[](grep_options& o) { o.invert_match = true; }}) {
+    EXPECT_TRUE(plan({"ab"}, set).on_device);
+  }
+  // Several patterns or -i: the GPU only for the selected lines or their number.
+  EXPECT_TRUE(plan({"ab", "cd"}, count).on_device);
+  EXPECT_TRUE(plan({"ab", "cd"}, lines).on_device);
+  EXPECT_TRUE(plan({"ab"}, [](grep_options& o) { o.ignore_case = true; }).on_device);
+  EXPECT_TRUE(plan({"ab", "cd"}, [](grep_options& o) {
+                o.invert_match = true;
+                o.output = grep_output::count;
+              }).on_device);
+  EXPECT_FALSE(plan({"ab", "cd"}, [](grep_options& o) { o.invert_match = true; }).on_device);
+  for (auto set : {+[](grep_options& o) { o.word_regexp = true; }, +[](grep_options& o) { o.line_regexp = true; },
+                   +[](grep_options& o) { o.only_matching = true; }, +[](grep_options& o) { o.line_number = true; },
+                   +[](grep_options& o) { o.byte_offset = true; }, +[](grep_options& o) { o.color = true; }}) {
+    EXPECT_FALSE(plan({"ab", "cd"}, set).on_device);
+    EXPECT_FALSE(plan({"AB"}, [&](grep_options& o) {
+                   set(o);
+                   o.ignore_case = true;
+                 }).on_device);
+  }
+  // An empty pattern: the host, alone or among others.
+  EXPECT_FALSE(plan({""}, count).on_device);
+  EXPECT_FALSE(plan({"ab\n", "cd"}, count).on_device);
+}
+
 }  // namespace
 }  // namespace warpdex::testing

@@ -81,6 +81,22 @@ struct grep_options {
   bool builtin_matcher = false;
 };
 
+/// How the cuda backend's grep_stream would search `patterns` under `options`, by the rule it applies
+/// itself: for choosing a backend before searching (`warpdex grep --backend auto`).
+struct grep_cuda_plan {
+  /// The patterns searched: split at newlines, folded with -i, repeats next to each other in length order
+  /// dropped (at most the number given, split).
+  std::size_t patterns = 0;
+  /// The GPU searches each chunk: one case-sensitive pattern (whatever the options; the host walks the lines
+  /// for -v, -w, -x, -o, -n, -b, --color), or several patterns or -i when only the selected lines or their
+  /// number are asked for. False when the cuda backend would search on the host anyway: an empty pattern,
+  /// or several patterns (or -i) with -w, -x, -o, -n, -b, --color or -v printing lines.
+  bool on_device = false;
+};
+
+/// `grep_cuda_plan` of `patterns` under `options`; needs no GPU.
+[[nodiscard]] grep_cuda_plan plan_grep_on_cuda(std::span<const std::string> patterns, const grep_options& options);
+
 /// The chunk size `warpdex grep` uses when none is given: small on the host (the chunks stay in the
 /// caches), large on the GPU (each chunk is one copy and one kernel).
 inline constexpr std::uint64_t grep_default_host_chunk_bytes = std::uint64_t{1} << 20;
