@@ -12,7 +12,11 @@
 // home, one wait; their baseline is one batch of the same keys (the bulk rate); the rows ending /graph
 // replay the same stream captured once into a CUDA graph (one launch and one wait a stream). The rows
 // hash/slab_map/latency/find_values/... run find_async(keys, values, default_value): one output, one copy
-// home, cuCollections' find contract.
+// home, cuCollections' find contract; their metrics add the same call on a non-blocking stream of the
+// map's own (the legacy default stream otherwise) and that stream's floor. The rows
+// hash/slab_map/latency/find_values_to_host/... pass pinned host memory as the values: the find's kernel
+// writes them there itself (no copy), the `_async` call and a wait; the metric sync_us_per_batch is the
+// synchronous find doing the same (its report read back: one launch, one copy, one wait).
 #include "benchmarks.hpp"
 #include "throughput_row.hpp"
 
@@ -20,6 +24,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace warpdex::bench {
 namespace {
@@ -83,7 +88,8 @@ void run_slab_hash_latency(context& ctx)
     for (const hash::tile_lanes tile : latency_tiles) {
       const bool insert_wanted = ctx.selected(latency_row_name("insert", batch_log, tile));
       const bool find_wanted = ctx.selected(latency_row_name("find", batch_log, tile));
-      if (!insert_wanted && !find_wanted && !ctx.selected(latency_row_name("find_values", batch_log, tile))) {
+      if (!insert_wanted && !find_wanted && !ctx.selected(latency_row_name("find_values", batch_log, tile)) &&
+          !ctx.selected(latency_row_name("find_values_to_host", batch_log, tile))) {
         continue;
       }
       const hash::batch_latency measured = hash::measure_batch_latency(
@@ -98,7 +104,15 @@ void run_slab_hash_latency(context& ctx)
       }
       const std::string values_name = latency_row_name("find_values", batch_log, tile);
       if (ctx.selected(values_name)) {
-        ctx.add(latency_row(values_name, measured.find_values_async_ms, measured.find_ms, measured));
+        row r = latency_row(values_name, measured.find_values_async_ms, measured.find_ms, measured);
+        r.metrics.push_back({"own_stream_us_per_batch", measured.own_stream_find_values_async_ms * 1000.0});
+        r.metrics.push_back({"own_stream_floor_us_per_batch", measured.own_stream_floor_ms * 1000.0});
+        ctx.add(std::move(r));
+      }
+      const std::string to_host_name = latency_row_name("find_values_to_host", batch_log, tile);
+      if (ctx.selected(to_host_name)) {
+        ctx.add(latency_row(to_host_name, measured.find_values_to_host_async_ms, measured.find_values_to_host_ms,
+                            measured));
       }
     }
   }

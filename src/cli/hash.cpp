@@ -386,7 +386,13 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
   print_line("find_async", measured.find_async_ms);
   print_line("find (synchronous)", measured.find_ms);
   print_line("find_async, values alone (a default for misses)", measured.find_values_async_ms);
+  print_line("find_async, values written into pinned host memory (no copy)", measured.find_values_to_host_async_ms);
+  print_line("find (synchronous), values into pinned host memory", measured.find_values_to_host_ms);
   print_line("floor (device copy + results home)", measured.floor_ms);
+  if (measured.own_stream_find_values_async_ms > 0) {
+    print_line("find_async, values alone, on a non-blocking stream", measured.own_stream_find_values_async_ms);
+    print_line("floor on that stream", measured.own_stream_floor_ms);
+  }
   const hash::batch_stream stream = visit_backend(choice, [&](const auto& backend) {
     return hash::measure_batch_stream(backend, batch, cli_timing, opts.seed, {}, resident);
   });

@@ -1,7 +1,8 @@
 // The `_async` batches of the slab tables (slab_table.hpp, "Asynchronous batches") on every backend:
 // equal to the synchronous calls, many small batches in a row on one stream with one wait at the end,
 // out_of_memory reported per element without growth and retried after grow_pool, rejected batches,
-// and outputs poisoned beforehand so that every element written (and none other) shows.
+// outputs poisoned beforehand so that every element written (and none other) shows, and finds writing
+// their outputs into pinned host memory.
 #include "hash/slab_test_support.hpp"
 #include "support/expect_error.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -523,6 +525,103 @@ TYPED_TEST(slab_async_test, SetAndMultimapBatchesMatchTheirOracles)
   auto counts = this->poisoned(n, std::uint64_t{0});
   multimap.count(first, counts.span());
   for (const std::uint64_t count : counts.to_vector()) { ASSERT_EQ(count, 2u); }
+}
+
+/// Host memory a device kernel can write (pinned on the cuda backend), filled with `poison`.
+template <class T, class Backend>
+buffer<T> host_outputs(std::size_t size, T poison)
+{
+#if WARPDEX_HAS_CUDA
+  if constexpr (std::is_same_v<Backend, cuda>) {
+    auto pinned = make_pinned_buffer<T>(size);
+    std::fill_n(pinned.data(), size, poison);
+    return pinned;
+  }
+#endif
+  auto plain = make_host_buffer<T>(size);
+  std::fill_n(plain.data(), size, poison);
+  return plain;
+}
+
+// Finds whose outputs are pinned host memory (results where the caller asked, no copy home): the kernel
+// writes them there itself; every form, `_async` and synchronous, at sizes that check themselves in
+// every block, in the last block, and after a check kernel, against the oracle; a rejected batch marks
+// every element there too.
+TYPED_TEST(slab_async_test, FindsWriteIntoPinnedHostMemory)
+{
+  using map_type = typename TestFixture::map_type;
+  using backend_type = TypeParam;
+  seeded_random random;
+  constexpr std::uint32_t missing = 3;
+  for (const std::size_t n :
+       {std::size_t{1}, std::size_t{1024}, std::size_t{2048}, std::size_t{2049}, std::size_t{9000}}) {
+    SCOPED_TRACE("batch of " + std::to_string(n));
+    // Every other key is in the map; values are random but never `missing`.
+    const auto keys = distinct_keys(random, n);
+    auto values = random_values(random, n);
+    for (auto& value : values) { value = value == missing ? missing + 1 : value; }
+    map_type map(this->backend(), map_type::capacity_for(n));
+    std::vector<std::uint32_t> present_keys;
+    std::vector<std::uint32_t> present_values;
+    for (std::size_t i = 0; i < n; i += 2) {
+      present_keys.push_back(keys[i]);
+      present_values.push_back(values[i]);
+    }
+    auto device_present = this->put(present_keys);
+    auto device_present_values = this->put(present_values);
+    map.insert(device_present.span(), device_present_values.span());
+    auto device_keys = this->put(keys);
+
+    auto home_values = host_outputs<std::uint32_t, backend_type>(n, poison_value);
+    auto home_statuses = host_outputs<operation_status, backend_type>(n, poison_status);
+    auto home_found = host_outputs<std::uint8_t, backend_type>(n, poison_flag);
+    auto expect_found = [&](const char* form, bool with_statuses, bool with_flags, bool misses_written) {
+      this->backend().synchronize();
+      for (std::size_t i = 0; i < n; ++i) {
+        const bool present = i % 2 == 0;
+        const std::uint32_t expected = present ? values[i] : (misses_written ? missing : poison_value);
+        ASSERT_EQ(home_values.data()[i], expected) << form << ", element " << i;
+        if (with_statuses) {
+          ASSERT_EQ(home_statuses.data()[i], present ? operation_status::found : operation_status::not_found)
+              << form << ", element " << i;
+        }
+        if (with_flags) { ASSERT_EQ(home_found.data()[i], present ? 1 : 0) << form << ", element " << i; }
+      }
+      std::fill_n(home_values.data(), n, poison_value);
+      std::fill_n(home_statuses.data(), n, poison_status);
+      std::fill_n(home_found.data(), n, poison_flag);
+    };
+    map.find_async(device_keys.span(), home_values.span(), missing);
+    expect_found("find_async with a default", false, false, true);
+    map.find_async(device_keys.span(), home_values.span(), home_statuses.span());
+    expect_found("find_async with statuses", true, false, false);
+    map.find_async(device_keys.span(), home_values.span(), home_found.span(), missing);
+    expect_found("find_async with found flags", false, true, true);
+    map.find(device_keys.span(), home_values.span(), missing);
+    expect_found("find with a default", false, false, true);
+    map.find(device_keys.span(), home_values.span(), home_statuses.span());
+    expect_found("find with statuses", true, false, false);
+    map.contains_async(device_keys.span(), home_found.span());
+    this->backend().synchronize();
+    for (std::size_t i = 0; i < n; ++i) { ASSERT_EQ(home_found.data()[i], i % 2 == 0 ? 1 : 0) << "contains_async"; }
+    std::fill_n(home_found.data(), n, poison_flag);
+
+    // A reserved key anywhere: the `_async` finds mark every element where the caller asked; the
+    // synchronous find throws naming it.
+    auto rejected_keys = keys;
+    const std::size_t reserved_at = random() % n;
+    rejected_keys[reserved_at] = hash::empty_key;
+    auto device_rejected = this->put(rejected_keys);
+    map.find_async(device_rejected.span(), home_values.span(), missing);
+    map.find_async(device_rejected.span(), home_values.span(), home_statuses.span());
+    this->backend().synchronize();
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(home_values.data()[i], missing) << "rejected, element " << i;
+      ASSERT_EQ(home_statuses.data()[i], operation_status::rejected) << "rejected, element " << i;
+    }
+    expect_error_mentioning<error>([&] { map.find(device_rejected.span(), home_values.span(), missing); },
+                                   {"slab_map::find", "element " + std::to_string(reserved_at), "reserved key"});
+  }
 }
 
 #if WARPDEX_HAS_CUDA

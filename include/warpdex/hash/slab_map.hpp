@@ -10,7 +10,10 @@
 /// erasures and finds run concurrently in one batch: see slab_table.hpp for exactly which outcomes a batch may show
 /// when several of its operations touch one key. Reserved keys: `hash::empty_key` and `hash::erased_key` (keys must be
 /// <= max_user_key); of 64-bit keys, empty_key64, erased_key64 and pending_key64 (keys <= max_user_key64).
-/// Values are unrestricted. Every span passed to a member is in the backend's memory.
+/// Values are unrestricted. Every span passed to a member is in the backend's memory; on the cuda backend
+/// the outputs of the finds (values, statuses, found flags) may also be pinned host memory
+/// (make_pinned_buffer, cudaMallocHost): the find's kernel writes the results there itself, so they reach
+/// the host with no copy (slab_table.hpp, "Asynchronous batches").
 ///
 /// Example:
 /// @code

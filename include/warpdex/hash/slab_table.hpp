@@ -62,8 +62,12 @@
 ///   run, the others' outputs stay as they are.
 /// - Batches are never combined (as with batch_combine::never): a mixed batch over heavily repeated
 ///   keys is correct but costs what it did before combining; the synchronous call combines it.
-/// The synchronous calls are these calls followed by one read of the report (waiting for the stream),
-/// its checks, and growth: one code path.
+/// The synchronous calls are these calls followed by one read of the report (one copy into the table's
+/// pinned memory and one wait for the stream), its checks, and growth: one code path. A 1024-key find is
+/// then one kernel launch (its input check folded in), plus that copy and wait when synchronous; no
+/// allocation, memset, attribute or occupancy query (the SM count is asked once, when the table is made).
+/// The finds' outputs may be pinned host memory on the cuda backend (the results where the caller wants
+/// them, written by the kernel, no copy home): wait for the stream, as for device outputs, before reading.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -77,6 +81,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace warpdex::hash {
@@ -223,7 +228,9 @@ class slab_table_base {
         name_(name),
         mode_(mode),
         storage_(make_storage(capacity)),
-        report_(make_buffer<batch_report>(backend, 1))
+        wave_threads_(batch_wave_threads_of(backend)),
+        report_(make_buffer<batch_report>(backend, 1)),
+        report_home_(make_report_home())
   {
     const batch_report initial{};  // the running minima, sum and block count of the batch kernels
     report_.copy_from(std::span<const batch_report>(&initial, 1));
@@ -281,6 +288,7 @@ class slab_table_base {
       batch.keys = keys.data();
       batch.values_in = live_values;
       batch.count = live;
+      batch.wave_threads = wave_threads_;
       // Exported keys of a unique-key table are distinct, so a rerun of the whole batch only inserts
       // the ones that ran out; a multimap's repeat, so its retry goes by status.
       const std::uint64_t exhausted = run_growing(
@@ -489,9 +497,23 @@ class slab_table_base {
       return execute_combined<Slots>(backend_, view(), planned);
     }
     enqueue_planned(batch);
-    const batch_report report = report_.to_vector().front();
+    const batch_report report = read_report();
     throw_if_broken(report.violations, batch.count, caller);
     return report.exhausted;
+  }
+
+  /// The report of the last batch enqueued, once the stream has passed it: on the cuda backend one copy
+  /// into the table's pinned report_home_ and one wait (a copy into pageable memory, as a new vector's,
+  /// is staged by the driver and waits on its own, and the vector is an allocation per call).
+  [[nodiscard]] batch_report read_report() const
+  {
+    if constexpr (requires { backend_.stream; }) {
+      warpdex::detail::copy_device_bytes(report_home_.data(), report_.data(), sizeof(batch_report), backend_.stream);
+      backend_.synchronize();
+      return report_home_.data()[0];
+    } else {
+      return report_.data()[0];  // host memory, written when the batch returned
+    }
   }
 
   /// Enqueues a batch with the tile and order of plan() (never combined) on the backend's stream, checked
@@ -502,6 +524,7 @@ class slab_table_base {
     const batch_plan chosen = plan();
     planned.tile_lanes = chosen.tile_lanes;
     planned.by_bucket = chosen.by_bucket;
+    planned.wave_threads = wave_threads_;
     enqueue_checked_batch<Slots>(backend_, view(), planned, unsupported_operations(mode_), report_.data(), scratch_);
   }
 
@@ -757,11 +780,24 @@ class slab_table_base {
   key_mode mode_;
   table_storage storage_;
   batch_options options_;
-  /// What the last batch run through enqueue_planned reported (backend memory, one element), and the
-  /// scratch of its bucket order: reused by every batch, so a batch allocates nothing. Mutable: finds
-  /// use them too.
+  /// Threads in one wave of the batch kernels on the table's device (batch_wave_threads_of), asked once.
+  std::uint64_t wave_threads_ = 0;
+  /// What the last batch run through enqueue_planned reported (backend memory, one element), the host
+  /// memory the synchronous calls read it into (pinned on the cuda backend), and the scratch of its
+  /// bucket order: reused by every batch, so a batch allocates nothing. Mutable: finds use them too.
   mutable buffer<batch_report> report_;
+  mutable buffer<batch_report> report_home_;
   mutable buffer<std::byte> scratch_;
+
+  /// report_home_'s memory: pinned on the cuda backend, so reading the report back is one plain
+  /// asynchronous copy; host memory on the host backend (unused there).
+  [[nodiscard]] static buffer<batch_report> make_report_home()
+  {
+#if WARPDEX_HAS_CUDA
+    if constexpr (std::is_same_v<Backend, cuda>) { return make_pinned_buffer<batch_report>(1); }
+#endif
+    return make_host_buffer<batch_report>(1);
+  }
 };
 
 }  // namespace detail

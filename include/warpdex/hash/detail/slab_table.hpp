@@ -131,6 +131,9 @@ struct basic_batch_arguments {
   /// log2 of the lanes each element gets (cuda backend): a batch smaller than a wave of its kernel
   /// spreads out, so each warp runs fewer of its elements one after another.
   std::uint32_t element_lanes_log2 = 0;
+  /// Threads in one wave of the batch kernels on the table's device (batch_wave_threads_of, asked once
+  /// when the table is made), so a batch's launch path asks the device nothing; 0: asked at the launch.
+  std::uint64_t wave_threads = 0;
 };
 /// The batch of a table of `Slots`.
 template <class Slots>
@@ -220,6 +223,12 @@ WARPDEX_HOST_DEVICE void compact_list(const slab_table_view<Slots>& table, std::
     cut = after;
   }
 }
+
+/// Threads in one wave of the batch kernels on the current device (cuda: its SM count times the blocks
+/// an SM holds; the host backend: 0). A table asks once, when it is made, and passes it with every batch
+/// (basic_batch_arguments::wave_threads).
+template <class Backend>
+std::uint64_t batch_wave_threads_of(const Backend& backend);
 
 /// Fills every base slab with fresh slabs.
 template <class Slots, class Backend>

@@ -24,6 +24,12 @@ void initialize_table(const Backend& backend, const slab_table_view<Slots>& tabl
 }
 
 template <class Backend>
+std::uint64_t batch_wave_threads_of(const Backend&)
+{
+  return batch_wave_threads();
+}
+
+template <class Backend>
 void initialize_bitmap(const Backend& backend, std::uint32_t* bitmap, std::uint64_t words, std::uint64_t slabs)
 {
   if (words == 0) { return; }
@@ -76,7 +82,7 @@ void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
   } else if (rewritable_find) {
     gated.find_check = report;
   } else {
-    enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report);
+    enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report, batch.wave_threads);
     gated.gate = report;
   }
   const std::uint32_t* order = bucket_order(backend, table, batch, scratch);

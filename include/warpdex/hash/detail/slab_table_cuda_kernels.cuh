@@ -75,9 +75,11 @@ inline int cached_sm_count()
   return sm_count;
 }
 
-/// Threads in one wave of the batch kernels on the current device: batch_blocks_per_sm blocks an SM.
-inline std::uint64_t batch_wave_threads()
+/// Threads in one wave of the batch kernels on the current device: batch_blocks_per_sm blocks an SM;
+/// `known` when it is not 0 (a table's, basic_batch_arguments::wave_threads: no device query at all).
+inline std::uint64_t batch_wave_threads(std::uint64_t known = 0)
 {
+  if (known != 0) { return known; }
   return static_cast<std::uint64_t>(cached_sm_count()) * batch_blocks_per_sm * block_threads;
 }
 
@@ -86,9 +88,9 @@ inline std::uint64_t batch_wave_threads()
 /// list walks one after another in each tile, and its slab appends one after another on the whole
 /// warp, so a small batch packed 32 to a warp waits on those chains while most SMs idle: 1024
 /// insertions took 16 us in 4 blocks.
-inline std::uint32_t spread_lanes_log2(std::uint64_t count)
+inline std::uint32_t spread_lanes_log2(std::uint64_t count, std::uint64_t known_wave_threads = 0)
 {
-  const std::uint64_t wave_threads = batch_wave_threads();
+  const std::uint64_t wave_threads = batch_wave_threads(known_wave_threads);
   std::uint32_t lanes_log2 = 0;
   while (lanes_log2 < 5 && (count << (lanes_log2 + 1)) <= wave_threads) { ++lanes_log2; }
   return lanes_log2;
@@ -187,20 +189,21 @@ __global__ void check_batch_kernel(const Key* keys, const operation* operations,
 
 /// Blocks of check_batch_kernel for `count` elements: one up to check_single_block_elements, else one
 /// per block_threads elements up to a wave (batch_blocks_per_sm blocks an SM: the kernel needs few
-/// registers), without an occupancy query per batch.
-inline unsigned check_blocks(std::uint64_t count)
+/// registers), without an occupancy query per batch (`known_wave_threads`: batch_wave_threads's).
+inline unsigned check_blocks(std::uint64_t count, std::uint64_t known_wave_threads = 0)
 {
   if (count <= check_single_block_elements) { return 1; }
-  return static_cast<unsigned>(std::min<std::uint64_t>(blocks_for(count), batch_wave_threads() / block_threads));
+  return static_cast<unsigned>(
+      std::min<std::uint64_t>(blocks_for(count), batch_wave_threads(known_wave_threads) / block_threads));
 }
 
 /// Enqueues the input check of a batch into `report` (see check_batch_kernel): one launch.
 template <class Key, class Backend>
 void enqueue_check(const Backend& backend, const Key* keys, const operation* operations, std::uint64_t count,
-                   std::uint32_t unsupported, batch_report* report)
+                   std::uint32_t unsupported, batch_report* report, std::uint64_t known_wave_threads = 0)
 {
-  check_batch_kernel<<<check_blocks(count), block_threads, 0, backend.stream>>>(keys, operations, count, unsupported,
-                                                                                report);
+  check_batch_kernel<<<check_blocks(count, known_wave_threads), block_threads, 0, backend.stream>>>(
+      keys, operations, count, unsupported, report);
   WARPDEX_CHECK_LAUNCH("check_batch_kernel");
 }
 
@@ -490,7 +493,7 @@ void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, c
                   const std::uint32_t* order, unsigned long long* exhausted)
 {
   batch_arguments<Slots> batch = given;
-  batch.element_lanes_log2 = spread_lanes_log2(batch.count);
+  batch.element_lanes_log2 = spread_lanes_log2(batch.count, batch.wave_threads);
   const unsigned blocks = blocks_for(batch.count << batch.element_lanes_log2);
   if (batch.operations == nullptr && batch.uniform == operation::erase) {
     erase_batch_kernel<Slots, TileLanes><<<blocks, block_threads, 0, backend.stream>>>(table, batch, order);

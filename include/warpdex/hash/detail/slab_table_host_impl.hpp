@@ -521,6 +521,12 @@ void initialize_bitmap(const Backend&, std::uint32_t* bitmap, std::uint64_t word
   for (std::uint64_t word = 0; word < words; ++word) { bitmap[word] = initial_bitmap_word(word, slabs); }
 }
 
+template <class Backend>
+std::uint64_t batch_wave_threads_of(const Backend&)
+{
+  return 0;  // the host backend runs a batch on its threads, in no waves
+}
+
 template <class Backend, class Key>
 batch_violations find_violations(const Backend&, const Key* keys, const operation* operations, std::uint64_t count,
                                  std::uint32_t unsupported)

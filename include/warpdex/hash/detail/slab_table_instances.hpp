@@ -18,6 +18,7 @@
 /// The entry points that do not depend on the layout, and those of 32-bit keys.
 #define WARPDEX_INSTANTIATE_SLAB_TABLE_SHARED(Backend)                                                    \
   template std::uint64_t counts_to_offsets<Backend>(const Backend&, std::uint64_t*, std::uint64_t);       \
+  template std::uint64_t batch_wave_threads_of<Backend>(const Backend&);                                  \
   template void initialize_bitmap<Backend>(const Backend&, std::uint32_t*, std::uint64_t, std::uint64_t); \
   WARPDEX_INSTANTIATE_SLAB_TABLE_KEYS(std::uint32_t, Backend)
 
