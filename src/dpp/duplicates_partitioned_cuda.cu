@@ -7,6 +7,9 @@
 //     onesweep radix pass does, a tile of 8192 elements is ordered by bucket in shared memory and each
 //     bucket's run is written by consecutive threads (one global atomic add per tile and non-empty bucket
 //     reserves its slice), so a warp's store touches a few 32-byte sectors. Each pass reads 4 and writes 4.
+//     A tile is ranked warp by warp: each warp finds the lanes sharing a bucket with seven ballots and
+//     counts in its own 128 shared counters, and a scan over (bucket, warp) gives every element its place
+//     (block-shared counters with __match_any_sync set the pace before: 2.0 ms a pass at 2^28).
 //     The order inside a bucket is not kept: the next steps do not depend on it. A single pass into the
 //     2^14 buckets (each element its own 4-byte write request) took 5.4 of about 7 ms at 2^28 on an H200
 //     (2.0 GB read and 2.1 GB written for 1.07 and 1.07), and two such passes without the tile's ordering
@@ -65,6 +68,7 @@ constexpr uint32_t pass_buckets = 1U << pass_bits;
 constexpr int scatter_threads = 512;
 constexpr int scatter_items = 16;
 constexpr uint32_t scatter_tile = scatter_threads * scatter_items;  // 8192: ranks fit 16 bits
+constexpr uint32_t scatter_warps = scatter_threads / 32;
 static_assert(2 * pass_bits == bucket_bits && pass_buckets == 4 * 32 && scatter_tile <= (1U << 16));
 constexpr int bucket_threads = 512;
 /// Loads a thread has in flight before it uses them (the element loops would otherwise wait on each).
@@ -120,94 +124,181 @@ __global__ void __launch_bounds__(histogram_threads)
   }
 }
 
-/// Step 2, one pass of the scatter on one tile of at most scatter_tile elements, in[begin, end): each
-/// element into the slice of its pass bucket ((key >> Shift) % pass_buckets) reserved at cursors[bucket].
-/// As a onesweep radix pass does, the tile is ordered by bucket in shared memory first, so that
-/// consecutive threads write each bucket's run to consecutive addresses (a warp's store is one or two
-/// runs: a few 32-byte sectors, not 32 scattered ones). Ranks: the lanes of a warp sharing a bucket add
-/// once (a hot element costs one shared atomic a warp); the order inside a bucket is not kept (the next
-/// steps do not depend on it). Elements are addressed with 32-bit positions (n < 2^32).
-template <int Shift>
-__device__ __forceinline__ void scatter_tile_by_bucket(const uint32_t* __restrict__ in, uint64_t begin, uint64_t end,
-                                                       uint32_t* __restrict__ cursors, uint32_t* __restrict__ out)
+/// The lanes of the calling warp whose pass bucket ((key >> Shift) % pass_buckets) equals this lane's,
+/// from one ballot a bit, and with `Partial` only among the lanes whose `valid` is the same. Ballots are
+/// plain instructions (a bit test, the vote, a select and an and: about 4 instructions a bit) where
+/// `__match_any_sync` is one long-latency instruction of the shared-memory pipe (docs/dpp.md).
+template <int Shift, bool Partial>
+__device__ __forceinline__ uint32_t lanes_sharing(uint32_t key, bool valid)
 {
-  __shared__ uint32_t tile[scatter_tile];
-  __shared__ uint32_t counts[pass_buckets + 1];  // the last: the padding of a partial tile, never written
-  __shared__ uint32_t starts[pass_buckets];
-  __shared__ uint32_t bases[pass_buckets];
-  const uint32_t t = threadIdx.x;
-  const uint32_t lane = t % 32;
-  const auto size = static_cast<uint32_t>(end - begin);
-  const uint32_t* __restrict__ tile_in = in + begin;
-  uint32_t keys[scatter_items];
-#pragma unroll
-  for (int i = 0; i < scatter_items; ++i) {
-    const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
-    keys[i] = at < size ? tile_in[at] : 0;
+  uint32_t peers = 0xffffffffU;
+  if constexpr (Partial) {
+    const uint32_t votes = __ballot_sync(0xffffffffU, valid);
+    peers = valid ? votes : ~votes;
   }
-  if (t <= pass_buckets) { counts[t] = 0; }
-  __syncthreads();
-  uint32_t ranks[scatter_items / 2];  // two 16-bit ranks a register
+#pragma unroll
+  for (int bit = Shift; bit < Shift + pass_bits; ++bit) {
+    // peers &= the lanes whose bit is this lane's: the ballot of the set bit, inverted where it is clear
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t.reg .b32 v;\n\tand.b32 v, %1, %2;\n\tsetp.ne.u32 p, v, 0;\n\t"
+        "vote.sync.ballot.b32 v, p, 0xffffffff;\n\t@!p not.b32 v, v;\n\tand.b32 %0, %0, v;\n\t}"
+        : "+r"(peers)
+        : "r"(key), "r"(1U << bit));
+  }
+  return peers;
+}
+
+/// `*counter += add` in shared memory by the lanes where `leader` is set, returning the old value there
+/// (0 elsewhere): a predicated atomic, where an `if` around atomicAdd costs a divergent branch and its
+/// reconvergence a row.
+__device__ __forceinline__ uint32_t shared_add_if(bool leader, uint32_t* counter, uint32_t add)
+{
+  uint32_t old = 0;
+  const auto address = static_cast<uint32_t>(__cvta_generic_to_shared(counter));
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t@p atom.shared.add.u32 %0, [%2], %3;\n\t}"
+               : "+r"(old)
+               : "r"(static_cast<uint32_t>(leader)), "r"(address), "r"(add)
+               : "memory");
+  return old;
+}
+
+/// Step 2's ranking: each element's rank among the elements of its bucket that this warp holds (rows of
+/// 32 elements in order), counted in the warp's own pass_buckets counters (`counts`, zero on entry; the
+/// warp's totals on exit). The lanes sharing a bucket in a row add once, from their highest lane, with
+/// no other warp touching these counters. Ranks are below 16 * 32 = 512: two a register.
+template <int Shift, bool Partial>
+__device__ __forceinline__ void rank_in_warp(const uint32_t (&keys)[scatter_items], uint32_t size, uint32_t* counts,
+                                             uint32_t (&ranks)[scatter_items / 2])
+{
+  const uint32_t lane = threadIdx.x % 32;
+  const uint32_t lanes_below = (1U << lane) - 1U;
 #pragma unroll
   for (int i = 0; i < scatter_items; ++i) {
-    const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
-    const uint32_t bucket = at < size ? (keys[i] >> Shift) % pass_buckets : pass_buckets;
-    const uint32_t peers = __match_any_sync(0xffffffffU, bucket);
-    const auto leader = static_cast<uint32_t>(__ffs(static_cast<int>(peers)) - 1);
-    uint32_t first = 0;
-    if (lane == leader) { first = atomicAdd(&counts[bucket], static_cast<uint32_t>(__popc(peers))); }
+    const bool valid = !Partial || static_cast<uint32_t>(i) * scatter_threads + threadIdx.x < size;
+    const uint32_t peers = lanes_sharing<Shift, Partial>(keys[i], valid);
+    const auto leader = static_cast<uint32_t>(31 - __clz(static_cast<int>(peers)));
+    uint32_t first = shared_add_if(valid && lane == leader, &counts[(keys[i] >> Shift) % pass_buckets],
+                                   static_cast<uint32_t>(__popc(peers)));
     first = __shfl_sync(0xffffffffU, first, static_cast<int>(leader));
-    const uint32_t rank = first + static_cast<uint32_t>(__popc(peers & ((1U << lane) - 1U)));
+    const uint32_t rank = first + static_cast<uint32_t>(__popc(peers & lanes_below));
     if (i % 2 == 0) {
       ranks[i / 2] = rank;
     } else {
       ranks[i / 2] |= rank << 16;
     }
   }
-  __syncthreads();
-  // The tile's slice of each bucket (one global atomic add a non-empty bucket), and the buckets' runs in
-  // the ordered tile (an exclusive sum over the 128 counts, four a lane of the first warp).
-  uint32_t slice = 0;
-  if (t < pass_buckets) {
-    const uint32_t c = counts[t];
-    if (c != 0) { slice = atomicAdd(&cursors[t], c); }
+}
+
+/// Step 2, one pass of the scatter on one tile of at most scatter_tile elements, in[begin, end): each
+/// element into the slice of its pass bucket ((key >> Shift) % pass_buckets) reserved at cursors[bucket].
+/// As a onesweep radix pass does, the tile is ordered by bucket in shared memory first, so that
+/// consecutive threads write each bucket's run to consecutive addresses (a warp's store is one or two
+/// runs: a few 32-byte sectors, not 32 scattered ones). Ranking (as CUB's block radix rank does, in
+/// outline): each warp ranks its elements in its own counters (rank_in_warp: ballots, no shared atomic
+/// shared with another warp); a scan over (bucket, warp) then turns the warps' counts into each warp's
+/// first position in the ordered tile for each bucket. The order inside a bucket is not kept (the next
+/// steps do not depend on it). Elements are addressed with 32-bit positions (n < 2^32).
+/// The scatter's shared memory: the tile in bucket order; warp w's counters at [w * pass_buckets,
+/// (w + 1) * pass_buckets) (its counts, then its first positions); each bucket's global base; the bucket
+/// scan's warp totals.
+struct scatter_shared {
+  uint32_t tile[scatter_tile];
+  uint32_t warp_counts[scatter_warps * pass_buckets];
+  uint32_t bases[pass_buckets];
+  uint32_t scan_totals[pass_buckets / 32];
+};
+
+/// scatter_tile_by_bucket on a full tile (`Partial` false: size == scatter_tile, no bounds to test) or
+/// on the last tile of its input (`Partial`).
+template <int Shift, bool Partial>
+__device__ __forceinline__ void scatter_tile_of(scatter_shared& shared, const uint32_t* __restrict__ tile_in,
+                                                uint32_t size, uint32_t* __restrict__ cursors,
+                                                uint32_t* __restrict__ out)
+{
+  const uint32_t t = threadIdx.x;
+  const uint32_t lane = t % 32;
+  const uint32_t warp = t / 32;
+  const auto owned = [&](int i) { return !Partial || static_cast<uint32_t>(i) * scatter_threads + t < size; };
+  uint32_t keys[scatter_items];
+#pragma unroll
+  for (int i = 0; i < scatter_items; ++i) {
+    keys[i] = owned(i) ? tile_in[static_cast<uint32_t>(i) * scatter_threads + t] : 0;
   }
-  if (t < 32) {
-    const uint32_t c0 = counts[4 * t];
-    const uint32_t c1 = counts[4 * t + 1];
-    const uint32_t c2 = counts[4 * t + 2];
-    const uint32_t c3 = counts[4 * t + 3];
-    const uint32_t own = c0 + c1 + c2 + c3;
-    uint32_t inclusive = own;
+  uint32_t* counts = shared.warp_counts + warp * pass_buckets;
+#pragma unroll
+  for (uint32_t b = lane; b < pass_buckets; b += 32) { counts[b] = 0; }
+  __syncwarp();
+  uint32_t ranks[scatter_items / 2];  // two 16-bit ranks a register
+  rank_in_warp<Shift, Partial>(keys, size, counts, ranks);
+  __syncthreads();
+  // Thread b < pass_buckets: bucket b's count in the tile (over the warps, whose counters become their
+  // offsets inside the bucket's run), its slice (one global atomic add if not empty), and the bucket's
+  // first position in the ordered tile (an exclusive sum over the buckets: a warp's sum, then the warps').
+  uint32_t total = 0;
+  uint32_t slice = 0;
+  uint32_t inclusive = 0;
+  if (t < pass_buckets) {
+#pragma unroll
+    for (uint32_t w = 0; w < scatter_warps; ++w) {
+      const uint32_t c = shared.warp_counts[w * pass_buckets + t];
+      shared.warp_counts[w * pass_buckets + t] = total;
+      total += c;
+    }
+    if (total != 0) { slice = atomicAdd(&cursors[t], total); }
+    inclusive = total;
 #pragma unroll
     for (uint32_t delta = 1; delta < 32; delta *= 2) {
       const uint32_t other = __shfl_up_sync(0xffffffffU, inclusive, delta);
       if (lane >= delta) { inclusive += other; }
     }
-    const uint32_t first = inclusive - own;
-    starts[4 * t] = first;
-    starts[4 * t + 1] = first + c0;
-    starts[4 * t + 2] = first + c0 + c1;
-    starts[4 * t + 3] = first + c0 + c1 + c2;
+    if (lane == 31) { shared.scan_totals[warp] = inclusive; }
   }
   __syncthreads();
-  if (t < pass_buckets) { bases[t] = slice - starts[t]; }  // modulo 2^32: base + tile position < n
+  if (t < pass_buckets) {
+    uint32_t start = inclusive - total;
+    for (uint32_t k = 0; k < warp; ++k) { start += shared.scan_totals[k]; }
+#pragma unroll
+    for (uint32_t w = 0; w < scatter_warps; ++w) { shared.warp_counts[w * pass_buckets + t] += start; }
+    shared.bases[t] = slice - start;  // modulo 2^32: base + tile position < n
+  }
+  __syncthreads();
+  // Each element's place in the ordered tile (all of a thread's counter loads before its first store to
+  // the tile, which the compiler would otherwise keep in order: both are shared memory), then the stores.
+#pragma unroll
+  for (int i = 0; i < scatter_items; ++i) {
+    const uint32_t place = counts[(keys[i] >> Shift) % pass_buckets] + ((ranks[i / 2] >> (16 * (i % 2))) & 0xffffU);
+    if (i % 2 == 0) {
+      ranks[i / 2] = (ranks[i / 2] & 0xffff0000U) | place;
+    } else {
+      ranks[i / 2] = (ranks[i / 2] & 0xffffU) | (place << 16);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < scatter_items; ++i) {
+    if (owned(i)) { shared.tile[(ranks[i / 2] >> (16 * (i % 2))) & 0xffffU] = keys[i]; }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < scatter_items; ++i) {
+    if (owned(i)) { keys[i] = shared.tile[static_cast<uint32_t>(i) * scatter_threads + t]; }
+  }
 #pragma unroll
   for (int i = 0; i < scatter_items; ++i) {
     const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
-    if (at < size) {
-      const uint32_t rank = (ranks[i / 2] >> (16 * (i % 2))) & 0xffffU;
-      tile[starts[(keys[i] >> Shift) % pass_buckets] + rank] = keys[i];
-    }
+    if (owned(i)) { out[shared.bases[(keys[i] >> Shift) % pass_buckets] + at] = keys[i]; }
   }
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < scatter_items; ++i) {
-    const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
-    if (at < size) {
-      const uint32_t key = tile[at];
-      out[bases[(key >> Shift) % pass_buckets] + at] = key;
-    }
+}
+
+template <int Shift>
+__device__ __forceinline__ void scatter_tile_by_bucket(const uint32_t* __restrict__ in, uint64_t begin, uint64_t end,
+                                                       uint32_t* __restrict__ cursors, uint32_t* __restrict__ out)
+{
+  __shared__ scatter_shared shared;
+  const auto size = static_cast<uint32_t>(end - begin);
+  if (size == scatter_tile) {
+    scatter_tile_of<Shift, false>(shared, in + begin, size, cursors, out);
+  } else {
+    scatter_tile_of<Shift, true>(shared, in + begin, size, cursors, out);
   }
 }
 
