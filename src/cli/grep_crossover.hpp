@@ -63,7 +63,7 @@ struct grep_crossover {
   std::snprintf(text, sizeof text,
                 "grep --backend auto: the GPU for a 1 GB file %s, for 4 GB %s, else the host (a GPU process ~%.2f s "
                 "+ %.2f s/GB; the host's seconds per GB by pattern count, measured on 16 cores, scaled to %u); "
-                "several patterns with -w/-x/-o/-n/-b/--color: the host",
+                "several patterns with -o/-n/-b/--color: the host",
                 from(1'000'000'000ULL).c_str(), from(4'000'000'000ULL).c_str(), grep_crossover::cuda_seconds,
                 grep_crossover::cuda_seconds_per_gb, cores);
   return text;

@@ -102,12 +102,13 @@ std::vector<std::string> split_patterns(std::span<const std::string> given, bool
 }
 
 /// The cuda backend's rule (grep_cuda_plan): a `device_pattern_set` selects the lines of several
-/// patterns, or of one with -i, when nothing but the lines (or their number, or with -v the number of the
-/// others) is asked for; one case-sensitive pattern is always found on the GPU (the host walking the lines
-/// for the other options); an empty pattern, or several patterns with the other options, stay on the host.
+/// patterns, or of one with -i, -w or -x, when nothing but the lines (or their number, or with -v the number
+/// of the others) is asked for; one case-sensitive pattern is otherwise found on the GPU too (the host
+/// walking the lines for -v, -w, -x, -o, -n, -b, --color); an empty pattern, or several patterns with -o,
+/// -n, -b, --color or -v printing lines, stay on the host.
 bool set_searched_on_device(std::size_t patterns, bool ignore_case, bool has_empty, const grep_options& options)
 {
-  return (patterns > 1 || ignore_case) && !has_empty && !options.word_regexp && !options.line_regexp &&
+  return (patterns > 1 || ignore_case || options.word_regexp || options.line_regexp) && patterns > 0 && !has_empty &&
          !options.only_matching && !options.color && !options.line_number && !options.byte_offset &&
          !(options.invert_match && options.output == grep_output::lines);
 }
@@ -1255,7 +1256,11 @@ class chunk_searcher<cuda> {
         prefix_(options.with_filename ? std::string(name) + ":" : std::string())
   {
     if (set_on_device_) {
-      set_.emplace(backend, std::span<const std::string>(patterns.patterns()), patterns.ignore_case());
+      // -x before -w, as the host's walk decides
+      set_.emplace(backend, std::span<const std::string>(patterns.patterns()), patterns.ignore_case(),
+                   options.line_regexp   ? detail::set_occurrences::whole_lines
+                   : options.word_regexp ? detail::set_occurrences::whole_words
+                                         : detail::set_occurrences::any);
     }
   }
 

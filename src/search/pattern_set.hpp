@@ -1,6 +1,7 @@
 #pragma once
-// A set of fixed strings matched on the GPU line by line: grep's -f / several -e on the cuda backend, where
-// only the number of matching lines or the lines themselves come back (not a position per occurrence).
+// A set of fixed strings matched on the GPU line by line: grep's -f / several -e (and -i, -w, -x) on the cuda
+// backend, where only the number of matching lines or the lines themselves come back (not a position per
+// occurrence).
 //
 // Patterns are grouped by length class: a pattern of m < 8 bytes is class m and is found by its whole m
 // bytes; longer ones are class 8 and are found by their first 8 bytes, then compared in full. Each window
@@ -17,11 +18,16 @@
 namespace warpdex::detail {
 
 #if WARPDEX_HAS_CUDA
+/// Which occurrences select their line: any (grep -F), those with no word byte ([A-Za-z0-9_]) right before
+/// or after them (-w), or those spanning their line (-x).
+enum class set_occurrences : std::uint8_t { any, whole_words, whole_lines };
+
 class device_pattern_set {
  public:
   /// @param patterns  non-empty, without '\n'; duplicates allowed. With `ignore_case` they are given with
   ///                  ASCII letters folded to lower case, and the text's letters are folded as it is read.
-  device_pattern_set(const cuda& backend, std::span<const std::string> patterns, bool ignore_case);
+  device_pattern_set(const cuda& backend, std::span<const std::string> patterns, bool ignore_case,
+                     set_occurrences occurrences = set_occurrences::any);
 
   /// How many lines of `text` (device memory, whole lines) hold an occurrence of a pattern. Waits.
   std::uint64_t count_lines(std::span<const std::uint8_t> text);
@@ -36,6 +42,7 @@ class device_pattern_set {
 
   cuda backend_;
   bool fold_;
+  set_occurrences occurrences_;
   std::uint32_t classes_ = 0;  ///< bit L - 1 set: some pattern of class L
   std::uint64_t table_mask_ = 0;
   buffer<std::uint64_t> table_;    ///< 2 words a slot: the key; class << 56 | count << 32 | first pattern

@@ -2,8 +2,9 @@
 //
 // The scan gives each thread 64-byte segments (grid-stride, so that each block loads the filter once). A
 // thread slides an 8-byte window over its segment; at each position not yet in a line it has found an
-// occurrence in, it looks the window's first L bytes up for each class L present. An occurrence marks its
-// position in the segment's 64-bit mask and the thread skips to the line's end. A segment's first mark
+// occurrence in, it looks the window's first L bytes up for each class L present. An occurrence that
+// selects its line (any, or with -w / -x one whose neighbouring bytes allow it) marks its position in the
+// segment's 64-bit mask and the thread skips to the line's end. A segment's first mark
 // opens a line unless a mark before it lies in the same line: it looks back to the newline or the mark,
 // whichever is nearer, so the bytes looked at add up to at most the text.
 #include "pattern_set.hpp"
@@ -54,6 +55,7 @@ struct set_view {
   const std::uint32_t* offsets;
   std::uint32_t classes;
   bool fold;
+  set_occurrences occurrences;
   std::uint64_t* masks;
   std::uint64_t segments;
 };
@@ -83,7 +85,24 @@ __device__ std::uint64_t load_word(const set_view& v, std::uint64_t q)
   return word;
 }
 
-/// Whether some pattern occurs at p, where `window` holds text[p, p + 8) (folded with -i).
+__device__ inline bool is_word_byte(std::uint8_t c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/// Whether the occurrence text[p, p + m) selects its line: always, or with -x when it spans the line, with
+/// -w when no word byte touches it. The text holds whole lines, so its start and end bound lines.
+__device__ bool selects_line(const set_view& v, std::uint64_t p, std::uint64_t m)
+{
+  if (v.occurrences == set_occurrences::any) { return true; }
+  const std::uint8_t before = p == 0 ? '\n' : __ldg(v.text + p - 1);
+  const std::uint8_t after = p + m == v.size ? '\n' : __ldg(v.text + p + m);
+  if (v.occurrences == set_occurrences::whole_lines) { return before == '\n' && after == '\n'; }
+  return !is_word_byte(before) && !is_word_byte(after);
+}
+
+/// Whether some pattern occurs at p and selects its line (selects_line), where `window` holds text[p, p + 8)
+/// (folded with -i).
 __device__ bool set_matches_at(const set_view& v, const std::uint32_t* filter, std::uint64_t p, std::uint64_t window)
 {
   std::uint32_t classes = v.classes;
@@ -99,7 +118,10 @@ __device__ bool set_matches_at(const set_view& v, const std::uint32_t* filter, s
       const std::uint64_t info = __ldg(reinterpret_cast<const unsigned long long*>(v.table + 2 * slot + 1));
       if (info == 0) { break; }
       if ((info >> 56) == length && __ldg(reinterpret_cast<const unsigned long long*>(v.table + 2 * slot)) == key) {
-        if (length < 8) { return true; }
+        if (length < 8) {
+          if (selects_line(v, p, length)) { return true; }
+          break;
+        }
         const auto first = static_cast<std::uint32_t>(info);
         const auto count = static_cast<std::uint32_t>((info >> 32) & 0xFFFFFF);
         for (std::uint32_t k = first; k < first + count; ++k) {
@@ -111,7 +133,7 @@ __device__ bool set_matches_at(const set_view& v, const std::uint32_t* filter, s
             const std::uint8_t c = __ldg(v.text + p + i);
             equal = (v.fold ? fold_byte(c) : c) == __ldg(v.bytes + begin + i);
           }
-          if (equal) { return true; }
+          if (equal && selects_line(v, p, m)) { return true; }
         }
         break;
       }
@@ -240,8 +262,9 @@ buffer<T> to_device(const cuda& backend, const std::vector<T>& values)
 
 }  // namespace
 
-device_pattern_set::device_pattern_set(const cuda& backend, std::span<const std::string> patterns, bool ignore_case)
-    : backend_(backend), fold_(ignore_case)
+device_pattern_set::device_pattern_set(const cuda& backend, std::span<const std::string> patterns, bool ignore_case,
+                                       set_occurrences occurrences)
+    : backend_(backend), fold_(ignore_case), occurrences_(occurrences)
 {
   std::vector<std::string> unique(patterns.begin(), patterns.end());
   std::sort(unique.begin(), unique.end());
@@ -313,7 +336,7 @@ void device_pattern_set::scan(std::span<const std::uint8_t> text)
     opened_ = make_device_buffer<std::uint32_t>(segments, backend_.stream);
   }
   const set_view view{text.data(),     text.size(), table_.data(), table_mask_,   filter_.data(), bytes_.data(),
-                      offsets_.data(), classes_,    fold_,         masks_.data(), segments};
+                      offsets_.data(), classes_,    fold_,         occurrences_,  masks_.data(), segments};
   static const int scan_blocks = grid_blocks(4);
   static const int open_blocks = grid_blocks(8);
   const auto blocks = static_cast<int>(

@@ -313,6 +313,41 @@ TYPED_TEST(grep_test, a_nul_byte_after_chunks_of_text_makes_the_rest_binary)
   }
 }
 
+// Several patterns (or -i) with -w or -x: on the GPU, the pattern set decides the bounds of each occurrence
+// in its kernel (no line walk); a pattern inside a word, one at a line's edge, and -x before -w.
+TYPED_TEST(grep_test, whole_words_and_lines_of_several_patterns_like_grep)
+{
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  const auto file = this->write_file(
+      "words.txt", words_text(20000, random) + "\nwarp\na\nwarp_9 xwarp warpdex-lane (beta)\nWarp\nbeta.\nlane alpha beta");
+  struct flags_case {
+    const char* text;
+    bool count, invert, word, line, fold;
+  };
+  const flags_case cases[] = {{" -w", false, false, true, false, false},    {" -x", false, false, false, true, false},
+                              {" -c -w", true, false, true, false, false},  {" -c -x", true, false, false, true, false},
+                              {" -c -v -w", true, true, true, false, false}, {" -c -w -x", true, false, true, true, false},
+                              {" -i -w", false, false, true, false, true},  {" -c -i -x", true, false, false, true, true}};
+  for (const std::string pattern : {"warp\nthe", "warp\nwarpdex lane", "a\nbeta", "lane alpha beta\nbeta.", "WARP\nBeta"}) {
+    for (const flags_case& c : cases) {
+      grep_options options;
+      options.output = c.count ? grep_output::count : grep_output::lines;
+      options.invert_match = c.invert;
+      options.word_regexp = c.word;
+      options.line_regexp = c.line;
+      options.ignore_case = c.fold;
+      const std::string expected = reference_grep(c.text, pattern, {file}, this->folder_);
+      for (const std::uint64_t chunk : {std::uint64_t{4093}, std::uint64_t{1} << 26}) {
+        options.chunk_bytes = chunk;
+        SCOPED_TRACE("pattern '" + pattern + "', chunk " + std::to_string(chunk) + ", flags" + c.text);
+        ASSERT_EQ(warpdex_grep(this->backend(), options, pattern, {file}), expected);
+      }
+    }
+  }
+}
+
 // The plan `warpdex grep --backend auto` asks for is the rule the cuda backend follows: checked here against
 // the cases the rule names (its effect on output is checked by the GPU runs of the tests above).
 TEST(grep_cuda_plan_test, counts_split_patterns_and_says_where_the_cuda_backend_searches)
@@ -334,17 +369,25 @@ TEST(grep_cuda_plan_test, counts_split_patterns_and_says_where_the_cuda_backend_
                    +[](grep_options& o) { o.only_matching = true; }, +[](grep_options& o) { o.invert_match = true; }}) {
     EXPECT_TRUE(plan({"ab"}, set).on_device);
   }
-  // Several patterns or -i: the GPU only for the selected lines or their number.
+  // Several patterns, -i, -w or -x: the GPU only for the selected lines or their number.
   EXPECT_TRUE(plan({"ab", "cd"}, count).on_device);
   EXPECT_TRUE(plan({"ab", "cd"}, lines).on_device);
   EXPECT_TRUE(plan({"ab"}, [](grep_options& o) { o.ignore_case = true; }).on_device);
+  EXPECT_TRUE(plan({"ab", "cd"}, [](grep_options& o) { o.word_regexp = true; }).on_device);
+  EXPECT_TRUE(plan({"ab", "cd"}, [](grep_options& o) {
+                o.line_regexp = true;
+                o.output = grep_output::count;
+              }).on_device);
   EXPECT_TRUE(plan({"ab", "cd"}, [](grep_options& o) {
                 o.invert_match = true;
                 o.output = grep_output::count;
               }).on_device);
   EXPECT_FALSE(plan({"ab", "cd"}, [](grep_options& o) { o.invert_match = true; }).on_device);
-  for (auto set : {+[](grep_options& o) { o.word_regexp = true; }, +[](grep_options& o) { o.line_regexp = true; },
-                   +[](grep_options& o) { o.only_matching = true; }, +[](grep_options& o) { o.line_number = true; },
+  EXPECT_FALSE(plan({"ab", "cd"}, [](grep_options& o) {
+                 o.word_regexp = true;
+                 o.line_number = true;
+               }).on_device);
+  for (auto set : {+[](grep_options& o) { o.only_matching = true; }, +[](grep_options& o) { o.line_number = true; },
                    +[](grep_options& o) { o.byte_offset = true; }, +[](grep_options& o) { o.color = true; }}) {
     EXPECT_FALSE(plan({"ab", "cd"}, set).on_device);
     EXPECT_FALSE(plan({"AB"}, [&](grep_options& o) {

@@ -20,13 +20,15 @@
 /// each line (checked there for -w and -x), or with -o, --color or an empty pattern every occurrence,
 /// which the line walk then uses. Otherwise (and with `builtin_matcher`), one pass per chunk that jumps
 /// between candidates found with memchr on the patterns' rarest bytes, verified in place, then from the
-/// matching line's end on. On the cuda backend,
-/// one pattern without -i is found on the GPU (over the chunk, copied there while the previous chunk is
-/// searched); several patterns or -i are searched on the host. When the chunk holds no NUL byte and no
-/// option asks for more than the lines themselves (no -v, -w, -x, -o, -n, -b, --color), the GPU finds the
-/// matching lines (`find_matching_lines`) and, for printed lines, formats them (`gather_lines`): one copy
-/// brings back the output, or only the count for -c, -l, -L and -q. Otherwise the positions of the
-/// occurrences come back and the host walks the lines.
+/// matching line's end on. On the cuda backend (`plan_grep_on_cuda` says which case a run is), each chunk
+/// is copied to the GPU while the previous one is searched. Several patterns, or one with -i, -w or -x,
+/// when nothing but the selected lines or their number is asked for: a set of patterns on the GPU selects
+/// the lines (deciding -w and -x there). One case-sensitive pattern otherwise: when the chunk holds no NUL
+/// byte and no option asks for more than the lines themselves (no -v, -w, -x, -o, -n, -b, --color), the GPU
+/// finds the matching lines (`find_matching_lines`); otherwise the positions of the occurrences come back
+/// and the host walks the lines. Printed lines are formatted on the GPU (`gather_lines`): one copy brings
+/// back the output, or only the count for -c, -l, -L and -q. Several patterns with the other options, or
+/// an empty pattern, are searched on the host.
 ///
 /// Binary input, as GNU grep: GNU grep reads 96 KiB at a time, and from the buffer holding the first NUL
 /// byte on (from the start of the line its read began in), the input is binary: NUL bytes end lines, and
@@ -87,10 +89,11 @@ struct grep_cuda_plan {
   /// The patterns searched: split at newlines, folded with -i, repeats next to each other in length order
   /// dropped (at most the number given, split).
   std::size_t patterns = 0;
-  /// The GPU searches each chunk: one case-sensitive pattern (whatever the options; the host walks the lines
-  /// for -v, -w, -x, -o, -n, -b, --color), or several patterns or -i when only the selected lines or their
-  /// number are asked for. False when the cuda backend would search on the host anyway: an empty pattern,
-  /// or several patterns (or -i) with -w, -x, -o, -n, -b, --color or -v printing lines.
+  /// The GPU searches each chunk: several patterns, or one with -i, -w or -x, when only the selected lines
+  /// or their number are asked for (the set decides -w and -x on the GPU); otherwise one case-sensitive
+  /// pattern too (the host walks the lines for -v, -w, -x, -o, -n, -b, --color). False when the cuda backend
+  /// would search on the host anyway: an empty pattern, or several patterns (or -i) with -o, -n, -b,
+  /// --color or -v printing lines.
   bool on_device = false;
 };
 
