@@ -355,8 +355,8 @@ TEST(duplicate_method_names, parse_and_name)
                                           {"'radix'", "auto, sort, hash or partitioned"});
   EXPECT_EQ(resolve_method<std::uint32_t>(duplicate_method::automatic), duplicate_method::sort);
   EXPECT_EQ(resolve_method<uint32x3>(duplicate_method::automatic), duplicate_method::hash_fight);
-  // The engine exists for 32-bit elements on the cuda backend only; automatic runs it for unique elements
-  // from its threshold, never for counts.
+  // The engine exists for 32-bit elements on the cuda backend only; automatic runs it from its threshold,
+  // for unique elements and counts alike.
   using warpdex::host;
   EXPECT_EQ((resolve_distinct_method<std::uint32_t, host>(duplicate_method::partitioned, 1ULL << 30, false)),
             duplicate_method::sort);
@@ -370,15 +370,14 @@ TEST(duplicate_method_names, parse_and_name)
     EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::hash_fight, 1ULL << 30, counts)),
               duplicate_method::sort);
   }
-  EXPECT_EQ(
-      (resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_automatic_from, false)),
-      duplicate_method::partitioned);
-  EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_automatic_from - 1,
-                                                          false)),
-            duplicate_method::sort);
-  EXPECT_EQ(
-      (resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_automatic_from, true)),
-      duplicate_method::sort);
+  for (const bool counts : {false, true}) {
+    EXPECT_EQ(
+        (resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_automatic_from, counts)),
+        duplicate_method::partitioned);
+    EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_automatic_from - 1,
+                                                            counts)),
+              duplicate_method::sort);
+  }
 #endif
 }
 

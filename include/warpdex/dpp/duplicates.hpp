@@ -83,9 +83,12 @@ template <class Element>
 inline constexpr double hash_fight_table_factor = 1.0;
 /// Rounds of hash fighting before the remaining actives are handed to the sort method.
 inline constexpr std::uint32_t hash_fight_max_rounds = 32;
-/// The fewest elements for which `automatic` runs the partitioned engine for unique elements (where it
-/// exists): measured 1.03x to 1.12x the sort at 2^28 on an H200, 0.52x at 2^24 (docs/dpp.md).
-inline constexpr std::uint64_t partitioned_automatic_from = std::uint64_t{1} << 28;
+/// The fewest elements for which `automatic` runs the partitioned engine for unique elements and counts
+/// only (where it exists): on an H200 it measured 1.19x to 1.30x the sort at 2^26 for unique elements
+/// and 1.07x to 1.25x for counts, more at 2^28, on all-distinct, repeated and Zipf inputs; below 2^26
+/// it is not measured with its current scatter (its fixed cost made it 0.52x the sort at 2^24 before;
+/// docs/dpp.md).
+inline constexpr std::uint64_t partitioned_automatic_from = std::uint64_t{1} << 26;
 /// The most elements one call accepts: positions are 32-bit, and one value is kept free.
 inline constexpr std::uint64_t max_duplicate_search_elements = 0xfffffffeULL;
 
@@ -131,17 +134,19 @@ template <class Element, class Backend>
 
 /// The method `unique_elements` (`counts` false) and `count_elements` (`counts` true) run for `n`
 /// elements of this type on this backend: `partitioned` where the engine exists (std::uint32_t, cuda,
-/// ascending order, no first positions) and was asked for, or for `automatic` where it measured faster
-/// than the sort (docs/dpp.md): unique elements from `partitioned_automatic_from` elements, counts never
-/// (it lost on all-distinct input and tied at half repeated); the sort otherwise (hash fighting finds no
-/// distinct elements).
+/// ascending order, no first positions) and was asked for, or for `automatic` from
+/// `partitioned_automatic_from` elements, where it measured faster than the sort for unique elements and
+/// for counts alike (docs/dpp.md: `counts` no longer changes the choice; the engine's counts lost to the
+/// sort on all-distinct input before its scatter ranked warp by warp); the sort otherwise (hash fighting
+/// finds no distinct elements).
 template <class Element, class Backend>
-[[nodiscard]] constexpr duplicate_method resolve_distinct_method(duplicate_method method, std::uint64_t n, bool counts)
+[[nodiscard]] constexpr duplicate_method resolve_distinct_method(duplicate_method method, std::uint64_t n,
+                                                                 [[maybe_unused]] bool counts)
 {
   constexpr bool engine = std::is_same_v<Element, std::uint32_t> && !std::is_same_v<Backend, host>;
   if (!engine) { return duplicate_method::sort; }
   if (method == duplicate_method::partitioned) { return method; }
-  if (method == duplicate_method::automatic && !counts && n >= partitioned_automatic_from) {
+  if (method == duplicate_method::automatic && n >= partitioned_automatic_from) {
     return duplicate_method::partitioned;
   }
   return duplicate_method::sort;
