@@ -210,6 +210,17 @@ void run_graph(context& ctx, const named_graph& input)
       r.metrics.emplace_back("idle_ms", 1e3 * s.idle_seconds);
       r.metrics.emplace_back("append_ms", 1e3 * s.bucketing_seconds);
       r.metrics.emplace_back("relax_ms", 1e3 * std::max(0.0, s.seconds - s.idle_seconds - s.bucketing_seconds));
+      // The near buckets' takes: those that got vertices, the empty ones and the ones put off per useful
+      // take, the vertices a useful take got, and the time per window move.
+      const double takes = static_cast<double>(std::max<std::uint64_t>(s.takes, 1));
+      r.metrics.emplace_back("takes", static_cast<double>(s.takes));
+      r.metrics.emplace_back("empty_per_take", static_cast<double>(s.empty_takes) / takes);
+      r.metrics.emplace_back("deferred_per_take", static_cast<double>(s.deferred_takes) / takes);
+      r.metrics.emplace_back("popped_per_take", static_cast<double>(s.popped) / takes);
+      r.metrics.emplace_back("ms_per_move", median[a] / static_cast<double>(std::max<std::uint64_t>(s.rounds, 1)));
+      std::printf("  async takes: %llu useful (%.1f vertices each), %.2f empty and %.2f deferred per useful\n",
+                  static_cast<unsigned long long>(s.takes), static_cast<double>(s.popped) / takes,
+                  static_cast<double>(s.empty_takes) / takes, static_cast<double>(s.deferred_takes) / takes);
     }
     ctx.add(r);
     std::printf(

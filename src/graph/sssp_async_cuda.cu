@@ -4,10 +4,11 @@
 // The queue: `near_rings` rings of buckets by tentative distance, a far ring beyond them, and a ring of
 // chunks of the vertices of many arcs. The window (low, delta, base) maps a distance d to bucket
 // i = (d - low) / delta (0 below low): ring (base + i) mod near_rings when i < near_rings, else the far
-// ring. A warp takes up to 32 vertices from the lowest nonempty ring of the window (chunks first), relaxes
-// their arcs (those of up to heavy_arcs arcs spread over its lanes by a warp scan; a vertex of more is cut
-// into chunks of chunk_arcs that any warp takes), and appends each vertex it improves that was in no ring
-// by a warp-level multisplit: lanes ranked by ring with match_any, one atomic per ring per warp.
+// ring. A warp takes up to 32 vertices (fewer from a small bucket) from the lowest nonempty ring of the
+// window (chunks first), relaxes their arcs (those of up to heavy_arcs arcs spread over its lanes by a
+// warp scan; a vertex of more is cut into chunks of chunk_arcs that any warp takes), and appends each
+// vertex it improves that was in no ring by a warp-level multisplit: lanes ranked by ring with
+// match_any, one atomic per ring per warp.
 //
 // Rings: each holds up to `capacity` entries in slots that read no_vertex when free, and counts the
 // entries filled and not yet taken. An append reserves indices with an atomic on the ring's tail, fills
@@ -17,6 +18,13 @@
 // flags keep every vertex in at most one ring, so the entries not yet taken number at most n, and those
 // reserved but not yet read at most the threads: capacity = n + threads + 64 means the slot an append
 // waits for was reserved already by a take that empties it without waiting on anything.
+//
+// Takers in proportion to the entries: a warp that sees a near bucket hold e entries takes up to 8 of
+// them (32 once the bucket holds 16 per warp of the grid) and tries only when a ticket it draws in
+// 0 .. warps - 1 is below 16 times the takes the bucket holds; the others, and every warp whose take or
+// look found nothing, sleep with a backoff that doubles up to ~2 ns per warp of the grid. Without this
+// every waiting warp (thousands, 95% of them on a road graph) went at the two counters of a bucket of
+// a few vertices as soon as it read the count, 36 empty takes for each one that got vertices.
 //
 // The window moves without a barrier: a warp that finds bucket 0 empty and a later one not moves base and
 // low up to it; when every near ring is empty and the far ring has been re-read since the last move, low
@@ -103,6 +111,9 @@ struct async_totals {
   unsigned long long busy_cycles;   ///< warp cycles taking and relaxing
   unsigned long long queue_cycles;  ///< of those, in appends
   unsigned long long idle_cycles;   ///< warp cycles finding nothing to take
+  unsigned long long takes;         ///< near takes that got vertices
+  unsigned long long empty_takes;   ///< near takes that found the ring empty after all
+  unsigned long long deferred;      ///< near takes put off by the ticket
 };
 
 template <class Weight>
@@ -130,6 +141,8 @@ struct async_params {
   distance_type max_delta;
   unsigned long long busy_low;  ///< near entries below which delta may double
   unsigned long long sample;    ///< pops between width decisions
+  std::uint32_t warps;          ///< the grid's warps (tickets are drawn in 0 .. warps - 1)
+  unsigned idle_sleep;          ///< the longest backoff of a warp finding no work, in nanoseconds
 
   __device__ Weight weight(std::uint64_t arc) const { return weights != nullptr ? __ldg(&weights[arc]) : Weight(1); }
 };
@@ -345,6 +358,19 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
   unsigned long long idle_cycles = 0;
   unsigned long long moves = 0;
   unsigned backoff = 0;
+  // A warp that finds no work sleeps, twice as long each time up to idle_sleep: with thousands of warps
+  // waiting, one of them still looks every few nanoseconds, and the counters every warp reads are not
+  // flooded while the few vertices of a road-like graph's bucket pass from warp to warp.
+  const auto sleep_more = [&backoff](unsigned longest) {
+    backoff = backoff == 0 ? 32 : (backoff < longest ? backoff * 2 : longest);
+    __nanosleep(backoff);
+  };
+  // The warp's tickets (every lane draws the same): a xorshift seeded by the warp's index.
+  std::uint32_t ticket_state =
+      (blockIdx.x * (block_threads / warp::size) + threadIdx.x / warp::size) * 0x9E3779B9U + 0x7F4A7C15U;
+  unsigned long long takes = 0;
+  unsigned long long empty_takes = 0;
+  unsigned long long deferred = 0;
   while (true) {
     const long long started = clock64();
     const window_view<distance_type> view = read_window(p.window);
@@ -358,26 +384,27 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
     } else if (lane == near_rings + 1) {
       ring = ring_count;  // the chunks
     }
-    bool relaxing = false;
     if (lane <= near_rings + 1) {
       const auto filled = static_cast<long long>(volatile_load(&p.counts[ring].value));
       held = filled > 0 ? static_cast<unsigned long long>(filled) : 0;
     }
-    if (lane < near_rings) { relaxing = static_cast<long long>(volatile_load(&p.inflight[ring].value)) > 0; }
     const unsigned nonempty = __ballot_sync(warp::full_mask, held != 0);
-    const unsigned busy = __ballot_sync(warp::full_mask, relaxing);
     if (nonempty == 0) {
       // Nothing to take: the end, or wait for the warps still relaxing.
       if (volatile_load(&p.pending->value) == 0) {
         idle_cycles += static_cast<unsigned long long>(clock64() - started);
         break;
       }
-      backoff = backoff == 0 ? 32 : (backoff < 2048 ? backoff * 2 : backoff);
-      __nanosleep(backoff);
+      sleep_more(p.idle_sleep);
       idle_cycles += static_cast<unsigned long long>(clock64() - started);
       continue;
     }
-    backoff = 0;
+    // The in-flight counts matter only when bucket 0 is empty (wait for it, or move past it).
+    bool relaxing = false;
+    if ((nonempty & 1U) == 0 && lane < near_rings) {
+      relaxing = static_cast<long long>(volatile_load(&p.inflight[ring].value)) > 0;
+    }
+    const unsigned busy = __ballot_sync(warp::full_mask, relaxing);
     unsigned long long near_entries = lane < near_rings ? held : 0;
     for (int offset = warp::size / 2; offset > 0; offset /= 2) {
       near_entries += __shfl_xor_sync(warp::full_mask, near_entries, offset);
@@ -387,8 +414,7 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
     bool took = false;
     if (((nonempty >> (near_rings + 1)) & 1U) == 0 && active != 0 && ((near_mask >> (__ffs(active) - 1)) & 1U) == 0) {
       // The lowest bucket with work is empty but still being relaxed: wait for what it appends.
-      backoff = backoff == 0 ? 32 : (backoff < 512 ? backoff * 2 : backoff);
-      __nanosleep(backoff);
+      sleep_more(p.idle_sleep);
       idle_cycles += static_cast<unsigned long long>(clock64() - started);
       continue;
     }
@@ -426,11 +452,31 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
       }
     } else if (near_mask != 0) {
       const std::uint32_t step = static_cast<std::uint32_t>(__ffs(active) - 1);
+      // Takers in proportion to the entries: a bucket of a few vertices is not taken by every waiting
+      // warp at once (each failed take still passes through the ring's count and in-flight count). A
+      // warp takes up to `want` entries (8 while the bucket holds under 4 per warp of the grid, so that
+      // a small bucket spreads over more warps, up to 32) and tries only when its ticket, drawn in
+      // 0 .. warps - 1, is under 16 times the takes the bucket holds: about one to two tries a take
+      // among the warps that look while a take is on its way (the rest sleep, as when idle).
+      const unsigned long long step_held = __shfl_sync(warp::full_mask, held, static_cast<int>(step));
+      const unsigned long long spread = (2 * step_held + p.warps - 1) / p.warps;
+      const unsigned want = static_cast<unsigned>(spread < 8 ? 8 : (spread > warp::size ? warp::size : spread));
+      const unsigned long long takers = 16 * ((step_held + want - 1) / want);
+      ticket_state ^= ticket_state << 13;
+      ticket_state ^= ticket_state >> 17;
+      ticket_state ^= ticket_state << 5;
+      if (takers < p.warps && (static_cast<unsigned long long>(ticket_state) * p.warps >> 32) >= takers) {
+        ++deferred;
+        sleep_more(p.idle_sleep);
+        idle_cycles += static_cast<unsigned long long>(clock64() - started);
+        continue;
+      }
       if (step != 0 && lane == 0) { moves += move_window(p, view, step, false, near_entries) ? 1 : 0; }
       const std::uint32_t source_ring = (view.base + step) % near_rings;
       unsigned long long first = 0;
       const unsigned count =
-          take_range(&p.counts[source_ring], &p.heads[source_ring], warp::size, first, &p.inflight[source_ring]);
+          take_range(&p.counts[source_ring], &p.heads[source_ring], want, first, &p.inflight[source_ring]);
+      ++(count != 0 ? takes : empty_takes);
       if (count != 0) {
         took = true;
         vertex_id v = 0;
@@ -534,6 +580,12 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         if (lane == 0) { atomicAdd(&p.pending->value, static_cast<unsigned long long>(0) - count); }
       }
     }
+    // A take that found its ring empty after all sleeps as an idle warp does (it was one of many).
+    if (took) {
+      backoff = 0;
+    } else {
+      sleep_more(p.idle_sleep);
+    }
     (took ? busy_cycles : idle_cycles) += static_cast<unsigned long long>(clock64() - started);
   }
   async_totals* totals = p.totals;
@@ -544,6 +596,9 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
     atomicAdd(&totals->busy_cycles, busy_cycles);
     atomicAdd(&totals->queue_cycles, tally.queue_cycles);
     atomicAdd(&totals->idle_cycles, idle_cycles);
+    atomicAdd(&totals->takes, takes);
+    atomicAdd(&totals->empty_takes, empty_takes);
+    atomicAdd(&totals->deferred, deferred);
   }
 }
 
@@ -649,7 +704,9 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
                               std::min(input.delta, width(first_delta / 8)),
                               std::max(input.delta, width(first_delta * 64)),
                               threads / 2,
-                              std::max<std::uint64_t>(1024, threads / 16)};
+                              std::max<std::uint64_t>(1024, threads / 16),
+                              static_cast<std::uint32_t>(threads / warp::size),
+                              static_cast<unsigned>(std::clamp<std::uint64_t>(2 * threads / warp::size, 1024, 8192))};
   backend.synchronize();
   const auto started = std::chrono::steady_clock::now();
   async_sssp_kernel<Weight><<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
@@ -667,6 +724,10 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
     statistics.idle_seconds += seconds * static_cast<double>(state.idle_cycles) / cycles;
   }
   statistics.final_delta = static_cast<double>(final_window.delta);
+  statistics.takes += state.takes;
+  statistics.empty_takes += state.empty_takes;
+  statistics.deferred_takes += state.deferred;
+  statistics.popped += counters_device.to_vector()[3 * (ring_count + 1) + 1 + near_rings].value;
 }
 
 template bool async_rounds_possible<std::int32_t>(const device_rounds_input<std::int32_t>&);

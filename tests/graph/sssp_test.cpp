@@ -359,6 +359,12 @@ TYPED_TEST(sssp_test, async_delta_stepping_matches_boost_dijkstra_at_any_width)
     if constexpr (!std::is_same_v<TypeParam, host>) {
       EXPECT_GE(on_grid.statistics.final_delta, std::floor(on_grid.statistics.delta / 8));
       EXPECT_LE(on_grid.statistics.final_delta, on_grid.statistics.delta * 64);
+      // Every reached vertex is taken from a near bucket at least once, by takes of at most 32 vertices.
+      const sssp_statistics& s = on_grid.statistics;
+      EXPECT_GE(s.popped, s.reached);
+      EXPECT_LE(s.popped, 32 * s.takes);
+    } else {
+      EXPECT_EQ(on_grid.statistics.takes + on_grid.statistics.popped, 0U);
     }
   }
 }

@@ -112,6 +112,13 @@ struct sssp_statistics {
   /// kernel's time (the rest relaxes and appends; `bucketing_seconds` is the appends' share)
   double idle_seconds = 0;
   double final_delta = 0;  ///< async_delta_stepping on `cuda`: the bucket width at the end (adjusted)
+  /// async_delta_stepping on `cuda`, the takes from the near buckets: those that got vertices, those
+  /// that found the bucket empty after all, and those a warp put off because the bucket held too few
+  /// vertices for it (its ticket above the bucket's share of takers); `popped` counts the vertices taken
+  std::uint64_t takes = 0;
+  std::uint64_t empty_takes = 0;
+  std::uint64_t deferred_takes = 0;
+  std::uint64_t popped = 0;
   double seconds = 0;                   ///< the whole call, predecessors included
 };
 
