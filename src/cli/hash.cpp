@@ -386,8 +386,9 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
   print_line("find_async", measured.find_async_ms);
   print_line("find (synchronous)", measured.find_ms);
   print_line("find_async, values alone (a default for misses)", measured.find_values_async_ms);
-  print_line("find_async, values written into pinned host memory (no copy)", measured.find_values_to_host_async_ms);
-  print_line("find (synchronous), values into pinned host memory", measured.find_values_to_host_ms);
+  print_line("find_async, values written into host memory by the find (pinned; no copy)",
+             measured.find_values_to_host_async_ms);
+  print_line("find (synchronous), values into host memory by the find", measured.find_values_to_host_ms);
   print_line("floor (device copy + results home)", measured.floor_ms);
   if (measured.own_stream_find_values_async_ms > 0) {
     print_line("find_async, values alone, on a non-blocking stream", measured.own_stream_find_values_async_ms);

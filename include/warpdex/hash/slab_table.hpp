@@ -62,10 +62,12 @@
 ///   run, the others' outputs stay as they are.
 /// - Batches are never combined (as with batch_combine::never): a mixed batch over heavily repeated
 ///   keys is correct but costs what it did before combining; the synchronous call combines it.
-/// The synchronous calls are these calls followed by one read of the report (one copy into the table's
-/// pinned memory and one wait for the stream), its checks, and growth: one code path. A 1024-key find is
-/// then one kernel launch (its input check folded in), plus that copy and wait when synchronous; no
-/// allocation, memset, attribute or occupancy query (the SM count is asked once, when the table is made).
+/// The synchronous calls are these calls followed by one wait for the stream and one read of the report
+/// from the table's pinned memory (written there by the kernels; for an insertion or mixed batch past
+/// 2048 elements, copied there before the wait), its checks, and growth: one code path. A 1024-key find
+/// is then one kernel launch (its input check folded in), plus that wait when synchronous; no
+/// allocation, memset, copy, attribute or occupancy query (the SM count is asked once, when the table is
+/// made).
 /// The finds' outputs may be pinned host memory on the cuda backend (the results where the caller wants
 /// them, written by the kernel, no copy home): wait for the stream, as for device outputs, before reading.
 
@@ -496,19 +498,23 @@ class slab_table_base {
       planned.by_bucket = chosen.by_bucket;
       return execute_combined<Slots>(backend_, view(), planned);
     }
-    enqueue_planned(batch);
-    const batch_report report = read_report();
+    const bool written_home = enqueue_planned(batch, true);
+    const batch_report report = read_report(written_home);
     throw_if_broken(report.violations, batch.count, caller);
     return report.exhausted;
   }
 
-  /// The report of the last batch enqueued, once the stream has passed it: on the cuda backend one copy
-  /// into the table's pinned report_home_ and one wait (a copy into pageable memory, as a new vector's,
-  /// is staged by the driver and waits on its own, and the vector is an allocation per call).
-  [[nodiscard]] batch_report read_report() const
+  /// The report of the last batch enqueued, once the stream has passed it. On the cuda backend one wait,
+  /// after which the report is in the table's pinned report_home_: written there by the kernels
+  /// (`written_home`), or else copied there first (a copy into pageable memory, as a new vector's, is
+  /// staged by the driver and waits on its own, and the vector is an allocation per call).
+  [[nodiscard]] batch_report read_report(bool written_home) const
   {
     if constexpr (requires { backend_.stream; }) {
-      warpdex::detail::copy_device_bytes(report_home_.data(), report_.data(), sizeof(batch_report), backend_.stream);
+      if (!written_home) {
+        warpdex::detail::copy_device_bytes(report_home_.data(), report_.data(), sizeof(batch_report),
+                                           backend_.stream);
+      }
       backend_.synchronize();
       return report_home_.data()[0];
     } else {
@@ -517,15 +523,19 @@ class slab_table_base {
   }
 
   /// Enqueues a batch with the tile and order of plan() (never combined) on the backend's stream, checked
-  /// on the device (enqueue_checked_batch) into the table's report; waits for nothing.
-  void enqueue_planned(const batch_arguments& batch) const
+  /// on the device (enqueue_checked_batch) into the table's report; waits for nothing. With `home` (the
+  /// synchronous calls) the kernels may also write the report's result into report_home_: returns
+  /// whether they do.
+  bool enqueue_planned(const batch_arguments& batch, bool home) const
   {
     batch_arguments planned = batch;
     const batch_plan chosen = plan();
     planned.tile_lanes = chosen.tile_lanes;
     planned.by_bucket = chosen.by_bucket;
     planned.wave_threads = wave_threads_;
-    enqueue_checked_batch<Slots>(backend_, view(), planned, unsupported_operations(mode_), report_.data(), scratch_);
+    if constexpr (requires { backend_.stream; }) { planned.report_home = home ? report_home_.data() : nullptr; }
+    return enqueue_checked_batch<Slots>(backend_, view(), planned, unsupported_operations(mode_), report_.data(),
+                                        scratch_);
   }
 
   /// The `_async` calls' batch (slab_table.hpp, "Asynchronous batches"): enqueued as it is, uncombined and
@@ -542,7 +552,7 @@ class slab_table_base {
       WARPDEX_EXPECTS(batch.statuses != nullptr, name_ + ": run_elements::out_of_memory_only needs the statuses");
       attempt.retry = batch.statuses;
     }
-    enqueue_planned(attempt);
+    enqueue_planned(attempt, false);
   }
 
   /// Whether `batch` runs combined (batch_combine): never with a key equality of the user's (combining

@@ -134,6 +134,10 @@ struct basic_batch_arguments {
   /// Threads in one wave of the batch kernels on the table's device (batch_wave_threads_of, asked once
   /// when the table is made), so a batch's launch path asks the device nothing; 0: asked at the launch.
   std::uint64_t wave_threads = 0;
+  /// Non-null (the synchronous calls): host memory the device can write (pinned) where the kernels
+  /// also write the report's final violations and exhausted count, so the call reads them after its
+  /// wait with no copy (enqueue_checked_batch says when the kernels write all of it).
+  batch_report* report_home = nullptr;
 };
 /// The batch of a table of `Slots`.
 template <class Slots>
@@ -256,9 +260,12 @@ std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>
 /// breaks a rule changes nothing, else its exhausted elements are counted into report->exhausted.
 /// `report` is in backend memory. The cuda backend allocates nothing (besides growing `scratch` for a
 /// batch in bucket order larger than any before) and does not synchronize; the host backend has run it
-/// all when it returns.
+/// all when it returns. Returns whether the kernels also write the final violations and exhausted count
+/// into batch.report_home (given, and the batch a uniform one of at most check_single_block_elements
+/// elements, or a uniform find or erasure; a larger insertion or a mixed batch counts its exhausted
+/// elements with atomics into `report` only); false on the host backend.
 template <class Slots, class Backend>
-void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
+bool enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
                            const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
                            buffer<std::byte>& scratch);
 

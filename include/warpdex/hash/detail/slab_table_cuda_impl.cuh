@@ -67,11 +67,16 @@ std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>
 }
 
 template <class Slots, class Backend>
-void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
+bool enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
                            const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
                            buffer<std::byte>& scratch)
 {
   batch_arguments<Slots> gated = batch;
+  // The kernels write the whole report home (batch.report_home) when its exhausted count has one writer:
+  // a self-checked batch's (block 0, or its last block), or none (finds and erasures never allocate).
+  const bool never_allocates =
+      batch.operations == nullptr && (batch.uniform == operation::find || batch.uniform == operation::erase);
+  bool written_home = batch.report_home != nullptr;
   // A small uniform batch checks itself in its kernel (self_checked_rejects): one launch fewer.
   // An `_async` find whose outputs a rejection can all rewrite checks itself at any size, each block its
   // own elements (finish_find_check): one launch, as a small batch.
@@ -82,12 +87,16 @@ void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
   } else if (rewritable_find) {
     gated.find_check = report;
   } else {
-    enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report, batch.wave_threads);
+    written_home = written_home && never_allocates;
+    enqueue_check(backend, batch.keys, batch.operations, batch.count, unsupported, report, batch.wave_threads,
+                  written_home ? batch.report_home : nullptr);
     gated.gate = report;
+    gated.report_home = nullptr;  // the check kernel wrote it (a gated kernel adds exhausted counts only)
   }
   const std::uint32_t* order = bucket_order(backend, table, batch, scratch);
   static_assert(sizeof(report->exhausted) == sizeof(unsigned long long));
   launch_planned(backend, table, gated, order, reinterpret_cast<unsigned long long*>(&report->exhausted));
+  return written_home;
 }
 
 template <class Backend, class Key>

@@ -125,6 +125,18 @@ constexpr std::uint64_t check_single_block_elements = 8 * block_threads;
 /// Elements each thread of check_batch_kernel reads at a time.
 constexpr unsigned check_unroll = 4;
 
+/// Writes the final violations (and, with `exhausted`, the exhausted count) of a batch's report into
+/// `home` too, when the batch has one (basic_batch_arguments::report_home: the table's pinned host
+/// memory, which a synchronous call then reads after its wait, with no copy). One thread calls it.
+inline __device__ void write_report_home(batch_report* home, const batch_violations& violations,
+                                         const unsigned long long* exhausted)
+{
+  if (home == nullptr) { return; }
+  home->violations = violations;
+  if (exhausted != nullptr) { home->exhausted = *exhausted; }
+  __threadfence_system();
+}
+
 /// Whether the calling block is the last of its grid to get here: it counts itself in `blocks_done`
 /// (after a fence, so its writes before are seen by the last block), and atomicInc wraps the count back
 /// to 0 for the last one, ready for the next kernel. Call from one thread of each block.
@@ -142,7 +154,7 @@ inline __device__ bool last_block_done(std::uint32_t* blocks_done)
 /// fill before). Block 0 zeroes the exhausted count.
 template <class Key>
 __global__ void check_batch_kernel(const Key* keys, const operation* operations, std::uint64_t count,
-                                   std::uint32_t unsupported, batch_report* report)
+                                   std::uint32_t unsupported, batch_report* report, batch_report* home)
 {
   constexpr unsigned rules = 3;  // the members of batch_violations, in order
   constexpr auto none = std::numeric_limits<unsigned long long>::max();
@@ -175,8 +187,10 @@ __global__ void check_batch_kernel(const Key* keys, const operation* operations,
   static_assert(sizeof(batch_violations) == rules * sizeof(unsigned long long));
   auto* violations = reinterpret_cast<unsigned long long*>(&report->violations);
   if (blockIdx.x == 0 && threadIdx.x == 0) { report->exhausted = 0; }
+  constexpr unsigned long long zero = 0;
   if (gridDim.x == 1) {
     if (threadIdx.x < rules) { violations[threadIdx.x] = first[threadIdx.x]; }
+    if (threadIdx.x == 0) { write_report_home(home, batch_violations{first[0], first[1], first[2]}, &zero); }
     return;
   }
   auto* so_far = reinterpret_cast<unsigned long long*>(&report->violations_so_far);
@@ -184,6 +198,7 @@ __global__ void check_batch_kernel(const Key* keys, const operation* operations,
   __syncthreads();  // the block's minima before its count
   if (threadIdx.x == 0 && last_block_done(&report->blocks_done)) {
     for (unsigned rule = 0; rule < rules; ++rule) { violations[rule] = atomicExch(&so_far[rule], none); }
+    write_report_home(home, batch_violations{violations[0], violations[1], violations[2]}, &zero);
   }
 }
 
@@ -200,10 +215,11 @@ inline unsigned check_blocks(std::uint64_t count, std::uint64_t known_wave_threa
 /// Enqueues the input check of a batch into `report` (see check_batch_kernel): one launch.
 template <class Key, class Backend>
 void enqueue_check(const Backend& backend, const Key* keys, const operation* operations, std::uint64_t count,
-                   std::uint32_t unsupported, batch_report* report, std::uint64_t known_wave_threads = 0)
+                   std::uint32_t unsupported, batch_report* report, std::uint64_t known_wave_threads = 0,
+                   batch_report* home = nullptr)
 {
   check_batch_kernel<<<check_blocks(count, known_wave_threads), block_threads, 0, backend.stream>>>(
-      keys, operations, count, unsupported, report);
+      keys, operations, count, unsupported, report, home);
   WARPDEX_CHECK_LAUNCH("check_batch_kernel");
 }
 
@@ -285,24 +301,49 @@ __device__ bool stopped_by_gate(const basic_batch_arguments<Key, Value>& batch, 
 
 /// Whether a small batch (at most check_single_block_elements elements, uniform operation) holds a
 /// reserved key, as every block of its kernel finds by reading the whole batch (from L2 after the
-/// first); block 0 writes the report check_batch_kernel would have, but for the exhausted count of a
-/// batch that runs and `counts_exhausted` (sum_exhausted_in_report writes it). Saves a launch before
-/// small batches.
+/// first); block 0 writes the report check_batch_kernel would have (and its copy in `home`, when
+/// there is one), but for the exhausted count of a batch that runs and `counts_exhausted`
+/// (sum_exhausted_in_report writes it). Saves a launch before small batches. Each thread issues all its
+/// loads before testing any (they are independent, so they wait on one round trip to L2, not one each),
+/// and a block looks for the first reserved key only when one of its threads saw one.
 template <class Key>
-__device__ bool self_checked_rejects(const Key* keys, std::uint64_t count, batch_report* report, bool counts_exhausted)
+__device__ bool self_checked_rejects(const Key* keys, std::uint64_t count, batch_report* report, bool counts_exhausted,
+                                     batch_report* home)
 {
-  __shared__ unsigned long long first_reserved;
-  if (threadIdx.x == 0) { first_reserved = std::numeric_limits<unsigned long long>::max(); }
-  __syncthreads();
-  for (std::uint64_t i = threadIdx.x; i < count; i += blockDim.x) {
-    if (is_reserved_key(keys[i])) { atomicMin(&first_reserved, static_cast<unsigned long long>(i)); }
+  constexpr auto none = std::numeric_limits<unsigned long long>::max();
+  constexpr unsigned per_thread = check_single_block_elements / block_threads;
+  bool seen_reserved = false;
+  for (std::uint64_t base = 0; base < count; base += std::uint64_t{per_thread} * blockDim.x) {
+    Key seen[per_thread];
+#pragma unroll
+    for (unsigned u = 0; u < per_thread; ++u) {
+      const std::uint64_t i = base + threadIdx.x + std::uint64_t{u} * blockDim.x;
+      seen[u] = i < count ? keys[i] : Key{0};
+    }
+#pragma unroll
+    for (unsigned u = 0; u < per_thread; ++u) {
+      const std::uint64_t i = base + threadIdx.x + std::uint64_t{u} * blockDim.x;
+      seen_reserved = seen_reserved || (i < count && is_reserved_key(seen[u]));
+    }
   }
-  __syncthreads();
-  const unsigned long long first = first_reserved;
-  const bool rejects = first != std::numeric_limits<unsigned long long>::max();
+  unsigned long long first = none;
+  if (__syncthreads_or(seen_reserved) != 0) {  // rare: the first reserved key's index, for the report
+    __shared__ unsigned long long first_reserved;
+    if (threadIdx.x == 0) { first_reserved = none; }
+    __syncthreads();
+    for (std::uint64_t i = threadIdx.x; i < count; i += blockDim.x) {
+      if (is_reserved_key(keys[i])) { atomicMin(&first_reserved, static_cast<unsigned long long>(i)); }
+    }
+    __syncthreads();
+    first = first_reserved;
+  }
+  const bool rejects = first != none;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     report->violations = batch_violations{first};
-    if (rejects || !counts_exhausted) { report->exhausted = 0; }
+    constexpr unsigned long long zero = 0;
+    const bool final_count = rejects || !counts_exhausted;
+    if (final_count) { report->exhausted = 0; }
+    write_report_home(home, batch_violations{first}, final_count ? &zero : nullptr);
   }
   return rejects;
 }
@@ -332,6 +373,8 @@ __device__ void finish_find_check(const basic_batch_arguments<Key, Value>& batch
       batch_first = atomicExch(&so_far[0], none);
       report->violations = batch_violations{batch_first};
       report->exhausted = 0;
+      constexpr unsigned long long zero = 0;
+      write_report_home(batch.report_home, batch_violations{batch_first}, &zero);
     }
   }
   __syncthreads();
@@ -343,7 +386,7 @@ __device__ void finish_find_check(const basic_batch_arguments<Key, Value>& batch
 /// others pass 0 or the same) into report->exhausted without a zeroing before the kernel, which would
 /// be one more enqueue: each block adds its count to exhausted_so_far once, and the last block to
 /// finish (last_block_done) moves the sum, leaving it zero. Block-collective.
-inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_report* report)
+inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_report* report, batch_report* home)
 {
   __shared__ unsigned block_exhausted;
   if (threadIdx.x == 0) { block_exhausted = 0; }
@@ -354,7 +397,14 @@ inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_re
   static_assert(sizeof(report->exhausted_so_far) == sizeof(unsigned long long));
   auto* so_far = reinterpret_cast<unsigned long long*>(&report->exhausted_so_far);
   if (block_exhausted != 0) { atomicAdd(so_far, static_cast<unsigned long long>(block_exhausted)); }
-  if (last_block_done(&report->blocks_done)) { report->exhausted = atomicExch(so_far, 0ULL); }
+  if (last_block_done(&report->blocks_done)) {
+    report->exhausted = atomicExch(so_far, 0ULL);
+    if (home != nullptr) {
+      static_assert(sizeof(home->exhausted) == sizeof(unsigned long long));
+      home->exhausted = report->exhausted;
+      __threadfence_system();
+    }
+  }
 }
 
 /// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
@@ -369,7 +419,8 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const bool in_batch = position_in(batch, position);
   const std::uint64_t i = in_batch ? element_at(order, position) : 0;
   const bool active = in_batch && (batch.retry == nullptr || batch.retry[i] == operation_status::out_of_memory);
-  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check, true)) {
+  if (batch.self_check != nullptr &&
+      self_checked_rejects(batch.keys, batch.count, batch.self_check, true, batch.report_home)) {
     mark_rejected(batch, active, i);
     return;
   }
@@ -384,7 +435,7 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
                                                                           active, op, key, value, found_value);
   const unsigned exhausted_lanes = warp::ballot(active && status == operation_status::out_of_memory);
   if (batch.self_check != nullptr) {
-    sum_exhausted_in_report(warp::popc(exhausted_lanes), batch.self_check);
+    sum_exhausted_in_report(warp::popc(exhausted_lanes), batch.self_check, batch.report_home);
   } else if (exhausted_lanes != 0 && warp::lane_id() == 0) {
     atomicAdd(exhausted, warp::popc(exhausted_lanes));
   }
@@ -401,7 +452,8 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   std::uint64_t position = 0;
   const bool active = position_in(batch, position);
   const std::uint64_t i = active ? element_at(order, position) : 0;
-  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check, false)) {
+  if (batch.self_check != nullptr &&
+      self_checked_rejects(batch.keys, batch.count, batch.self_check, false, batch.report_home)) {
     mark_rejected(batch, active, i);
     return;
   }
@@ -422,7 +474,8 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   std::uint64_t position = 0;
   const bool active = position_in(batch, position);
   const std::uint64_t i = active ? element_at(order, position) : 0;
-  if (batch.self_check != nullptr && self_checked_rejects(batch.keys, batch.count, batch.self_check, false)) {
+  if (batch.self_check != nullptr &&
+      self_checked_rejects(batch.keys, batch.count, batch.self_check, false, batch.report_home)) {
     mark_rejected(batch, active, i);
     return;
   }

@@ -581,7 +581,7 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
 }
 
 template <class Slots, class Backend>
-void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
+bool enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
                            const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
                            buffer<std::byte>&)
 {
@@ -589,9 +589,9 @@ void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
   report->exhausted = 0;
   if (!report->violations.any(batch.count)) {
     report->exhausted = execute_batch<Slots>(backend, table, batch);
-    return;
+    return false;  // the report is host memory already
   }
-  if (!batch.mark_rejected) { return; }
+  if (!batch.mark_rejected) { return false; }
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < signed_count(batch.count); ++i) {
     const auto index = static_cast<std::uint64_t>(i);
@@ -600,6 +600,7 @@ void enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
     if (batch.found != nullptr) { batch.found[index] = 0; }
     if (batch.write_misses && batch.values_out != nullptr) { batch.values_out[index] = batch.miss_value; }
   }
+  return false;
 }
 
 template <class Slots, class Backend>

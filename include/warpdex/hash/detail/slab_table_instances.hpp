@@ -52,7 +52,7 @@
   template void initialize_table<Slots, Backend>(const Backend&, const slab_table_view<Slots>&);                   \
   template std::uint64_t execute_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,              \
                                                        const batch_arguments<Slots>&);                             \
-  template void enqueue_checked_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,               \
+  template bool enqueue_checked_batch<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,               \
                                                       const batch_arguments<Slots>&, std::uint32_t, batch_report*, \
                                                       buffer<std::byte>&);                                         \
   template std::uint64_t execute_combined<Slots, Backend>(const Backend&, const slab_table_view<Slots>&,           \
