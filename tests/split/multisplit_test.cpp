@@ -37,10 +37,11 @@ const std::vector<std::uint32_t> bucket_counts = full_or_sanitizer_sized<std::ve
     {1, 2, 3, 5, 32, 33, 100, 256, 257, 1000}, {2, 3, 5, 256, 1000});
 /// The most buckets one multisplit pass handles; more take the super-bucket passes or the sort.
 constexpr std::uint32_t one_pass_max_buckets = 256;
-/// Sizes: empty, one key, one past a tile (4096 keys in the three passes and the partition, 7680 in
-/// the single pass, 7296 where it ranks 32-bit keys, with or without 32-bit values, by the keys), two full tiles of
-/// 7296 (no ragged last tile), and several tiles of each with a ragged end (sanitizer-sized: one key,
-/// one past a single-pass tile, two full tiles and the ragged tiles).
+/// Sizes: empty, one key, one past a tile (4096 keys in the three passes and in the single pass of 64-bit
+/// keys, two warp tiles of 2048 and eight of the partition's 512; 7680 in the single pass of 32-bit keys,
+/// 7296 where it ranks them by the keys: bit fields and delta buckets, with or without 32-bit values), two
+/// full tiles of 7296 (no ragged last tile), and several tiles of each with a ragged end (sanitizer-sized:
+/// one key, one past each single-pass tile of 32-bit keys, two full tiles and the ragged tiles).
 const std::vector<std::uint64_t> sizes = full_or_sanitizer_sized<std::vector<std::uint64_t>>(
     {0, 1, 4097, 7297, 7681, 2 * 7296, 3 * 7680 + 1000}, {1, 7297, 7681, 2 * 7296, 3 * 7680 + 1000});
 const std::vector<bucket_spread> spreads = {bucket_spread::uniform, bucket_spread::one_bucket, bucket_spread::binomial,
@@ -475,11 +476,12 @@ TYPED_TEST(multisplit_test, bit_fields_outside_64_bit_keys_are_rejected)
 
 TYPED_TEST(multisplit_test, a_million_keys_split_stably)
 {
-  // Many tiles (sanitizer-sized: 16, still past every single-tile shortcut); from 2^20 keys `automatic`
-  // takes the warp tiles for 4 to 16 buckets.
+  // Many tiles (sanitizer-sized: 9 to 16 block tiles, past every single-tile shortcut); from 2^20 keys
+  // `automatic` takes the warp tiles for 4 to 32 buckets. m = 64: the single pass between one warp's
+  // buckets and the ranking's widest digits, over 144 tiles at 2^20, most of them in flight together.
   const std::uint64_t n = full_or_sanitizer_sized(std::uint64_t{1} << 20, std::uint64_t{1} << 16);
   for (const std::uint32_t m :
-       full_or_sanitizer_sized<std::vector<std::uint32_t>>({2, 5, 16, 32, 256, 1000}, {2, 16, 256, 1000})) {
+       full_or_sanitizer_sized<std::vector<std::uint32_t>>({2, 5, 16, 32, 64, 256, 1000}, {2, 16, 64, 256, 1000})) {
     std::mt19937_64 random(5000 + m);
     SCOPED_TRACE("m=" + std::to_string(m));
     const auto ids = draw_buckets(n, m, bucket_spread::uniform, random);
