@@ -71,6 +71,25 @@ int byte_rank(byte c)
   return at == std::string_view::npos ? 0 : static_cast<int>(by_frequency.size() - at);
 }
 
+/// The newlines in [from, to). std::count over bytes compiles to a byte a step; counting into 64 byte-wide
+/// lanes (at most 255 steps before they are summed) lets the compiler compare 16-64 bytes an instruction:
+/// -n and -v -c count every newline of the input.
+std::uint64_t count_newlines(const byte* from, const byte* to)
+{
+  constexpr std::size_t lanes = 64;
+  std::uint64_t total = 0;
+  while (to - from >= static_cast<std::ptrdiff_t>(4 * lanes)) {  // shorter ranges (between matches): bytewise
+    const auto steps = static_cast<std::size_t>(std::min<std::ptrdiff_t>((to - from) / lanes, 255));
+    std::array<std::uint8_t, lanes> counts{};
+    for (std::size_t step = 0; step < steps; ++step, from += lanes) {
+      for (std::size_t lane = 0; lane < lanes; ++lane) { counts[lane] += from[lane] == '\n' ? 1 : 0; }
+    }
+    for (const std::uint8_t count : counts) { total += count; }
+  }
+  for (; from < to; ++from) { total += *from == '\n' ? 1 : 0; }
+  return total;
+}
+
 /// An occurrence: its first byte and its length.
 struct occurrence {
   const byte* at = nullptr;
@@ -371,6 +390,14 @@ class line_walker {
     if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }
   }
 
+  /// Passes over a prepared chunk in which no line is selected (without -v): only the line numbers go on,
+  /// by the chunk's `newlines`; `binary` when the chunk holds binary input.
+  void skip_chunk(std::uint64_t newlines, bool binary)
+  {
+    result_.binary = result_.binary || binary;
+    line_number_ += newlines;
+  }
+
   /// Takes the number of selected lines of a prepared chunk when nothing but that number matters (-c, -l,
   /// -L, -q): `binary` when the chunk holds binary input.
   void take_count(std::uint64_t count, bool binary)
@@ -423,12 +450,12 @@ class line_walker {
       }
       const occurrence first = first_match(finder, line, end);
       if (first.at == nullptr) {
-        if (options_.line_number) { line_number_ += std::count(line, end, '\n'); }
+        if (options_.line_number) { line_number_ += count_newlines(line, end); }
         break;
       }
       const byte* newline_before = static_cast<const byte*>(memrchr(line, '\n', first.at - line));
       const byte* line_start = newline_before != nullptr ? newline_before + 1 : line;
-      if (options_.line_number) { line_number_ += std::count(line, line_start, '\n'); }
+      if (options_.line_number) { line_number_ += count_newlines(line, line_start); }
       const byte* line_end = find_newline(first.at, end);
       select(line_start, line_end, base + (line_start - data), finder);
       ++line_number_;
@@ -1045,6 +1072,14 @@ class hyperscan_chunk_search {
       walker.take_count(selected, binary_from < size);
       return;
     }
+    if (!options_.invert_match &&
+        std::all_of(results.begin(), results.end(), [](const piece_result& r) { return r.entries.empty(); })) {
+      // Nothing selected: no line walk, only the line numbers carried on (counted by the pieces' threads).
+      std::uint64_t newlines = 0;
+      for (const piece_result& result : results) { newlines += result.newlines; }
+      walker.skip_chunk(newlines, binary_from < size);
+      return;
+    }
     std::vector<found_entry> entries;
     if (count == 1) {
       entries = std::move(results.front().entries);
@@ -1062,6 +1097,7 @@ class hyperscan_chunk_search {
     std::vector<found_entry> entries;
     std::uint64_t selected = 0;  ///< lines with an occurrence that selects them (without every_occurrence_)
     std::uint64_t lines = 0;     ///< lines in the piece (counted for -v -c)
+    std::uint64_t newlines = 0;  ///< newlines in the piece (counted for -n)
   };
 
   static std::vector<std::string_view> views(const pattern_set& patterns)
@@ -1121,8 +1157,11 @@ class hyperscan_chunk_search {
     result.selected = result.entries.size() - before;
     if (options_.invert_match && !every_occurrence_ && options_.output != grep_output::lines) {
       // Every piece but the chunk's last ends after a newline; the last line of the input may lack one.
-      result.lines = static_cast<std::uint64_t>(std::count(data + begin, data + end, byte{'\n'})) +
+      result.lines = count_newlines(data + begin, data + end) +
                      (end > begin && data[end - 1] != '\n' ? 1 : 0);
+    }
+    if (options_.line_number && result.entries.size() == before) {
+      result.newlines = count_newlines(data + begin, data + end);
     }
   }
 
