@@ -99,16 +99,20 @@ SET_FLAGS = ["-i", "-v", "-w", "-x", "-c", "-l", "-L", "-q", "-H", "-h"]
 FLAGS = ["-i", "-v", "-w", "-x", "-c", "-l", "-L", "-o", "-n", "-b", "-H", "-h", "-q", "-s"]
 
 
+# Only to stop a hang: GNU grep -F with 10^5 patterns and -i or -w took over 60 s on 2 busy cores.
+RUN_TIMEOUT_S = 600
+
+
 def run(cmd, cwd, stdin=None, piped=False):
     """Runs cmd with standard input from the file `stdin` (redirected, or through a pipe when `piped`)."""
     env = dict(os.environ, LC_ALL="C")
     if stdin and piped:
         with open(stdin, "rb") as source:
             data = source.read()
-        done = subprocess.run(cmd, cwd=cwd, input=data, capture_output=True, env=env, timeout=60)
+        done = subprocess.run(cmd, cwd=cwd, input=data, capture_output=True, env=env, timeout=RUN_TIMEOUT_S)
         return done.returncode, done.stdout, done.stderr
     with open(stdin, "rb") if stdin else open(os.devnull, "rb") as source:
-        done = subprocess.run(cmd, cwd=cwd, stdin=source, capture_output=True, env=env, timeout=60)
+        done = subprocess.run(cmd, cwd=cwd, stdin=source, capture_output=True, env=env, timeout=RUN_TIMEOUT_S)
     return done.returncode, done.stdout, done.stderr
 
 
