@@ -218,6 +218,8 @@ void run_graph(context& ctx, const named_graph& input)
       r.metrics.emplace_back("deferred_per_take", static_cast<double>(s.deferred_takes) / takes);
       r.metrics.emplace_back("popped_per_take", static_cast<double>(s.popped) / takes);
       r.metrics.emplace_back("ms_per_move", median[a] / static_cast<double>(std::max<std::uint64_t>(s.rounds, 1)));
+      // Entries appended to the rings per arc (those a warp keeps on its own stack are not).
+      r.metrics.emplace_back("appended_per_arc", static_cast<double>(s.bucketed_vertices) / arcs);
       std::printf("  async takes: %llu useful (%.1f vertices each), %.2f empty and %.2f deferred per useful\n",
                   static_cast<unsigned long long>(s.takes), static_cast<double>(s.popped) / takes,
                   static_cast<double>(s.empty_takes) / takes, static_cast<double>(s.deferred_takes) / takes);

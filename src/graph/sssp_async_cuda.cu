@@ -26,6 +26,13 @@
 // every waiting warp (thousands, 95% of them on a road graph) went at the two counters of a bucket of
 // a few vertices as soon as it read the count, 36 empty takes for each one that got vertices.
 //
+// A warp's own stack: an append whose vertex falls in the bucket the warp is relaxing goes to a stack
+// of up to stack_bound vertices in the warp's shared memory (no atomic, no fence), the rest and any past
+// the bound to the rings; the warp relaxes its stack, 32 at a time, before it takes again, and keeps its
+// take in flight and pending until the stack is empty (so the window stays and the end is not read). A
+// hop of a road-like graph's wavefront then costs one warp's relaxation instead of an append, a take by
+// another warp and the wait for it.
+//
 // The window moves without a barrier: a warp that finds bucket 0 empty and a later one not moves base and
 // low up to it; when every near ring is empty and the far ring has been re-read since the last move, low
 // jumps to the far ring's smallest distance (or past the window) and the far entries are appended again
@@ -81,6 +88,8 @@ constexpr std::uint32_t ring_count = near_rings + 1;
 /// Vertices of more arcs are cut into chunks.
 constexpr std::uint64_t heavy_arcs = 256;
 constexpr std::uint64_t chunk_arcs = 256;
+/// A warp's own stack of vertices it improved into the bucket it is relaxing (shared memory).
+constexpr unsigned stack_bound = 64;
 constexpr unsigned long long no_chunk = ~0ULL;
 /// A chunk entry: vertex << 32 | ring << chunk_bits | chunk (the ring whose in-flight count it holds).
 constexpr int chunk_bits = 27;
@@ -131,7 +140,7 @@ struct async_params {
   padded_counter* counts;          ///< ring_count + 1: entries filled and not yet taken (signed)
   padded_counter* pending;         ///< 1
   padded_counter* inflight;        ///< near_rings: entries taken from the ring and not yet relaxed
-  padded_counter* work;            ///< 2: pops, repeats (vertices taken, of those taken before)
+  padded_counter* work;            ///< 3: pops, repeats (vertices taken, of those taken before), pops from stacks
   window_state<distance_type>* window;
   distance_type* far_min;  ///< the smallest distance appended to the far ring since the last move
   async_totals* totals;
@@ -190,19 +199,18 @@ struct warp_tallies {
 };
 
 /// Appends vertex v at distance d for every lane that wants to (the whole warp calls this, converged).
+/// Entries whose ring is `local_ring` go to the warp's stack (when given) while it has room: the warp
+/// relaxes them itself before it takes again, with no trip through the ring, its counters or `pending`
+/// (the warp's own take stays pending and in flight until its stack is empty).
 template <class Weight>
 __device__ void append(const async_params<Weight>& p, const window_view<distance_t<Weight>>& view, bool want,
-                       vertex_id v, distance_t<Weight> d, warp_tallies& tally)
+                       vertex_id v, distance_t<Weight> d, warp_tallies& tally, vertex_id* stack = nullptr,
+                       unsigned* top = nullptr, std::uint32_t local_ring = 0)
 {
   const long long started = clock64();
   const unsigned wanting = __ballot_sync(warp::full_mask, want);
   if (wanting == 0) { return; }
   const unsigned lane = warp::lane_id();
-  // Counted as pending before any of them can be taken.
-  if (static_cast<int>(lane) == __ffs(wanting) - 1) {
-    atomicAdd(&p.pending->value, static_cast<unsigned long long>(__popc(wanting)));
-    __threadfence();
-  }
   // The window as it is now, not as it was when the warp took its vertices: an entry at or below the
   // old low placed by an outdated base would land in the window's last buckets once the window moved,
   // and its improvement reach its neighbours 15 buckets late. Read until the version is stable and even.
@@ -222,9 +230,30 @@ __device__ void append(const async_params<Weight>& p, const window_view<distance
   now.delta = __shfl_sync(warp::full_mask, now.delta, reader);
   now.base = __shfl_sync(warp::full_mask, now.base, reader);
   __syncwarp();
-  if (want) {
-    const std::uint32_t ring = ring_of(d, now);
-    const unsigned peers = __match_any_sync(wanting, ring);
+  const std::uint32_t ring = want ? ring_of(d, now) : 0U;
+  bool local = false;
+  if (stack != nullptr) {
+    const bool fits = want && ring == local_ring;
+    const unsigned fitting = __ballot_sync(warp::full_mask, fits);
+    const unsigned rank = __popc(fitting & warp::lanemask_lt());
+    local = fits && *top + rank < stack_bound;
+    if (local) { stack[*top + rank] = v; }
+    *top += __popc(__ballot_sync(warp::full_mask, local));
+    __syncwarp();
+  }
+  const unsigned sending = __ballot_sync(warp::full_mask, want && !local);
+  if (sending == 0) {
+    if (lane == 0) { tally.queue_cycles += static_cast<unsigned long long>(clock64() - started); }
+    return;
+  }
+  // Counted as pending before any of them can be taken.
+  if (static_cast<int>(lane) == __ffs(sending) - 1) {
+    atomicAdd(&p.pending->value, static_cast<unsigned long long>(__popc(sending)));
+    __threadfence();
+  }
+  __syncwarp();
+  if (want && !local) {
+    const unsigned peers = __match_any_sync(sending, ring);
     const int leader = __ffs(peers) - 1;
     unsigned long long at = 0;
     if (static_cast<int>(lane) == leader) {
@@ -371,6 +400,8 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
   unsigned long long takes = 0;
   unsigned long long empty_takes = 0;
   unsigned long long deferred = 0;
+  __shared__ vertex_id stacks[block_threads / warp::size][stack_bound];
+  vertex_id* const stack = stacks[threadIdx.x / warp::size];
   while (true) {
     const long long started = clock64();
     const window_view<distance_type> view = read_window(p.window);
@@ -479,78 +510,97 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
       ++(count != 0 ? takes : empty_takes);
       if (count != 0) {
         took = true;
-        vertex_id v = 0;
-        distance_type from{};
-        std::uint64_t begin = 0;
-        std::uint64_t end = 0;
-        bool repeat = false;
-        if (lane < count) {
-          vertex_id* slot = &p.rings[source_ring * p.capacity + (first + lane) % p.capacity];
-          while ((v = atomicExch(slot, no_vertex)) == no_vertex) { __nanosleep(32); }
-          begin = __ldg(&p.row_offsets[v]);
-          end = __ldg(&p.row_offsets[v + 1]);
-          repeat = (atomicExch(&p.queued[v], 2U) & 2U) != 0;  // not queued; taken before
-          __threadfence();
-          from = relaxed_load(&p.distances[v]);
-        }
-        const unsigned repeats = __popc(__ballot_sync(warp::full_mask, repeat));
-        if (lane == 0) {
-          atomicAdd(&p.work[0].value, static_cast<unsigned long long>(count));
-          if (repeats != 0) { atomicAdd(&p.work[1].value, static_cast<unsigned long long>(repeats)); }
-        }
-        const std::uint64_t degree = end - begin;
-        tally.relaxed_arcs += degree <= heavy_arcs ? degree : 0;  // chunks count their own
-        // Vertices of many arcs: their chunks to the chunk ring, the whole warp writing each vertex's.
-        const std::uint32_t chunks =
-            degree > heavy_arcs ? static_cast<std::uint32_t>((degree + chunk_arcs - 1) / chunk_arcs) : 0U;
-        for (unsigned owners = __ballot_sync(warp::full_mask, chunks != 0); owners != 0; owners &= owners - 1) {
-          const int owner = __ffs(owners) - 1;
-          const std::uint32_t owner_chunks = __shfl_sync(warp::full_mask, chunks, owner);
-          const vertex_id owner_vertex = __shfl_sync(warp::full_mask, v, owner);
-          unsigned long long at = 0;
-          if (lane == 0) {
-            atomicAdd(&p.pending->value, static_cast<unsigned long long>(owner_chunks));
-            atomicAdd(&p.inflight[source_ring].value, static_cast<unsigned long long>(owner_chunks));
+        // The taken vertices, then those the warp improved into the same bucket and kept on its stack
+        // (up to stack_bound; the rest went to the ring for any warp): a hop of a road-like graph's
+        // wavefront costs this warp's relaxation, not an append, a take and a wait for a taker.
+        unsigned top = 0;
+        unsigned batch = count;
+        bool from_ring = true;
+        while (true) {
+          vertex_id v = 0;
+          distance_type from{};
+          std::uint64_t begin = 0;
+          std::uint64_t end = 0;
+          bool repeat = false;
+          if (lane < batch) {
+            if (from_ring) {
+              vertex_id* slot = &p.rings[source_ring * p.capacity + (first + lane) % p.capacity];
+              while ((v = atomicExch(slot, no_vertex)) == no_vertex) { __nanosleep(32); }
+            } else {
+              v = stack[top - batch + lane];
+            }
+            begin = __ldg(&p.row_offsets[v]);
+            end = __ldg(&p.row_offsets[v + 1]);
+            repeat = (atomicExch(&p.queued[v], 2U) & 2U) != 0;  // not queued; taken before
             __threadfence();
-            at = atomicAdd(&p.tails[ring_count].value, static_cast<unsigned long long>(owner_chunks));
+            from = relaxed_load(&p.distances[v]);
           }
-          at = __shfl_sync(warp::full_mask, at, 0);
-          for (std::uint32_t c = lane; c < owner_chunks; c += warp::size) {
-            const unsigned long long entry = static_cast<unsigned long long>(owner_vertex) << 32 |
-                                             static_cast<unsigned long long>(source_ring) << chunk_bits | c;
-            unsigned long long* slot = &p.chunk_ring[(at + c) % p.chunk_capacity];
-            while (atomicCAS(slot, no_chunk, entry) != no_chunk) { __nanosleep(32); }
-          }
-          __threadfence();
+          if (!from_ring) { top -= batch; }
           __syncwarp();
-          if (lane == 0) { atomicAdd(&p.counts[ring_count].value, static_cast<unsigned long long>(owner_chunks)); }
-        }
-        // Vertices of up to heavy_arcs arcs: laid end to end over the lanes (a warp scan).
-        const std::uint32_t light = degree <= heavy_arcs ? static_cast<std::uint32_t>(degree) : 0U;
-        std::uint32_t inclusive = light;
-        for (int offset = 1; offset < warp::size; offset *= 2) {
-          const std::uint32_t below = __shfl_up_sync(warp::full_mask, inclusive, offset);
-          if (static_cast<int>(lane) >= offset) { inclusive += below; }
-        }
-        const std::uint32_t exclusive = inclusive - light;
-        const std::uint32_t total = __shfl_sync(warp::full_mask, inclusive, warp::size - 1);
-        for (std::uint32_t slot_base = 0; slot_base < total; slot_base += warp::size) {
-          const std::uint32_t slot = slot_base + lane;
-          // The owner: the last lane whose first slot is <= slot.
-          int owner = 0;
-          for (int half = warp::size / 2; half > 0; half /= 2) {
-            const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner + half);
-            if (owner_first <= slot) { owner += half; }
+          const unsigned repeats = __popc(__ballot_sync(warp::full_mask, repeat));
+          if (lane == 0) {
+            atomicAdd(&p.work[0].value, static_cast<unsigned long long>(batch));
+            if (repeats != 0) { atomicAdd(&p.work[1].value, static_cast<unsigned long long>(repeats)); }
+            if (!from_ring) { atomicAdd(&p.work[2].value, static_cast<unsigned long long>(batch)); }
           }
-          const std::uint64_t owner_begin = __shfl_sync(warp::full_mask, begin, owner);
-          const distance_type owner_from = __shfl_sync(warp::full_mask, from, owner);
-          const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner);
-          vertex_id target = 0;
-          distance_type candidate{};
-          const bool queue = relax(p, slot < total, owner_begin + (slot - owner_first), owner_from, target, candidate);
-          append(p, view, queue, target, candidate, tally);
+          const std::uint64_t degree = end - begin;
+          tally.relaxed_arcs += degree <= heavy_arcs ? degree : 0;  // chunks count their own
+          // Vertices of many arcs: their chunks to the chunk ring, the whole warp writing each vertex's.
+          const std::uint32_t chunks =
+              degree > heavy_arcs ? static_cast<std::uint32_t>((degree + chunk_arcs - 1) / chunk_arcs) : 0U;
+          for (unsigned owners = __ballot_sync(warp::full_mask, chunks != 0); owners != 0; owners &= owners - 1) {
+            const int owner = __ffs(owners) - 1;
+            const std::uint32_t owner_chunks = __shfl_sync(warp::full_mask, chunks, owner);
+            const vertex_id owner_vertex = __shfl_sync(warp::full_mask, v, owner);
+            unsigned long long at = 0;
+            if (lane == 0) {
+              atomicAdd(&p.pending->value, static_cast<unsigned long long>(owner_chunks));
+              atomicAdd(&p.inflight[source_ring].value, static_cast<unsigned long long>(owner_chunks));
+              __threadfence();
+              at = atomicAdd(&p.tails[ring_count].value, static_cast<unsigned long long>(owner_chunks));
+            }
+            at = __shfl_sync(warp::full_mask, at, 0);
+            for (std::uint32_t c = lane; c < owner_chunks; c += warp::size) {
+              const unsigned long long entry = static_cast<unsigned long long>(owner_vertex) << 32 |
+                                               static_cast<unsigned long long>(source_ring) << chunk_bits | c;
+              unsigned long long* slot = &p.chunk_ring[(at + c) % p.chunk_capacity];
+              while (atomicCAS(slot, no_chunk, entry) != no_chunk) { __nanosleep(32); }
+            }
+            __threadfence();
+            __syncwarp();
+            if (lane == 0) { atomicAdd(&p.counts[ring_count].value, static_cast<unsigned long long>(owner_chunks)); }
+          }
+          // Vertices of up to heavy_arcs arcs: laid end to end over the lanes (a warp scan).
+          const std::uint32_t light = degree <= heavy_arcs ? static_cast<std::uint32_t>(degree) : 0U;
+          std::uint32_t inclusive = light;
+          for (int offset = 1; offset < warp::size; offset *= 2) {
+            const std::uint32_t below = __shfl_up_sync(warp::full_mask, inclusive, offset);
+            if (static_cast<int>(lane) >= offset) { inclusive += below; }
+          }
+          const std::uint32_t exclusive = inclusive - light;
+          const std::uint32_t total = __shfl_sync(warp::full_mask, inclusive, warp::size - 1);
+          for (std::uint32_t slot_base = 0; slot_base < total; slot_base += warp::size) {
+            const std::uint32_t slot = slot_base + lane;
+            // The owner: the last lane whose first slot is <= slot.
+            int owner = 0;
+            for (int half = warp::size / 2; half > 0; half /= 2) {
+              const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner + half);
+              if (owner_first <= slot) { owner += half; }
+            }
+            const std::uint64_t owner_begin = __shfl_sync(warp::full_mask, begin, owner);
+            const distance_type owner_from = __shfl_sync(warp::full_mask, from, owner);
+            const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner);
+            vertex_id target = 0;
+            distance_type candidate{};
+            const bool queue =
+                relax(p, slot < total, owner_begin + (slot - owner_first), owner_from, target, candidate);
+            append(p, view, queue, target, candidate, tally, stack, &top, source_ring);
+          }
+          __syncwarp();
+          if (top == 0) { break; }
+          batch = top < warp::size ? top : warp::size;
+          from_ring = false;
         }
-        __syncwarp();
         if (lane == 0) {
           atomicAdd(&p.inflight[source_ring].value, static_cast<unsigned long long>(0) - count);
           atomicAdd(&p.pending->value, static_cast<unsigned long long>(0) - count);
@@ -657,8 +707,9 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
   WARPDEX_CUDA_TRY(
       cudaMemsetAsync(chunk_ring.data(), 0xff, chunk_ring.size() * sizeof(unsigned long long), backend.stream));
   // The source in ring 0, pending.
-  // heads, tails and counts of the rings, pending, the near rings' in-flight counts, pops and repeats.
-  std::vector<padded_counter> counters(3 * (ring_count + 1) + 1 + near_rings + 2, padded_counter{0});
+  // heads, tails and counts of the rings, pending, the near rings' in-flight counts, pops, repeats and the
+  // pops from the warps' own stacks.
+  std::vector<padded_counter> counters(3 * (ring_count + 1) + 1 + near_rings + 3, padded_counter{0});
   counters[ring_count + 1].value = 1;        // tails[0]
   counters[2 * (ring_count + 1)].value = 1;  // counts[0]
   counters[3 * (ring_count + 1)].value = 1;  // pending
@@ -727,7 +778,10 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
   statistics.takes += state.takes;
   statistics.empty_takes += state.empty_takes;
   statistics.deferred_takes += state.deferred;
-  statistics.popped += counters_device.to_vector()[3 * (ring_count + 1) + 1 + near_rings].value;
+  // `popped` counts the vertices taken from the near rings (the width rule also counts those from the stacks).
+  const auto work = counters_device.to_vector();
+  statistics.popped +=
+      work[3 * (ring_count + 1) + 1 + near_rings].value - work[3 * (ring_count + 1) + 3 + near_rings].value;
 }
 
 template bool async_rounds_possible<std::int32_t>(const device_rounds_input<std::int32_t>&);

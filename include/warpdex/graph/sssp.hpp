@@ -115,6 +115,7 @@ struct sssp_statistics {
   /// async_delta_stepping on `cuda`, the takes from the near buckets: those that got vertices, those
   /// that found the bucket empty after all, and those a warp put off because the bucket held too few
   /// vertices for it (its ticket above the bucket's share of takers); `popped` counts the vertices taken
+  /// from the buckets (not those a warp relaxes from its own stack of its improvements to the bucket)
   std::uint64_t takes = 0;
   std::uint64_t empty_takes = 0;
   std::uint64_t deferred_takes = 0;
