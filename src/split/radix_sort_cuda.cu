@@ -8,7 +8,11 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/split/multisplit.cuh>
 
+#include <cub/block/block_scan.cuh>
+
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -48,6 +52,107 @@ __global__ void __launch_bounds__(digit_count_block_threads)
   __syncthreads();
   for (std::uint32_t i = threadIdx.x; i < used; i += digit_count_block_threads) {
     if (counters[i] != 0) { atomicAdd(&totals[i], static_cast<unsigned long long>(counters[i])); }
+  }
+}
+
+/// Threads per block of the scan of the digit counts: one block per pass, one thread per digit.
+inline constexpr int digit_starts_block_threads = 1 << radix_sort_max_digit_bits;
+
+/// starts[pass * stride + d] = totals[pass * stride + 0 .. d - 1]: block `pass` scans its pass's counts.
+__global__ void __launch_bounds__(digit_starts_block_threads)
+    radix_digit_starts_kernel(const unsigned long long* totals, std::uint32_t stride, std::uint64_t* starts)
+{
+  using scan = cub::BlockScan<std::uint64_t, digit_starts_block_threads>;
+  __shared__ typename scan::TempStorage storage;
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * stride;
+  const std::uint64_t total = threadIdx.x < stride ? static_cast<std::uint64_t>(totals[first + threadIdx.x]) : 0;
+  std::uint64_t start = 0;
+  scan(storage).ExclusiveSum(total, start);
+  if (threadIdx.x < stride) { starts[first + threadIdx.x] = start; }
+}
+
+/// Blocks of the digit-counting kernel for n keys, its one-wave limit asked of the device once per
+/// device (no occupancy or attribute query on an asynchronous call's path after the first).
+template <class Key>
+unsigned cached_digit_count_blocks(std::uint64_t n)
+{
+  constexpr int max_devices = 64;
+  static std::array<std::atomic<unsigned>, max_devices> wave{};  // 0: not asked yet
+  int device = 0;
+  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
+  if (device < 0 || device >= max_devices) {
+    return one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, n);
+  }
+  unsigned limit = wave[device].load(std::memory_order_relaxed);
+  if (limit == 0) {
+    constexpr std::uint64_t many_keys = std::uint64_t{1} << 38;  // more blocks than any device holds at once
+    limit = one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, many_keys);
+    wave[device].store(limit, std::memory_order_relaxed);
+  }
+  return static_cast<unsigned>(std::min<std::uint64_t>(limit, (n + digit_count_block_threads - 1) /
+                                                                    digit_count_block_threads));
+}
+
+/// The asynchronous sort (Value void for keys only): one memset of the counts, tile counters and
+/// look-back words of every pass, the digit count, the scan of every pass's counts, then one split per
+/// pass (all of them), ping-ponging through the workspace's temporaries so that the last writes the
+/// output. Nothing waits on the host; the workspace allocates only when it must grow.
+template <class Key, class Value>
+void cuda_radix_sort_async(const char* caller, const cuda& backend, std::span<const Key> keys_in,
+                           const Value* values_in, std::span<Key> keys_out, Value* values_out, sort_order order,
+                           std::uint32_t digit_bits, multisplit_workspace& workspace)
+{
+  constexpr bool with_values = !std::is_void_v<Value>;
+  using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
+  validate_digit_bits(caller, digit_bits);
+  const std::uint32_t passes = radix_sort_pass_count<Key>(digit_bits);
+  const std::uint32_t stride = std::uint32_t{1} << digit_bits;  // counters per pass
+  const std::uint64_t n = keys_in.size();
+  if (n == 0) { return; }
+  // Before anything runs: the split kernel indexes tiles in 32 bits.
+  const std::uint64_t tile_count =
+      checked_tile_count(caller, n, single_pass_tile<Key, Value, bit_field_buckets>::tile_keys);
+  const bool descending = order == sort_order::descending;
+
+  // Zeroed words: passes x stride totals, one tile counter per pass, passes x tile_count x stride
+  // look-back words (a pass of m <= stride buckets uses the first tile_count x m of its share).
+  const std::uint64_t counter_first = std::uint64_t{passes} * stride;
+  const std::uint64_t lookback_first = counter_first + passes;
+  const std::uint64_t lookback_words = tile_count * stride;
+  const std::uint64_t zeroed_words = lookback_first + passes * lookback_words;
+  std::uint64_t* zeroed = nullptr;
+  std::uint64_t* starts = nullptr;
+  Key* key_temp = nullptr;
+  value_word* value_temp = nullptr;
+  const bool ping_pong = passes > 1;
+  carve_scratch(backend, workspace, [&](scratch_layout& layout) {
+    zeroed = layout.take<std::uint64_t>(zeroed_words);
+    starts = layout.take<std::uint64_t>(std::uint64_t{passes} * stride);
+    key_temp = layout.take<Key>(ping_pong ? n : 0);
+    value_temp = layout.take<value_word>(with_values && ping_pong ? n : 0);
+  });
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(zeroed, 0, zeroed_words * sizeof(std::uint64_t), backend.stream));
+  auto* totals = reinterpret_cast<unsigned long long*>(zeroed);  // only ever used as such on the device
+  radix_digit_count_kernel<Key><<<cached_digit_count_blocks<Key>(n), digit_count_block_threads, 0, backend.stream>>>(
+      keys_in.data(), n, digit_bits, descending, totals);
+  WARPDEX_CHECK_LAUNCH("radix_digit_count_kernel");
+  radix_digit_starts_kernel<<<passes, digit_starts_block_threads, 0, backend.stream>>>(totals, stride, starts);
+  WARPDEX_CHECK_LAUNCH("radix_digit_starts_kernel");
+
+  const Key* keys_from = keys_in.data();
+  const Value* values_from = values_in;
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    const bool to_output = (passes - pass) % 2 == 1;
+    Key* keys_to = to_output ? keys_out.data() : key_temp;
+    Value* values_to = nullptr;
+    if constexpr (with_values) { values_to = to_output ? values_out : value_temp; }
+    const bit_field_buckets digit = radix_sort_pass_digit<Key>(pass, digit_bits, descending);
+    launch_single_pass<Key, Value>(bucket_id_bits(digit.bucket_count()), static_cast<unsigned>(tile_count), backend,
+                                   keys_from, values_from, keys_to, values_to, n, digit,
+                                   starts + std::uint64_t{pass} * stride, zeroed + lookback_first + pass * lookback_words,
+                                   reinterpret_cast<std::uint32_t*>(zeroed + counter_first + pass), nullptr);
+    keys_from = keys_to;
+    values_from = values_to;
   }
 }
 
@@ -142,6 +247,36 @@ void radix_sort(const cuda& backend, std::span<const std::uint64_t> keys_in, std
   constexpr const char* caller = "radix_sort";
   detail::validate_multisplit_spans<std::uint64_t, std::uint32_t>(caller, keys_in, keys_out, {}, {}, false);
   detail::cuda_radix_sort<std::uint64_t, void>(caller, backend, keys_in, nullptr, keys_out, nullptr, order, digit_bits);
+}
+
+void radix_sort_async(const cuda& backend, std::span<const std::uint32_t> keys_in, std::span<std::uint32_t> keys_out,
+                      multisplit_workspace& workspace, sort_order order, std::uint32_t digit_bits)
+{
+  constexpr const char* caller = "radix_sort_async";
+  detail::validate_multisplit_spans<std::uint32_t, std::uint32_t>(caller, keys_in, keys_out, {}, {}, false);
+  detail::cuda_radix_sort_async<std::uint32_t, void>(caller, backend, keys_in, nullptr, keys_out, nullptr, order,
+                                                     digit_bits, workspace);
+}
+
+void radix_sort_pairs_async(const cuda& backend, std::span<const std::uint32_t> keys_in,
+                            std::span<const std::uint32_t> values_in, std::span<std::uint32_t> keys_out,
+                            std::span<std::uint32_t> values_out, multisplit_workspace& workspace, sort_order order,
+                            std::uint32_t digit_bits)
+{
+  constexpr const char* caller = "radix_sort_pairs_async";
+  detail::validate_multisplit_spans<std::uint32_t, std::uint32_t>(caller, keys_in, keys_out, values_in, values_out,
+                                                                  true);
+  detail::cuda_radix_sort_async<std::uint32_t, std::uint32_t>(caller, backend, keys_in, values_in.data(), keys_out,
+                                                              values_out.data(), order, digit_bits, workspace);
+}
+
+void radix_sort_async(const cuda& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
+                      multisplit_workspace& workspace, sort_order order, std::uint32_t digit_bits)
+{
+  constexpr const char* caller = "radix_sort_async";
+  detail::validate_multisplit_spans<std::uint64_t, std::uint32_t>(caller, keys_in, keys_out, {}, {}, false);
+  detail::cuda_radix_sort_async<std::uint64_t, void>(caller, backend, keys_in, nullptr, keys_out, nullptr, order,
+                                                     digit_bits, workspace);
 }
 
 }  // namespace warpdex

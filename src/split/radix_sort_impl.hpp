@@ -4,6 +4,7 @@
 // radix_sort_cuda.cu; both give the same stable order).
 
 #include <warpdex/core/backend.hpp>
+#include <warpdex/core/buffer.hpp>
 #include <warpdex/core/config.hpp>
 #include <warpdex/core/error.hpp>
 #include <warpdex/split/bucket_identifiers.hpp>
@@ -47,29 +48,60 @@ WARPDEX_HOST_DEVICE inline bit_field_buckets radix_sort_pass_digit(std::uint32_t
   return bit_field_buckets{shift, width, descending};
 }
 
-/// Values empty (and `with_values` false) for keys only.
+/// Values empty (and `with_values` false) for keys only. With a workspace (the asynchronous form) the
+/// temporaries and each pass's offsets are carved from it and each pass is the host's multisplit_async;
+/// without one they are allocated for the call.
 template <class Backend, class Key>
 void radix_sort_impl(const char* caller, const Backend& backend, std::span<const Key> keys_in,
                      std::span<const std::uint32_t> values_in, std::span<Key> keys_out,
-                     std::span<std::uint32_t> values_out, bool with_values, sort_order order, std::uint32_t digit_bits)
+                     std::span<std::uint32_t> values_out, bool with_values, sort_order order, std::uint32_t digit_bits,
+                     multisplit_workspace* workspace = nullptr)
 {
   validate_multisplit_spans<Key, std::uint32_t>(caller, keys_in, keys_out, values_in, values_out, with_values);
   validate_digit_bits(caller, digit_bits);
   const std::uint64_t n = keys_in.size();
   if (n == 0) { return; }
   const std::uint32_t passes = radix_sort_pass_count<Key>(digit_bits);
-  auto key_temp = make_buffer<Key>(backend, n);
-  auto value_temp = make_buffer<std::uint32_t>(backend, with_values ? n : 0);
+  buffer<Key> key_buffer;
+  buffer<std::uint32_t> value_buffer;
+  std::span<Key> key_temp;
+  std::span<std::uint32_t> value_temp;
+  std::span<std::uint64_t> offsets;  // the asynchronous passes' m + 1 offsets, then the bad-id count
+  if (workspace == nullptr) {
+    key_buffer = make_buffer<Key>(backend, n);
+    value_buffer = make_buffer<std::uint32_t>(backend, with_values ? n : 0);
+    key_temp = key_buffer.span();
+    value_temp = value_buffer.span();
+  } else {
+    // Pieces in the order keys, values, offsets, each starting at a multiple of 8 bytes.
+    constexpr std::uint64_t offset_words = (std::uint64_t{1} << radix_sort_max_digit_bits) + 2;
+    const std::uint64_t key_bytes = (n * sizeof(Key) + 7) / 8 * 8;
+    const std::uint64_t value_bytes = with_values ? n * sizeof(std::uint32_t) : 0;
+    const std::uint64_t value_padded = (value_bytes + 7) / 8 * 8;
+    std::uint8_t* base = workspace->reserve(backend, key_bytes + value_padded + offset_words * sizeof(std::uint64_t));
+    key_temp = {reinterpret_cast<Key*>(base), n};
+    value_temp = {reinterpret_cast<std::uint32_t*>(base + key_bytes), with_values ? n : 0};
+    offsets = {reinterpret_cast<std::uint64_t*>(base + key_bytes + value_padded), offset_words};
+  }
   // Pass p reads `from` and writes `to`, alternating between the output and the temporary buffer so
   // that the last pass writes the output: ..., out -> temp, temp -> out.
   std::span<const Key> keys_from = keys_in;
   std::span<const std::uint32_t> values_from = values_in;
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
     const bool to_temp = (passes - 1 - pass) % 2 == 1;
-    const std::span<Key> keys_to = to_temp ? key_temp.span() : keys_out;
-    const std::span<std::uint32_t> values_to = to_temp ? value_temp.span() : values_out;
+    const std::span<Key> keys_to = to_temp ? key_temp : keys_out;
+    const std::span<std::uint32_t> values_to = to_temp ? value_temp : values_out;
     const bit_field_buckets digit = radix_sort_pass_digit<Key>(pass, digit_bits, order == sort_order::descending);
-    if (with_values) {
+    if (workspace != nullptr) {
+      const std::span<std::uint64_t> pass_offsets = offsets.first(std::uint64_t{digit.bucket_count()} + 1);
+      std::uint64_t* bad = offsets.data() + offsets.size() - 1;  // a bit field's ids are all good
+      if (with_values) {
+        multisplit_pairs_async(backend, keys_from, values_from, keys_to, values_to, digit, pass_offsets, bad,
+                               *workspace);
+      } else {
+        multisplit_async(backend, keys_from, keys_to, digit, pass_offsets, bad, *workspace);
+      }
+    } else if (with_values) {
       (void)multisplit_pairs(backend, keys_from, values_from, keys_to, values_to, digit);
     } else {
       (void)multisplit(backend, keys_from, keys_to, digit);
@@ -99,4 +131,29 @@ void radix_sort_impl(const char* caller, const Backend& backend, std::span<const
                   sort_order order, std::uint32_t digit_bits)                                                        \
   {                                                                                                                  \
     detail::radix_sort_impl("radix_sort", backend, keys_in, {}, keys_out, {}, false, order, digit_bits);             \
+  }
+
+// The asynchronous functions of the host backend (computed before they return).
+#define WARPDEX_DEFINE_RADIX_SORT_HOST_ASYNC()                                                                       \
+  void radix_sort_async(const host& backend, std::span<const std::uint32_t> keys_in,                                 \
+                        std::span<std::uint32_t> keys_out, multisplit_workspace& workspace, sort_order order,        \
+                        std::uint32_t digit_bits)                                                                    \
+  {                                                                                                                  \
+    detail::radix_sort_impl("radix_sort_async", backend, keys_in, {}, keys_out, {}, false, order, digit_bits,        \
+                            &workspace);                                                                             \
+  }                                                                                                                  \
+  void radix_sort_pairs_async(const host& backend, std::span<const std::uint32_t> keys_in,                           \
+                              std::span<const std::uint32_t> values_in, std::span<std::uint32_t> keys_out,           \
+                              std::span<std::uint32_t> values_out, multisplit_workspace& workspace,                  \
+                              sort_order order, std::uint32_t digit_bits)                                            \
+  {                                                                                                                  \
+    detail::radix_sort_impl("radix_sort_pairs_async", backend, keys_in, values_in, keys_out, values_out, true,       \
+                            order, digit_bits, &workspace);                                                          \
+  }                                                                                                                  \
+  void radix_sort_async(const host& backend, std::span<const std::uint64_t> keys_in,                                 \
+                        std::span<std::uint64_t> keys_out, multisplit_workspace& workspace, sort_order order,        \
+                        std::uint32_t digit_bits)                                                                    \
+  {                                                                                                                  \
+    detail::radix_sort_impl("radix_sort_async", backend, keys_in, {}, keys_out, {}, false, order, digit_bits,        \
+                            &workspace);                                                                             \
   }

@@ -11,8 +11,23 @@
 ///
 /// Preconditions (`warpdex::error`, nothing written): output sizes equal the input size; outputs do not
 /// overlap the inputs; 1 <= digit_bits <= radix_sort_max_digit_bits. Synchronizes the backend's stream.
+///
+/// Asynchronous form (`radix_sort_async`, `radix_sort_pairs_async`): the same sort with its scratch memory
+/// (the temporary arrays, the digit counts and starts, the split's look-back words) carved from a caller's
+/// `multisplit_workspace`, which grows to what a call needs and is kept for the next one. On the cuda
+/// backend the call enqueues a memset, the digit count, one scan of every pass's counts and one split per
+/// pass on the backend's stream and returns: no synchronization, no read on the host and, once the
+/// workspace has grown, no allocation, so it can be captured into a CUDA graph (let the workspace grow
+/// outside the capture first: a call that grows it allocates, ordered on the stream). Every pass runs
+/// (the synchronous call skips the passes whose keys share one digit, which it learns on the host). The
+/// host backend computes the sort before it returns, its temporaries in the workspace.
+/// ```
+/// warpdex::multisplit_workspace workspace;
+/// warpdex::radix_sort_async(warpdex::cuda{stream}, keys, sorted, workspace);  // keys, sorted on the device
+/// ```
 
 #include <warpdex/core/backend.hpp>
+#include <warpdex/split/multisplit.hpp>
 
 #include <cstdint>
 #include <span>
@@ -36,6 +51,18 @@ void radix_sort_pairs(const host& backend, std::span<const std::uint32_t> keys_i
 void radix_sort(const host& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
                 sort_order order = sort_order::ascending, std::uint32_t digit_bits = radix_sort_digit_bits);
 
+/// The asynchronous sorts on the host backend (computed before they return; see the file comment).
+void radix_sort_async(const host& backend, std::span<const std::uint32_t> keys_in, std::span<std::uint32_t> keys_out,
+                      multisplit_workspace& workspace, sort_order order = sort_order::ascending,
+                      std::uint32_t digit_bits = radix_sort_digit_bits);
+void radix_sort_pairs_async(const host& backend, std::span<const std::uint32_t> keys_in,
+                            std::span<const std::uint32_t> values_in, std::span<std::uint32_t> keys_out,
+                            std::span<std::uint32_t> values_out, multisplit_workspace& workspace,
+                            sort_order order = sort_order::ascending, std::uint32_t digit_bits = radix_sort_digit_bits);
+void radix_sort_async(const host& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
+                      multisplit_workspace& workspace, sort_order order = sort_order::ascending,
+                      std::uint32_t digit_bits = radix_sort_digit_bits);
+
 #if WARPDEX_HAS_CUDA
 void radix_sort(const cuda& backend, std::span<const std::uint32_t> keys_in, std::span<std::uint32_t> keys_out,
                 sort_order order = sort_order::ascending, std::uint32_t digit_bits = radix_sort_digit_bits);
@@ -45,6 +72,20 @@ void radix_sort_pairs(const cuda& backend, std::span<const std::uint32_t> keys_i
                       std::uint32_t digit_bits = radix_sort_digit_bits);
 void radix_sort(const cuda& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
                 sort_order order = sort_order::ascending, std::uint32_t digit_bits = radix_sort_digit_bits);
+
+/// The asynchronous sorts in device memory (see the file comment): enqueued on the backend's stream, the
+/// outputs written when the stream reaches them. The preconditions are checked on the host before
+/// anything is enqueued. Use one workspace with one stream at a time.
+void radix_sort_async(const cuda& backend, std::span<const std::uint32_t> keys_in, std::span<std::uint32_t> keys_out,
+                      multisplit_workspace& workspace, sort_order order = sort_order::ascending,
+                      std::uint32_t digit_bits = radix_sort_digit_bits);
+void radix_sort_pairs_async(const cuda& backend, std::span<const std::uint32_t> keys_in,
+                            std::span<const std::uint32_t> values_in, std::span<std::uint32_t> keys_out,
+                            std::span<std::uint32_t> values_out, multisplit_workspace& workspace,
+                            sort_order order = sort_order::ascending, std::uint32_t digit_bits = radix_sort_digit_bits);
+void radix_sort_async(const cuda& backend, std::span<const std::uint64_t> keys_in, std::span<std::uint64_t> keys_out,
+                      multisplit_workspace& workspace, sort_order order = sort_order::ascending,
+                      std::uint32_t digit_bits = radix_sort_digit_bits);
 #endif
 
 }  // namespace warpdex
