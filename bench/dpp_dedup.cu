@@ -1,6 +1,7 @@
 // Duplicate search (dpp/duplicates.hpp) on the GPU, next to CUB in the same process on the same data:
 //   dedup/hash/<type>/n=<n>/dup=<f>    elements occurring once, by hash fighting
 //   dedup/sort/<type>/n=<n>/dup=<f>    elements occurring once, by sorting
+//   dedup/once_partitioned/u32/n=<n>/dup=<f>  elements occurring once, by the partitioned engine
 //   dedup/unique/<type>/n=<n>/dup=<f>  distinct elements (ascending)
 //   dedup/counts/<type>/n=<n>/dup=<f>  distinct elements with counts and first positions (ascending)
 //   dedup/counts_only/<type>/n=<n>/dup=<f>  distinct elements with counts (ascending), no first positions:
@@ -163,7 +164,8 @@ bool rows_wanted(const context& ctx, const char* type, std::uint64_t n, const in
 {
   bool any = false;
   for (const char* method :
-       {"hash", "sort", "unique", "counts", "counts_only", "unique_partitioned", "counts_only_partitioned"}) {
+       {"hash", "sort", "once_partitioned", "unique", "counts", "counts_only", "unique_partitioned",
+        "counts_only_partitioned"}) {
     any = any || ctx.selected(row_name(method, type, n, label));
   }
   return any;
@@ -188,11 +190,18 @@ void dedup_rows(context& ctx, const buffer<Element>& input, const input_label& l
                            baseline_ms, streamed, verified));
   };
 
-  for (const auto method : {dpp::duplicate_method::hash_fight, dpp::duplicate_method::sort}) {
-    const char* name = method == dpp::duplicate_method::hash_fight ? "hash" : "sort";
+  for (const auto method :
+       {dpp::duplicate_method::hash_fight, dpp::duplicate_method::sort, dpp::duplicate_method::partitioned}) {
+    const char* name = method == dpp::duplicate_method::hash_fight ? "hash"
+                       : method == dpp::duplicate_method::sort     ? "sort"
+                                                                   : "once_partitioned";
     if (!ctx.selected(row_name(name, type, n, label))) { continue; }
+    if (method == dpp::duplicate_method::partitioned && !std::is_same_v<Element, std::uint32_t>) { continue; }
     buffer<Element> once;
-    const double ms = ctx.median_ms(nullptr, [&] { once = dpp::elements_occurring_once(backend, in, method); });
+    const double ms = ctx.median_ms(nullptr, [&] {
+      once = {};  // the previous result's memory back first
+      once = dpp::elements_occurring_once(backend, in, method);
+    });
     add(name, ms, rle_ms, true, once.size() == once_count);
   }
   struct count_row {

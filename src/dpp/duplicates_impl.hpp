@@ -26,6 +26,7 @@
 #include <thrust/scatter.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
+#include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 #include <thrust/tuple.h>
 #include <thrust/unique.h>
@@ -186,6 +187,17 @@ buffer<std::uint32_t> sorted_once_bitmap(const Backend& backend, std::span<const
   return bitmap;
 }
 
+/// The once-bitmap by the partitioned engine where `method` (sort or partitioned, resolved for the
+/// once-flags) asks for it and it exists, else by sorting: the same bits either way.
+template <class Element, class Backend>
+buffer<std::uint32_t> once_bitmap(const Backend& backend, std::span<const Element> elements, duplicate_method method)
+{
+  if (resolve_once_method<Element, Backend>(method, elements.size()) == duplicate_method::partitioned) {
+    if constexpr (has_partitioned_engine<Element, Backend>) { return partitioned_once_bitmap(backend, elements); }
+  }
+  return sorted_once_bitmap(backend, elements);
+}
+
 /// The once-flags of `elements` by sorting.
 template <class Element, class Backend>
 void sorted_once(const Backend& backend, std::span<const Element> elements, std::uint8_t* once)
@@ -335,10 +347,14 @@ duplicate_search_stats find_once(const Backend& backend, std::span<const Element
   WARPDEX_EXPECTS(once.size() == elements.size(), "dpp::find_once: " + std::to_string(elements.size()) +
                                                       " elements but " + std::to_string(once.size()) + " once-flags");
   return detail::reporting_allocation_failure("find_once", [&] {
-    if (resolve_method<Element>(method) == duplicate_method::hash_fight) {
+    if (resolve_once_method<Element, Backend>(method, elements.size()) == duplicate_method::hash_fight) {
       return detail::fought_once(backend, elements, once.data(), max_rounds);
     }
-    detail::sorted_once(backend, elements, once.data());
+    const std::uint64_t n = elements.size();
+    if (n == 0) { return duplicate_search_stats{}; }
+    const auto bitmap = detail::once_bitmap(backend, elements, method);
+    thrust::transform(detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
+                      thrust::counting_iterator<std::uint64_t>(n), once.data(), detail::bit_of{bitmap.data()});
     backend.synchronize();
     return duplicate_search_stats{};
   });
@@ -351,9 +367,9 @@ buffer<Element> elements_occurring_once(const Backend& backend, std::span<const 
   detail::check_element_count("elements_occurring_once", elements.size());
   return detail::reporting_allocation_failure("elements_occurring_once", [&] {
     const std::uint64_t n = elements.size();
-    if (resolve_method<Element>(method) != duplicate_method::hash_fight) {
+    if (resolve_once_method<Element, Backend>(method, n) != duplicate_method::hash_fight) {
       // The once-bitmap as stencil: no byte per element is written or read back.
-      const auto bitmap = detail::sorted_once_bitmap(backend, elements);
+      const auto bitmap = detail::once_bitmap(backend, elements, method);
       const auto kept = thrust::transform_reduce(detail::policy(backend), bitmap.data(), bitmap.data() + bitmap.size(),
                                                  detail::bits_set{}, std::uint64_t{0}, thrust::plus<std::uint64_t>());
       auto result = make_buffer<Element>(backend, kept);

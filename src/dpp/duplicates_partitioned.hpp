@@ -1,6 +1,6 @@
 #pragma once
 // The partitioned engine of the duplicate search (cuda backend, 32-bit elements): the distinct elements in
-// ascending order, with or without their counts, without sorting the input. docs/dpp.md ("Duplicate
+// ascending order, with or without their counts, and the once-flags, without sorting the input. docs/dpp.md ("Duplicate
 // search: the partitioned engine") gives the design and its bytes; duplicates_partitioned_cuda.cu the code.
 
 #include <warpdex/core/backend.hpp>
@@ -32,12 +32,19 @@ struct partitioned_distinct_result {
 #if WARPDEX_HAS_CUDA
 partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<const std::uint32_t> elements,
                                                  bool with_counts);
+/// The once-bitmap of `elements` (bit i of word i / 32 set when elements[i] occurs exactly once) by the
+/// partitioned engine: the elements scattered into their buckets with their positions beside them, then
+/// one block a bucket marks the values seen and seen twice in shared memory and sets the singletons' bits
+/// at their positions. Synchronizes the backend's stream.
+buffer<std::uint32_t> partitioned_once_bitmap(const cuda& backend, std::span<const std::uint32_t> elements);
 #else
 // Declared without CUDA too, so that the callers' `if constexpr (has_partitioned_engine<...>)` branches
 // compile; never defined or called there (the engine is false for every backend).
 template <class Backend>
 partitioned_distinct_result partitioned_distinct(const Backend& backend, std::span<const std::uint32_t> elements,
                                                  bool with_counts);
+template <class Backend>
+buffer<std::uint32_t> partitioned_once_bitmap(const Backend& backend, std::span<const std::uint32_t> elements);
 #endif
 
 }  // namespace warpdex::dpp::detail

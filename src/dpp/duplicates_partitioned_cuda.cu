@@ -201,6 +201,17 @@ __device__ __forceinline__ void rank_in_warp(const uint32_t (&keys)[scatter_item
 /// The scatter's shared memory: the tile in bucket order; warp w's counters at [w * pass_buckets,
 /// (w + 1) * pass_buckets) (its counts, then its first positions); each bucket's global base; the bucket
 /// scan's warp totals.
+/// Where the scatter's positions come from (with `Positions`): none, each element's index in the input
+/// (`first` + its place in the tile), or an array beside the elements (`in`); they go to `out`.
+constexpr int no_positions = 0;
+constexpr int positions_from_index = 1;
+constexpr int positions_beside = 2;
+struct position_source {
+  const uint32_t* in;
+  uint32_t* out;
+  uint32_t first;
+};
+
 struct scatter_shared {
   uint32_t tile[scatter_tile];
   uint32_t warp_counts[scatter_warps * pass_buckets];
@@ -210,10 +221,10 @@ struct scatter_shared {
 
 /// scatter_tile_by_bucket on a full tile (`Partial` false: size == scatter_tile, no bounds to test) or
 /// on the last tile of its input (`Partial`).
-template <int Shift, bool Partial>
+template <int Shift, bool Partial, int Positions>
 __device__ __forceinline__ void scatter_tile_of(scatter_shared& shared, const uint32_t* __restrict__ tile_in,
                                                 uint32_t size, uint32_t* __restrict__ cursors,
-                                                uint32_t* __restrict__ out)
+                                                uint32_t* __restrict__ out, position_source positions)
 {
   const uint32_t t = threadIdx.x;
   const uint32_t lane = t % 32;
@@ -287,39 +298,66 @@ __device__ __forceinline__ void scatter_tile_of(scatter_shared& shared, const ui
     const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
     if (owned(i)) { out[shared.bases[(keys[i] >> Shift) % pass_buckets] + at] = keys[i]; }
   }
+  if constexpr (Positions != no_positions) {
+    // The positions follow their elements through the tile: stored at the same places (still in `ranks`),
+    // read back in tile order and written where the elements at those places went.
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < scatter_items; ++i) {
+      const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
+      if (owned(i)) {
+        shared.tile[(ranks[i / 2] >> (16 * (i % 2))) & 0xffffU] =
+            Positions == positions_from_index ? positions.first + at : positions.in[at];
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < scatter_items; ++i) {
+      const uint32_t at = static_cast<uint32_t>(i) * scatter_threads + t;
+      if (owned(i)) { positions.out[shared.bases[(keys[i] >> Shift) % pass_buckets] + at] = shared.tile[at]; }
+    }
+  }
 }
 
-template <int Shift>
+template <int Shift, int Positions>
 __device__ __forceinline__ void scatter_tile_by_bucket(const uint32_t* __restrict__ in, uint64_t begin, uint64_t end,
-                                                       uint32_t* __restrict__ cursors, uint32_t* __restrict__ out)
+                                                       uint32_t* __restrict__ cursors, uint32_t* __restrict__ out,
+                                                       position_source positions)
 {
   __shared__ scatter_shared shared;
   const auto size = static_cast<uint32_t>(end - begin);
+  positions.first = static_cast<uint32_t>(begin);
+  if (positions.in != nullptr) { positions.in += begin; }
   if (size == scatter_tile) {
-    scatter_tile_of<Shift, false>(shared, in + begin, size, cursors, out);
+    scatter_tile_of<Shift, false, Positions>(shared, in + begin, size, cursors, out, positions);
   } else {
-    scatter_tile_of<Shift, true>(shared, in + begin, size, cursors, out);
+    scatter_tile_of<Shift, true, Positions>(shared, in + begin, size, cursors, out, positions);
   }
 }
 
 /// Step 2, first pass: the input by its top pass_bits bits into pass_buckets super-buckets (cursors start
 /// at the super-buckets' offsets). One tile a block.
+/// With `Positions` (positions_from_index), each element's input position goes beside it to positions.out.
+template <int Positions>
 __global__ void __launch_bounds__(scatter_threads, 3)
     scatter_super_buckets(const uint32_t* __restrict__ in, uint64_t n, uint32_t* __restrict__ cursors,
-                          uint32_t* __restrict__ out)
+                          uint32_t* __restrict__ out, position_source positions)
 {
   const uint64_t begin = uint64_t{blockIdx.x} * scatter_tile;
-  scatter_tile_by_bucket<32 - pass_bits>(in, begin, std::min<uint64_t>(begin + scatter_tile, n), cursors, out);
+  scatter_tile_by_bucket<32 - pass_bits, Positions>(in, begin, std::min<uint64_t>(begin + scatter_tile, n), cursors,
+                                                    out, positions);
 }
 
 /// Step 2, second pass: each super-bucket's elements by the next pass_bits bits into its pass_buckets
 /// buckets (cursors start at the buckets' offsets). Tiles lie inside one super-bucket: the super-bucket s
 /// owns tiles [tile_firsts[s], tile_firsts[s + 1]) and the elements [offsets[s * pass_buckets],
 /// offsets[(s + 1) * pass_buckets]).
+/// With `Positions` (positions_beside), positions.in[i] goes with in[i] to positions.out.
+template <int Positions>
 __global__ void __launch_bounds__(scatter_threads, 3)
     scatter_buckets(const uint32_t* __restrict__ in, const uint64_t* __restrict__ offsets,
                     const uint32_t* __restrict__ tile_firsts, uint32_t* __restrict__ cursors,
-                    uint32_t* __restrict__ out)
+                    uint32_t* __restrict__ out, position_source positions)
 {
   // The last super-bucket whose first tile is at or before this one (an empty one owns no tile).
   uint32_t low = 0;
@@ -335,7 +373,7 @@ __global__ void __launch_bounds__(scatter_threads, 3)
   const uint32_t super = low;
   const uint64_t begin = offsets[super * pass_buckets] + uint64_t{blockIdx.x - tile_firsts[super]} * scatter_tile;
   const uint64_t end = std::min<uint64_t>(begin + scatter_tile, offsets[(super + 1) * pass_buckets]);
-  scatter_tile_by_bucket<32 - bucket_bits>(in, begin, end, cursors + super * pass_buckets, out);
+  scatter_tile_by_bucket<32 - bucket_bits, Positions>(in, begin, end, cursors + super * pass_buckets, out, positions);
 }
 
 /// Sets the bit of every element of parts[begin, end) in the bucket's bitmap (read first: a repeated
@@ -571,6 +609,106 @@ __global__ void __launch_bounds__(bucket_threads)
   }
 }
 
+/// The once-flags' shared memory: a bit for each of the bucket's 2^18 values seen, and one for those
+/// seen twice or more (64 KiB, dynamic).
+constexpr std::size_t once_shared_bytes = 2 * bitmap_words * sizeof(uint32_t);
+
+/// Sets each element's bit in `seen`, and in `repeated` where it was set already (each read first: a
+/// repeated element's bits are mostly set, and a read costs less than an atomic).
+__device__ __forceinline__ void mark_seen_and_repeated(const uint32_t* __restrict__ parts, uint64_t begin,
+                                                       uint64_t end, uint32_t* seen, uint32_t* repeated)
+{
+  for_each_owned<bucket_threads>(parts, begin, end, uint64_t{bucket_threads} * load_batch, [&](uint32_t key) {
+    const uint32_t low = key & low_mask;
+    const uint32_t w = low >> 5;
+    const uint32_t bit = 1U << (low & 31);
+    if ((repeated[w] & bit) != 0) { return; }
+    const uint32_t before = (seen[w] & bit) != 0 ? bit : atomicOr(&seen[w], bit);
+    if ((before & bit) != 0) { atomicOr(&repeated[w], bit); }
+  });
+}
+
+/// Sets bit positions[i] of the once-bitmap for each element of parts[begin, end) whose `repeated` bit is
+/// clear (`repeated` in shared or global memory).
+__device__ __forceinline__ void flag_singletons(const uint32_t* __restrict__ parts,
+                                                const uint32_t* __restrict__ positions, uint64_t begin, uint64_t end,
+                                                const uint32_t* repeated, uint32_t* __restrict__ once)
+{
+  for (uint64_t chunk = begin; chunk < end; chunk += uint64_t{bucket_threads} * load_batch) {
+    uint32_t keys[load_batch];
+#pragma unroll
+    for (int j = 0; j < load_batch; ++j) {
+      const uint64_t i = chunk + static_cast<uint64_t>(j) * bucket_threads + threadIdx.x;
+      keys[j] = i < end ? parts[i] : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < load_batch; ++j) {
+      const uint64_t i = chunk + static_cast<uint64_t>(j) * bucket_threads + threadIdx.x;
+      const uint32_t low = keys[j] & low_mask;
+      if (i < end && (repeated[low >> 5] & (1U << (low & 31))) == 0) {
+        const uint32_t position = positions[i];
+        atomicOr(&once[position / 32], 1U << (position % 32));
+      }
+    }
+  }
+}
+
+/// The once-flags of the buckets of at most largest_block_bucket elements, one block a bucket, in
+/// shared memory (the large buckets' blocks return).
+__global__ void __launch_bounds__(bucket_threads)
+    flag_bucket_singletons(const uint32_t* __restrict__ parts, const uint32_t* __restrict__ positions,
+                           const uint64_t* __restrict__ offsets, const uint32_t* __restrict__ slots,
+                           uint32_t* __restrict__ once)
+{
+  extern __shared__ uint32_t shared[];
+  uint32_t* seen = shared;
+  uint32_t* repeated = shared + bitmap_words;
+  const uint64_t begin = offsets[blockIdx.x];
+  const uint64_t end = offsets[blockIdx.x + 1];
+  if (end == begin || slots[blockIdx.x] != no_slot) { return; }
+  zero_shared(shared, 2 * bitmap_words);
+  __syncthreads();
+  mark_seen_and_repeated(parts, begin, end, seen, repeated);
+  __syncthreads();
+  flag_singletons(parts, positions, begin, end, repeated, once);
+}
+
+/// A large bucket's segments, first: each segment's seen and repeated bits, or-ed into the bucket's in
+/// global memory; a value seen by another segment before is repeated (whichever segment ors second
+/// gets the first one's bit back from its atomic or).
+__global__ void __launch_bounds__(bucket_threads)
+    mark_large_repeated(const uint32_t* __restrict__ parts, const large_segment* __restrict__ segments,
+                        uint32_t* __restrict__ large_seen, uint32_t* __restrict__ large_repeated)
+{
+  extern __shared__ uint32_t shared[];
+  uint32_t* seen = shared;
+  uint32_t* repeated = shared + bitmap_words;
+  const large_segment segment = segments[blockIdx.x];
+  zero_shared(shared, 2 * bitmap_words);
+  __syncthreads();
+  mark_seen_and_repeated(parts, segment.begin, segment.end, seen, repeated);
+  __syncthreads();
+  const uint64_t first = uint64_t{segment.slot} * bitmap_words;
+  for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) {
+    if (seen[w] == 0) { continue; }
+    const uint32_t before = atomicOr(&large_seen[first + w], seen[w]);
+    const uint32_t twice = repeated[w] | (before & seen[w]);
+    if (twice != 0) { atomicOr(&large_repeated[first + w], twice); }
+  }
+}
+
+/// Then each segment's once-flags from its bucket's repeated bits in global memory (32 KiB a bucket,
+/// read from the L2 cache).
+__global__ void __launch_bounds__(bucket_threads)
+    flag_large_singletons(const uint32_t* __restrict__ parts, const uint32_t* __restrict__ positions,
+                          const large_segment* __restrict__ segments, const uint32_t* __restrict__ large_repeated,
+                          uint32_t* __restrict__ once)
+{
+  const large_segment segment = segments[blockIdx.x];
+  flag_singletons(parts, positions, segment.begin, segment.end,
+                  large_repeated + uint64_t{segment.slot} * bitmap_words, once);
+}
+
 struct device_limits {
   int multiprocessors = 0;
   std::size_t shared_optin = 0;
@@ -605,15 +743,19 @@ buffer<T> copy_to_device(const cuda& backend, const std::vector<T>& host)
   return device;
 }
 
-}  // namespace
+/// Steps 1 and 2: the elements scattered into their buckets (`parts`, bucket b at [offsets[b],
+/// offsets[b + 1])), with each element's input position beside it in `positions` when asked.
+struct partitioned_elements {
+  std::vector<uint64_t> offsets;
+  buffer<uint64_t> device_offsets;
+  buffer<uint32_t> parts;
+  buffer<uint32_t> positions;
+};
 
-partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<const uint32_t> elements,
-                                                 bool with_counts)
+partitioned_elements partition_elements(const cuda& backend, std::span<const uint32_t> elements, bool with_positions,
+                                        const device_limits& limits)
 {
   const uint64_t n = elements.size();
-  partitioned_distinct_result result{make_buffer<uint32_t>(backend, 0), make_buffer<uint64_t>(backend, 0)};
-  if (n == 0) { return result; }
-  const device_limits limits = current_device_limits();
   const cudaStream_t stream = backend.stream;
 
   // 1. Bucket sizes, and their offsets on the host.
@@ -634,11 +776,12 @@ partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<
     offsets[b + 1] = offsets[b] + sizes[b];
   }
   WARPDEX_CUDA_TRY(cudaMemcpyAsync(cursors.data(), starts.data(), bins_bytes, cudaMemcpyHostToDevice, stream));
-  const auto device_offsets = copy_to_device(backend, offsets);
+  auto device_offsets = copy_to_device(backend, offsets);
 
   // 2. The scatter, in two passes: by the top 7 bits into super-buckets, then each super-bucket's tiles
-  //    by the next 7 bits into its buckets.
+  //    by the next 7 bits into its buckets (positions beside the elements when asked).
   auto parts = make_buffer<uint32_t>(backend, n);
+  auto positions = make_buffer<uint32_t>(backend, with_positions ? n : 0);
   {
     std::vector<uint32_t> super_starts(pass_buckets);
     std::vector<uint32_t> tile_firsts(pass_buckets + 1, 0);
@@ -651,26 +794,70 @@ partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<
     auto super_cursors = copy_to_device(backend, super_starts);
     const auto device_tile_firsts = copy_to_device(backend, tile_firsts);
     auto grouped = make_buffer<uint32_t>(backend, n);
+    auto grouped_positions = make_buffer<uint32_t>(backend, with_positions ? n : 0);
     const auto tiles = static_cast<unsigned>((n + scatter_tile - 1) / scatter_tile);
-    scatter_super_buckets<<<tiles, scatter_threads, 0, stream>>>(elements.data(), n, super_cursors.data(),
-                                                                 grouped.data());
-    WARPDEX_CHECK_LAUNCH("scatter_super_buckets");
-    scatter_buckets<<<tile_firsts[pass_buckets], scatter_threads, 0, stream>>>(
-        grouped.data(), device_offsets.data(), device_tile_firsts.data(), cursors.data(), parts.data());
+    if (with_positions) {
+      scatter_super_buckets<positions_from_index><<<tiles, scatter_threads, 0, stream>>>(
+          elements.data(), n, super_cursors.data(), grouped.data(),
+          position_source{nullptr, grouped_positions.data(), 0});
+      WARPDEX_CHECK_LAUNCH("scatter_super_buckets");
+      scatter_buckets<positions_beside><<<tile_firsts[pass_buckets], scatter_threads, 0, stream>>>(
+          grouped.data(), device_offsets.data(), device_tile_firsts.data(), cursors.data(), parts.data(),
+          position_source{grouped_positions.data(), positions.data(), 0});
+    } else {
+      scatter_super_buckets<no_positions><<<tiles, scatter_threads, 0, stream>>>(
+          elements.data(), n, super_cursors.data(), grouped.data(), position_source{nullptr, nullptr, 0});
+      WARPDEX_CHECK_LAUNCH("scatter_super_buckets");
+      scatter_buckets<no_positions><<<tile_firsts[pass_buckets], scatter_threads, 0, stream>>>(
+          grouped.data(), device_offsets.data(), device_tile_firsts.data(), cursors.data(), parts.data(),
+          position_source{nullptr, nullptr, 0});
+    }
     WARPDEX_CHECK_LAUNCH("scatter_buckets");
   }
+  return {std::move(offsets), std::move(device_offsets), std::move(parts), std::move(positions)};
+}
 
-  // 3. Distinct elements per bucket; a large bucket's segments first build its bitmap in global memory.
-  std::vector<uint32_t> slots(bucket_count, no_slot);
+/// The large buckets (more than largest_block_bucket elements): each one's slot (no_slot for the
+/// others) and its segments.
+struct large_buckets_of {
+  std::vector<uint32_t> slots;
   std::vector<large_segment> segments;
-  uint32_t large_buckets = 0;
+  uint32_t count = 0;
+};
+
+large_buckets_of find_large_buckets(const std::vector<uint64_t>& offsets)
+{
+  large_buckets_of large{std::vector<uint32_t>(bucket_count, no_slot), {}, 0};
   for (uint32_t b = 0; b < bucket_count; ++b) {
     if (offsets[b + 1] - offsets[b] <= largest_block_bucket) { continue; }
-    slots[b] = large_buckets++;
+    large.slots[b] = large.count++;
     for (uint64_t begin = offsets[b]; begin < offsets[b + 1]; begin += segment_elements) {
-      segments.push_back({b, slots[b], begin, std::min(begin + segment_elements, offsets[b + 1])});
+      large.segments.push_back({b, large.slots[b], begin, std::min(begin + segment_elements, offsets[b + 1])});
     }
   }
+  return large;
+}
+
+}  // namespace
+
+partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<const uint32_t> elements,
+                                                 bool with_counts)
+{
+  const uint64_t n = elements.size();
+  partitioned_distinct_result result{make_buffer<uint32_t>(backend, 0), make_buffer<uint64_t>(backend, 0)};
+  if (n == 0) { return result; }
+  const device_limits limits = current_device_limits();
+  const cudaStream_t stream = backend.stream;
+  auto partitioned = partition_elements(backend, elements, false, limits);
+  const std::vector<uint64_t>& offsets = partitioned.offsets;
+  const auto& device_offsets = partitioned.device_offsets;
+  const auto& parts = partitioned.parts;
+
+  // 3. Distinct elements per bucket; a large bucket's segments first build its bitmap in global memory.
+  const large_buckets_of large = find_large_buckets(offsets);
+  const std::vector<uint32_t>& slots = large.slots;
+  const std::vector<large_segment>& segments = large.segments;
+  const uint32_t large_buckets = large.count;
   const auto device_slots = copy_to_device(backend, slots);
   auto large_bitmaps = make_buffer<uint32_t>(backend, uint64_t{large_buckets} * bitmap_words);
   const auto device_segments = copy_to_device(backend, segments);
@@ -785,6 +972,44 @@ partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<
   WARPDEX_CHECK_LAUNCH("write_bucket_distinct");
   backend.synchronize();
   return result;
+}
+
+buffer<uint32_t> partitioned_once_bitmap(const cuda& backend, std::span<const uint32_t> elements)
+{
+  const uint64_t n = elements.size();
+  auto once = make_buffer<uint32_t>(backend, (n + 31) / 32);
+  if (n == 0) { return once; }
+  const cudaStream_t stream = backend.stream;
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(once.data(), 0, once.size() * sizeof(uint32_t), stream));
+  const device_limits limits = current_device_limits();
+  const auto partitioned = partition_elements(backend, elements, true, limits);
+  const large_buckets_of large = find_large_buckets(partitioned.offsets);
+  const auto device_slots = copy_to_device(backend, large.slots);
+  if (!large.segments.empty()) {
+    const auto device_segments = copy_to_device(backend, large.segments);
+    auto large_bits = make_buffer<uint32_t>(backend, 2 * uint64_t{large.count} * bitmap_words);  // seen, repeated
+    WARPDEX_CUDA_TRY(cudaMemsetAsync(large_bits.data(), 0, large_bits.size() * sizeof(uint32_t), stream));
+    uint32_t* large_seen = large_bits.data();
+    uint32_t* large_repeated = large_bits.data() + uint64_t{large.count} * bitmap_words;
+    WARPDEX_CUDA_TRY(cudaFuncSetAttribute(mark_large_repeated, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(once_shared_bytes)));
+    const auto blocks = static_cast<unsigned>(large.segments.size());
+    mark_large_repeated<<<blocks, bucket_threads, once_shared_bytes, stream>>>(
+        partitioned.parts.data(), device_segments.data(), large_seen, large_repeated);
+    WARPDEX_CHECK_LAUNCH("mark_large_repeated");
+    flag_large_singletons<<<blocks, bucket_threads, 0, stream>>>(partitioned.parts.data(),
+                                                                 partitioned.positions.data(), device_segments.data(),
+                                                                 large_repeated, once.data());
+    WARPDEX_CHECK_LAUNCH("flag_large_singletons");
+  }
+  WARPDEX_CUDA_TRY(cudaFuncSetAttribute(flag_bucket_singletons, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(once_shared_bytes)));
+  flag_bucket_singletons<<<bucket_count, bucket_threads, once_shared_bytes, stream>>>(
+      partitioned.parts.data(), partitioned.positions.data(), partitioned.device_offsets.data(), device_slots.data(),
+      once.data());
+  WARPDEX_CHECK_LAUNCH("flag_bucket_singletons");
+  backend.synchronize();
+  return once;
 }
 
 }  // namespace warpdex::dpp::detail

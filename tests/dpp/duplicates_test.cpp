@@ -51,7 +51,8 @@ void expect_all_outputs_match(const Backend& backend, const std::vector<Element>
     expected_once[i] = expected.runs.at(elements[i]).first == 1 ? 1 : 0;
     if (expected_once[i] != 0) { expected_once_elements.push_back(elements[i]); }
   }
-  for (const auto method : {duplicate_method::sort, duplicate_method::hash_fight, duplicate_method::automatic}) {
+  for (const auto method : {duplicate_method::sort, duplicate_method::hash_fight, duplicate_method::automatic,
+                            duplicate_method::partitioned}) {
     SCOPED_TRACE(std::string(duplicate_method_name(method)));
     auto once = make_filled_buffer<std::uint8_t>(backend, elements.size(), 7);
     find_once(backend, in, once.span(), method);
@@ -136,6 +137,18 @@ void expect_distinct_match(const Backend& backend, const std::vector<std::uint32
     EXPECT_EQ(counted.elements.to_vector(), expected);
     EXPECT_EQ(counted.counts.to_vector(), expected_counts);
   }
+  // The once-flags and once-elements (input order) by the engine, against the sorted copy's counts.
+  std::vector<std::uint8_t> expected_once(elements.size());
+  std::vector<std::uint32_t> expected_once_elements;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    const auto at = std::lower_bound(expected.begin(), expected.end(), elements[i]) - expected.begin();
+    expected_once[i] = expected_counts[static_cast<std::size_t>(at)] == 1 ? 1 : 0;
+    if (expected_once[i] != 0) { expected_once_elements.push_back(elements[i]); }
+  }
+  auto once = make_filled_buffer<std::uint8_t>(backend, elements.size(), 7);
+  find_once(backend, in, once.span(), duplicate_method::partitioned);
+  EXPECT_EQ(once.to_vector(), expected_once);
+  EXPECT_EQ(elements_occurring_once(backend, in, duplicate_method::partitioned).to_vector(), expected_once_elements);
 }
 
 // The engine's buckets are the top 14 bits (2^18 values each); a bucket of more than 2^20 elements, or
@@ -175,6 +188,18 @@ TYPED_TEST(duplicates_test, partitioned_buckets_that_overflow)
       const auto super = static_cast<std::uint32_t>(5 + random() % 90);
       elements.push_back((super << 25) | static_cast<std::uint32_t>(random() % (1U << 25)));
     }
+    expect_distinct_match(this->backend(), shuffled(elements));
+  }
+  {
+    // A bucket of more than 2^17 elements is split into segments of 2^17: a hot key in both segments,
+    // keys of the same bucket (42) once and twice (shuffled: many pairs in two segments).
+    SCOPED_TRACE("a hot bucket of two segments, with singletons and pairs beside the hot key");
+    std::vector<std::uint32_t> elements((1U << 17) + 5, 0x00abcdefU);
+    for (std::uint32_t v = 1; v < 400; ++v) {
+      elements.push_back((42U << 18) | (v * 331));
+      if (v % 2 == 0) { elements.push_back((42U << 18) | (v * 331)); }
+    }
+    for (int i = 0; i < (small ? 50 : 5000); ++i) { elements.push_back(static_cast<std::uint32_t>(random())); }
     expect_distinct_match(this->backend(), shuffled(elements));
   }
   if (!small) {

@@ -58,9 +58,10 @@ enum class duplicate_method {
   automatic,   ///< the method the benchmarks found faster for the element type (see `resolve_method`)
   sort,        ///< stable sort by element, then runs of equal elements
   hash_fight,  ///< hash fighting (once-indicator and once-elements; the others sort)
-  /// the partitioned engine (ascending distinct elements and counts-only of std::uint32_t on the cuda
-  /// backend: a scatter into 2^14 buckets by the top bits, then one shared-memory bitmap a bucket); every
-  /// other call, type and backend sorts
+  /// the partitioned engine (ascending distinct elements, counts-only, once-indicator and once-elements of
+  /// std::uint32_t on the cuda backend: a scatter into 2^14 buckets by the top bits, with the positions
+  /// beside the elements for the once-outputs, then shared-memory bitmaps a bucket); every other call,
+  /// type and backend sorts
   partitioned,
 };
 
@@ -89,6 +90,9 @@ inline constexpr std::uint32_t hash_fight_max_rounds = 32;
 /// it is not measured with its current scatter (its fixed cost made it 0.52x the sort at 2^24 before;
 /// docs/dpp.md).
 inline constexpr std::uint64_t partitioned_automatic_from = std::uint64_t{1} << 26;
+/// The fewest elements for which `automatic` runs the partitioned engine for the once-indicator and the
+/// once-elements (where it exists; see `resolve_once_method`).
+inline constexpr std::uint64_t partitioned_once_automatic_from = ~std::uint64_t{0};
 /// The most elements one call accepts: positions are 32-bit, and one value is kept free.
 inline constexpr std::uint64_t max_duplicate_search_elements = 0xfffffffeULL;
 
@@ -150,6 +154,20 @@ template <class Element, class Backend>
     return duplicate_method::partitioned;
   }
   return duplicate_method::sort;
+}
+
+/// The method `find_once` and `elements_occurring_once` run for `n` elements of this type on this backend:
+/// `partitioned` when asked for (the engine where it exists, std::uint32_t on cuda; the sort elsewhere),
+/// or for `automatic` from `partitioned_once_automatic_from` elements where the engine exists; otherwise
+/// `resolve_method`'s choice.
+template <class Element, class Backend>
+[[nodiscard]] constexpr duplicate_method resolve_once_method(duplicate_method method, std::uint64_t n)
+{
+  constexpr bool engine = std::is_same_v<Element, std::uint32_t> && !std::is_same_v<Backend, host>;
+  if (method == duplicate_method::automatic && engine && n >= partitioned_once_automatic_from) {
+    return duplicate_method::partitioned;
+  }
+  return resolve_method<Element>(method);
 }
 
 /// The distinct elements (one of each), in `order`. Sort method, or the partitioned engine (see
