@@ -1,5 +1,6 @@
-// Rows radix_sort/<keys32|pairs32|keys64> and radix_sort/keys32/digit=<d> (the multisplit radix sort
-// next to cub::DeviceRadixSort) and histogram/<even|range>/m=<m> (next to
+// Rows radix_sort/<keys32|pairs32|keys64>[/async] and radix_sort/keys32/digit=<d> (the multisplit radix
+// sort next to cub::DeviceRadixSort; /async: radix_sort_async with a kept workspace, next to CUB allocating
+// its storage in each call) and histogram/<even|range>/m=<m> (next to
 // cub::DeviceHistogram::HistogramEven / HistogramRange; even bins also /block_shared and
 // /warp_privatized, each algorithm of the cuda backend; both also /async, the asynchronous call with the
 // counts left in device memory), on the same data in the same process.
@@ -53,6 +54,47 @@ struct key_to_sample {
   }
 };
 
+/// CUB's sort timed twice: with temporary storage allocated once (the rows' baseline) and with an
+/// allocation of its own in every call, from the library's memory resource (what a caller without a
+/// workspace pays: the size query, the allocation and the sort). `sort(temp, bytes)` is CUB's call: it
+/// sets bytes when temp is null.
+struct cub_times {
+  double preallocated_ms = 0;
+  double allocating_ms = 0;
+};
+template <class Sort>
+cub_times time_cub_sort(context& ctx, const Sort& sort)
+{
+  const cuda backend{};
+  std::size_t bytes = 0;
+  sort(nullptr, bytes);
+  auto temp = make_buffer<std::uint8_t>(backend, bytes);
+  cub_times times;
+  times.preallocated_ms = ctx.median_ms(nullptr, [&] { sort(temp.data(), bytes); });
+  times.allocating_ms = ctx.median_ms(nullptr, [&] {
+    std::size_t own_bytes = 0;
+    sort(nullptr, own_bytes);
+    auto own = make_buffer<std::uint8_t>(backend, own_bytes);
+    sort(own.data(), own_bytes);
+  });
+  return times;
+}
+
+/// The `/async` twin of a radix sort row: the same sort through radix_sort_async with one workspace
+/// kept across the runs, next to CUB allocating its own storage in each call (the metric
+/// cub_preallocated: CUB with storage allocated once, in the row's unit).
+row async_radix_row(const std::string& name, std::uint64_t n, double ms, const char* unit, double sol_bytes,
+                    const cub_times& cub, const char* baseline)
+{
+  row r = make_row(name, n, ms, unit, sol_bytes);
+  r.baseline = std::string(baseline) + " (temporary storage allocated in each call)";
+  r.baseline_value = static_cast<double>(n) / (cub.allocating_ms * 1e6);
+  r.metrics.emplace_back("cub_preallocated", static_cast<double>(n) / (cub.preallocated_ms * 1e6));
+  return r;
+}
+
+/// radix_sort/<keys32|pairs32>[/async]: the synchronous call next to CUB with its storage allocated once;
+/// /async next to CUB allocating in each call (async_radix_row).
 void run_radix_sort_rows(context& ctx)
 {
   const std::uint64_t n = ctx.n();
@@ -63,37 +105,58 @@ void run_radix_sort_rows(context& ctx)
   auto values_out = make_device_buffer<std::uint32_t>(n);
   generate_keys(backend, key_set<std::uint32_t>{n, bench_seed}, keys_in.span());
   thrust::sequence(thrust::cuda::par, values_in.data(), values_in.data() + n);
+  multisplit_workspace workspace;
   for (const bool pairs : {false, true}) {
     const std::string name = pairs ? "radix_sort/pairs32" : "radix_sort/keys32";
-    if (!ctx.selected(name)) { continue; }
-    const double ms = ctx.median_ms(nullptr, [&] {
-      if (pairs) {
-        radix_sort_pairs(backend, std::as_const(keys_in).span(), std::as_const(values_in).span(), keys_out.span(),
-                         values_out.span());
-      } else {
-        radix_sort(backend, std::as_const(keys_in).span(), keys_out.span());
-      }
-    });
-    // One counting read (4 bytes per key), then four passes reading and writing the key (8 bytes) and
-    // the value (8 more): the traffic of a one-sweep radix sort.
-    row r = make_row(name, n, ms, pairs ? "Gpairs/s" : "Gkeys/s", pairs ? 68.0 : 36.0);
-    r.verified = pairs ? is_sorted_pair_permutation(keys_in.data(), keys_out.data(), values_out.data(), n, nullptr)
-                       : is_sorted_permutation(keys_in.data(), keys_out.data(), n, nullptr);
-    std::size_t bytes = 0;
+    const std::string async_name = name + "/async";
+    if (!ctx.selected(name) && !ctx.selected(async_name)) { continue; }
     const int count = static_cast<int>(n);
-    const auto cub_sort = [&](void* temp) {
+    const cub_times cub = time_cub_sort(ctx, [&](void* temp, std::size_t& bytes) {
       if (pairs) {
-        WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in.data(), keys_out.data(), values_in.data(),
-                                                         values_out.data(), count));
+        WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in.data(), keys_out.data(),
+                                                         values_in.data(), values_out.data(), count));
       } else {
         WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp, bytes, keys_in.data(), keys_out.data(), count));
       }
+    });
+    const char* baseline = pairs ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys";
+    // One counting read (4 bytes per key), then four passes reading and writing the key (8 bytes) and
+    // the value (8 more): the traffic of a one-sweep radix sort.
+    const double sol_bytes = pairs ? 68.0 : 36.0;
+    const char* unit = pairs ? "Gpairs/s" : "Gkeys/s";
+    const auto verified = [&] {
+      return pairs ? is_sorted_pair_permutation(keys_in.data(), keys_out.data(), values_out.data(), n, nullptr)
+                   : is_sorted_permutation(keys_in.data(), keys_out.data(), n, nullptr);
     };
-    cub_sort(nullptr);
-    auto temp = make_device_buffer<std::uint8_t>(bytes);
-    r.baseline = pairs ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys";
-    r.baseline_value = static_cast<double>(n) / (ctx.median_ms(nullptr, [&] { cub_sort(temp.data()); }) * 1e6);
-    ctx.add(std::move(r));
+    if (ctx.selected(name)) {
+      const double ms = ctx.median_ms(nullptr, [&] {
+        if (pairs) {
+          radix_sort_pairs(backend, std::as_const(keys_in).span(), std::as_const(values_in).span(), keys_out.span(),
+                           values_out.span());
+        } else {
+          radix_sort(backend, std::as_const(keys_in).span(), keys_out.span());
+        }
+      });
+      row r = make_row(name, n, ms, unit, sol_bytes);
+      r.verified = verified();
+      r.baseline = baseline;
+      r.baseline_value = static_cast<double>(n) / (cub.preallocated_ms * 1e6);
+      ctx.add(std::move(r));
+    }
+    if (ctx.selected(async_name)) {
+      const double ms = ctx.median_ms(nullptr, [&] {
+        if (pairs) {
+          radix_sort_pairs_async(backend, std::as_const(keys_in).span(), std::as_const(values_in).span(),
+                                 keys_out.span(), values_out.span(), workspace);
+        } else {
+          radix_sort_async(backend, std::as_const(keys_in).span(), keys_out.span(), workspace);
+        }
+      });
+      WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
+      row r = async_radix_row(async_name, n, ms, unit, sol_bytes, cub, baseline);
+      r.verified = verified();
+      ctx.add(std::move(r));
+    }
   }
 }
 
@@ -141,27 +204,38 @@ void run_radix_sort_digit_rows(context& ctx)
 void run_radix_sort_keys64_row(context& ctx)
 {
   const std::string name = "radix_sort/keys64";
-  if (!ctx.selected(name)) { return; }
+  const std::string async_name = name + "/async";
+  if (!ctx.selected(name) && !ctx.selected(async_name)) { return; }
   const std::uint64_t n = ctx.n();
   const cuda backend{};
   auto keys_in = make_device_buffer<std::uint64_t>(n);
   auto keys_out = make_device_buffer<std::uint64_t>(n);
   generate_keys(backend, key_set<std::uint64_t>{n, bench_seed}, keys_in.span());
-  const double ms =
-      ctx.median_ms(nullptr, [&] { radix_sort(backend, std::as_const(keys_in).span(), keys_out.span()); });
+  const cub_times cub = time_cub_sort(ctx, [&](void* temp, std::size_t& bytes) {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp, bytes, keys_in.data(), keys_out.data(), static_cast<int>(n)));
+  });
   constexpr double bytes_per_key_and_pass = 2 * sizeof(std::uint64_t);
   constexpr double passes = sizeof(std::uint64_t) * 8 / radix_sort_digit_bits;
-  row r = make_row(name, n, ms, "Gkeys/s", sizeof(std::uint64_t) + passes * bytes_per_key_and_pass);
-  r.verified = is_sorted_permutation(keys_in.data(), keys_out.data(), n, nullptr);
-  std::size_t bytes = 0;
-  const auto cub_sort = [&](void* temp) {
-    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp, bytes, keys_in.data(), keys_out.data(), static_cast<int>(n)));
-  };
-  cub_sort(nullptr);
-  auto temp = make_device_buffer<std::uint8_t>(bytes);
-  r.baseline = "cub::DeviceRadixSort::SortKeys (uint64)";
-  r.baseline_value = static_cast<double>(n) / (ctx.median_ms(nullptr, [&] { cub_sort(temp.data()); }) * 1e6);
-  ctx.add(std::move(r));
+  constexpr double sol_bytes = sizeof(std::uint64_t) + passes * bytes_per_key_and_pass;
+  constexpr const char* baseline = "cub::DeviceRadixSort::SortKeys (uint64)";
+  if (ctx.selected(name)) {
+    const double ms =
+        ctx.median_ms(nullptr, [&] { radix_sort(backend, std::as_const(keys_in).span(), keys_out.span()); });
+    row r = make_row(name, n, ms, "Gkeys/s", sol_bytes);
+    r.verified = is_sorted_permutation(keys_in.data(), keys_out.data(), n, nullptr);
+    r.baseline = baseline;
+    r.baseline_value = static_cast<double>(n) / (cub.preallocated_ms * 1e6);
+    ctx.add(std::move(r));
+  }
+  if (ctx.selected(async_name)) {
+    multisplit_workspace workspace;
+    const double ms = ctx.median_ms(
+        nullptr, [&] { radix_sort_async(backend, std::as_const(keys_in).span(), keys_out.span(), workspace); });
+    WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
+    row r = async_radix_row(async_name, n, ms, "Gkeys/s", sol_bytes, cub, baseline);
+    r.verified = is_sorted_permutation(keys_in.data(), keys_out.data(), n, nullptr);
+    ctx.add(std::move(r));
+  }
 }
 
 void run_histogram_rows(context& ctx)
@@ -270,7 +344,9 @@ void run_split_sort_histogram(context& ctx)
   const auto any_selected = [&](std::initializer_list<const char*> names) {
     return std::any_of(names.begin(), names.end(), [&](const char* name) { return ctx.selected(name); });
   };
-  if (any_selected({"radix_sort/keys32", "radix_sort/pairs32"})) { run_radix_sort_rows(ctx); }
+  if (any_selected({"radix_sort/keys32", "radix_sort/pairs32", "radix_sort/keys32/async", "radix_sort/pairs32/async"})) {
+    run_radix_sort_rows(ctx);
+  }
   run_radix_sort_keys64_row(ctx);
   run_radix_sort_digit_rows(ctx);
   run_histogram_rows(ctx);
