@@ -1072,7 +1072,8 @@ class hyperscan_chunk_search {
       walker.take_count(selected, binary_from < size);
       return;
     }
-    if (!options_.invert_match &&
+    // An empty pattern matches every line without an entry here (the walk finds it), so it is walked.
+    if (!options_.invert_match && !patterns_.has_empty() &&
         std::all_of(results.begin(), results.end(), [](const piece_result& r) { return r.entries.empty(); })) {
       // Nothing selected: no line walk, only the line numbers carried on (counted by the pieces' threads).
       std::uint64_t newlines = 0;

@@ -348,6 +348,28 @@ TYPED_TEST(grep_test, whole_words_and_lines_of_several_patterns_like_grep)
   }
 }
 
+// An empty pattern beside patterns found nowhere: every line is selected though the search reports no
+// occurrence of the others (a chunk without occurrences is not walked only when no pattern is empty).
+TYPED_TEST(grep_test, an_empty_pattern_beside_absent_ones_selects_every_line)
+{
+  const auto file = this->write_file("lines.txt", "alpha\nbeta\n\ngamma\n");
+  for (const char* flags : {"-L", "-l", "-c", "-o -n", "-n", "-n -b"}) {
+    grep_options options;
+    const std::string f = flags;
+    options.output = f == "-L" ? grep_output::files_without_match
+                     : f == "-l" ? grep_output::files_with_matches
+                     : f == "-c" ? grep_output::count
+                                 : grep_output::lines;
+    options.only_matching = f.find("-o") != std::string::npos;
+    options.line_number = f.find("-n") != std::string::npos;
+    options.byte_offset = f.find("-b") != std::string::npos;
+    SCOPED_TRACE(std::string("flags ") + flags);
+    const std::string patterns = "never there\n\nzzz";
+    EXPECT_EQ(warpdex_grep(this->backend(), options, patterns, {file}),
+              reference_grep(std::string(" ") + flags, patterns, {file}, this->folder_));
+  }
+}
+
 // The plan `warpdex grep --backend auto` asks for is the rule the cuda backend follows: checked here against
 // the cases the rule names (its effect on output is checked by the GPU runs of the tests above).
 TEST(grep_cuda_plan_test, counts_split_patterns_and_says_where_the_cuda_backend_searches)
