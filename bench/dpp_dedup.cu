@@ -163,9 +163,8 @@ const char* baseline_name(bool with_counts)
 bool rows_wanted(const context& ctx, const char* type, std::uint64_t n, const input_label& label)
 {
   bool any = false;
-  for (const char* method :
-       {"hash", "sort", "once_partitioned", "unique", "counts", "counts_only", "unique_partitioned",
-        "counts_only_partitioned"}) {
+  for (const char* method : {"hash", "sort", "once_partitioned", "unique", "counts", "counts_only",
+                             "unique_partitioned", "counts_only_partitioned"}) {
     any = any || ctx.selected(row_name(method, type, n, label));
   }
   return any;

@@ -615,8 +615,8 @@ constexpr std::size_t once_shared_bytes = 2 * bitmap_words * sizeof(uint32_t);
 
 /// Sets each element's bit in `seen`, and in `repeated` where it was set already (each read first: a
 /// repeated element's bits are mostly set, and a read costs less than an atomic).
-__device__ __forceinline__ void mark_seen_and_repeated(const uint32_t* __restrict__ parts, uint64_t begin,
-                                                       uint64_t end, uint32_t* seen, uint32_t* repeated)
+__device__ __forceinline__ void mark_seen_and_repeated(const uint32_t* __restrict__ parts, uint64_t begin, uint64_t end,
+                                                       uint32_t* seen, uint32_t* repeated)
 {
   for_each_owned<bucket_threads>(parts, begin, end, uint64_t{bucket_threads} * load_batch, [&](uint32_t key) {
     const uint32_t low = key & low_mask;
@@ -705,8 +705,8 @@ __global__ void __launch_bounds__(bucket_threads)
                           uint32_t* __restrict__ once)
 {
   const large_segment segment = segments[blockIdx.x];
-  flag_singletons(parts, positions, segment.begin, segment.end,
-                  large_repeated + uint64_t{segment.slot} * bitmap_words, once);
+  flag_singletons(parts, positions, segment.begin, segment.end, large_repeated + uint64_t{segment.slot} * bitmap_words,
+                  once);
 }
 
 struct device_limits {
@@ -797,9 +797,9 @@ partitioned_elements partition_elements(const cuda& backend, std::span<const uin
     auto grouped_positions = make_buffer<uint32_t>(backend, with_positions ? n : 0);
     const auto tiles = static_cast<unsigned>((n + scatter_tile - 1) / scatter_tile);
     if (with_positions) {
-      scatter_super_buckets<positions_from_index><<<tiles, scatter_threads, 0, stream>>>(
-          elements.data(), n, super_cursors.data(), grouped.data(),
-          position_source{nullptr, grouped_positions.data(), 0});
+      scatter_super_buckets<positions_from_index>
+          <<<tiles, scatter_threads, 0, stream>>>(elements.data(), n, super_cursors.data(), grouped.data(),
+                                                  position_source{nullptr, grouped_positions.data(), 0});
       WARPDEX_CHECK_LAUNCH("scatter_super_buckets");
       scatter_buckets<positions_beside><<<tile_firsts[pass_buckets], scatter_threads, 0, stream>>>(
           grouped.data(), device_offsets.data(), device_tile_firsts.data(), cursors.data(), parts.data(),
@@ -997,9 +997,8 @@ buffer<uint32_t> partitioned_once_bitmap(const cuda& backend, std::span<const ui
     mark_large_repeated<<<blocks, bucket_threads, once_shared_bytes, stream>>>(
         partitioned.parts.data(), device_segments.data(), large_seen, large_repeated);
     WARPDEX_CHECK_LAUNCH("mark_large_repeated");
-    flag_large_singletons<<<blocks, bucket_threads, 0, stream>>>(partitioned.parts.data(),
-                                                                 partitioned.positions.data(), device_segments.data(),
-                                                                 large_repeated, once.data());
+    flag_large_singletons<<<blocks, bucket_threads, 0, stream>>>(partitioned.parts.data(), partitioned.positions.data(),
+                                                                 device_segments.data(), large_repeated, once.data());
     WARPDEX_CHECK_LAUNCH("flag_large_singletons");
   }
   WARPDEX_CUDA_TRY(cudaFuncSetAttribute(flag_bucket_singletons, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -385,8 +385,18 @@ TEST(duplicate_method_names, parse_and_name)
   using warpdex::host;
   EXPECT_EQ((resolve_distinct_method<std::uint32_t, host>(duplicate_method::partitioned, 1ULL << 30, false)),
             duplicate_method::sort);
+  // The once-outputs: automatic is resolve_method's choice below the engine's threshold and off it.
+  EXPECT_EQ((resolve_once_method<std::uint32_t, host>(duplicate_method::automatic, 1ULL << 31)),
+            duplicate_method::sort);
+  EXPECT_EQ((resolve_once_method<uint32x3, host>(duplicate_method::automatic, 1)), duplicate_method::hash_fight);
+  EXPECT_EQ((resolve_once_method<std::uint32_t, host>(duplicate_method::hash_fight, 1)), duplicate_method::hash_fight);
 #if WARPDEX_HAS_CUDA
   using warpdex::cuda;
+  EXPECT_EQ(
+      (resolve_once_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_once_automatic_from - 1)),
+      duplicate_method::sort);
+  EXPECT_EQ((resolve_once_method<std::uint64_t, cuda>(duplicate_method::automatic, 1ULL << 31)),
+            duplicate_method::sort);
   for (const bool counts : {false, true}) {
     EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::partitioned, 1, counts)),
               duplicate_method::partitioned);
