@@ -395,6 +395,8 @@ TEST(duplicate_method_names, parse_and_name)
   EXPECT_EQ(
       (resolve_once_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_once_automatic_from - 1)),
       duplicate_method::sort);
+  EXPECT_EQ((resolve_once_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_once_automatic_from)),
+            duplicate_method::partitioned);
   EXPECT_EQ((resolve_once_method<std::uint64_t, cuda>(duplicate_method::automatic, 1ULL << 31)),
             duplicate_method::sort);
   for (const bool counts : {false, true}) {
