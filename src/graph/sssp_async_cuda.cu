@@ -63,6 +63,7 @@
 
 #include "sssp_async.hpp"
 #include "sssp_atomics.hpp"
+#include "sssp_warp_arcs.cuh"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
@@ -572,30 +573,12 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
           }
           // Vertices of up to heavy_arcs arcs: laid end to end over the lanes (a warp scan).
           const std::uint32_t light = degree <= heavy_arcs ? static_cast<std::uint32_t>(degree) : 0U;
-          std::uint32_t inclusive = light;
-          for (int offset = 1; offset < warp::size; offset *= 2) {
-            const std::uint32_t below = __shfl_up_sync(warp::full_mask, inclusive, offset);
-            if (static_cast<int>(lane) >= offset) { inclusive += below; }
-          }
-          const std::uint32_t exclusive = inclusive - light;
-          const std::uint32_t total = __shfl_sync(warp::full_mask, inclusive, warp::size - 1);
-          for (std::uint32_t slot_base = 0; slot_base < total; slot_base += warp::size) {
-            const std::uint32_t slot = slot_base + lane;
-            // The owner: the last lane whose first slot is <= slot.
-            int owner = 0;
-            for (int half = warp::size / 2; half > 0; half /= 2) {
-              const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner + half);
-              if (owner_first <= slot) { owner += half; }
-            }
-            const std::uint64_t owner_begin = __shfl_sync(warp::full_mask, begin, owner);
-            const distance_type owner_from = __shfl_sync(warp::full_mask, from, owner);
-            const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner);
+          for_each_spread_arc(light, begin, from, [&](bool has, std::uint64_t arc, distance_type arc_from) {
             vertex_id target = 0;
             distance_type candidate{};
-            const bool queue =
-                relax(p, slot < total, owner_begin + (slot - owner_first), owner_from, target, candidate);
+            const bool queue = relax(p, has, arc, arc_from, target, candidate);
             append(p, view, queue, target, candidate, tally, stack, &top, source_ring);
-          }
+          });
           __syncwarp();
           if (top == 0) { break; }
           batch = top < warp::size ? top : warp::size;

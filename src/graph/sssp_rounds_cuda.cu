@@ -27,6 +27,7 @@
 
 #include "sssp_atomics.hpp"
 #include "sssp_rounds.hpp"
+#include "sssp_warp_arcs.cuh"
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
@@ -346,27 +347,9 @@ __global__ void __launch_bounds__(block_threads) sssp_rounds_kernel(rounds_param
       }
       // Vertices of up to 32 arcs: their arcs laid end to end over the lanes (a warp scan).
       const std::uint32_t light = degree <= warp::size ? static_cast<std::uint32_t>(degree) : 0U;
-      std::uint32_t inclusive = light;
-      for (int offset = 1; offset < warp::size; offset *= 2) {
-        const std::uint32_t below = __shfl_up_sync(warp::full_mask, inclusive, offset);
-        if (static_cast<int>(lane) >= offset) { inclusive += below; }
-      }
-      const std::uint32_t exclusive = inclusive - light;
-      const std::uint32_t total = __shfl_sync(warp::full_mask, inclusive, warp::size - 1);
-      for (std::uint32_t slot_base = 0; slot_base < total; slot_base += warp::size) {
-        const std::uint32_t slot = slot_base + lane;
-        // The owner: the last lane whose first slot is <= slot (lanes without arcs share the next one's).
-        int owner = 0;
-        for (int step = warp::size / 2; step > 0; step /= 2) {
-          const std::uint32_t first = __shfl_sync(warp::full_mask, exclusive, owner + step);
-          if (first <= slot) { owner += step; }
-        }
-        const std::uint64_t owner_begin = __shfl_sync(warp::full_mask, begin, owner);
-        const distance_type owner_from = __shfl_sync(warp::full_mask, from, owner);
-        const std::uint32_t owner_first = __shfl_sync(warp::full_mask, exclusive, owner);
-        const std::uint64_t arc = owner_begin + (slot - owner_first);
-        relax_arcs<1>(p, buckets, counters, arc, 0, slot < total ? arc + 1 : arc, owner_from, read_first, tally);
-      }
+      for_each_spread_arc(light, begin, from, [&](bool has, std::uint64_t arc, distance_type arc_from) {
+        relax_arcs<1>(p, buckets, counters, arc, 0, has ? arc + 1 : arc, arc_from, read_first, tally);
+      });
     }
     grid.sync();
   }
