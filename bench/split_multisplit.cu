@@ -7,6 +7,8 @@
 // - delta, splitters: the reduced-bit sort (label every key, then SortPairs of (label, key) over
 //   ceil(log2 m) bits; pairs carry key and value packed in 64 bits);
 // - delta with m = 2 and m = 3, keys: cub::DevicePartition::If (2-way, 3-way).
+// A synchronous row next to a CUB sort has as baseline CUB allocating its temporary storage in each call
+// (the metric baseline_preallocated: the storage allocated once); the /async rows keep the preallocated one.
 #include "benchmarks.hpp"
 #include "baselines.hpp"
 #include "verify.cuh"
@@ -116,10 +118,14 @@ struct split_data {
 /// `async`: multisplit_async / multisplit_pairs_async with the offsets and the bad-id count left in
 /// device memory and one workspace kept across the runs (what a caller that keeps the offsets on the
 /// device sees: no synchronization, no allocation); else the synchronous call (offsets on the host).
+/// `baseline_can_allocate` (the CUB sorts, which reserve data.temp themselves): a synchronous row's
+/// baseline is CUB allocating its temporary storage in each call, as the synchronous call would without
+/// the scratch the library keeps (the metric baseline_preallocated: with the storage allocated once).
 template <class Identifier, class Baseline>
 void add_split_row(context& ctx, split_data& data, const std::string& name, const Identifier& identifier, bool pairs,
                    const std::string& baseline_name, Baseline&& baseline,
-                   multisplit_algorithm algorithm = multisplit_algorithm::automatic, bool async = false)
+                   multisplit_algorithm algorithm = multisplit_algorithm::automatic, bool async = false,
+                   bool baseline_can_allocate = false)
 {
   const std::uint64_t n = data.n;
   const std::uint32_t m = identifier.bucket_count();
@@ -171,6 +177,15 @@ void add_split_row(context& ctx, split_data& data, const std::string& name, cons
   const double baseline_ms = ctx.median_ms(nullptr, baseline);
   r.baseline = baseline_name;
   r.baseline_value = static_cast<double>(n) / (baseline_ms * 1e6);
+  if (!async && baseline_can_allocate) {
+    const double allocating_ms = ctx.median_ms(nullptr, [&] {
+      data.temp = baselines::scratch();  // freed on the stream, as a call's own storage would be
+      baseline();
+    });
+    r.metrics.emplace_back("baseline_preallocated", static_cast<double>(n) / (baseline_ms * 1e6));
+    r.baseline = baseline_name + " (temporary storage allocated in each call)";
+    r.baseline_value = static_cast<double>(n) / (allocating_ms * 1e6);
+  }
   ctx.add(std::move(r));
 }
 
@@ -308,7 +323,7 @@ void run_multisplit(context& ctx)
         add_split_row(ctx, data, name, bit_field_buckets{0, bits}, pairs,
                       std::string("cub::DeviceRadixSort::") + (pairs ? "SortPairs" : "SortKeys") + " bits[0," +
                           std::to_string(bits) + ")",
-                      baseline, algorithm, async);
+                      baseline, algorithm, async, true);
       }
     }
   }
@@ -327,7 +342,7 @@ void run_multisplit(context& ctx)
         } else {
           auto baseline = reduced_bit_sort_baseline(data, identifier, pairs);
           add_split_row(ctx, data, name, identifier, pairs, "label + cub SortPairs over ceil(log2 m) bits", baseline,
-                        algorithm, async);
+                        algorithm, async, true);
         }
       }
     }
@@ -346,7 +361,7 @@ void run_multisplit(context& ctx)
         const splitter_buckets<key32> identifier{stored.data(), m - 1};
         auto baseline = reduced_bit_sort_baseline(data, identifier, pairs);
         add_split_row(ctx, data, name, identifier, pairs, "label + cub SortPairs over ceil(log2 m) bits", baseline,
-                      algorithm, async);
+                      algorithm, async, true);
       }
     }
   }

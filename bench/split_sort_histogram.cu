@@ -3,7 +3,10 @@
 // its storage in each call) and histogram/<even|range>/m=<m> (next to
 // cub::DeviceHistogram::HistogramEven / HistogramRange; even bins also /block_shared and
 // /warp_privatized, each algorithm of the cuda backend; both also /async, the asynchronous call with the
-// counts left in device memory), on the same data in the same process.
+// counts left in device memory), on the same data in the same process. The synchronous rows' baseline is
+// CUB's call allocating its temporary storage in each call (the metric cub_preallocated: allocated once;
+// cub_allocating_waited / cub_allocating_counts_home: the allocating call, then a wait or the counts home);
+// the histograms' /async rows keep CUB with its storage allocated once.
 #include "benchmarks.hpp"
 #include "verify.cuh"
 
@@ -61,6 +64,7 @@ struct key_to_sample {
 struct cub_times {
   double preallocated_ms = 0;
   double allocating_ms = 0;
+  double allocating_waited_ms = 0;  ///< allocating, then a wait for the stream (what a synchronous call adds)
 };
 template <class Sort>
 cub_times time_cub_sort(context& ctx, const Sort& sort)
@@ -71,30 +75,37 @@ cub_times time_cub_sort(context& ctx, const Sort& sort)
   auto temp = make_buffer<std::uint8_t>(backend, bytes);
   cub_times times;
   times.preallocated_ms = ctx.median_ms(nullptr, [&] { sort(temp.data(), bytes); });
-  times.allocating_ms = ctx.median_ms(nullptr, [&] {
+  const auto allocating = [&] {
     std::size_t own_bytes = 0;
     sort(nullptr, own_bytes);
     auto own = make_buffer<std::uint8_t>(backend, own_bytes);
     sort(own.data(), own_bytes);
+  };
+  times.allocating_ms = ctx.median_ms(nullptr, allocating);
+  times.allocating_waited_ms = ctx.median_ms(nullptr, [&] {
+    allocating();
+    backend.synchronize();
   });
   return times;
 }
 
-/// The `/async` twin of a radix sort row: the same sort through radix_sort_async with one workspace
-/// kept across the runs, next to CUB allocating its own storage in each call (the metric
-/// cub_preallocated: CUB with storage allocated once, in the row's unit).
-row async_radix_row(const std::string& name, std::uint64_t n, double ms, const char* unit, double sol_bytes,
-                    const cub_times& cub, const char* baseline)
+/// A radix sort row next to CUB allocating its own storage in each call (the metrics cub_preallocated:
+/// CUB with storage allocated once, and cub_allocating_waited: the allocating call and a wait for the
+/// stream, in the row's unit): the synchronous rows and their `/async` twins
+/// (the same sort through radix_sort_async with one workspace kept across the runs).
+row radix_row_beside_allocating_cub(const std::string& name, std::uint64_t n, double ms, const char* unit,
+                                    double sol_bytes, const cub_times& cub, const char* baseline)
 {
   row r = make_row(name, n, ms, unit, sol_bytes);
   r.baseline = std::string(baseline) + " (temporary storage allocated in each call)";
   r.baseline_value = static_cast<double>(n) / (cub.allocating_ms * 1e6);
   r.metrics.emplace_back("cub_preallocated", static_cast<double>(n) / (cub.preallocated_ms * 1e6));
+  r.metrics.emplace_back("cub_allocating_waited", static_cast<double>(n) / (cub.allocating_waited_ms * 1e6));
   return r;
 }
 
-/// radix_sort/<keys32|pairs32>[/async]: the synchronous call next to CUB with its storage allocated once;
-/// /async next to CUB allocating in each call (async_radix_row).
+/// radix_sort/<keys32|pairs32>[/async]: the synchronous call and /async, both next to CUB allocating in
+/// each call (radix_row_beside_allocating_cub).
 void run_radix_sort_rows(context& ctx)
 {
   const std::uint64_t n = ctx.n();
@@ -137,10 +148,8 @@ void run_radix_sort_rows(context& ctx)
           radix_sort(backend, std::as_const(keys_in).span(), keys_out.span());
         }
       });
-      row r = make_row(name, n, ms, unit, sol_bytes);
+      row r = radix_row_beside_allocating_cub(name, n, ms, unit, sol_bytes, cub, baseline);
       r.verified = verified();
-      r.baseline = baseline;
-      r.baseline_value = static_cast<double>(n) / (cub.preallocated_ms * 1e6);
       ctx.add(std::move(r));
     }
     if (ctx.selected(async_name)) {
@@ -153,7 +162,7 @@ void run_radix_sort_rows(context& ctx)
         }
       });
       WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
-      row r = async_radix_row(async_name, n, ms, unit, sol_bytes, cub, baseline);
+      row r = radix_row_beside_allocating_cub(async_name, n, ms, unit, sol_bytes, cub, baseline);
       r.verified = verified();
       ctx.add(std::move(r));
     }
@@ -221,10 +230,8 @@ void run_radix_sort_keys64_row(context& ctx)
   if (ctx.selected(name)) {
     const double ms =
         ctx.median_ms(nullptr, [&] { radix_sort(backend, std::as_const(keys_in).span(), keys_out.span()); });
-    row r = make_row(name, n, ms, "Gkeys/s", sol_bytes);
+    row r = radix_row_beside_allocating_cub(name, n, ms, "Gkeys/s", sol_bytes, cub, baseline);
     r.verified = is_sorted_permutation(keys_in.data(), keys_out.data(), n, nullptr);
-    r.baseline = baseline;
-    r.baseline_value = static_cast<double>(n) / (cub.preallocated_ms * 1e6);
     ctx.add(std::move(r));
   }
   if (ctx.selected(async_name)) {
@@ -232,7 +239,7 @@ void run_radix_sort_keys64_row(context& ctx)
     const double ms = ctx.median_ms(
         nullptr, [&] { radix_sort_async(backend, std::as_const(keys_in).span(), keys_out.span(), workspace); });
     WARPDEX_CUDA_TRY(cudaDeviceSynchronize());
-    row r = async_radix_row(async_name, n, ms, "Gkeys/s", sol_bytes, cub, baseline);
+    row r = radix_row_beside_allocating_cub(async_name, n, ms, "Gkeys/s", sol_bytes, cub, baseline);
     r.verified = is_sorted_permutation(keys_in.data(), keys_out.data(), n, nullptr);
     ctx.add(std::move(r));
   }
@@ -290,6 +297,19 @@ void run_histogram_rows(context& ctx)
       const double cub_value =
           static_cast<double>(n) / (ctx.median_ms(nullptr, [&] { cub_histogram(temp.data()); }) * 1e6);
       const auto reference = cub_counts.to_vector();
+      // CUB's call with its own storage, asked for and allocated in each call: the synchronous rows' baseline.
+      const auto cub_allocating = [&] {
+        cub_histogram(nullptr);
+        auto own = make_device_buffer<std::uint8_t>(bytes);
+        cub_histogram(own.data());
+      };
+      const double cub_allocating_value = static_cast<double>(n) / (ctx.median_ms(nullptr, cub_allocating) * 1e6);
+      // ... and with the counts copied home, as a synchronous call returns them.
+      const auto cub_counts_home = [&] {
+        cub_allocating();
+        (void)cub_counts.to_vector();  // waits for the stream
+      };
+      const double cub_counts_home_value = static_cast<double>(n) / (ctx.median_ms(nullptr, cub_counts_home) * 1e6);
 
       auto device_counts = make_device_buffer<std::uint64_t>(std::uint64_t{m} + 1);  // the bins, then not counted
       for (const auto& [algorithm, suffix, async] : variants) {
@@ -318,6 +338,12 @@ void run_histogram_rows(context& ctx)
         row r = make_row(name + suffix, n, ms, "Gsamples/s", sizeof(float));
         r.baseline = range ? "cub::DeviceHistogram::HistogramRange" : "cub::DeviceHistogram::HistogramEven";
         r.baseline_value = cub_value;
+        if (!async) {  // the synchronous calls: next to CUB's call with its own storage
+          r.baseline += " (temporary storage allocated in each call)";
+          r.baseline_value = cub_allocating_value;
+          r.metrics.emplace_back("cub_preallocated", cub_value);
+          r.metrics.emplace_back("cub_allocating_counts_home", cub_counts_home_value);
+        }
         // Verified when every sample is counted or reported and the counts agree with CUB's (bin edges
         // may round differently for a sample exactly on a boundary: allow a difference of a few per bin).
         std::uint64_t total = 0;

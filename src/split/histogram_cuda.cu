@@ -5,6 +5,7 @@
 #include <warpdex/split/detail/histogram_bins.hpp>
 #include <warpdex/split/detail/counting.cuh>
 #include <warpdex/split/detail/splitter_tree.cuh>
+#include <warpdex/split/detail/sync_scratch.hpp>
 #include <warpdex/split/histogram.hpp>
 
 #include <cuda_runtime_api.h>
@@ -181,13 +182,20 @@ void count_bins(const cuda& backend, std::span<const Sample> samples, const Bins
   WARPDEX_CHECK_LAUNCH("histogram_kernel");
 }
 
-/// The synchronous calls: the asynchronous form into a temporary device buffer, one copy back.
+/// The synchronous calls: the asynchronous form into device words of a slot of the library's pool
+/// (detail::sync_scratch: nothing allocated once it has grown), one copy of the counts into the slot's
+/// pinned host memory, one synchronization.
 template <class Count>
 histogram_result counted_synchronously(const cuda& backend, std::uint32_t m, Count&& count)
 {
-  auto totals = make_buffer<std::uint64_t>(backend, std::uint64_t{m} + 1);
-  count(totals.span());
-  return detail::histogram_result_from(totals.to_vector());  // synchronizes the stream
+  const std::uint64_t words = std::uint64_t{m} + 1;
+  detail::sync_scratch scratch(backend);
+  std::uint64_t* totals = scratch.device_words(words);
+  std::uint64_t* home = scratch.host_words(words);
+  count(std::span<std::uint64_t>(totals, words));
+  detail::copy_device_bytes(home, totals, words * sizeof(std::uint64_t), backend.stream);
+  detail::synchronize(backend.stream);
+  return histogram_result{std::vector<std::uint64_t>(home, home + m), home[m]};
 }
 
 }  // namespace

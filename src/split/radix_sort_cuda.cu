@@ -6,6 +6,7 @@
 
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
+#include <warpdex/split/detail/sync_scratch.hpp>
 #include <warpdex/split/multisplit.cuh>
 
 #include <cub/block/block_scan.cuh>
@@ -156,7 +157,9 @@ void cuda_radix_sort_async(const char* caller, const cuda& backend, std::span<co
   }
 }
 
-/// Values is void for keys only.
+/// Values is void for keys only. Below radix_sort_host_read_from keys: the asynchronous sort into a slot
+/// of the library's pool (sync_scratch.hpp) and one wait. From there: the digits counted and read on the
+/// host, so that a pass whose keys share one digit is skipped.
 template <class Key, class Value>
 void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Key> keys_in, const Value* values_in,
                      std::span<Key> keys_out, Value* values_out, sort_order order, std::uint32_t digit_bits)
@@ -167,6 +170,13 @@ void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Ke
   const std::uint32_t stride = std::uint32_t{1} << digit_bits;  // counters per pass
   const std::uint64_t n = keys_in.size();
   if (n == 0) { return; }
+  if (n < radix_sort_host_read_from) {
+    sync_scratch scratch(backend);
+    cuda_radix_sort_async<Key, Value>(caller, backend, keys_in, values_in, keys_out, values_out, order, digit_bits,
+                                      scratch.workspace());
+    synchronize(backend.stream);
+    return;
+  }
   (void)checked_tile_count(caller, n);  // before anything runs: the split kernel indexes tiles in 32 bits
   const bool descending = order == sort_order::descending;
 

@@ -12,7 +12,9 @@
 /// Asynchronous form (`histogram_even_async`, `histogram_range_async`): the counts go to m + 1 words of
 /// the backend's memory (counts[m] = the samples not counted) and the cuda backend enqueues one memset
 /// and one kernel on the stream without waiting for it and without allocating. The synchronous calls
-/// are this form plus one copy of the counts to the host and one synchronization.
+/// are this form plus one copy of the counts to the host and one synchronization; on the cuda backend
+/// the counts go to memory the library keeps per device (device words and pinned host words, grown on
+/// demand, safe from several host threads at once): a warm call allocates nothing.
 
 #include <warpdex/core/backend.hpp>
 

@@ -10,6 +10,7 @@
 #include <warpdex/split/detail/multisplit_warp_tiles.cuh>
 #include <warpdex/split/detail/multisplit_single_pass.cuh>
 #include <warpdex/split/detail/multisplit_validate.hpp>
+#include <warpdex/split/detail/sync_scratch.hpp>
 #include <warpdex/split/multisplit.hpp>
 
 #include <cub/block/block_scan.cuh>
@@ -668,8 +669,9 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
 }
 
 /// The synchronous calls: every check (the splitters read from the device), the asynchronous path into
-/// a temporary workspace, one copy of the m + 1 offsets and the bad-id count to the host, one
-/// synchronization, and the throw on bad ids (nothing was written then).
+/// a slot of the library's pool (sync_scratch.hpp: no allocation once it has grown), one copy of the
+/// m + 1 offsets and the bad-id count into the slot's pinned host memory, one synchronization, and the
+/// throw on bad ids (nothing was written then).
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backend, std::span<const Key> keys_in,
                                            std::span<Key> keys_out, const Value* values_in, Value* values_out,
@@ -677,14 +679,17 @@ std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backe
 {
   validate_identifier_on_device<Key>(caller, identifier, backend.stream);
   const std::uint32_t m = identifier.bucket_count();
-  auto results = make_buffer<std::uint64_t>(backend, std::uint64_t{m} + 2);  // m + 1 offsets, the bad ids
-  multisplit_workspace workspace;
+  const std::uint64_t words = std::uint64_t{m} + 2;  // m + 1 offsets, the bad ids
+  sync_scratch scratch(backend);
+  std::uint64_t* results = scratch.device_words(words);
+  std::uint64_t* home = scratch.host_words(words);
   cuda_multisplit_async(caller, backend, keys_in, keys_out, values_in, values_out, identifier,
-                        results.span().first(std::uint64_t{m} + 1), results.data() + m + 1, workspace, algorithm, true);
-  auto host = results.to_vector();  // synchronizes the stream
-  expect_no_bad_buckets(caller, host.back(), keys_in.size(), m);
-  host.resize(m);
-  return host;
+                        std::span<std::uint64_t>(results, std::uint64_t{m} + 1), results + m + 1, scratch.workspace(),
+                        algorithm, true);
+  copy_device_bytes(home, results, words * sizeof(std::uint64_t), backend.stream);
+  synchronize(backend.stream);
+  expect_no_bad_buckets(caller, home[m + 1], keys_in.size(), m);
+  return std::vector<std::uint64_t>(home, home + m);
 }
 
 /// The asynchronous calls' checks: as the synchronous calls' but without reading the splitters (which

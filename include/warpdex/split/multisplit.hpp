@@ -33,7 +33,10 @@
 /// Asynchronous form (`multisplit_async`, `multisplit_pairs_async`): the offsets and the number of
 /// bad ids go to memory of the backend instead of the host, and the call never synchronizes the stream
 /// for m <= 256 (see multisplit_async for what it checks and what happens with bad ids). The
-/// synchronous calls are this form plus one copy of the results to the host and one synchronization.
+/// synchronous calls are this form plus one copy of the results to the host and one synchronization; on
+/// the cuda backend their scratch memory comes from slots the library keeps per device (grown on demand,
+/// one slot per call in flight, so several host threads may call at once; freed at exit): a warm call
+/// allocates nothing.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/split/bucket_identifiers.hpp>
@@ -56,6 +59,10 @@ namespace warpdex {
 class multisplit_workspace {
  public:
   multisplit_workspace() = default;
+  /// A workspace that grows from `unordered`, memory with no stream order (allocated and freed at once),
+  /// and serves a call on any stream: whoever holds it orders its uses (the library's synchronous calls,
+  /// each of which waits for its stream before the next use).
+  explicit multisplit_workspace(memory_resource* unordered) : unordered_(unordered) {}
 
   /// Bytes held now (0 before the first call that needed scratch memory).
   [[nodiscard]] std::size_t capacity_bytes() const noexcept { return storage_.size(); }
@@ -67,6 +74,13 @@ class multisplit_workspace {
   template <class Backend>
   std::uint8_t* reserve(const Backend& backend, std::size_t bytes)
   {
+    if (unordered_ != nullptr) {
+      if (storage_.size() < bytes) {
+        storage_ = buffer<std::uint8_t>();
+        storage_ = buffer<std::uint8_t>(bytes, unordered_);
+      }
+      return storage_.data();
+    }
     bool other_stream = false;
     if constexpr (requires { backend.stream; }) { other_stream = storage_.stream() != backend.stream; }
     if (storage_.size() < bytes || (other_stream && bytes > 0)) {
@@ -78,6 +92,7 @@ class multisplit_workspace {
 
  private:
   buffer<std::uint8_t> storage_;
+  memory_resource* unordered_ = nullptr;  // null: the backend's stream-ordered memory
 };
 
 /// How the cuda backend splits (docs/split.md). All give the same output; the host backend has one

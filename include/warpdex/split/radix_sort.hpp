@@ -11,6 +11,10 @@
 ///
 /// Preconditions (`warpdex::error`, nothing written): output sizes equal the input size; outputs do not
 /// overlap the inputs; 1 <= digit_bits <= radix_sort_max_digit_bits. Synchronizes the backend's stream.
+/// On the cuda backend a synchronous sort of fewer than radix_sort_host_read_from keys is the asynchronous
+/// form below into scratch memory the library keeps per device (grown on demand, safe to call from several
+/// host threads at once, freed at exit) plus one wait; from there on it reads the digit counts on the host
+/// and skips the passes whose keys share one digit.
 ///
 /// Asynchronous form (`radix_sort_async`, `radix_sort_pairs_async`): the same sort with its scratch memory
 /// (the temporary arrays, the digit counts and starts, the split's look-back words) carved from a caller's
@@ -19,8 +23,9 @@
 /// pass on the backend's stream and returns: no synchronization, no read on the host and, once the
 /// workspace has grown, no allocation, so it can be captured into a CUDA graph (let the workspace grow
 /// outside the capture first: a call that grows it allocates, ordered on the stream). Every pass runs
-/// (the synchronous call skips the passes whose keys share one digit, which it learns on the host). The
-/// host backend computes the sort before it returns, its temporaries in the workspace.
+/// (the synchronous call from radix_sort_host_read_from keys skips the passes whose keys share one digit,
+/// which it learns on the host). The host backend computes the sort before it returns, its temporaries in
+/// the workspace.
 /// ```
 /// warpdex::multisplit_workspace workspace;
 /// warpdex::radix_sort_async(warpdex::cuda{stream}, keys, sorted, workspace);  // keys, sorted on the device
@@ -41,6 +46,10 @@ enum class sort_order { ascending, descending };
 inline constexpr std::uint32_t radix_sort_digit_bits = 8;
 /// The widest digit a pass takes (`digit_bits` must lie in [1, this]).
 inline constexpr std::uint32_t radix_sort_max_digit_bits = 8;
+/// The synchronous sort on the cuda backend reads the digit counts on the host from this many keys on, and
+/// skips the passes whose keys all share one digit; below, it is the asynchronous sort into scratch memory
+/// the library keeps (every pass runs, nothing allocated once warm) and one wait (docs/split.md).
+inline constexpr std::uint64_t radix_sort_host_read_from = std::uint64_t{1} << 24;
 
 void radix_sort(const host& backend, std::span<const std::uint32_t> keys_in, std::span<std::uint32_t> keys_out,
                 sort_order order = sort_order::ascending, std::uint32_t digit_bits = radix_sort_digit_bits);
