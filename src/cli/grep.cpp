@@ -48,6 +48,7 @@ struct grep_command_options {
   unsigned reader_threads = 0;   ///< 0: the backend's default
   bool fixed_strings = false;    ///< -F: accepted; patterns are always fixed strings
   bool builtin_matcher = false;  ///< --builtin-matcher
+  bool map_files = true;         ///< --mmap / --no-mmap
 };
 
 /// One run of grep over its operands, with grep's exit status.
@@ -92,7 +93,7 @@ class grep_run {
 
  private:
   /// --backend auto: the host when the cuda backend would search on the host anyway (plan_grep_on_cuda:
-  /// an empty pattern, several patterns with -o, -n, -b, --color or -v printing lines), or when the
+  /// an empty pattern, several patterns with -o, --color or -v printing lines), or when the
   /// host's predicted time for the regular files named is below the GPU's (grep_crossover); otherwise the
   /// GPU where one is usable. Standard input and -r go to the GPU. CUDA is asked whether a GPU is there
   /// only when the choice would be the GPU: starting it costs more than a host-bound run's search.
@@ -155,6 +156,7 @@ class grep_run {
     options.chunk_bytes = opts_.chunk_mib == 0 ? default_bytes : opts_.chunk_mib << 20;
     options.reader_threads = opts_.reader_threads;
     options.builtin_matcher = opts_.builtin_matcher;
+    options.map_files = opts_.map_files;
     return options;
   }
 
@@ -355,6 +357,10 @@ void add_grep_command(CLI::App& app, const global_options& globals)
   grep->add_flag("--builtin-matcher", opts->builtin_matcher,
                  "On the host backend, match with the built-in matcher even where warpdex has Hyperscan "
                  "(warpdex info names the host's matcher); the output is the same");
+  grep->add_flag("--mmap,!--no-mmap", opts->map_files,
+                 "On the host backend, search regular files in place, mapped into memory (the default), or "
+                 "with --no-mmap read them into buffers; the output is the same, but a file that shrinks while "
+                 "it is mapped ends the process (as any mapped file)");
   grep->add_option("arguments", opts->arguments,
                    "PATTERNS (unless -e or -f gives them), then the files; - or none: "
                    "standard input")

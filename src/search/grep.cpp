@@ -19,6 +19,7 @@
 
 #include <omp.h>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -40,6 +42,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace warpdex {
@@ -128,8 +131,7 @@ std::vector<std::string> split_patterns(std::span<const std::string> given, bool
 bool set_searched_on_device(std::size_t patterns, bool ignore_case, bool has_empty, const grep_options& options)
 {
   return (patterns > 1 || ignore_case || options.word_regexp || options.line_regexp) && patterns > 0 && !has_empty &&
-         !options.only_matching && !options.color && !options.line_number && !options.byte_offset &&
-         !(options.invert_match && options.output == grep_output::lines);
+         !options.only_matching && !options.color && !(options.invert_match && options.output == grep_output::lines);
 }
 
 bool searched_on_device(std::size_t patterns, bool ignore_case, bool has_empty, const grep_options& options)
@@ -376,6 +378,13 @@ class line_walker {
     return binary_from;
   }
 
+  /// `prepare` of a chunk known to hold no NUL byte, the input not binary: nothing to look at or change.
+  std::size_t prepare_text(std::size_t size)
+  {
+    patterns_.forget();
+    return size;
+  }
+
   /// The second step of `walk`, over a chunk `prepare` returned `binary_from` for.
   template <class Finder>
   void walk_prepared(const byte* data, std::size_t size, std::uint64_t base, std::size_t binary_from,
@@ -390,8 +399,12 @@ class line_walker {
     if (std::ferror(output_)) { WARPDEX_FAIL("write error: " + std::string(std::strerror(errno))); }
   }
 
-  /// Passes over a prepared chunk in which no line is selected (without -v): only the line numbers go on,
-  /// by the chunk's `newlines`; `binary` when the chunk holds binary input.
+  /// Lines of the input before the chunk being searched (for -n).
+  [[nodiscard]] std::uint64_t lines_before() const { return line_number_; }
+
+  /// Passes over a prepared chunk in which no line is selected (without -v), or whose selected lines
+  /// `take_lines` took: only the line numbers go on, by the chunk's `newlines`; `binary` when the chunk
+  /// holds binary input.
   void skip_chunk(std::uint64_t newlines, bool binary)
   {
     result_.binary = result_.binary || binary;
@@ -529,7 +542,7 @@ class line_walker {
       if (options_.only_matching) { return; }  // -o -v prints nothing
       prefix(offset);
       write(line, line_end - line);
-      std::fputc('\n', output_);
+      put('\n');
       return;
     }
     if (!options_.only_matching) { prefix(offset); }
@@ -551,30 +564,32 @@ class line_walker {
       }
       if (options_.color) { write_text(match_color); }
       write(found.at, found.size);
-      if (newline_in_match) { std::fputc('\n', output_); }
+      if (newline_in_match) { put('\n'); }
       if (options_.color) { write_text(sgr_end); }
-      if (options_.only_matching) { std::fputc('\n', output_); }
+      if (options_.only_matching) { put('\n'); }
       printed = found.at + found.size;
       from = printed;
       if (options_.line_regexp) { break; }
     }
     if (!options_.only_matching) {
       write(printed, line_end - printed);
-      if (!newline_in_match) { std::fputc('\n', output_); }
+      if (!newline_in_match) { put('\n'); }
     }
   }
 
-  void write(const byte* bytes, std::size_t size) { std::fwrite(bytes, 1, size, output_); }
-  void write_text(std::string_view text) { std::fwrite(text.data(), 1, text.size(), output_); }
+  // Only the calling thread writes: the unlocked stdio calls skip a lock per call (millions of lines).
+  void write(const byte* bytes, std::size_t size) { fwrite_unlocked(bytes, 1, size, output_); }
+  void write_text(std::string_view text) { fwrite_unlocked(text.data(), 1, text.size(), output_); }
+  void put(char c) { putc_unlocked(c, output_); }
 
   void separator()
   {
     if (options_.color) {
       write_text(separator_color);
-      std::fputc(':', output_);
+      put(':');
       write_text(sgr_end);
     } else {
-      std::fputc(':', output_);
+      put(':');
     }
   }
 
@@ -595,13 +610,15 @@ class line_walker {
   void print_name_line()
   {
     print_name();
-    std::fputc('\n', output_);
+    put('\n');
   }
 
   void print_number(std::uint64_t number)
   {
     if (options_.color) { write_text(number_color); }
-    std::fprintf(output_, "%llu", static_cast<unsigned long long>(number));
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof(digits), number).ptr;
+    write_text(std::string_view(digits, static_cast<std::size_t>(end - digits)));
     if (options_.color) { write_text(sgr_end); }
     separator();
   }
@@ -669,21 +686,71 @@ class slot_queue {
   bool closed_ = false;
 };
 
-/// One chunk of whole lines in a host buffer: input bytes [base, base + size).
+/// One chunk of whole lines: input bytes [base, base + size) at `data`, which is `bytes` or, for a mapped
+/// file, a place in the mapping.
 struct chunk {
   buffer<byte> bytes;
+  byte* data = nullptr;
   std::uint64_t base = 0;
   std::uint64_t size = 0;
+};
+
+/// A regular file mapped privately and writable: NUL bytes turned into newlines (binary input) are copied
+/// on write, the file is never changed. Empty when mapping fails (the caller reads instead).
+class mapped_file {
+ public:
+  mapped_file() = default;
+  mapped_file(int descriptor, std::uint64_t size)
+  {
+    void* at = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, descriptor, 0);
+    if (at == MAP_FAILED) { return; }
+    data_ = static_cast<byte*>(at);
+    size_ = size;
+    ::madvise(at, size, MADV_SEQUENTIAL);  // read ahead, drop behind
+  }
+  mapped_file(const mapped_file&) = delete;
+  mapped_file& operator=(const mapped_file&) = delete;
+  mapped_file(mapped_file&& other) noexcept : data_(std::exchange(other.data_, nullptr)), size_(other.size_) {}
+  mapped_file& operator=(mapped_file&& other) noexcept
+  {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    return *this;
+  }
+  ~mapped_file()
+  {
+    if (data_ != nullptr) { ::munmap(data_, size_); }
+  }
+
+  [[nodiscard]] byte* data() const { return data_; }
+  [[nodiscard]] std::uint64_t size() const { return size_; }
+
+  /// Gives back the pages wholly inside [from, to) (offsets into the file; nothing past `to` needed
+  /// later is on them), so that memory stays bounded by the chunks in use, not by the file.
+  void release(std::uint64_t from, std::uint64_t to) const
+  {
+    static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t first = from / page * page;
+    const std::uint64_t last = to / page * page;
+    if (first < last) { ::madvise(data_ + first, last - first, MADV_DONTNEED); }
+  }
+
+ private:
+  byte* data_ = nullptr;
+  std::uint64_t size_ = 0;
 };
 
 /// A reader thread filling a ring of `grep_pipeline_slots` chunks of whole lines, in input order. A
 /// buffer is allocated when first used, at the chunk size or, for a regular file, no more than the file
 /// needs; it grows while a line does not fit. A regular file with several reader threads is read with
 /// pread from where the stream stands, each thread a disjoint range of the chunk (the stream's own
-/// buffer is then never used: nothing has been read through it yet when `grep_stream` starts).
+/// buffer is then never used: nothing has been read through it yet when `grep_stream` starts). With
+/// `map`, a regular file (not pinned) is mapped instead and its chunks point into the mapping, cut where
+/// the reads would have cut them.
 class chunk_reader {
  public:
-  chunk_reader(std::FILE* input, std::string_view name, std::uint64_t chunk_bytes, bool pinned, unsigned threads)
+  chunk_reader(std::FILE* input, std::string_view name, std::uint64_t chunk_bytes, bool pinned, unsigned threads,
+               bool map)
       : input_(input), name_(name), capacity_(chunk_bytes), pinned_(pinned)
   {
     struct stat status {};
@@ -695,9 +762,13 @@ class chunk_reader {
         threads_ = threads;
         offset_ = static_cast<std::uint64_t>(at);
       }
+      if (map && !pinned && at >= 0 && left > 0) {
+        mapping_ = mapped_file(fileno(input), static_cast<std::uint64_t>(status.st_size));
+        offset_ = static_cast<std::uint64_t>(at);
+      }
     }
     for (int slot = 0; slot < grep_pipeline_slots; ++slot) { free_.push(slot); }
-    thread_ = std::thread([this] { read_all(); });
+    thread_ = std::thread([this] { mapping_.data() != nullptr ? map_all() : read_all(); });
   }
 
   chunk_reader(const chunk_reader&) = delete;
@@ -828,6 +899,7 @@ class chunk_reader {
           whole = filled;
         }
         carry.assign(next.bytes.data() + whole, next.bytes.data() + filled);
+        next.data = next.bytes.data();
         next.base = base;
         next.size = whole;
         base += whole;
@@ -840,18 +912,82 @@ class chunk_reader {
     filled_.close();
   }
 
+  /// `read_all` over the mapping: each slot's chunk ends where a read into the slot's buffer would have
+  /// ended (the same sizes, grown the same way by long lines, cut at the last newline), so binary input
+  /// begins where it does when reading; nothing is copied.
+  void map_all()
+  {
+    std::array<std::uint64_t, grep_pipeline_slots> sizes{};  // what each slot's buffer would hold
+    std::array<std::uint64_t, grep_pipeline_slots> ends{};   // file offset where each slot's chunk ended
+    const std::uint64_t file_end = mapping_.size();
+    std::uint64_t start = offset_;     // file offset of the next chunk's first byte
+    std::uint64_t released = offset_;  // pages before this offset were given back
+    std::uint64_t read_to = offset_;   // file offset up to which a read would have gone
+    std::uint64_t base = 0;
+    bool at_end = false;
+    // A read of want bytes into a buffer `filled` full: shortened to end where GNU grep's reads do, as
+    // `fill` does, and short at the end of the file.
+    auto read_more = [&](std::uint64_t size, std::uint64_t filled) {
+      std::uint64_t want = size - filled;
+      if (want > grep_gnu_read_bytes) { want -= (read_ + want) % grep_gnu_read_bytes; }
+      const std::uint64_t got = std::min(want, file_end - read_to);
+      read_to += got;
+      read_ += got;
+      at_end = at_end || got < want;
+      return filled + got;
+    };
+    for (std::optional<int> slot = free_.pop(); slot; slot = free_.pop()) {
+      const auto start_time = clock_type::now();
+      chunk& next = chunks_[*slot];
+      // The slot's last chunk was searched, and so were all chunks before it (they are released in order).
+      if (ends[*slot] > released) {
+        mapping_.release(released, ends[*slot]);
+        released = ends[*slot];
+      }
+      const std::uint64_t carried = read_to - start;
+      std::uint64_t& size = sizes[*slot];
+      if (size < std::max<std::uint64_t>(capacity_, carried + 1)) {
+        size = std::max<std::uint64_t>(capacity_, 2 * carried);
+      }
+      byte* data = mapping_.data() + start;
+      std::uint64_t filled = at_end ? carried : read_more(size, carried);
+      std::uint64_t whole = filled;
+      while (!at_end) {
+        const auto* newline = static_cast<const byte*>(memrchr(data, '\n', filled));
+        if (newline != nullptr) {
+          whole = newline + 1 - data;
+          break;
+        }
+        size *= 2;  // a line longer than the chunk
+        filled = read_more(size, filled);
+        whole = filled;
+      }
+      next.data = data;
+      next.base = base;
+      next.size = whole;
+      start += whole;
+      ends[*slot] = start;
+      base += whole;
+      read_nanoseconds_ += std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - start_time).count();
+      filled_.push(*slot);
+      if (at_end && start == read_to) { break; }
+    }
+    filled_.close();
+  }
+
   std::FILE* input_;
   std::string_view name_;
   std::uint64_t capacity_;
   std::uint64_t read_ = 0;  ///< bytes read from the input so far
   bool pinned_;
   unsigned threads_ = 1;      ///< more than one: a regular file read with pread
-  std::uint64_t offset_ = 0;  ///< with pread: the file offset of the next byte to read
+  std::uint64_t offset_ = 0;  ///< with pread: the file offset of the next byte to read; mapped: of the first
   std::array<chunk, grep_pipeline_slots> chunks_;
   slot_queue free_;
   slot_queue filled_;
   std::exception_ptr error_;
   std::atomic<std::int64_t> read_nanoseconds_ = 0;
+  mapped_file mapping_;
   std::thread thread_;
 };
 
@@ -1044,6 +1180,22 @@ class hyperscan_chunk_search {
   /// Searches a prepared chunk (`line_walker::prepare`) and walks it, or counts its selected lines.
   void walk(const byte* data, std::size_t size, std::uint64_t base, std::size_t binary_from, line_walker& walker)
   {
+    search_and_walk(data, size, base, binary_from, false, walker);
+  }
+
+  /// `walk` of a chunk `prepare` has not looked at, the input not binary so far: each piece's thread looks
+  /// its piece over for NUL bytes before scanning it (no pass of one thread over the chunk first; on a
+  /// mapped file these threads are the first to read it). False, nothing taken, when a piece holds one:
+  /// then the chunk is prepared and walked.
+  bool walk_text(const byte* data, std::size_t size, std::uint64_t base, line_walker& walker)
+  {
+    return search_and_walk(data, size, base, size, true, walker);
+  }
+
+ private:
+  bool search_and_walk(const byte* data, std::size_t size, std::uint64_t base, std::size_t binary_from, bool check_nul,
+                       line_walker& walker)
+  {
     std::vector<std::size_t> starts{0};
     const auto pieces = static_cast<int>(std::clamp<std::uint64_t>(size / host_scan_piece_bytes, 1, threads_));
     for (int piece = 1; piece < pieces; ++piece) {
@@ -1057,9 +1209,16 @@ class hyperscan_chunk_search {
     // where occurrences crossing the cut are found by the overlap of `scan_range`).
     const auto count = static_cast<int>(starts.size() - 1);
     std::vector<piece_result> results(count);
+    std::atomic<bool> holds_nul = false;
     workers_.run(count, [&](int piece, int thread) {
+      if (check_nul && std::memchr(data + starts[piece], 0, starts[piece + 1] - starts[piece]) != nullptr) {
+        holds_nul = true;
+        return;
+      }
       search_piece(data, starts[piece], starts[piece + 1], thread, results[piece]);
     });
+    if (holds_nul) { return false; }
+    if (check_nul) { binary_from = walker.prepare_text(size); }
     const bool counting = !every_occurrence_ && options_.output != grep_output::lines;
     if (counting) {
       std::uint64_t selected = 0;
@@ -1070,7 +1229,7 @@ class hyperscan_chunk_search {
         selected = lines - selected;
       }
       walker.take_count(selected, binary_from < size);
-      return;
+      return true;
     }
     // An empty pattern matches every line without an entry here (the walk finds it), so it is walked.
     if (!options_.invert_match && !patterns_.has_empty() &&
@@ -1079,7 +1238,7 @@ class hyperscan_chunk_search {
       std::uint64_t newlines = 0;
       for (const piece_result& result : results) { newlines += result.newlines; }
       walker.skip_chunk(newlines, binary_from < size);
-      return;
+      return true;
     }
     std::vector<found_entry> entries;
     if (count == 1) {
@@ -1091,9 +1250,9 @@ class hyperscan_chunk_search {
     }
     walker.walk_prepared(data, size, base, binary_from,
                          occurrence_list(data, std::move(entries), patterns_.has_empty()));
+    return true;
   }
 
- private:
   struct piece_result {
     std::vector<found_entry> entries;
     std::uint64_t selected = 0;  ///< lines with an occurrence that selects them (without every_occurrence_)
@@ -1234,12 +1393,13 @@ class chunk_searcher<host> {
   {
 #if WARPDEX_HAS_HYPERSCAN
     if (hyperscan_) {
-      byte* data = searched.bytes.data();
+      byte* data = searched.data;
+      if (!walker.binary() && hyperscan_->walk_text(data, searched.size, searched.base, walker)) { return; }
       hyperscan_->walk(data, searched.size, searched.base, walker.prepare(data, searched.size, searched.base), walker);
       return;
     }
 #endif
-    walker.walk(searched.bytes.data(), searched.size, searched.base, patterns_);
+    walker.walk(searched.data, searched.size, searched.base, patterns_);
   }
 
   [[nodiscard]] double copy_seconds() const
@@ -1291,7 +1451,9 @@ class chunk_searcher<cuda> {
             set_searched_on_device(patterns.patterns().size(), patterns.ignore_case(), patterns.has_empty(), options)),
         on_device_(searched_on_device(patterns.patterns().size(), patterns.ignore_case(), patterns.has_empty(), options)),
         lines_on_device_(on_device_ && !options.invert_match && !options.word_regexp && !options.line_regexp &&
-                         !options.only_matching && !options.color && !options.line_number && !options.byte_offset),
+                         !options.only_matching && !options.color),
+        line_number_(options.line_number),
+        byte_offset_(options.byte_offset),
         invert_(options.invert_match),
         prefix_(options.with_filename ? std::string(name) + ":" : std::string())
   {
@@ -1322,14 +1484,14 @@ class chunk_searcher<cuda> {
     }
     WARPDEX_CUDA_TRY(cudaEventRecord(copy_started_[slot].event, copy_.stream));
     WARPDEX_CUDA_TRY(
-        cudaMemcpyAsync(device_[slot].data(), next.bytes.data(), next.size, cudaMemcpyHostToDevice, copy_.stream));
+        cudaMemcpyAsync(device_[slot].data(), next.data, next.size, cudaMemcpyHostToDevice, copy_.stream));
     WARPDEX_CUDA_TRY(cudaEventRecord(copied_[slot].event, copy_.stream));
   }
 
   void walk(chunk& searched, int slot, line_walker& walker, grep_stage_seconds& seconds)
   {
     if (!on_device_) {
-      walker.walk(searched.bytes.data(), searched.size, searched.base, patterns_);
+      walker.walk(searched.data, searched.size, searched.base, patterns_);
       return;
     }
     const auto search_start = clock_type::now();
@@ -1354,13 +1516,13 @@ class chunk_searcher<cuda> {
       }
       add_copy_time();
       seconds.search += seconds_since(search_start);
-      walker.walk(searched.bytes.data(), searched.size, searched.base, patterns_);
+      walker.walk(searched.data, searched.size, searched.base, patterns_);
       return;
     }
     // A chunk with a NUL byte makes the input binary from a place only the host walk finds.
     if (lines_on_device_ && !walker.binary() &&
         count_matches(backend_, text, as_bytes(std::string_view("\0", 1))) == 0) {
-      take_device_lines(text, as_bytes(pattern), walker);
+      take_device_lines(text, searched, as_bytes(pattern), walker);
       add_copy_time();
       seconds.search += seconds_since(search_start);
       return;
@@ -1368,8 +1530,8 @@ class chunk_searcher<cuda> {
     std::vector<std::uint64_t> found = find_matches(backend_, text, as_bytes(pattern)).to_vector();
     add_copy_time();
     seconds.search += seconds_since(search_start);
-    walker.walk(searched.bytes.data(), searched.size, searched.base,
-                position_list(searched.bytes.data(), std::move(found), pattern.size()));
+    walker.walk(searched.data, searched.size, searched.base,
+                position_list(searched.data, std::move(found), pattern.size()));
   }
 
   [[nodiscard]] double copy_seconds() const { return copy_seconds_; }
@@ -1387,35 +1549,41 @@ class chunk_searcher<cuda> {
         return;
       }
       std::uint64_t lines = count_matches(backend_, text, as_bytes(std::string_view("\n")));
-      if (searched.size != 0 && searched.bytes.data()[searched.size - 1] != '\n') { ++lines; }
+      if (searched.size != 0 && searched.data[searched.size - 1] != '\n') { ++lines; }
       walker.take_lines(lines - matching, {});
       return;
     }
     const buffer<line_span> lines = set_->find_lines(text);
-    take_formatted(text, lines, walker);
+    take_formatted(text, searched.base, lines, walker);
   }
 
-  /// Brings `lines` of `text` back formatted by the GPU and hands them to the walker.
-  void take_formatted(std::span<const byte> text, const buffer<line_span>& lines, line_walker& walker)
+  /// Brings `lines` of `text` (input bytes from `base` on) back formatted by the GPU, with -n and -b, and
+  /// hands them to the walker; with -n the walker's line count then moves past the chunk.
+  void take_formatted(std::span<const byte> text, std::uint64_t base, const buffer<line_span>& lines,
+                      line_walker& walker)
   {
-    if (lines.empty()) { return; }
-    const buffer<byte> formatted = gather_lines(backend_, text, lines.span(), prefix_);
-    if (output_.size() < formatted.size()) { output_ = make_pinned_buffer<byte>(formatted.size()); }
-    WARPDEX_CUDA_TRY(
-        cudaMemcpyAsync(output_.data(), formatted.data(), formatted.size(), cudaMemcpyDeviceToHost, backend_.stream));
-    backend_.synchronize();
-    walker.take_lines(lines.size(), std::span<const byte>(output_.data(), formatted.size()));
+    if (!lines.empty()) {
+      const line_fields fields{line_number_, byte_offset_, walker.lines_before(), base};
+      const buffer<byte> formatted = gather_lines(backend_, text, lines.span(), prefix_, fields);
+      if (output_.size() < formatted.size()) { output_ = make_pinned_buffer<byte>(formatted.size()); }
+      WARPDEX_CUDA_TRY(cudaMemcpyAsync(output_.data(), formatted.data(), formatted.size(), cudaMemcpyDeviceToHost,
+                                       backend_.stream));
+      backend_.synchronize();
+      walker.take_lines(lines.size(), std::span<const byte>(output_.data(), formatted.size()));
+    }
+    if (line_number_) { walker.skip_chunk(count_matches(backend_, text, as_bytes(std::string_view("\n"))), false); }
   }
 
   /// The matching lines of a chunk without NUL bytes, counted or formatted on the GPU.
-  void take_device_lines(std::span<const byte> text, std::span<const byte> pattern, line_walker& walker)
+  void take_device_lines(std::span<const byte> text, const chunk& searched, std::span<const byte> pattern,
+                         line_walker& walker)
   {
     if (walker.done()) { return; }
     if (!printing_) {
       walker.take_lines(count_matching_lines(backend_, text, pattern), {});
       return;
     }
-    take_formatted(text, find_matching_lines(backend_, text, pattern), walker);
+    take_formatted(text, searched.base, find_matching_lines(backend_, text, pattern), walker);
   }
 
   cuda backend_;
@@ -1423,7 +1591,9 @@ class chunk_searcher<cuda> {
   bool printing_;       ///< lines are printed (not only counted)
   bool set_on_device_;  ///< several patterns or -i, and the options ask for nothing but the selected lines
   bool on_device_;
-  bool lines_on_device_;  ///< the options ask for nothing but the matching lines
+  bool lines_on_device_;  ///< the options ask for nothing but the matching lines (with -n, -b)
+  bool line_number_;      ///< -n
+  bool byte_offset_;      ///< -b
   bool invert_;           ///< -v
   std::optional<detail::device_pattern_set> set_;
   std::string prefix_;   ///< each printed line's: the file name and ':', or nothing
@@ -1458,7 +1628,7 @@ grep_result grep_stream(const Backend& backend, std::FILE* input, std::string_vi
     const unsigned threads = options.reader_threads != 0 ? options.reader_threads
                              : on_host                   ? 1U
                                                          : std::clamp(std::thread::hardware_concurrency(), 1U, 16U);
-    chunk_reader reader(input, name, options.chunk_bytes, !on_host, threads);
+    chunk_reader reader(input, name, options.chunk_bytes, !on_host, threads, options.map_files);
     chunk_searcher<Backend> searcher(backend, set, options, name);
     int slot = 0;
     chunk* current = reader.next();

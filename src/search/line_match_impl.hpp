@@ -19,9 +19,11 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/scan.h>
+#include <thrust/transform.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <span>
 #include <string>
@@ -65,11 +67,81 @@ struct line_end_finder {
   }
 };
 
-struct formatted_size {
-  std::uint64_t prefix_size;
+/// Lines are numbered from newlines counted per block of the text (then within a line's block).
+inline constexpr std::uint64_t newline_block_bytes = 4096;
+
+/// The newlines in text[from, to), 8 bytes a step where the text is aligned for it.
+WARPDEX_HOST_DEVICE inline std::uint64_t newlines_in(const std::uint8_t* text, std::uint64_t from, std::uint64_t to)
+{
+  std::uint64_t count = 0;
+  std::uint64_t q = from;
+  for (; q < to && reinterpret_cast<std::uintptr_t>(text + q) % 8 != 0; ++q) { count += text[q] == '\n' ? 1 : 0; }
+  for (; q + 8 <= to; q += 8) {
+    std::uint64_t word = 0;
+#ifdef __CUDA_ARCH__
+    word = *reinterpret_cast<const std::uint64_t*>(text + q);
+#else
+    std::memcpy(&word, text + q, 8);
+#endif
+    const std::uint64_t x = word ^ 0x0A0A0A0A0A0A0A0AULL;  // newline bytes become zero
+    // The high bit of each zero byte of x, exactly (no borrow from one byte into the next).
+    const std::uint64_t zero = ~(((x & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL) | x) & 0x8080808080808080ULL;
+#ifdef __CUDA_ARCH__
+    count += static_cast<std::uint64_t>(__popcll(zero));
+#else
+    count += static_cast<std::uint64_t>(__builtin_popcountll(zero));
+#endif
+  }
+  for (; q < to; ++q) { count += text[q] == '\n' ? 1 : 0; }
+  return count;
+}
+
+struct block_newlines {
+  const std::uint8_t* text;
+  std::uint64_t size;
+  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t block) const
+  {
+    const std::uint64_t from = block * newline_block_bytes;
+    return newlines_in(text, from, from + newline_block_bytes < size ? from + newline_block_bytes : size);
+  }
+};
+
+/// A line's 1-based number in the input: the newlines before its block, then within the block.
+struct line_number_of {
+  const std::uint8_t* text;
+  const std::uint64_t* newlines_before_block;
+  std::uint64_t lines_before;
   WARPDEX_HOST_DEVICE std::uint64_t operator()(const line_span& line) const
   {
-    return prefix_size + (line.end - line.begin) + 1;
+    const std::uint64_t block = line.begin / newline_block_bytes;
+    return lines_before + 1 + newlines_before_block[block] + newlines_in(text, block * newline_block_bytes, line.begin);
+  }
+};
+
+WARPDEX_HOST_DEVICE inline std::uint64_t decimal_digits(std::uint64_t value)
+{
+  std::uint64_t digits = 1;
+  for (; value >= 10; value /= 10) { ++digits; }
+  return digits;
+}
+
+/// What line i of the output takes: the prefix, the fields asked for with their ':', the line, its newline
+/// (0 past the last line, so that a scan over lines + 1 values ends with the total).
+struct formatted_size {
+  const line_span* lines;
+  const std::uint64_t* numbers;  ///< the lines' numbers, or nullptr without -n
+  std::uint64_t count;
+  std::uint64_t prefix_size;
+  bool offset;
+  std::uint64_t text_offset;
+  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t i) const
+  {
+    if (i == count) { return 0; }
+    const line_span line = lines[i];
+    std::uint64_t size = prefix_size + (line.end - line.begin) + 1;
+    if (numbers != nullptr) { size += decimal_digits(numbers[i]) + 1; }
+    if (offset) { size += decimal_digits(text_offset + line.begin) + 1; }
+    return size;
   }
 };
 
@@ -79,12 +151,28 @@ struct line_copier {
   const std::uint64_t* offsets;
   const std::uint8_t* prefix;
   std::uint64_t prefix_size;
+  const std::uint64_t* numbers;  ///< or nullptr
+  bool offset;
+  std::uint64_t text_offset;
   std::uint8_t* output;
+
+  WARPDEX_HOST_DEVICE static std::uint8_t* write_field(std::uint8_t* to, std::uint64_t value)
+  {
+    const std::uint64_t digits = decimal_digits(value);
+    for (std::uint64_t k = digits; k > 0; --k) {
+      to[k - 1] = static_cast<std::uint8_t>('0' + value % 10);
+      value /= 10;
+    }
+    to[digits] = ':';
+    return to + digits + 1;
+  }
 
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
   {
     std::uint8_t* to = output + offsets[i];
     for (std::uint64_t k = 0; k < prefix_size; ++k) { *to++ = prefix[k]; }
+    if (numbers != nullptr) { to = write_field(to, numbers[i]); }
+    if (offset) { to = write_field(to, text_offset + lines[i].begin); }
     for (std::uint64_t k = lines[i].begin; k < lines[i].end; ++k) { *to++ = text[k]; }
     *to = '\n';
   }
@@ -128,7 +216,8 @@ buffer<line_span> find_matching_lines_impl(const Backend& backend, std::span<con
 
 template <class Backend>
 buffer<std::uint8_t> gather_lines_impl(const Backend& backend, std::span<const std::uint8_t> text,
-                                       std::span<const line_span> lines, std::string_view prefix)
+                                       std::span<const line_span> lines, std::string_view prefix,
+                                       const line_fields& fields)
 {
   if constexpr (std::is_same_v<Backend, host>) {
     for (const line_span& line : lines) {
@@ -138,20 +227,34 @@ buffer<std::uint8_t> gather_lines_impl(const Backend& backend, std::span<const s
     }
   }
   if (lines.empty()) { return make_buffer<std::uint8_t>(backend, 0); }
+  // With -n: the newlines before each 4 KiB block of the text, then each line's number from its block on.
+  buffer<std::uint64_t> numbers;
+  if (fields.number) {
+    const std::uint64_t blocks = (text.size() + newline_block_bytes - 1) / newline_block_bytes;
+    buffer<std::uint64_t> before_block = make_buffer<std::uint64_t>(backend, blocks);
+    const auto counts = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
+                                                        block_newlines{text.data(), text.size()});
+    thrust::exclusive_scan(policy_nosync(backend), counts, counts + blocks, before_block.data(), std::uint64_t{0});
+    numbers = make_buffer<std::uint64_t>(backend, lines.size());
+    thrust::transform(policy_nosync(backend), lines.data(), lines.data() + lines.size(), numbers.data(),
+                      line_number_of{text.data(), before_block.data(), fields.lines_before});
+    backend.synchronize();  // before_block is freed on leaving this scope
+  }
+  const std::uint64_t* line_numbers = fields.number ? numbers.data() : nullptr;
   // offsets[i] is where line i's output begins; offsets[n] is the total.
   buffer<std::uint64_t> offsets = make_buffer<std::uint64_t>(backend, lines.size() + 1);
-  const auto sizes = thrust::make_transform_iterator(lines.data(), formatted_size{prefix.size()});
-  thrust::exclusive_scan(policy_nosync(backend), sizes, sizes + lines.size(), offsets.data(), std::uint64_t{0});
-  const line_span last = read_back(backend, lines.data() + lines.size() - 1);
-  const std::uint64_t total =
-      read_back(backend, offsets.data() + lines.size() - 1) + formatted_size{prefix.size()}(last);
+  const auto sizes = thrust::make_transform_iterator(
+      thrust::counting_iterator<std::uint64_t>(0),
+      formatted_size{lines.data(), line_numbers, lines.size(), prefix.size(), fields.offset, fields.text_offset});
+  thrust::exclusive_scan(policy_nosync(backend), sizes, sizes + lines.size() + 1, offsets.data(), std::uint64_t{0});
+  const std::uint64_t total = read_back(backend, offsets.data() + lines.size());
   buffer<std::uint8_t> prefix_bytes = make_buffer<std::uint8_t>(backend, prefix.size());
   prefix_bytes.copy_from({reinterpret_cast<const std::uint8_t*>(prefix.data()), prefix.size()});
   buffer<std::uint8_t> output = make_buffer<std::uint8_t>(backend, total);
   thrust::for_each(policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
                    thrust::counting_iterator<std::uint64_t>(lines.size()),
                    line_copier{text.data(), lines.data(), offsets.data(), prefix_bytes.data(), prefix.size(),
-                               output.data()});
+                               line_numbers, fields.offset, fields.text_offset, output.data()});
   backend.synchronize();
   return output;
 }
@@ -176,9 +279,9 @@ buffer<line_span> find_matching_lines(const Backend& backend, std::span<const st
 
 template <class Backend>
 buffer<std::uint8_t> gather_lines(const Backend& backend, std::span<const std::uint8_t> text,
-                                  std::span<const line_span> lines, std::string_view prefix)
+                                  std::span<const line_span> lines, std::string_view prefix, const line_fields& fields)
 {
-  return detail::gather_lines_impl(backend, text, lines, prefix);
+  return detail::gather_lines_impl(backend, text, lines, prefix, fields);
 }
 
 }  // namespace warpdex
@@ -190,4 +293,5 @@ buffer<std::uint8_t> gather_lines(const Backend& backend, std::span<const std::u
   template warpdex::buffer<warpdex::line_span> warpdex::find_matching_lines<Backend>(                          \
       const Backend&, std::span<const std::uint8_t>, std::span<const std::uint8_t>, warpdex::match_algorithm); \
   template warpdex::buffer<std::uint8_t> warpdex::gather_lines<Backend>(                                       \
-      const Backend&, std::span<const std::uint8_t>, std::span<const warpdex::line_span>, std::string_view);
+      const Backend&, std::span<const std::uint8_t>, std::span<const warpdex::line_span>, std::string_view,      \
+      const warpdex::line_fields&);

@@ -9,11 +9,11 @@ Pattern files of 10 and 1000 patterns (pieces of the files, random strings, pref
 the end, an empty line) and, with --big-set N, one run with N patterns, test large pattern sets.
 
 With --set-cases N, N more cases use only what the cuda backend answers on the GPU for several patterns
-or -i (-c, -l, -L, -q, -v, -i, -w, -x, -H, -h, printing the lines), on the files and a text of several MiB; with
+or -i (-c, -l, -L, -q, -v, -i, -w, -x, -H, -h, -n, -b, printing the lines), on the files and a text of several MiB; with
 --chunk-mib, warpdex reads in chunks of that size, so that a file spans several.
 
 usage: grep_compare.py WARPDEX [--backend host] [--seed N] [--cases N] [--builtin-matcher] [--big-set N]
-                       [--set-cases N] [--chunk-mib N]
+                       [--set-cases N] [--chunk-mib N] [--no-mmap]
 """
 import argparse
 import os
@@ -95,7 +95,7 @@ def pattern_choices(rng):
     return [rng.choice(["", "hello\nworld", "quartz nebula", "zzz-not-there"])]
 
 
-SET_FLAGS = ["-i", "-v", "-w", "-x", "-c", "-l", "-L", "-q", "-H", "-h"]
+SET_FLAGS = ["-i", "-v", "-w", "-x", "-c", "-l", "-L", "-q", "-H", "-h", "-n", "-b"]
 FLAGS = ["-i", "-v", "-w", "-x", "-c", "-l", "-L", "-o", "-n", "-b", "-H", "-h", "-q", "-s"]
 
 
@@ -127,6 +127,8 @@ def compare(args, work, tail, stdin, piped, label, failures):
     matcher = ["--builtin-matcher"] if args.builtin_matcher else []
     if args.chunk_mib:
         matcher += ["--chunk-mib", str(args.chunk_mib)]
+    if args.no_mmap:
+        matcher += ["--no-mmap"]
     got = run([args.warpdex, "--backend", args.backend, "grep"] + matcher + tail, work, stdin, piped)
     same = (expected[0] == got[0] and expected[1] == got[1] and
             normalized_stderr(expected[2], b"grep: ") == normalized_stderr(got[2], b"warpdex grep: "))
@@ -151,6 +153,8 @@ def main():
     parser.add_argument("--set-cases", type=int, default=0,
                         help="cases with several patterns or -i and options the GPU selects lines for")
     parser.add_argument("--chunk-mib", type=int, default=0, help="warpdex grep's --chunk-mib")
+    parser.add_argument("--no-mmap", action="store_true",
+                        help="run warpdex grep with --no-mmap (regular files read into buffers, not mapped)")
     parser.add_argument("--big-set", type=int, default=0,
                         help="also compare one run with a pattern file of this many patterns (fresh seed only)")
     args = parser.parse_args()

@@ -314,7 +314,8 @@ TYPED_TEST(grep_test, a_nul_byte_after_chunks_of_text_makes_the_rest_binary)
 }
 
 // Several patterns (or -i) with -w or -x: on the GPU, the pattern set decides the bounds of each occurrence
-// in its kernel (no line walk); a pattern inside a word, one at a line's edge, and -x before -w.
+// in its kernel (no line walk); a pattern inside a word, one at a line's edge, and -x before -w; -n and -b
+// formatted there too, numbered across chunks.
 TYPED_TEST(grep_test, whole_words_and_lines_of_several_patterns_like_grep)
 {
   const std::uint64_t seed = std::random_device{}();
@@ -325,11 +326,16 @@ TYPED_TEST(grep_test, whole_words_and_lines_of_several_patterns_like_grep)
   struct flags_case {
     const char* text;
     bool count, invert, word, line, fold;
+    bool number = false, offset = false;  // -n, -b: formatted with the lines on the GPU
   };
   const flags_case cases[] = {{" -w", false, false, true, false, false},    {" -x", false, false, false, true, false},
                               {" -c -w", true, false, true, false, false},  {" -c -x", true, false, false, true, false},
                               {" -c -v -w", true, true, true, false, false}, {" -c -w -x", true, false, true, true, false},
-                              {" -i -w", false, false, true, false, true},  {" -c -i -x", true, false, false, true, true}};
+                              {" -i -w", false, false, true, false, true},  {" -c -i -x", true, false, false, true, true},
+                              {" -n", false, false, false, false, false, true, false},
+                              {" -n -b -w", false, false, true, false, false, true, true},
+                              {" -b -i", false, false, false, false, true, false, true},
+                              {" -n -x", false, false, false, true, false, true, false}};
   for (const std::string pattern : {"warp\nthe", "warp\nwarpdex lane", "a\nbeta", "lane alpha beta\nbeta.", "WARP\nBeta"}) {
     for (const flags_case& c : cases) {
       grep_options options;
@@ -338,6 +344,8 @@ TYPED_TEST(grep_test, whole_words_and_lines_of_several_patterns_like_grep)
       options.word_regexp = c.word;
       options.line_regexp = c.line;
       options.ignore_case = c.fold;
+      options.line_number = c.number;
+      options.byte_offset = c.offset;
       const std::string expected = reference_grep(c.text, pattern, {file}, this->folder_);
       for (const std::uint64_t chunk : {std::uint64_t{4093}, std::uint64_t{1} << 26}) {
         options.chunk_bytes = chunk;
@@ -367,6 +375,45 @@ TYPED_TEST(grep_test, an_empty_pattern_beside_absent_ones_selects_every_line)
     const std::string patterns = "never there\n\nzzz";
     EXPECT_EQ(warpdex_grep(this->backend(), options, patterns, {file}),
               reference_grep(std::string(" ") + flags, patterns, {file}, this->folder_));
+  }
+}
+
+// A regular file is mapped on the host backend (`map_files`, the default) and read into buffers otherwise:
+// the chunks end in the same places, so both give GNU grep's output, with long lines, NUL bytes (binary
+// from the buffer of the first one) and an input that starts at an offset (standard input left there).
+TYPED_TEST(grep_test, a_mapped_file_gives_the_output_of_a_file_read_into_buffers)
+{
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  std::string text = words_text(20000, random);
+  text.insert(text.size() / 3, std::string(300000, 'w') + " warp");  // a line longer than the chunks
+  text.insert(text.size() * 5 / 6 + random() % 1000, std::string(1, '\0'));
+  const auto file = this->write_file("mapped.bin", text + "warp, no newline");
+  const std::uint64_t skip = random() % 5000;
+  const auto tail = this->write_file("tail.bin", text.substr(skip) + "warp, no newline");
+  for (const char* flags : {"-c", "-n -b", "-o -b", "-v -c"}) {
+    const std::string f = flags;
+    grep_options options;
+    options.output = f == "-c" || f == "-v -c" ? grep_output::count : grep_output::lines;
+    options.line_number = f.find("-n") != std::string::npos;
+    options.byte_offset = f.find("-b") != std::string::npos;
+    options.only_matching = f.find("-o") != std::string::npos;
+    options.invert_match = f.find("-v") != std::string::npos;
+    const std::string expected = reference_grep(std::string(" ") + flags, "warp", {tail}, this->folder_);
+    for (const std::uint64_t chunk : {std::uint64_t{4093}, std::uint64_t{200} << 10}) {
+      for (const bool map : {true, false}) {
+        options.chunk_bytes = chunk;
+        options.map_files = map;
+        SCOPED_TRACE(std::string("flags ") + flags + ", chunk " + std::to_string(chunk) + (map ? ", mapped" : ", read"));
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> input(std::fopen(file.string().c_str(), "rb"), std::fclose);
+        ASSERT_EQ(std::fseek(input.get(), static_cast<long>(skip), SEEK_SET), 0);
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> output(std::tmpfile(), std::fclose);
+        grep_stream(this->backend(), input.get(), tail.string(), "warp", options, output.get());
+        std::fflush(output.get());
+        EXPECT_EQ(read_all(output.get()), expected);
+      }
+    }
   }
 }
 
@@ -405,12 +452,19 @@ TEST(grep_cuda_plan_test, counts_split_patterns_and_says_where_the_cuda_backend_
                 o.output = grep_output::count;
               }).on_device);
   EXPECT_FALSE(plan({"ab", "cd"}, [](grep_options& o) { o.invert_match = true; }).on_device);
-  EXPECT_FALSE(plan({"ab", "cd"}, [](grep_options& o) {
-                 o.word_regexp = true;
-                 o.line_number = true;
-               }).on_device);
-  for (auto set : {+[](grep_options& o) { o.only_matching = true; }, +[](grep_options& o) { o.line_number = true; },
-                   +[](grep_options& o) { o.byte_offset = true; }, +[](grep_options& o) { o.color = true; }}) {
+  // -n and -b are formatted on the GPU with the lines.
+  EXPECT_TRUE(plan({"ab", "cd"}, [](grep_options& o) {
+                o.word_regexp = true;
+                o.line_number = true;
+              }).on_device);
+  for (auto set : {+[](grep_options& o) { o.line_number = true; }, +[](grep_options& o) { o.byte_offset = true; }}) {
+    EXPECT_TRUE(plan({"ab", "cd"}, set).on_device);
+    EXPECT_TRUE(plan({"AB"}, [&](grep_options& o) {
+                  set(o);
+                  o.ignore_case = true;
+                }).on_device);
+  }
+  for (auto set : {+[](grep_options& o) { o.only_matching = true; }, +[](grep_options& o) { o.color = true; }}) {
     EXPECT_FALSE(plan({"ab", "cd"}, set).on_device);
     EXPECT_FALSE(plan({"AB"}, [&](grep_options& o) {
                    set(o);

@@ -6,6 +6,7 @@
 
 #include <warpdex/search/line_match.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -75,6 +76,24 @@ class line_match : public backend_test<Backend> {
     EXPECT_EQ(found, expected.spans);
     const std::vector<std::uint8_t> formatted = gather_lines(backend, text_span, lines.span(), prefix).to_vector();
     EXPECT_EQ(std::string(formatted.begin(), formatted.end()), expected.formatted);
+    // grep's -n and -b fields, as the text were a chunk after others: numbers past lines_before, offsets
+    // past text_offset (counted here with std::count over the text before each line).
+    for (const line_fields fields : {line_fields{true, false, 0, 0}, line_fields{true, true, 41, 123456789012},
+                                     line_fields{false, true, 0, 9}}) {
+      std::string with_fields;
+      for (const auto& [begin, end] : expected.spans) {
+        with_fields += prefix;
+        if (fields.number) {
+          with_fields += std::to_string(fields.lines_before + 1 + std::count(text.begin(), text.begin() + begin, '\n'));
+          with_fields += ':';
+        }
+        if (fields.offset) { with_fields += std::to_string(fields.text_offset + begin) + ':'; }
+        with_fields += text.substr(begin, end - begin) + '\n';
+      }
+      SCOPED_TRACE("fields -n " + std::to_string(fields.number) + " -b " + std::to_string(fields.offset));
+      const std::vector<std::uint8_t> numbered = gather_lines(backend, text_span, lines.span(), prefix, fields).to_vector();
+      EXPECT_EQ(std::string(numbered.begin(), numbered.end()), with_fields);
+    }
   }
 };
 

@@ -11,7 +11,8 @@
 /// that do not overlap (with -w, only occurrences forming whole words).
 ///
 /// The input is read in chunks of whole lines: a reader thread fills a ring of `grep_pipeline_slots`
-/// buffers (pinned with the cuda backend) while the calling thread searches and prints the previous ones.
+/// buffers (pinned with the cuda backend) while the calling thread searches and prints the previous ones;
+/// on the host backend a regular file is mapped and its chunks searched in place (`map_files`).
 /// A line longer than the chunk grows its buffer to hold it (memory is bounded by the chunk size and the
 /// longest line, never by the file); a chunk is never larger than a regular input file needs.
 ///
@@ -22,13 +23,14 @@
 /// between candidates found with memchr on the patterns' rarest bytes, verified in place, then from the
 /// matching line's end on. On the cuda backend (`plan_grep_on_cuda` says which case a run is), each chunk
 /// is copied to the GPU while the previous one is searched. Several patterns, or one with -i, -w or -x,
-/// when nothing but the selected lines or their number is asked for: a set of patterns on the GPU selects
-/// the lines (deciding -w and -x there). One case-sensitive pattern otherwise: when the chunk holds no NUL
-/// byte and no option asks for more than the lines themselves (no -v, -w, -x, -o, -n, -b, --color), the GPU
-/// finds the matching lines (`find_matching_lines`); otherwise the positions of the occurrences come back
-/// and the host walks the lines. Printed lines are formatted on the GPU (`gather_lines`): one copy brings
-/// back the output, or only the count for -c, -l, -L and -q. Several patterns with the other options, or
-/// an empty pattern, are searched on the host.
+/// when nothing but the selected lines (with -n, -b) or their number is asked for: a set of patterns on
+/// the GPU selects the lines (deciding -w and -x there). One case-sensitive pattern otherwise: when the
+/// chunk holds no NUL byte and no option asks for more than the lines themselves (no -v, -w, -x, -o,
+/// --color), the GPU finds the matching lines (`find_matching_lines`); otherwise the positions of the
+/// occurrences come back and the host walks the lines. Printed lines are formatted on the GPU
+/// (`gather_lines`, with -n's numbers and -b's offsets): one copy brings back the output, or only the count
+/// for -c, -l, -L and -q. Several patterns with -o, --color or -v printing lines, or an empty pattern, are
+/// searched on the host.
 ///
 /// Binary input, as GNU grep: GNU grep reads 96 KiB at a time, and from the buffer holding the first NUL
 /// byte on (from the start of the line its read began in), the input is binary: NUL bytes end lines, and
@@ -78,6 +80,12 @@ struct grep_options {
   /// where one thread copying from the page cache would bound the whole pipeline). Pipes and terminals
   /// are read by one thread.
   unsigned reader_threads = 0;
+  /// On the host backend, search a regular file in place, mapped into memory, instead of copying its
+  /// chunks into buffers (ripgrep's way): the chunks end where the copies would, so the output is the
+  /// same, and the reader thread only looks each chunk over for NUL bytes ahead of the search. As with any
+  /// mapped file, a file that shrinks while it is searched ends the process (SIGBUS); false reads it with
+  /// pread into buffers. The cuda backend, pipes and terminals always read into buffers.
+  bool map_files = true;
   /// Search with the built-in matcher on the host backend even where warpdex is built with Hyperscan
   /// (`host_string_matcher()`); the output is the same. For comparisons and tests.
   bool builtin_matcher = false;
@@ -90,9 +98,9 @@ struct grep_cuda_plan {
   /// dropped (at most the number given, split).
   std::size_t patterns = 0;
   /// The GPU searches each chunk: several patterns, or one with -i, -w or -x, when only the selected lines
-  /// or their number are asked for (the set decides -w and -x on the GPU); otherwise one case-sensitive
-  /// pattern too (the host walks the lines for -v, -w, -x, -o, -n, -b, --color). False when the cuda backend
-  /// would search on the host anyway: an empty pattern, or several patterns (or -i) with -o, -n, -b,
+  /// (with -n, -b) or their number are asked for (the set decides -w and -x on the GPU); otherwise one
+  /// case-sensitive pattern too (the host walks the lines for -v, -w, -x, -o, --color). False when the cuda
+  /// backend would search on the host anyway: an empty pattern, or several patterns (or -i) with -o,
   /// --color or -v printing lines.
   bool on_device = false;
 };

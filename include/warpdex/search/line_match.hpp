@@ -43,16 +43,28 @@ template <class Backend>
                                                     std::span<const std::uint8_t> pattern,
                                                     match_algorithm algorithm = match_algorithm::automatic);
 
-/// Each of `lines` of `text` as `prefix`, the line's bytes and '\n', concatenated in the order given, in a
-/// new buffer in the backend's memory (grep's output of those lines with a file-name prefix or none).
+/// grep's -n and -b fields, which `gather_lines` writes after the prefix, each in decimal followed by ':'.
+struct line_fields {
+  bool number = false;             ///< -n: the line's 1-based number in the input
+  bool offset = false;             ///< -b: the input offset of the line's first byte
+  std::uint64_t lines_before = 0;  ///< lines of the input before the text (its first line is lines_before + 1)
+  std::uint64_t text_offset = 0;   ///< the input offset of the text's first byte
+};
+
+/// Each of `lines` of `text` as `prefix`, the fields asked for (`line_fields`), the line's bytes and '\n',
+/// concatenated in the order given, in a new buffer in the backend's memory (grep's output of those lines,
+/// with a file-name prefix or none, and -n / -b).
 /// @param backend  `warpdex::cuda` or `warpdex::host`; the work runs on it
 /// @param text     in the backend's memory: the text the lines are of
-/// @param lines    in the backend's memory, each within the text (throws `warpdex::error` on the host
-///                 backend when one is not; on the GPU that is the caller's precondition)
+/// @param lines    in the backend's memory, each within the text (throws `warpdex::error` on the
+///                 host backend when one is not; on the GPU that is the caller's precondition)
 /// @param prefix   in host memory, any length
+/// @param fields   with `number`, a line's number counts the newlines before it: one pass over the text in
+///                 4 KiB blocks, then at most a block's bytes per line
 /// Waits for the backend. One thread copies each line, so a very long line is copied serially.
 template <class Backend>
 [[nodiscard]] buffer<std::uint8_t> gather_lines(const Backend& backend, std::span<const std::uint8_t> text,
-                                                std::span<const line_span> lines, std::string_view prefix);
+                                                std::span<const line_span> lines, std::string_view prefix,
+                                                const line_fields& fields = {});
 
 }  // namespace warpdex
