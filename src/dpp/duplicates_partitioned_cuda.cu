@@ -14,20 +14,24 @@
 //     2^14 buckets (each element its own 4-byte write request) took 5.4 of about 7 ms at 2^28 on an H200
 //     (2.0 GB read and 2.1 GB written for 1.07 and 1.07), and two such passes without the tile's ordering
 //     4.4 + 3.5 ms (docs/dpp.md).
-//  3. One block a bucket sets one bit per element in a shared bitmap of the bucket's 2^18 values (32 KiB)
-//     and counts the set bits: the bucket's distinct elements (reads 4). A bucket of more than 2^17
+//  3. One block a bucket sets one bit per element in a shared bitmap of the bucket's 2^18 values (32 KiB),
+//     counting the bits it found clear: the bucket's distinct elements (reads 4). A bucket of more than 2^17
 //     elements (skew: a hot element) is split into segments of 2^17, one block each, whose bitmaps are
-//     or-ed into the bucket's bitmap in global memory.
+//     or-ed into the bucket's bitmap in global memory (whose set bits are counted).
 //  4. On the host: the output offsets of the buckets (an exclusive sum of 16384 counts). For counts, a
 //     bucket with more distinct elements than shared memory holds counters for (about 41,000 on an H200)
 //     is gathered with the others like it, sorted by CUB and run-length encoded (the sort's bytes, on
 //     that part only).
 //  5. One block a bucket rebuilds the bitmap (reads 4) and writes its distinct elements in ascending
-//     order at the bucket's output offset (writes 4u); for counts it reads the bucket again (from the L2
-//     cache, where it just read it) and counts each element in a shared counter at its rank among the
-//     set bits, then writes the counts beside the elements (8u). A large bucket's segments count in
-//     shared counters first and add them to the bucket's counters in global memory (a hot element: one
-//     global add a segment); its block then writes from the global bitmap and counters.
+//     order at the bucket's output offset (writes 4u): each thread owns 16 consecutive bitmap words, read
+//     from registers after one block-wide sum of their set bits, and the elements are staged in shared
+//     memory 8192 at a time and written by consecutive threads. Every bucket's block walks its whole
+//     bitmap, 2^32 bits over the 2^14 blocks whatever n: the engine's fixed cost (docs/dpp.md: a scan with
+//     shuffles a word made it 0.84 ms). For counts it reads the bucket again (from the L2 cache, where it
+//     just read it) and counts each element in a shared counter at its rank among the set bits, then
+//     writes the counts beside the elements (8u). A large bucket's segments count in shared counters
+//     first and add them to the bucket's counters in global memory (a hot element: one global add a
+//     segment); its block then writes from the global bitmap and counters.
 // Bytes per element, u distinct of n: about 28 + 4u for the elements, 28 + 12u with 64-bit counts,
 // against the baselines' 40 + 4u (CUB radix sort + DeviceSelect::Unique) and 40 + 8u (+ run-length
 // encode). Deterministic: the bitmaps and counts do not depend on the order of the atomic operations.
@@ -73,9 +77,14 @@ static_assert(2 * pass_bits == bucket_bits && pass_buckets == 4 * 32 && scatter_
 constexpr int bucket_threads = 512;
 /// Loads a thread has in flight before it uses them (the element loops would otherwise wait on each).
 constexpr int load_batch = 16;
+/// The loads in flight in a bucket of at most small_batch * bucket_threads elements: each load of a batch
+/// is tested against the end, so a batch of 16 cost a bucket of 1024 elements (the mean at 2^24) as much
+/// as one of 8192.
+constexpr int small_batch = 4;
 constexpr int bucket_warps = bucket_threads / 32;
-constexpr uint32_t words_per_warp = bitmap_words / bucket_warps;
-static_assert(words_per_warp % 32 == 0 && bucket_warps <= 32);
+/// Each thread of a bucket's block owns 16 consecutive bitmap words (4 chunks of 4) when it scans the bitmap.
+constexpr uint32_t words_per_thread = bitmap_words / bucket_threads;
+static_assert(words_per_thread == 16 && bucket_warps <= 32);
 constexpr std::size_t bins_bytes = bucket_count * sizeof(uint32_t);
 /// Shared memory of the writing kernel besides its counters: bitmap, word prefixes, warp totals.
 constexpr std::size_t write_fixed_bytes = 2 * bitmap_words * sizeof(uint32_t) + 32 * sizeof(uint32_t);
@@ -86,24 +95,46 @@ __device__ __forceinline__ uint32_t bucket_of(uint32_t key)
   return key >> low_bits;
 }
 
+/// Where bitmap word w lies in shared memory (and in the large buckets' global bitmaps, copied verbatim):
+/// thread t owns words [16 t, 16 t + 16), four 16-byte chunks, and reads them with four 16-byte loads;
+/// chunk k of thread t is stored at chunk k ^ ((t >> 1) % 4) of its four, so that the 8 lanes a 16-byte
+/// load serves at once read 8 different groups of 4 banks (the plain layout put 16 lanes on one group).
+__device__ __forceinline__ uint32_t word_slot(uint32_t w)
+{
+  return w ^ (((w >> 5) & 3U) << 2);
+}
+
 /// Calls visit(element) for the elements of data[first, end) that this thread owns: chunks of
-/// Threads * load_batch elements `chunk_stride` apart, element j of a chunk at j * Threads + threadIdx.x,
+/// Threads * Batch elements `chunk_stride` apart, element j of a chunk at j * Threads + threadIdx.x,
 /// every load of a chunk issued before the first call.
-template <int Threads, class Visit>
+template <int Threads, int Batch = load_batch, class Visit>
 __device__ __forceinline__ void for_each_owned(const uint32_t* __restrict__ data, uint64_t first, uint64_t end,
                                                uint64_t chunk_stride, Visit visit)
 {
   for (uint64_t chunk = first; chunk < end; chunk += chunk_stride) {
-    uint32_t values[load_batch];
+    uint32_t values[Batch];
 #pragma unroll
-    for (int j = 0; j < load_batch; ++j) {
+    for (int j = 0; j < Batch; ++j) {
       const uint64_t i = chunk + static_cast<uint64_t>(j) * Threads + threadIdx.x;
       values[j] = i < end ? data[i] : 0;
     }
 #pragma unroll
-    for (int j = 0; j < load_batch; ++j) {
+    for (int j = 0; j < Batch; ++j) {
       if (chunk + static_cast<uint64_t>(j) * Threads + threadIdx.x < end) { visit(values[j]); }
     }
+  }
+}
+
+/// for_each_owned over a bucket's (or segment's) elements parts[begin, end) by one block of bucket_threads,
+/// with small_batch loads in flight for a small bucket.
+template <class Visit>
+__device__ __forceinline__ void for_each_in_bucket(const uint32_t* __restrict__ parts, uint64_t begin, uint64_t end,
+                                                   Visit visit)
+{
+  if (end - begin <= uint64_t{bucket_threads} * small_batch) {
+    for_each_owned<bucket_threads, small_batch>(parts, begin, end, uint64_t{bucket_threads} * small_batch, visit);
+  } else {
+    for_each_owned<bucket_threads>(parts, begin, end, uint64_t{bucket_threads} * load_batch, visit);
   }
 }
 
@@ -377,15 +408,20 @@ __global__ void __launch_bounds__(scatter_threads, 3)
 }
 
 /// Sets the bit of every element of parts[begin, end) in the bucket's bitmap (read first: a repeated
-/// element's bit is mostly set already, and a read costs less than an atomic).
-__device__ __forceinline__ void mark_elements(const uint32_t* __restrict__ parts, uint64_t begin, uint64_t end,
-                                              uint32_t* bitmap)
+/// element's bit is mostly set already, and a read costs less than an atomic). Returns how many bits this
+/// thread set that were clear (an atomic or's old word says so): summed over the block, the bucket's
+/// distinct elements, without a scan of the bitmap.
+__device__ __forceinline__ uint32_t mark_elements(const uint32_t* __restrict__ parts, uint64_t begin, uint64_t end,
+                                                  uint32_t* bitmap)
 {
-  for_each_owned<bucket_threads>(parts, begin, end, uint64_t{bucket_threads} * load_batch, [&](uint32_t key) {
+  uint32_t fresh = 0;
+  for_each_in_bucket(parts, begin, end, [&](uint32_t key) {
     const uint32_t low = key & low_mask;
     const uint32_t bit = 1U << (low & 31);
-    if ((bitmap[low >> 5] & bit) == 0) { atomicOr(&bitmap[low >> 5], bit); }
+    uint32_t* word = &bitmap[word_slot(low >> 5)];
+    if ((*word & bit) == 0 && (atomicOr(word, bit) & bit) == 0) { ++fresh; }
   });
+  return fresh;
 }
 
 __device__ __forceinline__ void zero_shared(uint32_t* words, uint64_t count)
@@ -393,33 +429,65 @@ __device__ __forceinline__ void zero_shared(uint32_t* words, uint64_t count)
   for (uint64_t w = threadIdx.x; w < count; w += bucket_threads) { words[w] = 0; }
 }
 
-/// prefix[w] = the set bits of bitmap words before w: each warp scans its words, then adds the warps
-/// before it. Ends with the block synchronized.
-__device__ __forceinline__ void bitmap_prefix(const uint32_t* bitmap, uint32_t* prefix, uint32_t* warp_totals)
+/// Zeroes a bitmap (16-byte aligned) with 16-byte stores.
+__device__ __forceinline__ void zero_bitmap(uint32_t* bitmap)
 {
-  const uint32_t warp = threadIdx.x / 32;
-  const uint32_t lane = threadIdx.x % 32;
-  uint32_t running = 0;
-  for (uint32_t chunk = 0; chunk < words_per_warp; chunk += 32) {
-    const uint32_t w = warp * words_per_warp + chunk + lane;
-    const uint32_t bits = __popc(bitmap[w]);
-    uint32_t inclusive = bits;
+  auto* chunks = reinterpret_cast<uint4*>(bitmap);
+  for (uint32_t c = threadIdx.x; c < bitmap_words / 4; c += bucket_threads) { chunks[c] = make_uint4(0, 0, 0, 0); }
+}
+
+/// This thread's 16 bitmap words (words [16 t, 16 t + 16) in order, four 16-byte loads: word_slot), and
+/// the set bits of the bucket's words before them, returned (a block-wide exclusive sum: a warp's
+/// shuffles, then the warps' totals in `warp_totals`). With `Prefix`, prefix[word_slot(w)] = the set bits
+/// before word w, for the counters' ranks. Ends with the block synchronized.
+template <bool Prefix>
+__device__ __forceinline__ uint32_t owned_words(const uint32_t* bitmap, uint32_t (&words)[words_per_thread],
+                                                uint32_t* prefix, uint32_t* warp_totals)
+{
+  const uint32_t t = threadIdx.x;
+  const uint32_t lane = t % 32;
+  const uint32_t swizzle = (t >> 1) & 3U;
+  const auto* chunks = reinterpret_cast<const uint4*>(bitmap) + 4 * t;
+  uint32_t bits = 0;
 #pragma unroll
-    for (uint32_t delta = 1; delta < 32; delta *= 2) {
-      const uint32_t other = __shfl_up_sync(0xffffffffU, inclusive, delta);
-      if (lane >= delta) { inclusive += other; }
+  for (uint32_t k = 0; k < 4; ++k) {
+    const uint4 chunk = chunks[k ^ swizzle];
+    words[4 * k] = chunk.x;
+    words[4 * k + 1] = chunk.y;
+    words[4 * k + 2] = chunk.z;
+    words[4 * k + 3] = chunk.w;
+  }
+#pragma unroll
+  for (uint32_t i = 0; i < words_per_thread; ++i) { bits += __popc(words[i]); }
+  uint32_t inclusive = bits;
+#pragma unroll
+  for (uint32_t delta = 1; delta < 32; delta *= 2) {
+    const uint32_t other = __shfl_up_sync(0xffffffffU, inclusive, delta);
+    if (lane >= delta) { inclusive += other; }
+  }
+  if (lane == 31) { warp_totals[t / 32] = inclusive; }
+  __syncthreads();
+  uint32_t before = inclusive - bits;
+  for (uint32_t k = 0; k < t / 32; ++k) { before += warp_totals[k]; }
+  if constexpr (Prefix) {
+    auto* prefix_chunks = reinterpret_cast<uint4*>(prefix) + 4 * t;
+    uint32_t running = before;
+#pragma unroll
+    for (uint32_t k = 0; k < 4; ++k) {
+      uint4 chunk;
+      chunk.x = running;
+      running += __popc(words[4 * k]);
+      chunk.y = running;
+      running += __popc(words[4 * k + 1]);
+      chunk.z = running;
+      running += __popc(words[4 * k + 2]);
+      chunk.w = running;
+      running += __popc(words[4 * k + 3]);
+      prefix_chunks[k ^ swizzle] = chunk;
     }
-    prefix[w] = running + inclusive - bits;
-    running += __shfl_sync(0xffffffffU, inclusive, 31);
+    __syncthreads();
   }
-  if (lane == 0) { warp_totals[warp] = running; }
-  __syncthreads();
-  uint32_t warp_base = 0;
-  for (uint32_t k = 0; k < warp; ++k) { warp_base += warp_totals[k]; }
-  for (uint32_t chunk = 0; chunk < words_per_warp; chunk += 32) {
-    prefix[warp * words_per_warp + chunk + lane] += warp_base;
-  }
-  __syncthreads();
+  return before;
 }
 
 /// Adds one to the counter of each element of parts[begin, end) at its rank among the bitmap's set bits.
@@ -430,9 +498,9 @@ __device__ __forceinline__ void count_elements_at_ranks(const uint32_t* __restri
                                                         uint64_t end, const uint32_t* bitmap, const uint32_t* prefix,
                                                         uint32_t* counters)
 {
-  for_each_owned<bucket_threads>(parts, begin, end, uint64_t{bucket_threads} * load_batch, [&](uint32_t key) {
+  for_each_in_bucket(parts, begin, end, [&](uint32_t key) {
     const uint32_t low = key & low_mask;
-    const uint32_t w = low >> 5;
+    const uint32_t w = word_slot(low >> 5);
     const uint32_t below = bitmap[w] & ((1U << (low & 31)) - 1U);
     const uint32_t rank = prefix[w] + __popc(below);
     if constexpr (Aggregate) {
@@ -463,9 +531,9 @@ __global__ void __launch_bounds__(bucket_threads)
     mark_large_segments(const uint32_t* __restrict__ parts, const large_segment* __restrict__ segments,
                         uint32_t* __restrict__ large_bitmaps)
 {
-  __shared__ uint32_t bitmap[bitmap_words];
+  __shared__ __align__(16) uint32_t bitmap[bitmap_words];
   const large_segment segment = segments[blockIdx.x];
-  zero_shared(bitmap, bitmap_words);
+  zero_bitmap(bitmap);
   __syncthreads();
   mark_elements(parts, segment.begin, segment.end, bitmap);
   __syncthreads();
@@ -481,7 +549,7 @@ __global__ void __launch_bounds__(bucket_threads)
                           const uint32_t* __restrict__ slots, const uint32_t* __restrict__ large_bitmaps,
                           uint32_t* __restrict__ distinct)
 {
-  __shared__ uint32_t bitmap[bitmap_words];
+  __shared__ __align__(16) uint32_t bitmap[bitmap_words];
   using reduce = cub::BlockReduce<uint32_t, bucket_threads>;
   __shared__ typename reduce::TempStorage reduce_storage;
   const uint64_t begin = offsets[blockIdx.x];
@@ -491,22 +559,21 @@ __global__ void __launch_bounds__(bucket_threads)
     return;
   }
   const uint32_t slot = slots[blockIdx.x];
-  const uint32_t* words = bitmap;
-  if (slot != no_slot) {
-    words = large_bitmaps + uint64_t{slot} * bitmap_words;
-  } else {
-    zero_shared(bitmap, bitmap_words);
-    __syncthreads();
-    mark_elements(parts, begin, end, bitmap);
-    __syncthreads();
-  }
   uint32_t set = 0;
-  for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) { set += __popc(words[w]); }
+  if (slot != no_slot) {
+    const uint32_t* words = large_bitmaps + uint64_t{slot} * bitmap_words;
+    for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) { set += __popc(words[w]); }
+  } else {
+    zero_bitmap(bitmap);
+    __syncthreads();
+    set = mark_elements(parts, begin, end, bitmap);
+  }
   const uint32_t total = reduce(reduce_storage).Sum(set);
   if (threadIdx.x == 0) { distinct[blockIdx.x] = total; }
 }
 
-/// Shared memory of the kernels with counters: bitmap, word prefixes, warp totals, then the counters.
+/// Shared memory of the kernels with counters: bitmap, word prefixes (the writing kernel's staging area once
+/// the counting is done), warp totals, then the counters.
 struct counting_shared {
   uint32_t* bitmap;
   uint32_t* prefix;
@@ -528,7 +595,7 @@ __global__ void __launch_bounds__(bucket_threads)
                          const uint64_t* __restrict__ fallback_starts, const uint32_t* __restrict__ distinct,
                          uint32_t* __restrict__ large_counters)
 {
-  extern __shared__ uint32_t shared[];
+  extern __shared__ __align__(16) uint32_t shared[];
   const counting_shared memory = carve(shared);
   const large_segment segment = segments[blockIdx.x];
   if (fallback_starts[segment.bucket] != no_fallback) { return; }
@@ -537,7 +604,8 @@ __global__ void __launch_bounds__(bucket_threads)
   for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) { memory.bitmap[w] = global[w]; }
   zero_shared(memory.counters, bucket_distinct);
   __syncthreads();
-  bitmap_prefix(memory.bitmap, memory.prefix, memory.warp_totals);
+  uint32_t words[words_per_thread];
+  owned_words<true>(memory.bitmap, words, memory.prefix, memory.warp_totals);
   count_elements_at_ranks<true>(parts, segment.begin, segment.end, memory.bitmap, memory.prefix, memory.counters);
   __syncthreads();
   uint32_t* counters = large_counters + large_counter_offsets[segment.slot];
@@ -558,7 +626,7 @@ __global__ void __launch_bounds__(bucket_threads)
                           const uint32_t* __restrict__ large_counters, uint32_t* __restrict__ out_keys,
                           uint64_t* __restrict__ out_counts)
 {
-  extern __shared__ uint32_t shared[];
+  extern __shared__ __align__(16) uint32_t shared[];
   const counting_shared memory = carve(shared);
   const uint32_t b = blockIdx.x;
   const uint64_t out_begin = out_offsets[b];
@@ -582,30 +650,49 @@ __global__ void __launch_bounds__(bucket_threads)
     if constexpr (Counts) { counts = large_counters + large_counter_offsets[slot]; }
     __syncthreads();
   } else {
-    zero_shared(memory.bitmap, bitmap_words);
+    zero_bitmap(memory.bitmap);
     if constexpr (Counts) { zero_shared(memory.counters, out_size); }
     __syncthreads();
     mark_elements(parts, begin, end, memory.bitmap);
     __syncthreads();
   }
-  bitmap_prefix(memory.bitmap, memory.prefix, memory.warp_totals);
+  uint32_t words[words_per_thread];
+  const uint32_t before = owned_words<Counts>(memory.bitmap, words, memory.prefix, memory.warp_totals);
   if constexpr (Counts) {
     if (slot == no_slot) {
       count_elements_at_ranks<false>(parts, begin, end, memory.bitmap, memory.prefix, memory.counters);
       __syncthreads();
     }
   }
-  const uint32_t high = b << low_bits;
-  for (uint32_t w = threadIdx.x; w < bitmap_words; w += bucket_threads) {
-    uint32_t word = memory.bitmap[w];
-    uint32_t rank = memory.prefix[w];
-    while (word != 0) {
-      const uint32_t bit = static_cast<uint32_t>(__ffs(static_cast<int>(word)) - 1);
-      word &= word - 1;
-      out_keys[out_begin + rank] = high | (w << 5) | bit;
-      if constexpr (Counts) { out_counts[out_begin + rank] = counts[rank]; }
-      ++rank;
+  // The distinct elements in windows of bitmap_words ranks: each thread puts those of its words' set bits
+  // whose ranks fall in the window at their places in the staging area (the prefixes' memory), then
+  // consecutive threads write the window to consecutive addresses.
+  uint32_t* stage = memory.prefix;
+  const uint32_t high = (b << low_bits) | (threadIdx.x * words_per_thread << 5);
+  uint32_t owned = 0;
+#pragma unroll
+  for (uint32_t i = 0; i < words_per_thread; ++i) { owned += __popc(words[i]); }
+  for (uint64_t window = 0; window < out_size; window += bitmap_words) {
+    if (before < window + bitmap_words && before + owned > window) {
+      auto rank = static_cast<uint32_t>(before - window);  // modulo 2^32: ranks below the window wrap high
+#pragma unroll
+      for (uint32_t i = 0; i < words_per_thread; ++i) {
+        uint32_t word = words[i];
+        while (word != 0) {
+          const uint32_t bit = static_cast<uint32_t>(__ffs(static_cast<int>(word)) - 1);
+          word &= word - 1;
+          if (rank < bitmap_words) { stage[rank] = high | (i << 5) | bit; }
+          ++rank;
+        }
+      }
     }
+    __syncthreads();
+    const auto size = static_cast<uint32_t>(std::min<uint64_t>(bitmap_words, out_size - window));
+    for (uint32_t j = threadIdx.x; j < size; j += bucket_threads) {
+      out_keys[out_begin + window + j] = stage[j];
+      if constexpr (Counts) { out_counts[out_begin + window + j] = counts[window + j]; }
+    }
+    __syncthreads();
   }
 }
 
@@ -618,7 +705,7 @@ constexpr std::size_t once_shared_bytes = 2 * bitmap_words * sizeof(uint32_t);
 __device__ __forceinline__ void mark_seen_and_repeated(const uint32_t* __restrict__ parts, uint64_t begin, uint64_t end,
                                                        uint32_t* seen, uint32_t* repeated)
 {
-  for_each_owned<bucket_threads>(parts, begin, end, uint64_t{bucket_threads} * load_batch, [&](uint32_t key) {
+  for_each_in_bucket(parts, begin, end, [&](uint32_t key) {
     const uint32_t low = key & low_mask;
     const uint32_t w = low >> 5;
     const uint32_t bit = 1U << (low & 31);
@@ -630,19 +717,20 @@ __device__ __forceinline__ void mark_seen_and_repeated(const uint32_t* __restric
 
 /// Sets bit positions[i] of the once-bitmap for each element of parts[begin, end) whose `repeated` bit is
 /// clear (`repeated` in shared or global memory).
-__device__ __forceinline__ void flag_singletons(const uint32_t* __restrict__ parts,
-                                                const uint32_t* __restrict__ positions, uint64_t begin, uint64_t end,
-                                                const uint32_t* repeated, uint32_t* __restrict__ once)
+template <int Batch>
+__device__ __forceinline__ void flag_singletons_by(const uint32_t* __restrict__ parts,
+                                                   const uint32_t* __restrict__ positions, uint64_t begin,
+                                                   uint64_t end, const uint32_t* repeated, uint32_t* __restrict__ once)
 {
-  for (uint64_t chunk = begin; chunk < end; chunk += uint64_t{bucket_threads} * load_batch) {
-    uint32_t keys[load_batch];
+  for (uint64_t chunk = begin; chunk < end; chunk += uint64_t{bucket_threads} * Batch) {
+    uint32_t keys[Batch];
 #pragma unroll
-    for (int j = 0; j < load_batch; ++j) {
+    for (int j = 0; j < Batch; ++j) {
       const uint64_t i = chunk + static_cast<uint64_t>(j) * bucket_threads + threadIdx.x;
       keys[j] = i < end ? parts[i] : 0;
     }
 #pragma unroll
-    for (int j = 0; j < load_batch; ++j) {
+    for (int j = 0; j < Batch; ++j) {
       const uint64_t i = chunk + static_cast<uint64_t>(j) * bucket_threads + threadIdx.x;
       const uint32_t low = keys[j] & low_mask;
       if (i < end && (repeated[low >> 5] & (1U << (low & 31))) == 0) {
@@ -653,6 +741,17 @@ __device__ __forceinline__ void flag_singletons(const uint32_t* __restrict__ par
   }
 }
 
+__device__ __forceinline__ void flag_singletons(const uint32_t* __restrict__ parts,
+                                                const uint32_t* __restrict__ positions, uint64_t begin, uint64_t end,
+                                                const uint32_t* repeated, uint32_t* __restrict__ once)
+{
+  if (end - begin <= uint64_t{bucket_threads} * small_batch) {
+    flag_singletons_by<small_batch>(parts, positions, begin, end, repeated, once);
+  } else {
+    flag_singletons_by<load_batch>(parts, positions, begin, end, repeated, once);
+  }
+}
+
 /// The once-flags of the buckets of at most largest_block_bucket elements, one block a bucket, in
 /// shared memory (the large buckets' blocks return).
 __global__ void __launch_bounds__(bucket_threads)
@@ -660,7 +759,7 @@ __global__ void __launch_bounds__(bucket_threads)
                            const uint64_t* __restrict__ offsets, const uint32_t* __restrict__ slots,
                            uint32_t* __restrict__ once)
 {
-  extern __shared__ uint32_t shared[];
+  extern __shared__ __align__(16) uint32_t shared[];
   uint32_t* seen = shared;
   uint32_t* repeated = shared + bitmap_words;
   const uint64_t begin = offsets[blockIdx.x];
@@ -680,7 +779,7 @@ __global__ void __launch_bounds__(bucket_threads)
     mark_large_repeated(const uint32_t* __restrict__ parts, const large_segment* __restrict__ segments,
                         uint32_t* __restrict__ large_seen, uint32_t* __restrict__ large_repeated)
 {
-  extern __shared__ uint32_t shared[];
+  extern __shared__ __align__(16) uint32_t shared[];
   uint32_t* seen = shared;
   uint32_t* repeated = shared + bitmap_words;
   const large_segment segment = segments[blockIdx.x];

@@ -202,6 +202,22 @@ TYPED_TEST(duplicates_test, partitioned_buckets_that_overflow)
     for (int i = 0; i < (small ? 50 : 5000); ++i) { elements.push_back(static_cast<std::uint32_t>(random())); }
     expect_distinct_match(this->backend(), shuffled(elements));
   }
+  {
+    // The writing kernel stages 8192 distinct elements (and counts) at a time: a bucket of 20000 distinct
+    // values (every third twice) counted in shared counters, and a large bucket (segments, counts in
+    // global memory) of 3 x 2^16 elements over 12000 values (not sanitizer-sized), both past one window.
+    SCOPED_TRACE("buckets of more distinct elements than one staging window");
+    std::vector<std::uint32_t> elements;
+    for (std::uint32_t v = 0; v < 20000; ++v) {
+      elements.push_back((7U << 18) | ((v * 13U) % (1U << 18)));
+      if (v % 3 == 0) { elements.push_back((7U << 18) | ((v * 13U) % (1U << 18))); }
+    }
+    for (std::uint32_t i = 0; i < (small ? 0 : 3 * (1U << 16)); ++i) {
+      elements.push_back((9000U << 18) | static_cast<std::uint32_t>((random() % 12000) * 21));
+    }
+    for (int i = 0; i < (small ? 50 : 5000); ++i) { elements.push_back(static_cast<std::uint32_t>(random())); }
+    expect_distinct_match(this->backend(), shuffled(elements));
+  }
   if (!small) {
     SCOPED_TRACE("two hot keys past 2^20 copies each (two buckets), one beside small keys of its bucket");
     std::vector<std::uint32_t> elements((1U << 20) + 3, 0xdeadbeefU);
