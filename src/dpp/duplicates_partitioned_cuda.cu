@@ -719,8 +719,8 @@ __device__ __forceinline__ void mark_seen_and_repeated(const uint32_t* __restric
 /// clear (`repeated` in shared or global memory).
 template <int Batch>
 __device__ __forceinline__ void flag_singletons_by(const uint32_t* __restrict__ parts,
-                                                   const uint32_t* __restrict__ positions, uint64_t begin,
-                                                   uint64_t end, const uint32_t* repeated, uint32_t* __restrict__ once)
+                                                   const uint32_t* __restrict__ positions, uint64_t begin, uint64_t end,
+                                                   const uint32_t* repeated, uint32_t* __restrict__ once)
 {
   for (uint64_t chunk = begin; chunk < end; chunk += uint64_t{bucket_threads} * Batch) {
     uint32_t keys[Batch];
