@@ -131,7 +131,7 @@ std::vector<std::string> split_patterns(std::span<const std::string> given, bool
 bool set_searched_on_device(std::size_t patterns, bool ignore_case, bool has_empty, const grep_options& options)
 {
   return (patterns > 1 || ignore_case || options.word_regexp || options.line_regexp) && patterns > 0 && !has_empty &&
-         !options.only_matching && !options.color && !(options.invert_match && options.output == grep_output::lines);
+         !options.only_matching && !options.color;
 }
 
 bool searched_on_device(std::size_t patterns, bool ignore_case, bool has_empty, const grep_options& options)
@@ -1450,8 +1450,8 @@ class chunk_searcher<cuda> {
         set_on_device_(
             set_searched_on_device(patterns.patterns().size(), patterns.ignore_case(), patterns.has_empty(), options)),
         on_device_(searched_on_device(patterns.patterns().size(), patterns.ignore_case(), patterns.has_empty(), options)),
-        lines_on_device_(on_device_ && !options.invert_match && !options.word_regexp && !options.line_regexp &&
-                         !options.only_matching && !options.color),
+        lines_on_device_(on_device_ && !options.word_regexp && !options.line_regexp && !options.only_matching &&
+                         !options.color),
         line_number_(options.line_number),
         byte_offset_(options.byte_offset),
         invert_(options.invert_match),
@@ -1547,23 +1547,30 @@ class chunk_searcher<cuda> {
 
  private:
   /// The lines of a chunk without NUL bytes selected by the pattern set, counted or formatted on the GPU
-  /// (with -v only counted: the chunk's lines less those with an occurrence).
+  /// (with -v the chunk's lines less those with an occurrence).
   void take_set_lines(std::span<const byte> text, const chunk& searched, line_walker& walker)
   {
     if (walker.done()) { return; }
-    if (!printing_ || invert_) {
-      const std::uint64_t matching = set_->count_lines(text);
-      if (!invert_) {
-        walker.take_lines(matching, {});
-        return;
-      }
-      std::uint64_t lines = count_matches(backend_, text, as_bytes(std::string_view("\n")));
-      if (searched.size != 0 && searched.data[searched.size - 1] != '\n') { ++lines; }
-      walker.take_lines(lines - matching, {});
+    if (!printing_) {
+      take_count(set_->count_lines(text), text, searched, walker);
       return;
     }
-    const buffer<line_span> lines = set_->find_lines(text);
+    buffer<line_span> lines = set_->find_lines(text);
+    if (invert_) { lines = other_lines(backend_, text, lines.span()); }
     take_formatted(text, searched.base, lines, walker);
+  }
+
+  /// Takes the number of selected lines of a chunk (`text` on the GPU) from the number of lines with an
+  /// occurrence: with -v the chunk's lines less those.
+  void take_count(std::uint64_t matching, std::span<const byte> text, const chunk& searched, line_walker& walker)
+  {
+    if (!invert_) {
+      walker.take_lines(matching, {});
+      return;
+    }
+    std::uint64_t lines = count_matches(backend_, text, as_bytes(std::string_view("\n")));
+    if (searched.size != 0 && searched.data[searched.size - 1] != '\n') { ++lines; }
+    walker.take_lines(lines - matching, {});
   }
 
   /// Brings `lines` of `text` (input bytes from `base` on) back formatted by the GPU, with -n and -b, and
@@ -1583,16 +1590,18 @@ class chunk_searcher<cuda> {
     if (line_number_) { walker.skip_chunk(count_matches(backend_, text, as_bytes(std::string_view("\n"))), false); }
   }
 
-  /// The matching lines of a chunk without NUL bytes, counted or formatted on the GPU.
+  /// The matching lines of a chunk without NUL bytes (with -v the others), counted or formatted on the GPU.
   void take_device_lines(std::span<const byte> text, const chunk& searched, std::span<const byte> pattern,
                          line_walker& walker)
   {
     if (walker.done()) { return; }
     if (!printing_) {
-      walker.take_lines(count_matching_lines(backend_, text, pattern), {});
+      take_count(count_matching_lines(backend_, text, pattern), text, searched, walker);
       return;
     }
-    take_formatted(text, searched.base, find_matching_lines(backend_, text, pattern), walker);
+    buffer<line_span> lines = find_matching_lines(backend_, text, pattern);
+    if (invert_) { lines = other_lines(backend_, text, lines.span()); }
+    take_formatted(text, searched.base, lines, walker);
   }
 
   cuda backend_;
@@ -1600,7 +1609,7 @@ class chunk_searcher<cuda> {
   bool printing_;       ///< lines are printed (not only counted)
   bool set_on_device_;  ///< several patterns or -i, and the options ask for nothing but the selected lines
   bool on_device_;
-  bool lines_on_device_;  ///< the options ask for nothing but the matching lines (with -n, -b)
+  bool lines_on_device_;  ///< the options ask for nothing but the matching lines (with -v, -n, -b)
   bool line_number_;      ///< -n
   bool byte_offset_;      ///< -b
   bool invert_;           ///< -v

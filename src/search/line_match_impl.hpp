@@ -13,8 +13,10 @@
 #include <warpdex/core/error.hpp>
 #include <warpdex/search/line_match.hpp>
 
+#include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/count.h>
+#include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -214,6 +216,64 @@ buffer<line_span> find_matching_lines_impl(const Backend& backend, std::span<con
   return lines;
 }
 
+/// Line i of a text from its newlines' positions: from after newline i - 1 to newline i (or the end).
+struct line_of_newlines {
+  const std::uint64_t* newlines;
+  std::uint64_t count;  ///< newlines
+  std::uint64_t size;   ///< the text's
+  WARPDEX_HOST_DEVICE line_span operator()(std::uint64_t i) const
+  {
+    return {i == 0 ? 0 : newlines[i - 1] + 1, i < count ? newlines[i] : size};
+  }
+};
+
+struct line_begin {
+  WARPDEX_HOST_DEVICE std::uint64_t operator()(const line_span& line) const { return line.begin; }
+};
+
+struct clear_flag {
+  std::uint8_t* flags;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const { flags[i] = 0; }
+};
+
+struct flag_set {
+  WARPDEX_HOST_DEVICE bool operator()(std::uint8_t flag) const { return flag != 0; }
+};
+
+template <class Backend>
+buffer<line_span> other_lines_impl(const Backend& backend, std::span<const std::uint8_t> text,
+                                   std::span<const line_span> selected)
+{
+  if (text.empty()) { return make_buffer<line_span>(backend, 0); }
+  const std::uint8_t newline[] = {'\n'};
+  const buffer<std::uint64_t> newlines = find_matches(backend, text, std::span<const std::uint8_t>(newline));
+  const std::uint64_t count = newlines.size();
+  const bool unterminated = count == 0 || read_back(backend, newlines.data() + count - 1) + 1 < text.size();
+  const std::uint64_t total = count + (unterminated ? 1 : 0);
+  const auto lines = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
+                                                     line_of_newlines{newlines.data(), count, text.size()});
+  buffer<std::uint8_t> keep = make_buffer<std::uint8_t>(backend, total);
+  thrust::fill(policy_nosync(backend), keep.data(), keep.data() + total, std::uint8_t{1});
+  if (!selected.empty()) {
+    // Each selected line's index among all lines: the line beginning where it begins.
+    buffer<std::uint64_t> indices = make_buffer<std::uint64_t>(backend, selected.size());
+    const auto begins = thrust::make_transform_iterator(lines, line_begin{});
+    const auto selected_begins = thrust::make_transform_iterator(selected.data(), line_begin{});
+    thrust::lower_bound(policy_nosync(backend), begins, begins + total, selected_begins,
+                        selected_begins + selected.size(), indices.data());
+    thrust::for_each(policy_nosync(backend), indices.data(), indices.data() + selected.size(), clear_flag{keep.data()});
+    backend.synchronize();  // indices is freed on leaving this scope
+  }
+  const auto kept = static_cast<std::uint64_t>(
+      thrust::count_if(policy(backend), keep.data(), keep.data() + total, flag_set{}));
+  buffer<line_span> others = make_buffer<line_span>(backend, kept);
+  if (kept != 0) {
+    thrust::copy_if(policy_nosync(backend), lines, lines + total, keep.data(), others.data(), flag_set{});
+  }
+  backend.synchronize();
+  return others;
+}
+
 template <class Backend>
 buffer<std::uint8_t> gather_lines_impl(const Backend& backend, std::span<const std::uint8_t> text,
                                        std::span<const line_span> lines, std::string_view prefix,
@@ -278,6 +338,13 @@ buffer<line_span> find_matching_lines(const Backend& backend, std::span<const st
 }
 
 template <class Backend>
+buffer<line_span> other_lines(const Backend& backend, std::span<const std::uint8_t> text,
+                              std::span<const line_span> selected)
+{
+  return detail::other_lines_impl(backend, text, selected);
+}
+
+template <class Backend>
 buffer<std::uint8_t> gather_lines(const Backend& backend, std::span<const std::uint8_t> text,
                                   std::span<const line_span> lines, std::string_view prefix, const line_fields& fields)
 {
@@ -292,6 +359,8 @@ buffer<std::uint8_t> gather_lines(const Backend& backend, std::span<const std::u
                                                                 std::span<const std::uint8_t>, warpdex::match_algorithm); \
   template warpdex::buffer<warpdex::line_span> warpdex::find_matching_lines<Backend>(                          \
       const Backend&, std::span<const std::uint8_t>, std::span<const std::uint8_t>, warpdex::match_algorithm); \
+  template warpdex::buffer<warpdex::line_span> warpdex::other_lines<Backend>(                                  \
+      const Backend&, std::span<const std::uint8_t>, std::span<const warpdex::line_span>);                     \
   template warpdex::buffer<std::uint8_t> warpdex::gather_lines<Backend>(                                       \
       const Backend&, std::span<const std::uint8_t>, std::span<const warpdex::line_span>, std::string_view,      \
       const warpdex::line_fields&);

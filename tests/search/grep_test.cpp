@@ -335,7 +335,9 @@ TYPED_TEST(grep_test, whole_words_and_lines_of_several_patterns_like_grep)
                               {" -n", false, false, false, false, false, true, false},
                               {" -n -b -w", false, false, true, false, false, true, true},
                               {" -b -i", false, false, false, false, true, false, true},
-                              {" -n -x", false, false, false, true, false, true, false}};
+                              {" -n -x", false, false, false, true, false, true, false},
+                              {" -v -n", false, true, false, false, false, true, false},
+                              {" -v -w -b", false, true, true, false, false, false, true}};
   for (const std::string pattern : {"warp\nthe", "warp\nwarpdex lane", "a\nbeta", "lane alpha beta\nbeta.", "WARP\nBeta"}) {
     for (const flags_case& c : cases) {
       grep_options options;
@@ -451,8 +453,8 @@ TEST(grep_cuda_plan_test, counts_split_patterns_and_says_where_the_cuda_backend_
                 o.invert_match = true;
                 o.output = grep_output::count;
               }).on_device);
-  EXPECT_FALSE(plan({"ab", "cd"}, [](grep_options& o) { o.invert_match = true; }).on_device);
-  // -n and -b are formatted on the GPU with the lines.
+  // -v, -n and -b: the lines (or the others) are found and formatted on the GPU.
+  EXPECT_TRUE(plan({"ab", "cd"}, [](grep_options& o) { o.invert_match = true; }).on_device);
   EXPECT_TRUE(plan({"ab", "cd"}, [](grep_options& o) {
                 o.word_regexp = true;
                 o.line_number = true;

@@ -1,4 +1,4 @@
-// Matching lines and their formatted output against a naive line-by-line search on every backend:
+// Matching lines, the others (-v) and their formatted output against a naive line-by-line search on every backend:
 // words with short and long lines, lines full of overlapping occurrences, occurrences at the text's
 // edges, a last line without a newline, empty lines; bad input.
 #include "support/backend_fixture.hpp"
@@ -76,6 +76,20 @@ class line_match : public backend_test<Backend> {
     EXPECT_EQ(found, expected.spans);
     const std::vector<std::uint8_t> formatted = gather_lines(backend, text_span, lines.span(), prefix).to_vector();
     EXPECT_EQ(std::string(formatted.begin(), formatted.end()), expected.formatted);
+    // grep -v's lines: every line (split at the newlines; none after a last newline) not selected.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> others;
+    for (std::uint64_t begin = 0; begin < text.size();) {
+      const std::uint64_t end = std::min<std::uint64_t>(text.find('\n', begin), text.size());
+      if (std::find(expected.spans.begin(), expected.spans.end(), std::make_pair(begin, end)) == expected.spans.end()) {
+        others.emplace_back(begin, end);
+      }
+      begin = end + 1;
+    }
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> found_others;
+    for (const line_span& line : other_lines(backend, text_span, lines.span()).to_vector()) {
+      found_others.emplace_back(line.begin, line.end);
+    }
+    EXPECT_EQ(found_others, others);
     // grep's -n and -b fields, as the text were a chunk after others: numbers past lines_before, offsets
     // past text_offset (counted here with std::count over the text before each line).
     for (const line_fields fields : {line_fields{true, false, 0, 0}, line_fields{true, true, 41, 123456789012},

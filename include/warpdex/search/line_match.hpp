@@ -43,6 +43,18 @@ template <class Backend>
                                                     std::span<const std::uint8_t> pattern,
                                                     match_algorithm algorithm = match_algorithm::automatic);
 
+/// The lines of `text` that are not among `selected` (grep -v's lines), ascending, in a new buffer in the
+/// backend's memory. A text ending in '\n' has no empty line after it; an empty text has no line.
+/// @param backend   `warpdex::cuda` or `warpdex::host`; the work runs on it
+/// @param text      in the backend's memory
+/// @param selected  in the backend's memory: lines of `text` as `find_matching_lines` gives them (each
+///                  begins at a line's start); others are the caller's error (unchecked)
+/// Waits for the backend. O(n) work: the text's newlines are found (`find_matches`), then each selected
+/// line's index by binary search among the lines.
+template <class Backend>
+[[nodiscard]] buffer<line_span> other_lines(const Backend& backend, std::span<const std::uint8_t> text,
+                                            std::span<const line_span> selected);
+
 /// grep's -n and -b fields, which `gather_lines` writes after the prefix, each in decimal followed by ':'.
 struct line_fields {
   bool number = false;             ///< -n: the line's 1-based number in the input
