@@ -1,5 +1,6 @@
-// String matching on the cuda backend. The WOM and two-stage kernels give each thread 64 bytes of window
-// ends, read as four aligned 16-byte vector loads (plus the 16 bytes before, to fill the window); DRK
+// String matching on the cuda backend. The WOM and two-stage kernels give each thread 128 bytes of
+// window starts, read as eight aligned 16-byte vector loads (plus the 16 bytes after, for the prefixes
+// that begin near the end), and find candidates four starts at a time on 32-bit words; DRK
 // threads read bytes one at a time, as in the original DRK. Counting reduces per block; finding counts
 // per thread, scans the counts into offsets and scans the text again to write the positions in order.
 #include "string_match_impl.hpp"
@@ -17,7 +18,6 @@ namespace {
 
 constexpr int threads_per_block = 256;
 constexpr std::uint64_t unit_bytes = 16;  // one uint4 load
-constexpr int units_per_thread = 4;
 /// Window ends per DRK thread at least; a thread hashes a full pattern first, so it takes at least m.
 constexpr std::uint64_t drk_min_subtext_bytes = 64;
 
@@ -150,43 +150,104 @@ enum class verification {
   warp,        ///< the warp compares the rest together, candidate by candidate
 };
 
-template <scan_mode Mode, verification Verify>
-__global__ void prefix_kernel(match_problem problem, prefix_fingerprint prefix, text_units units,
-                              std::uint64_t thread_count, scan_output out)
+/// The pattern's first k = min(m, 8) bytes as two little-endian words (bytes past k are 0, masked off),
+/// and its first two bytes copied into every byte of a word each: the filter that finds candidates.
+struct prefix_words {
+  std::uint32_t low = 0;   ///< pattern bytes 0-3
+  std::uint32_t high = 0;  ///< pattern bytes 4-7
+  std::uint32_t low_mask = 0;
+  std::uint32_t high_mask = 0;
+  std::uint32_t first = 0;        ///< byte 0, four times
+  std::uint32_t second = 0;       ///< byte 1, four times (0 where m = 1)
+  std::uint32_t second_mask = 0;  ///< 0xffffffff, or 0 where m = 1 (the second byte is not tested)
+};
+
+prefix_words make_prefix_words(const std::uint8_t* pattern, std::uint64_t m)
 {
+  prefix_words words;
+  const std::uint64_t k = std::min(m, prefix_bytes_max);
+  for (std::uint64_t i = 0; i < k; ++i) {
+    std::uint32_t& word = i < 4 ? words.low : words.high;
+    std::uint32_t& mask = i < 4 ? words.low_mask : words.high_mask;
+    word |= std::uint32_t{pattern[i]} << (8 * (i % 4));
+    mask |= 0xffU << (8 * (i % 4));
+  }
+  words.first = std::uint32_t{pattern[0]} * 0x01010101U;
+  words.second = k > 1 ? std::uint32_t{pattern[1]} * 0x01010101U : 0;
+  words.second_mask = k > 1 ? 0xffffffffU : 0;
+  return words;
+}
+
+/// Window starts per thread of the prefix kernel: 8 units of 16 bytes, plus one more unit loaded for the
+/// prefixes that begin in the last one.
+constexpr int prefix_units_per_thread = 8;
+
+/// WOM / 2S: each thread owns the candidate starts in its 8 units and loads them and the next one at once
+/// (nine 16-byte loads in flight). A start is a candidate where its byte equals the pattern's first byte
+/// and the byte after it the second, found four starts at a time on 32-bit words by the exact zero-byte
+/// test (about 10 integer instructions per 4 bytes; on English-like text about 1 start in 700 passes);
+/// only there are the 8-byte prefix (two funnel shifts of the loaded words) and the text bounds compared.
+template <scan_mode Mode, verification Verify>
+__global__ void prefix_kernel(match_problem problem, prefix_words prefix, text_units units, std::uint64_t thread_count,
+                              scan_output out)
+{
+  constexpr int unit_words = static_cast<int>(unit_bytes / 4);
+  constexpr int loaded_units = prefix_units_per_thread + 1;
   const std::uint64_t thread = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   auto sink = make_sink<Mode>(out, thread < thread_count ? thread : 0);
-  const std::uint64_t k = prefix.length;
-  // Window end at unit byte j of unit u is text position 16u + j - head; its candidate starts k - 1
-  // earlier and must satisfy 0 <= start and start + m <= n.
-  const std::int64_t first_valid = static_cast<std::int64_t>(units.head + k - 1);
-  const std::int64_t last_valid =
-      static_cast<std::int64_t>(units.head + problem.text_size - problem.pattern_size + k - 1);
-  std::uint64_t window = 0;
-  // Unit -1 (relative) only fills the window with the bytes before the subtext.
-  for (int step = -1; step < units_per_thread; ++step) {
-    const std::int64_t u = static_cast<std::int64_t>(thread * units_per_thread) + step;
-    std::uint32_t words[4] = {0, 0, 0, 0};
-    const bool loaded = thread < thread_count && u >= 0 && static_cast<std::uint64_t>(u) < units.count;
-    if (loaded) { load_unit(units, problem.text_size, static_cast<std::uint64_t>(u), words); }
-    unsigned candidates = 0;
+  const std::uint64_t first_unit = thread * prefix_units_per_thread;
+  const std::uint64_t thread_first = first_unit * unit_bytes;  // unit byte of the thread's first start
+  // A start at unit byte thread_first + r is text position thread_first + r - head; it must satisfy
+  // 0 <= start and start + m <= n, i.e. low <= r <= high (clamped to the thread's bytes).
+  constexpr std::int64_t thread_bytes = prefix_units_per_thread * static_cast<std::int64_t>(unit_bytes);
+  const std::int64_t low_unclamped = static_cast<std::int64_t>(units.head) - static_cast<std::int64_t>(thread_first);
+  const std::int64_t high_unclamped = static_cast<std::int64_t>(units.head + problem.text_size - problem.pattern_size) -
+                                      static_cast<std::int64_t>(thread_first);
+  const int low = static_cast<int>(std::max<std::int64_t>(low_unclamped, 0));
+  const int high = static_cast<int>(std::min<std::int64_t>(high_unclamped, thread_bytes - 1));
+  std::uint32_t words[loaded_units * unit_words];
+  if (thread < thread_count && low <= high) {
 #pragma unroll
-    for (int j = 0; j < static_cast<int>(unit_bytes); ++j) {
-      window = (window << 8) | ((words[j / 4] >> (8 * (j % 4))) & 0xffU);
-      if ((window & prefix.mask) == prefix.value) { candidates |= 1U << j; }
+    for (int i = 0; i < loaded_units; ++i) {
+      std::uint32_t unit[unit_words] = {0, 0, 0, 0};
+      if (first_unit + i < units.count) { load_unit(units, problem.text_size, first_unit + i, unit); }
+#pragma unroll
+      for (int w = 0; w < unit_words; ++w) { words[i * unit_words + w] = unit[w]; }
     }
-    if (step < 0 || !loaded) { candidates = 0; }
-    // keep the bytes j with first_valid <= 16u + j <= last_valid
-    const std::int64_t unit_first = u * static_cast<std::int64_t>(unit_bytes);
-    const std::int64_t low = first_valid - unit_first;
-    const std::int64_t high = last_valid - unit_first;
-    if (high < 0 || low >= static_cast<std::int64_t>(unit_bytes)) {
-      candidates = 0;
-    } else {
-      if (low > 0) { candidates &= ~0U << low; }
-      if (high < static_cast<std::int64_t>(unit_bytes) - 1) { candidates &= (2U << high) - 1; }
+  } else {
+#pragma unroll
+    for (int w = 0; w < loaded_units * unit_words; ++w) { words[w] = 0; }
+  }
+  const bool active = thread < thread_count && low <= high;
+  const std::uint32_t second_low_bits = prefix.second_mask & 0x7f7f7f7fU;
+#pragma unroll
+  for (int i = 0; i < prefix_units_per_thread; ++i) {
+    unsigned candidates = 0;  // bit j: unit byte 16 i + j starts with the prefix and lies in [low, high]
+#pragma unroll
+    for (int w = 0; w < unit_words; ++w) {
+      const int at = i * unit_words + w;
+      const std::uint32_t word = words[at];
+      const std::uint32_t next = __funnelshift_r(word, words[at + 1], 8);  // byte j: the byte after byte j
+      const std::uint32_t x0 = word ^ prefix.first;
+      const std::uint32_t x1 = (next ^ prefix.second) & prefix.second_mask;
+      const std::uint32_t t0 = ((word ^ prefix.first) & 0x7f7f7f7fU) + 0x7f7f7f7fU;
+      const std::uint32_t t1 = ((next ^ prefix.second) & second_low_bits) + 0x7f7f7f7fU;
+      // 0x80 in byte j where byte j of x0 and of x1 is 0: exact per byte, as (x & 0x7f) + 0x7f never
+      // carries into the next byte (the usual (x - 0x01010101) & ~x borrows past a 0 byte)
+      for (std::uint32_t pairs = ~(t0 | x0 | t1 | x1) & 0x80808080U; pairs != 0; pairs &= pairs - 1) {
+        const int byte = (__ffs(static_cast<int>(pairs)) - 1) >> 3;
+        const std::uint32_t low_word = __funnelshift_r(word, words[at + 1], 8 * byte);
+        const std::uint32_t high_word = __funnelshift_r(words[at + 1], words[at + 2], 8 * byte);
+        const int r = 4 * at + byte;
+        if (((low_word ^ prefix.low) & prefix.low_mask) == 0 && ((high_word ^ prefix.high) & prefix.high_mask) == 0 &&
+            r >= low && r <= high) {
+          candidates |= 1U << (4 * w + byte);
+        }
+      }
     }
-    const std::uint64_t start_of_bit0 = static_cast<std::uint64_t>(unit_first - first_valid);  // when candidates != 0
+    if (!active) { candidates = 0; }
+    const std::uint64_t start_of_bit0 = thread_first + i * unit_bytes - units.head;  // when candidates != 0
+    const std::uint64_t k = problem.pattern_size < 8 ? problem.pattern_size : 8;     // min(m, prefix_bytes_max)
     if constexpr (Verify == verification::warp) {
       for (unsigned pending = warp::ballot(candidates != 0); pending != 0; pending = warp::ballot(candidates != 0)) {
         const int leader = __ffs(static_cast<int>(pending)) - 1;
@@ -216,7 +277,7 @@ std::uint64_t thread_count_for(const match_problem& problem, match_algorithm alg
     return (problem.text_size + subtext - 1) / subtext;
   }
   const std::uint64_t units = make_text_units(problem).count;
-  return (units + units_per_thread - 1) / units_per_thread;
+  return (units + prefix_units_per_thread - 1) / prefix_units_per_thread;
 }
 
 template <scan_mode Mode>
@@ -233,9 +294,9 @@ void launch_scan(const cuda& backend, const match_problem& problem, const match_
     WARPDEX_CHECK_LAUNCH("rabin_karp_kernel");
     return;
   }
-  const prefix_fingerprint prefix = make_prefix_fingerprint(host_problem.pattern, host_problem.pattern_size);
+  const prefix_words prefix = make_prefix_words(host_problem.pattern, host_problem.pattern_size);
   const text_units units = make_text_units(problem);
-  if (problem.pattern_size == prefix.length) {
+  if (problem.pattern_size <= prefix_bytes_max) {
     prefix_kernel<Mode, verification::none>
         <<<blocks, threads_per_block, 0, stream>>>(problem, prefix, units, thread_count, out);
   } else if (algorithm == match_algorithm::wom) {
@@ -261,14 +322,16 @@ match_problem device_problem(const cuda& backend, const match_problem& host_prob
 /// Window ends per thread of the several-patterns count.
 constexpr std::uint64_t multi_match_thread_bytes = 64;
 
-/// Counts per pattern: the fingerprint table and the block's counts in shared memory, one global atomic
-/// per pattern and block.
+/// Counts per pattern where the fingerprint table fits in shared memory (at most max_patterns_per_pass
+/// patterns): the table and the block's counts in shared memory, one global atomic per pattern and block.
 __global__ void multi_match_kernel(multi_match_problem problem, std::uint32_t pattern_count, std::uint64_t thread_count,
                                    unsigned long long* counts)
 {
-  __shared__ multi_match_slot table[multi_match_table_slots];
+  __shared__ multi_match_slot table[multi_match_shared_table_slots];
   __shared__ std::uint32_t block_counts[max_patterns_per_pass];
-  for (std::uint32_t i = threadIdx.x; i < multi_match_table_slots; i += blockDim.x) { table[i] = problem.table[i]; }
+  for (std::uint32_t i = threadIdx.x; i < multi_match_shared_table_slots; i += blockDim.x) {
+    table[i] = problem.table[i];
+  }
   for (std::uint32_t i = threadIdx.x; i < pattern_count; i += blockDim.x) { block_counts[i] = 0; }
   __syncthreads();
   problem.table = table;
@@ -280,6 +343,34 @@ __global__ void multi_match_kernel(multi_match_problem problem, std::uint32_t pa
   __syncthreads();
   for (std::uint32_t i = threadIdx.x; i < pattern_count; i += blockDim.x) {
     if (block_counts[i] != 0) { atomicAdd(&counts[i], block_counts[i]); }
+  }
+}
+
+/// Counts per pattern with the table in global memory (more than max_patterns_per_pass patterns): each
+/// window's fingerprint is first tested in a 2^18-bit filter the block keeps in shared memory, and only
+/// windows whose bit is set probe the table; each verified occurrence adds 1 to its pattern's global count.
+__global__ void multi_match_global_kernel(multi_match_problem problem, const std::uint32_t* filter,
+                                          std::uint64_t thread_count, unsigned long long* counts)
+{
+  __shared__ std::uint32_t shared_filter[multi_match_filter_bits / 32];
+  for (std::uint32_t i = threadIdx.x; i < multi_match_filter_bits / 32; i += blockDim.x) {
+    shared_filter[i] = filter[i];
+  }
+  __syncthreads();
+  const std::uint64_t thread = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (thread >= thread_count) { return; }
+  const std::uint64_t k = problem.prefix_length;
+  std::uint64_t end_begin = std::max(thread * multi_match_thread_bytes, k - 1);
+  const std::uint64_t end_end = std::min((thread + 1) * multi_match_thread_bytes, problem.text_size);
+  if (end_begin >= end_end) { return; }
+  std::uint64_t window = 0;
+  for (std::uint64_t i = end_begin + 1 - k; i < end_begin; ++i) { window = (window << 8) | __ldg(problem.text + i); }
+  for (std::uint64_t end = end_begin; end < end_end; ++end) {
+    window = (window << 8) | __ldg(problem.text + end);
+    const std::uint64_t prefix = window & problem.prefix_mask;
+    const std::uint32_t bit = multi_match_filter_bit(prefix);
+    if (((shared_filter[bit / 32] >> (bit % 32)) & 1U) == 0) { continue; }
+    scan_multi_match(problem, end, end + 1, [counts](std::uint32_t i) { atomicAdd(counts + i, 1ULL); });
   }
 }
 
@@ -307,12 +398,19 @@ struct multi_match_backend<cuda> {
     auto counts = make_buffer<unsigned long long>(backend, pattern_count);
     WARPDEX_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, sizeof(unsigned long long) * pattern_count, backend.stream));
     const std::uint64_t thread_count = (text.size() + multi_match_thread_bytes - 1) / multi_match_thread_bytes;
-    if (thread_count > 0) {
+    const multi_match_problem problem =
+        patterns.problem(text, bytes.data(), offsets.data(), original.data(), table.data());
+    if (thread_count > 0 && patterns.filter.empty()) {
       const auto blocks = static_cast<unsigned>((thread_count + threads_per_block - 1) / threads_per_block);
-      multi_match_kernel<<<blocks, threads_per_block, 0, backend.stream>>>(
-          patterns.problem(text, bytes.data(), offsets.data(), original.data(), table.data()), pattern_count,
-          thread_count, counts.data());
+      multi_match_kernel<<<blocks, threads_per_block, 0, backend.stream>>>(problem, pattern_count, thread_count,
+                                                                           counts.data());
       WARPDEX_CHECK_LAUNCH("multi_match_kernel");
+    } else if (thread_count > 0) {
+      const auto filter = to_device(backend, patterns.filter);
+      const auto blocks = static_cast<unsigned>((thread_count + threads_per_block - 1) / threads_per_block);
+      multi_match_global_kernel<<<blocks, threads_per_block, 0, backend.stream>>>(problem, filter.data(), thread_count,
+                                                                                  counts.data());
+      WARPDEX_CHECK_LAUNCH("multi_match_global_kernel");
     }
     const std::vector<unsigned long long> found = counts.to_vector();
     return {found.begin(), found.end()};

@@ -143,15 +143,6 @@ std::int64_t engine_pieces(std::uint64_t n, std::uint64_t longest)
       std::max({std::uint64_t{1}, std::min(threads, n / engine_piece_bytes), (n + longest_piece - 1) / longest_piece}));
 }
 
-std::vector<std::string_view> pattern_views(std::span<const std::span<const std::uint8_t>> patterns)
-{
-  std::vector<std::string_view> views;
-  for (const auto& pattern : patterns) {
-    views.emplace_back(reinterpret_cast<const char*>(pattern.data()), pattern.size());
-  }
-  return views;
-}
-
 }  // namespace
 
 std::optional<std::uint64_t> host_engine_count(const match_problem& problem)
@@ -189,7 +180,16 @@ std::optional<buffer<std::uint64_t>> host_engine_find(const host& backend, const
 std::optional<std::vector<std::uint64_t>> host_engine_count_each(
     std::span<const std::uint8_t> text, std::span<const std::span<const std::uint8_t>> patterns)
 {
-  const std::vector<std::string_view> views = pattern_views(patterns);
+  // Patterns longer than the text occur nowhere: they are left out of the database (Hyperscan refuses
+  // literals past its length limit), their counts stay 0.
+  std::vector<std::string_view> views;
+  std::vector<std::uint32_t> caller_index;
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    if (patterns[i].size() > text.size()) { continue; }
+    views.emplace_back(reinterpret_cast<const char*>(patterns[i].data()), patterns[i].size());
+    caller_index.push_back(static_cast<std::uint32_t>(i));
+  }
+  if (views.empty()) { return std::vector<std::uint64_t>(patterns.size(), 0); }
   std::uint64_t longest = 0;
   for (const std::string_view view : views) { longest = std::max<std::uint64_t>(longest, view.size()); }
   const std::int64_t pieces = engine_pieces(text.size(), longest);
@@ -198,10 +198,11 @@ std::optional<std::vector<std::uint64_t>> host_engine_count_each(
   std::vector<std::vector<std::uint64_t>> counts(pieces, std::vector<std::uint64_t>(views.size(), 0));
   scan_pieces(engine, text.data(), text.size(), pieces,
               [&](std::int64_t piece, std::uint32_t id, std::uint64_t) { ++counts[piece][id]; });
-  for (std::int64_t piece = 1; piece < pieces; ++piece) {
-    for (std::size_t i = 0; i < views.size(); ++i) { counts[0][i] += counts[piece][i]; }
+  std::vector<std::uint64_t> total(patterns.size(), 0);
+  for (std::int64_t piece = 0; piece < pieces; ++piece) {
+    for (std::size_t i = 0; i < views.size(); ++i) { total[caller_index[i]] += counts[piece][i]; }
   }
-  return std::move(counts[0]);
+  return total;
 }
 #else
 std::optional<std::uint64_t> host_engine_count(const match_problem&)

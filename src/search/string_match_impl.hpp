@@ -8,6 +8,7 @@
 #include <warpdex/search/string_match.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <numeric>
 #include <optional>
@@ -43,7 +44,8 @@ struct multi_match_patterns {
   std::vector<std::uint8_t> bytes;
   std::vector<std::uint64_t> offsets;
   std::vector<std::uint32_t> original;
-  std::vector<multi_match_slot> table;
+  std::vector<multi_match_slot> table;  ///< a power of two slots, at least multi_match_shared_table_slots
+  std::vector<std::uint32_t> filter;    ///< multi_match_filter_bits bits, where the table exceeds shared memory
   std::uint64_t prefix_length = 0;
   std::uint64_t prefix_mask = 0;
 
@@ -52,7 +54,9 @@ struct multi_match_patterns {
                                             const std::uint64_t* offsets_at, const std::uint32_t* original_at,
                                             const multi_match_slot* table_at) const
   {
-    return {text.data(), text.size(), bytes_at, offsets_at, original_at, table_at, prefix_length, prefix_mask};
+    return {text.data(),   text.size(), bytes_at,
+            offsets_at,    original_at, table_at,
+            prefix_length, prefix_mask, static_cast<std::uint32_t>(table.size() - 1)};
   }
 };
 
@@ -60,9 +64,8 @@ struct multi_match_patterns {
 inline multi_match_patterns make_multi_match_patterns(std::span<const std::span<const std::uint8_t>> patterns)
 {
   WARPDEX_EXPECTS(!patterns.empty(), "count_matches: no patterns given");
-  WARPDEX_EXPECTS(patterns.size() <= max_patterns_per_pass,
-                  "count_matches: " + std::to_string(patterns.size()) + " patterns given, at most " +
-                      std::to_string(max_patterns_per_pass) + " fit in one pass");
+  WARPDEX_EXPECTS(patterns.size() <= (std::size_t{1} << 30),
+                  "count_matches: " + std::to_string(patterns.size()) + " patterns given, at most 2^30 are taken");
   multi_match_patterns prepared;
   prepared.prefix_length = prefix_bytes_max;
   for (std::size_t i = 0; i < patterns.size(); ++i) {
@@ -84,14 +87,20 @@ inline multi_match_patterns make_multi_match_patterns(std::span<const std::span<
     prepared.bytes.insert(prepared.bytes.end(), patterns[i].begin(), patterns[i].end());
     prepared.offsets.push_back(prepared.bytes.size());
   }
-  prepared.table.resize(multi_match_table_slots);
+  prepared.table.resize(std::max<std::size_t>(multi_match_shared_table_slots, std::bit_ceil(2 * patterns.size())));
+  const auto table_mask = static_cast<std::uint32_t>(prepared.table.size() - 1);
+  if (prepared.table.size() > multi_match_shared_table_slots) { prepared.filter.resize(multi_match_filter_bits / 32); }
   for (std::uint32_t first = 0; first < prepared.original.size();) {
     const std::uint64_t prefix = prefixes[prepared.original[first]];
     std::uint32_t last = first;
     while (last < prepared.original.size() && prefixes[prepared.original[last]] == prefix) { ++last; }
-    std::uint32_t slot = multi_match_home(prefix);
-    while (prepared.table[slot].count != 0) { slot = (slot + 1) & (multi_match_table_slots - 1); }
+    std::uint32_t slot = multi_match_home(prefix, table_mask);
+    while (prepared.table[slot].count != 0) { slot = (slot + 1) & table_mask; }
     prepared.table[slot] = {prefix, first, last - first};
+    if (!prepared.filter.empty()) {
+      const std::uint32_t bit = multi_match_filter_bit(prefix);
+      prepared.filter[bit / 32] |= std::uint32_t{1} << (bit % 32);
+    }
     first = last;
   }
   return prepared;

@@ -57,8 +57,10 @@ template <class Backend>
                                                  std::span<const std::uint8_t> pattern,
                                                  match_algorithm algorithm = match_algorithm::automatic);
 
-/// The most patterns one `count_matches` call over several patterns takes (its fingerprint table has
-/// twice as many slots and lives in GPU shared memory).
+/// The most patterns whose fingerprint table (twice as many slots) sits in GPU shared memory, with the
+/// per-block counts, in the several-pattern `count_matches`. More patterns are still counted in one pass
+/// over the text, with the table in global memory behind a 2^18-bit filter in shared memory (slower per
+/// byte: the filter's test costs more than a probe of the shared table).
 inline constexpr std::size_t max_patterns_per_pass = 256;
 
 /// For each pattern i, how many positions p have text[p, p + m_i) == patterns[i], all patterns counted in
@@ -67,8 +69,8 @@ inline constexpr std::size_t max_patterns_per_pass = 256;
 /// by byte, so counts are exact.
 /// @param backend   `warpdex::cuda` or `warpdex::host`; the work runs on it
 /// @param text      in the backend's memory (device memory for cuda); may be empty
-/// @param patterns  in host memory: 1 to `max_patterns_per_pass` patterns, each non-empty, any lengths;
-///                  equal patterns are each counted. Otherwise throws `warpdex::error` before any work.
+/// @param patterns  in host memory: 1 to 2^30 patterns, each non-empty, any lengths; equal patterns are
+///                  each counted. Otherwise throws `warpdex::error` before any work.
 /// @return the counts in the order of `patterns`. Waits for the backend. O(n + n * candidates per window
 ///         * their lengths) work; patterns sharing their first L bytes are all verified at each hit.
 template <class Backend>

@@ -1,8 +1,9 @@
 #pragma once
 // Counting several patterns in one pass, shared by the host and the cuda backend. Every pattern's first
-// L = min(8, shortest pattern) bytes are its fingerprint, looked up for each window end in a small
-// open-addressing table; the patterns sharing a fingerprint form one run of the patterns sorted by it, and
-// each pattern of the run that fits in the text is verified byte by byte.
+// L = min(8, shortest pattern) bytes are its fingerprint, looked up for each window end in an
+// open-addressing table (in GPU shared memory while it has at most multi_match_shared_table_slots slots,
+// in global memory behind a bit filter beyond); the patterns sharing a fingerprint form one run of the
+// patterns sorted by it, and each pattern of the run that fits in the text is verified byte by byte.
 
 #include <warpdex/core/config.hpp>
 #include <warpdex/core/hash.hpp>
@@ -11,9 +12,14 @@
 
 namespace warpdex::detail {
 
-/// Slots of the fingerprint table: a power of two, at least twice the number of patterns, so that
-/// probes stay short; small enough to sit in shared memory.
-inline constexpr std::uint32_t multi_match_table_slots = 512;
+/// Slots of the fingerprint table at least: a power of two, at least twice the number of patterns (so that
+/// probes stay short, the table at most half full). Tables of this size (up to max_patterns_per_pass
+/// patterns) sit in GPU shared memory; larger ones in global memory.
+inline constexpr std::uint32_t multi_match_shared_table_slots = 512;
+
+/// Bits of the filter in front of a table in global memory (32 KiB of shared memory a block): bit
+/// multi_match_filter_bit(prefix) is set for every fingerprint of the table.
+inline constexpr std::uint32_t multi_match_filter_bits = std::uint32_t{1} << 18;
 
 /// One fingerprint: the run [first, first + count) of the sorted patterns that begin with it.
 struct multi_match_slot {
@@ -30,15 +36,22 @@ struct multi_match_problem {
   const std::uint8_t* bytes = nullptr;
   const std::uint64_t* offsets = nullptr;
   const std::uint32_t* original = nullptr;
-  const multi_match_slot* table = nullptr;  ///< multi_match_table_slots entries
+  const multi_match_slot* table = nullptr;  ///< table_mask + 1 entries
   std::uint64_t prefix_length = 0;          ///< L
   std::uint64_t prefix_mask = 0;            ///< the low 8 L bits
+  std::uint32_t table_mask = 0;             ///< slots - 1
 };
 
 /// The table slot where a fingerprint's probe starts.
-WARPDEX_HOST_DEVICE inline std::uint32_t multi_match_home(std::uint64_t prefix)
+WARPDEX_HOST_DEVICE inline std::uint32_t multi_match_home(std::uint64_t prefix, std::uint32_t table_mask)
 {
-  return static_cast<std::uint32_t>(fmix64(prefix)) & (multi_match_table_slots - 1);
+  return static_cast<std::uint32_t>(fmix64(prefix)) & table_mask;
+}
+
+/// The filter bit of a fingerprint: the hash's top 18 bits (the home slot takes its low bits).
+WARPDEX_HOST_DEVICE inline std::uint32_t multi_match_filter_bit(std::uint64_t prefix)
+{
+  return static_cast<std::uint32_t>(fmix64(prefix) >> 46);
 }
 
 /// The occurrences of all patterns whose window ends lie in [end_begin, end_end), i.e. that start at
@@ -57,8 +70,8 @@ WARPDEX_HOST_DEVICE void scan_multi_match(const multi_match_problem& problem, st
   for (std::uint64_t end = end_begin; end < end_end; ++end) {
     window = (window << 8) | problem.text[end];
     const std::uint64_t prefix = window & problem.prefix_mask;
-    for (std::uint32_t slot = multi_match_home(prefix); problem.table[slot].count != 0;
-         slot = (slot + 1) & (multi_match_table_slots - 1)) {
+    for (std::uint32_t slot = multi_match_home(prefix, problem.table_mask); problem.table[slot].count != 0;
+         slot = (slot + 1) & problem.table_mask) {
       if (problem.table[slot].prefix != prefix) { continue; }
       const std::uint64_t start = end + 1 - k;
       const std::uint32_t last = problem.table[slot].first + problem.table[slot].count;
