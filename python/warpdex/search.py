@@ -105,7 +105,8 @@ def _pattern(pattern: Any) -> bytes:
 def count_matches(text: Any, pattern: Any, *, algorithm: str = "automatic", stream: Any = None) -> Any:
     """The number of positions where `pattern` occurs in `text`, overlapping occurrences included ("aa"
     occurs 3 times in "aaaa"). With a list of patterns, a uint64 NumPy array of one count per pattern
-    (1 to MAX_PATTERNS_PER_PASS patterns, all counted in one pass; equal patterns each counted).
+    (any number of patterns, all counted in one pass; equal patterns each counted; past
+    MAX_PATTERNS_PER_PASS the GPU's table leaves shared memory for global memory).
 
     `text` is bytes, a str (UTF-8 encoded, a copy) or a uint8 array on the host or a CUDA device (the cuda
     backend then scans it on `stream`, default the current CuPy / PyTorch stream); patterns are bytes or
