@@ -93,7 +93,7 @@ class grep_run {
 
  private:
   /// --backend auto: the host when the cuda backend would search on the host anyway (plan_grep_on_cuda:
-  /// an empty pattern, several patterns with -o or --color), or when the
+  /// an empty pattern, several patterns with --color, -o with -v or -x), or when the
   /// host's predicted time for the regular files named is below the GPU's (grep_crossover); otherwise the
   /// GPU where one is usable. Standard input and -r go to the GPU. CUDA is asked whether a GPU is there
   /// only when the choice would be the GPU: starting it costs more than a host-bound run's search.

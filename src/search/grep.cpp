@@ -130,8 +130,11 @@ std::vector<std::string> split_patterns(std::span<const std::string> given, bool
 /// -n, -b, --color or -v printing lines, stay on the host.
 bool set_searched_on_device(std::size_t patterns, bool ignore_case, bool has_empty, const grep_options& options)
 {
-  return (patterns > 1 || ignore_case || options.word_regexp || options.line_regexp) && patterns > 0 && !has_empty &&
-         !options.only_matching && !options.color;
+  // -o's printed matches are found by the set, one pattern too; not with -v (nothing is printed) or -x.
+  const bool prints_matches = options.only_matching && options.output == grep_output::lines;
+  if (prints_matches && (options.invert_match || options.line_regexp)) { return false; }
+  return (patterns > 1 || ignore_case || options.word_regexp || options.line_regexp || prints_matches) &&
+         patterns > 0 && !has_empty && !options.color;
 }
 
 bool searched_on_device(std::size_t patterns, bool ignore_case, bool has_empty, const grep_options& options)
@@ -1454,6 +1457,7 @@ class chunk_searcher<cuda> {
                          !options.color),
         line_number_(options.line_number),
         byte_offset_(options.byte_offset),
+        only_matching_(options.only_matching),
         invert_(options.invert_match),
         prefix_(options.with_filename ? std::string(name) + ":" : std::string())
   {
@@ -1555,6 +1559,12 @@ class chunk_searcher<cuda> {
       take_count(set_->count_lines(text), text, searched, walker);
       return;
     }
+    if (only_matching_) {
+      std::uint64_t selected = 0;
+      const buffer<line_span> matches = set_->find_occurrences(text, selected);
+      take_formatted(text, searched.base, matches, walker, selected);
+      return;
+    }
     buffer<line_span> lines = set_->find_lines(text);
     if (invert_) { lines = other_lines(backend_, text, lines.span()); }
     take_formatted(text, searched.base, lines, walker);
@@ -1573,10 +1583,11 @@ class chunk_searcher<cuda> {
     walker.take_lines(lines - matching, {});
   }
 
-  /// Brings `lines` of `text` (input bytes from `base` on) back formatted by the GPU, with -n and -b, and
-  /// hands them to the walker; with -n the walker's line count then moves past the chunk.
+  /// Brings `lines` of `text` (input bytes from `base` on; with -o the matches) back formatted by the GPU,
+  /// with -n and -b, and hands them to the walker as `selected` lines (all of them unless told); with -n the
+  /// walker's line count then moves past the chunk.
   void take_formatted(std::span<const byte> text, std::uint64_t base, const buffer<line_span>& lines,
-                      line_walker& walker)
+                      line_walker& walker, std::optional<std::uint64_t> selected = std::nullopt)
   {
     if (!lines.empty()) {
       const line_fields fields{line_number_, byte_offset_, walker.lines_before(), base};
@@ -1585,7 +1596,7 @@ class chunk_searcher<cuda> {
       WARPDEX_CUDA_TRY(cudaMemcpyAsync(output_.data(), formatted.data(), formatted.size(), cudaMemcpyDeviceToHost,
                                        backend_.stream));
       backend_.synchronize();
-      walker.take_lines(lines.size(), std::span<const byte>(output_.data(), formatted.size()));
+      walker.take_lines(selected.value_or(lines.size()), std::span<const byte>(output_.data(), formatted.size()));
     }
     if (line_number_) { walker.skip_chunk(count_matches(backend_, text, as_bytes(std::string_view("\n"))), false); }
   }
@@ -1612,6 +1623,7 @@ class chunk_searcher<cuda> {
   bool lines_on_device_;  ///< the options ask for nothing but the matching lines (with -v, -n, -b)
   bool line_number_;      ///< -n
   bool byte_offset_;      ///< -b
+  bool only_matching_;    ///< -o
   bool invert_;           ///< -v
   std::optional<detail::device_pattern_set> set_;
   std::string prefix_;   ///< each printed line's: the file name and ':', or nothing

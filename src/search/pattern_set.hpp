@@ -35,6 +35,11 @@ class device_pattern_set {
   /// Those lines, ascending, in device memory. Waits.
   buffer<line_span> find_lines(std::span<const std::uint8_t> text);
 
+  /// grep -o's matches in those lines, ascending, in device memory: in each line from its start, the longest
+  /// pattern at the leftmost place where one selects its line (-w: forms a whole word), then on from its end.
+  /// Not for -x (`set_occurrences::whole_lines`). `lines` is set to the number of lines they are in. Waits.
+  buffer<line_span> find_occurrences(std::span<const std::uint8_t> text, std::uint64_t& lines);
+
  private:
   /// Marks, per 64-byte segment, the occurrences that are the first of their line within the segment, and
   /// counts per segment the lines they open (the segment's first may continue a line opened before).

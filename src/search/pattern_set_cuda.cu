@@ -143,6 +143,74 @@ __device__ bool set_matches_at(const set_view& v, const std::uint32_t* filter, s
   return false;
 }
 
+/// The length of the longest pattern that occurs at p and selects its line (selects_line), 0 if none, where
+/// `window` holds text[p, p + 8) (folded with -i). The filter is read from global memory (L1-cached).
+__device__ std::uint32_t longest_at(const set_view& v, std::uint64_t p, std::uint64_t window)
+{
+  for (std::uint32_t length = 8; length >= 1; --length) {  // class 8 (8 bytes or more) first
+    if (((v.classes >> (length - 1)) & 1) == 0 || p + length > v.size) { continue; }
+    const std::uint64_t key = window & key_mask(length);
+    const std::uint64_t h = set_hash(key, length);
+    if (((__ldg(v.filter + (h >> 51)) >> ((h >> 46) & 31)) & 1) == 0) { continue; }
+    std::uint32_t longest = 0;
+    for (std::uint64_t slot = h & v.table_mask;; slot = (slot + 1) & v.table_mask) {
+      const std::uint64_t info = __ldg(reinterpret_cast<const unsigned long long*>(v.table + 2 * slot + 1));
+      if (info == 0) { break; }
+      if ((info >> 56) != length || __ldg(reinterpret_cast<const unsigned long long*>(v.table + 2 * slot)) != key) {
+        continue;
+      }
+      if (length < 8) {
+        if (selects_line(v, p, length)) { longest = length; }
+        break;
+      }
+      const auto first = static_cast<std::uint32_t>(info);
+      const auto count = static_cast<std::uint32_t>((info >> 32) & 0xFFFFFF);
+      for (std::uint32_t k = first; k < first + count; ++k) {
+        const std::uint32_t begin = __ldg(v.offsets + k);
+        const std::uint32_t m = __ldg(v.offsets + k + 1) - begin;
+        if (m <= longest || p + m > v.size) { continue; }
+        bool equal = true;
+        for (std::uint32_t i = 8; i < m && equal; ++i) {
+          const std::uint8_t c = __ldg(v.text + p + i);
+          equal = (v.fold ? fold_byte(c) : c) == __ldg(v.bytes + begin + i);
+        }
+        if (equal && selects_line(v, p, m)) { longest = m; }
+      }
+      break;
+    }
+    if (longest != 0) { return longest; }
+  }
+  return 0;
+}
+
+/// grep -o's matches of each line, one thread a line: counted (`Write` false, into counts[i]) or written from
+/// offsets[i] on. Leftmost first, the longest there, then on from its end (matches never span a newline).
+template <bool Write>
+__global__ void set_occurrences_kernel(set_view v, const line_span* lines, std::uint64_t line_count,
+                                       std::uint64_t* counts, const std::uint64_t* offsets, line_span* found)
+{
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < line_count; i += stride) {
+    const line_span line = lines[i];
+    std::uint64_t n = 0;
+    for (std::uint64_t p = line.begin; p < line.end;) {
+      const std::uint64_t q = p / 8 * 8;
+      const std::uint64_t shift = 8 * (p - q);
+      const std::uint64_t low = load_word(v, q);
+      const std::uint64_t window = shift == 0 ? low : (low >> shift) | (load_word(v, q + 8) << (64 - shift));
+      const std::uint32_t m = longest_at(v, p, window);
+      if (m == 0) {
+        ++p;
+        continue;
+      }
+      if constexpr (Write) { found[offsets[i] + n] = {p, p + m}; }
+      ++n;
+      p += m;
+    }
+    if constexpr (!Write) { counts[i] = n; }
+  }
+}
+
 __global__ void __launch_bounds__(set_threads_per_block) set_scan_kernel(set_view v)
 {
   __shared__ std::uint32_t filter[filter_words];
@@ -376,6 +444,38 @@ buffer<line_span> device_pattern_set::find_lines(std::span<const std::uint8_t> t
   WARPDEX_CUDA_TRY(cudaGetLastError());
   backend_.synchronize();
   return lines;
+}
+
+buffer<line_span> device_pattern_set::find_occurrences(std::span<const std::uint8_t> text, std::uint64_t& line_total)
+{
+  WARPDEX_EXPECTS(occurrences_ != set_occurrences::whole_lines, "device_pattern_set: -o with -x is not found here");
+  buffer<line_span> lines = find_lines(text);
+  line_total = lines.size();
+  if (lines.empty()) { return lines; }
+  const set_view view{text.data(),     text.size(), table_.data(), table_mask_,   filter_.data(), bytes_.data(),
+                      offsets_.data(), classes_,    fold_,         occurrences_,  nullptr,        0};
+  const std::uint64_t count = lines.size();
+  // counts[i] the matches of line i, counts[count] 0: scanned in place into where each line's begin.
+  buffer<std::uint64_t> counts = make_device_buffer<std::uint64_t>(count + 1, backend_.stream);
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(counts.data() + count, 0, sizeof(std::uint64_t), backend_.stream));
+  const auto grid = static_cast<int>(std::min<std::uint64_t>(grid_blocks(8), (count + 255) / 256));
+  set_occurrences_kernel<false><<<grid, 256, 0, backend_.stream>>>(view, lines.data(), count, counts.data(), nullptr,
+                                                                   nullptr);
+  WARPDEX_CUDA_TRY(cudaGetLastError());
+  thrust::exclusive_scan(policy_nosync(backend_), counts.data(), counts.data() + count + 1, counts.data(),
+                         std::uint64_t{0});
+  std::uint64_t total = 0;
+  WARPDEX_CUDA_TRY(
+      cudaMemcpyAsync(&total, counts.data() + count, sizeof total, cudaMemcpyDeviceToHost, backend_.stream));
+  backend_.synchronize();
+  buffer<line_span> found = make_device_buffer<line_span>(total, backend_.stream);
+  if (total != 0) {
+    set_occurrences_kernel<true><<<grid, 256, 0, backend_.stream>>>(view, lines.data(), count, nullptr, counts.data(),
+                                                                     found.data());
+    WARPDEX_CUDA_TRY(cudaGetLastError());
+  }
+  backend_.synchronize();
+  return found;
 }
 
 }  // namespace warpdex::detail

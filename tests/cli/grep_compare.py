@@ -9,7 +9,7 @@ Pattern files of 10 and 1000 patterns (pieces of the files, random strings, pref
 the end, an empty line) and, with --big-set N, one run with N patterns, test large pattern sets.
 
 With --set-cases N, N more cases use only what the cuda backend answers on the GPU for several patterns
-or -i (-c, -l, -L, -q, -v, -i, -w, -x, -H, -h, -n, -b, printing the lines), on the files and a text of several MiB; with
+or -i (-c, -l, -L, -q, -v, -i, -w, -x, -H, -h, -n, -b, -o, printing the lines), on the files and a text of several MiB; with
 --chunk-mib, warpdex reads in chunks of that size, so that a file spans several.
 
 usage: grep_compare.py WARPDEX [--backend host] [--seed N] [--cases N] [--builtin-matcher] [--big-set N]
@@ -95,7 +95,7 @@ def pattern_choices(rng):
     return [rng.choice(["", "hello\nworld", "quartz nebula", "zzz-not-there"])]
 
 
-SET_FLAGS = ["-i", "-v", "-w", "-x", "-c", "-l", "-L", "-q", "-H", "-h", "-n", "-b"]
+SET_FLAGS = ["-i", "-v", "-w", "-x", "-c", "-l", "-L", "-q", "-H", "-h", "-n", "-b", "-o"]
 FLAGS = ["-i", "-v", "-w", "-x", "-c", "-l", "-L", "-o", "-n", "-b", "-H", "-h", "-q", "-s"]
 
 

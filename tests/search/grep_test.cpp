@@ -315,7 +315,7 @@ TYPED_TEST(grep_test, a_nul_byte_after_chunks_of_text_makes_the_rest_binary)
 
 // Several patterns (or -i) with -w or -x: on the GPU, the pattern set decides the bounds of each occurrence
 // in its kernel (no line walk); a pattern inside a word, one at a line's edge, and -x before -w; -n and -b
-// formatted there too, numbered across chunks.
+// formatted there too, numbered across chunks; -o's matches found there (overlapping and nested patterns).
 TYPED_TEST(grep_test, whole_words_and_lines_of_several_patterns_like_grep)
 {
   const std::uint64_t seed = std::random_device{}();
@@ -327,6 +327,7 @@ TYPED_TEST(grep_test, whole_words_and_lines_of_several_patterns_like_grep)
     const char* text;
     bool count, invert, word, line, fold;
     bool number = false, offset = false;  // -n, -b: formatted with the lines on the GPU
+    bool only = false;                    // -o: the matches found by the set on the GPU
   };
   const flags_case cases[] = {{" -w", false, false, true, false, false},    {" -x", false, false, false, true, false},
                               {" -c -w", true, false, true, false, false},  {" -c -x", true, false, false, true, false},
@@ -337,8 +338,12 @@ TYPED_TEST(grep_test, whole_words_and_lines_of_several_patterns_like_grep)
                               {" -b -i", false, false, false, false, true, false, true},
                               {" -n -x", false, false, false, true, false, true, false},
                               {" -v -n", false, true, false, false, false, true, false},
-                              {" -v -w -b", false, true, true, false, false, false, true}};
-  for (const std::string pattern : {"warp\nthe", "warp\nwarpdex lane", "a\nbeta", "lane alpha beta\nbeta.", "WARP\nBeta"}) {
+                              {" -v -w -b", false, true, true, false, false, false, true},
+                              {" -o", false, false, false, false, false, false, false, true},
+                              {" -o -b -n -w", false, false, true, false, false, true, true, true},
+                              {" -o -i", false, false, false, false, true, false, false, true}};
+  for (const std::string pattern :
+       {"warp\nthe", "warp\nwarpdex lane", "a\nbeta", "lane alpha beta\nbeta.", "WARP\nBeta", "a\nal\nalpha beta"}) {
     for (const flags_case& c : cases) {
       grep_options options;
       options.output = c.count ? grep_output::count : grep_output::lines;
@@ -348,6 +353,7 @@ TYPED_TEST(grep_test, whole_words_and_lines_of_several_patterns_like_grep)
       options.ignore_case = c.fold;
       options.line_number = c.number;
       options.byte_offset = c.offset;
+      options.only_matching = c.only;
       const std::string expected = reference_grep(c.text, pattern, {file}, this->folder_);
       for (const std::uint64_t chunk : {std::uint64_t{4093}, std::uint64_t{1} << 26}) {
         options.chunk_bytes = chunk;
@@ -466,7 +472,19 @@ TEST(grep_cuda_plan_test, counts_split_patterns_and_says_where_the_cuda_backend_
                   o.ignore_case = true;
                 }).on_device);
   }
-  for (auto set : {+[](grep_options& o) { o.only_matching = true; }, +[](grep_options& o) { o.color = true; }}) {
+  // -o: the matches are found by the set on the GPU (one pattern too), except with -v or -x.
+  EXPECT_TRUE(plan({"ab", "cd"}, [](grep_options& o) { o.only_matching = true; }).on_device);
+  EXPECT_TRUE(plan({"ab"}, [](grep_options& o) {
+                o.only_matching = true;
+                o.word_regexp = true;
+              }).on_device);
+  for (auto set : {+[](grep_options& o) { o.invert_match = true; }, +[](grep_options& o) { o.line_regexp = true; }}) {
+    EXPECT_FALSE(plan({"ab", "cd"}, [&](grep_options& o) {
+                   set(o);
+                   o.only_matching = true;
+                 }).on_device);
+  }
+  for (auto set : {+[](grep_options& o) { o.color = true; }}) {
     EXPECT_FALSE(plan({"ab", "cd"}, set).on_device);
     EXPECT_FALSE(plan({"AB"}, [&](grep_options& o) {
                    set(o);

@@ -22,15 +22,15 @@
 /// which the line walk then uses. Otherwise (and with `builtin_matcher`), one pass per chunk that jumps
 /// between candidates found with memchr on the patterns' rarest bytes, verified in place, then from the
 /// matching line's end on. On the cuda backend (`plan_grep_on_cuda` says which case a run is), each chunk
-/// is copied to the GPU while the previous one is searched. Several patterns, or one with -i, -w or -x,
-/// when nothing but the selected lines (with -v, -n, -b) or their number is asked for: a set of patterns
-/// on the GPU selects the lines (deciding -w and -x there). One case-sensitive pattern otherwise: when the
+/// is copied to the GPU while the previous one is searched. Several patterns, or one with -i, -w, -x or
+/// -o, when nothing but the selected lines (with -v, -n, -b) or their number, or -o's matches (not with -v
+/// or -x) are asked for: a set of patterns on the GPU selects the lines (deciding -w and -x there) and
+/// finds -o's matches (leftmost, longest). One case-sensitive pattern otherwise: when the
 /// chunk holds no NUL byte and no option asks for more than the lines themselves (no -w, -x, -o, --color),
 /// the GPU finds the matching lines (`find_matching_lines`, with -v `other_lines`); otherwise the
 /// positions of the occurrences come back and the host walks the lines. Printed lines are formatted on the
 /// GPU (`gather_lines`, with -n's numbers and -b's offsets): one copy brings back the output, or only the
-/// count for -c, -l, -L and -q. Several patterns with -o or --color, or an empty pattern, are searched on
-/// the host.
+/// count for -c, -l, -L and -q. --color, -o with -v or -x, and an empty pattern are searched on the host.
 ///
 /// Binary input, as GNU grep: GNU grep reads 96 KiB at a time, and from the buffer holding the first NUL
 /// byte on (from the start of the line its read began in), the input is binary: NUL bytes end lines, and
@@ -97,11 +97,11 @@ struct grep_cuda_plan {
   /// The patterns searched: split at newlines, folded with -i, repeats next to each other in length order
   /// dropped (at most the number given, split).
   std::size_t patterns = 0;
-  /// The GPU searches each chunk: several patterns, or one with -i, -w or -x, when only the selected lines
-  /// (with -v, -n, -b) or their number are asked for (the set decides -w and -x on the GPU); otherwise one
-  /// case-sensitive pattern too (the host walks the lines for -w, -x, -o, --color). False when the cuda
-  /// backend would search on the host anyway: an empty pattern, or several patterns (or -i) with -o or
-  /// --color.
+  /// The GPU searches each chunk: several patterns, or one with -i, -w, -x or -o, when only the selected
+  /// lines (with -v, -n, -b), their number or -o's matches are asked for (the set decides -w and -x on the
+  /// GPU); otherwise one case-sensitive pattern too (the host walks the lines for -w, -x, --color). False
+  /// when the cuda backend would search on the host anyway: an empty pattern, several patterns (or -i) with
+  /// --color, or -o with -v or -x printing.
   bool on_device = false;
 };
 
