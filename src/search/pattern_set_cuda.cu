@@ -101,6 +101,20 @@ __device__ bool selects_line(const set_view& v, std::uint64_t p, std::uint64_t m
   return !is_word_byte(before) && !is_word_byte(after);
 }
 
+/// The length of class-8 pattern k when it occurs at p (its first 8 bytes already matched by the window's
+/// key; the rest compared here, folded with -i), 0 when it does not.
+__device__ std::uint32_t long_pattern_at(const set_view& v, std::uint64_t p, std::uint32_t k)
+{
+  const std::uint32_t begin = __ldg(v.offsets + k);
+  const std::uint32_t m = __ldg(v.offsets + k + 1) - begin;
+  if (p + m > v.size) { return 0; }
+  for (std::uint32_t i = 8; i < m; ++i) {
+    const std::uint8_t c = __ldg(v.text + p + i);
+    if ((v.fold ? fold_byte(c) : c) != __ldg(v.bytes + begin + i)) { return 0; }
+  }
+  return m;
+}
+
 /// Whether some pattern occurs at p and selects its line (selects_line), where `window` holds text[p, p + 8)
 /// (folded with -i).
 __device__ bool set_matches_at(const set_view& v, const std::uint32_t* filter, std::uint64_t p, std::uint64_t window)
@@ -125,15 +139,8 @@ __device__ bool set_matches_at(const set_view& v, const std::uint32_t* filter, s
         const auto first = static_cast<std::uint32_t>(info);
         const auto count = static_cast<std::uint32_t>((info >> 32) & 0xFFFFFF);
         for (std::uint32_t k = first; k < first + count; ++k) {
-          const std::uint32_t begin = __ldg(v.offsets + k);
-          const std::uint32_t m = __ldg(v.offsets + k + 1) - begin;
-          if (p + m > v.size) { continue; }
-          bool equal = true;
-          for (std::uint32_t i = 8; i < m && equal; ++i) {
-            const std::uint8_t c = __ldg(v.text + p + i);
-            equal = (v.fold ? fold_byte(c) : c) == __ldg(v.bytes + begin + i);
-          }
-          if (equal && selects_line(v, p, m)) { return true; }
+          const std::uint32_t m = long_pattern_at(v, p, k);
+          if (m != 0 && selects_line(v, p, m)) { return true; }
         }
         break;
       }
@@ -166,15 +173,8 @@ __device__ std::uint32_t longest_at(const set_view& v, std::uint64_t p, std::uin
       const auto first = static_cast<std::uint32_t>(info);
       const auto count = static_cast<std::uint32_t>((info >> 32) & 0xFFFFFF);
       for (std::uint32_t k = first; k < first + count; ++k) {
-        const std::uint32_t begin = __ldg(v.offsets + k);
-        const std::uint32_t m = __ldg(v.offsets + k + 1) - begin;
-        if (m <= longest || p + m > v.size) { continue; }
-        bool equal = true;
-        for (std::uint32_t i = 8; i < m && equal; ++i) {
-          const std::uint8_t c = __ldg(v.text + p + i);
-          equal = (v.fold ? fold_byte(c) : c) == __ldg(v.bytes + begin + i);
-        }
-        if (equal && selects_line(v, p, m)) { longest = m; }
+        const std::uint32_t m = long_pattern_at(v, p, k);
+        if (m > longest && selects_line(v, p, m)) { longest = m; }
       }
       break;
     }
