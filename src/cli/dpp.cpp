@@ -330,7 +330,9 @@ struct hashfight_cli_options {
   bool check = false;
 };
 
-void hashfight_run(backend_choice choice, const hashfight_cli_options& opts)
+/// The request of a run: the keys of --keys read and checked first, so that a bad file fails before anything
+/// is printed.
+hashfight_request hashfight_request_of(const hashfight_cli_options& opts)
 {
   hashfight_request request;
   request.key_bytes = opts.key_bytes;
@@ -347,23 +349,24 @@ void hashfight_run(backend_choice choice, const hashfight_cli_options& opts)
   request.options.chunk_bytes = opts.chunk_bytes;
   request.options.seed = opts.seed;
   request.check = opts.check;
+  return request;
+}
+
+void hashfight_command(const global_options& globals, const hashfight_cli_options& opts)
+{
+  const backend_choice choice = selected_backend(globals);
+  const hashfight_request request = hashfight_request_of(opts);
+  std::printf("warpdex hashfight: k%u/v%u on backend %s, %s, load factor %.2f, leftover limit %llu\n",
+              opts.key_bytes * 8, opts.key_bytes * 8, choice == backend_choice::cuda ? "cuda" : "host",
+              opts.keys_path.empty() ? ("2^" + std::to_string(opts.size_log2) + " generated keys").c_str()
+                                     : ("keys of '" + opts.keys_path + "'").c_str(),
+              opts.load_factor, static_cast<unsigned long long>(opts.leftover_limit));
   hashfight_totals totals;
   const auto steps = run_hashfight_workload(choice, request, cli_timing, &totals);
   print_steps(steps);
   std::printf("map: %llu rounds, %.1f MB, %.2f bytes per pair\n", static_cast<unsigned long long>(totals.rounds),
               static_cast<double>(totals.memory_bytes) / 1e6,
               totals.keys == 0 ? 0.0 : static_cast<double>(totals.memory_bytes) / static_cast<double>(totals.keys));
-}
-
-void hashfight_command(const global_options& globals, const hashfight_cli_options& opts)
-{
-  const backend_choice choice = selected_backend(globals);
-  std::printf("warpdex hashfight: k%u/v%u on backend %s, %s, load factor %.2f, leftover limit %llu\n",
-              opts.key_bytes * 8, opts.key_bytes * 8, choice == backend_choice::cuda ? "cuda" : "host",
-              opts.keys_path.empty() ? ("2^" + std::to_string(opts.size_log2) + " generated keys").c_str()
-                                     : ("keys of '" + opts.keys_path + "'").c_str(),
-              opts.load_factor, static_cast<unsigned long long>(opts.leftover_limit));
-  hashfight_run(choice, opts);
 }
 
 }  // namespace
