@@ -30,6 +30,11 @@ inline constexpr int exit_usage = 2;    ///< a usage error (command line), or a 
 /// another, as grep does).
 [[nodiscard]] int& command_status();
 
+/// The cause (errno) of a failed write to standard output that a command caught and left to `main` to
+/// report, 0 when none was recorded: a large write that failed leaves nothing for main's last flush to fail
+/// on again, so the cause is kept here.
+[[nodiscard]] int& stdout_write_cause();
+
 /// Makes every numeric option of `app` and its subcommands reject what CLI11 would take silently: NaN
 /// and infinities, integers past the type's range (which strtoull saturates), a sign on an unsigned
 /// value, and anything but decimal digits. Call once all commands are added.

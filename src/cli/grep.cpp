@@ -274,6 +274,7 @@ class grep_run {
       });
     } catch (const warpdex::error& e) {
       if (std::ferror(stdout)) {  // main reports the write error and exits with 2
+        if (stdout_write_cause() == 0) { stdout_write_cause() = errno; }
         stop_ = true;
         trouble_ = true;
         return;

@@ -33,6 +33,12 @@ int& command_status()
   return status;
 }
 
+int& stdout_write_cause()
+{
+  static int cause = 0;
+  return cause;
+}
+
 namespace {
 
 /// The subcommand names, comma-separated, for messages.
@@ -73,7 +79,7 @@ bool flushed_stdout()
 
 int write_error()
 {
-  const int cause = errno;
+  const int cause = errno != 0 ? errno : stdout_write_cause();
   std::fprintf(stderr, "warpdex: write error%s%s\n", cause != 0 ? ": " : "", cause != 0 ? std::strerror(cause) : "");
   return exit_usage;
 }

@@ -405,6 +405,12 @@ class line_walker {
   /// Lines of the input before the chunk being searched (for -n).
   [[nodiscard]] std::uint64_t lines_before() const { return line_number_; }
 
+  /// What begins each printed line before its fields without --color: the input's name and ':' with -H.
+  [[nodiscard]] std::string name_prefix() const
+  {
+    return options_.with_filename ? std::string(name_) + ":" : std::string();
+  }
+
   /// Passes over a prepared chunk in which no line is selected (without -v), or whose selected lines
   /// `take_lines` took: only the line numbers go on, by the chunk's `newlines`; `binary` when the chunk
   /// holds binary input.
@@ -1243,6 +1249,11 @@ class hyperscan_chunk_search {
       walker.skip_chunk(newlines, binary_from < size);
       return true;
     }
+    if (options_.output == grep_output::lines && !every_occurrence_ && !options_.invert_match &&
+        !options_.line_regexp && binary_from == size) {
+      format_pieces(data, base, starts, results, walker);
+      return true;
+    }
     std::vector<found_entry> entries;
     if (count == 1) {
       entries = std::move(results.front().entries);
@@ -1262,6 +1273,53 @@ class hyperscan_chunk_search {
     std::uint64_t lines = 0;     ///< lines in the piece (counted for -v -c)
     std::uint64_t newlines = 0;  ///< newlines in the piece (counted for -n)
   };
+
+  /// Prints the selected lines of a text chunk (each piece's first occurrence a line), each piece formatted
+  /// by its own thread (name, -n's number, -b's offset, the line), written in order by this one. As the
+  /// walk prints them; the line numbers go on by the chunk's newlines.
+  void format_pieces(const byte* data, std::uint64_t base, const std::vector<std::size_t>& starts,
+                     const std::vector<piece_result>& results, line_walker& walker)
+  {
+    const auto count = static_cast<int>(results.size());
+    std::vector<std::uint64_t> lines_before(count);  // lines of the input before each piece
+    std::uint64_t lines = walker.lines_before();
+    for (int piece = 0; piece < count; ++piece) {
+      lines_before[piece] = lines;
+      lines += results[piece].newlines;
+    }
+    const std::string prefix = walker.name_prefix();
+    std::vector<std::string> texts(count);
+    workers_.run(count, [&](int piece, int) {
+      std::string& text = texts[piece];
+      const std::size_t end = starts[piece + 1];
+      std::size_t counted = starts[piece];  // a line start: the lines before it are counted in `number`
+      std::uint64_t number = lines_before[piece];
+      char digits[24];
+      const auto field = [&](std::uint64_t value) {
+        text.append(digits, std::to_chars(digits, digits + sizeof(digits), value).ptr);
+        text += ':';
+      };
+      for (const found_entry& entry : results[piece].entries) {
+        const auto* newline = static_cast<const byte*>(memrchr(data + counted, '\n', entry.start - counted));
+        const std::size_t line = newline != nullptr ? static_cast<std::size_t>(newline + 1 - data) : counted;
+        if (options_.line_number) { number += count_newlines(data + counted, data + line); }
+        const auto* after = static_cast<const byte*>(std::memchr(data + entry.start, '\n', end - entry.start));
+        const std::size_t line_end = after != nullptr ? static_cast<std::size_t>(after - data) : end;
+        text += prefix;
+        if (options_.line_number) { field(number + 1); }
+        if (options_.byte_offset) { field(base + line); }
+        text.append(reinterpret_cast<const char*>(data + line), line_end - line);
+        text += '\n';
+        ++number;
+        counted = std::min(line_end + 1, end);
+      }
+    });
+    for (int piece = 0; piece < count; ++piece) {
+      walker.take_lines(results[piece].selected, std::span<const byte>(reinterpret_cast<const byte*>(texts[piece].data()),
+                                                                       texts[piece].size()));
+    }
+    walker.skip_chunk(lines - walker.lines_before(), false);
+  }
 
   static std::vector<std::string_view> views(const pattern_set& patterns)
   {
@@ -1323,7 +1381,8 @@ class hyperscan_chunk_search {
       result.lines = count_newlines(data + begin, data + end) +
                      (end > begin && data[end - 1] != '\n' ? 1 : 0);
     }
-    if (options_.line_number && result.entries.size() == before) {
+    // For the line numbers of a chunk with nothing selected, or of lines formatted by pieces.
+    if (options_.line_number && (result.entries.size() == before || options_.output == grep_output::lines)) {
       result.newlines = count_newlines(data + begin, data + end);
     }
   }
