@@ -1315,8 +1315,8 @@ class hyperscan_chunk_search {
       }
     });
     for (int piece = 0; piece < count; ++piece) {
-      walker.take_lines(results[piece].selected, std::span<const byte>(reinterpret_cast<const byte*>(texts[piece].data()),
-                                                                       texts[piece].size()));
+      walker.take_lines(results[piece].selected,
+                        std::span<const byte>(reinterpret_cast<const byte*>(texts[piece].data()), texts[piece].size()));
     }
     walker.skip_chunk(lines - walker.lines_before(), false);
   }
