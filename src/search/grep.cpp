@@ -1173,6 +1173,8 @@ class hyperscan_chunk_search {
       : patterns_(patterns),
         options_(options),
         every_occurrence_(options.only_matching || options.color || patterns.has_empty()),
+        formats_pieces_(options.output == grep_output::lines && !every_occurrence_ && !options.invert_match &&
+                        !options.line_regexp),
         threads_(std::max(omp_get_max_threads(), 1)),
         engine_(views(patterns), patterns.ignore_case(), threads_),
         workers_(threads_)
@@ -1249,8 +1251,7 @@ class hyperscan_chunk_search {
       walker.skip_chunk(newlines, binary_from < size);
       return true;
     }
-    if (options_.output == grep_output::lines && !every_occurrence_ && !options_.invert_match &&
-        !options_.line_regexp && binary_from == size) {
+    if (formats_pieces_ && binary_from == size) {
       format_pieces(data, base, starts, results, walker);
       return true;
     }
@@ -1382,7 +1383,7 @@ class hyperscan_chunk_search {
                      (end > begin && data[end - 1] != '\n' ? 1 : 0);
     }
     // For the line numbers of a chunk with nothing selected, or of lines formatted by pieces.
-    if (options_.line_number && (result.entries.size() == before || options_.output == grep_output::lines)) {
+    if (options_.line_number && (result.entries.size() == before || formats_pieces_)) {
       result.newlines = count_newlines(data + begin, data + end);
     }
   }
@@ -1428,6 +1429,7 @@ class hyperscan_chunk_search {
   const pattern_set& patterns_;
   const grep_options& options_;
   bool every_occurrence_;
+  bool formats_pieces_;  ///< printed lines are formatted by the pieces' threads (format_pieces)
   int threads_;
   detail::hyperscan_literals engine_;
   piece_workers workers_;
@@ -1521,15 +1523,6 @@ class chunk_searcher<cuda> {
         prefix_(options.with_filename ? std::string(name) + ":" : std::string())
   {
     if (set_on_device_) {
-      // The memory pool's first allocation in a process sets the pool up (about 90 ms on an H200, measured
-      // with tools/timeline.sh): made here while this thread builds the pattern table on the host. Its
-      // errors are left to the set's own allocations.
-      const std::jthread warm_pool([this] {
-        try {
-          (void)make_device_buffer<byte>(1, backend_.stream);
-        } catch (...) {
-        }
-      });
       // -x before -w, as the host's walk decides
       set_.emplace(backend, std::span<const std::string>(patterns.patterns()), patterns.ignore_case(),
                    options.line_regexp   ? detail::set_occurrences::whole_lines
