@@ -104,9 +104,9 @@ namespace {
 /// The least text one thread scans with the literal engine: smaller pieces spend more on starting threads.
 constexpr std::uint64_t engine_piece_bytes = std::uint64_t{1} << 20;
 
-/// Runs on_match(piece, id, start) for every occurrence of the engine's patterns in text[0, n), the text
-/// cut into pieces scanned in parallel (each also scans the longest pattern's length - 1 bytes past its
-/// end and reports the occurrences that start in it). `pieces` is what `engine_pieces` gave.
+/// Runs on_match(piece, id, start) for every occurrence of the engine's patterns (every group of them) in
+/// text[0, n), the text cut into pieces scanned in parallel (each also scans the longest pattern's length
+/// - 1 bytes past its end and reports the occurrences that start in it). `pieces` is what `engine_pieces` gave.
 template <class OnMatch>
 void scan_pieces(const hyperscan_literals& engine, const std::uint8_t* text, std::uint64_t n, std::int64_t pieces,
                  OnMatch&& on_match)
@@ -124,7 +124,9 @@ void scan_pieces(const hyperscan_literals& engine, const std::uint8_t* text, std
       return true;
     };
     try {
-      engine.scan(0, text + begin, scanned_end - begin, omp_get_thread_num(), report);
+      for (std::size_t group = 0; group < engine.group_count(); ++group) {
+        engine.scan(group, text + begin, scanned_end - begin, omp_get_thread_num(), report);
+      }
     } catch (...) {
 #pragma omp critical(warpdex_string_match_scan_error)
       error = std::current_exception();

@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace warpdex::testing {
@@ -65,6 +67,14 @@ bytes make_text(alphabet kind, std::uint64_t size, std::mt19937_64& random)
   }
   text.resize(size);
   return text;
+}
+
+/// A pattern's first 8 bytes as one word (as the test's window table keys them).
+std::uint64_t window_of(const bytes& pattern)
+{
+  std::uint64_t value = 0;
+  std::memcpy(&value, pattern.data(), 8);
+  return value;
 }
 
 /// A pattern of length m: a piece of the text (so it occurs), sometimes with its last byte changed.
@@ -216,8 +226,14 @@ void check_several(const Backend& backend, const bytes& text, const std::vector<
     views.emplace_back(pattern);
     expected.push_back(naive_matches(text, pattern).size());
   }
-  EXPECT_EQ(count_matches(backend, text_span, std::span<const std::span<const std::uint8_t>>(views)), expected)
-      << "n " << text.size() << ", " << patterns.size() << " patterns, misalignment " << misalignment;
+  const auto found = count_matches(backend, text_span, std::span<const std::span<const std::uint8_t>>(views));
+  ASSERT_EQ(found.size(), expected.size());
+  const auto differs = std::mismatch(found.begin(), found.end(), expected.begin()).first - found.begin();
+  EXPECT_EQ(differs, static_cast<std::ptrdiff_t>(found.size()))
+      << "n " << text.size() << ", " << patterns.size() << " patterns, misalignment " << misalignment
+      << ": first count that differs, pattern " << differs << " of " << patterns[differs].size() << " bytes \""
+      << std::string(patterns[differs].begin(), patterns[differs].end()) << "\": " << found[differs]
+      << ", expected " << expected[differs];
 }
 
 // Texts of several MiB: the host's literal engine (Hyperscan) cuts them into one piece per thread, and
@@ -313,6 +329,60 @@ TYPED_TEST(string_match, more_patterns_than_one_shared_table_match_naive)
       check_several(this->backend(), text, patterns, random() % 16);
     }
   }
+}
+
+// More patterns than a block keeps counts for in shared memory (16384 on the cuda backend): each
+// occurrence adds to its pattern's count in global memory.
+TYPED_TEST(string_match, more_patterns_than_shared_counts_match_naive)
+{
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  const bytes text = make_text(alphabet::dna, 6000 + random() % 64, random);
+  std::vector<bytes> patterns;
+  for (std::uint64_t i = 0; i < 17000; ++i) {
+    patterns.push_back(i % 3 == 0 ? make_pattern(text, 5 + random() % 12, random) : bytes(5 + random() % 4, 'G'));
+    patterns.back().back() = "ACGT"[random() % 4];  // absent ones, and ones that occur
+  }
+  check_several(this->backend(), text, patterns, random() % 16);
+}
+
+// A text long enough that the cuda backend's blocks stride over it more than once, counted against a
+// table of its 8-byte windows (patterns of 8 and 12 bytes).
+TYPED_TEST(string_match, several_patterns_over_a_long_text_match_a_window_table)
+{
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  const bytes text = make_text(alphabet::dna, (std::uint64_t{14} << 20) + random() % 4096, random);
+  std::vector<bytes> patterns;
+  for (std::uint64_t i = 0; i < 300; ++i) { patterns.push_back(make_pattern(text, i % 2 == 0 ? 8 : 12, random)); }
+  const auto window = [&](std::uint64_t p) {
+    std::uint64_t value = 0;
+    std::memcpy(&value, text.data() + p, 8);
+    return value;
+  };
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_window;
+  for (std::size_t i = 0; i < patterns.size(); ++i) { by_window[window_of(patterns[i])].push_back(i); }
+  std::vector<std::uint64_t> expected(patterns.size(), 0);
+  for (std::uint64_t p = 0; p + 8 <= text.size(); ++p) {
+    const auto found = by_window.find(window(p));
+    if (found == by_window.end()) { continue; }
+    for (const std::size_t i : found->second) {
+      const bytes& pattern = patterns[i];
+      expected[i] += p + pattern.size() <= text.size() &&
+                     std::equal(pattern.begin(), pattern.end(), text.begin() + static_cast<std::ptrdiff_t>(p));
+    }
+  }
+  const std::uint64_t misalignment = random() % 16;
+  bytes padded(misalignment, 0xAB);
+  padded.insert(padded.end(), text.begin(), text.end());
+  const auto buffer = make_buffer_from<std::uint8_t>(this->backend(), padded);
+  std::vector<std::span<const std::uint8_t>> views(patterns.begin(), patterns.end());
+  EXPECT_EQ(count_matches(this->backend(), std::span<const std::uint8_t>(buffer.span()).subspan(misalignment),
+                          std::span<const std::span<const std::uint8_t>>(views)),
+            expected)
+      << "misalignment " << misalignment;
 }
 
 TYPED_TEST(string_match, several_patterns_reject_bad_input)
