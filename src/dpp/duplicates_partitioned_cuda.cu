@@ -18,10 +18,11 @@
 //     counting the bits it found clear: the bucket's distinct elements (reads 4). A bucket of more than 2^17
 //     elements (skew: a hot element) is split into segments of 2^17, one block each, whose bitmaps are
 //     or-ed into the bucket's bitmap in global memory (whose set bits are counted).
-//  4. On the host: the output offsets of the buckets (an exclusive sum of 16384 counts). For counts, a
-//     bucket with more distinct elements than shared memory holds counters for (about 41,000 on an H200)
-//     is gathered with the others like it, sorted by CUB and run-length encoded (the sort's bytes, on
-//     that part only).
+//  4. On the device (one block): the output offsets of the buckets (an exclusive sum of 16384 counts).
+//     The host reads the output's size (and, for counts, the writing kernel's shared memory) in one copy
+//     to pinned memory and one wait: the only round trip. For counts, a bucket with more distinct elements
+//     than shared memory holds counters for (about 41,000 on an H200) is gathered with the others like it,
+//     sorted by CUB and run-length encoded (the sort's bytes and round trips, on that part only).
 //  5. One block a bucket rebuilds the bitmap (reads 4) and writes its distinct elements in ascending
 //     order at the bucket's output offset (writes 4u): each thread owns 16 consecutive bitmap words, read
 //     from registers after one block-wide sum of their set bits, and the elements are staged in shared
@@ -32,6 +33,12 @@
 //     writes the counts beside the elements (8u). A large bucket's segments count in shared counters
 //     first and add them to the bucket's counters in global memory (a hot element: one global add a
 //     segment); its block then writes from the global bitmap and counters.
+// The plans between the steps (offsets, cursors, tiles, the large buckets and their segments) are
+// computed on the device by one-block kernels, and the kernels are launched back to back on the caller's
+// stream with grids sized for n (blocks past the plan's counts return); the engine's memory is a slot of
+// the library's scratch pool (warpdex::detail::sync_scratch), so a warm call allocates only its outputs.
+// (Two host round trips, about ten pageable copies and the allocations cost about 0.22 ms a call before:
+// docs/dpp.md.) The once-flags make no round trip; the distinct elements one.
 // Bytes per element, u distinct of n: about 28 + 4u for the elements, 28 + 12u with 64-bit counts,
 // against the baselines' 40 + 4u (CUB radix sort + DeviceSelect::Unique) and 40 + 8u (+ run-length
 // encode). Deterministic: the bitmaps and counts do not depend on the order of the atomic operations.
@@ -40,14 +47,17 @@
 #include "../core/radix_sort_backend.hpp"
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/detail/thrust_backend.hpp>
+#include <warpdex/split/detail/sync_scratch.hpp>
 
 #include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <thrust/binary_search.h>
 #include <thrust/iterator/constant_iterator.h>
 #include <thrust/reduce.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace warpdex::dpp::detail {
@@ -390,6 +400,8 @@ __global__ void __launch_bounds__(scatter_threads, 3)
                     const uint32_t* __restrict__ tile_firsts, uint32_t* __restrict__ cursors,
                     uint32_t* __restrict__ out, position_source positions)
 {
+  // The grid is the most tiles the super-buckets can need (the plan's count is on the device only).
+  if (blockIdx.x >= tile_firsts[pass_buckets]) { return; }
   // The last super-bucket whose first tile is at or before this one (an empty one owns no tile).
   uint32_t low = 0;
   uint32_t high = pass_buckets;
@@ -526,12 +538,108 @@ struct large_segment {
 constexpr uint64_t segment_elements = largest_block_bucket;
 constexpr uint32_t no_slot = ~uint32_t{0};
 
+/// The plan's counts on the device (plan_partitions): the large buckets and their segments. The kernels
+/// over the large buckets or segments are launched with the most blocks n allows (at most n / 2^17 large
+/// buckets, each of more than 2^17 elements, so at most n / 2^16 segments); the blocks past the counts
+/// return at once.
+constexpr int large_count_word = 0;
+constexpr int segment_count_word = 1;
+constexpr int plan_count_words = 2;
+constexpr int plan_threads = 1024;
+/// Each thread of a plan kernel owns 16 consecutive buckets.
+constexpr uint32_t plan_items = bucket_count / plan_threads;
+static_assert(plan_items * plan_threads == bucket_count && pass_buckets * pass_buckets == bucket_count &&
+              pass_buckets % plan_items == 0 && pass_buckets <= plan_threads);
+
+/// Steps 1 to 2 on the device, one block: from the bucket sizes (in `cursors`), each bucket's offset
+/// (`offsets`, bucket_count + 1 of them) and first place (`cursors`, for the scatter's second pass), each
+/// super-bucket's first place (`super_cursors`) and first tile in the second pass (`tile_firsts`,
+/// pass_buckets + 1), each large bucket's slot (`slots`, no_slot for the others) and segments, and the
+/// counts of both (`plan_counts`). No host round trip: the kernels after it read these where they run.
+__global__ void __launch_bounds__(plan_threads)
+    plan_partitions(uint32_t* __restrict__ cursors, uint64_t* __restrict__ offsets,
+                    uint32_t* __restrict__ super_cursors, uint32_t* __restrict__ tile_firsts,
+                    uint32_t* __restrict__ slots, large_segment* __restrict__ segments,
+                    uint32_t* __restrict__ plan_counts)
+{
+  using scan = cub::BlockScan<uint64_t, plan_threads>;
+  __shared__ typename scan::TempStorage storage;
+  __shared__ uint64_t super_firsts[pass_buckets + 1];
+  const uint32_t first = threadIdx.x * plan_items;
+  uint32_t sizes[plan_items];
+  uint64_t elements = 0;
+  uint64_t large = 0;  // the large buckets (high 32 bits) and their segments (low 32 bits)
+#pragma unroll
+  for (uint32_t i = 0; i < plan_items; ++i) {
+    sizes[i] = cursors[first + i];
+    elements += sizes[i];
+    if (sizes[i] > largest_block_bucket) {
+      large += (uint64_t{1} << 32) + (sizes[i] + segment_elements - 1) / segment_elements;
+    }
+  }
+  uint64_t at = 0;
+  scan(storage).ExclusiveSum(elements, at);
+  __syncthreads();
+  uint64_t large_before = 0;
+  scan(storage).ExclusiveSum(large, large_before);
+  auto slot = static_cast<uint32_t>(large_before >> 32);
+  auto segment = static_cast<uint32_t>(large_before);
+  if (first % pass_buckets == 0) { super_firsts[first / pass_buckets] = at; }
+  for (uint32_t i = 0; i < plan_items; ++i) {
+    const uint32_t b = first + i;
+    const uint64_t end = at + sizes[i];
+    offsets[b] = at;
+    cursors[b] = static_cast<uint32_t>(at);
+    if (sizes[i] > largest_block_bucket) {
+      slots[b] = slot;
+      for (uint64_t begin = at; begin < end; begin += segment_elements) {
+        segments[segment++] = large_segment{b, slot, begin, std::min(begin + segment_elements, end)};
+      }
+      ++slot;
+    } else {
+      slots[b] = no_slot;
+    }
+    at = end;
+  }
+  if (threadIdx.x == plan_threads - 1) {
+    offsets[bucket_count] = at;
+    super_firsts[pass_buckets] = at;
+    plan_counts[large_count_word] = slot;
+    plan_counts[segment_count_word] = segment;
+  }
+  __syncthreads();
+  uint64_t tiles = 0;
+  if (threadIdx.x < pass_buckets) {
+    const uint64_t begin = super_firsts[threadIdx.x];
+    super_cursors[threadIdx.x] = static_cast<uint32_t>(begin);
+    tiles = (super_firsts[threadIdx.x + 1] - begin + scatter_tile - 1) / scatter_tile;
+  }
+  uint64_t tiles_before = 0;
+  scan(storage).ExclusiveSum(tiles, tiles_before);
+  if (threadIdx.x < pass_buckets) { tile_firsts[threadIdx.x] = static_cast<uint32_t>(tiles_before); }
+  if (threadIdx.x == pass_buckets - 1) { tile_firsts[pass_buckets] = static_cast<uint32_t>(tiles_before + tiles); }
+}
+
+/// Zeroes the bitmaps of the large buckets (one block a slot; `copies` bitmaps a slot, `stride` words
+/// apart); the blocks past the large buckets return.
+__global__ void __launch_bounds__(bucket_threads)
+    zero_large_bitmaps(uint32_t* __restrict__ bits, uint64_t stride, int copies,
+                       const uint32_t* __restrict__ plan_counts)
+{
+  if (blockIdx.x >= plan_counts[large_count_word]) { return; }
+  for (int c = 0; c < copies; ++c) {
+    auto* chunks = reinterpret_cast<uint4*>(bits + c * stride + uint64_t{blockIdx.x} * bitmap_words);
+    for (uint32_t w = threadIdx.x; w < bitmap_words / 4; w += bucket_threads) { chunks[w] = make_uint4(0, 0, 0, 0); }
+  }
+}
+
 /// Step 3 for the large buckets: each segment's bitmap, or-ed into its bucket's bitmap in global memory.
 __global__ void __launch_bounds__(bucket_threads)
     mark_large_segments(const uint32_t* __restrict__ parts, const large_segment* __restrict__ segments,
-                        uint32_t* __restrict__ large_bitmaps)
+                        const uint32_t* __restrict__ plan_counts, uint32_t* __restrict__ large_bitmaps)
 {
   __shared__ __align__(16) uint32_t bitmap[bitmap_words];
+  if (blockIdx.x >= plan_counts[segment_count_word]) { return; }
   const large_segment segment = segments[blockIdx.x];
   zero_bitmap(bitmap);
   __syncthreads();
@@ -572,6 +680,75 @@ __global__ void __launch_bounds__(bucket_threads)
   if (threadIdx.x == 0) { distinct[blockIdx.x] = total; }
 }
 
+/// The words of the output plan that come home (plan_outputs; one copy into pinned memory, one wait).
+constexpr int summary_total = 0;           ///< distinct elements in all
+constexpr int summary_most_distinct = 1;   ///< the most distinct elements of a bucket that is not sorted
+constexpr int summary_overflowing = 2;     ///< buckets of more distinct elements than counter_capacity
+constexpr int summary_large_counters = 3;  ///< the large buckets' counters in global memory
+constexpr int summary_words = 4;
+
+/// Step 4 on the device, one block: each bucket's output offset (out_offsets[0, bucket_count]; the fallback
+/// starts after them, set to no_fallback), the large buckets' counter offsets (for counts: the large
+/// buckets that are not sorted, in slot order; large_counter_offsets[large count] is their total), and
+/// the summary the host needs to size the output and the writing kernel's shared memory.
+__global__ void __launch_bounds__(plan_threads)
+    plan_outputs(const uint32_t* __restrict__ distinct, const uint32_t* __restrict__ slots,
+                 const uint32_t* __restrict__ plan_counts, uint64_t counter_capacity, bool with_counts,
+                 uint64_t* __restrict__ out_offsets, uint64_t* __restrict__ large_counter_offsets,
+                 uint64_t* __restrict__ summary)
+{
+  using scan = cub::BlockScan<uint64_t, plan_threads>;
+  using reduce = cub::BlockReduce<uint64_t, plan_threads>;
+  __shared__ typename scan::TempStorage scan_storage;
+  __shared__ typename reduce::TempStorage reduce_storage;
+  const uint32_t first = threadIdx.x * plan_items;
+  uint32_t counts[plan_items];
+  uint64_t total = 0;
+  uint64_t counters = 0;
+  uint64_t overflowing = 0;
+  uint64_t most = 0;
+#pragma unroll
+  for (uint32_t i = 0; i < plan_items; ++i) {
+    counts[i] = distinct[first + i];
+    total += counts[i];
+    if (counts[i] > counter_capacity) {
+      ++overflowing;
+    } else {
+      most = std::max<uint64_t>(most, counts[i]);
+      if (with_counts && slots[first + i] != no_slot) { counters += counts[i]; }
+    }
+  }
+  uint64_t at = 0;
+  scan(scan_storage).ExclusiveSum(total, at);
+  __syncthreads();
+  uint64_t counter_at = 0;
+  scan(scan_storage).ExclusiveSum(counters, counter_at);
+  const uint64_t block_most = reduce(reduce_storage).Reduce(most, [](uint64_t a, uint64_t b) { return a < b ? b : a; });
+  __syncthreads();
+  const uint64_t block_overflowing = reduce(reduce_storage).Sum(overflowing);
+  for (uint32_t i = 0; i < plan_items; ++i) {
+    const uint32_t b = first + i;
+    out_offsets[b] = at;
+    out_offsets[bucket_count + 1 + b] = no_fallback;
+    at += counts[i];
+    const uint32_t slot = slots[b];
+    if (slot != no_slot) {
+      large_counter_offsets[slot] = counter_at;
+      if (with_counts && counts[i] <= counter_capacity) { counter_at += counts[i]; }
+    }
+  }
+  if (threadIdx.x == plan_threads - 1) {
+    out_offsets[bucket_count] = at;
+    large_counter_offsets[plan_counts[large_count_word]] = counter_at;
+    summary[summary_total] = at;
+    summary[summary_large_counters] = counter_at;
+  }
+  if (threadIdx.x == 0) {
+    summary[summary_most_distinct] = block_most;
+    summary[summary_overflowing] = block_overflowing;
+  }
+}
+
 /// Shared memory of the kernels with counters: bitmap, word prefixes (the writing kernel's staging area once
 /// the counting is done), warp totals, then the counters.
 struct counting_shared {
@@ -591,12 +768,14 @@ __device__ __forceinline__ counting_shared carve(uint32_t* shared)
 /// (a hot element: one global add a segment).
 __global__ void __launch_bounds__(bucket_threads)
     count_large_segments(const uint32_t* __restrict__ parts, const large_segment* __restrict__ segments,
-                         const uint32_t* __restrict__ large_bitmaps, const uint64_t* __restrict__ large_counter_offsets,
+                         const uint32_t* __restrict__ plan_counts, const uint32_t* __restrict__ large_bitmaps,
+                         const uint64_t* __restrict__ large_counter_offsets,
                          const uint64_t* __restrict__ fallback_starts, const uint32_t* __restrict__ distinct,
                          uint32_t* __restrict__ large_counters)
 {
   extern __shared__ __align__(16) uint32_t shared[];
   const counting_shared memory = carve(shared);
+  if (blockIdx.x >= plan_counts[segment_count_word]) { return; }
   const large_segment segment = segments[blockIdx.x];
   if (fallback_starts[segment.bucket] != no_fallback) { return; }
   const uint32_t bucket_distinct = distinct[segment.bucket];
@@ -777,11 +956,13 @@ __global__ void __launch_bounds__(bucket_threads)
 /// gets the first one's bit back from its atomic or).
 __global__ void __launch_bounds__(bucket_threads)
     mark_large_repeated(const uint32_t* __restrict__ parts, const large_segment* __restrict__ segments,
-                        uint32_t* __restrict__ large_seen, uint32_t* __restrict__ large_repeated)
+                        const uint32_t* __restrict__ plan_counts, uint32_t* __restrict__ large_seen,
+                        uint32_t* __restrict__ large_repeated)
 {
   extern __shared__ __align__(16) uint32_t shared[];
   uint32_t* seen = shared;
   uint32_t* repeated = shared + bitmap_words;
+  if (blockIdx.x >= plan_counts[segment_count_word]) { return; }
   const large_segment segment = segments[blockIdx.x];
   zero_shared(shared, 2 * bitmap_words);
   __syncthreads();
@@ -800,9 +981,10 @@ __global__ void __launch_bounds__(bucket_threads)
 /// read from the L2 cache).
 __global__ void __launch_bounds__(bucket_threads)
     flag_large_singletons(const uint32_t* __restrict__ parts, const uint32_t* __restrict__ positions,
-                          const large_segment* __restrict__ segments, const uint32_t* __restrict__ large_repeated,
-                          uint32_t* __restrict__ once)
+                          const large_segment* __restrict__ segments, const uint32_t* __restrict__ plan_counts,
+                          const uint32_t* __restrict__ large_repeated, uint32_t* __restrict__ once)
 {
+  if (blockIdx.x >= plan_counts[segment_count_word]) { return; }
   const large_segment segment = segments[blockIdx.x];
   flag_singletons(parts, positions, segment.begin, segment.end, large_repeated + uint64_t{segment.slot} * bitmap_words,
                   once);
@@ -832,109 +1014,186 @@ void copy_to_host(const cuda& backend, std::vector<T>& host, const T* device)
   backend.synchronize();
 }
 
-template <class T>
-buffer<T> copy_to_device(const cuda& backend, const std::vector<T>& host)
-{
-  auto device = make_buffer<T>(backend, host.size());
-  if (host.empty()) { return device; }
-  WARPDEX_CUDA_TRY(
-      cudaMemcpyAsync(device.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, backend.stream));
-  return device;
-}
-
-/// Steps 1 and 2: the elements scattered into their buckets (`parts`, bucket b at [offsets[b],
-/// offsets[b + 1])), with each element's input position beside it in `positions` when asked.
-struct partitioned_elements {
-  std::vector<uint64_t> offsets;
-  buffer<uint64_t> device_offsets;
-  buffer<uint32_t> parts;
-  buffer<uint32_t> positions;
+/// The engine's memory besides its outputs, carved from one block of a scratch slot of the library's pool
+/// (warpdex::detail::sync_scratch: kept per device and grown to the largest call, so a warm call
+/// allocates nothing but its outputs). Every array is sized for n, not for the input's buckets, since
+/// the sizes are known on the device only: `segments` and the large buckets' bitmaps for the most that n
+/// elements can make.
+struct engine_memory {
+  uint32_t* cursors = nullptr;                ///< bucket_count: the histogram, then the second pass's cursors
+  uint32_t* super_cursors = nullptr;          ///< pass_buckets
+  uint32_t* tile_firsts = nullptr;            ///< pass_buckets + 1
+  uint64_t* offsets = nullptr;                ///< bucket_count + 1
+  uint32_t* slots = nullptr;                  ///< bucket_count
+  uint32_t* plan_counts = nullptr;            ///< plan_count_words
+  uint32_t* distinct = nullptr;               ///< bucket_count
+  uint64_t* out_offsets = nullptr;            ///< 2 * bucket_count + 1: the output offsets, then the fallback's starts
+  uint64_t* summary = nullptr;                ///< summary_words
+  uint64_t* large_counter_offsets = nullptr;  ///< max_large + 1
+  large_segment* segments = nullptr;          ///< max_segments
+  uint32_t* large_bits = nullptr;             ///< max_large bitmaps (two sets for the once-flags: seen, then repeated)
+  uint32_t* parts = nullptr;                  ///< n: the elements in their buckets
+  uint32_t* grouped = nullptr;                ///< n: the first pass's output (then the large buckets' counters)
+  uint32_t* positions = nullptr;              ///< n with positions, else none
+  uint32_t* grouped_positions = nullptr;
+  uint64_t max_large = 0;
+  uint64_t max_segments = 0;
 };
 
-partitioned_elements partition_elements(const cuda& backend, std::span<const uint32_t> elements, bool with_positions,
-                                        const device_limits& limits)
+/// Lays the engine's arrays out from `base` (256-byte aligned each); `bytes` gets the size of the whole.
+engine_memory lay_out_engine_memory(std::uintptr_t base, uint64_t n, bool with_positions, std::size_t& bytes)
+{
+  std::size_t at = 0;
+  const auto take = [&](auto*& pointer, uint64_t count) {
+    using T = std::remove_reference_t<decltype(*pointer)>;
+    at = (at + 255) / 256 * 256;
+    pointer = reinterpret_cast<T*>(base + at);
+    at += count * sizeof(T);
+  };
+  engine_memory memory;
+  memory.max_large = n >> 17;  // each large bucket holds more than largest_block_bucket = 2^17 elements
+  memory.max_segments = n >> 16;
+  static_assert(largest_block_bucket == (uint64_t{1} << 17) && segment_elements == largest_block_bucket);
+  take(memory.cursors, bucket_count);
+  take(memory.super_cursors, pass_buckets);
+  take(memory.tile_firsts, pass_buckets + 1);
+  take(memory.offsets, bucket_count + 1);
+  take(memory.slots, bucket_count);
+  take(memory.plan_counts, plan_count_words);
+  take(memory.distinct, bucket_count);
+  take(memory.out_offsets, 2 * bucket_count + 1);
+  take(memory.summary, summary_words);
+  take(memory.large_counter_offsets, memory.max_large + 1);
+  take(memory.segments, memory.max_segments);
+  take(memory.large_bits, (with_positions ? 2 : 1) * memory.max_large * bitmap_words);
+  take(memory.parts, n);
+  take(memory.grouped, n);
+  take(memory.positions, with_positions ? n : 0);
+  take(memory.grouped_positions, with_positions ? n : 0);
+  bytes = at;
+  return memory;
+}
+
+/// The engine's memory in the leased slot (grown if this call needs more).
+engine_memory engine_memory_in(const cuda& backend, warpdex::detail::sync_scratch& scratch, uint64_t n,
+                               bool with_positions)
+{
+  std::size_t bytes = 0;
+  lay_out_engine_memory(0, n, with_positions, bytes);
+  std::uint8_t* base = scratch.workspace().reserve(backend, bytes);
+  return lay_out_engine_memory(reinterpret_cast<std::uintptr_t>(base), n, with_positions, bytes);
+}
+
+/// Steps 1 and 2, launched back to back with the plan between them: the elements scattered into their
+/// buckets (memory.parts, bucket b at [offsets[b], offsets[b + 1]) on the device), with each element's
+/// input position beside it in memory.positions when asked.
+void partition_elements(const cuda& backend, std::span<const uint32_t> elements, const engine_memory& memory,
+                        bool with_positions, const device_limits& limits)
 {
   const uint64_t n = elements.size();
   const cudaStream_t stream = backend.stream;
 
-  // 1. Bucket sizes, and their offsets on the host.
-  auto cursors = make_buffer<uint32_t>(backend, bucket_count);
-  WARPDEX_CUDA_TRY(cudaMemsetAsync(cursors.data(), 0, bins_bytes, stream));
+  // 1. Bucket sizes, and the plan: offsets, cursors, tiles, large buckets.
+  WARPDEX_CUDA_TRY(cudaMemsetAsync(memory.cursors, 0, bins_bytes, stream));
   WARPDEX_CUDA_TRY(cudaFuncSetAttribute(partition_histogram, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(bins_bytes)));
   const auto histogram_blocks = static_cast<unsigned>(
       std::min<uint64_t>((n + histogram_threads - 1) / histogram_threads, uint64_t{3} * limits.multiprocessors));
-  partition_histogram<<<histogram_blocks, histogram_threads, bins_bytes, stream>>>(elements.data(), n, cursors.data());
+  partition_histogram<<<histogram_blocks, histogram_threads, bins_bytes, stream>>>(elements.data(), n, memory.cursors);
   WARPDEX_CHECK_LAUNCH("partition_histogram");
-  std::vector<uint32_t> sizes(bucket_count);
-  copy_to_host(backend, sizes, cursors.data());
-  std::vector<uint64_t> offsets(bucket_count + 1, 0);
-  std::vector<uint32_t> starts(bucket_count);
-  for (uint32_t b = 0; b < bucket_count; ++b) {
-    starts[b] = static_cast<uint32_t>(offsets[b]);
-    offsets[b + 1] = offsets[b] + sizes[b];
-  }
-  WARPDEX_CUDA_TRY(cudaMemcpyAsync(cursors.data(), starts.data(), bins_bytes, cudaMemcpyHostToDevice, stream));
-  auto device_offsets = copy_to_device(backend, offsets);
+  plan_partitions<<<1, plan_threads, 0, stream>>>(memory.cursors, memory.offsets, memory.super_cursors,
+                                                  memory.tile_firsts, memory.slots, memory.segments,
+                                                  memory.plan_counts);
+  WARPDEX_CHECK_LAUNCH("plan_partitions");
 
   // 2. The scatter, in two passes: by the top 7 bits into super-buckets, then each super-bucket's tiles
-  //    by the next 7 bits into its buckets (positions beside the elements when asked).
-  auto parts = make_buffer<uint32_t>(backend, n);
-  auto positions = make_buffer<uint32_t>(backend, with_positions ? n : 0);
-  {
-    std::vector<uint32_t> super_starts(pass_buckets);
-    std::vector<uint32_t> tile_firsts(pass_buckets + 1, 0);
-    for (uint32_t s = 0; s < pass_buckets; ++s) {
-      const uint64_t begin = offsets[s * pass_buckets];
-      const uint64_t size = offsets[(s + 1) * pass_buckets] - begin;
-      super_starts[s] = static_cast<uint32_t>(begin);
-      tile_firsts[s + 1] = tile_firsts[s] + static_cast<uint32_t>((size + scatter_tile - 1) / scatter_tile);
-    }
-    auto super_cursors = copy_to_device(backend, super_starts);
-    const auto device_tile_firsts = copy_to_device(backend, tile_firsts);
-    auto grouped = make_buffer<uint32_t>(backend, n);
-    auto grouped_positions = make_buffer<uint32_t>(backend, with_positions ? n : 0);
-    const auto tiles = static_cast<unsigned>((n + scatter_tile - 1) / scatter_tile);
-    if (with_positions) {
-      scatter_super_buckets<positions_from_index>
-          <<<tiles, scatter_threads, 0, stream>>>(elements.data(), n, super_cursors.data(), grouped.data(),
-                                                  position_source{nullptr, grouped_positions.data(), 0});
-      WARPDEX_CHECK_LAUNCH("scatter_super_buckets");
-      scatter_buckets<positions_beside><<<tile_firsts[pass_buckets], scatter_threads, 0, stream>>>(
-          grouped.data(), device_offsets.data(), device_tile_firsts.data(), cursors.data(), parts.data(),
-          position_source{grouped_positions.data(), positions.data(), 0});
-    } else {
-      scatter_super_buckets<no_positions><<<tiles, scatter_threads, 0, stream>>>(
-          elements.data(), n, super_cursors.data(), grouped.data(), position_source{nullptr, nullptr, 0});
-      WARPDEX_CHECK_LAUNCH("scatter_super_buckets");
-      scatter_buckets<no_positions><<<tile_firsts[pass_buckets], scatter_threads, 0, stream>>>(
-          grouped.data(), device_offsets.data(), device_tile_firsts.data(), cursors.data(), parts.data(),
-          position_source{nullptr, nullptr, 0});
-    }
-    WARPDEX_CHECK_LAUNCH("scatter_buckets");
+  //    by the next 7 bits into its buckets (positions beside the elements when asked). The second pass's
+  //    grid is the most tiles the super-buckets can need (each one's last tile may be partial).
+  const auto tiles = static_cast<unsigned>((n + scatter_tile - 1) / scatter_tile);
+  const unsigned most_tiles = tiles + pass_buckets;
+  if (with_positions) {
+    scatter_super_buckets<positions_from_index>
+        <<<tiles, scatter_threads, 0, stream>>>(elements.data(), n, memory.super_cursors, memory.grouped,
+                                                position_source{nullptr, memory.grouped_positions, 0});
+    WARPDEX_CHECK_LAUNCH("scatter_super_buckets");
+    scatter_buckets<positions_beside><<<most_tiles, scatter_threads, 0, stream>>>(
+        memory.grouped, memory.offsets, memory.tile_firsts, memory.cursors, memory.parts,
+        position_source{memory.grouped_positions, memory.positions, 0});
+  } else {
+    scatter_super_buckets<no_positions><<<tiles, scatter_threads, 0, stream>>>(
+        elements.data(), n, memory.super_cursors, memory.grouped, position_source{nullptr, nullptr, 0});
+    WARPDEX_CHECK_LAUNCH("scatter_super_buckets");
+    scatter_buckets<no_positions>
+        <<<most_tiles, scatter_threads, 0, stream>>>(memory.grouped, memory.offsets, memory.tile_firsts, memory.cursors,
+                                                     memory.parts, position_source{nullptr, nullptr, 0});
   }
-  return {std::move(offsets), std::move(device_offsets), std::move(parts), std::move(positions)};
+  WARPDEX_CHECK_LAUNCH("scatter_buckets");
 }
 
-/// The large buckets (more than largest_block_bucket elements): each one's slot (no_slot for the
-/// others) and its segments.
-struct large_buckets_of {
-  std::vector<uint32_t> slots;
-  std::vector<large_segment> segments;
-  uint32_t count = 0;
+/// Whether any bucket of n elements can be large (more than largest_block_bucket elements).
+bool may_have_large_buckets(uint64_t n)
+{
+  return n > largest_block_bucket;
+}
+
+/// For counts, the buckets with more distinct elements than shared counters (rare: about 41,000 distinct
+/// elements in one bucket's 2^18 values), sorted together on the host's orders (their concatenation sorted
+/// is each one sorted, in bucket order): their runs in `keys` and `counts`, and each one's first run in
+/// the fallback starts on the device. Round trips and allocations, on this path only.
+struct fallback_runs {
+  buffer<uint32_t> keys;
+  buffer<uint32_t> counts;
 };
 
-large_buckets_of find_large_buckets(const std::vector<uint64_t>& offsets)
+fallback_runs sort_overflowing_buckets(const cuda& backend, const engine_memory& memory, uint64_t counter_capacity)
 {
-  large_buckets_of large{std::vector<uint32_t>(bucket_count, no_slot), {}, 0};
+  const cudaStream_t stream = backend.stream;
+  std::vector<uint32_t> distinct(bucket_count);
+  std::vector<uint64_t> offsets(bucket_count + 1);
+  copy_to_host(backend, distinct, memory.distinct);
+  copy_to_host(backend, offsets, memory.offsets);
+  std::vector<uint32_t> overflowing;
+  uint64_t overflowing_elements = 0;
   for (uint32_t b = 0; b < bucket_count; ++b) {
-    if (offsets[b + 1] - offsets[b] <= largest_block_bucket) { continue; }
-    large.slots[b] = large.count++;
-    for (uint64_t begin = offsets[b]; begin < offsets[b + 1]; begin += segment_elements) {
-      large.segments.push_back({b, large.slots[b], begin, std::min(begin + segment_elements, offsets[b + 1])});
+    if (distinct[b] > counter_capacity) {
+      overflowing.push_back(b);
+      overflowing_elements += offsets[b + 1] - offsets[b];
     }
   }
-  return large;
+  auto sorted = make_buffer<uint32_t>(backend, overflowing_elements);
+  {
+    auto gathered = make_buffer<uint32_t>(backend, overflowing_elements);
+    uint64_t at = 0;
+    for (const uint32_t b : overflowing) {
+      const uint64_t size = offsets[b + 1] - offsets[b];
+      WARPDEX_CUDA_TRY(cudaMemcpyAsync(gathered.data() + at, memory.parts + offsets[b], size * sizeof(uint32_t),
+                                       cudaMemcpyDeviceToDevice, stream));
+      at += size;
+    }
+    warpdex::detail::sort_keys(backend, gathered.data(), sorted.data(), overflowing_elements);
+  }
+  fallback_runs runs{make_buffer<uint32_t>(backend, overflowing_elements),
+                     make_buffer<uint32_t>(backend, overflowing_elements)};
+  const auto ends =
+      thrust::reduce_by_key(warpdex::detail::policy(backend), sorted.data(), sorted.data() + overflowing_elements,
+                            thrust::constant_iterator<uint32_t>(1), runs.keys.data(), runs.counts.data());
+  const auto run_count = static_cast<uint64_t>(ends.first - runs.keys.data());
+  std::vector<uint32_t> firsts(overflowing.size());
+  for (std::size_t i = 0; i < overflowing.size(); ++i) { firsts[i] = overflowing[i] << low_bits; }
+  auto device_firsts = make_buffer<uint32_t>(backend, firsts.size());
+  WARPDEX_CUDA_TRY(cudaMemcpyAsync(device_firsts.data(), firsts.data(), firsts.size() * sizeof(uint32_t),
+                                   cudaMemcpyHostToDevice, stream));
+  auto device_run_starts = make_buffer<uint64_t>(backend, overflowing.size());
+  thrust::lower_bound(warpdex::detail::policy_nosync(backend), runs.keys.data(), runs.keys.data() + run_count,
+                      device_firsts.data(), device_firsts.data() + firsts.size(), device_run_starts.data());
+  std::vector<uint64_t> run_starts(overflowing.size());
+  copy_to_host(backend, run_starts, device_run_starts.data());
+  std::vector<uint64_t> fallback_starts(bucket_count, no_fallback);
+  for (std::size_t i = 0; i < overflowing.size(); ++i) { fallback_starts[overflowing[i]] = run_starts[i]; }
+  WARPDEX_CUDA_TRY(cudaMemcpyAsync(memory.out_offsets + bucket_count + 1, fallback_starts.data(),
+                                   bucket_count * sizeof(uint64_t), cudaMemcpyHostToDevice, stream));
+  backend.synchronize();  // the copies from this function's vectors are done before they go
+  return runs;
 }
 
 }  // namespace
@@ -947,129 +1206,75 @@ partitioned_distinct_result partitioned_distinct(const cuda& backend, std::span<
   if (n == 0) { return result; }
   const device_limits limits = current_device_limits();
   const cudaStream_t stream = backend.stream;
-  auto partitioned = partition_elements(backend, elements, false, limits);
-  const std::vector<uint64_t>& offsets = partitioned.offsets;
-  const auto& device_offsets = partitioned.device_offsets;
-  const auto& parts = partitioned.parts;
+  warpdex::detail::sync_scratch scratch(backend);
+  const engine_memory memory = engine_memory_in(backend, scratch, n, false);
+  uint64_t* home = scratch.host_words(summary_words);
+  partition_elements(backend, elements, memory, false, limits);
 
   // 3. Distinct elements per bucket; a large bucket's segments first build its bitmap in global memory.
-  const large_buckets_of large = find_large_buckets(offsets);
-  const std::vector<uint32_t>& slots = large.slots;
-  const std::vector<large_segment>& segments = large.segments;
-  const uint32_t large_buckets = large.count;
-  const auto device_slots = copy_to_device(backend, slots);
-  auto large_bitmaps = make_buffer<uint32_t>(backend, uint64_t{large_buckets} * bitmap_words);
-  const auto device_segments = copy_to_device(backend, segments);
-  if (!segments.empty()) {
-    WARPDEX_CUDA_TRY(cudaMemsetAsync(large_bitmaps.data(), 0, large_bitmaps.size() * sizeof(uint32_t), stream));
-    mark_large_segments<<<static_cast<unsigned>(segments.size()), bucket_threads, 0, stream>>>(
-        parts.data(), device_segments.data(), large_bitmaps.data());
+  const bool large = may_have_large_buckets(n);
+  if (large) {
+    zero_large_bitmaps<<<static_cast<unsigned>(memory.max_large), bucket_threads, 0, stream>>>(memory.large_bits, 0, 1,
+                                                                                               memory.plan_counts);
+    WARPDEX_CHECK_LAUNCH("zero_large_bitmaps");
+    mark_large_segments<<<static_cast<unsigned>(memory.max_segments), bucket_threads, 0, stream>>>(
+        memory.parts, memory.segments, memory.plan_counts, memory.large_bits);
     WARPDEX_CHECK_LAUNCH("mark_large_segments");
   }
-  auto device_distinct = make_buffer<uint32_t>(backend, bucket_count);
-  count_bucket_distinct<<<bucket_count, bucket_threads, 0, stream>>>(
-      parts.data(), device_offsets.data(), device_slots.data(), large_bitmaps.data(), device_distinct.data());
+  count_bucket_distinct<<<bucket_count, bucket_threads, 0, stream>>>(memory.parts, memory.offsets, memory.slots,
+                                                                     memory.large_bits, memory.distinct);
   WARPDEX_CHECK_LAUNCH("count_bucket_distinct");
-  std::vector<uint32_t> distinct(bucket_count);
-  copy_to_host(backend, distinct, device_distinct.data());
 
-  // 4. For counts, the buckets with more distinct elements than shared counters, sorted together (their
-  //    concatenation sorted is each one sorted, in bucket order); then every bucket's output offset.
+  // 4. The output offsets on the device; the host reads the total (the output's size) and, for counts,
+  //    the shared memory the writing kernel needs, in one copy to pinned memory and one wait. For counts,
+  //    the buckets with more distinct elements than shared counters are sorted together (rare).
   const uint64_t counter_capacity =
       with_counts ? (limits.shared_optin - write_fixed_bytes) / sizeof(uint32_t) : ~uint64_t{0};
-  std::vector<uint32_t> overflowing;
-  uint64_t overflowing_elements = 0;
-  uint64_t most_distinct = 0;
-  for (uint32_t b = 0; b < bucket_count; ++b) {
-    const uint64_t size = offsets[b + 1] - offsets[b];
-    if (distinct[b] > counter_capacity) {
-      overflowing.push_back(b);
-      overflowing_elements += size;
-    } else {
-      most_distinct = std::max<uint64_t>(most_distinct, distinct[b]);
-    }
-  }
-  std::vector<uint64_t> out_offsets(2 * bucket_count + 1, 0);  // offsets, then the fallback's starts
-  uint64_t* fallback_starts = out_offsets.data() + bucket_count + 1;
-  std::fill(fallback_starts, fallback_starts + bucket_count, no_fallback);
-  buffer<uint32_t> fallback_keys = make_buffer<uint32_t>(backend, 0);
-  buffer<uint32_t> fallback_counts = make_buffer<uint32_t>(backend, 0);
-  if (!overflowing.empty()) {
-    auto sorted = make_buffer<uint32_t>(backend, overflowing_elements);
-    {
-      auto gathered = make_buffer<uint32_t>(backend, overflowing_elements);
-      uint64_t at = 0;
-      for (const uint32_t b : overflowing) {
-        const uint64_t size = offsets[b + 1] - offsets[b];
-        WARPDEX_CUDA_TRY(cudaMemcpyAsync(gathered.data() + at, parts.data() + offsets[b], size * sizeof(uint32_t),
-                                         cudaMemcpyDeviceToDevice, stream));
-        at += size;
-      }
-      warpdex::detail::sort_keys(backend, gathered.data(), sorted.data(), overflowing_elements);
-    }
-    fallback_keys = make_buffer<uint32_t>(backend, overflowing_elements);
-    fallback_counts = make_buffer<uint32_t>(backend, overflowing_elements);
-    const auto ends =
-        thrust::reduce_by_key(warpdex::detail::policy(backend), sorted.data(), sorted.data() + overflowing_elements,
-                              thrust::constant_iterator<uint32_t>(1), fallback_keys.data(), fallback_counts.data());
-    const auto runs = static_cast<uint64_t>(ends.first - fallback_keys.data());
-    std::vector<uint32_t> firsts(overflowing.size());
-    for (std::size_t i = 0; i < overflowing.size(); ++i) { firsts[i] = overflowing[i] << low_bits; }
-    const auto device_firsts = copy_to_device(backend, firsts);
-    auto device_run_starts = make_buffer<uint64_t>(backend, overflowing.size());
-    thrust::lower_bound(warpdex::detail::policy_nosync(backend), fallback_keys.data(), fallback_keys.data() + runs,
-                        device_firsts.data(), device_firsts.data() + firsts.size(), device_run_starts.data());
-    std::vector<uint64_t> run_starts(overflowing.size());
-    copy_to_host(backend, run_starts, device_run_starts.data());
-    for (std::size_t i = 0; i < overflowing.size(); ++i) {
-      const uint64_t next = i + 1 < overflowing.size() ? run_starts[i + 1] : runs;
-      fallback_starts[overflowing[i]] = run_starts[i];
-      distinct[overflowing[i]] = static_cast<uint32_t>(next - run_starts[i]);
-    }
-  }
-  for (uint32_t b = 0; b < bucket_count; ++b) { out_offsets[b + 1] = out_offsets[b] + distinct[b]; }
-  const uint64_t total = out_offsets[bucket_count];
-  const auto device_out_offsets = copy_to_device(backend, out_offsets);
+  plan_outputs<<<1, plan_threads, 0, stream>>>(memory.distinct, memory.slots, memory.plan_counts, counter_capacity,
+                                               with_counts, memory.out_offsets, memory.large_counter_offsets,
+                                               memory.summary);
+  WARPDEX_CHECK_LAUNCH("plan_outputs");
+  WARPDEX_CUDA_TRY(
+      cudaMemcpyAsync(home, memory.summary, summary_words * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream));
+  backend.synchronize();
+  const uint64_t total = home[summary_total];
+  const uint64_t most_distinct = home[summary_most_distinct];
+  const uint64_t large_counters = home[summary_large_counters];
+  fallback_runs fallback{make_buffer<uint32_t>(backend, 0), make_buffer<uint32_t>(backend, 0)};
+  if (home[summary_overflowing] != 0) { fallback = sort_overflowing_buckets(backend, memory, counter_capacity); }
 
-  // 5. The output (for counts, the large buckets' segments count first).
+  // 5. The output (for counts, the large buckets' segments count first, into the first pass's memory).
   result.elements = make_buffer<uint32_t>(backend, total);
   if (with_counts) { result.counts = make_buffer<uint64_t>(backend, total); }
-  const uint64_t* device_fallback_starts = device_out_offsets.data() + bucket_count + 1;
-  std::vector<uint64_t> large_counter_offsets(large_buckets + 1, 0);
-  for (uint32_t b = 0; b < bucket_count; ++b) {
-    if (slots[b] == no_slot) { continue; }
-    const bool sorted = fallback_starts[b] != no_fallback;
-    large_counter_offsets[slots[b] + 1] = large_counter_offsets[slots[b]] + (with_counts && !sorted ? distinct[b] : 0);
-  }
-  auto large_counters = make_buffer<uint32_t>(backend, large_counter_offsets[large_buckets]);
-  const auto device_large_counter_offsets = copy_to_device(backend, large_counter_offsets);
+  const uint64_t* fallback_starts = memory.out_offsets + bucket_count + 1;
+  uint32_t* large_counter_memory = memory.grouped;  // large_counters <= n
   if (with_counts) {
     const std::size_t shared_bytes = write_fixed_bytes + most_distinct * sizeof(uint32_t);
-    if (large_counters.size() != 0) {
-      WARPDEX_CUDA_TRY(cudaMemsetAsync(large_counters.data(), 0, large_counters.size() * sizeof(uint32_t), stream));
+    if (large && large_counters != 0) {
+      WARPDEX_CUDA_TRY(cudaMemsetAsync(large_counter_memory, 0, large_counters * sizeof(uint32_t), stream));
       WARPDEX_CUDA_TRY(cudaFuncSetAttribute(count_large_segments, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(shared_bytes)));
-      count_large_segments<<<static_cast<unsigned>(segments.size()), bucket_threads, shared_bytes, stream>>>(
-          parts.data(), device_segments.data(), large_bitmaps.data(), device_large_counter_offsets.data(),
-          device_fallback_starts, device_distinct.data(), large_counters.data());
+      count_large_segments<<<static_cast<unsigned>(memory.max_segments), bucket_threads, shared_bytes, stream>>>(
+          memory.parts, memory.segments, memory.plan_counts, memory.large_bits, memory.large_counter_offsets,
+          fallback_starts, memory.distinct, large_counter_memory);
       WARPDEX_CHECK_LAUNCH("count_large_segments");
     }
     WARPDEX_CUDA_TRY(cudaFuncSetAttribute(write_bucket_distinct<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(shared_bytes)));
     write_bucket_distinct<true><<<bucket_count, bucket_threads, shared_bytes, stream>>>(
-        parts.data(), device_offsets.data(), device_out_offsets.data(), device_fallback_starts, fallback_keys.data(),
-        fallback_counts.data(), device_slots.data(), large_bitmaps.data(), device_large_counter_offsets.data(),
-        large_counters.data(), result.elements.data(), result.counts.data());
+        memory.parts, memory.offsets, memory.out_offsets, fallback_starts, fallback.keys.data(), fallback.counts.data(),
+        memory.slots, memory.large_bits, memory.large_counter_offsets, large_counter_memory, result.elements.data(),
+        result.counts.data());
   } else {
     WARPDEX_CUDA_TRY(cudaFuncSetAttribute(write_bucket_distinct<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(write_fixed_bytes)));
     write_bucket_distinct<false><<<bucket_count, bucket_threads, write_fixed_bytes, stream>>>(
-        parts.data(), device_offsets.data(), device_out_offsets.data(), device_fallback_starts, fallback_keys.data(),
-        fallback_counts.data(), device_slots.data(), large_bitmaps.data(), device_large_counter_offsets.data(),
-        large_counters.data(), result.elements.data(), nullptr);
+        memory.parts, memory.offsets, memory.out_offsets, fallback_starts, fallback.keys.data(), fallback.counts.data(),
+        memory.slots, memory.large_bits, memory.large_counter_offsets, large_counter_memory, result.elements.data(),
+        nullptr);
   }
   WARPDEX_CHECK_LAUNCH("write_bucket_distinct");
-  backend.synchronize();
+  backend.synchronize();  // before the slot goes back
   return result;
 }
 
@@ -1081,32 +1286,32 @@ buffer<uint32_t> partitioned_once_bitmap(const cuda& backend, std::span<const ui
   const cudaStream_t stream = backend.stream;
   WARPDEX_CUDA_TRY(cudaMemsetAsync(once.data(), 0, once.size() * sizeof(uint32_t), stream));
   const device_limits limits = current_device_limits();
-  const auto partitioned = partition_elements(backend, elements, true, limits);
-  const large_buckets_of large = find_large_buckets(partitioned.offsets);
-  const auto device_slots = copy_to_device(backend, large.slots);
-  if (!large.segments.empty()) {
-    const auto device_segments = copy_to_device(backend, large.segments);
-    auto large_bits = make_buffer<uint32_t>(backend, 2 * uint64_t{large.count} * bitmap_words);  // seen, repeated
-    WARPDEX_CUDA_TRY(cudaMemsetAsync(large_bits.data(), 0, large_bits.size() * sizeof(uint32_t), stream));
-    uint32_t* large_seen = large_bits.data();
-    uint32_t* large_repeated = large_bits.data() + uint64_t{large.count} * bitmap_words;
+  warpdex::detail::sync_scratch scratch(backend);
+  const engine_memory memory = engine_memory_in(backend, scratch, n, true);
+  partition_elements(backend, elements, memory, true, limits);
+  if (may_have_large_buckets(n)) {
+    const uint64_t stride = memory.max_large * bitmap_words;
+    uint32_t* large_seen = memory.large_bits;
+    uint32_t* large_repeated = memory.large_bits + stride;
+    zero_large_bitmaps<<<static_cast<unsigned>(memory.max_large), bucket_threads, 0, stream>>>(
+        memory.large_bits, stride, 2, memory.plan_counts);
+    WARPDEX_CHECK_LAUNCH("zero_large_bitmaps");
     WARPDEX_CUDA_TRY(cudaFuncSetAttribute(mark_large_repeated, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(once_shared_bytes)));
-    const auto blocks = static_cast<unsigned>(large.segments.size());
+    const auto blocks = static_cast<unsigned>(memory.max_segments);
     mark_large_repeated<<<blocks, bucket_threads, once_shared_bytes, stream>>>(
-        partitioned.parts.data(), device_segments.data(), large_seen, large_repeated);
+        memory.parts, memory.segments, memory.plan_counts, large_seen, large_repeated);
     WARPDEX_CHECK_LAUNCH("mark_large_repeated");
-    flag_large_singletons<<<blocks, bucket_threads, 0, stream>>>(partitioned.parts.data(), partitioned.positions.data(),
-                                                                 device_segments.data(), large_repeated, once.data());
+    flag_large_singletons<<<blocks, bucket_threads, 0, stream>>>(memory.parts, memory.positions, memory.segments,
+                                                                 memory.plan_counts, large_repeated, once.data());
     WARPDEX_CHECK_LAUNCH("flag_large_singletons");
   }
   WARPDEX_CUDA_TRY(cudaFuncSetAttribute(flag_bucket_singletons, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(once_shared_bytes)));
   flag_bucket_singletons<<<bucket_count, bucket_threads, once_shared_bytes, stream>>>(
-      partitioned.parts.data(), partitioned.positions.data(), partitioned.device_offsets.data(), device_slots.data(),
-      once.data());
+      memory.parts, memory.positions, memory.offsets, memory.slots, once.data());
   WARPDEX_CHECK_LAUNCH("flag_bucket_singletons");
-  backend.synchronize();
+  backend.synchronize();  // before the slot goes back
   return once;
 }
 

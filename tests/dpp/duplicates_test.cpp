@@ -6,6 +6,9 @@
 #include "support/expect_error.hpp"
 
 #include <warpdex/dpp/duplicates.hpp>
+#if WARPDEX_HAS_CUDA
+#include <warpdex/split/detail/sync_scratch.hpp>
+#endif
 
 #include <gtest/gtest.h>
 
@@ -13,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -252,6 +256,29 @@ TYPED_TEST(duplicates_test, partitioned_buckets_that_overflow)
     SCOPED_TRACE(exponent);
     expect_distinct_match(this->backend(), zipf_elements<std::uint32_t>(200000, exponent, seed));
   }
+}
+
+// The engine's memory is a slot of the library's scratch pool (detail/sync_scratch.hpp), kept per device: a
+// second call of the same size, or a smaller one, allocates no scratch, and gives the same outputs. A hot
+// bucket of two segments among other values, so that the plan's large buckets and segments run too.
+TYPED_TEST(duplicates_test, partitioned_warm_calls_allocate_no_scratch)
+{
+#if WARPDEX_HAS_CUDA
+  if constexpr (std::is_same_v<TypeParam, warpdex::cuda>) {
+    const std::uint64_t seed = sanitizer_sized() ? case_seed(7) : fresh_seed();
+    std::mt19937_64 random(seed);
+    std::vector<std::uint32_t> elements((1U << 17) + 9, 0x0badf00dU);
+    for (int i = 0; i < 60000; ++i) { elements.push_back(static_cast<std::uint32_t>(random() % 50000) * 85899U); }
+    std::shuffle(elements.begin(), elements.end(), random);
+    expect_distinct_match(this->backend(), elements);  // grows the slot to this size
+    const std::uint64_t before = warpdex::detail::sync_scratch_now().allocations;
+    expect_distinct_match(this->backend(), elements);
+    expect_distinct_match(this->backend(), std::vector<std::uint32_t>(elements.begin(), elements.begin() + 70001));
+    EXPECT_EQ(warpdex::detail::sync_scratch_now().allocations, before);
+    return;
+  }
+#endif
+  GTEST_SKIP() << "the partitioned engine runs on the cuda backend only";
 }
 
 template <class Element, class Backend>
