@@ -61,8 +61,9 @@
 // taken and lowered after its relaxations (and their appends) are done. A warp that finds nothing and
 // reads pending = 0 leaves: nothing is queued or being relaxed.
 //
-// Ordering of flags and distances as in sssp_rounds_cuda.cu: a take clears the flag, fences and then
-// reads the distance; a relaxation lowers the distance, fences and then sets the flag.
+// Ordering of flags and distances: a take clears the flag with acquire and then reads the distance; a
+// relaxation lowers the distance and then sets the flag with release (flag_ref says why that is enough; the
+// rounds' kernel, sssp_rounds_cuda.cu, fences both instead).
 
 #include "sssp_async.hpp"
 #include "sssp_atomics.hpp"
@@ -72,6 +73,7 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/warp.cuh>
 
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -221,19 +223,11 @@ __device__ void append(const async_params<Weight>& p, const window_view<distance
   const unsigned lane = warp::lane_id();
   // The window as it is now, not as it was when the warp took its vertices: an entry at or below the
   // old low placed by an outdated base would land in the window's last buckets once the window moved,
-  // and its improvement reach its neighbours 15 buckets late. Read until the version is stable and even.
+  // and its improvement reach its neighbours 15 buckets late. Read once, with no fence or version check: a
+  // read torn by a move in progress only puts an entry in another bucket, which orders work, not results.
   const int reader = __ffs(wanting) - 1;
   window_view<distance_t<Weight>> now = view;
-  if (static_cast<int>(lane) == reader) {
-    for (int attempt = 0; attempt < 8; ++attempt) {
-      const window_view<distance_t<Weight>> read = read_window(p.window);
-      __threadfence();
-      if ((read.version & 1ULL) == 0 && volatile_load(&p.window->version) == read.version) {
-        now = read;
-        break;
-      }
-    }
-  }
+  if (static_cast<int>(lane) == reader) { now = read_window(p.window); }
   now.low = __shfl_sync(warp::full_mask, now.low, reader);
   now.delta = __shfl_sync(warp::full_mask, now.delta, reader);
   now.base = __shfl_sync(warp::full_mask, now.base, reader);
@@ -281,6 +275,16 @@ __device__ void append(const async_params<Weight>& p, const window_view<distance
   if (lane == 0) { tally.queue_cycles += static_cast<unsigned long long>(clock64() - started); }
 }
 
+/// A vertex's queued flag as a device-scope atomic. A relaxation lowers the distance, then sets the flag with
+/// release; a take clears the flag with acquire, then reads the distance. The flag's operations are
+/// read-modify-writes, so one of the two comes first in the flag's order: the relaxation's, and the take's
+/// exchange reads it and (acquire after release) the distance read after it is at least the lowered one; or the
+/// take's, and the relaxation reads the flag cleared and queues the vertex again. No full fence is needed.
+__device__ ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device> flag_ref(std::uint32_t& flag)
+{
+  return ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device>(flag);
+}
+
 /// Relaxes arc `arc` from a vertex at distance `from` when `has`; returns whether it queued the target
 /// (then target and candidate are set).
 template <class Weight>
@@ -292,8 +296,8 @@ __device__ bool relax(const async_params<Weight>& p, bool has, std::uint64_t arc
   candidate = from + static_cast<distance_t<Weight>>(p.weight(arc));
   if (!(candidate < relaxed_load(&p.distances[target]))) { return false; }
   if (!(candidate < atomic_min_value(&p.distances[target], candidate))) { return false; }
-  __threadfence();
-  return (atomicOr(&p.queued[target], 1U) & 1U) == 0;
+  // Release: a take that exchanges the flag after this sees the lowered distance (see flag_ref).
+  return (flag_ref(p.queued[target]).fetch_or(1U, ::cuda::memory_order_release) & 1U) == 0;
 }
 
 /// Takes up to `want` filled entries of a ring (lane 0 reserves; all lanes get the first index and the
@@ -544,8 +548,9 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
             }
             begin = __ldg(&p.row_offsets[v]);
             end = __ldg(&p.row_offsets[v + 1]);
-            repeat = (atomicExch(&p.queued[v], 2U) & 2U) != 0;  // not queued; taken before
-            __threadfence();
+            // Not queued; taken before. Acquire: the distance read next is at least the one lowered by
+            // the relaxation whose flag this exchange reads.
+            repeat = (flag_ref(p.queued[v]).exchange(2U, ::cuda::memory_order_acquire) & 2U) != 0;
             from = relaxed_load(&p.distances[v]);
           }
           if (!from_ring) { top -= batch; }

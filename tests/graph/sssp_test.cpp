@@ -379,6 +379,34 @@ TYPED_TEST(sssp_test, async_delta_stepping_matches_boost_dijkstra_at_any_width)
   }
 }
 
+TYPED_TEST(sssp_test, async_delta_stepping_on_ties_and_zero_weights_run_after_run)
+{
+  // Weights 0 .. 2 make many warps lower the same vertex to the same or nearly the same distance at once,
+  // where a take's flag and a relaxation's flag must order the distance between them (a lowering the
+  // taker misses while the relaxer sees the vertex still queued would leave a distance too large).
+  // Several runs of a grid and a graph of hubs, a fresh seed.
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const weight_distribution weights{.min_weight = 0, .max_weight = 2, .seed = seed};
+  const std::uint32_t side = warpdex::testing::full_or_sanitizer_sized(96U, 24U);
+  const auto grid_edges = generate_grid<std::int32_t>({.width = side, .height = side}, weights);
+  const auto grid = build_csr_graph(this->backend(), grid_edges, {.directed = false});
+  const auto rmat = build_csr_graph(
+      this->backend(), generate_rmat<std::int32_t>({.scale = 10, .edge_factor = 16, .seed = seed}, weights));
+  const vertex_id start = static_cast<vertex_id>(seed % (std::uint64_t{side} * side));
+  const auto expected_grid = boost_dijkstra(to_edge_list(grid), start);
+  const auto expected_rmat = boost_dijkstra(to_edge_list(rmat), 0);
+  const int runs = warpdex::testing::sanitizer_sized() ? 1 : 6;
+  for (int run = 0; run < runs; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    for (const double delta : {1.0, 0.0}) {
+      const sssp_options options{.algorithm = sssp_algorithm::async_delta_stepping, .delta = delta};
+      ASSERT_EQ(sssp(grid, start, options).distances.to_vector(), expected_grid) << "delta " << delta;
+      ASSERT_EQ(sssp(rmat, 0, options).distances.to_vector(), expected_rmat) << "delta " << delta;
+    }
+  }
+}
+
 TYPED_TEST(sssp_test, bad_input_is_rejected)
 {
   edge_list<std::int32_t> edges;
