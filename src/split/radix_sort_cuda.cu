@@ -110,9 +110,15 @@ void cuda_radix_sort_async(const char* caller, const cuda& backend, std::span<co
   const std::uint32_t stride = std::uint32_t{1} << digit_bits;  // counters per pass
   const std::uint64_t n = keys_in.size();
   if (n == 0) { return; }
-  // Before anything runs: the split kernel indexes tiles in 32 bits.
-  const std::uint64_t tile_count =
-      checked_tile_count(caller, n, single_pass_tile<Key, Value, bit_field_buckets>::tile_keys);
+  // Before anything runs: the split kernel indexes tiles in 32 bits. The most tiles of any pass (the
+  // tile depends on the pass's digit width) size every pass's look-back words.
+  std::uint64_t smallest_tile_keys = std::numeric_limits<std::uint64_t>::max();
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    const std::uint32_t m = radix_sort_pass_digit<Key>(pass, digit_bits, false).bucket_count();
+    smallest_tile_keys = std::min<std::uint64_t>(
+        smallest_tile_keys, single_pass_tile_keys<Key, Value, bit_field_buckets>(bucket_id_bits(m)));
+  }
+  const std::uint64_t tile_count = checked_tile_count(caller, n, smallest_tile_keys);
   const bool descending = order == sort_order::descending;
 
   // Zeroed words: passes x stride totals, one tile counter per pass, passes x tile_count x stride
@@ -148,9 +154,9 @@ void cuda_radix_sort_async(const char* caller, const cuda& backend, std::span<co
     Value* values_to = nullptr;
     if constexpr (with_values) { values_to = to_output ? values_out : value_temp; }
     const bit_field_buckets digit = radix_sort_pass_digit<Key>(pass, digit_bits, descending);
-    launch_single_pass<Key, Value>(bucket_id_bits(digit.bucket_count()), static_cast<unsigned>(tile_count), backend,
-                                   keys_from, values_from, keys_to, values_to, n, digit,
-                                   starts + std::uint64_t{pass} * stride, zeroed + lookback_first + pass * lookback_words,
+    launch_single_pass<Key, Value>(bucket_id_bits(digit.bucket_count()), backend, keys_from, values_from, keys_to,
+                                   values_to, n, digit, starts + std::uint64_t{pass} * stride,
+                                   zeroed + lookback_first + pass * lookback_words,
                                    reinterpret_cast<std::uint32_t*>(zeroed + counter_first + pass), nullptr);
     keys_from = keys_to;
     values_from = values_to;

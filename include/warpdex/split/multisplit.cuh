@@ -301,25 +301,38 @@ void cuda_three_pass_async(const char* caller, const cuda& backend, const Key* k
                       bad_ids, target);
 }
 
-/// Launches the single-pass split with the narrowest ranking that holds ids below m (RadixBits from
-/// `bits` up to multisplit_max_radix_bits).
+/// The keys of one tile of the single-pass split for ids of `bits` bits: the tile of the ranking
+/// launch_single_pass picks (RadixBits from `bits` up to multisplit_max_radix_bits).
 template <class Key, class Value, class Identifier, int RadixBits = multisplit_min_radix_bits>
-void launch_single_pass(int bits, unsigned blocks, const cuda& backend, const Key* keys_in, const Value* values_in,
-                        Key* keys_out, Value* values_out, std::uint64_t n, const Identifier& identifier,
+constexpr std::uint32_t single_pass_tile_keys(int bits)
+{
+  if constexpr (RadixBits < multisplit_max_radix_bits) {
+    if (bits > RadixBits) { return single_pass_tile_keys<Key, Value, Identifier, RadixBits + 1>(bits); }
+  }
+  return single_pass_tile<Key, Value, Identifier, RadixBits>::tile_keys;
+}
+
+/// Launches the single-pass split with the narrowest ranking that holds ids below m (RadixBits from
+/// `bits` up to multisplit_max_radix_bits), one block a tile of single_pass_tile_keys(bits) keys;
+/// `lookback` holds at least that many tiles' m words.
+template <class Key, class Value, class Identifier, int RadixBits = multisplit_min_radix_bits>
+void launch_single_pass(int bits, const cuda& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
+                        Value* values_out, std::uint64_t n, const Identifier& identifier,
                         const std::uint64_t* bucket_starts, std::uint64_t* lookback, std::uint32_t* next_tile,
                         const unsigned long long* bad_ids)
 {
   if constexpr (RadixBits < multisplit_max_radix_bits) {
     if (bits > RadixBits) {
-      launch_single_pass<Key, Value, Identifier, RadixBits + 1>(bits, blocks, backend, keys_in, values_in, keys_out,
-                                                                values_out, n, identifier, bucket_starts, lookback,
-                                                                next_tile, bad_ids);
+      launch_single_pass<Key, Value, Identifier, RadixBits + 1>(bits, backend, keys_in, values_in, keys_out, values_out,
+                                                                n, identifier, bucket_starts, lookback, next_tile,
+                                                                bad_ids);
       return;
     }
   }
-  multisplit_single_pass_kernel<Key, Value, Identifier, RadixBits>
-      <<<blocks, single_pass_tile<Key, Value, Identifier>::block_threads, 0, backend.stream>>>(
-          keys_in, values_in, keys_out, values_out, n, identifier, bucket_starts, lookback, next_tile, bad_ids);
+  using tile = single_pass_tile<Key, Value, Identifier, RadixBits>;
+  const auto blocks = static_cast<unsigned>((n + tile::tile_keys - 1) / tile::tile_keys);
+  multisplit_single_pass_kernel<Key, Value, Identifier, RadixBits><<<blocks, tile::block_threads, 0, backend.stream>>>(
+      keys_in, values_in, keys_out, values_out, n, identifier, bucket_starts, lookback, next_tile, bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_single_pass_kernel");
 }
 
@@ -332,15 +345,14 @@ void single_pass_split(const cuda& backend, const Key* keys_in, Key* keys_out, c
                        const std::uint64_t* bucket_starts)
 {
   const std::uint32_t m = identifier.bucket_count();
-  constexpr std::uint64_t tile_keys = single_pass_tile<Key, Value, Identifier>::tile_keys;
+  const std::uint64_t tile_keys = single_pass_tile_keys<Key, Value, Identifier>(bucket_id_bits(m));
   const std::uint64_t tile_count = (n + tile_keys - 1) / tile_keys;
   auto lookback = make_buffer<std::uint64_t>(backend, tile_count * m);
   auto next_tile = make_buffer<std::uint32_t>(backend, 1);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(lookback.data(), 0, lookback.size_bytes(), backend.stream));
   WARPDEX_CUDA_TRY(cudaMemsetAsync(next_tile.data(), 0, next_tile.size_bytes(), backend.stream));
-  launch_single_pass<Key, Value>(bucket_id_bits(m), static_cast<unsigned>(tile_count), backend, keys_in, values_in,
-                                 keys_out, values_out, n, identifier, bucket_starts, lookback.data(), next_tile.data(),
-                                 nullptr);
+  launch_single_pass<Key, Value>(bucket_id_bits(m), backend, keys_in, values_in, keys_out, values_out, n, identifier,
+                                 bucket_starts, lookback.data(), next_tile.data(), nullptr);
 }
 
 /// A bad-id count that a synchronizing path (m > 256, the reduced-bit sort) read on the host before
@@ -399,7 +411,8 @@ void cuda_single_pass_async(const char* caller, const cuda& backend, const Key* 
 {
   const std::uint32_t m = identifier.bucket_count();
   // Before anything runs: the split kernel indexes tiles in 32 bits.
-  const std::uint64_t tile_count = checked_tile_count(caller, n, single_pass_tile<Key, Value, Identifier>::tile_keys);
+  const std::uint64_t tile_count =
+      checked_tile_count(caller, n, single_pass_tile_keys<Key, Value, Identifier>(bucket_id_bits(m)));
   // Words: m totals and the bad ids, the tile counter, tile_count x m look-back words.
   const std::uint64_t tile_counter_word = std::uint64_t{m} + 1;
   const std::uint64_t lookback_first_word = tile_counter_word + 1;
@@ -413,8 +426,8 @@ void cuda_single_pass_async(const char* caller, const cuda& backend, const Key* 
          multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, totals, totals + m);
   WARPDEX_CHECK_LAUNCH("multisplit_histogram_kernel");
   write_split_results(backend, totals, 1, false, m, n, totals + m, target);
-  launch_single_pass<Key, Value>(bucket_id_bits(m), static_cast<unsigned>(tile_count), backend, keys_in, values_in,
-                                 keys_out, values_out, n, identifier, target.offsets, scratch + lookback_first_word,
+  launch_single_pass<Key, Value>(bucket_id_bits(m), backend, keys_in, values_in, keys_out, values_out, n, identifier,
+                                 target.offsets, scratch + lookback_first_word,
                                  reinterpret_cast<std::uint32_t*>(scratch + tile_counter_word), totals + m);
 }
 

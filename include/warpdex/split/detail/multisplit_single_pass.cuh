@@ -115,14 +115,27 @@ template <class Key, class Value, class Identifier>
 inline constexpr bool single_pass_ranks_keys =
     sizeof(Key) == sizeof(std::uint32_t) && arithmetic_identifier<Identifier>;
 
-/// The split kernel's tile for one instantiation: single_pass_shape, or 384 x 19 at three blocks where
-/// the keys are ranked themselves.
-template <class Key, class Value, class Identifier>
+/// Whether pairs ranked by their keys take 384 x 21 at two blocks (80 registers): bit fields ranked over 8
+/// bits, i.e. 129-256 buckets and the radix sort's 8-bit digits. At 384 x 19 and three blocks (56 registers)
+/// that kernel spilled 164 bytes a thread, the ranking's digits among them (8.3 bytes a pair each way at m =
+/// 256); at two blocks 32. Measured on an H200 at 2^28 (docs/split.md): radix sort pairs32 0.71x -> 0.81x
+/// CUB, bit-field pairs at m = 256 0.87x -> 0.95x; at m = 32-64 no gain and delta buckets at m = 32 9%
+/// slower (the occupancy lost costs there what the spills cost), so the others keep three blocks.
+template <class Key, class Value, class Identifier, int RadixBits>
+inline constexpr bool single_pass_pairs_two_blocks =
+    single_pass_ranks_keys<Key, Value, Identifier> && !std::is_void_v<Value> &&
+    std::is_same_v<Identifier, bit_field_buckets> && RadixBits == 8;
+
+/// The split kernel's tile for one instantiation (RadixBits: the ranking's width): single_pass_shape, or,
+/// where the keys are ranked themselves, 384 x 19 at three blocks, 384 x 21 at two for the pairs above.
+template <class Key, class Value, class Identifier, int RadixBits>
 struct single_pass_tile {
   static constexpr bool ranks_keys = single_pass_ranks_keys<Key, Value, Identifier>;
+  static constexpr bool two_blocks = single_pass_pairs_two_blocks<Key, Value, Identifier, RadixBits>;
   static constexpr int block_threads = single_pass_shape<sizeof(Key)>::block_threads;
-  static constexpr int items_per_thread = ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread;
-  static constexpr int min_blocks = ranks_keys ? 3 : single_pass_shape<sizeof(Key)>::min_blocks;
+  static constexpr int items_per_thread =
+      two_blocks ? 21 : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread);
+  static constexpr int min_blocks = two_blocks ? 2 : (ranks_keys ? 3 : single_pass_shape<sizeof(Key)>::min_blocks);
   static constexpr std::uint32_t tile_keys = block_threads * items_per_thread;
 };
 
@@ -146,8 +159,8 @@ __global__ void __launch_bounds__(BlockThreads)
 /// at least ceil(log2 m). Every id is in [0, m) unless pass 1 counted some in *bad_ids: then the kernel
 /// writes nothing (bad_ids may be null: the caller knows the ids are good). Value = void for keys only.
 template <class Key, class Value, class Identifier, int RadixBits>
-__global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier>::block_threads,
-                                  single_pass_tile<Key, Value, Identifier>::min_blocks)
+__global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, RadixBits>::block_threads,
+                                  single_pass_tile<Key, Value, Identifier, RadixBits>::min_blocks)
     multisplit_single_pass_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
                                   std::uint64_t n, Identifier identifier, const std::uint64_t* bucket_starts,
                                   std::uint64_t* lookback, std::uint32_t* next_tile, const unsigned long long* bad_ids)
@@ -156,7 +169,7 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier>::bloc
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
   static_assert(!with_values || sizeof(value_word) == sizeof(std::uint32_t), "values are 32-bit words");
   constexpr std::uint32_t radix_digits = 1U << RadixBits;
-  using shape = single_pass_tile<Key, Value, Identifier>;
+  using shape = single_pass_tile<Key, Value, Identifier, RadixBits>;
   constexpr int block_threads = shape::block_threads;
   constexpr int items = shape::items_per_thread;
   constexpr std::uint32_t tile_keys = shape::tile_keys;
