@@ -206,6 +206,15 @@ struct weight_as_double {
   WARPDEX_HOST_DEVICE double operator()(Weight weight) const { return static_cast<double>(weight); }
 };
 
+/// Whether `automatic` runs the asynchronous kernel on the cuda backend: a mean out-degree below 6 and at
+/// least 2^17 arcs. On an H200 (docs/graph.md) the kernel ran 2.1-4.8x the bucketed rounds on grids and
+/// random geometric graphs (degree 4-5) of 2^15-2^24 vertices, and 0.68-0.85x on R-MAT graphs of degree 16 at
+/// 2^22-2^24 vertices; graphs under 2^17 arcs were not measured and keep the bucketed rounds.
+constexpr bool async_suits(std::uint64_t vertices, std::uint64_t arcs)
+{
+  return arcs >= (std::uint64_t{1} << 17) && arcs < 6 * vertices;
+}
+
 /// Everything one sssp call works with.
 template <class Weight, class Backend>
 class sssp_run {
@@ -230,10 +239,11 @@ class sssp_run {
     // synchronization after each cost more than the steps on large-diameter graphs.
     const auto exec = policy_nosync(backend_);
     // automatic: the host's OpenMP delta-stepping ran 6-10x the Thrust rounds' on the host (docs/graph.md);
-    // on cuda the bucketed rounds beat the asynchronous kernel on every graph measured.
+    // on cuda the asynchronous kernel on road-like graphs (async_suits), the bucketed rounds otherwise.
     statistics_.algorithm = options_.algorithm != sssp_algorithm::automatic ? options_.algorithm
-                            : std::is_same_v<Backend, host>                 ? sssp_algorithm::async_delta_stepping
-                                                                            : sssp_algorithm::delta_stepping;
+                            : std::is_same_v<Backend, host> || async_suits(n_, graph_.edge_count())
+                                ? sssp_algorithm::async_delta_stepping
+                                : sssp_algorithm::delta_stepping;
     thrust::fill(exec, distances_.data(), distances_.data() + n_, unreachable<Weight>);
     thrust::fill(exec, queued_.data(), queued_.data() + n_, 0U);
     // The source is at distance 0 and queued.

@@ -112,6 +112,17 @@ std::vector<std::uint64_t> offsets_of(const edge_list<Weight>& arcs)
   return offsets;
 }
 
+/// sssp.hpp's `automatic`: host: the parallel delta-stepping; cuda: the asynchronous kernel on graphs of mean
+/// out-degree below 6 and at least 2^17 arcs, delta-stepping otherwise.
+template <class Backend>
+sssp_algorithm automatic_choice(std::uint64_t vertices, std::uint64_t arcs)
+{
+  if (std::is_same_v<Backend, host> || (arcs >= (std::uint64_t{1} << 17) && arcs < 6 * vertices)) {
+    return sssp_algorithm::async_delta_stepping;
+  }
+  return sssp_algorithm::delta_stepping;
+}
+
 /// Every algorithm from `source` equals Boost's distances; predecessor trees are valid and equal.
 template <class Weight, class Backend>
 void expect_all_algorithms_match_dijkstra(const csr_graph<Weight, Backend>& graph, vertex_id source)
@@ -145,9 +156,7 @@ void expect_all_algorithms_match_dijkstra(const csr_graph<Weight, Backend>& grap
         std::count_if(expected.begin(), expected.end(), [](auto d) { return d != unreachable<Weight>; }));
     EXPECT_EQ(result.statistics.reached, reached);
     if (algorithm == sssp_algorithm::automatic) {
-      constexpr sssp_algorithm chosen =
-          std::is_same_v<Backend, host> ? sssp_algorithm::async_delta_stepping : sssp_algorithm::delta_stepping;
-      EXPECT_EQ(result.statistics.algorithm, chosen);  // sssp.hpp's choice
+      EXPECT_EQ(result.statistics.algorithm, automatic_choice<Backend>(graph.vertex_count(), graph.edge_count()));
     } else {
       EXPECT_EQ(result.statistics.algorithm, algorithm);
     }
@@ -404,6 +413,54 @@ TYPED_TEST(sssp_test, async_delta_stepping_on_ties_and_zero_weights_run_after_ru
       ASSERT_EQ(sssp(grid, start, options).distances.to_vector(), expected_grid) << "delta " << delta;
       ASSERT_EQ(sssp(rmat, 0, options).distances.to_vector(), expected_rmat) << "delta " << delta;
     }
+  }
+}
+
+TYPED_TEST(sssp_test, automatic_runs_the_asynchronous_kernel_on_road_like_graphs)
+{
+  // On cuda the asynchronous kernel for a grid and a random geometric graph (degree 4-5) of more than 2^17
+  // arcs, the bucketed rounds for a smaller grid and for an R-MAT graph of degree about 14; the distances
+  // equal Boost's either way.
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const weight_distribution weights{.min_weight = 0, .max_weight = 1000, .seed = seed};
+  struct road_case {
+    const char* name;
+    csr_graph<std::int32_t, TypeParam> graph;
+    bool async_on_cuda;
+  };
+  const std::vector<road_case> cases = [&] {
+    std::vector<road_case> built;
+    built.push_back(
+        {"grid 256 x 256",
+         build_csr_graph(this->backend(), generate_grid<std::int32_t>({.width = 256, .height = 256}, weights),
+                         {.directed = false}),
+         true});
+    built.push_back(
+        {"geometric 40000",
+         build_csr_graph(this->backend(), generate_geometric<std::int32_t>({.vertices = 40000, .seed = seed}, weights),
+                         {.directed = false}),
+         true});
+    built.push_back(
+        {"grid 100 x 100",
+         build_csr_graph(this->backend(), generate_grid<std::int32_t>({.width = 100, .height = 100}, weights),
+                         {.directed = false}),
+         false});
+    built.push_back({"rmat 2^14",
+                     build_csr_graph(this->backend(), generate_rmat<std::int32_t>(
+                                                          {.scale = 14, .edge_factor = 16, .seed = seed}, weights)),
+                     false});
+    return built;
+  }();
+  for (const road_case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto result = sssp(c.graph, 0);
+    const sssp_algorithm expected = std::is_same_v<TypeParam, host> || c.async_on_cuda
+                                        ? sssp_algorithm::async_delta_stepping
+                                        : sssp_algorithm::delta_stepping;
+    EXPECT_EQ(result.statistics.algorithm, expected);
+    EXPECT_EQ(result.statistics.algorithm, automatic_choice<TypeParam>(c.graph.vertex_count(), c.graph.edge_count()));
+    ASSERT_EQ(result.distances.to_vector(), boost_dijkstra(to_edge_list(c.graph), 0));
   }
 }
 

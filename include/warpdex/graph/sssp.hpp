@@ -41,8 +41,8 @@ inline constexpr distance_t<Weight> unreachable = std::is_integral_v<Weight>
                                                       : std::numeric_limits<distance_t<Weight>>::infinity();
 
 enum class sssp_algorithm {
-  /// delta_stepping on `cuda`, async_delta_stepping on `host` (docs/graph.md has the measurements behind
-  /// both choices).
+  /// `host`: async_delta_stepping. `cuda`: async_delta_stepping on road-like graphs (mean out-degree below 6,
+  /// at least 2^17 arcs), delta_stepping otherwise (docs/graph.md has the measurements behind the choices).
   automatic,
   /// delta-stepping (Meyer and Sanders): the pending vertices are kept in `bucket_count` buckets of
   /// width delta by tentative distance, and the lowest nonempty bucket is relaxed (the last bucket
