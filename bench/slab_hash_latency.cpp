@@ -16,13 +16,20 @@
 // map's own (the legacy default stream otherwise) and that stream's floor. The rows
 // hash/slab_map/latency/find_values_to_host/... pass pinned host memory as the values: the find's kernel
 // writes them there itself (no copy), the `_async` call and a wait; the metric sync_us_per_batch is the
-// synchronous find doing the same (its report read back: one launch, one copy, one wait).
+// synchronous find doing the same (its report read back: one launch, one copy, one wait). The rows
+// hash/slab_map/stream/find_values/.../own_stream and .../graph run the values-alone find stream on the
+// map's own stream, uncaptured and replayed from a graph; hash/slab_map/stream/find_values_to_host/...
+// and .../graph the same finds writing into pinned host memory (one kernel a batch, nothing else). Their
+// metrics add the floor of such a stream (a device copy of each batch's keys and the values' bytes home,
+// one wait), uncaptured and replayed from a graph.
 #include "benchmarks.hpp"
 #include "throughput_row.hpp"
 
 #include <warpdex/hash/batch_latency.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -134,8 +141,14 @@ void run_slab_hash_latency(context& ctx)
   for (const unsigned batch_log : resident_batch_logs) {
     const std::string insert_name = stream_row_name("insert", batch_log);
     const std::string find_name = stream_row_name("find", batch_log);
+    const std::string values_name = stream_row_name("find_values", batch_log);
+    const std::string to_host_name = stream_row_name("find_values_to_host", batch_log);
+    const std::string own_values_rows[] = {values_name + "/own_stream", values_name + "/graph", to_host_name,
+                                           to_host_name + "/graph"};
+    const bool own_stream_wanted = std::any_of(std::begin(own_values_rows), std::end(own_values_rows),
+                                               [&](const std::string& name) { return ctx.selected(name); });
     if (!ctx.selected(insert_name) && !ctx.selected(find_name) && !ctx.selected(insert_name + "/graph") &&
-        !ctx.selected(find_name + "/graph") && !ctx.selected(stream_row_name("find_values", batch_log))) {
+        !ctx.selected(find_name + "/graph") && !ctx.selected(values_name) && !own_stream_wanted) {
       continue;
     }
     const hash::batch_stream measured =
@@ -145,7 +158,6 @@ void run_slab_hash_latency(context& ctx)
       ctx.add(stream_row(insert_name, measured.insert_ms, measured.bulk_insert_ms, measured));
     }
     if (ctx.selected(find_name)) { ctx.add(stream_row(find_name, measured.find_ms, measured.bulk_find_ms, measured)); }
-    const std::string values_name = stream_row_name("find_values", batch_log);
     if (ctx.selected(values_name)) {
       ctx.add(stream_row(values_name, measured.values_find_ms, measured.bulk_find_ms, measured));
     }
@@ -156,6 +168,16 @@ void run_slab_hash_latency(context& ctx)
     }
     if (ctx.selected(graph_find_name)) {
       ctx.add(stream_row(graph_find_name, measured.graph_find_ms, measured.bulk_find_ms, measured));
+    }
+    const double own_values_ms[] = {measured.own_values_find_ms, measured.graph_values_find_ms,
+                                    measured.own_values_to_host_ms, measured.graph_values_to_host_ms};
+    for (std::size_t i = 0; i < std::size(own_values_rows); ++i) {
+      if (!ctx.selected(own_values_rows[i])) { continue; }
+      row r = stream_row(own_values_rows[i], own_values_ms[i], measured.bulk_find_ms, measured);
+      r.metrics.push_back({"floor_us_per_batch", measured.own_floor_ms * 1000.0});
+      r.metrics.push_back({"graph_floor_us_per_batch", measured.graph_floor_ms * 1000.0});
+      r.metrics.push_back({"floor_fraction", measured.own_floor_ms / own_values_ms[i]});
+      ctx.add(std::move(r));
     }
   }
 }

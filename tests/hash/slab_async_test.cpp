@@ -288,8 +288,8 @@ TYPED_TEST(slab_async_test, SmallBatchesCountTheirExhaustedElementsExactly)
   auto device_keys = this->put(keys);
   auto device_values = this->put(values);
   std::size_t done = 0;
-  for (const std::size_t n : {std::size_t{2000}, std::size_t{700}, std::size_t{1}, std::size_t{5000}, std::size_t{1299},
-                              std::size_t{2500}}) {
+  for (const std::size_t n :
+       {std::size_t{2000}, std::size_t{700}, std::size_t{1}, std::size_t{5000}, std::size_t{1299}, std::size_t{2500}}) {
     SCOPED_TRACE("batch of " + std::to_string(n));
     ASSERT_LE(done + n, keys.size());
     const std::uint64_t size_before = map.size();
@@ -705,6 +705,183 @@ TEST_F(slab_graph_test, CapturedBatchLoopReplaysLikeTheCalls)
   for (const std::size_t batch : {std::size_t{1000}, std::size_t{4100}}) {
     SCOPED_TRACE("batches of " + std::to_string(batch));
     captured_batch_loop_replays_like_the_calls(batch);
+  }
+}
+
+/// ReplaysEqualTheUncapturedCalls with batches of `batch` keys in `order`.
+void replays_equal_the_uncaptured_calls(std::size_t batch, hash::batch_order order)
+{
+  using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
+  seeded_random random;
+  constexpr std::size_t batches = 4;
+  constexpr std::size_t rounds = 3;
+  const std::size_t n = batch * batches;   // insertions and finds of a round
+  const std::size_t erased = batch / 2;    // erasures of a batch
+  const std::size_t m = erased * batches;  // erasures of a round
+  const owned_stream captured_stream;
+  const owned_stream direct_stream;
+  const cuda on_captured{captured_stream.get()};
+  const cuda on_direct{direct_stream.get()};
+  const hash::batch_options options{hash::tile_lanes::automatic, order, hash::batch_combine::automatic};
+  map_type captured(on_captured, map_type::capacity_for(rounds * n));
+  map_type direct(on_direct, map_type::capacity_for(rounds * n));
+  captured.set_batch_options(options);
+  direct.set_batch_options(options);
+  const auto pool = distinct_keys(random, (rounds + 1) * n);  // the last n are never inserted
+
+  // The inputs both maps read, rewritten in place before each round.
+  auto insert_keys = make_buffer<std::uint32_t>(on_captured, n);
+  auto insert_values = make_buffer<std::uint32_t>(on_captured, n);
+  auto erase_keys = make_buffer<std::uint32_t>(on_captured, m);
+  auto queries = make_buffer<std::uint32_t>(on_captured, n);
+  // Each map's outputs: device statuses and values, and values written into pinned host memory.
+  struct outputs_of {
+    buffer<operation_status> inserted, erased, found;
+    buffer<std::uint32_t> values, values_home;
+  };
+  auto outputs_on = [&](const cuda& on) {
+    return outputs_of{make_buffer<operation_status>(on, n), make_buffer<operation_status>(on, m),
+                      make_buffer<operation_status>(on, n), make_buffer<std::uint32_t>(on, n),
+                      make_pinned_buffer<std::uint32_t>(n)};
+  };
+  outputs_of from_graph = outputs_on(on_captured);
+  outputs_of from_calls = outputs_on(on_direct);
+  constexpr std::uint32_t missing = 0x5a5a5a5aU;
+  // One round's calls: batch b inserts, erases, then finds with statuses and into pinned host memory.
+  auto calls = [&](map_type& map, outputs_of& out) {
+    for (std::size_t b = 0; b < batches; ++b) {
+      const auto part = [&](auto& buffer) { return buffer.span().subspan(b * batch, batch); };
+      const auto erase_part = [&](auto& buffer) { return buffer.span().subspan(b * erased, erased); };
+      const std::span<const std::uint32_t> batch_queries = part(queries);
+      map.insert_async(std::span<const std::uint32_t>(part(insert_keys)), part(insert_values), part(out.inserted));
+      map.erase_async(std::span<const std::uint32_t>(erase_part(erase_keys)), erase_part(out.erased));
+      map.find_async(batch_queries, part(out.values), part(out.found));
+      map.find_async(batch_queries, std::span(out.values_home.data() + b * batch, batch), missing);
+    }
+  };
+  auto capture = [&] { return captured_graph(captured_stream.get(), [&] { calls(captured, from_graph); }); };
+  captured_graph graph = capture();
+  EXPECT_EQ(captured.size(), 0u) << "nothing runs at the capture";
+
+  std::vector<std::uint32_t> held;  // keys inserted so far, once each (some erased since)
+  std::unordered_set<std::uint32_t> held_once;
+  for (std::size_t round = 0; round < rounds; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    if (order == hash::batch_order::by_bucket && round == 1) {
+      // Captured in bucket order before any batch of this size ran uncaptured, the batches ran in input
+      // order (the scratch cannot grow in a graph); one uncaptured batch grows it, and a capture after it
+      // holds the bucket sort's kernels too.
+      const std::size_t nodes_in_input_order = graph.node_count();
+      auto unused = make_buffer<std::uint32_t>(on_captured, batch);
+      captured.find_async(queries.span().subspan(0, batch), unused.span(), missing);
+      on_captured.synchronize();
+      graph = capture();
+      EXPECT_GT(graph.node_count(), nodes_in_input_order) << "the bucket sort captured once the scratch is grown";
+    }
+    // New keys to insert, a tenth of them held already; erasures of held keys, this round's and absent
+    // ones; queries of this round's keys (found or not depending on whether their batch ran first),
+    // held, erased and absent keys.
+    // Keys repeat across batches only: the outcomes of repeats in one batch would depend on the order
+    // its elements run in.
+    std::vector<std::uint32_t> keys(pool.begin() + round * n, pool.begin() + (round + 1) * n);
+    std::shuffle(held.begin(), held.end(), random);
+    for (std::size_t i = 0; i < n / 10 && i < held.size(); ++i) { keys[10 * i] = held[i]; }
+    const auto values = random_values(random, n);
+    const auto any_of = [&](std::size_t kind) {
+      switch (kind) {
+        case 0:
+          return keys[random() % n];
+        case 1:
+          return held.empty() ? keys[random() % n] : held[random() % held.size()];
+        default:
+          return pool[rounds * n + random() % n];
+      }
+    };
+    std::vector<std::uint32_t> erase_host(m), query_host(n);
+    std::unordered_set<std::uint32_t> erased_in_batch;
+    for (std::size_t i = 0; i < m; ++i) {
+      if (i % erased == 0) { erased_in_batch.clear(); }
+      do {
+        erase_host[i] = any_of(random() % 3);
+      } while (!erased_in_batch.insert(erase_host[i]).second);
+    }
+    for (auto& key : query_host) { key = any_of(random() % 3); }
+    if (round == rounds - 1) {
+      // Reserved keys: the insertion of batch 1 and the finds of batch 2 are rejected, whole; the other
+      // batches of the replay run as the calls do.
+      keys[batch + random() % batch] = hash::empty_key;
+      query_host[2 * batch + random() % batch] = hash::erased_key;
+    }
+    insert_keys.copy_from(std::span<const std::uint32_t>(keys));
+    insert_values.copy_from(std::span<const std::uint32_t>(values));
+    erase_keys.copy_from(std::span<const std::uint32_t>(erase_host));
+    queries.copy_from(std::span<const std::uint32_t>(query_host));
+    // Every output poisoned, differently for the two maps: an output neither writes cannot agree.
+    auto poison = [](auto& buffer, auto value) {
+      const std::vector<std::remove_cvref_t<decltype(value)>> poisoned(buffer.size(), value);
+      buffer.copy_from(std::span(poisoned));
+    };
+    const auto poison_all = [&](outputs_of& out, std::uint32_t salt) {
+      poison(out.inserted, static_cast<operation_status>(0xdead + salt));
+      poison(out.erased, static_cast<operation_status>(0xdead + salt));
+      poison(out.found, static_cast<operation_status>(0xdead + salt));
+      poison(out.values, poison_value + salt);
+      std::fill_n(out.values_home.data(), n, poison_value + salt);
+    };
+    poison_all(from_graph, 0);
+    poison_all(from_calls, 1);
+    on_captured.synchronize();
+    on_direct.synchronize();
+
+    graph.launch(captured_stream.get());
+    on_captured.synchronize();
+    calls(direct, from_calls);
+    on_direct.synchronize();
+
+    EXPECT_EQ(as_numbers(from_graph.inserted), as_numbers(from_calls.inserted)) << "insert_async statuses";
+    EXPECT_EQ(as_numbers(from_graph.erased), as_numbers(from_calls.erased)) << "erase_async statuses";
+    EXPECT_EQ(as_numbers(from_graph.found), as_numbers(from_calls.found)) << "find_async statuses";
+    // Values are written where a key was found; elsewhere each map's poison stays.
+    const auto found = from_calls.found.to_vector();
+    const auto graph_values = from_graph.values.to_vector();
+    const auto call_values = from_calls.values.to_vector();
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool was_found = found[i] == operation_status::found;
+      ASSERT_EQ(graph_values[i], was_found ? call_values[i] : poison_value) << "find_async values, element " << i;
+      ASSERT_EQ(call_values[i], was_found ? graph_values[i] : poison_value + 1) << "find_async values, element " << i;
+    }
+    EXPECT_TRUE(
+        std::equal(from_graph.values_home.data(), from_graph.values_home.data() + n, from_calls.values_home.data()))
+        << "find_async values written into pinned host memory";
+    EXPECT_EQ(captured.size(), direct.size());
+    // The round meant something: some finds found, some did not, and the last round rejected.
+    EXPECT_GT(std::count(found.begin(), found.end(), operation_status::found), 0);
+    EXPECT_GT(std::count(found.begin(), found.end(), operation_status::not_found), 0);
+    const auto rejected = std::count(found.begin(), found.end(), operation_status::rejected);
+    EXPECT_EQ(rejected, round == rounds - 1 ? static_cast<std::ptrdiff_t>(batch) : 0);
+    const auto inserted = from_calls.inserted.to_vector();
+    EXPECT_EQ(std::count(inserted.begin(), inserted.end(), operation_status::rejected),
+              round == rounds - 1 ? static_cast<std::ptrdiff_t>(batch) : 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (inserted[i] == operation_status::inserted && held_once.insert(keys[i]).second) { held.push_back(keys[i]); }
+    }
+  }
+}
+
+// A captured loop of insert_async, erase_async and find_async batches (statuses and values; values with a
+// default written into pinned host memory) replays exactly what the same calls do uncaptured on a twin
+// map, round after round on inputs rewritten in place: finds that depend on the batches before them,
+// erasures of held, new and absent keys, and a replay whose batches hold reserved keys. Batches of 1000
+// (self-checked) and 3000 (a check kernel, or none for the default-value find), in input order and in
+// bucket order (captured first before the scratch had grown: input order; then after it had).
+TEST_F(slab_graph_test, ReplaysEqualTheUncapturedCalls)
+{
+  for (const auto order : {hash::batch_order::automatic, hash::batch_order::by_bucket}) {
+    for (const std::size_t batch : {std::size_t{1000}, std::size_t{3000}}) {
+      SCOPED_TRACE("batches of " + std::to_string(batch) +
+                   (order == hash::batch_order::by_bucket ? ", bucket order" : ", automatic order"));
+      replays_equal_the_uncaptured_calls(batch, order);
+    }
   }
 }
 

@@ -274,9 +274,21 @@ struct batch_stream {
   /// (core/stream.hpp), each run one launch of it and one wait; the maps on a stream of their own. 0 on
   /// the host backend.
   double graph_insert_ms = 0;
-  double graph_find_ms = 0;      ///< the same for the find stream
-  std::size_t graph_nodes = 0;   ///< operations in the find stream's graph (kernels and copies)
-  bool verified = false;         ///< every insertion inserted, every find found its value, in every form
+  double graph_find_ms = 0;     ///< the same for the find stream
+  std::size_t graph_nodes = 0;  ///< operations in the find stream's graph (kernels and copies)
+  /// The values-alone finds on the map's own stream, per batch, one wait a stream: `values_find_ms`'s
+  /// calls (find_async(keys, values, default_value) + the values home), uncaptured and replayed from a
+  /// graph; and the same find writing its values into pinned host memory (no copy), uncaptured and
+  /// replayed. 0 on the host backend.
+  double own_values_find_ms = 0;
+  double graph_values_find_ms = 0;
+  double own_values_to_host_ms = 0;
+  double graph_values_to_host_ms = 0;
+  /// The floor of a stream on the map's own stream, per batch: a device copy of the batch's keys and the
+  /// values' bytes home, uncaptured and replayed from a graph. 0 on the host backend.
+  double own_floor_ms = 0;
+  double graph_floor_ms = 0;
+  bool verified = false;  ///< every insertion inserted, every find found its value, in every form
 };
 
 /// The batches of a stream of `batch_size`-key batches: 64, or fewer so that a stream holds at most 2^20
@@ -386,19 +398,17 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
   verified = verified && found_all();
   constexpr std::uint32_t missing = 0;  // no key's value (values are keys + 1)
   std::fill_n(host_found.data(), stream_keys, missing);
-  result.values_find_ms = per_batch(median_ms(host{}, runs,
-                                              [&] {
-                                                for (const part& p : stream_parts) {
-                                                  built.find_async(keys.subspan(p.first, p.count),
-                                                                   values_out.span().subspan(p.first, p.count),
-                                                                   missing);
-                                                  detail::copy_bytes_on(backend, host_found.data() + p.first,
-                                                                        values_out.data() + p.first,
-                                                                        p.count * sizeof(std::uint32_t));
-                                                }
-                                                backend.synchronize();
-                                              },
-                                              {}));
+  result.values_find_ms = per_batch(median_ms(
+      host{}, runs,
+      [&] {
+        for (const part& p : stream_parts) {
+          built.find_async(keys.subspan(p.first, p.count), values_out.span().subspan(p.first, p.count), missing);
+          detail::copy_bytes_on(backend, host_found.data() + p.first, values_out.data() + p.first,
+                                p.count * sizeof(std::uint32_t));
+        }
+        backend.synchronize();
+      },
+      {}));
   verified = verified && std::equal(host_values.begin(), host_values.end(), host_found.data());
 
 #if WARPDEX_HAS_CUDA
@@ -444,6 +454,58 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
     graph_built.insert(keys, values.span());
     result.graph_find_ms = graph_ms(graph_built, true, {});
     verified = verified && found_all();
+
+    // The values-alone finds and the floor, each loop timed uncaptured and replayed from a graph of it.
+    auto values_found = [&] { return std::equal(host_values.begin(), host_values.end(), host_found.data()); };
+    auto loop_ms = [&](const std::function<void()>& loop, bool captured) {
+      std::fill_n(host_found.data(), stream_keys, missing);
+      if (!captured) {
+        return per_batch(median_ms(host{}, runs,
+                                   [&] {
+                                     loop();
+                                     on_own.synchronize();
+                                   },
+                                   {}));
+      }
+      const captured_graph graph(own.get(), loop);
+      return per_batch(median_ms(host{}, runs,
+                                 [&] {
+                                   graph.launch(own.get());
+                                   on_own.synchronize();
+                                 },
+                                 {}));
+    };
+    auto values_home_loop = [&] {
+      for (const part& p : stream_parts) {
+        graph_built.find_async(keys.subspan(p.first, p.count), values_out.span().subspan(p.first, p.count), missing);
+        detail::copy_bytes_on(on_own, host_found.data() + p.first, values_out.data() + p.first,
+                              p.count * sizeof(std::uint32_t));
+      }
+    };
+    auto values_to_host_loop = [&] {
+      for (const part& p : stream_parts) {
+        graph_built.find_async(keys.subspan(p.first, p.count), std::span(host_found.data() + p.first, p.count),
+                               missing);
+      }
+    };
+    auto floor_loop = [&] {
+      for (const part& p : stream_parts) {
+        detail::copy_bytes_on(on_own, values_out.data() + p.first, keys.data() + p.first,
+                              p.count * sizeof(std::uint32_t));
+        detail::copy_bytes_on(on_own, host_found.data() + p.first, values_out.data() + p.first,
+                              p.count * sizeof(std::uint32_t));
+      }
+    };
+    for (const bool captured : {false, true}) {
+      (captured ? result.graph_values_find_ms : result.own_values_find_ms) = loop_ms(values_home_loop, captured);
+      verified = verified && values_found();
+      (captured ? result.graph_values_to_host_ms : result.own_values_to_host_ms) =
+          loop_ms(values_to_host_loop, captured);
+      verified = verified && values_found();
+      (captured ? result.graph_floor_ms : result.own_floor_ms) = loop_ms(floor_loop, captured);
+      verified = verified && std::equal(host_values.begin(), host_values.end(), host_found.data(),
+                                        [](std::uint32_t value, std::uint32_t key) { return value == key + 1; });
+    }
   }
 #endif
   result.verified = verified;

@@ -68,6 +68,14 @@
 /// is then one kernel launch (its input check folded in), plus that wait when synchronous; no
 /// allocation, memset, copy, attribute or occupancy query (the SM count is asked once, when the table is
 /// made).
+/// On the cuda backend every `_async` call can be captured into a CUDA graph (core/stream.hpp,
+/// captured_graph; the table's backend on a stream of its own) and replayed: the graph holds the
+/// addresses of the call's spans, the table's report and its layout as they were at the capture. A
+/// captured batch in bucket order larger than any uncaptured one before runs in input order (its scratch
+/// cannot grow inside a graph; the results are the same). Replays run the batches on the table as it is
+/// then; anything that changes its layout (grow_pool, rehash, a synchronous insertion that grew the pool,
+/// moving or destroying the table) makes the graph stale: capture again after it. The synchronous calls
+/// wait, so a capture refuses them.
 /// The finds' outputs may be pinned host memory on the cuda backend (the results where the caller wants
 /// them, written by the kernel, no copy home): wait for the stream, as for device outputs, before reading.
 

@@ -505,7 +505,8 @@ inline std::size_t aligned_bytes(std::size_t bytes)
 
 /// The batch's indices stably sorted by bucket (a radix sort over the bucket bits only), in `scratch`
 /// (grown when too small: the order's four arrays and the sort's temporary storage), or null when the
-/// batch runs in input order (as asked, or because it has more than 2^31 - 1 elements).
+/// batch runs in input order (as asked, because it has more than 2^31 - 1 elements, or because the
+/// scratch would grow while the stream is captured into a CUDA graph).
 template <class Slots, class Backend>
 const std::uint32_t* bucket_order(const Backend& backend, const slab_table_view<Slots>& table,
                                   const batch_arguments<Slots>& batch, buffer<std::byte>& scratch)
@@ -522,8 +523,16 @@ const std::uint32_t* bucket_order(const Backend& backend, const slab_table_view<
   constexpr std::size_t arrays = 4;  // buckets, indices, sorted buckets, order
   const std::size_t array_bytes = aligned_bytes(count * sizeof(std::uint32_t));
   const std::size_t needed = arrays * array_bytes + temporary_bytes;
-  // The old scratch is freed on the stream, after the work that still reads it.
-  if (scratch.size() < needed) { scratch = make_buffer<std::byte>(backend, needed); }
+  if (scratch.size() < needed) {
+    // Growing is a stream-ordered allocation and the old scratch's free. Captured, they would become the
+    // graph's memory nodes: a graph whose allocation outlives it cannot be replayed again, and it cannot
+    // free memory allocated outside it. So a captured batch larger than any before runs in input order
+    // (the same results); one uncaptured batch of its size in bucket order grows the scratch first.
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    WARPDEX_CUDA_TRY(cudaStreamIsCapturing(backend.stream, &capture));
+    if (capture != cudaStreamCaptureStatusNone) { return nullptr; }
+    scratch = make_buffer<std::byte>(backend, needed);  // the old one freed on the stream, after its readers
+  }
   std::byte* base = scratch.data();
   auto* buckets = reinterpret_cast<std::uint32_t*>(base);
   auto* indices = reinterpret_cast<std::uint32_t*>(base + array_bytes);
