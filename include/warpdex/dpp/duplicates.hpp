@@ -85,17 +85,18 @@ inline constexpr double hash_fight_table_factor = 1.0;
 /// Rounds of hash fighting before the remaining actives are handed to the sort method.
 inline constexpr std::uint32_t hash_fight_max_rounds = 32;
 /// The fewest elements for which `automatic` runs the partitioned engine for unique elements and counts
-/// only (where it exists): on an H200 (a8de54e) it measured 1.36x to 1.46x the sort at 2^26 for unique
-/// elements and 1.19x to 1.30x for counts, more at 2^28, on all-distinct, repeated and Zipf inputs, and
-/// lost to it below: 0.73x to 0.85x and 0.62x to 0.75x at 2^24, less at 2^22 and 2^20 (its fixed cost:
-/// 2^14 blocks a kernel over the buckets' bitmaps, host round trips; docs/dpp.md). 2^25 is not measured.
+/// only (where it exists): on an H200 (6509e72, the host out of the engine's path) it measured 1.47x to
+/// 1.54x the sort at 2^26 for unique elements and 1.32x to 1.36x for counts (all distinct, half
+/// repeated), more at 2^28, and lost to it below: unique 0.89x to 1.03x at 2^24 (all distinct, half and
+/// 99% repeated, Zipf), counts 0.74x to 0.91x, less at 2^22 (its fixed cost: 2^14 blocks a kernel over the
+/// buckets' bitmaps; docs/dpp.md). 2^25 is not measured.
 inline constexpr std::uint64_t partitioned_automatic_from = std::uint64_t{1} << 26;
 /// The fewest elements for which `automatic` runs the partitioned engine for the once-indicator and the
-/// once-elements (where it exists; see `resolve_once_method`): on an H200 (a8de54e) it measured 1.56x to
-/// 1.84x the sort at 2^28 and 1.38x to 1.67x at 2^26 on all-distinct, repeated and Zipf inputs; at 2^24
-/// 1.13x to 1.29x on three of them but 0.95x on Zipf-repeated keys, at 2^22 0.77x to 0.89x (docs/dpp.md).
-/// 2^25 is not measured.
-inline constexpr std::uint64_t partitioned_once_automatic_from = std::uint64_t{1} << 26;
+/// once-elements (where it exists; see `resolve_once_method`): on an H200 (6509e72) it measured 1.19x to
+/// 1.38x the sort at 2^24 on all-distinct, half and 99% repeated inputs and 1.00x on Zipf-repeated keys
+/// (0.748 against 0.747 ms), 1.43x to 1.79x at 2^26 and 1.58x to 1.64x at 2^28; at 2^22 0.87x to 0.99x
+/// (docs/dpp.md). 2^23 is not measured.
+inline constexpr std::uint64_t partitioned_once_automatic_from = std::uint64_t{1} << 24;
 /// The most elements one call accepts: positions are 32-bit, and one value is kept free.
 inline constexpr std::uint64_t max_duplicate_search_elements = 0xfffffffeULL;
 
