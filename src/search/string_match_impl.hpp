@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
-#include <numeric>
 #include <optional>
 #include <span>
 #include <string>
@@ -39,7 +38,8 @@ inline match_algorithm concrete_match_algorithm(match_algorithm algorithm, std::
   return pattern_size <= prefix_bytes_max ? match_algorithm::wom : match_algorithm::two_stage;
 }
 
-/// Several patterns prepared for one pass, in host memory: sorted by fingerprint, with their table.
+/// Several patterns prepared for one pass, in host memory: grouped by fingerprint (each group in the
+/// caller's order), with their table.
 struct multi_match_patterns {
   std::vector<std::uint8_t> bytes;
   std::vector<std::uint64_t> offsets;
@@ -73,35 +73,49 @@ inline multi_match_patterns make_multi_match_patterns(std::span<const std::span<
                     "count_matches: pattern " + std::to_string(i) + " is empty (it would match at every position)");
     prepared.prefix_length = std::min<std::uint64_t>(prepared.prefix_length, patterns[i].size());
   }
-  std::vector<std::uint64_t> prefixes;
-  for (const auto& pattern : patterns) {
-    prefixes.push_back(make_prefix_fingerprint(pattern.data(), prepared.prefix_length).value);
+  // Patterns are grouped by fingerprint with the table itself (no sort): each pattern's fingerprint is
+  // entered once (counting the patterns that share it), the table's slots then give each fingerprint its
+  // run, and the patterns are placed in their runs in the caller's order.
+  prepared.table.resize(std::max<std::size_t>(multi_match_shared_table_slots, std::bit_ceil(2 * patterns.size())));
+  const auto table_mask = static_cast<std::uint32_t>(prepared.table.size() - 1);
+  std::vector<std::uint32_t> slot_of(patterns.size());
+  for (std::uint32_t i = 0; i < patterns.size(); ++i) {
+    const std::uint64_t prefix = make_prefix_fingerprint(patterns[i].data(), prepared.prefix_length).value;
+    std::uint32_t slot = multi_match_home(prefix, table_mask);
+    while (prepared.table[slot].count != 0 && prepared.table[slot].prefix != prefix) { slot = (slot + 1) & table_mask; }
+    prepared.table[slot].prefix = prefix;
+    ++prepared.table[slot].count;
+    slot_of[i] = slot;
   }
   prepared.prefix_mask = make_prefix_fingerprint(patterns[0].data(), prepared.prefix_length).mask;
+  std::uint32_t next_first = 0;
+  for (multi_match_slot& slot : prepared.table) {
+    slot.first = next_first;
+    next_first += slot.count;
+  }
+  std::vector<std::uint32_t> placed(prepared.table.size(), 0);
   prepared.original.resize(patterns.size());
-  std::iota(prepared.original.begin(), prepared.original.end(), 0U);
-  std::stable_sort(prepared.original.begin(), prepared.original.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return prefixes[a] < prefixes[b]; });
+  for (std::uint32_t i = 0; i < patterns.size(); ++i) {
+    const std::uint32_t slot = slot_of[i];
+    prepared.original[prepared.table[slot].first + placed[slot]++] = i;
+  }
+  prepared.offsets.reserve(patterns.size() + 1);
   prepared.offsets.push_back(0);
   for (const std::uint32_t i : prepared.original) {
     prepared.bytes.insert(prepared.bytes.end(), patterns[i].begin(), patterns[i].end());
     prepared.offsets.push_back(prepared.bytes.size());
   }
-  prepared.table.resize(std::max<std::size_t>(multi_match_shared_table_slots, std::bit_ceil(2 * patterns.size())));
-  const auto table_mask = static_cast<std::uint32_t>(prepared.table.size() - 1);
-  if (prepared.table.size() > multi_match_shared_table_slots) { prepared.filter.resize(multi_match_filter_bits / 32); }
-  for (std::uint32_t first = 0; first < prepared.original.size();) {
-    const std::uint64_t prefix = prefixes[prepared.original[first]];
-    std::uint32_t last = first;
-    while (last < prepared.original.size() && prefixes[prepared.original[last]] == prefix) { ++last; }
-    std::uint32_t slot = multi_match_home(prefix, table_mask);
-    while (prepared.table[slot].count != 0) { slot = (slot + 1) & table_mask; }
-    prepared.table[slot] = {prefix, first, last - first};
-    if (!prepared.filter.empty()) {
-      const std::uint32_t bit = multi_match_filter_bit(prefix);
-      prepared.filter[bit / 32] |= std::uint32_t{1} << (bit % 32);
+  if (prepared.table.size() > multi_match_shared_table_slots) {
+    prepared.filter.resize(multi_match_filter_bits / 32);
+    for (const multi_match_slot& slot : prepared.table) {
+      if (slot.count == 0) { continue; }
+      std::uint32_t words[2] = {0, 0};  // the fingerprint's bytes, little-endian, as the kernel loads the text
+      for (std::uint64_t i = 0; i < prepared.prefix_length; ++i) {
+        words[i / 4] |= std::uint32_t{prepared.bytes[prepared.offsets[slot.first] + i]} << (8 * (i % 4));
+      }
+      const std::uint32_t hash = multi_match_filter_hash(words[0], words[1]);
+      prepared.filter[multi_match_filter_word(hash)] |= multi_match_filter_mask(hash);
     }
-    first = last;
   }
   return prepared;
 }

@@ -232,8 +232,8 @@ void check_several(const Backend& backend, const bytes& text, const std::vector<
   EXPECT_EQ(differs, static_cast<std::ptrdiff_t>(found.size()))
       << "n " << text.size() << ", " << patterns.size() << " patterns, misalignment " << misalignment
       << ": first count that differs, pattern " << differs << " of " << patterns[differs].size() << " bytes \""
-      << std::string(patterns[differs].begin(), patterns[differs].end()) << "\": " << found[differs]
-      << ", expected " << expected[differs];
+      << std::string(patterns[differs].begin(), patterns[differs].end()) << "\": " << found[differs] << ", expected "
+      << expected[differs];
 }
 
 // Texts of several MiB: the host's literal engine (Hyperscan) cuts them into one piece per thread, and
