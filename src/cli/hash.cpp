@@ -407,10 +407,22 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
   print_line("insert_async, the stream's keys in one batch", stream.bulk_insert_ms);
   print_line("find_async, the stream's keys in one batch", stream.bulk_find_ms);
   if (stream.graph_find_ms > 0) {
-    std::printf("  the same streams captured once into a CUDA graph (%zu operations), each run one launch and one wait:\n",
-                stream.graph_nodes);
+    std::printf(
+        "  the same streams captured once into a CUDA graph (%zu operations), each run one launch and one wait:\n",
+        stream.graph_nodes);
     print_line("insert_async stream, graph", stream.graph_insert_ms);
     print_line("find_async stream, graph", stream.graph_find_ms);
+  }
+  if (stream.own_values_find_ms > 0) {
+    std::printf(
+        "  on the map's own stream, the values-alone finds as calls and replayed from a graph, and the floor of "
+        "such a stream (device copies of the keys, the values home; the rows hash/slab_map/stream/find_values...):\n");
+    print_line("find_async stream, values alone, own stream", stream.own_values_find_ms);
+    print_line("find_async stream, values alone, graph", stream.graph_values_find_ms);
+    print_line("find_async stream, values into pinned host memory", stream.own_values_to_host_ms);
+    print_line("find_async stream, values into pinned host memory, graph", stream.graph_values_to_host_ms);
+    print_line("stream floor (device copy + values home)", stream.own_floor_ms);
+    print_line("stream floor, graph", stream.graph_floor_ms);
   }
   const bool verified = measured.verified && stream.verified;
   std::printf("  check: %s\n", verified ? "ok (every insertion inserted, every find found its value)" : "FAILED");
