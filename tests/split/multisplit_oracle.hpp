@@ -1,8 +1,10 @@
 #pragma once
-// Test support for the multisplit family: inputs of several bucket distributions and the
-// stable-partition oracle (a stable sort of input positions by bucket id).
+// Test support for the multisplit family: inputs of several bucket distributions, the stable-partition
+// oracle (a stable sort of input positions by bucket id) and the radix sort's (positions stably sorted
+// by key).
 
 #include <warpdex/split/bucket_identifiers.hpp>
+#include <warpdex/split/radix_sort.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -89,6 +91,27 @@ expected_split<Key, Value> stable_split_oracle(const std::vector<Key>& keys, con
   }
   std::partial_sum(expected.offsets.begin(), expected.offsets.end(), expected.offsets.begin());
   return expected;
+}
+
+/// The positions 0 .. n - 1 stably sorted by their keys.
+template <class Key>
+std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys, sort_order order = sort_order::ascending)
+{
+  std::vector<std::uint32_t> positions(keys.size());
+  std::iota(positions.begin(), positions.end(), std::uint32_t{0});
+  std::stable_sort(positions.begin(), positions.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return order == sort_order::ascending ? keys[a] < keys[b] : keys[a] > keys[b];
+  });
+  return positions;
+}
+
+/// values[positions[0]], values[positions[1]], ...
+template <class T>
+std::vector<T> gather(const std::vector<T>& values, const std::vector<std::uint32_t>& positions)
+{
+  std::vector<T> result(positions.size());
+  for (std::size_t i = 0; i < positions.size(); ++i) { result[i] = values[positions[i]]; }
+  return result;
 }
 
 }  // namespace warpdex::testing

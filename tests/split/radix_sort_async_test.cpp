@@ -1,6 +1,7 @@
 // The asynchronous radix sort (radix_sort_async, radix_sort_pairs_async) against the synchronous sort and
 // std::stable_sort on every backend, with one workspace reused across sizes; on the cuda backend also
 // captured into a CUDA graph and replayed on new keys.
+#include "multisplit_oracle.hpp"
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
 
@@ -37,26 +38,6 @@ std::vector<Key> random_keys(std::uint64_t n, int shape, std::mt19937_64& random
   return keys;
 }
 
-/// The positions 0 .. n - 1 stably sorted by their keys.
-template <class Key>
-std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys, sort_order order)
-{
-  std::vector<std::uint32_t> positions(keys.size());
-  std::iota(positions.begin(), positions.end(), std::uint32_t{0});
-  std::stable_sort(positions.begin(), positions.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return order == sort_order::ascending ? keys[a] < keys[b] : keys[a] > keys[b];
-  });
-  return positions;
-}
-
-template <class Key>
-std::vector<Key> gather(const std::vector<Key>& keys, const std::vector<std::uint32_t>& positions)
-{
-  std::vector<Key> result(positions.size());
-  for (std::size_t i = 0; i < positions.size(); ++i) { result[i] = keys[positions[i]]; }
-  return result;
-}
-
 template <class Backend>
 class radix_sort_async_test : public backend_test<Backend> {
 };
@@ -68,9 +49,9 @@ TYPED_TEST_SUITE(radix_sort_async_test, all_backends, backend_names);
 TYPED_TEST(radix_sort_async_test, equals_the_synchronous_sort_with_one_workspace_across_sizes)
 {
   const auto& backend = this->backend();
-  const std::vector<std::uint64_t> sizes =
-      sanitizer_sized() ? std::vector<std::uint64_t>{1024, 20001, 4096}
-                        : std::vector<std::uint64_t>{1024, 4096, 16384, 65536, 40961, 1, 2048};
+  const std::vector<std::uint64_t> sizes = sanitizer_sized()
+                                               ? std::vector<std::uint64_t>{1024, 20001, 4096}
+                                               : std::vector<std::uint64_t>{1024, 4096, 16384, 65536, 40961, 1, 2048};
   multisplit_workspace workspace;
   std::size_t largest_capacity = 0;
   for (const std::uint64_t seed : fixed_and_fresh_seeds(4401)) {
@@ -132,9 +113,8 @@ TYPED_TEST(radix_sort_async_test, rejects_bad_arguments_before_writing)
   const auto keys = make_buffer_from<std::uint32_t>(this->backend(), std::vector<std::uint32_t>{3, 1, 2});
   auto short_out = make_filled_buffer<std::uint32_t>(this->backend(), 2, poison);
   auto out = make_filled_buffer<std::uint32_t>(this->backend(), 3, poison);
-  expect_error_mentioning<error>(
-      [&] { radix_sort_async(this->backend(), keys.span(), short_out.span(), workspace); },
-      {"radix_sort_async", "keys_out"});
+  expect_error_mentioning<error>([&] { radix_sort_async(this->backend(), keys.span(), short_out.span(), workspace); },
+                                 {"radix_sort_async", "keys_out"});
   expect_error_mentioning<error>(
       [&] {
         radix_sort_pairs_async(this->backend(), keys.span(), keys.span(), out.span(), short_out.span(), workspace);

@@ -37,25 +37,6 @@ namespace {
 
 constexpr std::uint32_t poison = 0xdeadbeefU;
 
-/// The positions 0 .. n - 1 stably sorted by their keys (ascending).
-template <class Key>
-std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys)
-{
-  std::vector<std::uint32_t> positions(keys.size());
-  std::iota(positions.begin(), positions.end(), std::uint32_t{0});
-  std::stable_sort(positions.begin(), positions.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-  return positions;
-}
-
-template <class T>
-std::vector<T> gather(const std::vector<T>& values, const std::vector<std::uint32_t>& positions)
-{
-  std::vector<T> result(positions.size());
-  for (std::size_t i = 0; i < positions.size(); ++i) { result[i] = values[positions[i]]; }
-  return result;
-}
-
 /// Keys of a shape: 0 full-width random, 1 below 1000 (repeats: stability orders their values), 2 one
 /// value in the top byte only (the passes over the low bytes see one digit).
 template <class Key>
