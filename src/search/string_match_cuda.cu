@@ -362,7 +362,8 @@ constexpr int multi_threads_per_block = 512;
 /// stride over the text (one wave of blocks, each loads the 32 KiB filter once); a lane loads 4 aligned
 /// units of window starts and the unit after, gets each start's first L bytes from two funnel shifts of
 /// the loaded words, hashes them with two multiplications and tests its two filter bits in one shared
-/// word, without a branch (about 15 instructions a start, no byte loads). The starts that pass (about
+/// word, without a branch (no byte loads; about 23 instructions a start measured, most of them shifts and
+/// logic: the ALU pipe bounds it, docs/search.md). The starts that pass (about
 /// 0.5% with 10^4 patterns) are compacted into a queue per warp, so that up to 32 of them probe the table
 /// and verify at once, one a lane (scan_multi_match over their one window end): counts stay exact.
 template <bool SharedCounts>
