@@ -546,10 +546,26 @@ constexpr int large_count_word = 0;
 constexpr int segment_count_word = 1;
 constexpr int plan_count_words = 2;
 constexpr int plan_threads = 1024;
-/// Each thread of a plan kernel owns 16 consecutive buckets.
-constexpr uint32_t plan_items = bucket_count / plan_threads;
-static_assert(plan_items * plan_threads == bucket_count && pass_buckets * pass_buckets == bucket_count &&
-              pass_buckets % plan_items == 0 && pass_buckets <= plan_threads);
+/// A plan kernel walks the buckets in rounds of plan_threads consecutive ones, bucket r * plan_threads + t
+/// in thread t's round r, so that a warp's load or store of a round touches 32 consecutive words. (Owning 16
+/// consecutive buckets a thread made each of those accesses 32 sectors: Nsight Compute had each plan kernel
+/// at about 52 us on an H200, its one multiprocessor's L1 passing one request a cycle.)
+constexpr uint32_t plan_rounds = bucket_count / plan_threads;
+static_assert(plan_rounds * plan_threads == bucket_count && pass_buckets * pass_buckets == bucket_count &&
+              pass_buckets <= plan_threads);
+
+/// Bucket sums scanned together in bucket order by plan_partitions: elements, large buckets, their segments.
+struct partition_sums {
+  uint64_t elements;
+  uint32_t large;
+  uint32_t segments;
+};
+struct add_partition_sums {
+  __device__ partition_sums operator()(const partition_sums& a, const partition_sums& b) const
+  {
+    return {a.elements + b.elements, a.large + b.large, a.segments + b.segments};
+  }
+};
 
 /// Steps 1 to 2 on the device, one block: from the bucket sizes (in `cursors`), each bucket's offset
 /// (`offsets`, bucket_count + 1 of them) and first place (`cursors`, for the scatter's second pass), each
@@ -562,50 +578,48 @@ __global__ void __launch_bounds__(plan_threads)
                     uint32_t* __restrict__ slots, large_segment* __restrict__ segments,
                     uint32_t* __restrict__ plan_counts)
 {
-  using scan = cub::BlockScan<uint64_t, plan_threads>;
-  __shared__ typename scan::TempStorage storage;
+  using sums_scan = cub::BlockScan<partition_sums, plan_threads>;
+  using tiles_scan = cub::BlockScan<uint64_t, plan_threads>;
+  __shared__ typename sums_scan::TempStorage sums_storage;
+  __shared__ typename tiles_scan::TempStorage tiles_storage;
   __shared__ uint64_t super_firsts[pass_buckets + 1];
-  const uint32_t first = threadIdx.x * plan_items;
-  uint32_t sizes[plan_items];
-  uint64_t elements = 0;
-  uint64_t large = 0;  // the large buckets (high 32 bits) and their segments (low 32 bits)
+  uint32_t sizes[plan_rounds];
 #pragma unroll
-  for (uint32_t i = 0; i < plan_items; ++i) {
-    sizes[i] = cursors[first + i];
-    elements += sizes[i];
-    if (sizes[i] > largest_block_bucket) {
-      large += (uint64_t{1} << 32) + (sizes[i] + segment_elements - 1) / segment_elements;
-    }
-  }
-  uint64_t at = 0;
-  scan(storage).ExclusiveSum(elements, at);
-  __syncthreads();
-  uint64_t large_before = 0;
-  scan(storage).ExclusiveSum(large, large_before);
-  auto slot = static_cast<uint32_t>(large_before >> 32);
-  auto segment = static_cast<uint32_t>(large_before);
-  if (first % pass_buckets == 0) { super_firsts[first / pass_buckets] = at; }
-  for (uint32_t i = 0; i < plan_items; ++i) {
-    const uint32_t b = first + i;
-    const uint64_t end = at + sizes[i];
+  for (uint32_t r = 0; r < plan_rounds; ++r) { sizes[r] = cursors[r * plan_threads + threadIdx.x]; }
+  const add_partition_sums add;
+  partition_sums running{0, 0, 0};
+#pragma unroll
+  for (uint32_t r = 0; r < plan_rounds; ++r) {
+    const uint32_t b = r * plan_threads + threadIdx.x;
+    const bool large = sizes[r] > largest_block_bucket;
+    const partition_sums mine{sizes[r], large ? 1U : 0U,
+                              large ? static_cast<uint32_t>((sizes[r] + segment_elements - 1) / segment_elements) : 0U};
+    partition_sums before;
+    partition_sums round_total;
+    sums_scan(sums_storage).ExclusiveScan(mine, before, partition_sums{0, 0, 0}, add, round_total);
+    __syncthreads();  // sums_storage is the next round's
+    before = add(running, before);
+    running = add(running, round_total);
+    const uint64_t at = before.elements;
     offsets[b] = at;
     cursors[b] = static_cast<uint32_t>(at);
-    if (sizes[i] > largest_block_bucket) {
-      slots[b] = slot;
+    if (b % pass_buckets == 0) { super_firsts[b / pass_buckets] = at; }
+    if (large) {
+      slots[b] = before.large;
+      uint32_t segment = before.segments;
+      const uint64_t end = at + sizes[r];
       for (uint64_t begin = at; begin < end; begin += segment_elements) {
-        segments[segment++] = large_segment{b, slot, begin, std::min(begin + segment_elements, end)};
+        segments[segment++] = large_segment{b, before.large, begin, std::min(begin + segment_elements, end)};
       }
-      ++slot;
     } else {
       slots[b] = no_slot;
     }
-    at = end;
   }
-  if (threadIdx.x == plan_threads - 1) {
-    offsets[bucket_count] = at;
-    super_firsts[pass_buckets] = at;
-    plan_counts[large_count_word] = slot;
-    plan_counts[segment_count_word] = segment;
+  if (threadIdx.x == 0) {
+    offsets[bucket_count] = running.elements;
+    super_firsts[pass_buckets] = running.elements;
+    plan_counts[large_count_word] = running.large;
+    plan_counts[segment_count_word] = running.segments;
   }
   __syncthreads();
   uint64_t tiles = 0;
@@ -615,7 +629,7 @@ __global__ void __launch_bounds__(plan_threads)
     tiles = (super_firsts[threadIdx.x + 1] - begin + scatter_tile - 1) / scatter_tile;
   }
   uint64_t tiles_before = 0;
-  scan(storage).ExclusiveSum(tiles, tiles_before);
+  tiles_scan(tiles_storage).ExclusiveSum(tiles, tiles_before);
   if (threadIdx.x < pass_buckets) { tile_firsts[threadIdx.x] = static_cast<uint32_t>(tiles_before); }
   if (threadIdx.x == pass_buckets - 1) { tile_firsts[pass_buckets] = static_cast<uint32_t>(tiles_before + tiles); }
 }
@@ -697,53 +711,47 @@ __global__ void __launch_bounds__(plan_threads)
                  uint64_t* __restrict__ out_offsets, uint64_t* __restrict__ large_counter_offsets,
                  uint64_t* __restrict__ summary)
 {
-  using scan = cub::BlockScan<uint64_t, plan_threads>;
+  using scan = cub::BlockScan<ulonglong2, plan_threads>;
   using reduce = cub::BlockReduce<uint64_t, plan_threads>;
   __shared__ typename scan::TempStorage scan_storage;
   __shared__ typename reduce::TempStorage reduce_storage;
-  const uint32_t first = threadIdx.x * plan_items;
-  uint32_t counts[plan_items];
-  uint64_t total = 0;
-  uint64_t counters = 0;
+  // Scanned together: .x the distinct elements, .y the large buckets' counters (counts only).
+  const auto add = [](const ulonglong2& a, const ulonglong2& b) { return make_ulonglong2(a.x + b.x, a.y + b.y); };
+  uint32_t counts[plan_rounds];
+#pragma unroll
+  for (uint32_t r = 0; r < plan_rounds; ++r) { counts[r] = distinct[r * plan_threads + threadIdx.x]; }
   uint64_t overflowing = 0;
   uint64_t most = 0;
+  ulonglong2 running = make_ulonglong2(0, 0);
 #pragma unroll
-  for (uint32_t i = 0; i < plan_items; ++i) {
-    counts[i] = distinct[first + i];
-    total += counts[i];
-    if (counts[i] > counter_capacity) {
-      ++overflowing;
+  for (uint32_t r = 0; r < plan_rounds; ++r) {
+    const uint32_t b = r * plan_threads + threadIdx.x;
+    const uint32_t slot = slots[b];
+    const bool fits = counts[r] <= counter_capacity;
+    if (fits) {
+      most = std::max<uint64_t>(most, counts[r]);
     } else {
-      most = std::max<uint64_t>(most, counts[i]);
-      if (with_counts && slots[first + i] != no_slot) { counters += counts[i]; }
+      ++overflowing;
     }
+    const ulonglong2 mine = make_ulonglong2(counts[r], with_counts && fits && slot != no_slot ? counts[r] : 0);
+    ulonglong2 before;
+    ulonglong2 round_total;
+    scan(scan_storage).ExclusiveScan(mine, before, make_ulonglong2(0, 0), add, round_total);
+    __syncthreads();  // scan_storage is the next round's
+    before = add(running, before);
+    running = add(running, round_total);
+    out_offsets[b] = before.x;
+    out_offsets[bucket_count + 1 + b] = no_fallback;
+    if (slot != no_slot) { large_counter_offsets[slot] = before.y; }
   }
-  uint64_t at = 0;
-  scan(scan_storage).ExclusiveSum(total, at);
-  __syncthreads();
-  uint64_t counter_at = 0;
-  scan(scan_storage).ExclusiveSum(counters, counter_at);
   const uint64_t block_most = reduce(reduce_storage).Reduce(most, [](uint64_t a, uint64_t b) { return a < b ? b : a; });
   __syncthreads();
   const uint64_t block_overflowing = reduce(reduce_storage).Sum(overflowing);
-  for (uint32_t i = 0; i < plan_items; ++i) {
-    const uint32_t b = first + i;
-    out_offsets[b] = at;
-    out_offsets[bucket_count + 1 + b] = no_fallback;
-    at += counts[i];
-    const uint32_t slot = slots[b];
-    if (slot != no_slot) {
-      large_counter_offsets[slot] = counter_at;
-      if (with_counts && counts[i] <= counter_capacity) { counter_at += counts[i]; }
-    }
-  }
-  if (threadIdx.x == plan_threads - 1) {
-    out_offsets[bucket_count] = at;
-    large_counter_offsets[plan_counts[large_count_word]] = counter_at;
-    summary[summary_total] = at;
-    summary[summary_large_counters] = counter_at;
-  }
   if (threadIdx.x == 0) {
+    out_offsets[bucket_count] = running.x;
+    large_counter_offsets[plan_counts[large_count_word]] = running.y;
+    summary[summary_total] = running.x;
+    summary[summary_large_counters] = running.y;
     summary[summary_most_distinct] = block_most;
     summary[summary_overflowing] = block_overflowing;
   }
