@@ -178,7 +178,9 @@ void hashfight_rows(context& ctx, std::uint64_t n, const baseline_times& baselin
         r.name = row_name("memory", key_bits, n, lf);
         r.n = n;
         r.value = static_cast<double>(map->memory_bytes()) / static_cast<double>(n);
-        r.unit = "bytes/pair (" + std::to_string(map->rounds()) + " rounds, " + std::to_string(map->leftover_size()) +
+        r.unit = "bytes/pair (" + std::to_string(map->rounds()) + " rounds, " +
+                 std::to_string(map->partitioned_rounds()) + " of them in " + std::to_string(map->partitions()) +
+                 " partitions, " + std::to_string(map->leftover_size()) +
                  " leftovers, " + std::to_string(map->chunked_subtables()) + " chunked)";
         r.baseline = "open-addressing table bytes per pair at load factor 0.5 (k32/v32)";
         r.baseline_value = 16.0;

@@ -7,6 +7,7 @@
 #include <warpdex/core/hash.hpp>
 #include <warpdex/dpp/hashfight_map.hpp>
 #include <warpdex/search/search_device.hpp>
+#include <warpdex/split/multisplit.hpp>
 
 #include <thrust/find.h>
 #include <thrust/functional.h>
@@ -35,11 +36,78 @@ WARPDEX_HOST_DEVICE inline std::uint64_t scale_to_slots(std::uint64_t hash, std:
 #endif
 }
 
+/// The seed of the partition hash (the partitioned rounds' partition of a key).
+WARPDEX_HOST_DEVICE constexpr std::uint64_t hashfight_partition_seed(std::uint64_t seed)
+{
+  return fmix64(seed ^ 0x7061727469746e73ULL);
+}
+
+/// The partition hash of a key: its partition in a sub-table of P partitions is this scaled to P.
+template <class Key>
+WARPDEX_HOST_DEVICE std::uint64_t partition_hash(Key key, std::uint64_t partition_seed)
+{
+  return fmix64(static_cast<std::uint64_t>(key) ^ partition_seed);
+}
+
+/// The slot of a key whose partition hash is `hashed`: region (hashed scaled to the partitions), then
+/// the round hash scaled to the region.
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE std::uint64_t slot_index(const hashfight_subtable<Key, Value>& table, Key key, std::uint64_t hashed)
+{
+  const std::uint64_t in_region = scale_to_slots(fmix64(static_cast<std::uint64_t>(key) ^ table.seed), table.region);
+  return table.partitions == 1 ? in_region : scale_to_slots(hashed, table.partitions) * table.region + in_region;
+}
+
 template <class Key, class Value>
 WARPDEX_HOST_DEVICE std::uint64_t slot_index(const hashfight_subtable<Key, Value>& table, Key key)
 {
-  return scale_to_slots(fmix64(static_cast<std::uint64_t>(key) ^ table.seed), table.slots);
+  return slot_index(table, key, table.partitions == 1 ? 0 : partition_hash(key, table.partition_seed));
 }
+
+/// Which partition a key belongs to (the multisplit's bucket identifier of the partitioned rounds).
+struct partition_of_key {
+  std::uint64_t partition_seed;
+  std::uint32_t partitions;
+  template <class Key>
+  WARPDEX_HOST_DEVICE std::uint32_t operator()(Key key) const
+  {
+    return static_cast<std::uint32_t>(scale_to_slots(partition_hash(key, partition_seed), partitions));
+  }
+};
+
+/// What the partitioned rounds of one build run on (both backends; hashfight_cuda.cu, hashfight_host.cpp):
+/// the pairs split by partition (partition p at [offsets[p], offsets[p + 1])), with their values or, for
+/// 64-bit values, their positions in `values` (the multisplit moves 32-bit values), the sub-tables, and
+/// where the pairs left after the last round go (`left_*`, counted in `*left_count`).
+template <class Key, class Value>
+struct partitioned_fight {
+  using split_value = std::conditional_t<sizeof(Value) == sizeof(std::uint32_t), Value, std::uint32_t>;
+  static constexpr bool by_position = sizeof(Value) != sizeof(std::uint32_t);
+  hashfight_layout layout;
+  std::uint64_t partition_seed;
+  hashfight_entry<Key, Value>* tables[hashfight_max_partitioned_rounds];
+  std::uint64_t seeds[hashfight_max_partitioned_rounds];
+  const Key* keys;
+  const split_value* split_values;
+  const Value* values;  // the build's values (read through positions when by_position)
+  const std::uint64_t* offsets;
+  Key* left_keys;
+  Value* left_values;
+  std::uint8_t* flags;  // a byte a pair, for partitions too large to hold their pairs on chip (cuda)
+  std::uint64_t pairs;
+
+  WARPDEX_HOST_DEVICE Value value_at(std::uint64_t i) const
+  {
+    if constexpr (by_position) {
+      return values[split_values[i]];
+    } else {
+      return split_values[i];
+    }
+  }
+};
+
+// fight_partitions(backend, fight) runs the partitioned rounds and returns the pairs left after them; each
+// backend's file defines it (found at instantiation by argument-dependent lookup).
 
 template <class Key, class Value>
 WARPDEX_HOST_DEVICE hashfight_entry<Key, Value>* slot_of(const hashfight_subtable<Key, Value>& table, Key key)
@@ -175,8 +243,9 @@ struct find_value {
     constexpr Key empty = std::numeric_limits<Key>::max();
     constexpr Value miss = std::numeric_limits<Value>::max();
     if (key == empty) { return miss; }
+    const std::uint64_t hashed = table_count > 0 ? partition_hash(key, tables[0].partition_seed) : 0;
     for (std::uint32_t t = 0; t < table_count; ++t) {
-      const hashfight_entry<Key, Value> entry = *slot_of(tables[t], key);
+      const hashfight_entry<Key, Value> entry = tables[t].entries[slot_index(tables[t], key, hashed)];
       if (entry.key == key) { return entry.value; }
       if (entry.key == empty) { return miss; }
     }
@@ -270,29 +339,94 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
                         std::string(Backend::name) + " memory; use fewer pairs or a smaller load factor");
   }
 
+  layout_ = hashfight_plan(n, sizeof(entry), options);
   detail::reporting_allocation_failure("hashfight_map", [&] {
-    auto actives = make_buffer<std::uint32_t>(backend, n);
-    auto survivors = make_buffer<std::uint32_t>(backend, n);
-    auto collided = make_buffer<std::uint8_t>(backend, n);
-    buffer<std::uint16_t> ranges;  // each active pair's range of slots, from the first chunked round
-    thrust::sequence(detail::policy_nosync(backend), actives.data(), actives.data() + n, std::uint32_t{0});
-    std::uint64_t active = n;
     std::vector<subtable> views;
+    // The partitioned rounds (file comment): the pairs split by partition, then every round of a partition
+    // on chip, its regions written once. The pairs left after them go on to the classic rounds below.
+    std::span<const Key> rest_keys = keys;
+    std::span<const Value> rest_values = values;
+    buffer<Key> left_keys;
+    buffer<Value> left_values;
+    if (layout_.rounds > 0) {
+      using fight_type = detail::partitioned_fight<Key, Value>;
+      using split_value = typename fight_type::split_value;
+      const std::uint32_t partitions = layout_.partitions;
+      fight_type fight{};
+      fight.layout = layout_;
+      fight.partition_seed = detail::hashfight_partition_seed(options.seed);
+      for (std::uint32_t r = 0; r < layout_.rounds; ++r) {
+        const std::uint64_t region = layout_.regions[r];
+        auto table = make_buffer<entry>(backend, region * partitions);
+        const subtable view{table.data(), region * partitions,
+                            detail::hashfight_round_seed(options.seed, static_cast<std::uint32_t>(views.size())), region,
+                            fight.partition_seed, partitions};
+        fight.tables[r] = table.data();
+        fight.seeds[r] = view.seed;
+        views.push_back(view);
+        subtables_.push_back(std::move(table));
+      }
+      buffer<Key> split_keys;
+      buffer<split_value> split_values;
+      buffer<split_value> positions;
+      auto offsets = make_buffer<std::uint64_t>(backend, std::uint64_t{partitions} + 1);
+      if (partitions == 1 && !fight_type::by_position) {
+        fight.keys = keys.data();
+        fight.split_values = reinterpret_cast<const split_value*>(values.data());
+        offsets.copy_from(std::vector<std::uint64_t>{0, n});
+      } else {
+        split_keys = make_buffer<Key>(backend, n);
+        split_values = make_buffer<split_value>(backend, n);
+        std::span<const split_value> split_from(reinterpret_cast<const split_value*>(values.data()), n);
+        if constexpr (fight_type::by_position) {
+          positions = make_buffer<split_value>(backend, n);
+          thrust::sequence(detail::policy_nosync(backend), positions.data(), positions.data() + n, split_value{0});
+          split_from = std::span<const split_value>(positions.data(), n);
+        }
+        auto bad_ids = make_buffer<std::uint64_t>(backend, 1);
+        multisplit_workspace workspace;
+        multisplit_pairs_async(backend, keys, split_from, split_keys.span(), split_values.span(),
+                               make_custom_buckets(detail::partition_of_key{fight.partition_seed, partitions}, partitions),
+                               offsets.span(), bad_ids.data(), workspace);
+        positions = buffer<split_value>();
+        fight.keys = split_keys.data();
+        fight.split_values = split_values.data();
+      }
+      fight.values = values.data();
+      fight.pairs = n;
+      fight.offsets = offsets.data();
+      left_keys = make_buffer<Key>(backend, n);
+      left_values = make_buffer<Value>(backend, n);
+      fight.left_keys = left_keys.data();
+      fight.left_values = left_values.data();
+      const std::uint64_t left = fight_partitions(backend, fight);
+      rest_keys = std::span<const Key>(left_keys.data(), left);
+      rest_values = std::span<const Value>(left_values.data(), left);
+    }
+
+    // The classic rounds, over the pairs the partitioned rounds left (all pairs when none were planned).
+    const std::uint64_t rest = rest_keys.size();
+    auto actives = make_buffer<std::uint32_t>(backend, rest);
+    auto survivors = make_buffer<std::uint32_t>(backend, rest);
+    auto collided = make_buffer<std::uint8_t>(backend, rest);
+    buffer<std::uint16_t> ranges;  // each active pair's range of slots, from the first chunked round
+    thrust::sequence(detail::policy_nosync(backend), actives.data(), actives.data() + rest, std::uint32_t{0});
+    std::uint64_t active = rest;
     while (active > options.leftover_limit && views.size() < options.max_rounds) {
       const auto slots = std::max<std::uint64_t>(
           1, static_cast<std::uint64_t>(std::ceil(static_cast<double>(active) * options.load_factor)));
       auto table = make_buffer<entry>(backend, slots);
       thrust::fill(detail::policy_nosync(backend), table.data(), table.data() + slots, entry{empty_key, Value{0}});
       const subtable view{table.data(), slots,
-                          detail::hashfight_round_seed(options.seed, static_cast<std::uint32_t>(views.size()))};
+                          detail::hashfight_round_seed(options.seed, static_cast<std::uint32_t>(views.size())), slots,
+                          0, 1};
       const std::uint64_t chunks = hashfight_chunk_count(slots, sizeof(entry), chunk_bytes_);
       const std::uint16_t* pair_ranges = nullptr;
       if (chunks > 1) {
-        ++chunked_subtables_;
-        if (ranges.size() == 0) { ranges = make_buffer<std::uint16_t>(backend, n); }
+        if (ranges.size() == 0) { ranges = make_buffer<std::uint16_t>(backend, rest); }
         thrust::for_each(detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
                          thrust::counting_iterator<std::uint64_t>(active),
-                         detail::range_of_pair<Key, Value>{keys.data(), actives.data(), view,
+                         detail::range_of_pair<Key, Value>{rest_keys.data(), actives.data(), view,
                                                            detail::slots_per_range(slots, chunks), ranges.data()});
         pair_ranges = ranges.data();
       }
@@ -302,11 +436,11 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
         const auto range = static_cast<std::uint16_t>(chunk);
         thrust::for_each(detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
                          thrust::counting_iterator<std::uint64_t>(active),
-                         detail::fight_key<Key, Value>{keys.data(), actives.data(), view, pair_ranges, range});
+                         detail::fight_key<Key, Value>{rest_keys.data(), actives.data(), view, pair_ranges, range});
         thrust::for_each(detail::policy_nosync(backend), thrust::counting_iterator<std::uint64_t>(0),
                          thrust::counting_iterator<std::uint64_t>(active),
-                         detail::check_key<Key, Value>{keys.data(), values.data(), actives.data(), view, pair_ranges,
-                                                       range, collided.data()});
+                         detail::check_key<Key, Value>{rest_keys.data(), rest_values.data(), actives.data(), view,
+                                                       pair_ranges, range, collided.data()});
       }
       const auto end = thrust::copy_if(detail::policy(backend), actives.data(), actives.data() + active,
                                        collided.data(), survivors.data(), detail::is_set{});
@@ -316,23 +450,29 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
       views.push_back(view);
       subtables_.push_back(std::move(table));
     }
+    // find's chunked passes cover the leading sub-tables of more than one chunk.
+    while (chunked_subtables_ < views.size() &&
+           hashfight_chunk_count(views[chunked_subtables_].slots, sizeof(entry), chunk_bytes_) > 1) {
+      ++chunked_subtables_;
+    }
     // The leftovers: sorted by key, one pair per key with its largest value.
-    auto left_keys = make_buffer<Key>(backend, active);
-    auto left_values = make_buffer<Value>(backend, active);
-    thrust::gather(detail::policy_nosync(backend), actives.data(), actives.data() + active, keys.data(),
-                   left_keys.data());
-    thrust::gather(detail::policy_nosync(backend), actives.data(), actives.data() + active, values.data(),
-                   left_values.data());
-    thrust::sort_by_key(detail::policy_nosync(backend), left_keys.data(), left_keys.data() + active,
-                        left_values.data());
-    const std::uint64_t distinct = detail::count_runs(backend, left_keys.data(), active);
+    auto sorted_keys = make_buffer<Key>(backend, active);
+    auto sorted_values = make_buffer<Value>(backend, active);
+    thrust::gather(detail::policy_nosync(backend), actives.data(), actives.data() + active, rest_keys.data(),
+                   sorted_keys.data());
+    thrust::gather(detail::policy_nosync(backend), actives.data(), actives.data() + active, rest_values.data(),
+                   sorted_values.data());
+    thrust::sort_by_key(detail::policy_nosync(backend), sorted_keys.data(), sorted_keys.data() + active,
+                        sorted_values.data());
+    const std::uint64_t distinct = detail::count_runs(backend, sorted_keys.data(), active);
     leftover_keys_ = make_buffer<Key>(backend, distinct);
     leftover_values_ = make_buffer<Value>(backend, distinct);
-    thrust::reduce_by_key(detail::policy_nosync(backend), left_keys.data(), left_keys.data() + active,
-                          left_values.data(), leftover_keys_.data(), leftover_values_.data(), thrust::equal_to<Key>(),
+    thrust::reduce_by_key(detail::policy_nosync(backend), sorted_keys.data(), sorted_keys.data() + active,
+                          sorted_values.data(), leftover_keys_.data(), leftover_values_.data(), thrust::equal_to<Key>(),
                           thrust::maximum<Value>());
     views_ = make_buffer<subtable>(backend, views.size());
     views_.copy_from(views);
+    host_views_ = views;
     backend.synchronize();
   });
 }
@@ -378,10 +518,8 @@ void hashfight_map<Key, Value, Backend>::find_into(std::span<const Key> queries,
                      thrust::counting_iterator<std::uint64_t>(n), step);
   };
   for (std::uint32_t t = 0; t < chunked_subtables_; ++t) {
-    const std::uint64_t slots = subtables_[t].size();
-    // The view's entries are not const (the build writes through it); the probe only reads them.
-    const hashfight_subtable<Key, Value> view{const_cast<hashfight_entry<Key, Value>*>(subtables_[t].data()), slots,
-                                              detail::hashfight_round_seed(options_.seed, t)};
+    const hashfight_subtable<Key, Value>& view = host_views_[t];
+    const std::uint64_t slots = view.slots;
     const std::uint64_t chunks = hashfight_chunk_count(slots, sizeof(hashfight_entry<Key, Value>), chunk_bytes_);
     all(detail::range_of_query<Key, Value>{queries.data(), view, detail::slots_per_range(slots, chunks), ranges.data(),
                                            values});

@@ -1,6 +1,8 @@
 // hashfight_map against a std::unordered_map oracle on every backend of the build, k32/v32 and k64/v64:
 // load factors, queries 0 / 50 / 90 % absent, duplicate keys (the largest value survives), 64-bit keys
-// whose low words collide, reserved encodings, edge cases and a table too large for memory.
+// whose low words collide, reserved encodings, edge cases and a table too large for memory; the
+// partitioned rounds with many partitions, a hot key whose partition outgrows a block's registers, and
+// sizes that are multiples of nothing.
 #include "dpp_test_support.hpp"
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
@@ -135,7 +137,8 @@ TYPED_TEST(hashfight_map_test, rounds_and_leftovers)
   const hashfight_map<std::uint32_t, std::uint32_t, TypeParam> sorted_only(this->backend(), k, v);
   EXPECT_EQ(sorted_only.rounds(), 0u);
   EXPECT_EQ(sorted_only.leftover_size(), keys.size());
-  // No leftover limit: rounds until every key is stored, each round storing most of the rest.
+  // No leftover limit: rounds until every key is stored, each round storing most of the rest (partitioned
+  // rounds for one partition of 4000 pairs, then classic ones for the few left).
   const hashfight_map<std::uint32_t, std::uint32_t, TypeParam> all_fought(this->backend(), k, v, fighting(1.03, 0));
   EXPECT_GT(all_fought.rounds(), 1u);
   EXPECT_LT(all_fought.rounds(), 16u);
@@ -298,6 +301,69 @@ TYPED_TEST(hashfight_map_test, duplicate_keys_keep_the_largest_value)
 {
   duplicate_keys_keep_the_largest_value<std::uint32_t>(this->backend(), case_seed(3));
   duplicate_keys_keep_the_largest_value<std::uint64_t>(this->backend(), case_seed(3));
+}
+
+/// The partitioned rounds (hashfight_map.hpp) over many partitions: distinct keys of an odd count, a hot key
+/// of 12,000 pairs (its partition holds several times the pairs a GPU block keeps in registers, so it
+/// fights from global memory) among distinct keys, and tiny builds.
+template <class Key, class Backend>
+void partitioned_rounds_match(const Backend& backend, std::uint64_t seed)
+{
+  SCOPED_TRACE(sizeof(Key));
+  for (const double load_factor : {1.03, 2.0}) {
+    SCOPED_TRACE(load_factor);
+    std::vector<Key> keys, values, queries;
+    build_and_query<Key>(40009, 0.5, {}, seed, keys, values, queries);
+    expect_map_matches(backend, keys, values, queries, fighting(load_factor));
+    const auto key_buffer = make_buffer_from<Key>(backend, keys);
+    const std::span<const Key> k(key_buffer.data(), keys.size());
+    const hashfight_map<Key, Key, Backend> map(backend, k, k, fighting(load_factor));
+    EXPECT_GE(map.partitions(), 7u);  // 40009 pairs: at most 6144 (3072 for 64-bit keys) a partition
+    EXPECT_GE(map.partitioned_rounds(), 4u);
+    EXPECT_EQ(map.size(), keys.size());
+  }
+  std::mt19937_64 random(seed + 2);
+  std::vector<Key> keys, values, queries;
+  build_and_query<Key>(6007, 0.3, {}, seed + 3, keys, values, queries);
+  const Key hot = keys[17];
+  for (std::uint64_t i = 0; i < 12000; ++i) {
+    keys.push_back(hot);
+    values.push_back(static_cast<Key>(random() % 1000000));
+  }
+  std::shuffle(keys.begin(), keys.end(), random);
+  queries.push_back(hot);
+  expect_map_matches(backend, keys, values, queries, fighting(1.03));
+  expect_map_matches(backend, keys, values, queries, fighting(2.0));
+  for (const std::uint64_t n : {1, 2, 3, 7, 61}) {
+    build_and_query<Key>(n, 0.5, {}, seed + n, keys, values, queries);
+    expect_map_matches(backend, keys, values, queries, fighting(1.03, 0));
+  }
+}
+
+TYPED_TEST(hashfight_map_test, partitioned_rounds_with_a_hot_key_and_odd_sizes)
+{
+  partitioned_rounds_match<std::uint32_t>(this->backend(), fresh_seed());
+  partitioned_rounds_match<std::uint64_t>(this->backend(), fresh_seed());
+}
+
+TEST(hashfight_plan, partitions_and_regions)
+{
+  using warpdex::dpp::hashfight_plan;
+  // No rounds when the pairs fit the leftover limit.
+  EXPECT_EQ(hashfight_plan(1000, 8, hashfight_options{}).rounds, 0u);
+  for (const double load_factor : {1.03, 1.5, 2.0}) {
+    for (const std::size_t entry_bytes : {std::size_t{8}, std::size_t{16}}) {
+      const auto layout = hashfight_plan(std::uint64_t{1} << 24, entry_bytes, fighting(load_factor));
+      SCOPED_TRACE(load_factor);
+      EXPECT_LE(layout.partition_slots() * entry_bytes, warpdex::dpp::hashfight_partition_bytes);
+      EXPECT_GE(layout.partitions, (std::uint64_t{1} << 24) / warpdex::dpp::hashfight_partition_pairs(entry_bytes));
+      EXPECT_GE(layout.rounds, 5u);
+      // The first region holds the expected pairs at the load factor; later ones shrink.
+      EXPECT_GE(static_cast<double>(layout.regions[0]),
+                load_factor * static_cast<double>(std::uint64_t{1} << 24) / layout.partitions);
+      for (std::uint32_t r = 1; r < layout.rounds; ++r) { EXPECT_LT(layout.regions[r], layout.regions[r - 1]); }
+    }
+  }
 }
 
 TYPED_TEST(hashfight_map_test, keys_whose_low_words_collide)

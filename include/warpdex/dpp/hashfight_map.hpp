@@ -6,7 +6,15 @@
 /// **Layout.** A sequence of sub-tables of entries {key, value} (8 bytes for k32/v32, 16 for k64/v64,
 /// each aligned to its size so an entry is one memory access), then a sorted array of leftover pairs.
 ///
-/// **Build** (n pairs; every pair active at first). While more than `leftover_limit` pairs are active and
+/// **Partitioned rounds** (the first ones; none when n <= `leftover_limit`). Each key has a partition p
+/// (a hash of the key scaled to P); each of these sub-tables is cut into P equal regions and a key's slot
+/// lies in region p, so the rounds of one partition touch only its own regions. The pairs are split by
+/// partition once (the multisplit), then each partition runs all these rounds on chip (one GPU block in
+/// shared memory; one host thread) as the rounds below describe, and writes its regions once. The layout
+/// (P, each round's region) is fixed before the build by `hashfight_plan` and kept for `find`. The pairs
+/// left after them go on to the classic rounds.
+///
+/// **Classic rounds** (over the pairs left). While more than `leftover_limit` pairs are active and
 /// fewer than `max_rounds` rounds ran: a new sub-table of ceil(active * load_factor) empty slots, and
 ///  1. *Fight* (one algorithm call): every active pair stores its key into the key word of its slot
 ///     (slot = murmur fmix64(key ^ round seed) scaled to the sub-table) with a relaxed atomic store.
@@ -48,7 +56,9 @@
 /// between any two builds).
 ///
 /// **Memory.** Sub-tables about 1.6 * n * load_factor entries in all, leftovers up to `leftover_limit`
-/// pairs, and, during the build, 9 bytes per pair of scratch (11 when a sub-table is chunked). A build whose estimate
+/// pairs, and, during the build, two copies of the pairs split by partition and a flag a pair (17 bytes a
+/// k32 pair, 25 a k64 one: 64-bit values travel as 32-bit positions), and 9 bytes per pair of the classic
+/// rounds (11 when a sub-table is chunked). A build whose estimate
 /// exceeds the backend's whole memory (the device's, or the host's physical memory) throws `warpdex::out_of_memory`
 /// before allocating; one that runs out of free memory on the way frees what it took and throws the
 /// same (from the memory resource, naming the free and total memory).
@@ -123,13 +133,82 @@ struct alignas(sizeof(Key) + sizeof(Value)) hashfight_entry {
   Value value;
 };
 
-/// Where one sub-table lies and how its slots are addressed (kernel-side view).
+/// Where one sub-table lies and how its slots are addressed (kernel-side view). The sub-table is cut into
+/// `partitions` equal regions of `region` slots (slots = partitions * region); a key of partition p (the
+/// map's partition hash of the key scaled to `partitions`) has its slot in region p, at the round hash of
+/// the key scaled to `region`; every partitioned sub-table of a map has the same `partition_seed`. A
+/// sub-table of one partition (region = slots) is the classic layout.
 template <class Key, class Value>
 struct hashfight_subtable {
   hashfight_entry<Key, Value>* entries;
   std::uint64_t slots;
   std::uint64_t seed;
+  std::uint64_t region = 0;
+  std::uint64_t partition_seed = 0;
+  std::uint32_t partitions = 1;
 };
+
+/// The most partitioned rounds a build plans (the rounds after them, if any, are classic ones).
+inline constexpr std::uint32_t hashfight_max_partitioned_rounds = 16;
+
+/// Shared memory one partition's regions of all partitioned rounds may take on the GPU (two blocks a
+/// streaming multiprocessor on an H100 / H200); the host backend plans with the same numbers, so that
+/// both backends build the same layout.
+inline constexpr std::uint64_t hashfight_partition_bytes = std::uint64_t{100} << 10;
+
+/// The pairs a partition is planned for, at most: one block of 512 threads holds up to 16 32-bit keys
+/// (8 64-bit keys) a thread in registers; 3/4 of that leaves room for partitions above the mean.
+[[nodiscard]] constexpr std::uint64_t hashfight_partition_pairs(std::size_t entry_bytes)
+{
+  return entry_bytes <= 8 ? 6144 : 3072;
+}
+
+/// The partitioned rounds of a build (file comment, "Partitioned rounds"): `partitions` partitions, and
+/// in round r a region of `regions[r]` slots a partition.
+struct hashfight_layout {
+  std::uint32_t partitions = 1;
+  std::uint32_t rounds = 0;
+  std::uint32_t regions[hashfight_max_partitioned_rounds] = {};
+
+  /// Slots of one partition's regions in all rounds.
+  [[nodiscard]] std::uint64_t partition_slots() const
+  {
+    std::uint64_t slots = 0;
+    for (std::uint32_t r = 0; r < rounds; ++r) { slots += regions[r]; }
+    return slots;
+  }
+};
+
+/// The planned rounds of `pairs` pairs at `options.load_factor`: none when pairs <= leftover_limit (all
+/// sorted). Else P partitions of about pairs / P pairs each (at most `hashfight_partition_pairs`, their
+/// regions within `hashfight_partition_bytes`), and rounds while a partition expects at least one
+/// active pair (at most `max_rounds` and 16): round r's region is ceil(a_r * load factor) slots for the
+/// a_r pairs a partition expects then, and a_{r+1} = a_r - (expected occupied slots of the region).
+[[nodiscard]] inline hashfight_layout hashfight_plan(std::uint64_t pairs, std::size_t entry_bytes,
+                                                     const hashfight_options& options)
+{
+  hashfight_layout layout;
+  if (pairs == 0 || pairs <= options.leftover_limit || !(options.load_factor >= 1.0) ||
+      options.load_factor > 64.0) {
+    return layout;
+  }
+  const std::uint32_t most_rounds = std::min(options.max_rounds, hashfight_max_partitioned_rounds);
+  const std::uint64_t per_partition = hashfight_partition_pairs(entry_bytes);
+  std::uint64_t partitions = std::max<std::uint64_t>(1, (pairs + per_partition - 1) / per_partition);
+  for (;;) {
+    layout = hashfight_layout{};
+    layout.partitions = static_cast<std::uint32_t>(partitions);
+    double active = static_cast<double>(pairs) / static_cast<double>(partitions);
+    while (layout.rounds < most_rounds && (layout.rounds == 0 || active >= 1.0)) {
+      const double region = std::max(1.0, std::ceil(active * options.load_factor));
+      layout.regions[layout.rounds++] = static_cast<std::uint32_t>(region);
+      active -= region * (1.0 - std::exp(-active / region));
+    }
+    if (layout.partition_slots() * entry_bytes <= hashfight_partition_bytes || partitions >= pairs) { break; }
+    partitions = std::min<std::uint64_t>(pairs, partitions + partitions / 8 + 1);
+  }
+  return layout;
+}
 
 /// A static map from `Key` to `Value` built by HashFight. Supported: (std::uint32_t, std::uint32_t) and
 /// (std::uint64_t, std::uint64_t). Spans lie in the backend's memory. Queries are const and may run
@@ -172,6 +251,10 @@ class hashfight_map {
   [[nodiscard]] std::uint64_t chunk_bytes() const { return chunk_bytes_; }
   /// Sub-tables larger than one chunk, whose steps run in several passes (they come first).
   [[nodiscard]] std::uint32_t chunked_subtables() const { return chunked_subtables_; }
+  /// Partitions of the partitioned rounds (1 when none ran).
+  [[nodiscard]] std::uint32_t partitions() const { return layout_.partitions; }
+  /// The partitioned rounds (the first sub-tables); classic rounds may follow them.
+  [[nodiscard]] std::uint32_t partitioned_rounds() const { return layout_.rounds; }
   /// Distinct keys in the sorted leftovers.
   [[nodiscard]] std::uint64_t leftover_size() const { return leftover_keys_.size(); }
   /// Bytes the map holds (sub-tables, leftovers, the sub-table views).
@@ -183,8 +266,10 @@ class hashfight_map {
   hashfight_options options_;
   std::uint64_t chunk_bytes_ = hashfight_no_chunks;
   std::uint32_t chunked_subtables_ = 0;
+  hashfight_layout layout_;
   std::vector<buffer<hashfight_entry<Key, Value>>> subtables_;
   buffer<hashfight_subtable<Key, Value>> views_;
+  std::vector<hashfight_subtable<Key, Value>> host_views_;  // the same views, read by the host
   buffer<Key> leftover_keys_;
   buffer<Value> leftover_values_;
   mutable std::optional<std::uint64_t> size_;
@@ -193,22 +278,34 @@ class hashfight_map {
   void find_into(std::span<const Key> queries, Value* values) const;
 };
 
-/// Peak bytes a build of `pairs` pairs needs beyond its inputs, from the expected rounds: a round at load
-/// factor f stores f * (1 - e^(-1/f)) of its actives, so the sub-tables hold pairs * f / that fraction
-/// slots in all; plus 9 bytes of scratch per pair (two lists of 32-bit positions and a flag; 2 more for
-/// the range numbers unless `chunk_bytes` is `hashfight_no_chunks`) and the leftovers. The build checks
-/// it against the backend's memory before starting.
+/// Peak bytes a build of `pairs` pairs needs beyond its inputs. The partitioned rounds (hashfight_plan):
+/// their sub-tables, the pairs split by partition and a staging area for the pairs left after them (two
+/// copies of the pairs, 32-bit positions in place of 64-bit values), a flag a pair; the classic rounds
+/// after them (or instead, when none is planned) from their expected sizes: a round at load factor f
+/// stores f * (1 - e^(-1/f)) of its actives, so the sub-tables hold actives * f / that fraction slots in
+/// all, plus 9 bytes of scratch per active pair (two lists of 32-bit positions and a flag; 2 more for the
+/// range numbers unless `chunk_bytes` is `hashfight_no_chunks`); and the leftovers. The build checks it
+/// against the backend's memory before starting.
 [[nodiscard]] inline std::uint64_t hashfight_build_bytes(std::uint64_t pairs, std::size_t entry_bytes,
                                                          const hashfight_options& options)
 {
   const double f = options.load_factor;
+  const hashfight_layout layout = hashfight_plan(pairs, entry_bytes, options);
+  double bytes = 0;
+  double classic_pairs = static_cast<double>(pairs);
+  if (layout.rounds > 0) {
+    const double split_pair_bytes = static_cast<double>(entry_bytes / 2 + 4);
+    bytes += static_cast<double>(layout.partitions) * static_cast<double>(layout.partition_slots()) *
+                 static_cast<double>(entry_bytes) +
+             static_cast<double>(pairs) * (2.0 * split_pair_bytes + 1.0);
+    classic_pairs = std::min(classic_pairs, static_cast<double>(layout.partitions) * 4.0);
+  }
   const double stored_fraction = f * (1.0 - std::exp(-1.0 / f));
-  const double slots = static_cast<double>(pairs) * f / stored_fraction;
+  const double slots = classic_pairs * f / stored_fraction;
   const double leftovers = static_cast<double>(std::min(pairs, options.leftover_limit)) * 2.0 * entry_bytes;
   const double scratch_bytes_per_pair = options.chunk_bytes == hashfight_no_chunks ? 9.0 : 11.0;
-  return static_cast<std::uint64_t>(std::min(
-      slots * static_cast<double>(entry_bytes) + scratch_bytes_per_pair * static_cast<double>(pairs) + leftovers,
-      1.8e19));
+  bytes += slots * static_cast<double>(entry_bytes) + scratch_bytes_per_pair * classic_pairs + leftovers;
+  return static_cast<std::uint64_t>(std::min(bytes, 1.8e19));
 }
 
 }  // namespace warpdex::dpp
