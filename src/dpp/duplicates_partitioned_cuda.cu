@@ -51,6 +51,8 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_scan.cuh>
 #include <thrust/binary_search.h>
 #include <thrust/iterator/constant_iterator.h>
 #include <thrust/reduce.h>
@@ -546,13 +548,21 @@ constexpr int large_count_word = 0;
 constexpr int segment_count_word = 1;
 constexpr int plan_count_words = 2;
 constexpr int plan_threads = 1024;
-/// A plan kernel walks the buckets in rounds of plan_threads consecutive ones, bucket r * plan_threads + t
-/// in thread t's round r, so that a warp's load or store of a round touches 32 consecutive words. (Owning 16
+constexpr uint32_t plan_warps = plan_threads / 32;
+/// Warp w of a plan kernel owns buckets [w * warp_buckets, (w + 1) * warp_buckets), in plan_rounds rounds of
+/// 32 consecutive ones (bucket plan_bucket(r) in round r), so that a warp's load or store of a round
+/// touches 32 consecutive words, and a round's sums are scanned by shuffles within the warp. (Owning 16
 /// consecutive buckets a thread made each of those accesses 32 sectors: Nsight Compute had each plan kernel
-/// at about 52 us on an H200, its one multiprocessor's L1 passing one request a cycle.)
-constexpr uint32_t plan_rounds = bucket_count / plan_threads;
-static_assert(plan_rounds * plan_threads == bucket_count && pass_buckets * pass_buckets == bucket_count &&
-              pass_buckets <= plan_threads);
+/// at about 52 us on an H200, its one multiprocessor's L1 passing one request a cycle; 16 rounds of a
+/// block-wide cub::BlockScan of 1024 consecutive buckets took 80-91 us.)
+constexpr uint32_t warp_buckets = bucket_count / plan_warps;
+constexpr uint32_t plan_rounds = warp_buckets / 32;
+static_assert(plan_rounds * 32 * plan_warps == bucket_count && pass_buckets * pass_buckets == bucket_count &&
+              pass_buckets <= plan_threads && warp_buckets % pass_buckets == 0);
+__device__ __forceinline__ uint32_t plan_bucket(uint32_t round)
+{
+  return threadIdx.x / 32 * warp_buckets + round * 32 + threadIdx.x % 32;
+}
 
 /// Bucket sums scanned together in bucket order by plan_partitions: elements, large buckets, their segments.
 struct partition_sums {
@@ -578,33 +588,46 @@ __global__ void __launch_bounds__(plan_threads)
                     uint32_t* __restrict__ slots, large_segment* __restrict__ segments,
                     uint32_t* __restrict__ plan_counts)
 {
-  using sums_scan = cub::BlockScan<partition_sums, plan_threads>;
+  using warp_scan = cub::WarpScan<partition_sums>;
+  using warp_reduce = cub::WarpReduce<partition_sums>;
   using tiles_scan = cub::BlockScan<uint64_t, plan_threads>;
-  __shared__ typename sums_scan::TempStorage sums_storage;
+  __shared__ typename warp_scan::TempStorage scan_storage[plan_warps];
+  __shared__ typename warp_reduce::TempStorage reduce_storage[plan_warps];
   __shared__ typename tiles_scan::TempStorage tiles_storage;
+  __shared__ partition_sums warp_totals[plan_warps];
   __shared__ uint64_t super_firsts[pass_buckets + 1];
-  uint32_t sizes[plan_rounds];
-#pragma unroll
-  for (uint32_t r = 0; r < plan_rounds; ++r) { sizes[r] = cursors[r * plan_threads + threadIdx.x]; }
+  const uint32_t warp = threadIdx.x / 32;
   const add_partition_sums add;
-  partition_sums running{0, 0, 0};
+  const auto sums_of = [](uint32_t size) {
+    const bool large = size > largest_block_bucket;
+    return partition_sums{size, large ? 1U : 0U,
+                          large ? static_cast<uint32_t>((size + segment_elements - 1) / segment_elements) : 0U};
+  };
+  uint32_t sizes[plan_rounds];
+  partition_sums owned{0, 0, 0};
 #pragma unroll
   for (uint32_t r = 0; r < plan_rounds; ++r) {
-    const uint32_t b = r * plan_threads + threadIdx.x;
-    const bool large = sizes[r] > largest_block_bucket;
-    const partition_sums mine{sizes[r], large ? 1U : 0U,
-                              large ? static_cast<uint32_t>((sizes[r] + segment_elements - 1) / segment_elements) : 0U};
+    sizes[r] = cursors[plan_bucket(r)];
+    owned = add(owned, sums_of(sizes[r]));
+  }
+  const partition_sums warp_total = warp_reduce(reduce_storage[warp]).Reduce(owned, add);
+  if (threadIdx.x % 32 == 0) { warp_totals[warp] = warp_total; }
+  __syncthreads();
+  partition_sums running{0, 0, 0};  // the buckets before this warp's, then before the round's
+  for (uint32_t w = 0; w < warp; ++w) { running = add(running, warp_totals[w]); }
+#pragma unroll
+  for (uint32_t r = 0; r < plan_rounds; ++r) {
+    const uint32_t b = plan_bucket(r);
     partition_sums before;
     partition_sums round_total;
-    sums_scan(sums_storage).ExclusiveScan(mine, before, partition_sums{0, 0, 0}, add, round_total);
-    __syncthreads();  // sums_storage is the next round's
+    warp_scan(scan_storage[warp]).ExclusiveScan(sums_of(sizes[r]), before, partition_sums{0, 0, 0}, add, round_total);
     before = add(running, before);
     running = add(running, round_total);
     const uint64_t at = before.elements;
     offsets[b] = at;
     cursors[b] = static_cast<uint32_t>(at);
     if (b % pass_buckets == 0) { super_firsts[b / pass_buckets] = at; }
-    if (large) {
+    if (sizes[r] > largest_block_bucket) {
       slots[b] = before.large;
       uint32_t segment = before.segments;
       const uint64_t end = at + sizes[r];
@@ -615,7 +638,7 @@ __global__ void __launch_bounds__(plan_threads)
       slots[b] = no_slot;
     }
   }
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == plan_threads - 1) {  // the last warp's running sums are the totals
     offsets[bucket_count] = running.elements;
     super_firsts[pass_buckets] = running.elements;
     plan_counts[large_count_word] = running.large;
@@ -711,47 +734,64 @@ __global__ void __launch_bounds__(plan_threads)
                  uint64_t* __restrict__ out_offsets, uint64_t* __restrict__ large_counter_offsets,
                  uint64_t* __restrict__ summary)
 {
-  using scan = cub::BlockScan<ulonglong2, plan_threads>;
+  using warp_scan = cub::WarpScan<ulonglong2>;
+  using warp_sum = cub::WarpReduce<ulonglong2>;
   using reduce = cub::BlockReduce<uint64_t, plan_threads>;
-  __shared__ typename scan::TempStorage scan_storage;
+  __shared__ typename warp_scan::TempStorage scan_storage[plan_warps];
+  __shared__ typename warp_sum::TempStorage sum_storage[plan_warps];
   __shared__ typename reduce::TempStorage reduce_storage;
+  __shared__ ulonglong2 warp_totals[plan_warps];
+  const uint32_t warp = threadIdx.x / 32;
   // Scanned together: .x the distinct elements, .y the large buckets' counters (counts only).
   const auto add = [](const ulonglong2& a, const ulonglong2& b) { return make_ulonglong2(a.x + b.x, a.y + b.y); };
   uint32_t counts[plan_rounds];
-#pragma unroll
-  for (uint32_t r = 0; r < plan_rounds; ++r) { counts[r] = distinct[r * plan_threads + threadIdx.x]; }
+  uint32_t slot_of[plan_rounds];
+  ulonglong2 owned = make_ulonglong2(0, 0);
   uint64_t overflowing = 0;
   uint64_t most = 0;
-  ulonglong2 running = make_ulonglong2(0, 0);
+  const auto sums_of = [&](uint32_t count, uint32_t slot) {
+    const bool fits = count <= counter_capacity;
+    return make_ulonglong2(count, with_counts && fits && slot != no_slot ? count : 0);
+  };
 #pragma unroll
   for (uint32_t r = 0; r < plan_rounds; ++r) {
-    const uint32_t b = r * plan_threads + threadIdx.x;
-    const uint32_t slot = slots[b];
-    const bool fits = counts[r] <= counter_capacity;
-    if (fits) {
+    counts[r] = distinct[plan_bucket(r)];
+    slot_of[r] = slots[plan_bucket(r)];
+    owned = add(owned, sums_of(counts[r], slot_of[r]));
+    if (counts[r] <= counter_capacity) {
       most = std::max<uint64_t>(most, counts[r]);
     } else {
       ++overflowing;
     }
-    const ulonglong2 mine = make_ulonglong2(counts[r], with_counts && fits && slot != no_slot ? counts[r] : 0);
+  }
+  const ulonglong2 warp_total = warp_sum(sum_storage[warp]).Reduce(owned, add);
+  if (threadIdx.x % 32 == 0) { warp_totals[warp] = warp_total; }
+  __syncthreads();
+  ulonglong2 running = make_ulonglong2(0, 0);  // the buckets before this warp's, then before the round's
+  for (uint32_t w = 0; w < warp; ++w) { running = add(running, warp_totals[w]); }
+#pragma unroll
+  for (uint32_t r = 0; r < plan_rounds; ++r) {
+    const uint32_t b = plan_bucket(r);
     ulonglong2 before;
     ulonglong2 round_total;
-    scan(scan_storage).ExclusiveScan(mine, before, make_ulonglong2(0, 0), add, round_total);
-    __syncthreads();  // scan_storage is the next round's
+    warp_scan(scan_storage[warp]).ExclusiveScan(sums_of(counts[r], slot_of[r]), before, make_ulonglong2(0, 0), add,
+                                                round_total);
     before = add(running, before);
     running = add(running, round_total);
     out_offsets[b] = before.x;
     out_offsets[bucket_count + 1 + b] = no_fallback;
-    if (slot != no_slot) { large_counter_offsets[slot] = before.y; }
+    if (slot_of[r] != no_slot) { large_counter_offsets[slot_of[r]] = before.y; }
   }
   const uint64_t block_most = reduce(reduce_storage).Reduce(most, [](uint64_t a, uint64_t b) { return a < b ? b : a; });
   __syncthreads();
   const uint64_t block_overflowing = reduce(reduce_storage).Sum(overflowing);
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == plan_threads - 1) {  // the last warp's running sums are the totals
     out_offsets[bucket_count] = running.x;
     large_counter_offsets[plan_counts[large_count_word]] = running.y;
     summary[summary_total] = running.x;
     summary[summary_large_counters] = running.y;
+  }
+  if (threadIdx.x == 0) {
     summary[summary_most_distinct] = block_most;
     summary[summary_overflowing] = block_overflowing;
   }
