@@ -21,7 +21,11 @@
 // map's own stream, uncaptured and replayed from a graph; hash/slab_map/stream/find_values_to_host/...
 // and .../graph the same finds writing into pinned host memory (one kernel a batch, nothing else). Their
 // metrics add the floor of such a stream (a device copy of each batch's keys and the values' bytes home,
-// one wait), uncaptured and replayed from a graph.
+// one wait), uncaptured and replayed from a graph. The rows hash/slab_map/stream/insert_to_host/... and
+// .../insert_each_checked_to_host/... run the insertion stream on the map's own stream with the statuses
+// written by the kernel into pinned host memory (no copy home), under the whole batch's input check (a
+// check kernel and the insertion a batch past 2048 keys) and under each element's (batch_check::
+// each_element: the insertion kernel alone), uncaptured and (rows ending /graph) replayed from a graph.
 #include "benchmarks.hpp"
 #include "throughput_row.hpp"
 
@@ -145,8 +149,15 @@ void run_slab_hash_latency(context& ctx)
     const std::string to_host_name = stream_row_name("find_values_to_host", batch_log);
     const std::string own_values_rows[] = {values_name + "/own_stream", values_name + "/graph", to_host_name,
                                            to_host_name + "/graph"};
-    const bool own_stream_wanted = std::any_of(std::begin(own_values_rows), std::end(own_values_rows),
-                                               [&](const std::string& name) { return ctx.selected(name); });
+    const std::string insert_to_host_rows[] = {
+        stream_row_name("insert_to_host", batch_log), stream_row_name("insert_to_host", batch_log) + "/graph",
+        stream_row_name("insert_each_checked_to_host", batch_log),
+        stream_row_name("insert_each_checked_to_host", batch_log) + "/graph"};
+    const bool own_stream_wanted =
+        std::any_of(std::begin(own_values_rows), std::end(own_values_rows),
+                    [&](const std::string& name) { return ctx.selected(name); }) ||
+        std::any_of(std::begin(insert_to_host_rows), std::end(insert_to_host_rows),
+                    [&](const std::string& name) { return ctx.selected(name); });
     if (!ctx.selected(insert_name) && !ctx.selected(find_name) && !ctx.selected(insert_name + "/graph") &&
         !ctx.selected(find_name + "/graph") && !ctx.selected(values_name) && !own_stream_wanted) {
       continue;
@@ -177,6 +188,15 @@ void run_slab_hash_latency(context& ctx)
       r.metrics.push_back({"floor_us_per_batch", measured.own_floor_ms * 1000.0});
       r.metrics.push_back({"graph_floor_us_per_batch", measured.graph_floor_ms * 1000.0});
       r.metrics.push_back({"floor_fraction", measured.own_floor_ms / own_values_ms[i]});
+      ctx.add(std::move(r));
+    }
+    const double insert_to_host_ms[] = {measured.own_insert_to_host_ms, measured.graph_insert_to_host_ms,
+                                        measured.own_insert_each_checked_ms, measured.graph_insert_each_checked_ms};
+    for (std::size_t i = 0; i < std::size(insert_to_host_rows); ++i) {
+      if (!ctx.selected(insert_to_host_rows[i])) { continue; }
+      row r = stream_row(insert_to_host_rows[i], insert_to_host_ms[i], measured.bulk_insert_ms, measured);
+      r.metrics.push_back({"floor_us_per_batch", measured.own_floor_ms * 1000.0});
+      r.metrics.push_back({"graph_floor_us_per_batch", measured.graph_floor_ms * 1000.0});
       ctx.add(std::move(r));
     }
   }

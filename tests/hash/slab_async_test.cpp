@@ -624,6 +624,162 @@ TYPED_TEST(slab_async_test, FindsWriteIntoPinnedHostMemory)
   }
 }
 
+// Insertions whose statuses are pinned host memory (results where the caller asked, no copy home), with
+// both input checks (batch_options::check): the whole batch's (a self-checked batch, one after a check
+// kernel) and each element's own (one kernel at any size). Random present and new keys against the oracle,
+// then batches with reserved keys at random places and at both ends: rejected whole, or only those
+// elements, the others taking effect (insertions, then finds, contains and erasures of the same keys,
+// their outputs in pinned host memory too). Then a retry after grow_pool under each element's check: the
+// out_of_memory statuses read back from host memory by the kernel, the reserved key still rejected.
+TYPED_TEST(slab_async_test, InsertionsWriteStatusesIntoPinnedHostMemoryUnderEitherCheck)
+{
+  using map_type = typename TestFixture::map_type;
+  using backend_type = TypeParam;
+  seeded_random random;
+  constexpr std::uint32_t missing = 3;
+  for (const auto check : {hash::batch_check::whole_batch, hash::batch_check::each_element}) {
+    const bool each = check == hash::batch_check::each_element;
+    for (const std::size_t n : {std::size_t{1000}, std::size_t{2049}, std::size_t{9000}}) {
+      SCOPED_TRACE(std::string(each ? "each element" : "whole batch") + ", batch of " + std::to_string(n));
+      // 2n keys: the first half held before, a quarter of the batch from it, the rest new.
+      const auto pool = distinct_keys(random, 2 * n);
+      auto values = random_values(random, 2 * n);
+      for (auto& value : values) { value = value == missing ? missing + 1 : value; }
+      map_type map(this->backend(), map_type::capacity_for(2 * n));
+      map.set_batch_options({.check = check});
+      auto held_keys = this->put(std::vector<std::uint32_t>(pool.begin(), pool.begin() + n));
+      auto held_values = this->put(std::vector<std::uint32_t>(values.begin(), values.begin() + n));
+      map.insert(held_keys.span(), held_values.span());
+      oracle_map oracle;
+      for (std::size_t i = 0; i < n; ++i) { oracle.emplace(pool[i], values[i]); }
+
+      std::vector<std::uint32_t> keys(n), batch_values(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t from = i % 4 == 0 ? random() % n : n + i;
+        keys[i] = pool[from];
+        batch_values[i] = values[from] ^ 1U;  // an insertion of a held key must not take it
+      }
+      // Repeats of one key in a batch report in the order the elements run: keep the batch's keys distinct.
+      std::unordered_set<std::uint32_t> seen;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!seen.insert(keys[i]).second) { keys[i] = pool[n + i]; }
+      }
+      // The round with reserved keys: at both ends and at up to three random places.
+      auto rejected_keys = keys;
+      std::vector<bool> reserved(n, false);
+      rejected_keys[0] = hash::empty_key;
+      rejected_keys[n - 1] = hash::erased_key;
+      reserved[0] = reserved[n - 1] = true;
+      for (std::uint64_t r = random() % 4; r > 0; --r) {
+        const std::size_t at = random() % n;
+        rejected_keys[at] = random() % 2 == 0 ? hash::empty_key : hash::erased_key;
+        reserved[at] = true;
+      }
+      auto device_values = this->put(batch_values);
+      auto home_statuses = host_outputs<operation_status, backend_type>(n, poison_status);
+      auto home_values = host_outputs<std::uint32_t, backend_type>(n, poison_value);
+      auto home_found = host_outputs<std::uint8_t, backend_type>(n, poison_flag);
+      for (const bool with_reserved : {false, true}) {
+        SCOPED_TRACE(with_reserved ? "reserved keys" : "valid keys");
+        const auto& round_keys = with_reserved ? rejected_keys : keys;
+        auto device_keys = this->put(round_keys);
+        const bool whole_rejected = with_reserved && !each;
+        auto rejected_at = [&](std::size_t i) { return whole_rejected || (with_reserved && reserved[i]); };
+        map.insert_async(device_keys.span(), device_values.span(), home_statuses.span());
+        this->backend().synchronize();
+        for (std::size_t i = 0; i < n; ++i) {
+          operation_status expected = operation_status::rejected;
+          if (!rejected_at(i)) {
+            expected = oracle.emplace(round_keys[i], batch_values[i]).second ? operation_status::inserted
+                                                                             : operation_status::already_present;
+          }
+          ASSERT_EQ(home_statuses.data()[i], expected) << "insert_async, element " << i;
+        }
+        EXPECT_EQ(export_map(map), oracle) << "only the elements that took effect changed the map";
+
+        // Finds, contains and erasures of the same keys, into pinned host memory.
+        std::fill_n(home_statuses.data(), n, poison_status);
+        map.find_async(device_keys.span(), home_values.span(), home_statuses.span());
+        this->backend().synchronize();
+        for (std::size_t i = 0; i < n; ++i) {
+          if (rejected_at(i)) {
+            ASSERT_EQ(home_statuses.data()[i], operation_status::rejected) << "find_async, element " << i;
+            ASSERT_EQ(home_values.data()[i], poison_value) << "find_async, element " << i;
+            continue;
+          }
+          const auto held = oracle.find(round_keys[i]);
+          ASSERT_EQ(home_statuses.data()[i], held != oracle.end() ? operation_status::found : operation_status::not_found)
+              << "find_async, element " << i;
+          if (held != oracle.end()) { ASSERT_EQ(home_values.data()[i], held->second) << "find_async, element " << i; }
+        }
+        map.find_async(device_keys.span(), home_values.span(), home_found.span(), missing);
+        map.contains_async(device_keys.span(), home_found.span());
+        this->backend().synchronize();
+        for (std::size_t i = 0; i < n; ++i) {
+          const auto held = rejected_at(i) ? oracle.end() : oracle.find(round_keys[i]);
+          ASSERT_EQ(home_values.data()[i], held != oracle.end() ? held->second : missing) << "find, element " << i;
+          ASSERT_EQ(home_found.data()[i], held != oracle.end() ? 1 : 0) << "contains_async, element " << i;
+        }
+        // Every third key erased.
+        std::vector<std::uint32_t> erase_keys;
+        for (std::size_t i = 0; i < n; i += 3) { erase_keys.push_back(round_keys[i]); }
+        auto device_erase = this->put(erase_keys);
+        std::fill_n(home_statuses.data(), n, poison_status);
+        map.erase_async(device_erase.span(), home_statuses.span().first(erase_keys.size()));
+        this->backend().synchronize();
+        const bool erase_rejected_whole = with_reserved && !each;  // erase_keys[0] is rejected_keys[0]
+        for (std::size_t j = 0; j < erase_keys.size(); ++j) {
+          operation_status expected = operation_status::rejected;
+          if (!erase_rejected_whole && !(with_reserved && reserved[3 * j])) {
+            expected = oracle.erase(erase_keys[j]) == 1 ? operation_status::erased : operation_status::not_found;
+          }
+          ASSERT_EQ(home_statuses.data()[j], expected) << "erase_async, element " << j;
+        }
+        EXPECT_EQ(export_map(map), oracle);
+        std::fill_n(home_statuses.data(), n, poison_status);
+        std::fill_n(home_values.data(), n, poison_value);
+        std::fill_n(home_found.data(), n, poison_flag);
+      }
+    }
+  }
+
+  // A retry after grow_pool under each element's check: a reserved key among elements that ran out.
+  const hash::slab_capacity limited{256, 0, /*grows=*/true, /*super_block_limit=*/2};
+  const std::size_t n = (limited.bucket_count + 2 * hash::slabs_per_block) * map_type::pairs_per_slab + 1000;
+  auto keys = distinct_keys(random, n);
+  const std::size_t reserved_at = random() % n;
+  keys[reserved_at] = hash::empty_key;
+  const auto values = random_values(random, n);
+  auto device_keys = this->put(keys);
+  auto device_values = this->put(values);
+  map_type map(this->backend(), limited);
+  map.set_batch_options({.check = hash::batch_check::each_element});
+  auto home_statuses = host_outputs<operation_status, backend_type>(n, poison_status);
+  map.insert_async(device_keys.span(), device_values.span(), home_statuses.span());
+  this->backend().synchronize();
+  ASSERT_EQ(home_statuses.data()[reserved_at], operation_status::rejected);
+  EXPECT_GT(std::count(home_statuses.data(), home_statuses.data() + n, operation_status::out_of_memory), 0);
+  int growths = 0;
+  while (std::count(home_statuses.data(), home_statuses.data() + n, operation_status::out_of_memory) > 0) {
+    ASSERT_TRUE(map.grow_pool()) << "growth " << growths << " is within the limit";
+    ++growths;
+    map.insert_async(device_keys.span(), device_values.span(), home_statuses.span(), run_elements::out_of_memory_only);
+    this->backend().synchronize();
+  }
+  oracle_map oracle;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == reserved_at) {
+      ASSERT_EQ(home_statuses.data()[i], operation_status::rejected) << "element " << i;
+      continue;
+    }
+    ASSERT_EQ(home_statuses.data()[i], operation_status::inserted) << "element " << i;
+    oracle.emplace(keys[i], values[i]);
+  }
+  EXPECT_EQ(export_map(map), oracle);
+  expect_error_mentioning<error>([&] { map.set_batch_options({.check = static_cast<hash::batch_check>(5)}); },
+                                 {"unknown batch_check"});
+}
+
 #if WARPDEX_HAS_CUDA
 class slab_graph_test : public cuda_test {};
 
@@ -708,9 +864,12 @@ TEST_F(slab_graph_test, CapturedBatchLoopReplaysLikeTheCalls)
   }
 }
 
-/// ReplaysEqualTheUncapturedCalls with batches of `batch` keys in `order`.
-void replays_equal_the_uncaptured_calls(std::size_t batch, hash::batch_order order)
+/// ReplaysEqualTheUncapturedCalls with batches of `batch` keys in `order` under `check`; with each
+/// element's check the insertions write their statuses into pinned host memory.
+void replays_equal_the_uncaptured_calls(std::size_t batch, hash::batch_order order,
+                                        hash::batch_check check = hash::batch_check::whole_batch)
 {
+  const bool each = check == hash::batch_check::each_element;
   using map_type = hash::slab_map<std::uint32_t, std::uint32_t, cuda>;
   seeded_random random;
   constexpr std::size_t batches = 4;
@@ -722,7 +881,7 @@ void replays_equal_the_uncaptured_calls(std::size_t batch, hash::batch_order ord
   const owned_stream direct_stream;
   const cuda on_captured{captured_stream.get()};
   const cuda on_direct{direct_stream.get()};
-  const hash::batch_options options{hash::tile_lanes::automatic, order, hash::batch_combine::automatic};
+  const hash::batch_options options{hash::tile_lanes::automatic, order, hash::batch_combine::automatic, check};
   map_type captured(on_captured, map_type::capacity_for(rounds * n));
   map_type direct(on_direct, map_type::capacity_for(rounds * n));
   captured.set_batch_options(options);
@@ -740,7 +899,8 @@ void replays_equal_the_uncaptured_calls(std::size_t batch, hash::batch_order ord
     buffer<std::uint32_t> values, values_home;
   };
   auto outputs_on = [&](const cuda& on) {
-    return outputs_of{make_buffer<operation_status>(on, n), make_buffer<operation_status>(on, m),
+    return outputs_of{each ? make_pinned_buffer<operation_status>(n) : make_buffer<operation_status>(on, n),
+                      make_buffer<operation_status>(on, m),
                       make_buffer<operation_status>(on, n), make_buffer<std::uint32_t>(on, n),
                       make_pinned_buffer<std::uint32_t>(n)};
   };
@@ -807,8 +967,9 @@ void replays_equal_the_uncaptured_calls(std::size_t batch, hash::batch_order ord
     }
     for (auto& key : query_host) { key = any_of(random() % 3); }
     if (round == rounds - 1) {
-      // Reserved keys: the insertion of batch 1 and the finds of batch 2 are rejected, whole; the other
-      // batches of the replay run as the calls do.
+      // Reserved keys: the insertion of batch 1 and the finds of batch 2 are rejected, whole (or, under
+      // each element's check, those two elements alone); the other batches of the replay run as the
+      // calls do.
       keys[batch + random() % batch] = hash::empty_key;
       query_host[2 * batch + random() % batch] = hash::erased_key;
     }
@@ -858,10 +1019,10 @@ void replays_equal_the_uncaptured_calls(std::size_t batch, hash::batch_order ord
     EXPECT_GT(std::count(found.begin(), found.end(), operation_status::found), 0);
     EXPECT_GT(std::count(found.begin(), found.end(), operation_status::not_found), 0);
     const auto rejected = std::count(found.begin(), found.end(), operation_status::rejected);
-    EXPECT_EQ(rejected, round == rounds - 1 ? static_cast<std::ptrdiff_t>(batch) : 0);
+    const std::ptrdiff_t rejected_in_round = round == rounds - 1 ? (each ? 1 : static_cast<std::ptrdiff_t>(batch)) : 0;
+    EXPECT_EQ(rejected, rejected_in_round);
     const auto inserted = from_calls.inserted.to_vector();
-    EXPECT_EQ(std::count(inserted.begin(), inserted.end(), operation_status::rejected),
-              round == rounds - 1 ? static_cast<std::ptrdiff_t>(batch) : 0);
+    EXPECT_EQ(std::count(inserted.begin(), inserted.end(), operation_status::rejected), rejected_in_round);
     for (std::size_t i = 0; i < n; ++i) {
       if (inserted[i] == operation_status::inserted && held_once.insert(keys[i]).second) { held.push_back(keys[i]); }
     }
@@ -873,7 +1034,8 @@ void replays_equal_the_uncaptured_calls(std::size_t batch, hash::batch_order ord
 // map, round after round on inputs rewritten in place: finds that depend on the batches before them,
 // erasures of held, new and absent keys, and a replay whose batches hold reserved keys. Batches of 1000
 // (self-checked) and 3000 (a check kernel, or none for the default-value find), in input order and in
-// bucket order (captured first before the scratch had grown: input order; then after it had).
+// bucket order (captured first before the scratch had grown: input order; then after it had); and under
+// each element's check (one kernel a batch, insertion statuses written into pinned host memory).
 TEST_F(slab_graph_test, ReplaysEqualTheUncapturedCalls)
 {
   for (const auto order : {hash::batch_order::automatic, hash::batch_order::by_bucket}) {
@@ -882,6 +1044,10 @@ TEST_F(slab_graph_test, ReplaysEqualTheUncapturedCalls)
                    (order == hash::batch_order::by_bucket ? ", bucket order" : ", automatic order"));
       replays_equal_the_uncaptured_calls(batch, order);
     }
+  }
+  for (const std::size_t batch : {std::size_t{1000}, std::size_t{3000}}) {
+    SCOPED_TRACE("batches of " + std::to_string(batch) + ", each element checked");
+    replays_equal_the_uncaptured_calls(batch, hash::batch_order::automatic, hash::batch_check::each_element);
   }
 }
 

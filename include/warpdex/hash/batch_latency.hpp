@@ -288,6 +288,14 @@ struct batch_stream {
   /// values' bytes home, uncaptured and replayed from a graph. 0 on the host backend.
   double own_floor_ms = 0;
   double graph_floor_ms = 0;
+  /// The insertion stream on the map's own stream with its statuses written by the kernel straight into
+  /// pinned host memory (no copy home), per batch, uncaptured and replayed from a graph: under the whole
+  /// batch's input check (batch_check::whole_batch: past 2048 keys a check kernel and the insertion) and
+  /// under each element's (batch_check::each_element: the insertion kernel alone). 0 on the host backend.
+  double own_insert_to_host_ms = 0;
+  double graph_insert_to_host_ms = 0;
+  double own_insert_each_checked_ms = 0;
+  double graph_insert_each_checked_ms = 0;
   bool verified = false;  ///< every insertion inserted, every find found its value, in every form
 };
 
@@ -454,6 +462,41 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
     graph_built.insert(keys, values.span());
     result.graph_find_ms = graph_ms(graph_built, true, {});
     verified = verified && found_all();
+
+    // The insertions with their statuses written into pinned host memory, under either input check,
+    // each loop timed uncaptured and replayed from a graph of it, into a map of its own.
+    for (const batch_check check : {batch_check::whole_batch, batch_check::each_element}) {
+      batch_options checked = options;
+      checked.check = check;
+      map_type to_host = detail::map_holding<map_type>(on_own, stream_keys, resident_keys, checked);
+      auto insert_loop = [&] {
+        for (const part& p : stream_parts) {
+          to_host.insert_async(keys.subspan(p.first, p.count), values.span().subspan(p.first, p.count),
+                               std::span(host_statuses.data() + p.first, p.count));
+        }
+      };
+      auto take_back = [&] { detail::take_back(to_host, keys, resident > 0); };
+      const bool each = check == batch_check::each_element;
+      poison();
+      (each ? result.own_insert_each_checked_ms : result.own_insert_to_host_ms) = per_batch(median_ms(
+          host{}, runs,
+          [&] {
+            insert_loop();
+            on_own.synchronize();
+          },
+          take_back));
+      verified = verified && all_are(operation_status::inserted) && to_host.size() == stream_keys + resident;
+      const captured_graph graph(own.get(), insert_loop);
+      poison();
+      (each ? result.graph_insert_each_checked_ms : result.graph_insert_to_host_ms) = per_batch(median_ms(
+          host{}, runs,
+          [&] {
+            graph.launch(own.get());
+            on_own.synchronize();
+          },
+          take_back));
+      verified = verified && all_are(operation_status::inserted) && to_host.size() == stream_keys + resident;
+    }
 
     // The values-alone finds and the floor, each loop timed uncaptured and replayed from a graph of it.
     auto values_found = [&] { return std::equal(host_values.begin(), host_values.end(), host_found.data()); };

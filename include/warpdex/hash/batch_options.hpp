@@ -42,15 +42,31 @@ enum class batch_combine : std::uint8_t {
   always,         ///< every batch is combined
 };
 
+/// How an `_async` uniform batch (insertions, insert_or_assign, finds, contains, erasures) holds to the
+/// input rules (a reserved key; slab_table.hpp, "Asynchronous batches"). The synchronous calls, and
+/// mixed batches, always check the whole batch first (they throw, or reject it whole).
+enum class batch_check : std::uint8_t {
+  /// A batch holding a reserved key anywhere changes nothing and every element reports rejected. Past
+  /// 2048 elements an insertion or erasure (or a find with statuses) is then a check kernel and the
+  /// batch kernel: its elements may not start before the whole batch is known to be valid.
+  whole_batch = 0,
+  /// Only the elements whose own key is reserved report rejected (found 0, a find's default) and change
+  /// nothing; the others take effect. Each element checks its own key in the batch kernel, so a batch of
+  /// any size is one kernel. For a caller whose keys are valid (the common case) the outcomes are those
+  /// of whole_batch. A retry (run_elements::out_of_memory_only) checks its elements the same way.
+  each_element,
+};
+
 /// The options of a table's bulk operations (`set_batch_options`). All automatic by default.
 struct batch_options {
   tile_lanes tile = tile_lanes::automatic;
   batch_order order = batch_order::automatic;
   batch_combine combine = batch_combine::automatic;
+  batch_check check = batch_check::whole_batch;
 };
 
-/// Throws warpdex::error for a tile size other than automatic, 1, 4, 8, 16 or 32, an unknown order or
-/// an unknown combine choice.
+/// Throws warpdex::error for a tile size other than automatic, 1, 4, 8, 16 or 32, an unknown order, an
+/// unknown combine choice or an unknown check.
 inline void validate(const batch_options& options)
 {
   const auto tile = static_cast<std::uint32_t>(options.tile);
@@ -60,6 +76,8 @@ inline void validate(const batch_options& options)
                   "batch_options: unknown batch_order " + std::to_string(static_cast<unsigned>(options.order)));
   WARPDEX_EXPECTS(options.combine <= batch_combine::always,
                   "batch_options: unknown batch_combine " + std::to_string(static_cast<unsigned>(options.combine)));
+  WARPDEX_EXPECTS(options.check <= batch_check::each_element,
+                  "batch_options: unknown batch_check " + std::to_string(static_cast<unsigned>(options.check)));
 }
 
 /// What a batch runs with once the automatic choices are made.
@@ -68,6 +86,7 @@ struct batch_plan {
   bool by_bucket = false;
   /// never, always, or automatic: decided per batch from a sample of its keys (combine_repeat_threshold).
   batch_combine combine = batch_combine::automatic;
+  batch_check check = batch_check::whole_batch;  ///< as asked (batch_options::check)
 };
 
 /// Keys sampled from a batch to decide whether to combine it: 4096 keys are read back and sorted in
@@ -127,6 +146,7 @@ inline batch_plan plan_batch(const batch_options& options)
   plan.tile_lanes = tile != 0 ? tile : automatic_tile_lanes;
   plan.by_bucket = options.order == batch_order::by_bucket;
   plan.combine = options.combine;
+  plan.check = options.check;
   return plan;
 }
 

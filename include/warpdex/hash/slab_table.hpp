@@ -54,7 +54,10 @@
 /// - Input rules are checked on the device: a batch with a reserved key or an operation code that is
 ///   unknown (or, for a multimap, insert_or_assign) anywhere in it changes nothing, and every element
 ///   reports `rejected` (found = 0; values are not written). Spans of mismatched sizes still throw
-///   warpdex::error at the call.
+///   warpdex::error at the call. With batch_options::check = batch_check::each_element a uniform batch
+///   (insertions, finds, contains, erasures) is not checked as a whole: only the elements whose key is
+///   reserved report `rejected` (a find's default written, found = 0) and change nothing, the others
+///   take effect, and the batch is one kernel at any size (no check kernel before it).
 /// - The pool never grows: an insertion that needs a new slab and finds none reports out_of_memory and
 ///   changes nothing, exactly as in a fixed table (the others take effect). To retry without losing
 ///   outcomes: synchronize, and when a status is out_of_memory call grow_pool() (or rehash), then issue
@@ -76,8 +79,9 @@
 /// then; anything that changes its layout (grow_pool, rehash, a synchronous insertion that grew the pool,
 /// moving or destroying the table) makes the graph stale: capture again after it. The synchronous calls
 /// wait, so a capture refuses them.
-/// The finds' outputs may be pinned host memory on the cuda backend (the results where the caller wants
-/// them, written by the kernel, no copy home): wait for the stream, as for device outputs, before reading.
+/// The outputs of every `_async` batch (values, statuses, found flags) may be pinned host memory on the
+/// cuda backend (the results where the caller wants them, written by the kernel, no copy home): wait for
+/// the stream, as for device outputs, before reading. So may the synchronous finds' outputs.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -547,8 +551,9 @@ class slab_table_base {
   }
 
   /// The `_async` calls' batch (slab_table.hpp, "Asynchronous batches"): enqueued as it is, uncombined and
-  /// without growth, a rejected batch marking its elements; with run_elements::out_of_memory_only, only
-  /// the elements whose status is out_of_memory run.
+  /// without growth, a rejected batch marking its elements (a uniform batch with batch_check::each_element:
+  /// each element with a reserved key alone); with run_elements::out_of_memory_only, only the elements
+  /// whose status is out_of_memory run.
   void run_async(const batch_arguments& batch, run_elements elements) const
   {
     WARPDEX_EXPECTS(elements == run_elements::all || elements == run_elements::out_of_memory_only,
@@ -556,6 +561,7 @@ class slab_table_base {
     if (batch.count == 0) { return; }
     batch_arguments attempt = batch;
     attempt.mark_rejected = true;
+    attempt.check_each = batch.operations == nullptr && plan().check == batch_check::each_element;
     if (elements == run_elements::out_of_memory_only) {
       WARPDEX_EXPECTS(batch.statuses != nullptr, name_ + ": run_elements::out_of_memory_only needs the statuses");
       attempt.retry = batch.statuses;

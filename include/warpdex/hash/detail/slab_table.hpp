@@ -134,6 +134,10 @@ struct basic_batch_arguments {
   /// Threads in one wave of the batch kernels on the table's device (batch_wave_threads_of, asked once
   /// when the table is made), so a batch's launch path asks the device nothing; 0: asked at the launch.
   std::uint64_t wave_threads = 0;
+  /// Each element checks its own key in the batch kernel (batch_check::each_element; `_async` uniform
+  /// batches only): a reserved key gets `rejected` for that element alone (with mark_rejected's outputs)
+  /// and the others run, so no check precedes the kernel and nothing is written to a report.
+  bool check_each = false;
   /// Non-null (the synchronous calls): host memory the device can write (pinned) where the kernels
   /// also write the report's final violations and exhausted count, so the call reads them after its
   /// wait with no copy (enqueue_checked_batch says when the kernels write all of it).
@@ -263,7 +267,8 @@ std::uint64_t execute_batch(const Backend& backend, const slab_table_view<Slots>
 /// all when it returns. Returns whether the kernels also write the final violations and exhausted count
 /// into batch.report_home (given, and the batch a uniform one of at most check_single_block_elements
 /// elements, or a uniform find or erasure; a larger insertion or a mixed batch counts its exhausted
-/// elements with atomics into `report` only); false on the host backend.
+/// elements with atomics into `report` only); false on the host backend. A batch with check_each (a
+/// uniform one) runs with no input check and writes nothing to `report`: one kernel on the cuda backend.
 template <class Slots, class Backend>
 bool enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
                            const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,

@@ -71,6 +71,11 @@ bool enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
                            const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
                            buffer<std::byte>& scratch)
 {
+  if (batch.check_each) {  // each element checks its own key in the batch kernel: nothing before it
+    const std::uint32_t* order = bucket_order(backend, table, batch, scratch);
+    launch_planned(backend, table, batch, order, nullptr);
+    return false;
+  }
   batch_arguments<Slots> gated = batch;
   // The kernels write the whole report home (batch.report_home) when its exhausted count has one writer:
   // a self-checked batch's (block 0, or its last block), or none (finds and erasures never allocate).

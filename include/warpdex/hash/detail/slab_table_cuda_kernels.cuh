@@ -299,6 +299,16 @@ __device__ bool stopped_by_gate(const basic_batch_arguments<Key, Value>& batch, 
   return true;
 }
 
+/// Whether element i of a check_each batch (batch_check::each_element) has a reserved key, which then
+/// gets `rejected` alone (mark_rejected) and does not run. Always false for other batches.
+template <class Key, class Value>
+__device__ bool rejected_alone(const basic_batch_arguments<Key, Value>& batch, bool active, std::uint64_t i, Key key)
+{
+  if (!batch.check_each || !active || !is_reserved_key(key)) { return false; }
+  mark_rejected(batch, true, i);
+  return true;
+}
+
 /// Whether a small batch (at most check_single_block_elements elements, uniform operation) holds a
 /// reserved key, as every block of its kernel finds by reading the whole batch (from L2 after the
 /// first); block 0 writes the report check_batch_kernel would have (and its copy in `home`, when
@@ -429,17 +439,19 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   using key_type = typename Slots::key_type;
   using value_type = typename Slots::value_type;
   const key_type key = active ? batch.keys[i] : key_type{0};
-  const value_type value = active && batch.values_in != nullptr ? batch.values_in[i] : value_type{0};
+  const bool runs = active && !rejected_alone(batch, active, i, key);
+  const value_type value = runs && batch.values_in != nullptr ? batch.values_in[i] : value_type{0};
   value_type found_value = 0;
   const operation_status status = ref.template apply_with<TileLanes, Ops>([&] { return ref.make_allocator(salt); },
-                                                                          active, op, key, value, found_value);
-  const unsigned exhausted_lanes = warp::ballot(active && status == operation_status::out_of_memory);
+                                                                          runs, op, runs ? key : key_type{0}, value,
+                                                                          found_value);
+  const unsigned exhausted_lanes = warp::ballot(runs && status == operation_status::out_of_memory);
   if (batch.self_check != nullptr) {
     sum_exhausted_in_report(warp::popc(exhausted_lanes), batch.self_check, batch.report_home);
-  } else if (exhausted_lanes != 0 && warp::lane_id() == 0) {
+  } else if (exhausted != nullptr && exhausted_lanes != 0 && warp::lane_id() == 0) {
     atomicAdd(exhausted, warp::popc(exhausted_lanes));
   }
-  if (active) { write_result(batch, i, status, found_value); }
+  if (runs) { write_result(batch, i, status, found_value); }
 }
 
 /// A batch of finds only: nothing writes the table meanwhile, so slabs are read through the
@@ -458,10 +470,12 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     return;
   }
   if (stopped_by_gate(batch, active, i)) { return; }
+  const typename Slots::key_type key = active ? batch.keys[i] : typename Slots::key_type{0};
+  const bool runs = active && !rejected_alone(batch, active, i, key);
   typename Slots::value_type found_value = 0;
   const operation_status status = ref.template find<slab_reads::read_only, TileLanes>(
-      active, active ? batch.keys[i] : typename Slots::key_type{0}, found_value);
-  if (active) { write_result(batch, i, status, found_value); }
+      runs, runs ? key : typename Slots::key_type{0}, found_value);
+  if (runs) { write_result(batch, i, status, found_value); }
   if (batch.find_check != nullptr) { finish_find_check(batch, active, i); }
 }
 
@@ -480,9 +494,10 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     return;
   }
   if (stopped_by_gate(batch, active, i)) { return; }
-  const operation_status status =
-      ref.template erase<TileLanes>(active, active ? batch.keys[i] : typename Slots::key_type{0});
-  if (active) { write_result(batch, i, status, typename Slots::value_type{0}); }
+  const typename Slots::key_type key = active ? batch.keys[i] : typename Slots::key_type{0};
+  const bool runs = active && !rejected_alone(batch, active, i, key);
+  const operation_status status = ref.template erase<TileLanes>(runs, runs ? key : typename Slots::key_type{0});
+  if (runs) { write_result(batch, i, status, typename Slots::value_type{0}); }
 }
 
 /// bucket_of(keys[i]) and i, the pairs the bucket order sorts.

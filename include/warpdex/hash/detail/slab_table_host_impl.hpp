@@ -568,6 +568,10 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
     for (std::int64_t i = 0; i < signed_count(batch.count); ++i) {
       const auto index = order.empty() ? static_cast<std::uint64_t>(i) : order[static_cast<std::uint64_t>(i)];
       if (batch.retry != nullptr && batch.retry[index] != operation_status::out_of_memory) { continue; }
+      if (batch.check_each && is_reserved_key(batch.keys[index])) {  // rejected alone (batch_check::each_element)
+        write_outcome(batch, index, operation_status::rejected);
+        continue;
+      }
       const operation op = batch.operations != nullptr ? batch.operations[index] : batch.uniform;
       const value_t<Slots> value = batch.values_in != nullptr ? batch.values_in[index] : value_t<Slots>{0};
       value_t<Slots> found_value = 0;
@@ -585,6 +589,10 @@ bool enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
                            const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
                            buffer<std::byte>&)
 {
+  if (batch.check_each) {  // each element checks its own key in execute_batch: nothing before it
+    execute_batch<Slots>(backend, table, batch);
+    return false;
+  }
   report->violations = find_violations(backend, batch.keys, batch.operations, batch.count, unsupported);
   report->exhausted = 0;
   if (!report->violations.any(batch.count)) {
