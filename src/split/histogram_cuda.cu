@@ -61,12 +61,40 @@ std::uint64_t vector_groups(std::uint64_t n)
   return (n * sizeof(Sample) + detail::vector_load_bytes - 1) / detail::vector_load_bytes;
 }
 
+/// Where a synchronous call wants its counts: `home`, m + 1 words of pinned host memory the kernel's last
+/// block writes the counts (and the samples not counted) into, so the call waits once and copies nothing;
+/// `blocks_done` counts the finished blocks (zeroed with the counts). Null `home`: the counts stay in
+/// device memory (the `_async` calls).
+struct counts_home {
+  unsigned long long* home = nullptr;
+  unsigned int* blocks_done = nullptr;
+};
+
+/// Called by every thread of every block once its block's counts are added to `counts` (m + 1 words):
+/// the last block to finish copies them to `to.home` (block-collective). Each thread fences its own adds
+/// before its block counts itself done, so the last block reads every block's adds from L2.
+__device__ void move_counts_home(const unsigned long long* counts, std::uint32_t words, const counts_home& to)
+{
+  if (to.home == nullptr) { return; }
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) { last = atomicAdd(to.blocks_done, 1U) == gridDim.x - 1; }
+  __syncthreads();
+  if (!last) { return; }
+  __threadfence();
+  for (std::uint32_t b = threadIdx.x; b < words; b += blockDim.x) {
+    to.home[b] = *static_cast<const volatile unsigned long long*>(counts + b);
+  }
+  __threadfence_system();
+}
+
 /// Counts in shared memory when `in_shared` (bins <= histogram_shared_max_bins; samples read with 16-byte
 /// loads, launched with counting_blocks()), else with global atomics, one sample per 4-byte load.
 template <bool in_shared, class Sample, class Bins>
 __global__ void __launch_bounds__(histogram_block_threads)
     histogram_kernel(const Sample* samples, std::uint64_t n, Bins bins, unsigned long long* counts,
-                     unsigned long long* not_counted)
+                     unsigned long long* not_counted, counts_home to)
 {
   extern __shared__ std::uint32_t shared[];  // [bins] counts, then whatever shared_bins keeps
   const std::uint32_t m = bins.bucket_count();
@@ -102,6 +130,7 @@ __global__ void __launch_bounds__(histogram_block_threads)
       if (shared[b] != 0) { atomicAdd(&counts[b], static_cast<unsigned long long>(shared[b])); }
     }
   }
+  move_counts_home(counts, m + 1, to);
 }
 
 /// The privatized kernel: the most bins, the counters of one warp (bin b has min(32, this / m)
@@ -117,7 +146,7 @@ constexpr int histogram_warps = histogram_block_threads / warp::size;
 template <class Sample, class Bins>
 __global__ void __launch_bounds__(histogram_block_threads)
     histogram_privatized_kernel(const Sample* samples, std::uint64_t n, Bins bins, unsigned long long* counts,
-                                unsigned long long* not_counted)
+                                unsigned long long* not_counted, counts_home to)
 {
   __shared__ std::uint32_t counters[histogram_warps][privatized_warp_counters];
   extern __shared__ std::uint32_t bins_storage[];  // what shared_bins keeps (range boundaries)
@@ -135,13 +164,14 @@ __global__ void __launch_bounds__(histogram_block_threads)
   if (warp::lane_id() == 0 && outside != 0) { atomicAdd(not_counted, static_cast<unsigned long long>(outside)); }
   __syncthreads();
   detail::add_replicated_counts(counters, m, replicas, counts);
+  move_counts_home(counts, m + 1, to);
 }
 
 /// Launches the privatized kernel when it applies (m <= privatized_max_bins and an algorithm other than
 /// block_shared; range bins keep their boundaries' tree beside the counters) and says whether it did.
 template <class Sample, class Bins>
 bool launch_privatized(const cuda& backend, const Sample* samples, std::uint64_t n, const Bins& bins,
-                       histogram_algorithm algorithm, unsigned long long* totals)
+                       histogram_algorithm algorithm, unsigned long long* totals, const counts_home& to)
 {
   const std::uint32_t m = bins.bucket_count();
   if (algorithm == histogram_algorithm::block_shared || m > privatized_max_bins) { return false; }
@@ -149,23 +179,30 @@ bool launch_privatized(const cuda& backend, const Sample* samples, std::uint64_t
   const std::size_t shared_bytes = shared_bins<Bins>::bytes(bins);
   const unsigned blocks = detail::counting_blocks(
       one_wave_blocks(kernel, histogram_block_threads, vector_groups<Sample>(n), shared_bytes), n);
-  kernel<<<blocks, histogram_block_threads, shared_bytes, backend.stream>>>(samples, n, bins, totals, totals + m);
+  kernel<<<blocks, histogram_block_threads, shared_bytes, backend.stream>>>(samples, n, bins, totals, totals + m, to);
   return true;
 }
 
 /// Counts into `counts` (m + 1 words of device memory: the bins, then the samples not counted): one
-/// memset and one kernel on the backend's stream, nothing waiting.
+/// memset and one kernel on the backend's stream, nothing waiting. With `home` (m + 1 words of pinned
+/// host memory; the synchronous calls), `counts` holds one word more, zeroed with them, where the kernel's
+/// blocks count themselves done, and its last block writes the counts into `home`. Returns whether a
+/// kernel did (not for no samples: the counts are zero).
 template <class Sample, class Bins>
-void count_bins(const cuda& backend, std::span<const Sample> samples, const Bins& bins, std::span<std::uint64_t> counts,
-                histogram_algorithm algorithm = histogram_algorithm::block_shared)
+bool count_bins(const cuda& backend, std::span<const Sample> samples, const Bins& bins, std::span<std::uint64_t> counts,
+                histogram_algorithm algorithm = histogram_algorithm::block_shared, std::uint64_t* home = nullptr)
 {
   const std::uint32_t m = bins.bucket_count();
-  detail::expect_histogram_counts(counts.size(), m);
+  detail::expect_histogram_counts(counts.size() - (home != nullptr ? 1 : 0), m);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, counts.size_bytes(), backend.stream));
   auto* totals = reinterpret_cast<unsigned long long*>(counts.data());  // the same 64-bit words
   const std::uint64_t n = samples.size();
-  if (n == 0) { return; }
-  if (launch_privatized(backend, samples.data(), n, bins, algorithm, totals)) {
+  if (n == 0) { return false; }
+  static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
+  const counts_home to = home == nullptr ? counts_home{}
+                                         : counts_home{reinterpret_cast<unsigned long long*>(home),
+                                                       reinterpret_cast<unsigned int*>(counts.data() + m + 1)};
+  if (launch_privatized(backend, samples.data(), n, bins, algorithm, totals, to)) {
     // counted by the privatized kernel
   } else if (m <= histogram_shared_max_bins) {
     const std::size_t shared_bytes = m * sizeof(std::uint32_t) + shared_bins<Bins>::bytes(bins);
@@ -173,27 +210,30 @@ void count_bins(const cuda& backend, std::span<const Sample> samples, const Bins
     const unsigned blocks = detail::counting_blocks(
         one_wave_blocks(kernel, histogram_block_threads, vector_groups<Sample>(n), shared_bytes), n);
     kernel<<<blocks, histogram_block_threads, shared_bytes, backend.stream>>>(samples.data(), n, bins, totals,
-                                                                              totals + m);
+                                                                              totals + m, to);
   } else {
     const auto kernel = histogram_kernel<false, Sample, Bins>;
     kernel<<<one_wave_blocks(kernel, histogram_block_threads, n), histogram_block_threads, 0, backend.stream>>>(
-        samples.data(), n, bins, totals, totals + m);
+        samples.data(), n, bins, totals, totals + m, to);
   }
   WARPDEX_CHECK_LAUNCH("histogram_kernel");
+  return home != nullptr;
 }
 
 /// The synchronous calls: the asynchronous form into device words of a slot of the library's pool
-/// (detail::sync_scratch: nothing allocated once it has grown), one copy of the counts into the slot's
-/// pinned host memory, one synchronization.
+/// (detail::sync_scratch: nothing allocated once it has grown), its kernel's last block writing the counts
+/// into the slot's pinned host memory, one synchronization: a memset, a kernel and a wait (no samples:
+/// the zeroed counts copied home instead).
 template <class Count>
 histogram_result counted_synchronously(const cuda& backend, std::uint32_t m, Count&& count)
 {
   const std::uint64_t words = std::uint64_t{m} + 1;
   detail::sync_scratch scratch(backend);
-  std::uint64_t* totals = scratch.device_words(words);
+  std::uint64_t* totals = scratch.device_words(words + 1);  // and the kernel's count of finished blocks
   std::uint64_t* home = scratch.host_words(words);
-  count(std::span<std::uint64_t>(totals, words));
-  detail::copy_device_bytes(home, totals, words * sizeof(std::uint64_t), backend.stream);
+  if (!count(std::span<std::uint64_t>(totals, words + 1), home)) {
+    detail::copy_device_bytes(home, totals, words * sizeof(std::uint64_t), backend.stream);
+  }
   detail::synchronize(backend.stream);
   return histogram_result{std::vector<std::uint64_t>(home, home + m), home[m]};
 }
@@ -219,8 +259,8 @@ histogram_result histogram_even(const cuda& backend, std::span<const Sample> sam
                                 Sample upper, histogram_algorithm algorithm)
 {
   const auto even = detail::make_even_bins(bins, lower, upper);  // checked before anything is allocated
-  return counted_synchronously(backend, even.bucket_count(), [&](std::span<std::uint64_t> counts) {
-    count_bins(backend, samples, even, counts, algorithm);
+  return counted_synchronously(backend, even.bucket_count(), [&](std::span<std::uint64_t> counts, std::uint64_t* home) {
+    return count_bins(backend, samples, even, counts, algorithm, home);
   });
 }
 
@@ -233,8 +273,8 @@ histogram_result histogram_range(const cuda& backend, std::span<const Sample> sa
   detail::copy_device_bytes(host_boundaries.data(), boundaries.data(), boundaries.size_bytes(), backend.stream);
   detail::synchronize(backend.stream);
   detail::validate_splitters("histogram_range", std::span<const Sample>(host_boundaries));
-  return counted_synchronously(backend, range.bucket_count(), [&](std::span<std::uint64_t> counts) {
-    count_bins(backend, samples, range, counts, algorithm);
+  return counted_synchronously(backend, range.bucket_count(), [&](std::span<std::uint64_t> counts, std::uint64_t* home) {
+    return count_bins(backend, samples, range, counts, algorithm, home);
   });
 }
 

@@ -218,6 +218,44 @@ TEST_F(sync_scratch_cuda_test, two_host_threads_at_once)
   EXPECT_EQ(detail::sync_scratch_now().leased, 0U);
 }
 
+// The synchronous histograms' counts are written home by the last block of their kernel to finish (the
+// blocks count themselves in a word of the slot zeroed with the counts): every kernel (warp-privatized up
+// to 256 bins, shared counters up to 4096, global atomics past that) over grids of many blocks, each
+// call after a multisplit that left other words in the slot's device memory, against a direct count.
+TEST_F(sync_scratch_cuda_test, histograms_written_home_by_the_last_block)
+{
+  const cuda backend{};
+  const std::uint64_t n = sanitizer_sized() ? 20000 : (std::uint64_t{1} << 20) + 7;
+  for (const std::uint64_t seed : fixed_and_fresh_seeds(4436)) {
+    std::mt19937_64 random(seed);
+    const auto keys = shaped_keys<std::uint32_t>(n, 0, random);
+    const auto keys_in = make_buffer_from<std::uint32_t>(backend, keys);
+    auto keys_out = make_filled_buffer<std::uint32_t>(backend, n, poison);
+    for (const std::uint32_t m : {16U, 300U, 5000U}) {
+      for (const auto algorithm : {histogram_algorithm::automatic, histogram_algorithm::block_shared}) {
+        SCOPED_TRACE("m=" + std::to_string(m) + " seed=" + std::to_string(seed));
+        (void)multisplit<std::uint32_t>(backend, keys_in.span(), keys_out.span(), bit_field_buckets{0, 8});
+        // Bins over [2^28, 2^31 + 2^28): about a sixteenth of the keys below, seven sixteenths above.
+        constexpr std::uint32_t lower = 1U << 28;
+        constexpr std::uint32_t upper = (1U << 31) + lower;
+        std::vector<std::uint64_t> expected(m, 0);
+        std::uint64_t outside = 0;
+        for (const std::uint32_t key : keys) {
+          if (key < lower || key >= upper) {
+            ++outside;
+          } else {
+            ++expected[static_cast<std::uint64_t>(key - lower) * m / (upper - lower)];
+          }
+        }
+        const auto result = histogram_even<std::uint32_t>(backend, keys_in.span(), m, lower, upper, algorithm);
+        EXPECT_EQ(result.counts, expected);
+        EXPECT_EQ(result.not_counted, outside);
+      }
+    }
+  }
+  EXPECT_EQ(detail::sync_scratch_now().leased, 0U);
+}
+
 // Once a slot has grown, calls of the same or smaller sizes allocate nothing; a call that throws (bad
 // ids) gives its slot back; release frees every byte.
 TEST_F(sync_scratch_cuda_test, warm_calls_allocate_nothing_and_release_frees_everything)
