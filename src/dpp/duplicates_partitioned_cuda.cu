@@ -564,6 +564,39 @@ __device__ __forceinline__ uint32_t plan_bucket(uint32_t round)
   return threadIdx.x / 32 * warp_buckets + round * 32 + threadIdx.x % 32;
 }
 
+/// The plan kernels' exclusive scan in bucket order: calls visit(r, plan_bucket(r), before) for each of the
+/// thread's rounds, `before` the sum (`add`) of sums_of(r') over the buckets before plan_bucket(r); returns,
+/// in the block's last thread, the sum over every bucket. One warp reduction, one barrier, then each round
+/// scanned by shuffles within the warp.
+template <class Sums, class SumsOf, class Add, class Visit>
+__device__ __forceinline__ Sums scan_plan_rounds(const SumsOf& sums_of, const Add& add, const Sums& zero,
+                                                 const Visit& visit)
+{
+  using warp_scan = cub::WarpScan<Sums>;
+  using warp_reduce = cub::WarpReduce<Sums>;
+  __shared__ typename warp_scan::TempStorage scan_storage[plan_warps];
+  __shared__ typename warp_reduce::TempStorage reduce_storage[plan_warps];
+  __shared__ Sums warp_totals[plan_warps];
+  const uint32_t warp = threadIdx.x / 32;
+  Sums owned = zero;
+#pragma unroll
+  for (uint32_t r = 0; r < plan_rounds; ++r) { owned = add(owned, sums_of(r)); }
+  const Sums warp_total = warp_reduce(reduce_storage[warp]).Reduce(owned, add);
+  if (threadIdx.x % 32 == 0) { warp_totals[warp] = warp_total; }
+  __syncthreads();
+  Sums running = zero;  // the buckets before this warp's, then before the round's
+  for (uint32_t w = 0; w < warp; ++w) { running = add(running, warp_totals[w]); }
+#pragma unroll
+  for (uint32_t r = 0; r < plan_rounds; ++r) {
+    Sums before;
+    Sums round_total;
+    warp_scan(scan_storage[warp]).ExclusiveScan(sums_of(r), before, zero, add, round_total);
+    visit(r, plan_bucket(r), add(running, before));
+    running = add(running, round_total);
+  }
+  return running;
+}
+
 /// Bucket sums scanned together in bucket order by plan_partitions: elements, large buckets, their segments.
 struct partition_sums {
   uint64_t elements;
@@ -588,61 +621,39 @@ __global__ void __launch_bounds__(plan_threads)
                     uint32_t* __restrict__ slots, large_segment* __restrict__ segments,
                     uint32_t* __restrict__ plan_counts)
 {
-  using warp_scan = cub::WarpScan<partition_sums>;
-  using warp_reduce = cub::WarpReduce<partition_sums>;
   using tiles_scan = cub::BlockScan<uint64_t, plan_threads>;
-  __shared__ typename warp_scan::TempStorage scan_storage[plan_warps];
-  __shared__ typename warp_reduce::TempStorage reduce_storage[plan_warps];
   __shared__ typename tiles_scan::TempStorage tiles_storage;
-  __shared__ partition_sums warp_totals[plan_warps];
   __shared__ uint64_t super_firsts[pass_buckets + 1];
-  const uint32_t warp = threadIdx.x / 32;
-  const add_partition_sums add;
-  const auto sums_of = [](uint32_t size) {
-    const bool large = size > largest_block_bucket;
-    return partition_sums{size, large ? 1U : 0U,
-                          large ? static_cast<uint32_t>((size + segment_elements - 1) / segment_elements) : 0U};
-  };
   uint32_t sizes[plan_rounds];
-  partition_sums owned{0, 0, 0};
 #pragma unroll
-  for (uint32_t r = 0; r < plan_rounds; ++r) {
-    sizes[r] = cursors[plan_bucket(r)];
-    owned = add(owned, sums_of(sizes[r]));
-  }
-  const partition_sums warp_total = warp_reduce(reduce_storage[warp]).Reduce(owned, add);
-  if (threadIdx.x % 32 == 0) { warp_totals[warp] = warp_total; }
-  __syncthreads();
-  partition_sums running{0, 0, 0};  // the buckets before this warp's, then before the round's
-  for (uint32_t w = 0; w < warp; ++w) { running = add(running, warp_totals[w]); }
-#pragma unroll
-  for (uint32_t r = 0; r < plan_rounds; ++r) {
-    const uint32_t b = plan_bucket(r);
-    partition_sums before;
-    partition_sums round_total;
-    warp_scan(scan_storage[warp]).ExclusiveScan(sums_of(sizes[r]), before, partition_sums{0, 0, 0}, add, round_total);
-    before = add(running, before);
-    running = add(running, round_total);
-    const uint64_t at = before.elements;
-    offsets[b] = at;
-    cursors[b] = static_cast<uint32_t>(at);
-    if (b % pass_buckets == 0) { super_firsts[b / pass_buckets] = at; }
-    if (sizes[r] > largest_block_bucket) {
-      slots[b] = before.large;
-      uint32_t segment = before.segments;
-      const uint64_t end = at + sizes[r];
-      for (uint64_t begin = at; begin < end; begin += segment_elements) {
-        segments[segment++] = large_segment{b, before.large, begin, std::min(begin + segment_elements, end)};
-      }
-    } else {
-      slots[b] = no_slot;
-    }
-  }
-  if (threadIdx.x == plan_threads - 1) {  // the last warp's running sums are the totals
-    offsets[bucket_count] = running.elements;
-    super_firsts[pass_buckets] = running.elements;
-    plan_counts[large_count_word] = running.large;
-    plan_counts[segment_count_word] = running.segments;
+  for (uint32_t r = 0; r < plan_rounds; ++r) { sizes[r] = cursors[plan_bucket(r)]; }
+  const auto sums_of = [&](uint32_t r) {
+    const bool large = sizes[r] > largest_block_bucket;
+    return partition_sums{sizes[r], large ? 1U : 0U,
+                          large ? static_cast<uint32_t>((sizes[r] + segment_elements - 1) / segment_elements) : 0U};
+  };
+  const partition_sums totals = scan_plan_rounds(
+      sums_of, add_partition_sums{}, partition_sums{0, 0, 0}, [&](uint32_t r, uint32_t b, const partition_sums& before) {
+        const uint64_t at = before.elements;
+        offsets[b] = at;
+        cursors[b] = static_cast<uint32_t>(at);
+        if (b % pass_buckets == 0) { super_firsts[b / pass_buckets] = at; }
+        if (sizes[r] > largest_block_bucket) {
+          slots[b] = before.large;
+          uint32_t segment = before.segments;
+          const uint64_t end = at + sizes[r];
+          for (uint64_t begin = at; begin < end; begin += segment_elements) {
+            segments[segment++] = large_segment{b, before.large, begin, std::min(begin + segment_elements, end)};
+          }
+        } else {
+          slots[b] = no_slot;
+        }
+      });
+  if (threadIdx.x == plan_threads - 1) {
+    offsets[bucket_count] = totals.elements;
+    super_firsts[pass_buckets] = totals.elements;
+    plan_counts[large_count_word] = totals.large;
+    plan_counts[segment_count_word] = totals.segments;
   }
   __syncthreads();
   uint64_t tiles = 0;
@@ -734,62 +745,42 @@ __global__ void __launch_bounds__(plan_threads)
                  uint64_t* __restrict__ out_offsets, uint64_t* __restrict__ large_counter_offsets,
                  uint64_t* __restrict__ summary)
 {
-  using warp_scan = cub::WarpScan<ulonglong2>;
-  using warp_sum = cub::WarpReduce<ulonglong2>;
   using reduce = cub::BlockReduce<uint64_t, plan_threads>;
-  __shared__ typename warp_scan::TempStorage scan_storage[plan_warps];
-  __shared__ typename warp_sum::TempStorage sum_storage[plan_warps];
   __shared__ typename reduce::TempStorage reduce_storage;
-  __shared__ ulonglong2 warp_totals[plan_warps];
-  const uint32_t warp = threadIdx.x / 32;
   // Scanned together: .x the distinct elements, .y the large buckets' counters (counts only).
   const auto add = [](const ulonglong2& a, const ulonglong2& b) { return make_ulonglong2(a.x + b.x, a.y + b.y); };
   uint32_t counts[plan_rounds];
   uint32_t slot_of[plan_rounds];
-  ulonglong2 owned = make_ulonglong2(0, 0);
   uint64_t overflowing = 0;
   uint64_t most = 0;
-  const auto sums_of = [&](uint32_t count, uint32_t slot) {
-    const bool fits = count <= counter_capacity;
-    return make_ulonglong2(count, with_counts && fits && slot != no_slot ? count : 0);
-  };
 #pragma unroll
   for (uint32_t r = 0; r < plan_rounds; ++r) {
     counts[r] = distinct[plan_bucket(r)];
     slot_of[r] = slots[plan_bucket(r)];
-    owned = add(owned, sums_of(counts[r], slot_of[r]));
     if (counts[r] <= counter_capacity) {
       most = std::max<uint64_t>(most, counts[r]);
     } else {
       ++overflowing;
     }
   }
-  const ulonglong2 warp_total = warp_sum(sum_storage[warp]).Reduce(owned, add);
-  if (threadIdx.x % 32 == 0) { warp_totals[warp] = warp_total; }
-  __syncthreads();
-  ulonglong2 running = make_ulonglong2(0, 0);  // the buckets before this warp's, then before the round's
-  for (uint32_t w = 0; w < warp; ++w) { running = add(running, warp_totals[w]); }
-#pragma unroll
-  for (uint32_t r = 0; r < plan_rounds; ++r) {
-    const uint32_t b = plan_bucket(r);
-    ulonglong2 before;
-    ulonglong2 round_total;
-    warp_scan(scan_storage[warp]).ExclusiveScan(sums_of(counts[r], slot_of[r]), before, make_ulonglong2(0, 0), add,
-                                                round_total);
-    before = add(running, before);
-    running = add(running, round_total);
-    out_offsets[b] = before.x;
-    out_offsets[bucket_count + 1 + b] = no_fallback;
-    if (slot_of[r] != no_slot) { large_counter_offsets[slot_of[r]] = before.y; }
-  }
+  const auto sums_of = [&](uint32_t r) {
+    const bool counted = with_counts && counts[r] <= counter_capacity && slot_of[r] != no_slot;
+    return make_ulonglong2(counts[r], counted ? counts[r] : 0);
+  };
+  const ulonglong2 totals =
+      scan_plan_rounds(sums_of, add, make_ulonglong2(0, 0), [&](uint32_t r, uint32_t b, const ulonglong2& before) {
+        out_offsets[b] = before.x;
+        out_offsets[bucket_count + 1 + b] = no_fallback;
+        if (slot_of[r] != no_slot) { large_counter_offsets[slot_of[r]] = before.y; }
+      });
   const uint64_t block_most = reduce(reduce_storage).Reduce(most, [](uint64_t a, uint64_t b) { return a < b ? b : a; });
   __syncthreads();
   const uint64_t block_overflowing = reduce(reduce_storage).Sum(overflowing);
-  if (threadIdx.x == plan_threads - 1) {  // the last warp's running sums are the totals
-    out_offsets[bucket_count] = running.x;
-    large_counter_offsets[plan_counts[large_count_word]] = running.y;
-    summary[summary_total] = running.x;
-    summary[summary_large_counters] = running.y;
+  if (threadIdx.x == plan_threads - 1) {
+    out_offsets[bucket_count] = totals.x;
+    large_counter_offsets[plan_counts[large_count_word]] = totals.y;
+    summary[summary_total] = totals.x;
+    summary[summary_large_counters] = totals.y;
   }
   if (threadIdx.x == 0) {
     summary[summary_most_distinct] = block_most;
