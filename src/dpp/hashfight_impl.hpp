@@ -9,9 +9,9 @@
 #include <warpdex/search/search_device.hpp>
 #include <warpdex/split/multisplit.hpp>
 
-#include <thrust/find.h>
 #include <thrust/functional.h>
 #include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
 
 #include <cmath>
 #include <cstdint>
@@ -289,20 +289,28 @@ struct is_not_miss {
   }
 };
 
+/// Position i when items[i] is the reserved encoding, else `none`: the smallest over all positions is
+/// the first reserved one.
 template <class T>
-struct equals_value {
+struct position_if_reserved {
+  const T* items;
   T reserved;
-  WARPDEX_HOST_DEVICE bool operator()(T value) const { return value == reserved; }
+  std::uint64_t none;
+  WARPDEX_HOST_DEVICE std::uint64_t operator()(std::uint64_t i) const { return items[i] == reserved ? i : none; }
 };
 
-/// Throws when a span of the backend's memory holds `reserved`, naming the first position.
+/// Throws when a span of the backend's memory holds `reserved`, naming the first position. One reduction
+/// and one wait: thrust::find_if searched in chunks of about 2^20 elements, each chunk two launches and a
+/// wait for the host (16 chunks an array at 2^24 on an H200: docs/dpp.md, the build's profile).
 template <class T, class Backend>
 void reject_reserved(const Backend& backend, std::span<const T> items, T reserved, const char* what)
 {
-  const T* first =
-      thrust::find_if(policy(backend), items.data(), items.data() + items.size(), equals_value<T>{reserved});
-  if (first != items.data() + items.size()) {
-    WARPDEX_FAIL(std::string("hashfight_map: ") + what + " " + std::to_string(first - items.data()) + " is " +
+  const std::uint64_t n = items.size();
+  const std::uint64_t first = thrust::transform_reduce(
+      policy(backend), thrust::counting_iterator<std::uint64_t>(0), thrust::counting_iterator<std::uint64_t>(n),
+      position_if_reserved<T>{items.data(), reserved, n}, n, thrust::minimum<std::uint64_t>());
+  if (first != n) {
+    WARPDEX_FAIL(std::string("hashfight_map: ") + what + " " + std::to_string(first) + " is " +
                  std::to_string(reserved) + ", the reserved " +
                  (std::string(what) == "key" ? "empty key" : "miss value") + "; it cannot be stored");
   }

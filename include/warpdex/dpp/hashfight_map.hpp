@@ -56,9 +56,9 @@
 /// between any two builds).
 ///
 /// **Memory.** Sub-tables about 1.6 * n * load_factor entries in all, leftovers up to `leftover_limit`
-/// pairs, and, during the build, two copies of the pairs split by partition and a flag a pair (17 bytes a
-/// k32 pair, 25 a k64 one: 64-bit values travel as 32-bit positions), and 9 bytes per pair of the classic
-/// rounds (11 when a sub-table is chunked). A build whose estimate
+/// pairs, and, during the build, the pairs split by partition (with the multisplit's copy), a staging
+/// area for the pairs left and a flag a pair (25 bytes a k32 pair, 45 a k64 one: 64-bit values travel as
+/// 32-bit positions), and 9 bytes per pair of the classic rounds (11 when a sub-table is chunked). A build whose estimate
 /// exceeds the backend's whole memory (the device's, or the host's physical memory) throws `warpdex::out_of_memory`
 /// before allocating; one that runs out of free memory on the way frees what it took and throws the
 /// same (from the memory resource, naming the free and total memory).
@@ -279,8 +279,8 @@ class hashfight_map {
 };
 
 /// Peak bytes a build of `pairs` pairs needs beyond its inputs. The partitioned rounds (hashfight_plan):
-/// their sub-tables, the pairs split by partition and a staging area for the pairs left after them (two
-/// copies of the pairs, 32-bit positions in place of 64-bit values), a flag a pair; the classic rounds
+/// their sub-tables, the pairs split by partition (and the multisplit's copy of them; 32-bit positions in
+/// place of 64-bit values), a staging area for the pairs left after them and a flag a pair; the classic rounds
 /// after them (or instead, when none is planned) from their expected sizes: a round at load factor f
 /// stores f * (1 - e^(-1/f)) of its actives, so the sub-tables hold actives * f / that fraction slots in
 /// all, plus 9 bytes of scratch per active pair (two lists of 32-bit positions and a flag; 2 more for the
@@ -294,10 +294,13 @@ class hashfight_map {
   double bytes = 0;
   double classic_pairs = static_cast<double>(pairs);
   if (layout.rounds > 0) {
+    // The split pairs and the multisplit's copy of them (key and 32-bit value or position), the staging
+    // area (key and value), a flag, and for 64-bit values the positions the multisplit reads.
     const double split_pair_bytes = static_cast<double>(entry_bytes / 2 + 4);
+    const double positions = entry_bytes > 8 ? 4.0 : 0.0;
     bytes += static_cast<double>(layout.partitions) * static_cast<double>(layout.partition_slots()) *
                  static_cast<double>(entry_bytes) +
-             static_cast<double>(pairs) * (2.0 * split_pair_bytes + 1.0);
+             static_cast<double>(pairs) * (2.0 * split_pair_bytes + static_cast<double>(entry_bytes) + 1.0 + positions);
     classic_pairs = std::min(classic_pairs, static_cast<double>(layout.partitions) * 4.0);
   }
   const double stored_fraction = f * (1.0 - std::exp(-1.0 / f));
