@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
 /// blocks) and 1.62 ms with 256 x 16 at four blocks (64 registers, which spill pairs at m = 256). Fewer,
 /// larger tiles halve the look-back and barrier rounds per key and keep more bytes of each block in
 /// flight. 64-bit keys hold twice the registers per key: 20 of them a thread made the 64-bit radix sort
-/// 9% slower, so they keep 256 x 16.
+/// 9% slower, so they keep 256 x 16 (except where they are ranked themselves: single_pass_tile).
 template <std::size_t KeyBytes>
 struct single_pass_shape {
   static constexpr int block_threads = 384;
@@ -91,12 +91,16 @@ struct bucket_id_digit {
   __device__ std::uint32_t Digit(std::uint32_t bucket) const { return bucket; }
 };
 
-/// ... or the bucket of a 32-bit key, computed from the key each time the ranking reads it (as CUB's
-/// one-sweep pass extracts its digit), where the keys themselves are ranked.
+/// ... or the bucket of a key, computed from the key each time the ranking reads it (as CUB's one-sweep
+/// pass extracts its digit), where the keys themselves are ranked.
 template <class Identifier>
 struct key_bucket_digit {
   Identifier identifier;
-  __device__ std::uint32_t Digit(std::uint32_t key) const { return identifier(key); }
+  template <class Key>
+  __device__ std::uint32_t Digit(Key key) const
+  {
+    return identifier(key);
+  }
 };
 
 /// Whether the split kernel ranks the keys themselves in full tiles: 32-bit keys (with or without 32-bit
@@ -111,9 +115,18 @@ struct key_bucket_digit {
 /// Pairs of 32-bit keys and values take the same path: the values are loaded only once the keys are placed
 /// in shared memory (as CUB's one-sweep pass loads them after its keys' scatter), so they are not held
 /// through the ranking, and each key's bucket byte for the values' write-out is computed from the key.
+///
+/// 64-bit keys alone split by bit fields (the radix sort's keys64 passes) rank the keys themselves too,
+/// their bucket a shift and a mask of the key, in CUB's one-sweep tile for 8-byte keys on this GPU:
+/// 384 x 15 at two blocks (see single_pass_tile), 80 registers. Holding the 16 bucket ids of 256 x 16 beside
+/// the keys and ranks took 84 registers, two blocks of 8 warps. Measured on an H200 (docs/split.md): the
+/// radix sort's 64-bit pass at 2^26 577 -> 473 us, radix sort keys64 at 2^28 0.835x -> 1.01x CUB; ranked in
+/// 256 x 16 at three blocks (80 registers too) the sort ran 2.5% slower than in 384 x 15.
 template <class Key, class Value, class Identifier>
-inline constexpr bool single_pass_ranks_keys =
-    sizeof(Key) == sizeof(std::uint32_t) && arithmetic_identifier<Identifier>;
+inline constexpr bool single_pass_ranks_keys = (sizeof(Key) == sizeof(std::uint32_t) &&
+                                                arithmetic_identifier<Identifier>) ||
+                                               (sizeof(Key) == sizeof(std::uint64_t) && std::is_void_v<Value> &&
+                                                std::is_same_v<Identifier, bit_field_buckets>);
 
 /// Whether pairs ranked by their keys take 384 x 21 at two blocks (80 registers): bit fields ranked over 8
 /// bits, i.e. 129-256 buckets and the radix sort's 8-bit digits. At 384 x 19 and three blocks (56 registers)
@@ -127,15 +140,18 @@ inline constexpr bool single_pass_pairs_two_blocks =
     std::is_same_v<Identifier, bit_field_buckets> && RadixBits == 8;
 
 /// The split kernel's tile for one instantiation (RadixBits: the ranking's width): single_pass_shape, or,
-/// where the keys are ranked themselves, 384 x 19 at three blocks, 384 x 21 at two for the pairs above.
+/// where the keys are ranked themselves, 384 x 19 at three blocks, 384 x 21 at two for the pairs above,
+/// 384 x 15 at two for 64-bit keys (the tile's 45 KB of whole keys fit the 48 KB of static shared memory).
 template <class Key, class Value, class Identifier, int RadixBits>
 struct single_pass_tile {
   static constexpr bool ranks_keys = single_pass_ranks_keys<Key, Value, Identifier>;
   static constexpr bool two_blocks = single_pass_pairs_two_blocks<Key, Value, Identifier, RadixBits>;
-  static constexpr int block_threads = single_pass_shape<sizeof(Key)>::block_threads;
+  static constexpr bool wide_keys = ranks_keys && sizeof(Key) == sizeof(std::uint64_t);
+  static constexpr int block_threads = wide_keys ? 384 : single_pass_shape<sizeof(Key)>::block_threads;
   static constexpr int items_per_thread =
-      two_blocks ? 21 : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread);
-  static constexpr int min_blocks = two_blocks ? 2 : (ranks_keys ? 3 : single_pass_shape<sizeof(Key)>::min_blocks);
+      wide_keys ? 15 : (two_blocks ? 21 : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread));
+  static constexpr int min_blocks =
+      wide_keys || two_blocks ? 2 : (ranks_keys ? 3 : single_pass_shape<sizeof(Key)>::min_blocks);
   static constexpr std::uint32_t tile_keys = block_threads * items_per_thread;
 };
 
