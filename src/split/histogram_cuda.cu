@@ -72,16 +72,16 @@ struct counts_home {
 
 /// Called by every thread of every block once its block's counts are added to `counts` (m + 1 words):
 /// the last block to finish copies them to `to.home` (block-collective). Each thread fences its own adds
-/// before its block counts itself done, so the last block reads every block's adds from L2.
+/// before its block counts itself done, so the last block reads every block's adds from L2. No shared
+/// memory of its own: the block-shared kernel's counts and range tree may take all 48 KiB a launch gets.
 __device__ void move_counts_home(const unsigned long long* counts, std::uint32_t words, const counts_home& to)
 {
   if (to.home == nullptr) { return; }
-  __shared__ bool last;
   __threadfence();
   __syncthreads();
-  if (threadIdx.x == 0) { last = atomicAdd(to.blocks_done, 1U) == gridDim.x - 1; }
-  __syncthreads();
-  if (!last) { return; }
+  bool finished_last = false;
+  if (threadIdx.x == 0) { finished_last = atomicAdd(to.blocks_done, 1U) == gridDim.x - 1; }
+  if (__syncthreads_or(finished_last) == 0) { return; }
   __threadfence();
   for (std::uint32_t b = threadIdx.x; b < words; b += blockDim.x) {
     to.home[b] = *static_cast<const volatile unsigned long long*>(counts + b);
