@@ -36,7 +36,9 @@ __device__ __forceinline__ void shared_max(std::uint64_t* word, std::uint64_t va
 
 /// One block a partition: its regions of every round in shared memory (all empty at first), then each
 /// round a fight (every active pair exchanges its key into its slot), one barrier, a check (a pair that
-/// finds its own key raises the slot's value with an atomic max and leaves). A round writes only its own
+/// finds its own key leaves; after the rounds it raises the slot's value with an atomic max, the values
+/// of a thread's winners loaded together: in the round they cost a dependent global load each, and the
+/// fight kernel measured latency-bound at 0.69 TB/s, docs/dpp.md). A round writes only its own
 /// region and the next round's fight another one, so one barrier a round suffices; the rounds stop early
 /// once no pair is active. Then the regions are written out in order (coalesced) and the pairs still
 /// active appended to the leftovers (one global atomic add a block). A partition of at most
@@ -75,6 +77,7 @@ __global__ void __launch_bounds__(fight_threads, 2) fight_partitions_kernel(part
   const bool in_registers = size <= std::uint64_t{fight_threads} * Items;
   Key keys[Items];
   std::uint32_t active = 0;
+  std::uint64_t won_round = 0;  // the round each item of the registers won, 4 bits an item
   if (in_registers) {
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
@@ -85,6 +88,8 @@ __global__ void __launch_bounds__(fight_threads, 2) fight_partitions_kernel(part
       }
     }
   }
+  const std::uint32_t loaded = active;
+  static_assert(Items <= 16 && hashfight_max_partitioned_rounds <= 16, "a round number fits 4 bits an item");
   __syncthreads();  // the regions are empty
 
   for (std::uint32_t r = 0; r < rounds; ++r) {
@@ -110,12 +115,9 @@ __global__ void __launch_bounds__(fight_threads, 2) fight_partitions_kernel(part
     if (in_registers) {
 #pragma unroll
       for (int k = 0; k < Items; ++k) {
-        if ((active >> k & 1U) != 0) {
-          entry* slot = slot_of(own, keys[k]);
-          if (slot->key == keys[k]) {
-            shared_max(&slot->value, fight.value_at(begin + threadIdx.x + static_cast<std::uint64_t>(k) * fight_threads));
-            active &= ~(1U << k);
-          }
+        if ((active >> k & 1U) != 0 && slot_of(own, keys[k])->key == keys[k]) {
+          active &= ~(1U << k);
+          won_round |= static_cast<std::uint64_t>(r) << (4 * k);
         }
       }
     } else {
@@ -130,7 +132,27 @@ __global__ void __launch_bounds__(fight_threads, 2) fight_partitions_kernel(part
       }
     }
   }
-  __syncthreads();  // every check is done
+  if (in_registers) {
+    // The winners' values, loaded together (no load waits behind a compare in a round), then raised into
+    // their slots: only the pairs of a slot's key reach its value word, so the order does not matter.
+    Value won_values[Items];
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      if (((loaded & ~active) >> k & 1U) != 0) {
+        won_values[k] = fight.value_at(begin + threadIdx.x + static_cast<std::uint64_t>(k) * fight_threads);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      if (((loaded & ~active) >> k & 1U) != 0) {
+        const auto r = static_cast<std::uint32_t>(won_round >> (4 * k) & 15U);
+        const hashfight_subtable<Key, Value> own{table + region_start[r], fight.layout.regions[r], fight.seeds[r],
+                                                 fight.layout.regions[r], 0, 1};
+        shared_max(&slot_of(own, keys[k])->value, won_values[k]);
+      }
+    }
+  }
+  __syncthreads();  // every check and every value is done
 
   for (std::uint32_t r = 0; r < rounds; ++r) {
     const std::uint32_t region = fight.layout.regions[r];

@@ -322,6 +322,16 @@ void partitioned_rounds_match(const Backend& backend, std::uint64_t seed)
     EXPECT_GE(map.partitioned_rounds(), 4u);
     EXPECT_EQ(map.size(), keys.size());
   }
+  if constexpr (sizeof(Key) == 8) {
+    // More than 256 partitions (at most 3072 64-bit pairs each): the split runs in two digit passes.
+    std::vector<Key> keys, values, queries;
+    build_and_query<Key>(800011, 0.5, {}, seed + 1, keys, values, queries);
+    queries.resize(100000);
+    expect_map_matches(backend, keys, values, queries, fighting(1.03));
+    const auto key_buffer = make_buffer_from<Key>(backend, keys);
+    const std::span<const Key> k(key_buffer.data(), keys.size());
+    EXPECT_GT((hashfight_map<Key, Key, Backend>(backend, k, k, fighting(1.03)).partitions()), 256u);
+  }
   std::mt19937_64 random(seed + 2);
   std::vector<Key> keys, values, queries;
   build_and_query<Key>(6007, 0.3, {}, seed + 3, keys, values, queries);
