@@ -26,33 +26,57 @@ namespace {
 
 /// Threads per block of the digit-counting kernel (a grid-strided one-wave grid).
 inline constexpr int digit_count_block_threads = 256;
-/// Shared counters of the digit-counting kernel: passes x 2^digit_bits, largest for 64-bit keys and
-/// 8-bit digits (8 x 256).
-inline constexpr std::uint32_t digit_count_max_counters = 8 * (std::uint32_t{1} << radix_sort_max_digit_bits);
+/// Shared words of the digit-counting kernel's copies of the counters (32 KB; a copy is passes x 2^digit_bits
+/// words, largest for 64-bit keys and 8-bit digits, 8 x 256): a copy per warp for 32-bit keys and 8-bit
+/// digits, one per two warps for 64-bit keys, so that fewer lanes add to the same counter.
+inline constexpr std::uint32_t digit_count_shared_words = 8192;
+static_assert(digit_count_shared_words >= 8 * (std::uint32_t{1} << radix_sort_max_digit_bits), "one copy fits");
+/// The 16-byte loads each thread of the digit-counting kernel keeps in flight.
+inline constexpr int digit_count_load_unroll = 4;
 
-/// totals[pass * 2^digit_bits + d] += keys whose digit of `pass` is d, for every pass at once.
-/// Grid-stride over the keys.
+/// totals[pass * 2^digit_bits + d] += keys whose digit of `pass` is d, for every pass at once. Grid-stride
+/// over the keys with 16-byte loads, digit_count_load_unroll of them in flight a thread
+/// (for_each_vectorized_batch); warp w adds to copy w mod copies of the counters in shared memory.
 template <class Key>
 __global__ void __launch_bounds__(digit_count_block_threads)
     radix_digit_count_kernel(const Key* keys, std::uint64_t n, std::uint32_t digit_bits, bool descending,
                              unsigned long long* totals)
 {
-  __shared__ std::uint32_t counters[digit_count_max_counters];
+  constexpr std::uint32_t warps = digit_count_block_threads / warp::size;
+  __shared__ std::uint32_t counters[digit_count_shared_words];
   const std::uint32_t passes = radix_sort_pass_count<Key>(digit_bits);
   const std::uint32_t used = passes << digit_bits;
-  for (std::uint32_t i = threadIdx.x; i < used; i += digit_count_block_threads) { counters[i] = 0; }
+  const std::uint32_t copies = min(warps, digit_count_shared_words / used);
+  for (std::uint32_t i = threadIdx.x; i < copies * used; i += digit_count_block_threads) { counters[i] = 0; }
   __syncthreads();
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * digit_count_block_threads;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * digit_count_block_threads + threadIdx.x; i < n;
-       i += stride) {
-    const Key key = keys[i];
-    for (std::uint32_t pass = 0; pass < passes; ++pass) {
-      atomicAdd(&counters[(pass << digit_bits) + radix_sort_pass_digit<Key>(pass, digit_bits, descending)(key)], 1U);
+  std::uint32_t* mine = counters + (warp::warp_in_block() % copies) * used;
+  const std::uint32_t digit_mask = (std::uint32_t{1} << digit_bits) - 1;
+  const std::uint32_t flip = descending ? digit_mask : 0U;
+  const auto count = [&](Key key) {
+    if (digit_bits == radix_sort_max_digit_bits) {  // the default: the passes unrolled
+#pragma unroll
+      for (std::uint32_t pass = 0; pass < sizeof(Key); ++pass) {
+        const auto digit = (static_cast<std::uint32_t>(key >> (pass * 8)) & 0xffU) ^ flip;
+        atomicAdd(mine + (pass << 8) + digit, 1U);
+      }
+    } else {
+      for (std::uint32_t pass = 0; pass < passes; ++pass) {
+        atomicAdd(mine + (pass << digit_bits) + radix_sort_pass_digit<Key>(pass, digit_bits, descending)(key), 1U);
+      }
     }
-  }
+  };
+  for_each_vectorized_batch<digit_count_load_unroll>(
+      keys, n,
+      [&](const auto& batch) {
+#pragma unroll
+        for (const Key key : batch) { count(key); }
+      },
+      count);
   __syncthreads();
   for (std::uint32_t i = threadIdx.x; i < used; i += digit_count_block_threads) {
-    if (counters[i] != 0) { atomicAdd(&totals[i], static_cast<unsigned long long>(counters[i])); }
+    std::uint64_t total = 0;
+    for (std::uint32_t c = 0; c < copies; ++c) { total += counters[c * used + i]; }
+    if (total != 0) { atomicAdd(&totals[i], static_cast<unsigned long long>(total)); }
   }
 }
 
