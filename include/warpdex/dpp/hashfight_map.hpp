@@ -81,7 +81,9 @@ namespace warpdex::dpp {
 struct hashfight_options {
   /// Slots of a sub-table per active pair (>= 1; the thesis measured 1.03 to 2.0).
   double load_factor = 1.03;
-  /// Once this few pairs are active the rest go to the sorted leftovers (the thesis's HASHING_LIMIT).
+  /// Once this few pairs are active the rest go to the sorted leftovers (the thesis's HASHING_LIMIT): a
+  /// build of at most this many pairs runs no round; otherwise the partitioned rounds run as planned
+  /// (`hashfight_plan`) and the classic rounds after them while more pairs than this are active.
   std::uint64_t leftover_limit = std::uint64_t{1} << 20;
   /// Fight rounds at most; any pairs still active afterwards go to the leftovers (>= 1).
   std::uint32_t max_rounds = 16;
