@@ -296,6 +296,10 @@ struct batch_stream {
   double graph_insert_to_host_ms = 0;
   double own_insert_each_checked_ms = 0;
   double graph_insert_each_checked_ms = 0;
+  /// The same one-kernel insertions (each key checked alone) with the statuses left in device memory, no
+  /// copy home: the kernel's own pace, uncaptured and replayed. 0 on the host backend.
+  double own_insert_each_checked_device_ms = 0;
+  double graph_insert_each_checked_device_ms = 0;
   bool verified = false;  ///< every insertion inserted, every find found its value, in every form
 };
 
@@ -463,38 +467,58 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
     result.graph_find_ms = graph_ms(graph_built, true, {});
     verified = verified && found_all();
 
-    // The insertions with their statuses written into pinned host memory, under either input check,
-    // each loop timed uncaptured and replayed from a graph of it, into a map of its own.
-    for (const batch_check check : {batch_check::whole_batch, batch_check::each_element}) {
+    // The insertions with their statuses written into pinned host memory, under either input check, and
+    // the one-kernel form with its statuses left in device memory; each loop timed uncaptured and
+    // replayed from a graph of it, into a map of its own.
+    for (int form = 0; form < 3; ++form) {  // whole batch's check, each key's, each key's into device memory
+      const batch_check check = form == 0 ? batch_check::whole_batch : batch_check::each_element;
+      const bool on_device = form == 2;
       batch_options checked = options;
       checked.check = check;
       map_type to_host = detail::map_holding<map_type>(on_own, stream_keys, resident_keys, checked);
       auto insert_loop = [&] {
         for (const part& p : stream_parts) {
           to_host.insert_async(keys.subspan(p.first, p.count), values.span().subspan(p.first, p.count),
-                               std::span(host_statuses.data() + p.first, p.count));
+                               on_device ? statuses.span().subspan(p.first, p.count)
+                                         : std::span(host_statuses.data() + p.first, p.count));
         }
       };
       auto take_back = [&] { detail::take_back(to_host, keys, resident > 0); };
-      const bool each = check == batch_check::each_element;
-      poison();
-      (each ? result.own_insert_each_checked_ms : result.own_insert_to_host_ms) = per_batch(median_ms(
+      double* calls_ms[] = {&result.own_insert_to_host_ms, &result.own_insert_each_checked_ms,
+                            &result.own_insert_each_checked_device_ms};
+      double* graph_ms_of[] = {&result.graph_insert_to_host_ms, &result.graph_insert_each_checked_ms,
+                               &result.graph_insert_each_checked_device_ms};
+      auto statuses_home = [&] {  // the device statuses checked after the timed runs, untimed
+        if (on_device) { detail::copy_bytes_on(on_own, host_statuses.data(), statuses.data(),
+                                                  stream_keys * sizeof(operation_status)); }
+        on_own.synchronize();
+      };
+      auto poison_outputs = [&] {  // the host's statuses, and the device's from them
+        poison();
+        if (on_device) { detail::copy_bytes_on(on_own, statuses.data(), host_statuses.data(),
+                                                  stream_keys * sizeof(operation_status)); }
+        on_own.synchronize();
+      };
+      poison_outputs();
+      *calls_ms[form] = per_batch(median_ms(
           host{}, runs,
           [&] {
             insert_loop();
             on_own.synchronize();
           },
           take_back));
+      statuses_home();
       verified = verified && all_are(operation_status::inserted) && to_host.size() == stream_keys + resident;
       const captured_graph graph(own.get(), insert_loop);
-      poison();
-      (each ? result.graph_insert_each_checked_ms : result.graph_insert_to_host_ms) = per_batch(median_ms(
+      poison_outputs();
+      *graph_ms_of[form] = per_batch(median_ms(
           host{}, runs,
           [&] {
             graph.launch(own.get());
             on_own.synchronize();
           },
           take_back));
+      statuses_home();
       verified = verified && all_are(operation_status::inserted) && to_host.size() == stream_keys + resident;
     }
 
