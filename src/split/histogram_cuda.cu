@@ -167,14 +167,23 @@ __global__ void __launch_bounds__(histogram_block_threads)
   move_counts_home(counts, m + 1, to);
 }
 
-/// Launches the privatized kernel when it applies (m <= privatized_max_bins and an algorithm other than
-/// block_shared; range bins keep their boundaries' tree beside the counters) and says whether it did.
+/// Up to this many samples the automatic choice is the block-shared kernel at any bin count: measured on
+/// an H200 (records 2026-11-29-nvidia-h200-small-calls-histogram-n2e{16,20}.json), its calls took 0.6-0.95
+/// of the privatized kernel's at 2^16 and 2^20 samples for every m from 2 to 256 (the privatized blocks'
+/// 16 KiB of counters to zero and sum outweigh their faster reads when each block counts a few thousand
+/// samples); at 2^28 the privatized kernel reads 1.8x faster. Sizes between were not measured.
+constexpr std::uint64_t block_shared_automatic_max_samples = std::uint64_t{1} << 20;
+
+/// Launches the privatized kernel when it applies (m <= privatized_max_bins and warp_privatized, or
+/// automatic past block_shared_automatic_max_samples; range bins keep their boundaries' tree beside the
+/// counters) and says whether it did.
 template <class Sample, class Bins>
 bool launch_privatized(const cuda& backend, const Sample* samples, std::uint64_t n, const Bins& bins,
                        histogram_algorithm algorithm, unsigned long long* totals, const counts_home& to)
 {
   const std::uint32_t m = bins.bucket_count();
   if (algorithm == histogram_algorithm::block_shared || m > privatized_max_bins) { return false; }
+  if (algorithm == histogram_algorithm::automatic && n <= block_shared_automatic_max_samples) { return false; }
   const auto kernel = histogram_privatized_kernel<Sample, Bins>;
   const std::size_t shared_bytes = shared_bins<Bins>::bytes(bins);
   const unsigned blocks = detail::counting_blocks(

@@ -27,7 +27,7 @@ namespace warpdex {
 /// How the cuda backend counts (docs/split.md), even and range bins alike. Both give the same counts; the
 /// host backend has one algorithm and accepts any value.
 enum class histogram_algorithm {
-  automatic,        ///< warp_privatized up to 256 bins, block_shared above
+  automatic,        ///< warp_privatized up to 256 bins past 2^20 samples, else block_shared
   block_shared,     ///< one shared counter per bin and block (global counters above 4096 bins)
   warp_privatized,  ///< 16-byte loads, counters per warp replicated per lane group (m <= 256; above: block_shared)
 };
@@ -59,9 +59,9 @@ void histogram_range_async(const host& backend, std::span<const Sample> samples,
 
 #if WARPDEX_HAS_CUDA
 /// Counts the samples (device memory) in each of `bins` even bins of [lower, upper) on the cuda backend.
-/// Up to 256 bins (automatic) the samples are read with 16-byte loads, 4 per thread in flight, and
-/// counted in per-warp shared counters (each bin replicated min(32, 512 / m) times); every block adds
-/// its counts to the global ones once per bin.
+/// Up to 256 bins (automatic, past 2^20 samples) the samples are read with 16-byte loads, 4 per thread in
+/// flight, and counted in per-warp shared counters (each bin replicated min(32, 512 / m) times); every
+/// block adds its counts to the global ones once per bin.
 template <class Sample>
 histogram_result histogram_even(const cuda& backend, std::span<const Sample> samples, std::uint32_t bins, Sample lower,
                                 Sample upper, histogram_algorithm algorithm = histogram_algorithm::automatic);
