@@ -150,16 +150,16 @@ void run_slab_hash_latency(context& ctx)
     const std::string to_host_name = stream_row_name("find_values_to_host", batch_log);
     const std::string own_values_rows[] = {values_name + "/own_stream", values_name + "/graph", to_host_name,
                                            to_host_name + "/graph"};
-    const std::string insert_to_host_rows[] = {
-        stream_row_name("insert_to_host", batch_log), stream_row_name("insert_to_host", batch_log) + "/graph",
-        stream_row_name("insert_each_checked_to_host", batch_log),
-        stream_row_name("insert_each_checked_to_host", batch_log) + "/graph",
-        stream_row_name("insert_each_checked", batch_log), stream_row_name("insert_each_checked", batch_log) + "/graph"};
-    const bool own_stream_wanted =
-        std::any_of(std::begin(own_values_rows), std::end(own_values_rows),
-                    [&](const std::string& name) { return ctx.selected(name); }) ||
-        std::any_of(std::begin(insert_to_host_rows), std::end(insert_to_host_rows),
-                    [&](const std::string& name) { return ctx.selected(name); });
+    const std::string insert_to_host_rows[] = {stream_row_name("insert_to_host", batch_log),
+                                               stream_row_name("insert_to_host", batch_log) + "/graph",
+                                               stream_row_name("insert_each_checked_to_host", batch_log),
+                                               stream_row_name("insert_each_checked_to_host", batch_log) + "/graph",
+                                               stream_row_name("insert_each_checked", batch_log),
+                                               stream_row_name("insert_each_checked", batch_log) + "/graph"};
+    const bool own_stream_wanted = std::any_of(std::begin(own_values_rows), std::end(own_values_rows),
+                                               [&](const std::string& name) { return ctx.selected(name); }) ||
+                                   std::any_of(std::begin(insert_to_host_rows), std::end(insert_to_host_rows),
+                                               [&](const std::string& name) { return ctx.selected(name); });
     if (!ctx.selected(insert_name) && !ctx.selected(find_name) && !ctx.selected(insert_name + "/graph") &&
         !ctx.selected(find_name + "/graph") && !ctx.selected(values_name) && !own_stream_wanted) {
       continue;
@@ -192,8 +192,10 @@ void run_slab_hash_latency(context& ctx)
       r.metrics.push_back({"floor_fraction", measured.own_floor_ms / own_values_ms[i]});
       ctx.add(std::move(r));
     }
-    const double insert_to_host_ms[] = {measured.own_insert_to_host_ms, measured.graph_insert_to_host_ms,
-                                        measured.own_insert_each_checked_ms, measured.graph_insert_each_checked_ms,
+    const double insert_to_host_ms[] = {measured.own_insert_to_host_ms,
+                                        measured.graph_insert_to_host_ms,
+                                        measured.own_insert_each_checked_ms,
+                                        measured.graph_insert_each_checked_ms,
                                         measured.own_insert_each_checked_device_ms,
                                         measured.graph_insert_each_checked_device_ms};
     for (std::size_t i = 0; i < std::size(insert_to_host_rows); ++i) {

@@ -282,9 +282,10 @@ histogram_result histogram_range(const cuda& backend, std::span<const Sample> sa
   detail::copy_device_bytes(host_boundaries.data(), boundaries.data(), boundaries.size_bytes(), backend.stream);
   detail::synchronize(backend.stream);
   detail::validate_splitters("histogram_range", std::span<const Sample>(host_boundaries));
-  return counted_synchronously(backend, range.bucket_count(), [&](std::span<std::uint64_t> counts, std::uint64_t* home) {
-    return count_bins(backend, samples, range, counts, algorithm, home);
-  });
+  return counted_synchronously(backend, range.bucket_count(),
+                               [&](std::span<std::uint64_t> counts, std::uint64_t* home) {
+                                 return count_bins(backend, samples, range, counts, algorithm, home);
+                               });
 }
 
 template histogram_result histogram_even<float>(const cuda&, std::span<const float>, std::uint32_t, float, float,

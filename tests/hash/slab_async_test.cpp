@@ -708,7 +708,8 @@ TYPED_TEST(slab_async_test, InsertionsWriteStatusesIntoPinnedHostMemoryUnderEith
             continue;
           }
           const auto held = oracle.find(round_keys[i]);
-          ASSERT_EQ(home_statuses.data()[i], held != oracle.end() ? operation_status::found : operation_status::not_found)
+          ASSERT_EQ(home_statuses.data()[i],
+                    held != oracle.end() ? operation_status::found : operation_status::not_found)
               << "find_async, element " << i;
           if (held != oracle.end()) { ASSERT_EQ(home_values.data()[i], held->second) << "find_async, element " << i; }
         }
@@ -900,9 +901,8 @@ void replays_equal_the_uncaptured_calls(std::size_t batch, hash::batch_order ord
   };
   auto outputs_on = [&](const cuda& on) {
     return outputs_of{each ? make_pinned_buffer<operation_status>(n) : make_buffer<operation_status>(on, n),
-                      make_buffer<operation_status>(on, m),
-                      make_buffer<operation_status>(on, n), make_buffer<std::uint32_t>(on, n),
-                      make_pinned_buffer<std::uint32_t>(n)};
+                      make_buffer<operation_status>(on, m), make_buffer<operation_status>(on, n),
+                      make_buffer<std::uint32_t>(on, n), make_pinned_buffer<std::uint32_t>(n)};
   };
   outputs_of from_graph = outputs_on(on_captured);
   outputs_of from_calls = outputs_on(on_direct);

@@ -489,14 +489,16 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
       double* graph_ms_of[] = {&result.graph_insert_to_host_ms, &result.graph_insert_each_checked_ms,
                                &result.graph_insert_each_checked_device_ms};
       auto statuses_home = [&] {  // the device statuses checked after the timed runs, untimed
-        if (on_device) { detail::copy_bytes_on(on_own, host_statuses.data(), statuses.data(),
-                                                  stream_keys * sizeof(operation_status)); }
+        if (on_device) {
+          detail::copy_bytes_on(on_own, host_statuses.data(), statuses.data(), stream_keys * sizeof(operation_status));
+        }
         on_own.synchronize();
       };
       auto poison_outputs = [&] {  // the host's statuses, and the device's from them
         poison();
-        if (on_device) { detail::copy_bytes_on(on_own, statuses.data(), host_statuses.data(),
-                                                  stream_keys * sizeof(operation_status)); }
+        if (on_device) {
+          detail::copy_bytes_on(on_own, statuses.data(), host_statuses.data(), stream_keys * sizeof(operation_status));
+        }
         on_own.synchronize();
       };
       poison_outputs();

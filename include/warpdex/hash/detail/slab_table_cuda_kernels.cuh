@@ -442,9 +442,8 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const bool runs = active && !rejected_alone(batch, active, i, key);
   const value_type value = runs && batch.values_in != nullptr ? batch.values_in[i] : value_type{0};
   value_type found_value = 0;
-  const operation_status status = ref.template apply_with<TileLanes, Ops>([&] { return ref.make_allocator(salt); },
-                                                                          runs, op, runs ? key : key_type{0}, value,
-                                                                          found_value);
+  const operation_status status = ref.template apply_with<TileLanes, Ops>(
+      [&] { return ref.make_allocator(salt); }, runs, op, runs ? key : key_type{0}, value, found_value);
   const unsigned exhausted_lanes = warp::ballot(runs && status == operation_status::out_of_memory);
   if (batch.self_check != nullptr) {
     sum_exhausted_in_report(warp::popc(exhausted_lanes), batch.self_check, batch.report_home);
@@ -473,8 +472,8 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   const typename Slots::key_type key = active ? batch.keys[i] : typename Slots::key_type{0};
   const bool runs = active && !rejected_alone(batch, active, i, key);
   typename Slots::value_type found_value = 0;
-  const operation_status status = ref.template find<slab_reads::read_only, TileLanes>(
-      runs, runs ? key : typename Slots::key_type{0}, found_value);
+  const operation_status status =
+      ref.template find<slab_reads::read_only, TileLanes>(runs, runs ? key : typename Slots::key_type{0}, found_value);
   if (runs) { write_result(batch, i, status, found_value); }
   if (batch.find_check != nullptr) { finish_find_check(batch, active, i); }
 }
