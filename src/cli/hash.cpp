@@ -424,6 +424,20 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
     print_line("stream floor (device copy + values home)", stream.own_floor_ms);
     print_line("stream floor, graph", stream.graph_floor_ms);
   }
+  if (stream.own_insert_each_checked_ms > 0) {
+    std::printf(
+        "  on the map's own stream, the insertions with their statuses written by the kernel into pinned host "
+        "memory, under the whole batch's check and each key's, and each key's with the statuses left on the device, "
+        "as calls and replayed from a graph (the rows hash/slab_map/stream/insert_to_host..., "
+        "insert_each_checked...):\n");
+    print_line("insert_async stream, statuses into pinned host memory", stream.own_insert_to_host_ms);
+    print_line("insert_async stream, statuses into pinned host memory, graph", stream.graph_insert_to_host_ms);
+    print_line("insert_async stream, each key checked, statuses to host", stream.own_insert_each_checked_ms);
+    print_line("insert_async stream, each key checked, statuses to host, graph", stream.graph_insert_each_checked_ms);
+    print_line("insert_async stream, each key checked, statuses on device", stream.own_insert_each_checked_device_ms);
+    print_line("insert_async stream, each key checked, statuses on device, graph",
+               stream.graph_insert_each_checked_device_ms);
+  }
   const bool verified = measured.verified && stream.verified;
   std::printf("  check: %s\n", verified ? "ok (every insertion inserted, every find found its value)" : "FAILED");
   WARPDEX_EXPECTS(verified, "hash --batch-log2: a batch reported wrong results");
