@@ -182,27 +182,27 @@ void run_slab_hash_latency(context& ctx)
     if (ctx.selected(graph_find_name)) {
       ctx.add(stream_row(graph_find_name, measured.graph_find_ms, measured.bulk_find_ms, measured));
     }
-    const double own_values_ms[] = {measured.own_values_find_ms, measured.graph_values_find_ms,
-                                    measured.own_values_to_host_ms, measured.graph_values_to_host_ms};
+    const double own_values_ms[] = {measured.own_values_find.calls, measured.own_values_find.graph,
+                                    measured.values_to_host.calls, measured.values_to_host.graph};
     for (std::size_t i = 0; i < std::size(own_values_rows); ++i) {
       if (!ctx.selected(own_values_rows[i])) { continue; }
       row r = stream_row(own_values_rows[i], own_values_ms[i], measured.bulk_find_ms, measured);
-      r.metrics.push_back({"floor_us_per_batch", measured.own_floor_ms * 1000.0});
-      r.metrics.push_back({"graph_floor_us_per_batch", measured.graph_floor_ms * 1000.0});
-      r.metrics.push_back({"floor_fraction", measured.own_floor_ms / own_values_ms[i]});
+      r.metrics.push_back({"floor_us_per_batch", measured.floor.calls * 1000.0});
+      r.metrics.push_back({"graph_floor_us_per_batch", measured.floor.graph * 1000.0});
+      r.metrics.push_back({"floor_fraction", measured.floor.calls / own_values_ms[i]});
       ctx.add(std::move(r));
     }
-    const double insert_to_host_ms[] = {measured.own_insert_to_host_ms,
-                                        measured.graph_insert_to_host_ms,
-                                        measured.own_insert_each_checked_ms,
-                                        measured.graph_insert_each_checked_ms,
-                                        measured.own_insert_each_checked_device_ms,
-                                        measured.graph_insert_each_checked_device_ms};
+    const double insert_to_host_ms[] = {measured.insert_to_host.calls,
+                                        measured.insert_to_host.graph,
+                                        measured.insert_each_checked.calls,
+                                        measured.insert_each_checked.graph,
+                                        measured.insert_each_checked_device.calls,
+                                        measured.insert_each_checked_device.graph};
     for (std::size_t i = 0; i < std::size(insert_to_host_rows); ++i) {
       if (!ctx.selected(insert_to_host_rows[i])) { continue; }
       row r = stream_row(insert_to_host_rows[i], insert_to_host_ms[i], measured.bulk_insert_ms, measured);
-      r.metrics.push_back({"floor_us_per_batch", measured.own_floor_ms * 1000.0});
-      r.metrics.push_back({"graph_floor_us_per_batch", measured.graph_floor_ms * 1000.0});
+      r.metrics.push_back({"floor_us_per_batch", measured.floor.calls * 1000.0});
+      r.metrics.push_back({"graph_floor_us_per_batch", measured.floor.graph * 1000.0});
       ctx.add(std::move(r));
     }
   }

@@ -413,30 +413,28 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
     print_line("insert_async stream, graph", stream.graph_insert_ms);
     print_line("find_async stream, graph", stream.graph_find_ms);
   }
-  if (stream.own_values_find_ms > 0) {
+  // A row as calls and replayed from a graph of them.
+  auto print_pair = [&](const std::string& what, const hash::calls_and_graph_ms& ms) {
+    print_line(what.c_str(), ms.calls);
+    print_line((what + ", graph").c_str(), ms.graph);
+  };
+  if (stream.own_values_find.calls > 0) {
     std::printf(
         "  on the map's own stream, the values-alone finds as calls and replayed from a graph, and the floor of "
         "such a stream (device copies of the keys, the values home; the rows hash/slab_map/stream/find_values...):\n");
-    print_line("find_async stream, values alone, own stream", stream.own_values_find_ms);
-    print_line("find_async stream, values alone, graph", stream.graph_values_find_ms);
-    print_line("find_async stream, values into pinned host memory", stream.own_values_to_host_ms);
-    print_line("find_async stream, values into pinned host memory, graph", stream.graph_values_to_host_ms);
-    print_line("stream floor (device copy + values home)", stream.own_floor_ms);
-    print_line("stream floor, graph", stream.graph_floor_ms);
+    print_pair("find_async stream, values alone", stream.own_values_find);
+    print_pair("find_async stream, values into pinned host memory", stream.values_to_host);
+    print_pair("stream floor (device copy + values home)", stream.floor);
   }
-  if (stream.own_insert_each_checked_ms > 0) {
+  if (stream.insert_each_checked.calls > 0) {
     std::printf(
         "  on the map's own stream, the insertions with their statuses written by the kernel into pinned host "
         "memory, under the whole batch's check and each key's, and each key's with the statuses left on the device, "
         "as calls and replayed from a graph (the rows hash/slab_map/stream/insert_to_host..., "
         "insert_each_checked...):\n");
-    print_line("insert_async stream, statuses into pinned host memory", stream.own_insert_to_host_ms);
-    print_line("insert_async stream, statuses into pinned host memory, graph", stream.graph_insert_to_host_ms);
-    print_line("insert_async stream, each key checked, statuses to host", stream.own_insert_each_checked_ms);
-    print_line("insert_async stream, each key checked, statuses to host, graph", stream.graph_insert_each_checked_ms);
-    print_line("insert_async stream, each key checked, statuses on device", stream.own_insert_each_checked_device_ms);
-    print_line("insert_async stream, each key checked, statuses on device, graph",
-               stream.graph_insert_each_checked_device_ms);
+    print_pair("insert_async stream, statuses into pinned host memory", stream.insert_to_host);
+    print_pair("insert_async stream, each key checked, statuses to host", stream.insert_each_checked);
+    print_pair("insert_async stream, each key checked, statuses on device", stream.insert_each_checked_device);
   }
   const bool verified = measured.verified && stream.verified;
   std::printf("  check: %s\n", verified ? "ok (every insertion inserted, every find found its value)" : "FAILED");

@@ -255,6 +255,14 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
   return result;
 }
 
+/// A stream on the map's own stream timed two ways, per batch: as calls (one wait a stream) and replayed
+/// from a CUDA graph captured once of the same calls (core/stream.hpp). 0 on the host backend.
+struct calls_and_graph_ms {
+  double calls = 0;
+  double graph = 0;
+  [[nodiscard]] double& of(bool replayed) { return replayed ? graph : calls; }
+};
+
 /// Milliseconds per batch of a stream of small batches, the way a table fed many of them is used: each
 /// batch's `_async` call and the copy of its outputs into host memory enqueued back to back, one wait
 /// after the last; next to the same keys in one batch (the bulk rate a stream of small batches can at
@@ -277,29 +285,22 @@ struct batch_stream {
   double graph_find_ms = 0;     ///< the same for the find stream
   std::size_t graph_nodes = 0;  ///< operations in the find stream's graph (kernels and copies)
   /// The values-alone finds on the map's own stream, per batch, one wait a stream: `values_find_ms`'s
-  /// calls (find_async(keys, values, default_value) + the values home), uncaptured and replayed from a
-  /// graph; and the same find writing its values into pinned host memory (no copy), uncaptured and
-  /// replayed. 0 on the host backend.
-  double own_values_find_ms = 0;
-  double graph_values_find_ms = 0;
-  double own_values_to_host_ms = 0;
-  double graph_values_to_host_ms = 0;
+  /// calls (find_async(keys, values, default_value) + the values home); and the same find writing its
+  /// values into pinned host memory (no copy).
+  calls_and_graph_ms own_values_find;
+  calls_and_graph_ms values_to_host;
   /// The floor of a stream on the map's own stream, per batch: a device copy of the batch's keys and the
-  /// values' bytes home, uncaptured and replayed from a graph. 0 on the host backend.
-  double own_floor_ms = 0;
-  double graph_floor_ms = 0;
+  /// values' bytes home.
+  calls_and_graph_ms floor;
   /// The insertion stream on the map's own stream with its statuses written by the kernel straight into
-  /// pinned host memory (no copy home), per batch, uncaptured and replayed from a graph: under the whole
-  /// batch's input check (batch_check::whole_batch: past 2048 keys a check kernel and the insertion) and
-  /// under each element's (batch_check::each_element: the insertion kernel alone). 0 on the host backend.
-  double own_insert_to_host_ms = 0;
-  double graph_insert_to_host_ms = 0;
-  double own_insert_each_checked_ms = 0;
-  double graph_insert_each_checked_ms = 0;
+  /// pinned host memory (no copy home), per batch: under the whole batch's input check
+  /// (batch_check::whole_batch: past 2048 keys a check kernel and the insertion) and under each element's
+  /// (batch_check::each_element: the insertion kernel alone).
+  calls_and_graph_ms insert_to_host;
+  calls_and_graph_ms insert_each_checked;
   /// The same one-kernel insertions (each key checked alone) with the statuses left in device memory, no
-  /// copy home: the kernel's own pace, uncaptured and replayed. 0 on the host backend.
-  double own_insert_each_checked_device_ms = 0;
-  double graph_insert_each_checked_device_ms = 0;
+  /// copy home: the kernel's own pace.
+  calls_and_graph_ms insert_each_checked_device;
   bool verified = false;  ///< every insertion inserted, every find found its value, in every form
 };
 
@@ -484,10 +485,8 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
         }
       };
       auto take_back = [&] { detail::take_back(to_host, keys, resident > 0); };
-      double* calls_ms[] = {&result.own_insert_to_host_ms, &result.own_insert_each_checked_ms,
-                            &result.own_insert_each_checked_device_ms};
-      double* graph_ms_of[] = {&result.graph_insert_to_host_ms, &result.graph_insert_each_checked_ms,
-                               &result.graph_insert_each_checked_device_ms};
+      calls_and_graph_ms* const timed[] = {&result.insert_to_host, &result.insert_each_checked,
+                                           &result.insert_each_checked_device};
       auto statuses_home = [&] {  // the device statuses checked after the timed runs, untimed
         if (on_device) {
           detail::copy_bytes_on(on_own, host_statuses.data(), statuses.data(), stream_keys * sizeof(operation_status));
@@ -502,7 +501,7 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
         on_own.synchronize();
       };
       poison_outputs();
-      *calls_ms[form] = per_batch(median_ms(
+      timed[form]->calls = per_batch(median_ms(
           host{}, runs,
           [&] {
             insert_loop();
@@ -513,7 +512,7 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
       verified = verified && all_are(operation_status::inserted) && to_host.size() == stream_keys + resident;
       const captured_graph graph(own.get(), insert_loop);
       poison_outputs();
-      *graph_ms_of[form] = per_batch(median_ms(
+      timed[form]->graph = per_batch(median_ms(
           host{}, runs,
           [&] {
             graph.launch(own.get());
@@ -566,12 +565,11 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
       }
     };
     for (const bool captured : {false, true}) {
-      (captured ? result.graph_values_find_ms : result.own_values_find_ms) = loop_ms(values_home_loop, captured);
+      result.own_values_find.of(captured) = loop_ms(values_home_loop, captured);
       verified = verified && values_found();
-      (captured ? result.graph_values_to_host_ms : result.own_values_to_host_ms) =
-          loop_ms(values_to_host_loop, captured);
+      result.values_to_host.of(captured) = loop_ms(values_to_host_loop, captured);
       verified = verified && values_found();
-      (captured ? result.graph_floor_ms : result.own_floor_ms) = loop_ms(floor_loop, captured);
+      result.floor.of(captured) = loop_ms(floor_loop, captured);
       verified = verified && std::equal(host_values.begin(), host_values.end(), host_found.data(),
                                         [](std::uint32_t value, std::uint32_t key) { return value == key + 1; });
     }
