@@ -256,6 +256,44 @@ TEST_F(sync_scratch_cuda_test, histograms_written_home_by_the_last_block)
   EXPECT_EQ(detail::sync_scratch_now().leased, 0U);
 }
 
+// The synchronous single pass's offsets and bad-id count are written home by the last block of its
+// histogram kernel (which also scans the totals into the bucket starts the split reads): grids of many
+// blocks, m from 4 to 256, each call after a histogram that left its own counts in the slot's pinned
+// words, against the oracle; with ids past m the call throws and writes nothing.
+TEST_F(sync_scratch_cuda_test, single_pass_results_written_home_by_the_histogram)
+{
+  const cuda backend{};
+  const std::uint64_t n = sanitizer_sized() ? 20000 : (std::uint64_t{1} << 20) + 7;
+  for (const std::uint64_t seed : fixed_and_fresh_seeds(4437)) {
+    std::mt19937_64 random(seed);
+    const auto keys = shaped_keys<std::uint32_t>(n, 0, random);
+    const auto keys_in = make_buffer_from<std::uint32_t>(backend, keys);
+    auto keys_out = make_filled_buffer<std::uint32_t>(backend, n, poison);
+    for (const std::uint32_t m : {4U, 32U, 200U, 256U}) {
+      SCOPED_TRACE("m=" + std::to_string(m) + " seed=" + std::to_string(seed));
+      (void)histogram_even<std::uint32_t>(backend, keys_in.span(), 64, 0U, 1U << 31);
+      const delta_buckets delta{static_cast<std::uint32_t>((std::uint64_t{1} << 32) / m + 1), m};
+      std::vector<std::uint32_t> ids(n);
+      for (std::uint64_t i = 0; i < n; ++i) { ids[i] = keys[i] / delta.delta; }
+      const auto expected = stable_split_oracle(keys, std::vector<std::uint32_t>{}, ids, m);
+      const auto offsets = multisplit<std::uint32_t>(backend, keys_in.span(), keys_out.span(), delta,
+                                                     multisplit_algorithm::single_pass);
+      EXPECT_EQ(offsets, expected.offsets);
+      EXPECT_EQ(keys_out.to_vector(), expected.keys);
+    }
+    // Ids up to 2m - 1: about half the keys lie past the last bucket.
+    auto untouched = make_filled_buffer<std::uint32_t>(backend, n, poison);
+    expect_error_mentioning<error>(
+        [&] {
+          (void)multisplit<std::uint32_t>(backend, keys_in.span(), untouched.span(),
+                                          delta_buckets{(1U << 31) / 32 + 1, 32}, multisplit_algorithm::single_pass);
+        },
+        {"multisplit"});
+    EXPECT_EQ(untouched.to_vector(), std::vector<std::uint32_t>(n, poison));
+  }
+  EXPECT_EQ(detail::sync_scratch_now().leased, 0U);
+}
+
 // Once a slot has grown, calls of the same or smaller sizes allocate nothing; a call that throws (bad
 // ids) gives its slot back; release frees every byte.
 TEST_F(sync_scratch_cuda_test, warm_calls_allocate_nothing_and_release_frees_everything)

@@ -366,6 +366,21 @@ inline bool stops_on_bad_ids(const char* caller, std::uint64_t bad, std::uint64_
   return bad != 0;
 }
 
+/// Launches multisplit_histogram_kernel (m <= multisplit_direct_max_buckets): one thread per 16-byte load
+/// of keys, at most one wave, so that at small n each block counts a few loads a thread rather than one
+/// key (a block's zeroing and adding of its 8,192 counters is the same work at any n).
+template <class Key, class Identifier>
+void launch_multisplit_histogram(const cuda& backend, const Key* keys_in, std::uint64_t n, const Identifier& identifier,
+                                 unsigned long long* totals, unsigned long long* bad_ids,
+                                 const split_results_tail& tail = {})
+{
+  const auto kernel = multisplit_histogram_kernel<Key, Identifier>;
+  const std::uint64_t loads = (n * sizeof(Key) + vector_load_bytes - 1) / vector_load_bytes;
+  const unsigned blocks = counting_blocks(one_wave_blocks(kernel, multisplit_block_threads, loads), n);
+  kernel<<<blocks, multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, totals, bad_ids, tail);
+  WARPDEX_CHECK_LAUNCH("multisplit_histogram_kernel");
+}
+
 /// The m bucket offsets from the full ids: histogram (checking every id against m), then a scan on
 /// the host (one synchronization). Empty, with `bad_out` set, when ids lie outside [0, m) (see
 /// stops_on_bad_ids).
@@ -379,15 +394,13 @@ std::vector<std::uint64_t> cuda_full_id_offsets(const char* caller, const cuda& 
   WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
   // Up to 256 buckets: per-warp replicated shared counters; more: warp-aggregated counts in shared
   // memory or, past its size, in global memory.
-  const auto count = [&](auto kernel, const char* kernel_name) {
+  if (m <= multisplit_direct_max_buckets) {
+    launch_multisplit_histogram(backend, keys_in, n, identifier, totals.data(), totals.data() + m);
+  } else {
+    const auto kernel = multisplit_id_histogram_kernel<Key, Identifier>;
     kernel<<<one_wave_blocks(kernel, multisplit_block_threads, n), multisplit_block_threads, 0, backend.stream>>>(
         keys_in, n, identifier, totals.data(), totals.data() + m);
-    WARPDEX_CHECK_LAUNCH(kernel_name);
-  };
-  if (m <= multisplit_direct_max_buckets) {
-    count(multisplit_histogram_kernel<Key, Identifier>, "multisplit_histogram_kernel");
-  } else {
-    count(multisplit_id_histogram_kernel<Key, Identifier>, "multisplit_id_histogram_kernel");
+    WARPDEX_CHECK_LAUNCH("multisplit_id_histogram_kernel");
   }
   const auto host_totals = totals.to_vector();  // synchronizes the stream
   if (stops_on_bad_ids(caller, host_totals.back(), n, m, synchronous, bad_out)) { return {}; }
@@ -401,34 +414,38 @@ std::vector<std::uint64_t> cuda_full_id_offsets(const char* caller, const cuda& 
 }
 
 /// The single pass (m <= 256), nothing waiting on the host: one memset of the scratch words (totals and
-/// bad ids, tile counter, look-back words), the histogram, the results kernel (which scans the totals
-/// into target.offsets: the split reads its bucket starts there), the split (which writes nothing when
-/// the histogram counted bad ids).
+/// bad ids, tile counter, look-back words, the histogram's finished blocks), the histogram (whose last block
+/// scans the totals into target.offsets, where the split reads its bucket starts, and with `home`, m + 2
+/// words of pinned host memory, writes the results there too), the split (which writes nothing when the
+/// histogram counted bad ids). Returns whether the results went home.
 template <class Key, class Value, class Identifier>
-void cuda_single_pass_async(const char* caller, const cuda& backend, const Key* keys_in, Key* keys_out,
+bool cuda_single_pass_async(const char* caller, const cuda& backend, const Key* keys_in, Key* keys_out,
                             const Value* values_in, Value* values_out, std::uint64_t n, const Identifier& identifier,
-                            multisplit_workspace& workspace, const split_target& target)
+                            multisplit_workspace& workspace, const split_target& target,
+                            std::uint64_t* home = nullptr)
 {
   const std::uint32_t m = identifier.bucket_count();
+  static_assert(multisplit_direct_max_buckets <= multisplit_block_threads, "the tail scans a bucket a thread");
   // Before anything runs: the split kernel indexes tiles in 32 bits.
   const std::uint64_t tile_count =
       checked_tile_count(caller, n, single_pass_tile_keys<Key, Value, Identifier>(bucket_id_bits(m)));
-  // Words: m totals and the bad ids, the tile counter, tile_count x m look-back words.
+  // Words: m totals and the bad ids, the tile counter, the finished histogram blocks, tile_count x m
+  // look-back words.
   const std::uint64_t tile_counter_word = std::uint64_t{m} + 1;
-  const std::uint64_t lookback_first_word = tile_counter_word + 1;
+  const std::uint64_t blocks_done_word = tile_counter_word + 1;
+  const std::uint64_t lookback_first_word = blocks_done_word + 1;
   const std::uint64_t words = lookback_first_word + tile_count * m;
   std::uint64_t* scratch = nullptr;
   carve_scratch(backend, workspace, [&](scratch_layout& layout) { scratch = layout.take<std::uint64_t>(words); });
   WARPDEX_CUDA_TRY(cudaMemsetAsync(scratch, 0, words * sizeof(std::uint64_t), backend.stream));
   auto* totals = reinterpret_cast<unsigned long long*>(scratch);  // only ever used as such on the device
-  multisplit_histogram_kernel<Key, Identifier>
-      <<<one_wave_blocks(multisplit_histogram_kernel<Key, Identifier>, multisplit_block_threads, n),
-         multisplit_block_threads, 0, backend.stream>>>(keys_in, n, identifier, totals, totals + m);
-  WARPDEX_CHECK_LAUNCH("multisplit_histogram_kernel");
-  write_split_results(backend, totals, 1, false, m, n, totals + m, target);
+  const split_results_tail tail{reinterpret_cast<unsigned int*>(scratch + blocks_done_word), target.offsets,
+                                target.bad_id_count, home, n};
+  launch_multisplit_histogram(backend, keys_in, n, identifier, totals, totals + m, tail);
   launch_single_pass<Key, Value>(bucket_id_bits(m), backend, keys_in, values_in, keys_out, values_out, n, identifier,
                                  target.offsets, scratch + lookback_first_word,
                                  reinterpret_cast<std::uint32_t*>(scratch + tile_counter_word), totals + m);
+  return home != nullptr;
 }
 
 /// The partition (m <= 3, multisplit_partition.cuh), nothing waiting on the host: one memset of the
@@ -619,12 +636,15 @@ inline void upload_split_results(const cuda& backend, const split_target& target
 /// The one code path of every cuda multisplit: picks the algorithm and enqueues it with its results
 /// going to `offsets` (m + 1 words) and `*bad_id_count`. `synchronous` (the synchronous calls) makes the
 /// paths that read counts on the host throw on bad ids before they write anything; the asynchronous
-/// call leaves the count on the device instead. The identifier is checked by the caller.
+/// call leaves the count on the device instead. With `home` (m + 2 words of pinned host memory), a path
+/// that can writes the offsets and the bad-id count there too, and the call returns whether it did. The
+/// identifier is checked by the caller.
 template <class Key, class Value, class Identifier>
-void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<const Key> keys_in,
+bool cuda_multisplit_async(const char* caller, const cuda& backend, std::span<const Key> keys_in,
                            std::span<Key> keys_out, const Value* values_in, Value* values_out,
                            const Identifier& identifier, std::span<std::uint64_t> offsets, std::uint64_t* bad_id_count,
-                           multisplit_workspace& workspace, multisplit_algorithm algorithm, bool synchronous)
+                           multisplit_workspace& workspace, multisplit_algorithm algorithm, bool synchronous,
+                           std::uint64_t* home = nullptr)
 {
   const std::uint64_t n = keys_in.size();
   const std::uint32_t m = identifier.bucket_count();
@@ -633,7 +653,7 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
   if (n == 0) {
     WARPDEX_CUDA_TRY(cudaMemsetAsync(offsets.data(), 0, offsets.size_bytes(), backend.stream));
     WARPDEX_CUDA_TRY(cudaMemsetAsync(bad_id_count, 0, sizeof(std::uint64_t), backend.stream));
-    return;
+    return false;
   }
   std::uint64_t bad = 0;
   // Above 256 buckets automatic takes the reduced-bit sort (n < 2^32) for splitters, which it searches
@@ -648,7 +668,7 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
     auto host_offsets = cuda_sorting_multisplit(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out,
                                                 n, identifier, synchronous, bad);
     upload_split_results(backend, target, std::move(host_offsets), n, bad);
-    return;
+    return false;
   }
   if (m > multisplit_direct_max_buckets) {
     const bool one_pass_kind =
@@ -657,7 +677,7 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
         caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
         one_pass_kind ? algorithm : multisplit_algorithm::automatic, workspace, synchronous, bad);
     upload_split_results(backend, target, std::move(host_offsets), n, bad);
-    return;
+    return false;
   }
   const bool partition = algorithm == multisplit_algorithm::partition && m <= partition_max_buckets;
   const bool warp_tiles = algorithm == multisplit_algorithm::warp_tiles && m <= warp_tiles_max_buckets;
@@ -673,18 +693,19 @@ void cuda_multisplit_async(const char* caller, const cuda& backend, std::span<co
     cuda_warp_tiles_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
                           workspace, target);
   } else if (algorithm == multisplit_algorithm::single_pass) {
-    cuda_single_pass_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
-                           workspace, target);
+    return cuda_single_pass_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n,
+                                  identifier, workspace, target, home);
   } else {
     cuda_three_pass_async(caller, backend, keys_in.data(), keys_out.data(), values_in, values_out, n, identifier,
                           workspace, target, synchronous);
   }
+  return false;
 }
 
 /// The synchronous calls: every check (the splitters read from the device), the asynchronous path into
-/// a slot of the library's pool (sync_scratch.hpp: no allocation once it has grown), one copy of the
-/// m + 1 offsets and the bad-id count into the slot's pinned host memory, one synchronization, and the
-/// throw on bad ids (nothing was written then).
+/// a slot of the library's pool (sync_scratch.hpp: no allocation once it has grown), the m + 1 offsets
+/// and the bad-id count in the slot's pinned host memory (written there by the single pass's histogram,
+/// else copied), one synchronization, and the throw on bad ids (nothing was written then).
 template <class Key, class Value, class Identifier>
 std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backend, std::span<const Key> keys_in,
                                            std::span<Key> keys_out, const Value* values_in, Value* values_out,
@@ -696,10 +717,10 @@ std::vector<std::uint64_t> cuda_multisplit(const char* caller, const cuda& backe
   sync_scratch scratch(backend);
   std::uint64_t* results = scratch.device_words(words);
   std::uint64_t* home = scratch.host_words(words);
-  cuda_multisplit_async(caller, backend, keys_in, keys_out, values_in, values_out, identifier,
-                        std::span<std::uint64_t>(results, std::uint64_t{m} + 1), results + m + 1, scratch.workspace(),
-                        algorithm, true);
-  copy_device_bytes(home, results, words * sizeof(std::uint64_t), backend.stream);
+  const bool at_home = cuda_multisplit_async(caller, backend, keys_in, keys_out, values_in, values_out, identifier,
+                                             std::span<std::uint64_t>(results, std::uint64_t{m} + 1), results + m + 1,
+                                             scratch.workspace(), algorithm, true, home);
+  if (!at_home) { copy_device_bytes(home, results, words * sizeof(std::uint64_t), backend.stream); }
   synchronize(backend.stream);
   expect_no_bad_buckets(caller, home[m + 1], keys_in.size(), m);
   return std::vector<std::uint64_t>(home, home + m);

@@ -180,8 +180,10 @@ std::vector<std::uint64_t> multisplit_pairs(const cuda& backend, std::span<const
 /// grow. With m > 256 the call synchronizes the stream as the synchronous call does and writes the
 /// results to device memory before returning.
 ///
-/// Launches (m <= 256): the partition (m <= 3) and the single pass a memset and 3 kernels; the three
-/// passes a memset, 2 kernels, CUB's scan (1 or 2) and a kernel for the offsets.
+/// Launches (m <= 256): the single pass a memset and 2 kernels (the histogram's last block scans the
+/// totals); the partition (m <= 3) a memset and 2 kernels (and CUB's scan past 2,048 warp tiles); the
+/// three passes a memset, 2 kernels, CUB's scan (1 or 2) and a kernel for the offsets. Every one of them
+/// can be captured into a CUDA graph (core/stream.hpp) once `workspace` has grown.
 template <class Key, class Identifier>
 void multisplit_async(const cuda& backend, std::span<const std::type_identity_t<Key>> keys_in, std::span<Key> keys_out,
                       const Identifier& identifier, std::span<std::uint64_t> offsets, std::uint64_t* bad_id_count,

@@ -156,16 +156,30 @@ inline unsigned counting_blocks(unsigned wave, std::uint64_t n)
 
 /// Adds a block's counts to `totals` once per bin: counters[w][b * replicas + r] is replica r of bin b
 /// of warp w (b < m, r < replicas). Call with the whole block once every warp has counted (after a
-/// barrier); thread t sums bins t, t + blockDim.x, ... over the warps and replicas, and adds a sum
-/// that is not zero with one global atomic.
+/// barrier); the counters are summed in place. Each thread first sums one word over the warps into warp
+/// 0's row (consecutive threads, consecutive words), then thread t sums the replicas of bins t, t +
+/// blockDim.x, ..., starting at replica t mod replicas so that a warp's threads read different banks, and
+/// adds a sum that is not zero with one global atomic. One thread summing a bin's warps and replicas
+/// read all 32 replicas of the bins of a warp from one bank (m = 32: 256 reads, each 32-way
+/// conflicted), which cost a block more than counting a few thousand keys.
 template <int Warps, std::uint32_t WarpCounters>
-__device__ void add_replicated_counts(const std::uint32_t (&counters)[Warps][WarpCounters], std::uint32_t m,
+__device__ void add_replicated_counts(std::uint32_t (&counters)[Warps][WarpCounters], std::uint32_t m,
                                       std::uint32_t replicas, unsigned long long* totals)
 {
+  const std::uint32_t words = m * replicas;  // at most WarpCounters
+  for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x) {
+    std::uint32_t sum = 0;  // a block counts fewer than 2^32 elements (counting_blocks)
+#pragma unroll
+    for (int w = 0; w < Warps; ++w) { sum += counters[w][i]; }
+    counters[0][i] = sum;
+  }
+  __syncthreads();
   for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
     std::uint64_t total = 0;
-    for (int w = 0; w < Warps; ++w) {
-      for (std::uint32_t r = 0; r < replicas; ++r) { total += counters[w][b * replicas + r]; }
+    std::uint32_t r = b % replicas;
+    for (std::uint32_t k = 0; k < replicas; ++k) {
+      total += counters[0][b * replicas + r];
+      r = r + 1 == replicas ? 0 : r + 1;
     }
     if (total != 0) { atomicAdd(&totals[b], static_cast<unsigned long long>(total)); }
   }

@@ -1,8 +1,9 @@
 #pragma once
 // The single-pass kernels of the cuda multisplit (m <= 256):
 // 1. histogram: the m bucket totals (and the number of ids outside [0, m)), read with 16-byte loads
-//    (four in flight per thread) and counted in per-warp replicated shared counters; the host scans the totals into
-//    bucket starts;
+//    (four in flight per thread) and counted in per-warp replicated shared counters; its last block to
+//    finish scans the totals into the bucket starts (the call's offsets), and for a synchronous call
+//    writes them into pinned host memory too;
 // 2. split: tiles are taken in input order from an atomic counter. Each block ranks its tile's bucket
 //    ids with cub::BlockRadixRankMatchEarlyCounts (the bucket id is the digit), publishes the tile's m
 //    counts as soon as the ranking knows them, reorders the tile by bucket in shared memory, looks back
@@ -39,15 +40,35 @@ inline constexpr std::uint64_t lookback_tile_count = std::uint64_t{1} << 62;  //
 inline constexpr std::uint64_t lookback_inclusive = std::uint64_t{2} << 62;   ///< count of tiles 0..tile
 inline constexpr std::uint64_t lookback_value_mask = lookback_tile_count - 1;
 
-/// Pass 1: totals[b] += keys of bucket b; ids >= m go to *bad_ids. Grid-stride over the keys.
+/// Where the histogram's last block leaves the split's results once every block's counts are added:
+/// `offsets` gets the m + 1 offsets (the exclusive scan of the totals, then n), `bad_ids_out` the count of
+/// ids outside [0, m), and `home` (pinned host memory, the synchronous call; may be null) the same m + 2
+/// words, so that the call copies nothing and waits once. `blocks_done` counts the finished blocks
+/// (zeroed with the totals); null: no tail (m may then exceed the block's threads).
+struct split_results_tail {
+  unsigned int* blocks_done = nullptr;
+  std::uint64_t* offsets = nullptr;
+  std::uint64_t* bad_ids_out = nullptr;
+  std::uint64_t* home = nullptr;
+  std::uint64_t n = 0;
+};
+
+/// Pass 1: totals[b] += keys of bucket b; ids >= m go to *bad_ids. Grid-stride over the keys. With a
+/// tail (m <= multisplit_block_threads), the last block writes the results (split_results_tail): one
+/// kernel where the scan of the totals was a launch of its own.
 template <class Key, class Identifier>
 __global__ void __launch_bounds__(multisplit_block_threads)
     multisplit_histogram_kernel(const Key* keys, std::uint64_t n, Identifier identifier, unsigned long long* totals,
-                                unsigned long long* bad_ids)
+                                unsigned long long* bad_ids, split_results_tail tail)
 {
   using block_id = block_identifier<Identifier>;
+  using scan = cub::BlockScan<std::uint64_t, multisplit_block_threads>;
   __shared__ typename block_id::storage identifier_storage;
-  __shared__ std::uint32_t counters[multisplit_warps][histogram_warp_counters];
+  __shared__ union {
+    std::uint32_t counters[multisplit_warps][histogram_warp_counters];
+    typename scan::TempStorage scan;  // the tail's, once the counters are added
+  } shared;
+  auto& counters = shared.counters;
   const std::uint32_t m = identifier.bucket_count();
   const std::uint32_t replicas =
       m >= histogram_warp_counters ? 1U : min(static_cast<std::uint32_t>(warp::size), histogram_warp_counters / m);
@@ -62,6 +83,33 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   if (bad != 0) { atomicAdd(bad_ids, static_cast<unsigned long long>(bad)); }
   __syncthreads();
   add_replicated_counts(counters, m, replicas, totals);
+  if (tail.blocks_done == nullptr) { return; }
+  // The last block: each thread's adds are fenced before its block counts itself done, so that block
+  // reads every block's adds from L2.
+  __threadfence();
+  __syncthreads();
+  bool finished_last = false;
+  if (threadIdx.x == 0) { finished_last = atomicAdd(tail.blocks_done, 1U) == gridDim.x - 1; }
+  if (__syncthreads_or(finished_last) == 0) { return; }
+  __threadfence();
+  const volatile unsigned long long* counted = totals;
+  const std::uint64_t total = threadIdx.x < m ? static_cast<std::uint64_t>(counted[threadIdx.x]) : 0;
+  std::uint64_t start = 0;
+  scan(shared.scan).ExclusiveSum(total, start);  // the counters are dead: add_replicated_counts ended on a read
+  if (threadIdx.x < m) {
+    tail.offsets[threadIdx.x] = start;
+    if (tail.home != nullptr) { tail.home[threadIdx.x] = start; }
+  }
+  if (threadIdx.x == 0) {
+    const auto bad_total = static_cast<std::uint64_t>(*static_cast<const volatile unsigned long long*>(bad_ids));
+    tail.offsets[m] = tail.n;
+    *tail.bad_ids_out = bad_total;
+    if (tail.home != nullptr) {
+      tail.home[m] = tail.n;
+      tail.home[m + 1] = bad_total;
+    }
+  }
+  if (tail.home != nullptr) { __threadfence_system(); }
 }
 
 /// The split kernel's tile for keys of `KeyBytes` bytes. 32-bit keys: 384 threads x 20 keys (7680 keys,
