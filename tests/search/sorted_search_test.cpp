@@ -1,9 +1,14 @@
 // Sorted-array search against std::lower_bound / std::upper_bound on every backend and key type, for
-// every algorithm: duplicates, empty arrays, queries below and above all keys, the largest key value.
+// every algorithm: duplicates, empty arrays, queries below and above all keys, the largest key value; on
+// cuda, small batches captured into a CUDA graph and replayed.
 #include "search/search_test_support.hpp"
 #include "support/expect_error.hpp"
 
 #include <warpdex/search/sorted_search.hpp>
+
+#if WARPDEX_HAS_CUDA
+#include <warpdex/core/stream.hpp>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -298,6 +303,63 @@ TEST(search_algorithm_names, round_trip_and_reject_unknown)
   expect_error_mentioning<error>([] { (void)parse_search_algorithm("ternary"); },
                                  {"unknown search algorithm", "ternary"});
 }
+
+
+#if WARPDEX_HAS_CUDA
+// Batches below 2^20 queries are searched without looking at them (binary, one kernel, nothing waits), so
+// a loop of small batches captures into a CUDA graph (core/stream.hpp) and replays on queries rewritten in
+// place, every output poisoned before each replay, equal to std::lower_bound / upper_bound each time.
+class sorted_search_graph : public cuda_test {};
+
+TEST_F(sorted_search_graph, small_batches_replay_from_a_graph)
+{
+  using Key = std::uint32_t;
+  const owned_stream own;
+  const cuda on{own.get()};
+  const auto c = make_case<Key>(1 << 20, 1 << 24, 3, 1021, 4439);
+  const auto keys = make_buffer_from<Key>(on, c.keys);
+  const sorted_index<Key, cuda> index(on, keys.span());
+  constexpr std::size_t batches = 4;
+  const std::size_t batch = c.queries.size();
+  auto queries = make_buffer<Key>(on, batches * batch);
+  auto lower = make_buffer<std::uint64_t>(on, batches * batch);
+  auto upper = make_buffer<std::uint64_t>(on, batches * batch);
+  auto found = make_buffer<std::uint8_t>(on, batches * batch);
+  on.synchronize();  // the index is built
+  const captured_graph graph(own.get(), [&] {
+    for (std::size_t b = 0; b < batches; ++b) {
+      const auto part = [&](auto& buffer) { return buffer.span().subspan(b * batch, batch); };
+      const std::span<const Key> batch_queries = part(queries);
+      index.lower_bound(batch_queries, part(lower));
+      index.upper_bound(batch_queries, part(upper));
+      index.contains(batch_queries, part(found));
+    }
+  });
+  EXPECT_GE(graph.node_count(), 3 * batches);
+  std::mt19937_64 random(4440);
+  for (int replay = 0; replay < 2; ++replay) {
+    std::vector<Key> host_queries(batches * batch);
+    for (auto& query : host_queries) { query = static_cast<Key>(random() % ((1 << 24) + 2)); }
+    host_queries[replay] = std::numeric_limits<Key>::max();
+    queries.copy_from(std::span<const Key>(host_queries));
+    lower.copy_from(std::span<const std::uint64_t>(std::vector<std::uint64_t>(lower.size(), poison)));
+    upper.copy_from(std::span<const std::uint64_t>(std::vector<std::uint64_t>(upper.size(), poison)));
+    found.copy_from(std::span<const std::uint8_t>(std::vector<std::uint8_t>(found.size(), 0xa5)));
+    on.synchronize();
+    graph.launch(own.get());
+    const auto lower_host = lower.to_vector();  // waits for the stream
+    const auto upper_host = upper.to_vector();
+    const auto found_host = found.to_vector();
+    for (std::size_t i = 0; i < host_queries.size(); ++i) {
+      const auto first = std::lower_bound(c.keys.begin(), c.keys.end(), host_queries[i]) - c.keys.begin();
+      const auto last = std::upper_bound(c.keys.begin(), c.keys.end(), host_queries[i]) - c.keys.begin();
+      ASSERT_EQ(lower_host[i], static_cast<std::uint64_t>(first)) << "replay " << replay << ", query " << i;
+      ASSERT_EQ(upper_host[i], static_cast<std::uint64_t>(last)) << "replay " << replay << ", query " << i;
+      ASSERT_EQ(found_host[i], first != last ? 1 : 0) << "replay " << replay << ", query " << i;
+    }
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace warpdex::testing

@@ -1,12 +1,17 @@
 // The asynchronous multisplit and histograms (results in the backend's memory) on every backend: equal
 // to the synchronous calls and the oracle, bad ids reported through the device count with every write
-// inside the outputs, a workspace reused across calls, the argument checks.
+// inside the outputs, a workspace reused across calls, the argument checks; on cuda, captured into a CUDA
+// graph and replayed.
 #include "split/multisplit_oracle.hpp"
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
 
 #include <warpdex/split/histogram.hpp>
 #include <warpdex/split/multisplit.hpp>
+
+#if WARPDEX_HAS_CUDA
+#include <warpdex/core/stream.hpp>
+#endif
 
 #include <gtest/gtest.h>
 
@@ -412,6 +417,133 @@ TYPED_TEST(histogram_async_test, count_memory_of_the_wrong_size_is_rejected)
       {"m + 1 >= 2 boundaries"});
   EXPECT_EQ(counts.to_vector(), std::vector<std::uint64_t>(4, poison_word));
 }
+
+
+#if WARPDEX_HAS_CUDA
+class multisplit_graph_test : public cuda_test {};
+
+/// One captured asynchronous split: its inputs and outputs, rewritten and read around each replay.
+struct captured_split {
+  std::uint32_t m;
+  multisplit_algorithm algorithm;
+  bool pairs;
+  buffer<key32> keys_in, keys_out;
+  buffer<value32> values_in, values_out;
+  buffer<std::uint64_t> results;  // m + 1 offsets, the bad-id count
+  multisplit_workspace workspace;
+
+  captured_split(const cuda& backend, std::uint64_t n, std::uint32_t bucket_count, multisplit_algorithm how,
+                 bool with_values)
+      : m(bucket_count),
+        algorithm(how),
+        pairs(with_values),
+        keys_in(make_buffer<key32>(backend, n)),
+        keys_out(make_buffer<key32>(backend, n)),
+        values_in(make_buffer<value32>(backend, with_values ? n : 0)),
+        values_out(make_buffer<value32>(backend, with_values ? n : 0)),
+        results(make_buffer<std::uint64_t>(backend, std::uint64_t{bucket_count} + 2))
+  {
+  }
+  [[nodiscard]] delta_buckets identifier() const { return {(1U << 31) / m + 1, m}; }
+  void enqueue(const cuda& backend)
+  {
+    const auto offsets = results.span().first(std::uint64_t{m} + 1);
+    if (pairs) {
+      multisplit_pairs_async(backend, keys_in.span(), values_in.span(), keys_out.span(), values_out.span(),
+                             identifier(), offsets, results.data() + m + 1, workspace, algorithm);
+    } else {
+      multisplit_async(backend, keys_in.span(), keys_out.span(), identifier(), offsets, results.data() + m + 1,
+                       workspace, algorithm);
+    }
+  }
+};
+
+// Every asynchronous split of at most 256 buckets (each algorithm) and both histograms, captured together
+// into one CUDA graph (core/stream.hpp) once their workspaces have grown, then replayed on new inputs
+// rewritten in place, the outputs poisoned before each replay: each replay equals the oracle. Nothing of
+// theirs waits or reads device memory on the host, or the capture would throw.
+TEST_F(multisplit_graph_test, asynchronous_calls_replay_from_a_graph)
+{
+  const owned_stream own;
+  const cuda on{own.get()};
+  const std::uint64_t n = sanitizer_sized() ? 5000 : (std::uint64_t{1} << 16) + 3;
+  std::vector<captured_split> splits;
+  splits.reserve(6);
+  splits.emplace_back(on, n, 3, multisplit_algorithm::partition, true);
+  splits.emplace_back(on, n, 32, multisplit_algorithm::warp_tiles, true);
+  splits.emplace_back(on, n, 32, multisplit_algorithm::single_pass, false);
+  splits.emplace_back(on, n, 256, multisplit_algorithm::single_pass, true);
+  splits.emplace_back(on, n, 200, multisplit_algorithm::three_pass, false);
+  splits.emplace_back(on, n, 64, multisplit_algorithm::automatic, false);
+  auto samples = make_buffer<key32>(on, n);
+  constexpr std::uint32_t bins = 16;
+  auto even_counts = make_buffer<std::uint64_t>(on, bins + 1);
+  const std::vector<key32> boundaries = {1U << 20, 1U << 28, 1U << 30, 3U << 30};
+  const auto range_boundaries = make_buffer_from<key32>(on, boundaries);
+  auto range_counts = make_buffer<std::uint64_t>(on, boundaries.size());
+  const auto enqueue = [&] {
+    for (auto& split : splits) { split.enqueue(on); }
+    histogram_even_async<key32>(on, samples.span(), bins, 0U, 1U << 31, even_counts.span());
+    histogram_range_async<key32>(on, samples.span(), range_boundaries.span(), range_counts.span());
+  };
+  enqueue();  // the workspaces grow here, outside the capture
+  on.synchronize();
+  const captured_graph graph(own.get(), enqueue);
+  EXPECT_GE(graph.node_count(), splits.size() + 2);
+
+  for (const std::uint64_t seed : fixed_and_fresh_seeds(4438)) {
+    for (int replay = 0; replay < 2; ++replay) {
+      SCOPED_TRACE("seed=" + std::to_string(seed) + " replay " + std::to_string(replay));
+      std::mt19937_64 random(seed + static_cast<std::uint64_t>(replay));
+      std::vector<key32> keys(n);
+      for (auto& key : keys) { key = static_cast<key32>(random() >> 33); }  // below 2^31: every id good
+      std::vector<value32> values(n);
+      for (auto& value : values) { value = static_cast<value32>(random()); }
+      for (auto& split : splits) {
+        split.keys_in.copy_from(std::span<const key32>(keys));
+        if (split.pairs) { split.values_in.copy_from(std::span<const value32>(values)); }
+        split.keys_out.copy_from(std::span<const key32>(std::vector<key32>(n, poison_key)));
+        if (split.pairs) { split.values_out.copy_from(std::span<const value32>(std::vector<value32>(n, poison_value))); }
+        split.results.copy_from(std::span<const std::uint64_t>(std::vector<std::uint64_t>(split.m + 2, poison_word)));
+      }
+      samples.copy_from(std::span<const key32>(keys));
+      even_counts.copy_from(std::span<const std::uint64_t>(std::vector<std::uint64_t>(bins + 1, poison_word)));
+      range_counts.copy_from(std::span<const std::uint64_t>(std::vector<std::uint64_t>(boundaries.size(), poison_word)));
+      on.synchronize();
+      graph.launch(own.get());
+      on.synchronize();
+      for (const auto& split : splits) {
+        SCOPED_TRACE("m=" + std::to_string(split.m) + (split.pairs ? " pairs" : " keys"));
+        const delta_buckets delta = split.identifier();
+        std::vector<std::uint32_t> ids(n);
+        for (std::uint64_t i = 0; i < n; ++i) { ids[i] = delta(keys[i]); }
+        const auto expected = stable_split_oracle(keys, split.pairs ? values : std::vector<value32>{}, ids, split.m);
+        auto words = split.results.to_vector();
+        EXPECT_EQ(words.back(), 0U);
+        words.pop_back();
+        std::vector<std::uint64_t> expected_offsets = expected.offsets;
+        expected_offsets.push_back(n);
+        EXPECT_EQ(words, expected_offsets);
+        EXPECT_EQ(split.keys_out.to_vector(), expected.keys);
+        if (split.pairs) { EXPECT_EQ(split.values_out.to_vector(), expected.values); }
+      }
+      std::vector<std::uint64_t> even(bins + 1, 0);
+      std::vector<std::uint64_t> range(boundaries.size(), 0);
+      for (const key32 key : keys) {
+        ++even[key / ((1U << 31) / bins)];  // every key lies below 2^31
+        const auto above = std::upper_bound(boundaries.begin(), boundaries.end(), key);
+        if (above == boundaries.begin() || above == boundaries.end()) {
+          ++range.back();
+        } else {
+          ++range[static_cast<std::size_t>(above - boundaries.begin()) - 1];
+        }
+      }
+      EXPECT_EQ(even_counts.to_vector(), even);
+      EXPECT_EQ(range_counts.to_vector(), range);
+    }
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace warpdex::testing
