@@ -76,13 +76,7 @@ struct counts_home {
 /// memory of its own: the block-shared kernel's counts and range tree may take all 48 KiB a launch gets.
 __device__ void move_counts_home(const unsigned long long* counts, std::uint32_t words, const counts_home& to)
 {
-  if (to.home == nullptr) { return; }
-  __threadfence();
-  __syncthreads();
-  bool finished_last = false;
-  if (threadIdx.x == 0) { finished_last = atomicAdd(to.blocks_done, 1U) == gridDim.x - 1; }
-  if (__syncthreads_or(finished_last) == 0) { return; }
-  __threadfence();
+  if (to.home == nullptr || !detail::finished_last_block(to.blocks_done)) { return; }
   for (std::uint32_t b = threadIdx.x; b < words; b += blockDim.x) {
     to.home[b] = *static_cast<const volatile unsigned long long*>(counts + b);
   }

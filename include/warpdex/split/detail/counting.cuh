@@ -154,6 +154,21 @@ inline unsigned counting_blocks(unsigned wave, std::uint64_t n)
   return needed > wave ? static_cast<unsigned>(needed) : wave;
 }
 
+/// Block-collective, once the block's threads have written what the grid's last block will read: counts
+/// the block done in *blocks_done (zeroed before the launch) and says, in every thread, whether it was the
+/// last of the grid to finish. Each thread fences its writes before the block counts itself, and the last
+/// block fences before it reads, so it sees every block's writes in L2.
+__device__ inline bool finished_last_block(unsigned int* blocks_done)
+{
+  __threadfence();
+  __syncthreads();
+  bool last = false;
+  if (threadIdx.x == 0) { last = atomicAdd(blocks_done, 1U) == gridDim.x - 1; }
+  if (__syncthreads_or(last) == 0) { return false; }
+  __threadfence();
+  return true;
+}
+
 /// Adds a block's counts to `totals` once per bin: counters[w][b * replicas + r] is replica r of bin b
 /// of warp w (b < m, r < replicas). Call with the whole block once every warp has counted (after a
 /// barrier); the counters are summed in place. Each thread first sums one word over the warps into warp

@@ -83,15 +83,7 @@ __global__ void __launch_bounds__(multisplit_block_threads)
   if (bad != 0) { atomicAdd(bad_ids, static_cast<unsigned long long>(bad)); }
   __syncthreads();
   add_replicated_counts(counters, m, replicas, totals);
-  if (tail.blocks_done == nullptr) { return; }
-  // The last block: each thread's adds are fenced before its block counts itself done, so that block
-  // reads every block's adds from L2.
-  __threadfence();
-  __syncthreads();
-  bool finished_last = false;
-  if (threadIdx.x == 0) { finished_last = atomicAdd(tail.blocks_done, 1U) == gridDim.x - 1; }
-  if (__syncthreads_or(finished_last) == 0) { return; }
-  __threadfence();
+  if (tail.blocks_done == nullptr || !finished_last_block(tail.blocks_done)) { return; }
   const volatile unsigned long long* counted = totals;
   const std::uint64_t total = threadIdx.x < m ? static_cast<std::uint64_t>(counted[threadIdx.x]) : 0;
   std::uint64_t start = 0;
