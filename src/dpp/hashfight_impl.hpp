@@ -13,6 +13,7 @@
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -57,6 +58,18 @@ WARPDEX_HOST_DEVICE std::uint64_t round_hash(const hashfight_subtable<Key, Value
   return fmix64(static_cast<std::uint64_t>(key) ^ table.seed);
 }
 
+/// log2 of a bucket's entries: 1, 2, 4 or 8 (entries of 8 or 16 bytes, buckets of one entry, 32 or 64
+/// bytes), so that addressing a bucket shifts rather than divides (a 64-bit division a probe and a round
+/// cost the find and the fight kernel measurable time on an H200, docs/dpp.md).
+WARPDEX_HOST_DEVICE inline std::uint32_t bucket_shift(std::uint32_t bucket_entries)
+{
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(__ffs(static_cast<int>(bucket_entries)) - 1);
+#else
+  return static_cast<std::uint32_t>(std::countr_zero(bucket_entries));
+#endif
+}
+
 /// The first entry of the bucket (the slot, when a bucket is one entry) of a key whose partition hash is
 /// `hashed` and round hash `round`: region (hashed scaled to the partitions), then the round hash scaled
 /// to the region's buckets.
@@ -64,7 +77,8 @@ template <class Key, class Value>
 WARPDEX_HOST_DEVICE std::uint64_t bucket_index(const hashfight_subtable<Key, Value>& table, std::uint64_t hashed,
                                                std::uint64_t round)
 {
-  const std::uint64_t in_region = scale_to_slots(round, table.region / table.bucket_entries) * table.bucket_entries;
+  const std::uint32_t shift = bucket_shift(table.bucket_entries);
+  const std::uint64_t in_region = scale_to_slots(round, table.region >> shift) << shift;
   return table.partitions == 1 ? in_region : scale_to_slots(hashed, table.partitions) * table.region + in_region;
 }
 
@@ -92,7 +106,7 @@ WARPDEX_HOST_DEVICE std::uint64_t* overflow_mask(hashfight_entry<Key, Value>* fi
 /// bucket's mask rather than a slot.
 WARPDEX_HOST_DEVICE constexpr bool is_mask_entry(std::uint64_t i, std::uint32_t bucket_entries)
 {
-  return bucket_entries > 1 && i % bucket_entries == bucket_entries - 1;
+  return bucket_entries > 1 && (i & (bucket_entries - 1)) == bucket_entries - 1;
 }
 
 /// What one probe of a sub-table says about a key.

@@ -382,7 +382,7 @@ void partitioned_rounds_match(const Backend& backend, std::uint64_t seed)
     const std::span<const Key> k(key_buffer.data(), keys.size());
     const hashfight_map<Key, Key, Backend> map(backend, k, k, fighting(load_factor));
     EXPECT_GE(map.partitions(), 7u);  // 40009 pairs: at most 6144 (3072 for 64-bit keys) a partition
-    EXPECT_GE(map.partitioned_rounds(), 2u);  // 64-byte buckets: 2 to 4 rounds
+    EXPECT_GE(map.partitioned_rounds(), 3u);  // 32-byte k32 buckets: 3 to 6 rounds
     EXPECT_EQ(map.size(), keys.size());
   }
   if constexpr (sizeof(Key) == 8) {
@@ -460,8 +460,9 @@ TEST(hashfight_plan, partitions_and_regions)
     EXPECT_LT(static_cast<double>(wide.partitions) * static_cast<double>(wide.partition_slots()),
               static_cast<double>(slots.partitions) * static_cast<double>(slots.partition_slots()));
   }
-  EXPECT_EQ(hashfight_plan(std::uint64_t{1} << 24, 8, fighting_in_buckets(1.03, 0)).bucket_entries,
-            warpdex::dpp::hashfight_max_bucket_bytes / 8);
+  // Automatic: 32-byte buckets for 8-byte entries, one slot for 16-byte ones (hashfight_auto_bucket_bytes).
+  EXPECT_EQ(hashfight_plan(std::uint64_t{1} << 24, 8, fighting_in_buckets(1.03, 0)).bucket_entries, 4u);
+  EXPECT_EQ(hashfight_plan(std::uint64_t{1} << 24, 16, fighting_in_buckets(1.03, 0)).bucket_entries, 1u);
   EXPECT_EQ(hashfight_plan(std::uint64_t{1} << 24, 8, fighting_in_buckets(1.03, 24)).rounds, 0u);  // not a size
 }
 

@@ -15,7 +15,7 @@
 /// left after them go on to the classic rounds.
 ///
 /// **Buckets** (the partitioned rounds; `hashfight_options::bucket_bytes`). A region is cut into buckets
-/// of 32 or 64 bytes (aligned: one or two 32-byte sectors, one random access for `find`): c lanes of one
+/// of 32 or 64 bytes (aligned: one or two 32-byte sectors, each read whole by `find`): c lanes of one
 /// entry each, then an 8-byte overflow mask. A key's bucket in a round is its round hash scaled to the
 /// region's buckets; the round fights lane by lane: every active pair stores its key into lane 0 of its
 /// bucket, then (after every store of the lane) the pairs that find their own key there are stored; the
@@ -49,7 +49,7 @@
 /// for this slot, which would not be empty); another key → the next sub-table. A bucket is read whole:
 /// its own key in a lane → the value; its bit clear in the mask → a definite miss; else the next
 /// sub-table. Past the last, a binary search of the leftovers. O(rounds + log leftovers) per query: about
-/// 1.6 slot probes for a stored key at load factor 1.03 (2.6 for an absent one), 1.2 buckets of 64 bytes
+/// 1.6 slot probes for a stored key at load factor 1.03 (2.6 for an absent one), 1.3 buckets of 32 bytes
 /// (1.0 for an absent one).
 ///
 /// **Reserved encodings** (validated before anything is allocated): key `empty_key` (all ones) marks an
@@ -70,8 +70,8 @@
 /// and `find`'s answers are equal (only which of several colliding keys wins a slot may differ, as it may
 /// between any two builds).
 ///
-/// **Memory.** Sub-tables about 1.6 * n * load_factor entries in all with one slot a key (1.37 n to
-/// 2.3 n with 64-byte k32 buckets at load factors 1.03 to 2, their masks included), leftovers up to `leftover_limit`
+/// **Memory.** Sub-tables about 1.6 * n * load_factor entries in all with one slot a key (1.75 n to
+/// 2.84 n with 32-byte k32 buckets at load factors 1.03 to 2, their masks included), leftovers up to `leftover_limit`
 /// pairs, and, during the build, the pairs split by partition (with the multisplit's copy), a staging
 /// area for the pairs left and a flag a pair (25 bytes a k32 pair, 45 a k64 one: 64-bit values travel as
 /// 32-bit positions), and 9 bytes per pair of the classic rounds (11 when a sub-table is chunked). A build whose
@@ -110,7 +110,7 @@ struct hashfight_options {
   /// step in one pass. Larger sub-tables run in several passes.
   std::uint64_t chunk_bytes = 0;
   /// Bytes of a bucket of the partitioned rounds' sub-tables (file comment, "Buckets"): 0 chooses
-  /// `hashfight_auto_bucket_bytes`; the size of one entry (8 for k32/v32, 16 for k64/v64) keeps one slot
+  /// `hashfight_auto_bucket_bytes` (32 for k32/v32, one slot for k64/v64); the size of one entry (8 for k32/v32, 16 for k64/v64) keeps one slot
   /// a key (the thesis's layout); 32 or 64 (at least two entries) makes buckets whose last 8 bytes are an
   /// overflow mask.
   std::uint32_t bucket_bytes = 0;
@@ -178,11 +178,15 @@ struct hashfight_subtable {
 inline constexpr std::uint32_t hashfight_max_bucket_bytes = 64;
 
 /// The bucket a build of entries of `entry_bytes` uses for `requested` (`hashfight_options::bucket_bytes`;
-/// 0: automatic, 64-byte buckets for both key widths on both backends, docs/dpp.md). Returns 0 for a
-/// request that is none of the entry's size, 32 or 64 bytes of at least two entries.
+/// 0: automatic, the same on both backends). Returns 0 for a request that is none of the entry's size, 32
+/// or 64 bytes of at least two entries. Automatic, as measured on an H200 (docs/dpp.md, the buckets'
+/// measurements): 32-byte buckets for k32 (one sector: finds of absent keys 1.10x-1.51x the
+/// open-addressing table where one slot a key ran 0.63x-1.08x, stored keys as fast or faster; a 64-byte
+/// bucket's second sector cost a fifth of the finds); one slot a key for k64 (its 64-byte buckets of 3
+/// lanes made stored keys' finds and the build slower, absent keys' faster).
 [[nodiscard]] constexpr std::uint32_t hashfight_auto_bucket_bytes(std::size_t entry_bytes, std::uint32_t requested)
 {
-  if (requested == 0) { return hashfight_max_bucket_bytes; }
+  if (requested == 0) { return entry_bytes <= 8 ? 32 : static_cast<std::uint32_t>(entry_bytes); }
   if (requested == entry_bytes) { return requested; }
   const bool sized = requested == 32 || requested == hashfight_max_bucket_bytes;
   return sized && requested >= 2 * entry_bytes ? requested : 0;
