@@ -7,8 +7,12 @@
 //   hashfight/<build|find_present|find_absent>/<k32|k64>/n=<n>/lf=<lf>/chunk=<auto|off|512MiB|1GiB|4GiB>
 // (`off`: every step in one pass, the cliff the chunks avoid; run them at --size-log2 28 and 30). They run
 // only when the filter says "chunk=", e.g. --filter '^hashfight/(build|find_present)/k32/.*/lf=1\.5/chunk='.
+// The bucket sizes of the partitioned rounds (hashfight_options::bucket_bytes), run only when the filter
+// says "bucket=":
+//   hashfight/<build|find_present|find_absent|memory>/<k32|k64>/n=<n>/lf=<lf>/bucket=<slot|32|64>
 // Speed of light: a build reads its pair and touches one random 32-byte sector twice (fight, check); a
-// find reads its key, writes its value and reads one random sector.
+// find reads its key, writes its value and reads one random sector (kept for every bucket size, so that
+// the rows compare).
 #include "benchmarks.hpp"
 #include "dpp_benchmarks.hpp"
 #include "throughput_row.hpp"
@@ -37,38 +41,43 @@ constexpr std::uint64_t data_seed = 0xf1647f16;
 constexpr double sector_bytes = 32;
 constexpr double load_factors[] = {1.03, 1.5, 2.0};
 
-/// A chunk setting of the rows: its name suffix ("" for the classic rows, automatic chunk) and the option.
+/// A setting of the rows: its name suffix ("" for the classic rows: automatic chunk and bucket), the
+/// filter word that asks for it, and the options (bucket_bytes `one_slot`: the entry's size).
 struct chunk_setting {
   const char* label;
+  const char* asked_by;
   std::uint64_t chunk_bytes;
+  std::uint32_t bucket_bytes;
 };
+constexpr std::uint32_t one_slot = 1;
 constexpr chunk_setting chunk_settings[] = {
-    {"", 0},
-    {"auto", 0},
-    {"off", dpp::hashfight_no_chunks},
-    {"512MiB", std::uint64_t{512} << 20},
-    {"1GiB", std::uint64_t{1} << 30},
-    {"4GiB", std::uint64_t{4} << 30},
+    {"", "", 0, 0},
+    {"chunk=auto", "chunk=", 0, 0},
+    {"chunk=off", "chunk=", dpp::hashfight_no_chunks, 0},
+    {"chunk=512MiB", "chunk=", std::uint64_t{512} << 20, 0},
+    {"chunk=1GiB", "chunk=", std::uint64_t{1} << 30, 0},
+    {"chunk=4GiB", "chunk=", std::uint64_t{4} << 30, 0},
+    {"bucket=slot", "bucket=", 0, one_slot},
+    {"bucket=32", "bucket=", 0, 32},
+    {"bucket=64", "bucket=", 0, 64},
 };
 
-std::string row_name(const char* kind, unsigned key_bits, std::uint64_t n, double lf, const char* chunk = "")
+std::string row_name(const char* kind, unsigned key_bits, std::uint64_t n, double lf, const char* suffix = "")
 {
   char factor[16];
   std::snprintf(factor, sizeof(factor), "%g", lf);
   return std::string("hashfight/") + kind + "/k" + std::to_string(key_bits) + "/n=" + std::to_string(n) +
-         "/lf=" + factor + (chunk[0] != '\0' ? std::string("/chunk=") + chunk : std::string());
+         "/lf=" + factor + (suffix[0] != '\0' ? std::string("/") + suffix : std::string());
 }
 
-/// Whether any row of this key width, load factor and chunk setting is selected (memory rows: classic only).
-/// The `/chunk=` rows run only when the filter names them ("chunk="): a filter such as '^hashfight/' would
-/// otherwise build every table five more times.
+/// Whether any row of this key width, load factor and setting is selected. The `/chunk=` and `/bucket=`
+/// rows run only when the filter names them ("chunk=", "bucket="): a filter such as '^hashfight/' would
+/// otherwise build every table eight more times.
 bool setting_wanted(const context& ctx, unsigned key_bits, std::uint64_t n, double lf, const chunk_setting& setting)
 {
-  const bool chunk_rows_asked = ctx.opts().filter.find("chunk=") != std::string::npos;
-  if (setting.label[0] != '\0' && !chunk_rows_asked) { return false; }
+  if (setting.label[0] != '\0' && ctx.opts().filter.find(setting.asked_by) == std::string::npos) { return false; }
   bool any = false;
   for (const char* kind : {"build", "find_present", "find_absent", "memory"}) {
-    if (setting.label[0] != '\0' && std::string(kind) == "memory") { continue; }
     any = any || ctx.selected(row_name(kind, key_bits, n, lf, setting.label));
   }
   return any;
@@ -157,6 +166,9 @@ void hashfight_rows(context& ctx, std::uint64_t n, const baseline_times& baselin
       dpp::hashfight_options options;
       options.load_factor = lf;
       options.chunk_bytes = setting.chunk_bytes;
+      options.bucket_bytes = setting.bucket_bytes == one_slot
+                                 ? static_cast<std::uint32_t>(sizeof(dpp::hashfight_entry<Key, Key>))
+                                 : setting.bucket_bytes;
       // The map, its build's scratch and the keys and answers above must fit the device's memory.
       const std::uint64_t needed =
           dpp::hashfight_build_bytes(n, sizeof(dpp::hashfight_entry<Key, Key>), options) + 3 * n * sizeof(Key);
@@ -173,15 +185,16 @@ void hashfight_rows(context& ctx, std::uint64_t n, const baseline_times& baselin
       if (ctx.selected(row_name("build", key_bits, n, lf, setting.label))) {
         add("build", build_ms, baseline.build_ms, build_sol, map->size() == n);
       }
-      if (setting.label[0] == '\0' && ctx.selected(row_name("memory", key_bits, n, lf))) {
+      if (ctx.selected(row_name("memory", key_bits, n, lf, setting.label))) {
         row r;
-        r.name = row_name("memory", key_bits, n, lf);
+        r.name = row_name("memory", key_bits, n, lf, setting.label);
         r.n = n;
         r.value = static_cast<double>(map->memory_bytes()) / static_cast<double>(n);
         r.unit = "bytes/pair (" + std::to_string(map->rounds()) + " rounds, " +
                  std::to_string(map->partitioned_rounds()) + " of them in " + std::to_string(map->partitions()) +
-                 " partitions, " + std::to_string(map->leftover_size()) +
-                 " leftovers, " + std::to_string(map->chunked_subtables()) + " chunked)";
+                 " partitions, buckets of " + std::to_string(map->bucket_entries()) + " entries, " +
+                 std::to_string(map->leftover_size()) + " leftovers, " + std::to_string(map->chunked_subtables()) +
+                 " chunked)";
         r.baseline = "open-addressing table bytes per pair at load factor 0.5 (k32/v32)";
         r.baseline_value = 16.0;
         r.verified = map->size() == n;

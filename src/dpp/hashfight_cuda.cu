@@ -25,6 +25,10 @@ __device__ __forceinline__ void shared_exchange(std::uint64_t* word, std::uint64
 {
   atomicExch(reinterpret_cast<unsigned long long*>(word), static_cast<unsigned long long>(value));
 }
+__device__ __forceinline__ void shared_or(std::uint64_t* word, std::uint64_t bits)
+{
+  atomicOr(reinterpret_cast<unsigned long long*>(word), static_cast<unsigned long long>(bits));
+}
 __device__ __forceinline__ void shared_max(std::uint32_t* word, std::uint32_t value)
 {
   atomicMax(word, value);
@@ -35,11 +39,13 @@ __device__ __forceinline__ void shared_max(std::uint64_t* word, std::uint64_t va
 }
 
 /// One block a partition: its regions of every round in shared memory (all empty at first), then each
-/// round a fight (every active pair exchanges its key into its slot), one barrier, a check (a pair that
-/// finds its own key leaves; after the rounds it raises the slot's value with an atomic max, the values
+/// round, lane by lane of its buckets (one lane when a bucket is one slot), a fight (every active pair
+/// exchanges its key into the lane of its bucket), one barrier, a check (a pair that finds its own key
+/// leaves; after the rounds it raises the slot's value with an atomic max, the values
 /// of a thread's winners loaded together: in the round they cost a dependent global load each, and the
-/// fight kernel measured latency-bound at 0.69 TB/s, docs/dpp.md). A round writes only its own
-/// region and the next round's fight another one, so one barrier a round suffices; the rounds stop early
+/// fight kernel measured latency-bound at 0.69 TB/s, docs/dpp.md); the pairs that lost every lane set
+/// their bits in their buckets' masks. A lane's check and the next lane's fight touch different words,
+/// so one barrier a lane suffices; the rounds stop early
 /// once no pair is active. Then the regions are written out in order (coalesced) and the pairs still
 /// active appended to the leftovers (one global atomic add a block). A partition of at most
 /// fight_threads * Items pairs keeps its keys in registers (item k of thread t: pair t + k * threads) and
@@ -72,7 +78,11 @@ __global__ void __launch_bounds__(fight_threads, 2) fight_partitions_kernel(part
   }
   __syncthreads();
   const std::uint32_t total = region_start[rounds];
-  for (std::uint32_t i = threadIdx.x; i < total; i += fight_threads) { table[i] = entry{empty, Value{0}}; }
+  const std::uint32_t bucket_entries = fight.layout.bucket_entries;
+  const std::uint32_t lanes = bucket_entries == 1 ? 1 : bucket_entries - 1;
+  for (std::uint32_t i = threadIdx.x; i < total; i += fight_threads) {
+    table[i] = is_mask_entry(i, bucket_entries) ? entry{Key{0}, Value{0}} : entry{empty, Value{0}};
+  }
 
   const bool in_registers = size <= std::uint64_t{fight_threads} * Items;
   Key keys[Items];
@@ -90,44 +100,89 @@ __global__ void __launch_bounds__(fight_threads, 2) fight_partitions_kernel(part
   }
   const std::uint32_t loaded = active;
   static_assert(Items <= 16 && hashfight_max_partitioned_rounds <= 16, "a round number fits 4 bits an item");
+  static_assert(hashfight_partition_bytes / sizeof(std::uint64_t) <= 0x10000, "an entry index fits 16 bits");
   __syncthreads();  // the regions are empty
 
-  for (std::uint32_t r = 0; r < rounds; ++r) {
-    const hashfight_subtable<Key, Value> own{table + region_start[r], fight.layout.regions[r], fight.seeds[r],
-                                             fight.layout.regions[r], 0, 1};
-    bool any = false;
+  // Each round fights lane by lane (hashfight_map.hpp, "Buckets"), one barrier a lane: a lane's check
+  // reads only that lane's key words and the next lane's fight writes only its own, so the check and the
+  // next fight need no barrier between them; nor do the masks, which only the pairs that lost every lane
+  // of a round touch.
+  bool fighting = true;
+  for (std::uint32_t r = 0; r < rounds && fighting; ++r) {
+    const hashfight_subtable<Key, Value> own{
+        table + region_start[r], fight.layout.regions[r], fight.seeds[r], fight.layout.regions[r], 0, 1,
+        bucket_entries};
+    // Each active item's bucket in this round's region, hashed once a round: 16 bits an item (a
+    // partition's regions hold at most hashfight_partition_bytes / 8 entries).
+    std::uint32_t bucket_at[(Items + 1) / 2] = {};
     if (in_registers) {
 #pragma unroll
       for (int k = 0; k < Items; ++k) {
-        if ((active >> k & 1U) != 0) { shared_exchange(&slot_of(own, keys[k])->key, keys[k]); }
-      }
-      any = active != 0;
-    } else {
-      for (std::uint64_t i = threadIdx.x; i < size; i += fight_threads) {
-        if (r == 0 || fight.flags[begin + i] != 0) {
-          const Key key = fight.keys[begin + i];
-          shared_exchange(&slot_of(own, key)->key, key);
-          any = true;
+        if ((active >> k & 1U) != 0) {
+          bucket_at[k / 2] |= static_cast<std::uint32_t>(slot_index(own, keys[k], 0)) << (16 * (k % 2));
         }
       }
     }
-    if (__syncthreads_or(any ? 1 : 0) == 0) { break; }
-    if (in_registers) {
+    const auto slot_of_item = [&](int k, std::uint32_t lane) {
+      return own.entries + (bucket_at[k / 2] >> (16 * (k % 2)) & 0xffffU) + lane;
+    };
+    for (std::uint32_t lane = 0; lane < lanes; ++lane) {
+      const bool first_fight = r == 0 && lane == 0;
+      bool any = false;
+      if (in_registers) {
 #pragma unroll
-      for (int k = 0; k < Items; ++k) {
-        if ((active >> k & 1U) != 0 && slot_of(own, keys[k])->key == keys[k]) {
-          active &= ~(1U << k);
-          won_round |= static_cast<std::uint64_t>(r) << (4 * k);
+        for (int k = 0; k < Items; ++k) {
+          if ((active >> k & 1U) != 0) { shared_exchange(&slot_of_item(k, lane)->key, keys[k]); }
+        }
+        any = active != 0;
+      } else {
+        for (std::uint64_t i = threadIdx.x; i < size; i += fight_threads) {
+          if (first_fight || fight.flags[begin + i] != 0) {
+            const Key key = fight.keys[begin + i];
+            shared_exchange(&(slot_of(own, key) + lane)->key, key);
+            any = true;
+          }
         }
       }
-    } else {
-      for (std::uint64_t i = threadIdx.x; i < size; i += fight_threads) {
-        if (r == 0 || fight.flags[begin + i] != 0) {
-          const Key key = fight.keys[begin + i];
-          entry* slot = slot_of(own, key);
-          const bool won = slot->key == key;
-          if (won) { shared_max(&slot->value, fight.value_at(begin + i)); }
-          fight.flags[begin + i] = won ? 0 : 1;
+      if (__syncthreads_or(any ? 1 : 0) == 0) {
+        fighting = false;
+        break;
+      }
+      if (in_registers) {
+#pragma unroll
+        for (int k = 0; k < Items; ++k) {
+          if ((active >> k & 1U) != 0 && slot_of_item(k, lane)->key == keys[k]) {
+            active &= ~(1U << k);
+            won_round |= static_cast<std::uint64_t>(r) << (4 * k);
+          }
+        }
+      } else {
+        for (std::uint64_t i = threadIdx.x; i < size; i += fight_threads) {
+          if (first_fight || fight.flags[begin + i] != 0) {
+            const Key key = fight.keys[begin + i];
+            entry* slot = slot_of(own, key) + lane;
+            const bool won = slot->key == key;
+            if (won) { shared_max(&slot->value, fight.value_at(begin + i)); }
+            fight.flags[begin + i] = won ? 0 : 1;
+          }
+        }
+      }
+    }
+    if (bucket_entries > 1 && fighting) {
+      // The pairs that lost every lane of this round mark their buckets for find.
+      if (in_registers) {
+#pragma unroll
+        for (int k = 0; k < Items; ++k) {
+          if ((active >> k & 1U) != 0) {
+            shared_or(overflow_mask(slot_of_item(k, 0), bucket_entries), overflow_bit(round_hash(own, keys[k])));
+          }
+        }
+      } else {
+        for (std::uint64_t i = threadIdx.x; i < size; i += fight_threads) {
+          if (fight.flags[begin + i] != 0) {
+            const Key key = fight.keys[begin + i];
+            shared_or(overflow_mask(slot_of(own, key), bucket_entries), overflow_bit(round_hash(own, key)));
+          }
         }
       }
     }
@@ -146,9 +201,13 @@ __global__ void __launch_bounds__(fight_threads, 2) fight_partitions_kernel(part
     for (int k = 0; k < Items; ++k) {
       if (((loaded & ~active) >> k & 1U) != 0) {
         const auto r = static_cast<std::uint32_t>(won_round >> (4 * k) & 15U);
-        const hashfight_subtable<Key, Value> own{table + region_start[r], fight.layout.regions[r], fight.seeds[r],
-                                                 fight.layout.regions[r], 0, 1};
-        shared_max(&slot_of(own, keys[k])->value, won_values[k]);
+        const hashfight_subtable<Key, Value> own{
+            table + region_start[r], fight.layout.regions[r], fight.seeds[r], fight.layout.regions[r], 0, 1,
+            bucket_entries};
+        // The lane the key won: the one of its bucket that holds it (a bucket holds each key once).
+        entry* slot = slot_of(own, keys[k]);
+        while (slot->key != keys[k]) { ++slot; }
+        shared_max(&slot->value, won_values[k]);
       }
     }
   }

@@ -13,6 +13,8 @@ namespace {
 
 /// All partitioned rounds of partition p, in order, on one thread: the same layout as the cuda backend's
 /// (hashfight_cuda.cu), written in place (a partition's regions are a few hundred KiB: the thread's caches).
+/// Each round fights lane by lane (hashfight_map.hpp, "Buckets"); the pairs that lose every lane set their
+/// bits in their buckets' masks.
 template <class Key, class Value>
 struct fight_one_partition {
   partitioned_fight<Key, Value> fight;
@@ -22,25 +24,47 @@ struct fight_one_partition {
   {
     using entry = hashfight_entry<Key, Value>;
     constexpr Key empty = std::numeric_limits<Key>::max();
+    const std::uint32_t bucket_entries = fight.layout.bucket_entries;
+    const std::uint32_t lanes = bucket_entries == 1 ? 1 : bucket_entries - 1;
     const std::uint64_t begin = fight.offsets[p];
+    // Each active pair with its bucket's first entry in the round's region (hashed once a round).
+    struct contender {
+      std::uint64_t pair;
+      entry* bucket;
+    };
     std::vector<std::uint64_t> active(fight.offsets[p + 1] - begin);
     std::iota(active.begin(), active.end(), begin);
-    std::vector<std::uint64_t> stayed;
+    std::vector<contender> fighting;
+    std::vector<contender> stayed;
     for (std::uint32_t r = 0; r < fight.layout.rounds; ++r) {
       const std::uint64_t region = fight.layout.regions[r];
-      const hashfight_subtable<Key, Value> own{fight.tables[r] + p * region, region, fight.seeds[r], region, 0, 1};
-      std::fill(own.entries, own.entries + region, entry{empty, Value{0}});
-      for (const std::uint64_t i : active) { slot_of(own, fight.keys[i])->key = fight.keys[i]; }
-      stayed.clear();
-      for (const std::uint64_t i : active) {
-        entry* slot = slot_of(own, fight.keys[i]);
-        if (slot->key == fight.keys[i]) {
-          slot->value = std::max(slot->value, fight.value_at(i));
-        } else {
-          stayed.push_back(i);
-        }
+      const hashfight_subtable<Key, Value> own{
+          fight.tables[r] + p * region, region, fight.seeds[r], region, 0, 1, bucket_entries};
+      for (std::uint64_t i = 0; i < region; ++i) {
+        own.entries[i] = is_mask_entry(i, bucket_entries) ? entry{Key{0}, Value{0}} : entry{empty, Value{0}};
       }
-      active.swap(stayed);
+      fighting.clear();
+      for (const std::uint64_t i : active) { fighting.push_back({i, slot_of(own, fight.keys[i])}); }
+      for (std::uint32_t lane = 0; lane < lanes && !fighting.empty(); ++lane) {
+        for (const contender& c : fighting) { c.bucket[lane].key = fight.keys[c.pair]; }
+        stayed.clear();
+        for (const contender& c : fighting) {
+          entry& slot = c.bucket[lane];
+          if (slot.key == fight.keys[c.pair]) {
+            slot.value = std::max(slot.value, fight.value_at(c.pair));
+          } else {
+            stayed.push_back(c);
+          }
+        }
+        fighting.swap(stayed);
+      }
+      active.clear();
+      for (const contender& c : fighting) {
+        if (bucket_entries > 1) {
+          *overflow_mask(c.bucket, bucket_entries) |= overflow_bit(round_hash(own, fight.keys[c.pair]));
+        }
+        active.push_back(c.pair);
+      }
     }
     if (active.empty()) { return; }
     const std::uint64_t at = std::atomic_ref<std::uint64_t>(*left_count).fetch_add(active.size());

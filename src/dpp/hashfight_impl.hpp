@@ -13,8 +13,10 @@
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -49,13 +51,113 @@ WARPDEX_HOST_DEVICE std::uint64_t partition_hash(Key key, std::uint64_t partitio
   return fmix64(static_cast<std::uint64_t>(key) ^ partition_seed);
 }
 
-/// The slot of a key whose partition hash is `hashed`: region (hashed scaled to the partitions), then
-/// the round hash scaled to the region.
+/// The round hash of a key in a sub-table: its bucket (or slot) in the region, and its mask bit.
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE std::uint64_t round_hash(const hashfight_subtable<Key, Value>& table, Key key)
+{
+  return fmix64(static_cast<std::uint64_t>(key) ^ table.seed);
+}
+
+/// log2 of a bucket's entries: 1, 2, 4 or 8 (entries of 8 or 16 bytes, buckets of one entry, 32 or 64
+/// bytes), so that addressing a bucket shifts rather than divides (a 64-bit division a probe and a round
+/// cost the find and the fight kernel measurable time on an H200, docs/dpp.md).
+WARPDEX_HOST_DEVICE inline std::uint32_t bucket_shift(std::uint32_t bucket_entries)
+{
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(__ffs(static_cast<int>(bucket_entries)) - 1);
+#else
+  return static_cast<std::uint32_t>(std::countr_zero(bucket_entries));
+#endif
+}
+
+/// The first entry of the bucket (the slot, when a bucket is one entry) of a key whose partition hash is
+/// `hashed` and round hash `round`: region (hashed scaled to the partitions), then the round hash scaled
+/// to the region's buckets.
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE std::uint64_t bucket_index(const hashfight_subtable<Key, Value>& table, std::uint64_t hashed,
+                                               std::uint64_t round)
+{
+  const std::uint32_t shift = bucket_shift(table.bucket_entries);
+  const std::uint64_t in_region = scale_to_slots(round, table.region >> shift) << shift;
+  return table.partitions == 1 ? in_region : scale_to_slots(hashed, table.partitions) * table.region + in_region;
+}
+
 template <class Key, class Value>
 WARPDEX_HOST_DEVICE std::uint64_t slot_index(const hashfight_subtable<Key, Value>& table, Key key, std::uint64_t hashed)
 {
-  const std::uint64_t in_region = scale_to_slots(fmix64(static_cast<std::uint64_t>(key) ^ table.seed), table.region);
-  return table.partitions == 1 ? in_region : scale_to_slots(hashed, table.partitions) * table.region + in_region;
+  return bucket_index(table, hashed, round_hash(table, key));
+}
+
+/// A key's bit in its bucket's overflow mask: low bits of the round hash (the bucket comes from its high
+/// bits, so keys of one bucket spread over the mask).
+WARPDEX_HOST_DEVICE constexpr std::uint64_t overflow_bit(std::uint64_t round)
+{
+  return std::uint64_t{1} << (round & 63U);
+}
+
+/// The overflow mask of the bucket at `first` of `bucket_entries` entries: its last 8 bytes.
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE std::uint64_t* overflow_mask(hashfight_entry<Key, Value>* first, std::uint32_t bucket_entries)
+{
+  return reinterpret_cast<std::uint64_t*>(first + bucket_entries) - 1;
+}
+
+/// Whether entry i of a sub-table (or of a partition's regions, which start on bucket boundaries) holds a
+/// bucket's mask rather than a slot.
+WARPDEX_HOST_DEVICE constexpr bool is_mask_entry(std::uint64_t i, std::uint32_t bucket_entries)
+{
+  return bucket_entries > 1 && (i & (bucket_entries - 1)) == bucket_entries - 1;
+}
+
+/// What one probe of a sub-table says about a key.
+enum class probe_outcome { found, absent, next };
+
+/// Reads the bucket of `Entries` entries at `first` whole (one aligned access of up to 64 bytes) and
+/// compares its lanes: the key → found (its value in `value`); with one entry, an empty slot → absent;
+/// with a mask, the key's bit clear → absent; else the key may be in a later sub-table.
+template <int Entries, class Key, class Value>
+WARPDEX_HOST_DEVICE probe_outcome probe_bucket(const hashfight_entry<Key, Value>* first, Key key, std::uint64_t round,
+                                               Value& value)
+{
+  using entry = hashfight_entry<Key, Value>;
+  struct alignas(Entries * sizeof(entry)) bucket {
+    entry lanes[Entries];
+  };
+  const bucket read = *reinterpret_cast<const bucket*>(first);
+  constexpr int lanes = Entries == 1 ? 1 : Entries - 1;
+#pragma unroll
+  for (int lane = 0; lane < lanes; ++lane) {
+    if (read.lanes[lane].key == key) {
+      value = read.lanes[lane].value;
+      return probe_outcome::found;
+    }
+  }
+  if constexpr (Entries == 1) {
+    return read.lanes[0].key == std::numeric_limits<Key>::max() ? probe_outcome::absent : probe_outcome::next;
+  } else {
+    std::uint64_t mask = 0;
+    memcpy(&mask, reinterpret_cast<const unsigned char*>(&read) + sizeof(bucket) - sizeof(mask), sizeof(mask));
+    return (mask & overflow_bit(round)) != 0 ? probe_outcome::next : probe_outcome::absent;
+  }
+}
+
+/// One probe of a sub-table for a key (not the empty key) whose partition hash is `hashed`.
+template <class Key, class Value>
+WARPDEX_HOST_DEVICE probe_outcome probe(const hashfight_subtable<Key, Value>& table, Key key, std::uint64_t hashed,
+                                        Value& value)
+{
+  const std::uint64_t round = round_hash(table, key);
+  const hashfight_entry<Key, Value>* first = table.entries + bucket_index(table, hashed, round);
+  switch (table.bucket_entries) {
+    case 2:
+      return probe_bucket<2>(first, key, round, value);
+    case 4:
+      return probe_bucket<4>(first, key, round, value);
+    case 8:
+      return probe_bucket<8>(first, key, round, value);
+    default:
+      return probe_bucket<1>(first, key, round, value);
+  }
 }
 
 template <class Key, class Value>
@@ -293,22 +395,26 @@ struct probe_range {
   Value* values;
   WARPDEX_HOST_DEVICE void operator()(std::uint64_t k) const
   {
-    constexpr Key empty = std::numeric_limits<Key>::max();
     if (ranges[k] != range) { return; }
     const Key key = queries[k];
-    const hashfight_entry<Key, Value> entry = *slot_of(table, key);
-    if (entry.key == key || entry.key == empty) {
-      values[k] = entry.key == key ? entry.value : std::numeric_limits<Value>::max();
+    Value value{};
+    const probe_outcome outcome =
+        probe(table, key, table.partitions == 1 ? 0 : partition_hash(key, table.partition_seed), value);
+    if (outcome != probe_outcome::next) {
+      values[k] = outcome == probe_outcome::found ? value : std::numeric_limits<Value>::max();
       ranges[k] = resolved_query;
     }
   }
 };
 
+/// Whether entry i of a sub-table holds a key (a bucket's mask holds none).
 template <class Key, class Value>
 struct slot_is_occupied {
-  WARPDEX_HOST_DEVICE bool operator()(const hashfight_entry<Key, Value>& entry) const
+  const hashfight_entry<Key, Value>* entries;
+  std::uint32_t bucket_entries;
+  WARPDEX_HOST_DEVICE bool operator()(std::uint64_t i) const
   {
-    return entry.key != std::numeric_limits<Key>::max();
+    return !is_mask_entry(i, bucket_entries) && entries[i].key != std::numeric_limits<Key>::max();
   }
 };
 
@@ -327,9 +433,10 @@ struct find_value {
     if (key == empty) { return miss; }
     const std::uint64_t hashed = table_count > 0 ? partition_hash(key, tables[0].partition_seed) : 0;
     for (std::uint32_t t = 0; t < table_count; ++t) {
-      const hashfight_entry<Key, Value> entry = tables[t].entries[slot_index(tables[t], key, hashed)];
-      if (entry.key == key) { return entry.value; }
-      if (entry.key == empty) { return miss; }
+      Value value{};
+      const probe_outcome outcome = probe(tables[t], key, hashed, value);
+      if (outcome == probe_outcome::found) { return value; }
+      if (outcome == probe_outcome::absent) { return miss; }
     }
     const std::uint64_t at = binary_search_bound<bound_kind::lower>(leftover_keys, leftover_count, key);
     return at < leftover_count && leftover_keys[at] == key ? leftover_values[at] : miss;
@@ -418,6 +525,10 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
   WARPDEX_EXPECTS(std::isfinite(options.load_factor) && options.load_factor >= 1.0,
                   "hashfight_map: the load factor must be >= 1, got " + std::to_string(options.load_factor));
   WARPDEX_EXPECTS(options.max_rounds >= 1, "hashfight_map: max_rounds must be >= 1");
+  WARPDEX_EXPECTS(hashfight_auto_bucket_bytes(sizeof(entry), options.bucket_bytes) != 0,
+                  "hashfight_map: bucket_bytes must be 0, " + std::to_string(sizeof(entry)) +
+                      " (one slot a key), 32 or 64 (at least two entries), got " +
+                      std::to_string(options.bucket_bytes));
   detail::reject_reserved(backend, keys, empty_key, "key");
   detail::reject_reserved(backend, values, miss_value, "value");
   const std::uint64_t needed = hashfight_build_bytes(n, sizeof(entry), options);
@@ -448,9 +559,13 @@ hashfight_map<Key, Value, Backend>::hashfight_map(const Backend& backend, std::s
       for (std::uint32_t r = 0; r < layout_.rounds; ++r) {
         const std::uint64_t region = layout_.regions[r];
         auto table = make_buffer<entry>(backend, region * partitions);
-        const subtable view{table.data(), region * partitions,
-                            detail::hashfight_round_seed(options.seed, static_cast<std::uint32_t>(views.size())), region,
-                            fight.partition_seed, partitions};
+        const subtable view{table.data(),
+                            region * partitions,
+                            detail::hashfight_round_seed(options.seed, static_cast<std::uint32_t>(views.size())),
+                            region,
+                            fight.partition_seed,
+                            partitions,
+                            layout_.bucket_entries};
         fight.tables[r] = table.data();
         fight.seeds[r] = view.seed;
         views.push_back(view);
@@ -649,9 +764,12 @@ std::uint64_t hashfight_map<Key, Value, Backend>::size() const
   // Counted on first use rather than in the build: a pass over every sub-table the build does not need.
   if (!size_) {
     std::uint64_t stored = leftover_keys_.size();
-    for (const auto& table : subtables_) {
-      stored += static_cast<std::uint64_t>(thrust::count_if(
-          detail::policy(backend_), table.data(), table.data() + table.size(), detail::slot_is_occupied<Key, Value>{}));
+    for (std::size_t t = 0; t < subtables_.size(); ++t) {
+      const auto& table = subtables_[t];
+      stored += static_cast<std::uint64_t>(
+          thrust::count_if(detail::policy(backend_), thrust::counting_iterator<std::uint64_t>(0),
+                           thrust::counting_iterator<std::uint64_t>(table.size()),
+                           detail::slot_is_occupied<Key, Value>{table.data(), host_views_[t].bucket_entries}));
     }
     size_ = stored;
   }

@@ -69,14 +69,15 @@ TEST_F(dpp_at_scale, duplicate_search_agrees_with_the_host_backend)
 }
 
 template <class Key>
-void hashfight_agrees(std::uint64_t n, hashfight_options options, std::uint64_t seed)
+void hashfight_agrees(std::uint64_t n, hashfight_options options, std::uint64_t seed, double zipf_exponent = 0.0)
 {
-  // Keys with repeats (about 4 pairs per key), values that differ, queries half absent.
+  // Keys with repeats (about 4 pairs per key; Zipf-skewed with an exponent), values that differ, queries
+  // half absent.
   std::vector<Key> keys(n);
   std::vector<Key> values(n);
   std::vector<Key> queries(n);
-  generate_zipf_keys(host{}, warpdex::key_set<Key>{n / 4, seed, warpdex::key_order::shuffled, Key(~Key{0} - 1)}, 0.0,
-                     seed + 1, std::span<Key>(keys));
+  generate_zipf_keys(host{}, warpdex::key_set<Key>{n / 4, seed, warpdex::key_order::shuffled, Key(~Key{0} - 1)},
+                     zipf_exponent, seed + 1, std::span<Key>(keys));
   generate_queries(host{}, warpdex::key_set<Key>{n / 4, seed, warpdex::key_order::shuffled, Key(~Key{0} - 1)}, 0.5,
                    seed + 2, std::span<Key>(queries));
   for (std::uint64_t i = 0; i < n; ++i) { values[i] = static_cast<Key>(warpdex::fmix64(i ^ seed) % (~Key{0})); }
@@ -110,6 +111,18 @@ TEST_F(dpp_at_scale, hashfight_agrees_with_the_host_backend)
   chunked.chunk_bytes = std::uint64_t{1} << 20;
   hashfight_agrees<std::uint32_t>(n, chunked, case_seed(8));
   hashfight_agrees<std::uint64_t>(n, chunked, case_seed(9));
+  // Every bucket size of the partitioned rounds (one slot, 32 and 64 bytes), Zipf-skewed keys in one.
+  hashfight_options slots = fought;
+  slots.bucket_bytes = 8;
+  hashfight_agrees<std::uint32_t>(n, slots, case_seed(10));
+  hashfight_options small_buckets = fought;
+  small_buckets.bucket_bytes = 32;
+  small_buckets.load_factor = 1.5;
+  hashfight_agrees<std::uint32_t>(n, small_buckets, case_seed(11), 1.1);
+  hashfight_options wide_buckets = fought;
+  wide_buckets.bucket_bytes = 64;
+  wide_buckets.load_factor = 1.03;
+  hashfight_agrees<std::uint64_t>(n, wide_buckets, fresh_seed(), 1.1);
 }
 
 }  // namespace

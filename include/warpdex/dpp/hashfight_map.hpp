@@ -14,6 +14,18 @@
 /// (P, each round's region) is fixed before the build by `hashfight_plan` and kept for `find`. The pairs
 /// left after them go on to the classic rounds.
 ///
+/// **Buckets** (the partitioned rounds; `hashfight_options::bucket_bytes`). A region is cut into buckets
+/// of 32 or 64 bytes (aligned: one or two 32-byte sectors, each read whole by `find`): c lanes of one
+/// entry each, then an 8-byte overflow mask. A key's bucket in a round is its round hash scaled to the
+/// region's buckets; the round fights lane by lane: every active pair stores its key into lane 0 of its
+/// bucket, then (after every store of the lane) the pairs that find their own key there are stored; the
+/// others fight for lane 1, and so on to lane c - 1. Lanes fill in order, the copies of one key stay
+/// together, and a bucket stores up to c distinct keys a round instead of one. The pairs that lose every
+/// lane set one bit of their bucket's mask (bit = round hash mod 64) and go on to the next round. So a
+/// key stored after round r set its bit in its bucket of round r: `find` stops with a miss at a bucket
+/// that holds neither the key nor its bit. With `bucket_bytes` equal to one entry, a bucket is one slot
+/// without a mask: the thesis's layout, where an empty slot is the miss.
+///
 /// **Classic rounds** (over the pairs left). While more than `leftover_limit` pairs are active and
 /// fewer than `max_rounds` rounds ran: a new sub-table of ceil(active * load_factor) empty slots, and
 ///  1. *Fight* (one algorithm call): every active pair stores its key into the key word of its slot
@@ -34,8 +46,11 @@
 ///
 /// **Find** (one thread per query, any order): the query probes the sub-tables in build order: its own key
 /// → the value; an empty slot → a definite miss (had the key been stored later, it would have fought
-/// for this slot, which would not be empty); another key → the next sub-table. Past the last, a binary
-/// search of the leftovers. O(rounds + log leftovers) per query, about 1.6 probes on average.
+/// for this slot, which would not be empty); another key → the next sub-table. A bucket is read whole:
+/// its own key in a lane → the value; its bit clear in the mask → a definite miss; else the next
+/// sub-table. Past the last, a binary search of the leftovers. O(rounds + log leftovers) per query: about
+/// 1.6 slot probes for a stored key at load factor 1.03 (2.6 for an absent one), 1.3 buckets of 32 bytes
+/// (1.0 for an absent one).
 ///
 /// **Reserved encodings** (validated before anything is allocated): key `empty_key` (all ones) marks an
 /// empty slot and cannot be stored; value `miss_value` (all ones) is what `find` answers for an absent
@@ -55,13 +70,14 @@
 /// and `find`'s answers are equal (only which of several colliding keys wins a slot may differ, as it may
 /// between any two builds).
 ///
-/// **Memory.** Sub-tables about 1.6 * n * load_factor entries in all, leftovers up to `leftover_limit`
+/// **Memory.** Sub-tables about 1.6 * n * load_factor entries in all with one slot a key (1.75 n to
+/// 2.84 n with 32-byte k32 buckets at load factors 1.03 to 2, their masks included), leftovers up to `leftover_limit`
 /// pairs, and, during the build, the pairs split by partition (with the multisplit's copy), a staging
 /// area for the pairs left and a flag a pair (25 bytes a k32 pair, 45 a k64 one: 64-bit values travel as
-/// 32-bit positions), and 9 bytes per pair of the classic rounds (11 when a sub-table is chunked). A build whose estimate
-/// exceeds the backend's whole memory (the device's, or the host's physical memory) throws `warpdex::out_of_memory`
-/// before allocating; one that runs out of free memory on the way frees what it took and throws the
-/// same (from the memory resource, naming the free and total memory).
+/// 32-bit positions), and 9 bytes per pair of the classic rounds (11 when a sub-table is chunked). A build whose
+/// estimate exceeds the backend's whole memory (the device's, or the host's physical memory) throws
+/// `warpdex::out_of_memory` before allocating; one that runs out of free memory on the way frees what it took and
+/// throws the same (from the memory resource, naming the free and total memory).
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -93,6 +109,11 @@ struct hashfight_options {
   /// passes"): 0 chooses the backend's `hashfight_auto_chunk_bytes`; `hashfight_no_chunks` runs every
   /// step in one pass. Larger sub-tables run in several passes.
   std::uint64_t chunk_bytes = 0;
+  /// Bytes of a bucket of the partitioned rounds' sub-tables (file comment, "Buckets"): 0 chooses
+  /// `hashfight_auto_bucket_bytes` (32 for k32/v32, one slot for k64/v64); the size of one entry (8 for k32/v32, 16 for k64/v64) keeps one slot
+  /// a key (the thesis's layout); 32 or 64 (at least two entries) makes buckets whose last 8 bytes are an
+  /// overflow mask.
+  std::uint32_t bucket_bytes = 0;
 };
 
 /// `hashfight_options::chunk_bytes` that never splits a sub-table.
@@ -139,7 +160,9 @@ struct alignas(sizeof(Key) + sizeof(Value)) hashfight_entry {
 /// `partitions` equal regions of `region` slots (slots = partitions * region); a key of partition p (the
 /// map's partition hash of the key scaled to `partitions`) has its slot in region p, at the round hash of
 /// the key scaled to `region`; every partitioned sub-table of a map has the same `partition_seed`. A
-/// sub-table of one partition (region = slots) is the classic layout.
+/// sub-table of one partition (region = slots) is the classic layout. With `bucket_entries` > 1 the region
+/// is cut into buckets of that many entries instead (file comment, "Buckets"): the round hash scaled to
+/// the region's buckets picks the key's bucket.
 template <class Key, class Value>
 struct hashfight_subtable {
   hashfight_entry<Key, Value>* entries;
@@ -148,7 +171,26 @@ struct hashfight_subtable {
   std::uint64_t region = 0;
   std::uint64_t partition_seed = 0;
   std::uint32_t partitions = 1;
+  std::uint32_t bucket_entries = 1;
 };
+
+/// The largest bucket of the partitioned rounds: two 32-byte sectors, one aligned 64-byte access.
+inline constexpr std::uint32_t hashfight_max_bucket_bytes = 64;
+
+/// The bucket a build of entries of `entry_bytes` uses for `requested` (`hashfight_options::bucket_bytes`;
+/// 0: automatic, the same on both backends). Returns 0 for a request that is none of the entry's size, 32
+/// or 64 bytes of at least two entries. Automatic, as measured on an H200 (docs/dpp.md, the buckets'
+/// measurements): 32-byte buckets for k32 (one sector: finds of absent keys 1.10x-1.51x the
+/// open-addressing table where one slot a key ran 0.63x-1.08x, stored keys as fast or faster; a 64-byte
+/// bucket's second sector cost a fifth of the finds); one slot a key for k64 (its 64-byte buckets of 3
+/// lanes made stored keys' finds and the build slower, absent keys' faster).
+[[nodiscard]] constexpr std::uint32_t hashfight_auto_bucket_bytes(std::size_t entry_bytes, std::uint32_t requested)
+{
+  if (requested == 0) { return entry_bytes <= 8 ? 32 : static_cast<std::uint32_t>(entry_bytes); }
+  if (requested == entry_bytes) { return requested; }
+  const bool sized = requested == 32 || requested == hashfight_max_bucket_bytes;
+  return sized && requested >= 2 * entry_bytes ? requested : 0;
+}
 
 /// The most partitioned rounds a build plans (the rounds after them, if any, are classic ones).
 inline constexpr std::uint32_t hashfight_max_partitioned_rounds = 16;
@@ -170,6 +212,8 @@ inline constexpr std::uint64_t hashfight_partition_bytes = std::uint64_t{100} <<
 struct hashfight_layout {
   std::uint32_t partitions = 1;
   std::uint32_t rounds = 0;
+  /// Entries of a bucket, its overflow mask included when more than 1 (every region is a multiple).
+  std::uint32_t bucket_entries = 1;
   std::uint32_t regions[hashfight_max_partitioned_rounds] = {};
 
   /// Slots of one partition's regions in all rounds.
@@ -185,26 +229,44 @@ struct hashfight_layout {
 /// sorted). Else P partitions of about pairs / P pairs each (at most `hashfight_partition_pairs`, their
 /// regions within `hashfight_partition_bytes`), and rounds while a partition expects at least one
 /// active pair (at most `max_rounds` and 16): round r's region is ceil(a_r * load factor) slots for the
-/// a_r pairs a partition expects then, and a_{r+1} = a_r - (expected occupied slots of the region).
+/// a_r pairs a partition expects then, and a_{r+1} = a_r - (expected occupied slots of the region). With
+/// buckets of c lanes (c entries and a mask) the region is ceil(a_r * load factor / c) buckets, of which
+/// a bucket stores E[min(X, c)] pairs, X the Poisson count of pairs that pick it.
 [[nodiscard]] inline hashfight_layout hashfight_plan(std::uint64_t pairs, std::size_t entry_bytes,
                                                      const hashfight_options& options)
 {
   hashfight_layout layout;
-  if (pairs == 0 || pairs <= options.leftover_limit || !(options.load_factor >= 1.0) ||
-      options.load_factor > 64.0) {
+  const std::uint32_t bucket_bytes = hashfight_auto_bucket_bytes(entry_bytes, options.bucket_bytes);
+  if (pairs == 0 || pairs <= options.leftover_limit || !(options.load_factor >= 1.0) || options.load_factor > 64.0 ||
+      bucket_bytes == 0) {
     return layout;
   }
+  const auto bucket_entries = static_cast<std::uint32_t>(bucket_bytes / entry_bytes);
+  const std::uint32_t lanes = bucket_entries == 1 ? 1 : bucket_entries - 1;
+  // Pairs a bucket of `lanes` lanes stores when `mean` pairs pick it: E[min(X, lanes)], X ~ Poisson(mean).
+  const auto stored_in_bucket = [lanes](double mean) {
+    double at_most = 0;  // P(X <= k)
+    double exactly = std::exp(-mean);
+    double stored = 0;
+    for (std::uint32_t k = 0; k < lanes; ++k) {
+      at_most += exactly;
+      stored += 1.0 - at_most;  // P(X >= k + 1)
+      exactly *= mean / static_cast<double>(k + 1);
+    }
+    return stored;
+  };
   const std::uint32_t most_rounds = std::min(options.max_rounds, hashfight_max_partitioned_rounds);
   const std::uint64_t per_partition = hashfight_partition_pairs(entry_bytes);
   std::uint64_t partitions = std::max<std::uint64_t>(1, (pairs + per_partition - 1) / per_partition);
   for (;;) {
     layout = hashfight_layout{};
     layout.partitions = static_cast<std::uint32_t>(partitions);
+    layout.bucket_entries = bucket_entries;
     double active = static_cast<double>(pairs) / static_cast<double>(partitions);
     while (layout.rounds < most_rounds && (layout.rounds == 0 || active >= 1.0)) {
-      const double region = std::max(1.0, std::ceil(active * options.load_factor));
-      layout.regions[layout.rounds++] = static_cast<std::uint32_t>(region);
-      active -= region * (1.0 - std::exp(-active / region));
+      const double buckets = std::max(1.0, std::ceil(active * options.load_factor / lanes));
+      layout.regions[layout.rounds++] = static_cast<std::uint32_t>(buckets) * bucket_entries;
+      active -= buckets * stored_in_bucket(active / buckets);
     }
     if (layout.partition_slots() * entry_bytes <= hashfight_partition_bytes || partitions >= pairs) { break; }
     partitions = std::min<std::uint64_t>(pairs, partitions + partitions / 8 + 1);
@@ -257,6 +319,8 @@ class hashfight_map {
   [[nodiscard]] std::uint32_t partitions() const { return layout_.partitions; }
   /// The partitioned rounds (the first sub-tables); classic rounds may follow them.
   [[nodiscard]] std::uint32_t partitioned_rounds() const { return layout_.rounds; }
+  /// Entries of a bucket of the partitioned rounds (its mask included; 1: one slot a key, no mask).
+  [[nodiscard]] std::uint32_t bucket_entries() const { return layout_.bucket_entries; }
   /// Distinct keys in the sorted leftovers.
   [[nodiscard]] std::uint64_t leftover_size() const { return leftover_keys_.size(); }
   /// Bytes the map holds (sub-tables, leftovers, the sub-table views).
