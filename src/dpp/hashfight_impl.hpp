@@ -125,12 +125,20 @@ WARPDEX_HOST_DEVICE probe_outcome probe_bucket(const hashfight_entry<Key, Value>
   };
   const bucket read = *reinterpret_cast<const bucket*>(first);
   constexpr int lanes = Entries == 1 ? 1 : Entries - 1;
+  // A bucket holds a key once, so at most one lane matches. Every lane is compared, with no return from
+  // the loop: a lane known only at run time would index the bucket, which nvcc then copies to local
+  // memory (32 or 64 bytes stored a probe, seen in the find's PTX).
+  bool found = false;
+  Value found_value{};
 #pragma unroll
   for (int lane = 0; lane < lanes; ++lane) {
-    if (read.lanes[lane].key == key) {
-      value = read.lanes[lane].value;
-      return probe_outcome::found;
-    }
+    const bool match = read.lanes[lane].key == key;
+    found_value = match ? read.lanes[lane].value : found_value;
+    found = found || match;
+  }
+  if (found) {
+    value = found_value;
+    return probe_outcome::found;
   }
   if constexpr (Entries == 1) {
     return read.lanes[0].key == std::numeric_limits<Key>::max() ? probe_outcome::absent : probe_outcome::next;
