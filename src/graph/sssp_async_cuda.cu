@@ -15,7 +15,10 @@
 // (`publish`): one add to `pending` and one fence, then per ring one atomic on the tail, the slots, and
 // one add to the count. A fence waits for the warp's loads and atomics in flight, so one in every
 // 32-arc step (an append paid two) kept a step's loads from overlapping the next; on R-MAT a relaxation
-// appends one time in 45 and about half the steps appended.
+// appends one time in 45 and about half the steps appended. While the bucket a warp relaxes is short
+// (fewer entries than 8 per warp of the grid: the other warps wait for work, as on a road-like graph's
+// wavefront) each 32-arc step publishes at once instead: there the time is the hops' latency, and a
+// batch's end is one step or more later.
 //
 // Rings: each holds up to `capacity` entries in slots that read no_vertex when free, and counts the
 // entries filled and not yet taken. An append reserves indices with an atomic on the ring's tail, fills
@@ -313,10 +316,11 @@ __device__ void publish(const async_params<Weight>& p, warp_queue& queue, warp_t
 /// the stage, or, for entries whose ring is `local_ring` when `use_stack`, to the warp's stack while it
 /// holds fewer than `keep`: the warp relaxes them itself before it takes again, with no trip through the
 /// ring, its counters or `pending` (the warp's own take stays pending and in flight until its stack is
-/// empty). A full stage is published first.
+/// empty). A full stage is published first, and the whole stage after these when `publish_now`.
 template <class Weight>
 __device__ void append(const async_params<Weight>& p, bool want, vertex_id v, distance_t<Weight> d, warp_tallies& tally,
-                       warp_queue& queue, bool use_stack = false, std::uint32_t local_ring = 0, unsigned keep = 0)
+                       warp_queue& queue, bool use_stack = false, std::uint32_t local_ring = 0, unsigned keep = 0,
+                       bool publish_now = false)
 {
   const long long started = clock64();
   const unsigned wanting = __ballot_sync(warp::full_mask, want);
@@ -357,6 +361,7 @@ __device__ void append(const async_params<Weight>& p, bool want, vertex_id v, di
   }
   __syncwarp();
   if (lane == 0) { tally.queue_cycles += static_cast<unsigned long long>(clock64() - started); }
+  if (publish_now) { publish(p, queue, tally); }
 }
 
 /// Relaxes arc `arc` from a vertex at distance `from` when `has`; returns whether it queued the target
@@ -683,7 +688,7 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
             vertex_id target = 0;
             distance_type candidate{};
             const bool queued = relax(p, has, arc, arc_from, target, candidate);
-            append(p, queued, target, candidate, tally, own, true, source_ring, keep);
+            append(p, queued, target, candidate, tally, own, true, source_ring, keep, starved);
           });
           // The batch's appends for the other warps go now, not after the stack: a stack can run for
           // many batches.
