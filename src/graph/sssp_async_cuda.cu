@@ -10,15 +10,15 @@
 // vertex it improves that was in no ring by a warp-level multisplit: lanes ranked by ring with
 // match_any, one atomic per ring per warp.
 //
-// Appends are published once a batch: the vertices a warp queues while relaxing a batch (a take, a
+// Two ways to queue and append (flag_place, chosen by the graph's mean out-degree). Road-like graphs keep
+// the queued flags apart from the distances (release / acquire between them) and publish each 32-arc
+// step's appends at once with two fences. Denser graphs (R-MAT) keep the flag in the distance's word and
+// publish a warp's appends once a batch: the vertices a warp queues while relaxing a batch (a take, a
 // stack's 32, a chunk) wait in its shared memory with their ring, and the warp publishes them together
 // (`publish`): one add to `pending` and one fence, then per ring one atomic on the tail, the slots, and
 // one add to the count. A fence waits for the warp's loads and atomics in flight, so one in every
-// 32-arc step (an append paid two) kept a step's loads from overlapping the next; on R-MAT a relaxation
-// appends one time in 45 and about half the steps appended. While the bucket a warp relaxes is short
-// (fewer entries than 8 per warp of the grid: the other warps wait for work, as on a road-like graph's
-// wavefront) each 32-arc step publishes at once instead: there the time is the hops' latency, and a
-// batch's end is one step or more later.
+// 32-arc step (an append paid two, a lowering one) kept a step's loads from overlapping the next; on
+// R-MAT a relaxation appends one time in 45 and about half the steps appended.
 //
 // Rings: each holds up to `capacity` entries in slots that read no_vertex when free, and counts the
 // entries filled and not yet taken. An append reserves indices with an atomic on the ring's tail, fills
@@ -55,7 +55,7 @@
 // early from a later bucket is relaxed again when a vertex of the current one lowers it).
 //
 // The width follows the wasted work: every take counts its vertices (pops) and those taken before
-// (repeats: `queued` keeps a bit per vertex, set by the first take). At a move, once `sample` pops
+// (repeats: a bit of `queued` per vertex, set by the first take). At a move, once `sample` pops
 // were taken since the last decision, the share of them taken for the first time (fresh) is set
 // against the first decision's, taken at the first width (near-far's rule, whose own work repeats
 // ~40% of its pops on a road graph and ~65% on R-MAT): delta halves when the pops per fresh vertex
@@ -71,13 +71,14 @@
 // taken and lowered after its relaxations (and their appends) are done. A warp that finds nothing and
 // reads pending = 0 leaves: nothing is queued or being relaxed.
 //
-// The queued flag lives in the distance's word (distance_word): bit 0 of (distance << 1 | queued), so
-// one atomic minimum of (candidate << 1 | 1) lowers the distance and queues the vertex together (the old
-// word's bit 0 says whether it was queued already), and a take clears the bit with an atomic AND whose
-// result is the distance to relax from. One address, one atomic each: no order between two addresses to
-// keep, so no fence on a relaxation (with the flag apart, its release after each lowering was 18% of the
-// warps' stall samples on R-MAT 2^22). The words are packed before the launch and unpacked after it.
-// `queued` keeps only the bit a take sets for the width rule's repeats (a count, not an order).
+// The queued flag in the distance's word (flag_place::in_word, distance_word): bit 0 of (distance << 1 |
+// queued), so one atomic minimum of (candidate << 1 | 1) lowers the distance and queues the vertex
+// together (the old word's bit 0 says whether it was queued already), and a take clears the bit with an
+// atomic AND whose result is the distance to relax from. One address, one atomic each: no order between
+// two addresses to keep, so no fence on a relaxation (with the flag apart, its release after each
+// lowering was 18% of the warps' stall samples on R-MAT 2^22). The words are packed before the launch
+// and unpacked after it; `queued` keeps only the bit a take sets for the width rule's repeats (a count,
+// not an order).
 
 #include "sssp_async.hpp"
 #include "sssp_atomics.hpp"
@@ -87,6 +88,7 @@
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/warp.cuh>
 
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -145,6 +147,17 @@ struct distance_word {
   }
 };
 
+/// Where a vertex's queued flag lives, and so how a relaxation queues it and how a warp's appends reach
+/// the rings (run_async_delta_stepping chooses by the graph's mean out-degree):
+/// - `apart`: in `queued`. A relaxation lowers the distance, then sets the flag with release; a take clears
+///   it with acquire, then reads the distance (flag_ref). Each 32-arc step publishes its appends with two
+///   fences. Road-like graphs: their time is the hops' latency (the warps idle 75-85%).
+/// - `in_word`: in the distance's word (distance_word), no fence on a relaxation; a warp's appends are
+///   published once a batch (publish). R-MAT: on an H200 2^24 and 2^22 ran 1.7x and 1.6x faster than
+///   `apart`, while the 4096^2 grid and the geometric graph of 2^23 points ran 29-46% and 7-12% slower
+///   (docs/graph.md).
+enum class flag_place { apart, in_word };
+
 /// Counters on their own 128-byte lines (every warp hits them).
 struct alignas(128) padded_counter {
   unsigned long long value;
@@ -182,8 +195,9 @@ struct async_params {
   const std::uint64_t* row_offsets;
   const vertex_id* columns;
   const Weight* weights;
-  word_type* words;                ///< the distances packed with their queued flags (distance_word)
-  std::uint32_t* taken;            ///< per vertex: 1 once a take popped it
+  distance_type* distances;        ///< flag_place::apart: the distances
+  word_type* words;                ///< flag_place::in_word: the same memory, distances packed with their flags
+  std::uint32_t* queued;           ///< apart: queued (bit 0) and taken (bit 1); in_word: taken (1)
   vertex_id* rings;                ///< ring_count x capacity slots
   unsigned long long* chunk_ring;  ///< chunk_capacity slots: vertex << 32 | chunk
   padded_counter* heads;           ///< ring_count + 1 (the last: chunks)
@@ -312,15 +326,14 @@ __device__ void publish(const async_params<Weight>& p, warp_queue& queue, warp_t
   if (lane == 0) { tally.queue_cycles += static_cast<unsigned long long>(clock64() - started); }
 }
 
-/// Queues vertex v at distance d for every lane that wants to (the whole warp calls this, converged): to
-/// the stage, or, for entries whose ring is `local_ring` when `use_stack`, to the warp's stack while it
-/// holds fewer than `keep`: the warp relaxes them itself before it takes again, with no trip through the
-/// ring, its counters or `pending` (the warp's own take stays pending and in flight until its stack is
-/// empty). A full stage is published first, and the whole stage after these when `publish_now`.
-template <class Weight>
+/// Queues vertex v at distance d for every lane that wants to (the whole warp calls this, converged).
+/// Entries whose ring is `local_ring` go to the warp's stack (when `use_stack`) while it holds fewer than
+/// `keep`: the warp relaxes them itself before it takes again, with no trip through the ring, its counters
+/// or `pending` (the warp's own take stays pending and in flight until its stack is empty). The rest:
+/// `in_word`, to the stage (a full stage is published first); `apart`, to the rings at once.
+template <flag_place Place, class Weight>
 __device__ void append(const async_params<Weight>& p, bool want, vertex_id v, distance_t<Weight> d, warp_tallies& tally,
-                       warp_queue& queue, bool use_stack = false, std::uint32_t local_ring = 0, unsigned keep = 0,
-                       bool publish_now = false)
+                       warp_queue& queue, bool use_stack = false, std::uint32_t local_ring = 0, unsigned keep = 0)
 {
   const long long started = clock64();
   const unsigned wanting = __ballot_sync(warp::full_mask, want);
@@ -336,6 +349,7 @@ __device__ void append(const async_params<Weight>& p, bool want, vertex_id v, di
   now.low = __shfl_sync(warp::full_mask, now.low, reader);
   now.delta = __shfl_sync(warp::full_mask, now.delta, reader);
   now.base = __shfl_sync(warp::full_mask, now.base, reader);
+  __syncwarp();
   const std::uint32_t ring = want ? ring_of(d, now) : 0U;
   bool local = false;
   if (use_stack) {
@@ -345,29 +359,63 @@ __device__ void append(const async_params<Weight>& p, bool want, vertex_id v, di
     local = fits && queue.top + rank < keep;
     if (local) { queue.stack[queue.top + rank] = v; }
     queue.top += __popc(__ballot_sync(warp::full_mask, local));
+    __syncwarp();
   }
   const unsigned sending = __ballot_sync(warp::full_mask, want && !local);
-  if (sending != 0) {
-    if (queue.staged_count + static_cast<unsigned>(__popc(sending)) > stage_bound) {
-      __syncwarp();
-      publish(p, queue, tally);
+  if constexpr (Place == flag_place::in_word) {
+    if (sending != 0) {
+      if (queue.staged_count + static_cast<unsigned>(__popc(sending)) > stage_bound) { publish(p, queue, tally); }
+      if (want && !local) {
+        const unsigned at = queue.staged_count + __popc(sending & warp::lanemask_lt());
+        queue.staged[at] = v;
+        queue.staged_ring[at] = static_cast<std::uint8_t>(ring);
+      }
+      queue.staged_count += __popc(sending);
     }
+    __syncwarp();
+  } else if (sending != 0) {
+    // Counted as pending before any of them can be taken.
+    if (static_cast<int>(lane) == __ffs(sending) - 1) {
+      atomicAdd(&p.pending->value, static_cast<unsigned long long>(__popc(sending)));
+      __threadfence();
+    }
+    __syncwarp();
     if (want && !local) {
-      const unsigned at = queue.staged_count + __popc(sending & warp::lanemask_lt());
-      queue.staged[at] = v;
-      queue.staged_ring[at] = static_cast<std::uint8_t>(ring);
+      const unsigned peers = __match_any_sync(sending, ring);
+      const int leader = __ffs(peers) - 1;
+      unsigned long long at = 0;
+      if (static_cast<int>(lane) == leader) {
+        at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
+      }
+      at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
+      vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
+      while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
+      if (ring == far_ring) { atomic_min_value(p.far_min, d); }
+      __threadfence();
+      __syncwarp(peers);
+      if (static_cast<int>(lane) == leader) {
+        atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
+      }
+      ++tally.appended;
     }
-    queue.staged_count += __popc(sending);
   }
-  __syncwarp();
   if (lane == 0) { tally.queue_cycles += static_cast<unsigned long long>(clock64() - started); }
-  if (publish_now) { publish(p, queue, tally); }
+}
+
+/// A vertex's queued flag (flag_place::apart) as a device-scope atomic. A relaxation lowers the distance, then
+/// sets the flag with release; a take clears the flag with acquire, then reads the distance. The flag's
+/// operations are read-modify-writes, so one of the two comes first in the flag's order: the relaxation's, and
+/// the take's exchange reads it and (acquire after release) the distance read after it is at least the lowered
+/// one; or the take's, and the relaxation reads the flag cleared and queues the vertex again. No full fence is
+/// needed.
+__device__ ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device> flag_ref(std::uint32_t& flag)
+{
+  return ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device>(flag);
 }
 
 /// Relaxes arc `arc` from a vertex at distance `from` when `has`; returns whether it queued the target
-/// (then target and candidate are set): whether its atomic minimum lowered the distance of a vertex that
-/// was in no ring (distance_word: the same atomic set the flag).
-template <class Weight>
+/// (then target and candidate are set): whether it lowered the distance of a vertex that was in no ring.
+template <flag_place Place, class Weight>
 __device__ bool relax(const async_params<Weight>& p, bool has, std::uint64_t arc, distance_t<Weight> from,
                       vertex_id& target, distance_t<Weight>& candidate)
 {
@@ -375,10 +423,29 @@ __device__ bool relax(const async_params<Weight>& p, bool has, std::uint64_t arc
   if (!has) { return false; }
   target = __ldg(&p.columns[arc]);
   candidate = from + static_cast<distance_t<Weight>>(p.weight(arc));
-  const typename word::type offer = word::pack(candidate) | 1U;
-  if (!(offer < volatile_load(&p.words[target]))) { return false; }
-  const typename word::type before = atomicMin(&p.words[target], offer);
-  return offer < before && (before & 1U) == 0;
+  if constexpr (Place == flag_place::in_word) {
+    // One atomic lowers the distance and sets the flag; the old word says whether the vertex was queued.
+    const typename word::type offer = word::pack(candidate) | 1U;
+    if (!(offer < volatile_load(&p.words[target]))) { return false; }
+    const typename word::type before = atomicMin(&p.words[target], offer);
+    return offer < before && (before & 1U) == 0;
+  } else {
+    if (!(candidate < relaxed_load(&p.distances[target]))) { return false; }
+    if (!(candidate < atomic_min_value(&p.distances[target], candidate))) { return false; }
+    // Release: a take that exchanges the flag after this sees the lowered distance (see flag_ref).
+    return (flag_ref(p.queued[target]).fetch_or(1U, ::cuda::memory_order_release) & 1U) == 0;
+  }
+}
+
+/// A queued vertex's distance as it is now (any value it had will do).
+template <flag_place Place, class Weight>
+__device__ distance_t<Weight> current_distance(const async_params<Weight>& p, vertex_id v)
+{
+  if constexpr (Place == flag_place::in_word) {
+    return distance_word<distance_t<Weight>>::unpack(volatile_load(&p.words[v]));
+  } else {
+    return relaxed_load(&p.distances[v]);
+  }
 }
 
 /// Takes up to `want` filled entries of a ring (lane 0 reserves; all lanes get the first index and the
@@ -477,7 +544,7 @@ __device__ void finish_take(const warp_queue& queue)
   if (queue.published) { __threadfence(); }
 }
 
-template <class Weight>
+template <class Weight, flag_place Place>
 __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<Weight> p)
 {
   using distance_type = distance_t<Weight>;
@@ -501,8 +568,9 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
   unsigned long long empty_takes = 0;
   unsigned long long deferred = 0;
   __shared__ vertex_id stacks[block_threads / warp::size][stack_bound];
-  __shared__ vertex_id staged[block_threads / warp::size][stage_bound];
-  __shared__ std::uint8_t staged_rings[block_threads / warp::size][stage_bound];
+  constexpr unsigned stage_room = Place == flag_place::in_word ? stage_bound : 1;
+  __shared__ vertex_id staged[block_threads / warp::size][stage_room];
+  __shared__ std::uint8_t staged_rings[block_threads / warp::size][stage_room];
   const unsigned warp_in_block = threadIdx.x / warp::size;
   warp_queue own{stacks[warp_in_block], 0, staged[warp_in_block], staged_rings[warp_in_block], 0, false};
   while (true) {
@@ -570,15 +638,16 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         const std::uint64_t row_end = __ldg(&p.row_offsets[v + 1]);
         const std::uint64_t begin = __ldg(&p.row_offsets[v]) + chunk * chunk_arcs;
         const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
-        const distance_type from = distance_word<distance_type>::unpack(volatile_load(&p.words[v]));
+        const distance_type from = current_distance<Place>(p, v);
         if (lane == 0) { tally.relaxed_arcs += end - begin; }
         for (std::uint64_t arc = begin + lane; arc - lane < end; arc += warp::size) {
           vertex_id target = 0;
           distance_type candidate{};
-          const bool queued = relax(p, arc < end, arc, from, target, candidate);
-          append(p, queued, target, candidate, tally, own);
+          const bool queued = relax<Place>(p, arc < end, arc, from, target, candidate);
+          append<Place>(p, queued, target, candidate, tally, own);
         }
         publish(p, own, tally);
+        __syncwarp();
         if (lane == 0) {  // this chunk is done
           finish_take(own);
           atomicAdd(&p.inflight[chunk_ring_of].value, ~0ULL);
@@ -640,10 +709,17 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
             }
             begin = __ldg(&p.row_offsets[v]);
             end = __ldg(&p.row_offsets[v + 1]);
-            // Not queued, and the distance to relax from, in one atomic (distance_word).
-            from = distance_word<distance_type>::unpack(
-                atomicAnd(&p.words[v], ~typename distance_word<distance_type>::type{1}));
-            repeat = atomicExch(&p.taken[v], 1U) != 0;
+            if constexpr (Place == flag_place::in_word) {
+              // Not queued, and the distance to relax from, in one atomic (distance_word); taken before.
+              from = distance_word<distance_type>::unpack(
+                  atomicAnd(&p.words[v], ~typename distance_word<distance_type>::type{1}));
+              repeat = atomicExch(&p.queued[v], 1U) != 0;
+            } else {
+              // Not queued; taken before. Acquire: the distance read next is at least the one lowered by
+              // the relaxation whose flag this exchange reads.
+              repeat = (flag_ref(p.queued[v]).exchange(2U, ::cuda::memory_order_acquire) & 2U) != 0;
+              from = relaxed_load(&p.distances[v]);
+            }
           }
           if (!from_ring) { own.top -= batch; }
           __syncwarp();
@@ -676,6 +752,7 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
               unsigned long long* slot = &p.chunk_ring[(at + c) % p.chunk_capacity];
               while (atomicCAS(slot, no_chunk, entry) != no_chunk) { __nanosleep(32); }
             }
+            if constexpr (Place == flag_place::apart) { __threadfence(); }
             __syncwarp();
             if (lane == 0) { atomicAdd(&p.counts[ring_count].value, static_cast<unsigned long long>(owner_chunks)); }
           }
@@ -687,12 +764,13 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
           for_each_spread_arc(light, begin, from, [&](bool has, std::uint64_t arc, distance_type arc_from) {
             vertex_id target = 0;
             distance_type candidate{};
-            const bool queued = relax(p, has, arc, arc_from, target, candidate);
-            append(p, queued, target, candidate, tally, own, true, source_ring, keep, starved);
+            const bool queued = relax<Place>(p, has, arc, arc_from, target, candidate);
+            append<Place>(p, queued, target, candidate, tally, own, true, source_ring, keep);
           });
           // The batch's appends for the other warps go now, not after the stack: a stack can run for
           // many batches.
           publish(p, own, tally);
+          __syncwarp();
           if (own.top == 0) { break; }
           batch = own.top < warp::size ? own.top : warp::size;
           from_ring = false;
@@ -719,11 +797,12 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         if (lane < count) {
           vertex_id* slot = &p.rings[far_ring * p.capacity + (first + lane) % p.capacity];
           while ((v = atomicExch(slot, no_vertex)) == no_vertex) { __nanosleep(32); }
-          d = distance_word<distance_type>::unpack(volatile_load(&p.words[v]));
+          d = current_distance<Place>(p, v);
         }
-        append(p, lane < count, v, d, tally, own);
+        append<Place>(p, lane < count, v, d, tally, own);
         publish(p, own, tally);
         tally.appended -= lane < count ? 1 : 0;  // moved, not appended
+        __syncwarp();
         if (lane == 0) { atomicAdd(&p.pending->value, static_cast<unsigned long long>(0) - count); }
         own.published = false;
       }
@@ -794,6 +873,21 @@ std::uint64_t grid_blocks(const void* kernel)
   return static_cast<std::uint64_t>(sm_count) * static_cast<std::uint64_t>(std::max(resident, 1));
 }
 
+/// Where the kernel keeps the queued flags for `input` (flag_place says why): in the distances' words from
+/// road_like_degree arcs per vertex on.
+template <class Weight>
+flag_place flag_place_for(const device_rounds_input<Weight>& input)
+{
+  return input.arc_count >= road_like_degree * input.vertex_count ? flag_place::in_word : flag_place::apart;
+}
+
+template <class Weight>
+const void* async_kernel(flag_place place)
+{
+  return place == flag_place::in_word ? reinterpret_cast<const void*>(&async_sssp_kernel<Weight, flag_place::in_word>)
+                                      : reinterpret_cast<const void*>(&async_sssp_kernel<Weight, flag_place::apart>);
+}
+
 template <class Weight>
 std::uint64_t async_bytes(const device_rounds_input<Weight>& input, std::uint64_t threads)
 {
@@ -809,7 +903,7 @@ bool async_rounds_possible(const device_rounds_input<Weight>& input)
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   WARPDEX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::uint64_t threads = grid_blocks(reinterpret_cast<const void*>(&async_sssp_kernel<Weight>)) * block_threads;
+  const std::uint64_t threads = grid_blocks(async_kernel<Weight>(flag_place_for(input))) * block_threads;
   return input.vertex_count < std::numeric_limits<std::uint32_t>::max() &&
          input.arc_count / chunk_arcs < (1ULL << chunk_bits) &&  // a chunk entry's index
          async_bytes(input, threads) <= free_bytes / 2;
@@ -820,8 +914,8 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
                               sssp_statistics& statistics)
 {
   using distance_type = distance_t<Weight>;
-  const void* kernel = reinterpret_cast<const void*>(&async_sssp_kernel<Weight>);
-  const std::uint64_t blocks = grid_blocks(kernel);
+  const flag_place place = flag_place_for(input);
+  const std::uint64_t blocks = grid_blocks(async_kernel<Weight>(place));
   const std::uint64_t threads = blocks * block_threads;
   const std::uint64_t capacity = input.vertex_count + threads + 64;
   const std::uint64_t chunk_capacity = chunk_room(input.arc_count, threads);
@@ -861,6 +955,7 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
   async_params<Weight> params{input.row_offsets,
                               input.columns,
                               input.weights,
+                              input.distances,
                               reinterpret_cast<typename async_params<Weight>::word_type*>(input.distances),
                               input.queued,
                               rings.data(),
@@ -886,15 +981,25 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
                               8 * (threads / warp::size)};
   static_assert(sizeof(typename distance_word<distance_type>::type) == sizeof(distance_type));
   const auto pack_blocks = static_cast<unsigned>(std::min<std::uint64_t>(blocks, (input.vertex_count + 255) / 256));
-  pack_distance_words<<<pack_blocks, 256, 0, backend.stream>>>(input.distances, input.queued, input.vertex_count);
-  WARPDEX_CUDA_TRY(cudaGetLastError());
+  if (place == flag_place::in_word) {
+    pack_distance_words<<<pack_blocks, 256, 0, backend.stream>>>(input.distances, input.queued, input.vertex_count);
+    WARPDEX_CUDA_TRY(cudaGetLastError());
+  }
   backend.synchronize();
   const auto started = std::chrono::steady_clock::now();
-  async_sssp_kernel<Weight><<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
+  if (place == flag_place::in_word) {
+    async_sssp_kernel<Weight, flag_place::in_word>
+        <<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
+  } else {
+    async_sssp_kernel<Weight, flag_place::apart>
+        <<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
+  }
   WARPDEX_CUDA_TRY(cudaGetLastError());
   backend.synchronize();
-  unpack_distance_words<<<pack_blocks, 256, 0, backend.stream>>>(input.distances, input.vertex_count);
-  WARPDEX_CUDA_TRY(cudaGetLastError());
+  if (place == flag_place::in_word) {
+    unpack_distance_words<<<pack_blocks, 256, 0, backend.stream>>>(input.distances, input.vertex_count);
+    WARPDEX_CUDA_TRY(cudaGetLastError());
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto state = totals.to_vector().front();
   const auto final_window = window_device.to_vector().front();

@@ -212,7 +212,7 @@ struct weight_as_double {
 /// 2^22-2^24 vertices; graphs under 2^17 arcs were not measured and keep the bucketed rounds.
 constexpr bool async_suits(std::uint64_t vertices, std::uint64_t arcs)
 {
-  return arcs >= (std::uint64_t{1} << 17) && arcs < 6 * vertices;
+  return arcs >= (std::uint64_t{1} << 17) && arcs < road_like_degree * vertices;
 }
 
 /// Everything one sssp call works with.

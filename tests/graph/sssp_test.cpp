@@ -437,27 +437,35 @@ edge_list<Weight> heavy_chain(std::uint64_t seed, vertex_id n, vertex_id shortcu
 
 TYPED_TEST(sssp_test, async_delta_stepping_keeps_the_largest_distances)
 {
-  // The cuda kernel keeps a distance and its queued flag in one word (the distance shifted by a bit):
-  // int32 weights near 2^31 give distances past 2^36, and float weights near 10^38 give sums past
-  // FLT_MAX, which round to +infinity and so lower no distance (Boost's Dijkstra leaves those vertices
-  // unreached too). A fixed and a fresh seed.
+  // int32 weights near 2^31 give distances past 2^32, and float weights near 10^38 give sums past FLT_MAX,
+  // which round to +infinity and so lower no distance (Boost's Dijkstra leaves those vertices unreached
+  // too). With 250 or 6000 shortcuts on 2000 vertices the cuda kernel keeps its queued flags apart; with
+  // 12000 (7 arcs a vertex) in the distance's word, the distance shifted by a bit. A fixed and a fresh seed.
   for (const std::uint64_t seed : warpdex::testing::fixed_and_fresh_seeds(5)) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const sssp_options options{.algorithm = sssp_algorithm::async_delta_stepping};
     constexpr std::int32_t largest = std::numeric_limits<std::int32_t>::max();
-    const auto wide =
-        build_csr_graph(this->backend(), heavy_chain<std::int32_t>(seed, 2000, 250, largest, largest / 2, largest));
-    const auto wide_expected = boost_dijkstra(to_edge_list(wide), 0);
-    std::uint64_t farthest = 0;
-    for (const auto d : wide_expected) { farthest = d != unreachable<std::int32_t> ? std::max(farthest, d) : farthest; }
-    ASSERT_GT(farthest, std::uint64_t{1} << 36);
-    ASSERT_EQ(sssp(wide, 0, options).distances.to_vector(), wide_expected);
-
-    const auto huge = build_csr_graph(this->backend(), heavy_chain<float>(seed, 2000, 6000, 3e37F, 1e38F, 3e38F));
-    const auto huge_expected = boost_dijkstra(to_edge_list(huge), 0);
-    ASSERT_GT(std::count(huge_expected.begin(), huge_expected.end(), unreachable<float>), 0);
-    ASSERT_GT(huge_expected[4], 1e38F);  // 4 chain arcs: finite, past 10^38
-    ASSERT_EQ(sssp(huge, 0, options).distances.to_vector(), huge_expected);
+    for (const vertex_id shortcuts : {250U, 12000U}) {
+      SCOPED_TRACE(std::to_string(shortcuts) + " int32 shortcuts");
+      const auto wide = build_csr_graph(
+          this->backend(), heavy_chain<std::int32_t>(seed, 2000, shortcuts, largest, largest / 2, largest));
+      const auto wide_expected = boost_dijkstra(to_edge_list(wide), 0);
+      std::uint64_t farthest = 0;
+      for (const auto d : wide_expected) {
+        farthest = d != unreachable<std::int32_t> ? std::max(farthest, d) : farthest;
+      }
+      ASSERT_GT(farthest, std::uint64_t{1} << 32);
+      ASSERT_EQ(sssp(wide, 0, options).distances.to_vector(), wide_expected);
+    }
+    for (const vertex_id shortcuts : {6000U, 12000U}) {
+      SCOPED_TRACE(std::to_string(shortcuts) + " float shortcuts");
+      const auto huge =
+          build_csr_graph(this->backend(), heavy_chain<float>(seed, 2000, shortcuts, 3e37F, 1e38F, 3e38F));
+      const auto huge_expected = boost_dijkstra(to_edge_list(huge), 0);
+      ASSERT_GT(std::count(huge_expected.begin(), huge_expected.end(), unreachable<float>), 0);
+      ASSERT_GT(huge_expected[4], 1e38F);  // 4 chain arcs: finite, past 10^38
+      ASSERT_EQ(sssp(huge, 0, options).distances.to_vector(), huge_expected);
+    }
   }
 }
 
