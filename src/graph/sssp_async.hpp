@@ -14,6 +14,11 @@
 
 namespace warpdex::graph::detail {
 
+/// Graphs of fewer arcs per vertex are road-like: on cuda `automatic` runs the asynchronous kernel on them
+/// (async_suits, sssp_impl.hpp), and the kernel keeps its queued flags apart from the distances for them
+/// (sssp_async_cuda.cu, flag_place).
+inline constexpr std::uint64_t road_like_degree = 6;
+
 /// The host's parallel delta-stepping (input.queued, pending and bucket_count unused): buckets of width
 /// input.delta kept per thread, every thread relaxing the current bucket's entries (dynamic schedule),
 /// a barrier between the bucket's passes. An entry is a (vertex, distance) pair, skipped when the

@@ -10,6 +10,16 @@
 // vertex it improves that was in no ring by a warp-level multisplit: lanes ranked by ring with
 // match_any, one atomic per ring per warp.
 //
+// Two ways to queue and append (flag_place, chosen by the graph's mean out-degree). Road-like graphs keep
+// the queued flags apart from the distances (release / acquire between them) and publish each 32-arc
+// step's appends at once with two fences. Denser graphs (R-MAT) keep the flag in the distance's word and
+// publish a warp's appends once a batch: the vertices a warp queues while relaxing a batch (a take, a
+// stack's 32, a chunk) wait in its shared memory with their ring, and the warp publishes them together
+// (`publish`): one add to `pending` and one fence, then per ring one atomic on the tail, the slots, and
+// one add to the count. A fence waits for the warp's loads and atomics in flight, so one in every
+// 32-arc step (an append paid two, a lowering one) kept a step's loads from overlapping the next; on
+// R-MAT a relaxation appends one time in 45 and about half the steps appended.
+//
 // Rings: each holds up to `capacity` entries in slots that read no_vertex when free, and counts the
 // entries filled and not yet taken. An append reserves indices with an atomic on the ring's tail, fills
 // each slot once it is free, then adds to the count; a take subtracts from the count what it wants (and
@@ -45,7 +55,7 @@
 // early from a later bucket is relaxed again when a vertex of the current one lowers it).
 //
 // The width follows the wasted work: every take counts its vertices (pops) and those taken before
-// (repeats: the queued flag keeps a second bit, set by the first take). At a move, once `sample` pops
+// (repeats: a bit of `queued` per vertex, set by the first take). At a move, once `sample` pops
 // were taken since the last decision, the share of them taken for the first time (fresh) is set
 // against the first decision's, taken at the first width (near-far's rule, whose own work repeats
 // ~40% of its pops on a road graph and ~65% on R-MAT): delta halves when the pops per fresh vertex
@@ -61,9 +71,14 @@
 // taken and lowered after its relaxations (and their appends) are done. A warp that finds nothing and
 // reads pending = 0 leaves: nothing is queued or being relaxed.
 //
-// Ordering of flags and distances: a take clears the flag with acquire and then reads the distance; a
-// relaxation lowers the distance and then sets the flag with release (flag_ref says why that is enough; the
-// rounds' kernel, sssp_rounds_cuda.cu, fences both instead).
+// The queued flag in the distance's word (flag_place::in_word, distance_word): bit 0 of (distance << 1 |
+// queued), so one atomic minimum of (candidate << 1 | 1) lowers the distance and queues the vertex
+// together (the old word's bit 0 says whether it was queued already), and a take clears the bit with an
+// atomic AND whose result is the distance to relax from. One address, one atomic each: no order between
+// two addresses to keep, so no fence on a relaxation (with the flag apart, its release after each
+// lowering was 18% of the warps' stall samples on R-MAT 2^22). The words are packed before the launch
+// and unpacked after it; `queued` keeps only the bit a take sets for the width rule's repeats (a count,
+// not an order).
 
 #include "sssp_async.hpp"
 #include "sssp_atomics.hpp"
@@ -96,10 +111,52 @@ constexpr std::uint64_t heavy_arcs = 256;
 constexpr std::uint64_t chunk_arcs = 256;
 /// A warp's own stack of vertices it improved into the bucket it is relaxing (shared memory).
 constexpr unsigned stack_bound = 64;
+/// The vertices a warp queued for the rings and has not published yet (shared memory): a batch on R-MAT
+/// queues a few (one relaxation in 45 appends); a full stage is published at once.
+constexpr unsigned stage_bound = 64;
 constexpr unsigned long long no_chunk = ~0ULL;
 /// A chunk entry: vertex << 32 | ring << chunk_bits | chunk (the ring whose in-flight count it holds).
 constexpr int chunk_bits = 27;
 constexpr unsigned long long chunk_mask = (1ULL << chunk_bits) - 1;
+
+/// A distance and its vertex's queued flag in one word: distance << 1 | queued. Words order like their
+/// distances (the flag breaks ties only), so an atomic minimum on words is one on distances. A float
+/// distance is >= 0 and its bit pattern fits 31 bits (+infinity too); an integer one is below 2^63 - 1
+/// (at most 2^32 vertices times 2^31 - 1), and unreachable's word (all ones but the flag) unpacks to
+/// unreachable.
+template <class Distance>
+struct distance_word {
+  using type = std::conditional_t<std::is_same_v<Distance, float>, unsigned, unsigned long long>;
+
+  __device__ static type pack(Distance distance)
+  {
+    if constexpr (std::is_same_v<Distance, float>) {
+      return __float_as_uint(distance) << 1;
+    } else {
+      return static_cast<type>(distance) << 1;
+    }
+  }
+
+  __device__ static Distance unpack(type word)
+  {
+    if constexpr (std::is_same_v<Distance, float>) {
+      return __uint_as_float(word >> 1);
+    } else {
+      return (word >> 1) == (~type{0} >> 1) ? std::numeric_limits<Distance>::max() : static_cast<Distance>(word >> 1);
+    }
+  }
+};
+
+/// Where a vertex's queued flag lives, and so how a relaxation queues it and how a warp's appends reach
+/// the rings (run_async_delta_stepping chooses by the graph's mean out-degree):
+/// - `apart`: in `queued`. A relaxation lowers the distance, then sets the flag with release; a take clears
+///   it with acquire, then reads the distance (flag_ref). Each 32-arc step publishes its appends with two
+///   fences. Road-like graphs: their time is the hops' latency (the warps idle 75-85%).
+/// - `in_word`: in the distance's word (distance_word), no fence on a relaxation; a warp's appends are
+///   published once a batch (publish). R-MAT: on an H200 2^24 and 2^22 ran 1.7x and 1.6x faster than
+///   `apart`, while the 4096^2 grid and the geometric graph of 2^23 points ran 29-46% and 7-12% slower
+///   (docs/graph.md).
+enum class flag_place { apart, in_word };
 
 /// Counters on their own 128-byte lines (every warp hits them).
 struct alignas(128) padded_counter {
@@ -134,11 +191,13 @@ struct async_totals {
 template <class Weight>
 struct async_params {
   using distance_type = distance_t<Weight>;
+  using word_type = typename distance_word<distance_type>::type;
   const std::uint64_t* row_offsets;
   const vertex_id* columns;
   const Weight* weights;
-  distance_type* distances;
-  std::uint32_t* queued;
+  distance_type* distances;        ///< flag_place::apart: the distances
+  word_type* words;                ///< flag_place::in_word: the same memory, distances packed with their flags
+  std::uint32_t* queued;           ///< apart: queued (bit 0) and taken (bit 1); in_word: taken (1)
   vertex_id* rings;                ///< ring_count x capacity slots
   unsigned long long* chunk_ring;  ///< chunk_capacity slots: vertex << 32 | chunk
   padded_counter* heads;           ///< ring_count + 1 (the last: chunks)
@@ -208,14 +267,73 @@ struct warp_tallies {
   unsigned long long queue_cycles = 0;
 };
 
-/// Appends vertex v at distance d for every lane that wants to (the whole warp calls this, converged).
-/// Entries whose ring is `local_ring` go to the warp's stack (when given) while it holds fewer than `keep`:
-/// the warp relaxes them itself before it takes again, with no trip through the ring, its counters or
-/// `pending` (the warp's own take stays pending and in flight until its stack is empty).
+/// A warp's vertices on their way: its own stack (vertices it relaxes itself before it takes again) and
+/// the stage (vertices for the rings, not yet published). Shared memory; the counts are the same on
+/// every lane.
+struct warp_queue {
+  vertex_id* stack;
+  unsigned top;
+  vertex_id* staged;
+  std::uint8_t* staged_ring;
+  unsigned staged_count;
+  bool published;  ///< since the take began (its end then orders the counts before its in-flight count)
+};
+
+/// Publishes the stage to the rings (the whole warp calls this, converged): `pending` raised before any
+/// entry can be taken (one add, one fence), then per ring one atomic on the tail, the slots, one add to
+/// the count. No fence between the slots and the count: a take that reserves a slot before it is filled
+/// waits for it.
 template <class Weight>
-__device__ void append(const async_params<Weight>& p, const window_view<distance_t<Weight>>& view, bool want,
-                       vertex_id v, distance_t<Weight> d, warp_tallies& tally, vertex_id* stack = nullptr,
-                       unsigned* top = nullptr, std::uint32_t local_ring = 0, unsigned keep = 0)
+__device__ void publish(const async_params<Weight>& p, warp_queue& queue, warp_tallies& tally)
+{
+  const unsigned count = queue.staged_count;
+  if (count == 0) { return; }
+  const long long started = clock64();
+  const unsigned lane = warp::lane_id();
+  if (lane == 0) {
+    atomicAdd(&p.pending->value, static_cast<unsigned long long>(count));
+    __threadfence();
+  }
+  __syncwarp();
+  for (unsigned first = 0; first < count; first += warp::size) {
+    const bool has = first + lane < count;
+    const unsigned sending = __ballot_sync(warp::full_mask, has);
+    if (has) {
+      const vertex_id v = queue.staged[first + lane];
+      const std::uint32_t ring = queue.staged_ring[first + lane];
+      const unsigned peers = __match_any_sync(sending, ring);
+      const int leader = __ffs(peers) - 1;
+      unsigned long long at = 0;
+      if (static_cast<int>(lane) == leader) {
+        at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
+      }
+      at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
+      vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
+      while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
+      if (ring == far_ring) {
+        atomic_min_value(p.far_min, distance_word<distance_t<Weight>>::unpack(volatile_load(&p.words[v])));
+      }
+      __syncwarp(peers);
+      if (static_cast<int>(lane) == leader) {
+        atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
+      }
+      ++tally.appended;
+    }
+  }
+  __syncwarp();
+  queue.staged_count = 0;
+  queue.published = true;
+  if (lane == 0) { tally.queue_cycles += static_cast<unsigned long long>(clock64() - started); }
+}
+
+/// Queues vertex v at distance d for every lane that wants to (the whole warp calls this, converged).
+/// Entries whose ring is `local_ring` go to the warp's stack (when `use_stack`) while it holds fewer than
+/// `keep`: the warp relaxes them itself before it takes again, with no trip through the ring, its counters
+/// or `pending` (the warp's own take stays pending and in flight until its stack is empty). The rest:
+/// `in_word`, to the stage (a full stage is published first); `apart`, to the rings at once.
+template <flag_place Place, class Weight>
+__device__ void append(const async_params<Weight>& p, bool want, vertex_id v, distance_t<Weight> d, warp_tallies& tally,
+                       warp_queue& queue, bool use_stack = false, std::uint32_t local_ring = 0, unsigned keep = 0)
 {
   const long long started = clock64();
   const unsigned wanting = __ballot_sync(warp::full_mask, want);
@@ -226,7 +344,7 @@ __device__ void append(const async_params<Weight>& p, const window_view<distance
   // and its improvement reach its neighbours 15 buckets late. Read once, with no fence or version check: a
   // read torn by a move in progress only puts an entry in another bucket, which orders work, not results.
   const int reader = __ffs(wanting) - 1;
-  window_view<distance_t<Weight>> now = view;
+  window_view<distance_t<Weight>> now{};
   if (static_cast<int>(lane) == reader) { now = read_window(p.window); }
   now.low = __shfl_sync(warp::full_mask, now.low, reader);
   now.delta = __shfl_sync(warp::full_mask, now.delta, reader);
@@ -234,70 +352,100 @@ __device__ void append(const async_params<Weight>& p, const window_view<distance
   __syncwarp();
   const std::uint32_t ring = want ? ring_of(d, now) : 0U;
   bool local = false;
-  if (stack != nullptr) {
+  if (use_stack) {
     const bool fits = want && ring == local_ring;
     const unsigned fitting = __ballot_sync(warp::full_mask, fits);
     const unsigned rank = __popc(fitting & warp::lanemask_lt());
-    local = fits && *top + rank < keep;
-    if (local) { stack[*top + rank] = v; }
-    *top += __popc(__ballot_sync(warp::full_mask, local));
+    local = fits && queue.top + rank < keep;
+    if (local) { queue.stack[queue.top + rank] = v; }
+    queue.top += __popc(__ballot_sync(warp::full_mask, local));
     __syncwarp();
   }
   const unsigned sending = __ballot_sync(warp::full_mask, want && !local);
-  if (sending == 0) {
-    if (lane == 0) { tally.queue_cycles += static_cast<unsigned long long>(clock64() - started); }
-    return;
-  }
-  // Counted as pending before any of them can be taken.
-  if (static_cast<int>(lane) == __ffs(sending) - 1) {
-    atomicAdd(&p.pending->value, static_cast<unsigned long long>(__popc(sending)));
-    __threadfence();
-  }
-  __syncwarp();
-  if (want && !local) {
-    const unsigned peers = __match_any_sync(sending, ring);
-    const int leader = __ffs(peers) - 1;
-    unsigned long long at = 0;
-    if (static_cast<int>(lane) == leader) {
-      at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
+  if constexpr (Place == flag_place::in_word) {
+    if (sending != 0) {
+      if (queue.staged_count + static_cast<unsigned>(__popc(sending)) > stage_bound) { publish(p, queue, tally); }
+      if (want && !local) {
+        const unsigned at = queue.staged_count + __popc(sending & warp::lanemask_lt());
+        queue.staged[at] = v;
+        queue.staged_ring[at] = static_cast<std::uint8_t>(ring);
+      }
+      queue.staged_count += __popc(sending);
     }
-    at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
-    vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
-    while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
-    if (ring == far_ring) { atomic_min_value(p.far_min, d); }
-    __threadfence();
-    __syncwarp(peers);
-    if (static_cast<int>(lane) == leader) {
-      atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
+    __syncwarp();
+  } else if (sending != 0) {
+    // Counted as pending before any of them can be taken.
+    if (static_cast<int>(lane) == __ffs(sending) - 1) {
+      atomicAdd(&p.pending->value, static_cast<unsigned long long>(__popc(sending)));
+      __threadfence();
     }
-    ++tally.appended;
+    __syncwarp();
+    if (want && !local) {
+      const unsigned peers = __match_any_sync(sending, ring);
+      const int leader = __ffs(peers) - 1;
+      unsigned long long at = 0;
+      if (static_cast<int>(lane) == leader) {
+        at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
+      }
+      at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
+      vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
+      while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
+      if (ring == far_ring) { atomic_min_value(p.far_min, d); }
+      __threadfence();
+      __syncwarp(peers);
+      if (static_cast<int>(lane) == leader) {
+        atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
+      }
+      ++tally.appended;
+    }
   }
   if (lane == 0) { tally.queue_cycles += static_cast<unsigned long long>(clock64() - started); }
 }
 
-/// A vertex's queued flag as a device-scope atomic. A relaxation lowers the distance, then sets the flag with
-/// release; a take clears the flag with acquire, then reads the distance. The flag's operations are
-/// read-modify-writes, so one of the two comes first in the flag's order: the relaxation's, and the take's
-/// exchange reads it and (acquire after release) the distance read after it is at least the lowered one; or the
-/// take's, and the relaxation reads the flag cleared and queues the vertex again. No full fence is needed.
+/// A vertex's queued flag (flag_place::apart) as a device-scope atomic. A relaxation lowers the distance, then
+/// sets the flag with release; a take clears the flag with acquire, then reads the distance. The flag's
+/// operations are read-modify-writes, so one of the two comes first in the flag's order: the relaxation's, and
+/// the take's exchange reads it and (acquire after release) the distance read after it is at least the lowered
+/// one; or the take's, and the relaxation reads the flag cleared and queues the vertex again. No full fence is
+/// needed.
 __device__ ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device> flag_ref(std::uint32_t& flag)
 {
   return ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device>(flag);
 }
 
 /// Relaxes arc `arc` from a vertex at distance `from` when `has`; returns whether it queued the target
-/// (then target and candidate are set).
-template <class Weight>
+/// (then target and candidate are set): whether it lowered the distance of a vertex that was in no ring.
+template <flag_place Place, class Weight>
 __device__ bool relax(const async_params<Weight>& p, bool has, std::uint64_t arc, distance_t<Weight> from,
                       vertex_id& target, distance_t<Weight>& candidate)
 {
+  using word = distance_word<distance_t<Weight>>;
   if (!has) { return false; }
   target = __ldg(&p.columns[arc]);
   candidate = from + static_cast<distance_t<Weight>>(p.weight(arc));
-  if (!(candidate < relaxed_load(&p.distances[target]))) { return false; }
-  if (!(candidate < atomic_min_value(&p.distances[target], candidate))) { return false; }
-  // Release: a take that exchanges the flag after this sees the lowered distance (see flag_ref).
-  return (flag_ref(p.queued[target]).fetch_or(1U, ::cuda::memory_order_release) & 1U) == 0;
+  if constexpr (Place == flag_place::in_word) {
+    // One atomic lowers the distance and sets the flag; the old word says whether the vertex was queued.
+    const typename word::type offer = word::pack(candidate) | 1U;
+    if (!(offer < volatile_load(&p.words[target]))) { return false; }
+    const typename word::type before = atomicMin(&p.words[target], offer);
+    return offer < before && (before & 1U) == 0;
+  } else {
+    if (!(candidate < relaxed_load(&p.distances[target]))) { return false; }
+    if (!(candidate < atomic_min_value(&p.distances[target], candidate))) { return false; }
+    // Release: a take that exchanges the flag after this sees the lowered distance (see flag_ref).
+    return (flag_ref(p.queued[target]).fetch_or(1U, ::cuda::memory_order_release) & 1U) == 0;
+  }
+}
+
+/// A queued vertex's distance as it is now (any value it had will do).
+template <flag_place Place, class Weight>
+__device__ distance_t<Weight> current_distance(const async_params<Weight>& p, vertex_id v)
+{
+  if constexpr (Place == flag_place::in_word) {
+    return distance_word<distance_t<Weight>>::unpack(volatile_load(&p.words[v]));
+  } else {
+    return relaxed_load(&p.distances[v]);
+  }
 }
 
 /// Takes up to `want` filled entries of a ring (lane 0 reserves; all lanes get the first index and the
@@ -389,7 +537,14 @@ __device__ bool move_window(const async_params<Weight>& p, const window_view<dis
   return true;
 }
 
-template <class Weight>
+/// Before a take's in-flight count drops (lane 0): a fence when it published, so that the counts of its
+/// appends come first and no warp moves the window past a bucket that is about to hold them.
+__device__ void finish_take(const warp_queue& queue)
+{
+  if (queue.published) { __threadfence(); }
+}
+
+template <class Weight, flag_place Place>
 __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<Weight> p)
 {
   using distance_type = distance_t<Weight>;
@@ -413,7 +568,11 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
   unsigned long long empty_takes = 0;
   unsigned long long deferred = 0;
   __shared__ vertex_id stacks[block_threads / warp::size][stack_bound];
-  vertex_id* const stack = stacks[threadIdx.x / warp::size];
+  constexpr unsigned stage_room = Place == flag_place::in_word ? stage_bound : 1;
+  __shared__ vertex_id staged[block_threads / warp::size][stage_room];
+  __shared__ std::uint8_t staged_rings[block_threads / warp::size][stage_room];
+  const unsigned warp_in_block = threadIdx.x / warp::size;
+  warp_queue own{stacks[warp_in_block], 0, staged[warp_in_block], staged_rings[warp_in_block], 0, false};
   while (true) {
     const long long started = clock64();
     const window_view<distance_type> view = read_window(p.window);
@@ -479,19 +638,22 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         const std::uint64_t row_end = __ldg(&p.row_offsets[v + 1]);
         const std::uint64_t begin = __ldg(&p.row_offsets[v]) + chunk * chunk_arcs;
         const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
-        const distance_type from = relaxed_load(&p.distances[v]);
+        const distance_type from = current_distance<Place>(p, v);
         if (lane == 0) { tally.relaxed_arcs += end - begin; }
         for (std::uint64_t arc = begin + lane; arc - lane < end; arc += warp::size) {
           vertex_id target = 0;
           distance_type candidate{};
-          const bool queue = relax(p, arc < end, arc, from, target, candidate);
-          append(p, view, queue, target, candidate, tally);
+          const bool queued = relax<Place>(p, arc < end, arc, from, target, candidate);
+          append<Place>(p, queued, target, candidate, tally, own);
         }
+        publish(p, own, tally);
         __syncwarp();
         if (lane == 0) {  // this chunk is done
+          finish_take(own);
           atomicAdd(&p.inflight[chunk_ring_of].value, ~0ULL);
           atomicAdd(&p.pending->value, ~0ULL);
         }
+        own.published = false;
       }
     } else if (near_mask != 0) {
       const std::uint32_t step = static_cast<std::uint32_t>(__ffs(active) - 1);
@@ -525,7 +687,6 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         // The taken vertices, then those the warp improved into the same bucket and kept on its stack
         // (up to stack_bound; the rest went to the ring for any warp): a hop of a road-like graph's
         // wavefront costs this warp's relaxation, not an append, a take and a wait for a taker.
-        unsigned top = 0;
         unsigned batch = count;
         bool from_ring = true;
         while (true) {
@@ -544,16 +705,23 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
               vertex_id* slot = &p.rings[source_ring * p.capacity + (first + lane) % p.capacity];
               while ((v = atomicExch(slot, no_vertex)) == no_vertex) { __nanosleep(32); }
             } else {
-              v = stack[top - batch + lane];
+              v = own.stack[own.top - batch + lane];
             }
             begin = __ldg(&p.row_offsets[v]);
             end = __ldg(&p.row_offsets[v + 1]);
-            // Not queued; taken before. Acquire: the distance read next is at least the one lowered by
-            // the relaxation whose flag this exchange reads.
-            repeat = (flag_ref(p.queued[v]).exchange(2U, ::cuda::memory_order_acquire) & 2U) != 0;
-            from = relaxed_load(&p.distances[v]);
+            if constexpr (Place == flag_place::in_word) {
+              // Not queued, and the distance to relax from, in one atomic (distance_word); taken before.
+              from = distance_word<distance_type>::unpack(
+                  atomicAnd(&p.words[v], ~typename distance_word<distance_type>::type{1}));
+              repeat = atomicExch(&p.queued[v], 1U) != 0;
+            } else {
+              // Not queued; taken before. Acquire: the distance read next is at least the one lowered by
+              // the relaxation whose flag this exchange reads.
+              repeat = (flag_ref(p.queued[v]).exchange(2U, ::cuda::memory_order_acquire) & 2U) != 0;
+              from = relaxed_load(&p.distances[v]);
+            }
           }
-          if (!from_ring) { top -= batch; }
+          if (!from_ring) { own.top -= batch; }
           __syncwarp();
           const unsigned repeats = __popc(__ballot_sync(warp::full_mask, repeat));
           if (lane == 0) {
@@ -584,7 +752,7 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
               unsigned long long* slot = &p.chunk_ring[(at + c) % p.chunk_capacity];
               while (atomicCAS(slot, no_chunk, entry) != no_chunk) { __nanosleep(32); }
             }
-            __threadfence();
+            if constexpr (Place == flag_place::apart) { __threadfence(); }
             __syncwarp();
             if (lane == 0) { atomicAdd(&p.counts[ring_count].value, static_cast<unsigned long long>(owner_chunks)); }
           }
@@ -596,18 +764,23 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
           for_each_spread_arc(light, begin, from, [&](bool has, std::uint64_t arc, distance_type arc_from) {
             vertex_id target = 0;
             distance_type candidate{};
-            const bool queue = relax(p, has, arc, arc_from, target, candidate);
-            append(p, view, queue, target, candidate, tally, stack, &top, source_ring, keep);
+            const bool queued = relax<Place>(p, has, arc, arc_from, target, candidate);
+            append<Place>(p, queued, target, candidate, tally, own, true, source_ring, keep);
           });
+          // The batch's appends for the other warps go now, not after the stack: a stack can run for
+          // many batches.
+          publish(p, own, tally);
           __syncwarp();
-          if (top == 0) { break; }
-          batch = top < warp::size ? top : warp::size;
+          if (own.top == 0) { break; }
+          batch = own.top < warp::size ? own.top : warp::size;
           from_ring = false;
         }
         if (lane == 0) {
+          finish_take(own);
           atomicAdd(&p.inflight[source_ring].value, static_cast<unsigned long long>(0) - count);
           atomicAdd(&p.pending->value, static_cast<unsigned long long>(0) - count);
         }
+        own.published = false;
       }
     } else {
       // Only the far ring: move the window to it once its entries were all taken since the last move,
@@ -615,7 +788,6 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
       if (lane == 0 && volatile_load(&p.heads[far_ring].value) >= volatile_load(&p.window->far_mark)) {
         moves += move_window(p, view, 0, true, near_entries) ? 1 : 0;
       }
-      const window_view<distance_type> moved = read_window(p.window);
       unsigned long long first = 0;
       const unsigned count = take_range(&p.counts[far_ring], &p.heads[far_ring], warp::size, first);
       if (count != 0) {
@@ -625,12 +797,14 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         if (lane < count) {
           vertex_id* slot = &p.rings[far_ring * p.capacity + (first + lane) % p.capacity];
           while ((v = atomicExch(slot, no_vertex)) == no_vertex) { __nanosleep(32); }
-          d = relaxed_load(&p.distances[v]);
+          d = current_distance<Place>(p, v);
         }
-        append(p, moved, lane < count, v, d, tally);
+        append<Place>(p, lane < count, v, d, tally, own);
+        publish(p, own, tally);
         tally.appended -= lane < count ? 1 : 0;  // moved, not appended
         __syncwarp();
         if (lane == 0) { atomicAdd(&p.pending->value, static_cast<unsigned long long>(0) - count); }
+        own.published = false;
       }
     }
     // A take that found its ring empty after all sleeps as an idle warp does (it was one of many).
@@ -655,6 +829,32 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
   }
 }
 
+/// Before the launch: each distance packed with its queued flag (distance_word), in place, and `queued`
+/// cleared to hold the taken bits.
+template <class Distance>
+__global__ void pack_distance_words(Distance* distances, std::uint32_t* queued, std::uint64_t n)
+{
+  using word = distance_word<Distance>;
+  auto* words = reinterpret_cast<typename word::type*>(distances);
+  for (std::uint64_t v = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; v < n;
+       v += std::uint64_t{gridDim.x} * blockDim.x) {
+    words[v] = word::pack(distances[v]) | (queued[v] & 1U);
+    queued[v] = 0;
+  }
+}
+
+/// After the kernel: the distances back from their words (every flag is clear by then).
+template <class Distance>
+__global__ void unpack_distance_words(Distance* distances, std::uint64_t n)
+{
+  using word = distance_word<Distance>;
+  auto* words = reinterpret_cast<typename word::type*>(distances);
+  for (std::uint64_t v = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; v < n;
+       v += std::uint64_t{gridDim.x} * blockDim.x) {
+    distances[v] = word::unpack(words[v]);
+  }
+}
+
 std::uint64_t chunk_room(std::uint64_t arcs, std::uint64_t threads)
 {
   // Every vertex of more than heavy_arcs arcs in chunks twice over, and the reserved-but-unread slack.
@@ -673,6 +873,21 @@ std::uint64_t grid_blocks(const void* kernel)
   return static_cast<std::uint64_t>(sm_count) * static_cast<std::uint64_t>(std::max(resident, 1));
 }
 
+/// Where the kernel keeps the queued flags for `input` (flag_place says why): in the distances' words from
+/// road_like_degree arcs per vertex on.
+template <class Weight>
+flag_place flag_place_for(const device_rounds_input<Weight>& input)
+{
+  return input.arc_count >= road_like_degree * input.vertex_count ? flag_place::in_word : flag_place::apart;
+}
+
+template <class Weight>
+const void* async_kernel(flag_place place)
+{
+  return place == flag_place::in_word ? reinterpret_cast<const void*>(&async_sssp_kernel<Weight, flag_place::in_word>)
+                                      : reinterpret_cast<const void*>(&async_sssp_kernel<Weight, flag_place::apart>);
+}
+
 template <class Weight>
 std::uint64_t async_bytes(const device_rounds_input<Weight>& input, std::uint64_t threads)
 {
@@ -688,7 +903,7 @@ bool async_rounds_possible(const device_rounds_input<Weight>& input)
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   WARPDEX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::uint64_t threads = grid_blocks(reinterpret_cast<const void*>(&async_sssp_kernel<Weight>)) * block_threads;
+  const std::uint64_t threads = grid_blocks(async_kernel<Weight>(flag_place_for(input))) * block_threads;
   return input.vertex_count < std::numeric_limits<std::uint32_t>::max() &&
          input.arc_count / chunk_arcs < (1ULL << chunk_bits) &&  // a chunk entry's index
          async_bytes(input, threads) <= free_bytes / 2;
@@ -699,8 +914,8 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
                               sssp_statistics& statistics)
 {
   using distance_type = distance_t<Weight>;
-  const void* kernel = reinterpret_cast<const void*>(&async_sssp_kernel<Weight>);
-  const std::uint64_t blocks = grid_blocks(kernel);
+  const flag_place place = flag_place_for(input);
+  const std::uint64_t blocks = grid_blocks(async_kernel<Weight>(place));
   const std::uint64_t threads = blocks * block_threads;
   const std::uint64_t capacity = input.vertex_count + threads + 64;
   const std::uint64_t chunk_capacity = chunk_room(input.arc_count, threads);
@@ -741,6 +956,7 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
                               input.columns,
                               input.weights,
                               input.distances,
+                              reinterpret_cast<typename async_params<Weight>::word_type*>(input.distances),
                               input.queued,
                               rings.data(),
                               chunk_ring.data(),
@@ -763,11 +979,27 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
                               static_cast<unsigned>(std::clamp<std::uint64_t>(2 * threads / warp::size, 1024, 8192)),
                               stack_bound,
                               8 * (threads / warp::size)};
+  static_assert(sizeof(typename distance_word<distance_type>::type) == sizeof(distance_type));
+  const auto pack_blocks = static_cast<unsigned>(std::min<std::uint64_t>(blocks, (input.vertex_count + 255) / 256));
+  if (place == flag_place::in_word) {
+    pack_distance_words<<<pack_blocks, 256, 0, backend.stream>>>(input.distances, input.queued, input.vertex_count);
+    WARPDEX_CUDA_TRY(cudaGetLastError());
+  }
   backend.synchronize();
   const auto started = std::chrono::steady_clock::now();
-  async_sssp_kernel<Weight><<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
+  if (place == flag_place::in_word) {
+    async_sssp_kernel<Weight, flag_place::in_word>
+        <<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
+  } else {
+    async_sssp_kernel<Weight, flag_place::apart>
+        <<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
+  }
   WARPDEX_CUDA_TRY(cudaGetLastError());
   backend.synchronize();
+  if (place == flag_place::in_word) {
+    unpack_distance_words<<<pack_blocks, 256, 0, backend.stream>>>(input.distances, input.vertex_count);
+    WARPDEX_CUDA_TRY(cudaGetLastError());
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto state = totals.to_vector().front();
   const auto final_window = window_device.to_vector().front();

@@ -416,6 +416,59 @@ TYPED_TEST(sssp_test, async_delta_stepping_on_ties_and_zero_weights_run_after_ru
   }
 }
 
+/// A chain 0 -> 1 -> ... -> n - 1 of arcs weighing `chain` and `shortcuts` random arcs weighing [low, high]:
+/// long paths of heavy arcs.
+template <class Weight>
+edge_list<Weight> heavy_chain(std::uint64_t seed, vertex_id n, vertex_id shortcuts, Weight chain, Weight low,
+                              Weight high)
+{
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<vertex_id> any_vertex(0, n - 1);
+  std::uniform_real_distribution<double> fraction(0, 1);
+  edge_list<Weight> edges;
+  edges.vertex_count = n;
+  for (vertex_id v = 0; v + 1 < n; ++v) { edges.add(v, v + 1, chain); }
+  for (vertex_id i = 0; i < shortcuts; ++i) {
+    const auto weight = static_cast<Weight>(static_cast<double>(low) + fraction(random) * (high - low));
+    edges.add(any_vertex(random), any_vertex(random), weight);
+  }
+  return edges;
+}
+
+TYPED_TEST(sssp_test, async_delta_stepping_keeps_the_largest_distances)
+{
+  // int32 weights near 2^31 give distances past 2^32, and float weights near 10^38 give sums past FLT_MAX,
+  // which round to +infinity and so lower no distance (Boost's Dijkstra leaves those vertices unreached
+  // too). With 250 or 6000 shortcuts on 2000 vertices the cuda kernel keeps its queued flags apart; with
+  // 12000 (7 arcs a vertex) in the distance's word, the distance shifted by a bit. A fixed and a fresh seed.
+  for (const std::uint64_t seed : warpdex::testing::fixed_and_fresh_seeds(5)) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const sssp_options options{.algorithm = sssp_algorithm::async_delta_stepping};
+    constexpr std::int32_t largest = std::numeric_limits<std::int32_t>::max();
+    for (const vertex_id shortcuts : {250U, 12000U}) {
+      SCOPED_TRACE(std::to_string(shortcuts) + " int32 shortcuts");
+      const auto wide = build_csr_graph(
+          this->backend(), heavy_chain<std::int32_t>(seed, 2000, shortcuts, largest, largest / 2, largest));
+      const auto wide_expected = boost_dijkstra(to_edge_list(wide), 0);
+      std::uint64_t farthest = 0;
+      for (const auto d : wide_expected) {
+        farthest = d != unreachable<std::int32_t> ? std::max(farthest, d) : farthest;
+      }
+      ASSERT_GT(farthest, std::uint64_t{1} << 32);
+      ASSERT_EQ(sssp(wide, 0, options).distances.to_vector(), wide_expected);
+    }
+    for (const vertex_id shortcuts : {6000U, 12000U}) {
+      SCOPED_TRACE(std::to_string(shortcuts) + " float shortcuts");
+      const auto huge =
+          build_csr_graph(this->backend(), heavy_chain<float>(seed, 2000, shortcuts, 3e37F, 1e38F, 3e38F));
+      const auto huge_expected = boost_dijkstra(to_edge_list(huge), 0);
+      ASSERT_GT(std::count(huge_expected.begin(), huge_expected.end(), unreachable<float>), 0);
+      ASSERT_GT(huge_expected[4], 1e38F);  // 4 chain arcs: finite, past 10^38
+      ASSERT_EQ(sssp(huge, 0, options).distances.to_vector(), huge_expected);
+    }
+  }
+}
+
 TYPED_TEST(sssp_test, automatic_runs_the_asynchronous_kernel_on_road_like_graphs)
 {
   // On cuda the asynchronous kernel for a grid and a random geometric graph (degree 4-5) of more than 2^17
