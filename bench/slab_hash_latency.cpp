@@ -27,6 +27,11 @@
 // check kernel and the insertion a batch past 2048 keys) and under each element's (batch_check::
 // each_element: the insertion kernel alone), uncaptured and (rows ending /graph) replayed from a graph;
 // .../insert_each_checked/... the same one-kernel insertions with their statuses left in device memory.
+// The rows hash/slab_map/latency/insert_to_host/... run insert_async with each key checked alone and the
+// statuses written by the insertion kernel into pinned host memory (one launch, no copy home) and a wait.
+// The rows hash/slab_map/stream/find_many_to_host/... and .../insert_many_to_host/... run the same batches
+// as one many-batch call (find_many_async, insert_many_async: one kernel for all 64, results into pinned
+// host memory, each batch checked whole and alone), per batch, as a call and (/graph) replayed.
 #include "benchmarks.hpp"
 #include "throughput_row.hpp"
 
@@ -101,7 +106,8 @@ void run_slab_hash_latency(context& ctx)
       const bool insert_wanted = ctx.selected(latency_row_name("insert", batch_log, tile));
       const bool find_wanted = ctx.selected(latency_row_name("find", batch_log, tile));
       if (!insert_wanted && !find_wanted && !ctx.selected(latency_row_name("find_values", batch_log, tile)) &&
-          !ctx.selected(latency_row_name("find_values_to_host", batch_log, tile))) {
+          !ctx.selected(latency_row_name("find_values_to_host", batch_log, tile)) &&
+          !ctx.selected(latency_row_name("insert_to_host", batch_log, tile))) {
         continue;
       }
       const hash::batch_latency measured = hash::measure_batch_latency(
@@ -121,6 +127,10 @@ void run_slab_hash_latency(context& ctx)
         r.metrics.push_back({"own_stream_floor_us_per_batch", measured.own_stream_floor_ms * 1000.0});
         ctx.add(std::move(r));
       }
+      const std::string insert_to_host_name = latency_row_name("insert_to_host", batch_log, tile);
+      if (ctx.selected(insert_to_host_name)) {
+        ctx.add(latency_row(insert_to_host_name, measured.insert_to_host_async_ms, measured.insert_ms, measured));
+      }
       const std::string to_host_name = latency_row_name("find_values_to_host", batch_log, tile);
       if (ctx.selected(to_host_name)) {
         ctx.add(latency_row(to_host_name, measured.find_values_to_host_async_ms, measured.find_values_to_host_ms,
@@ -132,7 +142,8 @@ void run_slab_hash_latency(context& ctx)
   for (const unsigned batch_log : resident_batch_logs) {
     const std::string insert_name = latency_row_name("insert", batch_log, tile, resident_log);
     const std::string find_name = latency_row_name("find", batch_log, tile, resident_log);
-    if (!ctx.selected(insert_name) && !ctx.selected(find_name)) { continue; }
+    const std::string insert_to_host_name = latency_row_name("insert_to_host", batch_log, tile, resident_log);
+    if (!ctx.selected(insert_name) && !ctx.selected(find_name) && !ctx.selected(insert_to_host_name)) { continue; }
     const hash::batch_latency measured =
         hash::measure_batch_latency(cuda{}, std::uint64_t{1} << batch_log, ctx.timing(), latency_seed,
                                     hash::batch_options{tile}, std::uint64_t{1} << resident_log);
@@ -142,20 +153,27 @@ void run_slab_hash_latency(context& ctx)
     if (ctx.selected(find_name)) {
       ctx.add(latency_row(find_name, measured.find_async_ms, measured.find_ms, measured));
     }
+    if (ctx.selected(insert_to_host_name)) {
+      ctx.add(latency_row(insert_to_host_name, measured.insert_to_host_async_ms, measured.insert_ms, measured));
+    }
   }
   for (const unsigned batch_log : resident_batch_logs) {
     const std::string insert_name = stream_row_name("insert", batch_log);
     const std::string find_name = stream_row_name("find", batch_log);
     const std::string values_name = stream_row_name("find_values", batch_log);
     const std::string to_host_name = stream_row_name("find_values_to_host", batch_log);
-    const std::string own_values_rows[] = {values_name + "/own_stream", values_name + "/graph", to_host_name,
-                                           to_host_name + "/graph"};
+    const std::string find_many_name = stream_row_name("find_many_to_host", batch_log);
+    const std::string own_values_rows[] = {
+        values_name + "/own_stream", values_name + "/graph", to_host_name,
+        to_host_name + "/graph",     find_many_name,         find_many_name + "/graph"};
     const std::string insert_to_host_rows[] = {stream_row_name("insert_to_host", batch_log),
                                                stream_row_name("insert_to_host", batch_log) + "/graph",
                                                stream_row_name("insert_each_checked_to_host", batch_log),
                                                stream_row_name("insert_each_checked_to_host", batch_log) + "/graph",
                                                stream_row_name("insert_each_checked", batch_log),
-                                               stream_row_name("insert_each_checked", batch_log) + "/graph"};
+                                               stream_row_name("insert_each_checked", batch_log) + "/graph",
+                                               stream_row_name("insert_many_to_host", batch_log),
+                                               stream_row_name("insert_many_to_host", batch_log) + "/graph"};
     const bool own_stream_wanted = std::any_of(std::begin(own_values_rows), std::end(own_values_rows),
                                                [&](const std::string& name) { return ctx.selected(name); }) ||
                                    std::any_of(std::begin(insert_to_host_rows), std::end(insert_to_host_rows),
@@ -182,8 +200,9 @@ void run_slab_hash_latency(context& ctx)
     if (ctx.selected(graph_find_name)) {
       ctx.add(stream_row(graph_find_name, measured.graph_find_ms, measured.bulk_find_ms, measured));
     }
-    const double own_values_ms[] = {measured.own_values_find.calls, measured.own_values_find.graph,
-                                    measured.values_to_host.calls, measured.values_to_host.graph};
+    const double own_values_ms[] = {measured.own_values_find.calls,   measured.own_values_find.graph,
+                                    measured.values_to_host.calls,    measured.values_to_host.graph,
+                                    measured.find_many_to_host.calls, measured.find_many_to_host.graph};
     for (std::size_t i = 0; i < std::size(own_values_rows); ++i) {
       if (!ctx.selected(own_values_rows[i])) { continue; }
       row r = stream_row(own_values_rows[i], own_values_ms[i], measured.bulk_find_ms, measured);
@@ -197,7 +216,9 @@ void run_slab_hash_latency(context& ctx)
                                         measured.insert_each_checked.calls,
                                         measured.insert_each_checked.graph,
                                         measured.insert_each_checked_device.calls,
-                                        measured.insert_each_checked_device.graph};
+                                        measured.insert_each_checked_device.graph,
+                                        measured.insert_many_to_host.calls,
+                                        measured.insert_many_to_host.graph};
     for (std::size_t i = 0; i < std::size(insert_to_host_rows); ++i) {
       if (!ctx.selected(insert_to_host_rows[i])) { continue; }
       row r = stream_row(insert_to_host_rows[i], insert_to_host_ms[i], measured.bulk_insert_ms, measured);

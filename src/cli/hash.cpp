@@ -383,6 +383,7 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
   };
   print_line("insert_async", measured.insert_async_ms);
   print_line("insert (synchronous)", measured.insert_ms);
+  print_line("insert_async, each key checked, statuses into pinned host memory", measured.insert_to_host_async_ms);
   print_line("find_async", measured.find_async_ms);
   print_line("find (synchronous)", measured.find_ms);
   print_line("find_async, values alone (a default for misses)", measured.find_values_async_ms);
@@ -435,6 +436,14 @@ void print_batch_latency(backend_choice choice, const hash_options& opts)
     print_pair("insert_async stream, statuses into pinned host memory", stream.insert_to_host);
     print_pair("insert_async stream, each key checked, statuses to host", stream.insert_each_checked);
     print_pair("insert_async stream, each key checked, statuses on device", stream.insert_each_checked_device);
+  }
+  if (stream.find_many_to_host.calls > 0) {
+    std::printf(
+        "  on the map's own stream, the same batches as one many-batch call (one kernel; results into pinned host "
+        "memory, each batch checked whole and alone), per batch, as a call and replayed from a graph (the rows "
+        "hash/slab_map/stream/find_many_to_host..., insert_many_to_host...):\n");
+    print_pair("find_many_async, values into pinned host memory", stream.find_many_to_host);
+    print_pair("insert_many_async, statuses into pinned host memory", stream.insert_many_to_host);
   }
   const bool verified = measured.verified && stream.verified;
   std::printf("  check: %s\n", verified ? "ok (every insertion inserted, every find found its value)" : "FAILED");

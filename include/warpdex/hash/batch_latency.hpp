@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -38,7 +39,11 @@ struct batch_latency {
   double insert_async_ms = 0;  ///< insert_async into an empty map + statuses to the host + wait
   double find_async_ms = 0;    ///< find_async of present keys + values and statuses to the host + wait
   double insert_ms = 0;        ///< the synchronous insert, timed the same way
-  double find_ms = 0;          ///< the synchronous find, timed the same way
+  /// insert_async with the statuses written by its kernel straight into pinned host memory (no copy
+  /// home), each key checked alone (batch_check::each_element: the insertion kernel alone at any size) +
+  /// wait; into a map emptied before every run as insert_async_ms
+  double insert_to_host_async_ms = 0;
+  double find_ms = 0;  ///< the synchronous find, timed the same way
   /// find_async(keys, values, default_value) of present keys + the values alone to the host + wait: one
   /// output, the contract of cuCollections' find (a sentinel for a missing key), so one copy home
   double find_values_async_ms = 0;
@@ -187,6 +192,17 @@ batch_latency measure_batch_latency(const Backend& backend, std::uint64_t batch_
   result.insert_ms =
       time_runs([&] { inserted.insert(batch_keys, values.span(), statuses.span()); }, statuses_home, without_batch);
   verified = verified && all_are(operation_status::inserted);
+  {
+    batch_options each_key = options;
+    each_key.check = batch_check::each_element;
+    inserted.set_batch_options(each_key);
+    const std::span<operation_status> statuses_at_home(host_statuses.data(), batch_size);
+    std::fill_n(host_statuses.data(), batch_size, operation_status::rejected);
+    result.insert_to_host_async_ms =
+        time_runs([&] { inserted.insert_async(batch_keys, values.span(), statuses_at_home); }, [] {}, without_batch);
+    verified = verified && all_are(operation_status::inserted);
+    inserted.set_batch_options(options);
+  }
 
   map_type built = holding_residents();
   built.insert(batch_keys, values.span());
@@ -301,6 +317,13 @@ struct batch_stream {
   /// The same one-kernel insertions (each key checked alone) with the statuses left in device memory, no
   /// copy home: the kernel's own pace.
   calls_and_graph_ms insert_each_checked_device;
+  /// The stream's batches as one many-batch call (slab_map::find_many_async, insert_many_async: the
+  /// batches laid end to end, offsets marking them, one kernel), its results written into pinned host
+  /// memory (the finds' values; the insertions' statuses, each batch checked whole and alone), per
+  /// batch: the one call and a wait, and replayed from a graph of it. Beside values_to_host and
+  /// insert_to_host, the same batches as calls of their own.
+  calls_and_graph_ms find_many_to_host;
+  calls_and_graph_ms insert_many_to_host;
   bool verified = false;  ///< every insertion inserted, every find found its value, in every form
 };
 
@@ -564,6 +587,39 @@ batch_stream measure_batch_stream(const Backend& backend, std::uint64_t batch_si
                               p.count * sizeof(std::uint32_t));
       }
     };
+    // The whole stream as one many-batch call, into pinned host memory.
+    std::vector<std::uint64_t> host_offsets{0};
+    for (const part& p : stream_parts) { host_offsets.push_back(p.first + p.count); }
+    auto offsets = make_buffer<std::uint64_t>(on_own, host_offsets.size());
+    offsets.copy_from(std::span<const std::uint64_t>(host_offsets));
+    const std::span<std::uint32_t> values_at_home(host_found.data(), stream_keys);
+    const std::span<operation_status> statuses_at_home(host_statuses.data(), stream_keys);
+    auto find_many_loop = [&] { graph_built.find_many_async(keys, offsets.span(), values_at_home, missing); };
+    map_type many_inserted = detail::map_holding<map_type>(on_own, stream_keys, resident_keys, options);
+    auto insert_many_loop = [&] {
+      many_inserted.insert_many_async(keys, values.span(), offsets.span(), statuses_at_home);
+    };
+    auto take_back_many = [&] { detail::take_back(many_inserted, keys, resident > 0); };
+    for (const bool captured : {false, true}) {
+      result.find_many_to_host.of(captured) = loop_ms(find_many_loop, captured);
+      verified = verified && values_found();
+      poison();
+      std::optional<captured_graph> graph;
+      if (captured) { graph.emplace(own.get(), insert_many_loop); }
+      result.insert_many_to_host.of(captured) = per_batch(median_ms(
+          host{}, runs,
+          [&] {
+            if (graph) {
+              graph->launch(own.get());
+            } else {
+              insert_many_loop();
+            }
+            on_own.synchronize();
+          },
+          take_back_many));
+      verified = verified && all_are(operation_status::inserted) && many_inserted.size() == stream_keys + resident;
+    }
+
     for (const bool captured : {false, true}) {
       result.own_values_find.of(captured) = loop_ms(values_home_loop, captured);
       verified = verified && values_found();

@@ -109,6 +109,19 @@ class slab_map
     this->run_async(base::uniform_batch(operation::insert, keys, values, {}, statuses), elements);
   }
 
+  /// Many insertion batches in one call (slab_table.hpp, "Many batches in one call"): batch b is the pairs
+  /// [offsets[b], offsets[b + 1]) of keys and values, offsets (batches + 1 entries, rising from 0 to
+  /// keys.size()) in backend memory; statuses as insert_async's, a batch holding a reserved key rejected
+  /// alone. Enqueued as insert_async is: one kernel on the cuda backend, whatever the batch count.
+  void insert_many_async(std::span<const Key> keys, std::span<const Value> values,
+                         std::span<const std::uint64_t> offsets, std::span<operation_status> statuses,
+                         run_elements elements = run_elements::all)
+  {
+    this->check_output(keys.size(), values.size(), "insert_many_async", "values");
+    this->check_output(keys.size(), statuses.size(), "insert_many_async", "statuses");
+    this->run_many_async(base::uniform_batch(operation::insert, keys, values, {}, statuses), offsets, elements);
+  }
+
   /// Inserts each pair, replacing the value of a present key. Repeated keys: every element takes
   /// effect in some order, so the last one to do so leaves its value. Exhaustion as insert.
   void insert_or_assign(std::span<const Key> keys, std::span<const Value> values)
@@ -180,6 +193,26 @@ class slab_map
   void find_async(std::span<const Key> keys, std::span<Value> values, Value default_value) const
   {
     this->run_async(find_or_default_batch(keys, values, std::nullopt, default_value), run_elements::all);
+  }
+
+  /// Many find batches in one call (slab_table.hpp, "Many batches in one call"): batch b is the keys
+  /// [offsets[b], offsets[b + 1]) (offsets, batches + 1 entries rising from 0 to keys.size(), in backend
+  /// memory); values[i] = keys[i]'s value or `default_value`, as find_async(keys, values, default_value),
+  /// and default_value for every element of a batch holding a reserved key. One kernel on the cuda
+  /// backend, whatever the batch count; values may be pinned host memory there (no copy home).
+  void find_many_async(std::span<const Key> keys, std::span<const std::uint64_t> offsets, std::span<Value> values,
+                       Value default_value) const
+  {
+    this->run_many_async(find_or_default_batch(keys, values, std::nullopt, default_value), offsets, run_elements::all);
+  }
+  /// As above with statuses: found (values[i] written), not_found (values[i] left as it is), or rejected
+  /// for every element of a batch holding a reserved key.
+  void find_many_async(std::span<const Key> keys, std::span<const std::uint64_t> offsets, std::span<Value> values,
+                       std::span<operation_status> statuses) const
+  {
+    this->check_output(keys.size(), values.size(), "find_many_async", "values");
+    this->check_output(keys.size(), statuses.size(), "find_many_async", "statuses");
+    this->run_many_async(base::uniform_batch(operation::find, keys, {}, values, statuses), offsets, run_elements::all);
   }
 
   /// A mixed batch: element i does operations[i] on (keys[i], values_in[i]), all concurrently; statuses[i]

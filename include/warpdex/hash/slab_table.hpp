@@ -82,6 +82,25 @@
 /// The outputs of every `_async` batch (values, statuses, found flags) may be pinned host memory on the
 /// cuda backend (the results where the caller wants them, written by the kernel, no copy home): wait for
 /// the stream, as for device outputs, before reading. So may the synchronous finds' outputs.
+///
+/// ## Many batches in one call
+/// `slab_map::find_many_async` and `insert_many_async` take many batches laid end to end in one array of
+/// keys (and values, and outputs), and `offsets`, batches + 1 entries in backend memory: batch b is
+/// the elements [offsets[b], offsets[b + 1]) (empty batches allowed; the offsets rise from 0 to the key
+/// count). On the cuda backend the call is one kernel launch at any batch count (capturable, the offsets
+/// rewritable in place between replays, as long as the key count stays), in input order; the host
+/// backend runs the batches one after another. The batches run as one batch: the semantics above hold
+/// for their union, so a key in two batches meets itself as a repeated key of one batch would (any
+/// order between them, exactly one insertion of an absent key reports inserted). Each batch holds to
+/// the input rules alone (the `_async` rules above, per batch): with the default batch_check::whole_batch,
+/// a batch of at most 2048 keys holding a reserved key changes nothing and each of its elements reports
+/// rejected (a find's default written), while the other batches take effect; a longer batch's elements
+/// are each checked alone (checking it whole in the same kernel would make every block read all its
+/// keys), as every element is with batch_check::each_element. No report is written: the statuses
+/// (out_of_memory too, for the retry with run_elements::out_of_memory_only after grow_pool) say it all.
+/// Offsets that do not rise from 0 to the key count are the caller's error: the host backend throws
+/// warpdex::error; the cuda backend, which cannot read them without a wait, reads no memory outside the
+/// spans and reports rejected for each element they do not place in a batch.
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
@@ -524,8 +543,7 @@ class slab_table_base {
   {
     if constexpr (requires { backend_.stream; }) {
       if (!written_home) {
-        warpdex::detail::copy_device_bytes(report_home_.data(), report_.data(), sizeof(batch_report),
-                                           backend_.stream);
+        warpdex::detail::copy_device_bytes(report_home_.data(), report_.data(), sizeof(batch_report), backend_.stream);
       }
       backend_.synchronize();
       return report_home_.data()[0];
@@ -543,7 +561,7 @@ class slab_table_base {
     batch_arguments planned = batch;
     const batch_plan chosen = plan();
     planned.tile_lanes = chosen.tile_lanes;
-    planned.by_bucket = chosen.by_bucket;
+    planned.by_bucket = chosen.by_bucket && batch.batch_offsets == nullptr;  // many batches: input order
     planned.wave_threads = wave_threads_;
     if constexpr (requires { backend_.stream; }) { planned.report_home = home ? report_home_.data() : nullptr; }
     return enqueue_checked_batch<Slots>(backend_, view(), planned, unsupported_operations(mode_), report_.data(),
@@ -567,6 +585,20 @@ class slab_table_base {
       attempt.retry = batch.statuses;
     }
     enqueue_planned(attempt, false);
+  }
+
+  /// The many-batch calls' batch (slab_table.hpp, "Many batches in one call"): `batch`'s elements as the
+  /// batches that `offsets` (backend memory, batches + 1 entries) mark, enqueued as run_async enqueues one
+  /// batch, each batch checked alone. Throws warpdex::error for offsets of no batch at all.
+  void run_many_async(const batch_arguments& batch, std::span<const std::uint64_t> offsets, run_elements elements) const
+  {
+    WARPDEX_EXPECTS(!offsets.empty(), name_ +
+                                          ": the offsets of a many-batch call hold one entry more than its "
+                                          "batches (the first 0, the last the key count), got none");
+    batch_arguments many = batch;
+    many.batch_offsets = offsets.data();
+    many.batch_count = offsets.size() - 1;
+    run_async(many, elements);
   }
 
   /// Whether `batch` runs combined (batch_combine): never with a key equality of the user's (combining

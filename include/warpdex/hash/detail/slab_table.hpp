@@ -142,7 +142,41 @@ struct basic_batch_arguments {
   /// also write the report's final violations and exhausted count, so the call reads them after its
   /// wait with no copy (enqueue_checked_batch says when the kernels write all of it).
   batch_report* report_home = nullptr;
+  /// Non-null (find_many_async, insert_many_async): the elements are `batch_count` batches laid end to
+  /// end, batch b the elements [batch_offsets[b], batch_offsets[b + 1]) (backend memory, batch_count + 1
+  /// entries). Without check_each, each batch of at most many_whole_check_elements elements is checked
+  /// as a whole and alone (a reserved key rejects its own batch), a longer one's elements each alone; no
+  /// report is written. Input order only.
+  const std::uint64_t* batch_offsets = nullptr;
+  std::uint64_t batch_count = 0;
 };
+
+/// The longest batch of a many-batch call (basic_batch_arguments::batch_offsets) checked as a whole: on
+/// the cuda backend every block of the one kernel reads the whole of each batch its elements belong to
+/// before any of them runs, so the check costs each block at most twice this many keys read (from L2)
+/// besides its own. The small batches' self-check reads as many.
+inline constexpr std::uint64_t many_whole_check_elements = 2048;
+
+/// Batch b (elements [first, first + count)) of a many-batch call as a batch of its own: the same
+/// operation and options, its spans advanced to `first`, no offsets.
+template <class Key, class Value>
+basic_batch_arguments<Key, Value> batch_part(const basic_batch_arguments<Key, Value>& batch, std::uint64_t first,
+                                             std::uint64_t count)
+{
+  basic_batch_arguments<Key, Value> part = batch;
+  auto advance = [first](auto* pointer) { return pointer == nullptr ? pointer : pointer + first; };
+  part.operations = advance(batch.operations);
+  part.keys = advance(batch.keys);
+  part.values_in = advance(batch.values_in);
+  part.values_out = advance(batch.values_out);
+  part.statuses = advance(batch.statuses);
+  part.found = advance(batch.found);
+  part.retry = advance(batch.retry);
+  part.count = count;
+  part.batch_offsets = nullptr;
+  part.batch_count = 0;
+  return part;
+}
 /// The batch of a table of `Slots`.
 template <class Slots>
 using batch_arguments = basic_batch_arguments<typename Slots::key_type, typename Slots::value_type>;

@@ -71,9 +71,13 @@ bool enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
                            const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
                            buffer<std::byte>& scratch)
 {
-  if (batch.check_each) {  // each element checks its own key in the batch kernel: nothing before it
-    const std::uint32_t* order = bucket_order(backend, table, batch, scratch);
-    launch_planned(backend, table, batch, order, nullptr);
+  // Each element checks its own key in the batch kernel, or (many batches) every block its elements'
+  // batches: nothing before it, no report.
+  if (batch.check_each || batch.batch_offsets != nullptr) {
+    batch_arguments<Slots> unreported = batch;
+    if (batch.check_each) { unreported.batch_offsets = nullptr; }  // each key alone: the offsets change nothing
+    const std::uint32_t* order = bucket_order(backend, table, unreported, scratch);
+    launch_planned(backend, table, unreported, order, nullptr);
     return false;
   }
   batch_arguments<Slots> gated = batch;
@@ -85,8 +89,8 @@ bool enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
   // A small uniform batch checks itself in its kernel (self_checked_rejects): one launch fewer.
   // An `_async` find whose outputs a rejection can all rewrite checks itself at any size, each block its
   // own elements (finish_find_check): one launch, as a small batch.
-  const bool rewritable_find = batch.operations == nullptr && batch.uniform == operation::find &&
-                               batch.mark_rejected && (batch.values_out == nullptr || batch.write_misses);
+  const bool rewritable_find = batch.operations == nullptr && batch.uniform == operation::find && batch.mark_rejected &&
+                               (batch.values_out == nullptr || batch.write_misses);
   if (batch.operations == nullptr && batch.count <= check_single_block_elements) {
     gated.self_check = report;
   } else if (rewritable_find) {

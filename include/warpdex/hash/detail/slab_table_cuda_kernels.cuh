@@ -309,6 +309,107 @@ __device__ bool rejected_alone(const basic_batch_arguments<Key, Value>& batch, b
   return true;
 }
 
+/// Reserved keys a block of a many-batch call notes by position (many_batch_rejects); with more in its
+/// range, each of its elements reads its own batch again (keys that break the rules are the caller's rare
+/// error, so that path need not be fast).
+constexpr unsigned many_noted_reserved = 32;
+
+/// The batch of a many-batch call holding position p, searched in [low, high]: the first b there with
+/// offsets[b + 1] > p (high when none is).
+inline __device__ std::uint64_t batch_holding(const std::uint64_t* offsets, std::uint64_t low, std::uint64_t high,
+                                              std::uint64_t p)
+{
+  while (low < high) {
+    const std::uint64_t middle = low + (high - low) / 2;
+    if (offsets[middle + 1] <= p) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
+
+/// Whether element i of a many-batch call (basic_batch_arguments::batch_offsets, input order) is rejected
+/// with its batch, which it then gets (mark_rejected, when `active`). Block-collective, and false for
+/// every other batch. The block finds the batches of its first and last positions (b0, b1) and reads the
+/// keys of every batch from b0 to b1 that is checked as a whole (at most many_whole_check_elements
+/// elements: the batches strictly between hold only the block's own elements), noting the positions of
+/// reserved keys; an element is rejected when one lies in its batch, or, in a longer batch, when its own
+/// key is reserved. Offsets that do not rise from 0 to the count are the caller's error: an element
+/// that they do not place in a batch the block read is rejected, and nothing outside the spans is read.
+template <class Key, class Value>
+__device__ bool many_batch_rejects(const basic_batch_arguments<Key, Value>& batch, bool active, std::uint64_t i)
+{
+  if (batch.batch_offsets == nullptr) { return false; }
+  const std::uint64_t* offsets = batch.batch_offsets;
+  const std::uint64_t batches = batch.batch_count;
+  const std::uint64_t count = batch.count;
+  auto clamped = [count](std::uint64_t at) { return at < count ? at : count; };
+  auto checked_whole = [&](std::uint64_t b) { return offsets[b + 1] - offsets[b] <= many_whole_check_elements; };
+  __shared__ std::uint64_t first_batch, last_batch, read_begin, read_end;
+  __shared__ unsigned reserved_seen;
+  __shared__ std::uint64_t reserved_at[many_noted_reserved];
+  if (threadIdx.x == 0) {
+    const std::uint64_t first_thread = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x;
+    const std::uint64_t first = first_thread >> batch.element_lanes_log2;
+    const std::uint64_t last = clamped((first_thread + blockDim.x - 1) >> batch.element_lanes_log2);
+    first_batch = batch_holding(offsets, 0, batches, first);
+    last_batch = batch_holding(offsets, first_batch, batches, last < count ? last : count - 1);
+    // The whole batches from first_batch to last_batch, less a first or last one too long to check whole.
+    std::uint64_t begin = count, end = count;
+    if (first_batch < batches) {
+      begin = clamped(checked_whole(first_batch) ? offsets[first_batch] : offsets[first_batch + 1]);
+      end = last_batch < batches ? clamped(checked_whole(last_batch) ? offsets[last_batch + 1] : offsets[last_batch])
+                                 : count;
+    }
+    // Rising offsets keep the read under twice the whole check's length and the block's own positions.
+    const std::uint64_t most_read = 2 * many_whole_check_elements + blockDim.x;
+    if (end < begin || end - begin > most_read) { end = begin; }
+    read_begin = begin;
+    read_end = end;
+    reserved_seen = 0;
+  }
+  __syncthreads();
+  for (std::uint64_t base = read_begin; base < read_end; base += std::uint64_t{check_unroll} * blockDim.x) {
+    Key seen[check_unroll];
+#pragma unroll
+    for (unsigned u = 0; u < check_unroll; ++u) {  // every load before any test: one round trip to L2
+      const std::uint64_t at = base + threadIdx.x + std::uint64_t{u} * blockDim.x;
+      seen[u] = at < read_end ? batch.keys[at] : Key{0};
+    }
+#pragma unroll
+    for (unsigned u = 0; u < check_unroll; ++u) {
+      const std::uint64_t at = base + threadIdx.x + std::uint64_t{u} * blockDim.x;
+      if (at < read_end && is_reserved_key(seen[u])) {
+        const unsigned slot = atomicAdd(&reserved_seen, 1U);
+        if (slot < many_noted_reserved) { reserved_at[slot] = at; }
+      }
+    }
+  }
+  __syncthreads();
+  if (!active) { return false; }
+  const std::uint64_t b = batch_holding(offsets, first_batch, last_batch, i);
+  const bool placed = b < batches && offsets[b] <= i && i < offsets[b + 1];
+  bool rejects = !placed;
+  if (placed && !checked_whole(b)) {
+    rejects = is_reserved_key(batch.keys[i]);
+  } else if (placed) {
+    const std::uint64_t begin = offsets[b], end = offsets[b + 1];
+    if (begin < read_begin || end > read_end) {
+      rejects = true;  // offsets that do not rise: the block did not read this batch
+    } else if (reserved_seen <= many_noted_reserved) {
+      for (unsigned k = 0; k < reserved_seen; ++k) {
+        rejects = rejects || (reserved_at[k] >= begin && reserved_at[k] < end);
+      }
+    } else {
+      for (std::uint64_t at = begin; at < end && !rejects; ++at) { rejects = is_reserved_key(batch.keys[at]); }
+    }
+  }
+  if (rejects) { mark_rejected(batch, true, i); }
+  return rejects;
+}
+
 /// Whether a small batch (at most check_single_block_elements elements, uniform operation) holds a
 /// reserved key, as every block of its kernel finds by reading the whole batch (from L2 after the
 /// first); block 0 writes the report check_batch_kernel would have (and its copy in `home`, when
@@ -435,11 +536,12 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     return;
   }
   if (stopped_by_gate(batch, active, i)) { return; }
+  const bool rejected_with_batch = many_batch_rejects(batch, active, i);
   const operation op = active && batch.operations != nullptr ? batch.operations[i] : batch.uniform;
   using key_type = typename Slots::key_type;
   using value_type = typename Slots::value_type;
   const key_type key = active ? batch.keys[i] : key_type{0};
-  const bool runs = active && !rejected_alone(batch, active, i, key);
+  const bool runs = active && !rejected_with_batch && !rejected_alone(batch, active, i, key);
   const value_type value = runs && batch.values_in != nullptr ? batch.values_in[i] : value_type{0};
   value_type found_value = 0;
   const operation_status status = ref.template apply_with<TileLanes, Ops>(
@@ -469,8 +571,9 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     return;
   }
   if (stopped_by_gate(batch, active, i)) { return; }
+  const bool rejected_with_batch = many_batch_rejects(batch, active, i);
   const typename Slots::key_type key = active ? batch.keys[i] : typename Slots::key_type{0};
-  const bool runs = active && !rejected_alone(batch, active, i, key);
+  const bool runs = active && !rejected_with_batch && !rejected_alone(batch, active, i, key);
   typename Slots::value_type found_value = 0;
   const operation_status status =
       ref.template find<slab_reads::read_only, TileLanes>(runs, runs ? key : typename Slots::key_type{0}, found_value);

@@ -587,8 +587,21 @@ std::uint64_t execute_batch(const Backend&, const slab_table_view<Slots>& table,
 template <class Slots, class Backend>
 bool enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>& table,
                            const batch_arguments<Slots>& batch, std::uint32_t unsupported, batch_report* report,
-                           buffer<std::byte>&)
+                           buffer<std::byte>& scratch)
 {
+  if (batch.batch_offsets != nullptr) {  // many batches: each an `_async` batch of its own, one after another
+    const std::uint64_t* offsets = batch.batch_offsets;
+    bool rising = offsets[0] == 0 && offsets[batch.batch_count] == batch.count;
+    for (std::uint64_t b = 0; rising && b < batch.batch_count; ++b) { rising = offsets[b] <= offsets[b + 1]; }
+    WARPDEX_EXPECTS(rising, "slab table: the offsets of a many-batch call must rise from 0 to the key count");
+    for (std::uint64_t b = 0; b < batch.batch_count; ++b) {
+      batch_arguments<Slots> part = batch_part(batch, offsets[b], offsets[b + 1] - offsets[b]);
+      part.check_each = batch.check_each || part.count > many_whole_check_elements;
+      batch_report part_report;
+      if (part.count > 0) { enqueue_checked_batch<Slots>(backend, table, part, unsupported, &part_report, scratch); }
+    }
+    return false;
+  }
   if (batch.check_each) {  // each element checks its own key in execute_batch: nothing before it
     execute_batch<Slots>(backend, table, batch);
     return false;
