@@ -88,7 +88,8 @@
 /// keys (and values, and outputs), and `offsets`, batches + 1 entries in backend memory: batch b is
 /// the elements [offsets[b], offsets[b + 1]) (empty batches allowed; the offsets rise from 0 to the key
 /// count). On the cuda backend the call is one kernel launch at any batch count (capturable, the offsets
-/// rewritable in place between replays, as long as the key count stays), in input order; the host
+/// rewritable in place between replays, as long as the key count stays), in input order and with the
+/// automatic tile (batch_options' tile applies to single batches); the host
 /// backend runs the batches one after another. The batches run as one batch: the semantics above hold
 /// for their union, so a key in two batches meets itself as a repeated key of one batch would (any
 /// order between them, exactly one insertion of an absent key reports inserted). Each batch holds to

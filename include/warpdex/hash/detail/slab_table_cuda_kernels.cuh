@@ -520,7 +520,10 @@ inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_re
 
 /// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
 /// with its own allocator. `Ops`: uniform for insert and insert_or_assign batches, mixed otherwise.
-template <class Slots, unsigned TileLanes, lane_ops Ops>
+/// `ManyBatches`: the kernel of a many-batch call (many_batch_rejects), a separate instantiation, so the
+/// other batches' kernels keep their registers and stack (inlined into them, the check grew their stack
+/// frames by 8-16 bytes at the 32 registers they are held to).
+template <class Slots, unsigned TileLanes, lane_ops Ops, bool ManyBatches = false>
 __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     execute_batch_kernel(slab_table_view<Slots> table, batch_arguments<Slots> batch, const std::uint32_t* order,
                          std::uint64_t salt, unsigned long long* exhausted)
@@ -536,7 +539,8 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     return;
   }
   if (stopped_by_gate(batch, active, i)) { return; }
-  const bool rejected_with_batch = many_batch_rejects(batch, active, i);
+  bool rejected_with_batch = false;
+  if constexpr (ManyBatches) { rejected_with_batch = many_batch_rejects(batch, active, i); }
   const operation op = active && batch.operations != nullptr ? batch.operations[i] : batch.uniform;
   using key_type = typename Slots::key_type;
   using value_type = typename Slots::value_type;
@@ -556,8 +560,8 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
 }
 
 /// A batch of finds only: nothing writes the table meanwhile, so slabs are read through the
-/// non-coherent cache.
-template <class Slots, unsigned TileLanes>
+/// non-coherent cache. `ManyBatches` as execute_batch_kernel's.
+template <class Slots, unsigned TileLanes, bool ManyBatches = false>
 __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     find_batch_kernel(slab_table_view<Slots> table, batch_arguments<Slots> batch, const std::uint32_t* order)
 {
@@ -571,7 +575,8 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
     return;
   }
   if (stopped_by_gate(batch, active, i)) { return; }
-  const bool rejected_with_batch = many_batch_rejects(batch, active, i);
+  bool rejected_with_batch = false;
+  if constexpr (ManyBatches) { rejected_with_batch = many_batch_rejects(batch, active, i); }
   const typename Slots::key_type key = active ? batch.keys[i] : typename Slots::key_type{0};
   const bool runs = active && !rejected_with_batch && !rejected_alone(batch, active, i, key);
   typename Slots::value_type found_value = 0;
@@ -666,15 +671,27 @@ const std::uint32_t* bucket_order(const Backend& backend, const slab_table_view<
 
 /// Launches the batch's kernel with `TileLanes` lanes per operation: uniform finds and erasures have
 /// their own (they never allocate, and finds read through the non-coherent cache); any other batch
-/// counts its exhausted elements into `exhausted`.
-template <class Slots, unsigned TileLanes, class Backend>
+/// counts its exhausted elements into `exhausted`. `ManyBatches`: a many-batch call's uniform finds or
+/// insertions, with their own kernels.
+template <class Slots, unsigned TileLanes, bool ManyBatches = false, class Backend>
 void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments<Slots>& given,
                   const std::uint32_t* order, unsigned long long* exhausted)
 {
   batch_arguments<Slots> batch = given;
   batch.element_lanes_log2 = spread_lanes_log2(batch.count, batch.wave_threads);
   const unsigned blocks = blocks_for(batch.count << batch.element_lanes_log2);
-  if (batch.operations == nullptr && batch.uniform == operation::erase) {
+  if constexpr (ManyBatches) {
+    if (batch.operations == nullptr && batch.uniform == operation::find) {
+      find_batch_kernel<Slots, TileLanes, true><<<blocks, block_threads, 0, backend.stream>>>(table, batch, order);
+      WARPDEX_CHECK_LAUNCH("find_batch_kernel (many batches)");
+    } else {
+      WARPDEX_EXPECTS(batch.operations == nullptr && batch.uniform != operation::erase,
+                      "slab table: a many-batch call runs uniform finds or insertions only");
+      execute_batch_kernel<Slots, TileLanes, lane_ops::uniform, true>
+          <<<blocks, block_threads, 0, backend.stream>>>(table, batch, order, next_launch_salt(), exhausted);
+      WARPDEX_CHECK_LAUNCH("execute_batch_kernel (many batches)");
+    }
+  } else if (batch.operations == nullptr && batch.uniform == operation::erase) {
     erase_batch_kernel<Slots, TileLanes><<<blocks, block_threads, 0, backend.stream>>>(table, batch, order);
     WARPDEX_CHECK_LAUNCH("erase_batch_kernel");
   } else if (batch.operations == nullptr && batch.uniform == operation::find) {
@@ -691,11 +708,16 @@ void launch_batch(const Backend& backend, const slab_table_view<Slots>& table, c
   }
 }
 
-/// launch_batch with the batch's tile_lanes (read_tile_lanes for any value but 1, 8, 16 and 32).
+/// launch_batch with the batch's tile_lanes (read_tile_lanes for any value but 1, 8, 16 and 32); a
+/// many-batch call with read_tile_lanes always (one instantiation of its kernels a layout).
 template <class Slots, class Backend>
 void launch_planned(const Backend& backend, const slab_table_view<Slots>& table, const batch_arguments<Slots>& batch,
                     const std::uint32_t* order, unsigned long long* exhausted)
 {
+  if (batch.batch_offsets != nullptr) {
+    launch_batch<Slots, read_tile_lanes, true>(backend, table, batch, order, exhausted);
+    return;
+  }
   switch (batch.tile_lanes) {
     case 1:
       launch_batch<Slots, 1>(backend, table, batch, order, exhausted);
