@@ -128,7 +128,7 @@ inline constexpr bool single_pass_ranks_keys = (sizeof(Key) == sizeof(std::uint3
                                                (sizeof(Key) == sizeof(std::uint64_t) && std::is_void_v<Value> &&
                                                 std::is_same_v<Identifier, bit_field_buckets>);
 
-/// Whether pairs ranked by their keys take 384 x 21 at two blocks (80 registers): bit fields ranked over 8
+/// Whether pairs ranked by their keys take 384 x 22 at two blocks (80 registers): bit fields ranked over 8
 /// bits, i.e. 129-256 buckets and the radix sort's 8-bit digits. At 384 x 19 and three blocks (56 registers)
 /// that kernel spilled 164 bytes a thread, the ranking's digits among them (8.3 bytes a pair each way at m =
 /// 256); at two blocks 32. Measured on an H200 at 2^28 (docs/split.md): radix sort pairs32 0.71x -> 0.81x
@@ -140,7 +140,8 @@ inline constexpr bool single_pass_pairs_two_blocks =
     std::is_same_v<Identifier, bit_field_buckets> && RadixBits == 8;
 
 /// The split kernel's tile for one instantiation (RadixBits: the ranking's width): single_pass_shape, or,
-/// where the keys are ranked themselves, 384 x 19 at three blocks, 384 x 21 at two for the pairs above,
+/// where the keys are ranked themselves, 384 x 19 at three blocks, 384 x 22 at two for the pairs above (21 before
+/// their values were loaded after the keys' write-out; at 23, 48 bytes of stack a thread),
 /// 384 x 15 at two for 64-bit keys (the tile's 45 KB of whole keys fit the 48 KB of static shared memory).
 template <class Key, class Value, class Identifier, int RadixBits>
 struct single_pass_tile {
@@ -152,7 +153,7 @@ struct single_pass_tile {
   static constexpr bool pairs_by_digit = two_blocks;
   static constexpr int block_threads = wide_keys ? 384 : single_pass_shape<sizeof(Key)>::block_threads;
   static constexpr int items_per_thread =
-      wide_keys ? 15 : (two_blocks ? 21 : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread));
+      wide_keys ? 15 : (two_blocks ? 22 : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread));
   static constexpr int min_blocks =
       wide_keys || two_blocks ? 2 : (ranks_keys ? 3 : single_pass_shape<sizeof(Key)>::min_blocks);
   static constexpr std::uint32_t tile_keys = block_threads * items_per_thread;
@@ -185,14 +186,16 @@ __device__ __forceinline__ void store_global(std::uint64_t address, std::uint32_
 /// register for the values' round (no bucket byte a key stored and loaded twice in shared memory), and tile
 /// position p of bucket b goes to runs[0][b] + 4 p (keys) and runs[1][b] + 4 p (values), the byte addresses of
 /// the bucket's runs at tile position 0 (one multiply-add an element, where output_minus_tile took five 64-bit
-/// instructions). Full tiles (FullTile) check no position against the tile's size: in the earlier write-out
-/// those checks and their predicates were a third of the instructions after the look-back. Call with the whole
-/// block once the keys are placed in `words` and the run addresses are complete.
-template <bool FullTile, int BlockThreads, class Key, class Value, class Identifier, int Items, int Digits>
+/// instructions). The values are loaded after the keys' round (`load_values`), as CUB loads them, so that they
+/// are not held through the look-back. Full tiles (FullTile) check no position against the tile's size: in the earlier
+/// write-out those checks and their predicates were a third of the instructions after the look-back. Call with the
+/// whole block once the keys are placed in `words` and the run addresses are complete.
+template <bool FullTile, int BlockThreads, class Key, class Value, class Identifier, int Items, class LoadValues,
+          int Digits>
 __device__ __forceinline__ void write_pairs_by_digit(std::uint32_t tile_size, std::uint32_t* words,
                                                      const Identifier& identifier,
                                                      const std::uint32_t (&positions)[Items],
-                                                     const Value (&values)[Items],
+                                                     const LoadValues& load_values,
                                                      const std::uint64_t (&runs)[2][Digits])
 {
   static_assert(sizeof(Key) == sizeof(std::uint32_t) && sizeof(Value) == sizeof(std::uint32_t), "32-bit pairs");
@@ -210,6 +213,8 @@ __device__ __forceinline__ void write_pairs_by_digit(std::uint32_t tile_size, st
       store_global(runs[0][digit] + position * sizeof(Key), key);
     }
   }
+  Value values[Items];
+  load_values(values);
   __syncthreads();  // the keys have left the buffer
 #pragma unroll
   for (int item = 0; item < Items; ++item) {
@@ -374,19 +379,23 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
   } else if constexpr (!reorders_whole_keys) {
     place_reordered_word(keys, positions, tile_size, shared.reorder.words, 0);
   }
-  // Ranked keys with values: the values are loaded now, their loads in flight through the look-back.
-  if constexpr (ranks_keys && with_values) {
-    if (tile_size == tile_keys) {
+  // Ranked keys with values: the values are loaded now, their loads in flight through the look-back (pairs by
+  // digit load them after the keys' write-out, as CUB's one-sweep pass does).
+  const auto load_values = [&](value_word(&loaded)[items]) {
+    if constexpr (with_values) {
+      if (tile_size == tile_keys) {
 #pragma unroll
-      for (int item = 0; item < items; ++item) { values[item] = values_in[warp_begin + item * warp::size + lane]; }
-    } else {
+        for (int item = 0; item < items; ++item) { loaded[item] = values_in[warp_begin + item * warp::size + lane]; }
+      } else {
 #pragma unroll
-      for (int item = 0; item < items; ++item) {
-        const std::uint64_t index = warp_begin + item * warp::size + lane;
-        values[item] = index < n ? values_in[index] : value_word{};
+        for (int item = 0; item < items; ++item) {
+          const std::uint64_t index = warp_begin + item * warp::size + lane;
+          loaded[item] = index < n ? values_in[index] : value_word{};
+        }
       }
     }
-  }
+  };
+  if constexpr (ranks_keys && with_values && !pairs_by_digit) { load_values(values); }
 
   // Decoupled look-back: add predecessors' counts of the bucket until one publishes its inclusive count.
   if (owns_bucket) {
@@ -417,10 +426,10 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
   if constexpr (pairs_by_digit) {
     if (tile_size == tile_keys) {
       write_pairs_by_digit<true, block_threads, Key, value_word>(tile_size, shared.reorder.words, local, positions,
-                                                                 values, shared.runs);
+                                                                 load_values, shared.runs);
     } else {
       write_pairs_by_digit<false, block_threads, Key, value_word>(tile_size, shared.reorder.words, local, positions,
-                                                                  values, shared.runs);
+                                                                  load_values, shared.runs);
     }
   } else if constexpr (reorders_whole_keys) {
 #pragma unroll
