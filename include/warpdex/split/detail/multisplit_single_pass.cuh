@@ -182,8 +182,8 @@ __device__ __forceinline__ void store_global(std::uint64_t address, std::uint32_
 }
 
 /// The write-out of pairs ranked by their keys over 8-bit digits (single_pass_tile::pairs_by_digit), as CUB's
-/// one-sweep pass writes its pairs: the keys' round takes each key's bucket from the key and holds it in a
-/// register for the values' round (no bucket byte a key stored and loaded twice in shared memory), and tile
+/// one-sweep pass writes its pairs: the keys' round takes each key's bucket from the key and holds it, packed four
+/// to a register, for the values' round (no bucket byte a key stored and loaded twice in shared memory), and tile
 /// position p of bucket b goes to runs[0][b] + 4 p (keys) and runs[1][b] + 4 p (values), the byte addresses of
 /// the bucket's runs at tile position 0 (one multiply-add an element, where output_minus_tile took five 64-bit
 /// instructions). The values are loaded after the keys' round (`load_values`), as CUB loads them, so that they
@@ -200,7 +200,7 @@ __device__ __forceinline__ void write_pairs_by_digit(std::uint32_t tile_size, st
 {
   static_assert(sizeof(Key) == sizeof(std::uint32_t) && sizeof(Value) == sizeof(std::uint32_t), "32-bit pairs");
   static_assert(Digits <= 256, "a digit is a byte");
-  // The digits packed four to a register: held one to a register, 21 of them took 64 bytes of stack a thread.
+  // Packed: held one to a register, the 21 digits of 384 x 21 took 64 bytes of stack a thread (16 packed).
   std::uint32_t packed_digits[(Items + 3) / 4] = {};
   const auto digit_of = [&](int item) { return (packed_digits[item / 4] >> (8 * (item % 4))) & 0xffU; };
 #pragma unroll
