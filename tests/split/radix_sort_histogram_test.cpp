@@ -106,6 +106,50 @@ TYPED_TEST(radix_sort_test, sorts_64_bit_keys_both_ways)
   }
 }
 
+// The cuda pass writes full tiles of pairs without bounds checks (the last, ragged tile with them): inputs
+// of whole tiles only, one tile and a half, and shapes whose tiles hold a single bucket's run (sorted and
+// reversed keys) or a few runs (one repeated key with rare others), beside random keys.
+TYPED_TEST(radix_sort_test, pairs_in_whole_tiles_sort_stably)
+{
+  constexpr std::uint64_t pairs_tile = 384 * 22;  // the cuda pass's tile for pairs over 8-bit digits
+  const auto sizes = sanitizer_sized() ? std::vector<std::uint64_t>{2 * pairs_tile}
+                                       : std::vector<std::uint64_t>{2 * pairs_tile, 3 * pairs_tile / 2, 5 * pairs_tile};
+  for (const std::uint64_t seed : fixed_and_fresh_seeds(4242)) {
+    std::mt19937_64 random(seed);
+    for (const std::uint64_t n : sizes) {
+      for (int shape = 0; shape < 4; ++shape) {
+        const sort_order order = shape % 2 == 0 ? sort_order::ascending : sort_order::descending;
+        SCOPED_TRACE("n=" + std::to_string(n) + " shape=" + std::to_string(shape) +
+                     (order == sort_order::ascending ? " ascending" : " descending") + " seed=" + std::to_string(seed));
+        const auto key_at = [&](std::uint64_t i, std::uint32_t drawn) -> std::uint32_t {
+          if (shape == 0) { return drawn; }
+          if (shape == 1) { return static_cast<std::uint32_t>(i) * 40503U; }                      // sorted runs
+          if (shape == 2) { return static_cast<std::uint32_t>(n - i) << 12 | (drawn & 0xfffU); }  // reversed
+          return drawn % 64 == 0 ? drawn : 0x5a5a5a5aU;  // one key, rare others
+        };
+        std::vector<std::uint32_t> keys(n);
+        for (std::uint64_t i = 0; i < n; ++i) { keys[i] = key_at(i, static_cast<std::uint32_t>(random())); }
+        std::vector<std::uint32_t> positions(n);
+        std::iota(positions.begin(), positions.end(), std::uint32_t{0});
+        std::vector<std::uint32_t> expected_positions = positions;
+        std::stable_sort(expected_positions.begin(), expected_positions.end(), [&](std::uint32_t a, std::uint32_t b) {
+          return order == sort_order::ascending ? keys[a] < keys[b] : keys[a] > keys[b];
+        });
+        std::vector<std::uint32_t> expected_keys(n);
+        for (std::uint64_t i = 0; i < n; ++i) { expected_keys[i] = keys[expected_positions[i]]; }
+        auto keys_in = make_buffer_from<std::uint32_t>(this->backend(), keys);
+        auto values_in = make_buffer_from<std::uint32_t>(this->backend(), positions);
+        auto keys_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
+        auto values_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
+        radix_sort_pairs(this->backend(), std::as_const(keys_in).span(), std::as_const(values_in).span(),
+                         keys_out.span(), values_out.span(), order);
+        EXPECT_EQ(keys_out.to_vector(), expected_keys);
+        EXPECT_EQ(values_out.to_vector(), expected_positions);
+      }
+    }
+  }
+}
+
 TYPED_TEST(radix_sort_test, every_digit_width_sorts_stably)
 {
   // Several tiles of the single pass with a ragged end (sanitizer-sized: one past a tile).

@@ -168,7 +168,7 @@ inline constexpr bool single_pass_ranks_keys = (sizeof(Key) == sizeof(std::uint3
                                                (sizeof(Key) == sizeof(std::uint64_t) && std::is_void_v<Value> &&
                                                 std::is_same_v<Identifier, bit_field_buckets>);
 
-/// Whether pairs ranked by their keys take 384 x 21 at two blocks (80 registers): bit fields ranked over 8
+/// Whether pairs ranked by their keys take 384 x 22 at two blocks (80 registers): bit fields ranked over 8
 /// bits, i.e. 129-256 buckets and the radix sort's 8-bit digits. At 384 x 19 and three blocks (56 registers)
 /// that kernel spilled 164 bytes a thread, the ranking's digits among them (8.3 bytes a pair each way at m =
 /// 256); at two blocks 32. Measured on an H200 at 2^28 (docs/split.md): radix sort pairs32 0.71x -> 0.81x
@@ -180,16 +180,20 @@ inline constexpr bool single_pass_pairs_two_blocks =
     std::is_same_v<Identifier, bit_field_buckets> && RadixBits == 8;
 
 /// The split kernel's tile for one instantiation (RadixBits: the ranking's width): single_pass_shape, or,
-/// where the keys are ranked themselves, 384 x 19 at three blocks, 384 x 21 at two for the pairs above,
+/// where the keys are ranked themselves, 384 x 19 at three blocks, 384 x 22 at two for the pairs above (21 before
+/// their values were loaded after the keys' write-out; at 23, 48 bytes of stack a thread),
 /// 384 x 15 at two for 64-bit keys (the tile's 45 KB of whole keys fit the 48 KB of static shared memory).
 template <class Key, class Value, class Identifier, int RadixBits>
 struct single_pass_tile {
   static constexpr bool ranks_keys = single_pass_ranks_keys<Key, Value, Identifier>;
   static constexpr bool two_blocks = single_pass_pairs_two_blocks<Key, Value, Identifier, RadixBits>;
   static constexpr bool wide_keys = ranks_keys && sizeof(Key) == sizeof(std::uint64_t);
+  /// The two-block pairs write out by digit (write_pairs_by_digit). The three-block pairs keep the bucket byte:
+  /// at 56 registers the 19 held digits would spill.
+  static constexpr bool pairs_by_digit = two_blocks;
   static constexpr int block_threads = wide_keys ? 384 : single_pass_shape<sizeof(Key)>::block_threads;
   static constexpr int items_per_thread =
-      wide_keys ? 15 : (two_blocks ? 21 : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread));
+      wide_keys ? 15 : (two_blocks ? 22 : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread));
   static constexpr int min_blocks =
       wide_keys || two_blocks ? 2 : (ranks_keys ? 3 : single_pass_shape<sizeof(Key)>::min_blocks);
   static constexpr std::uint32_t tile_keys = block_threads * items_per_thread;
@@ -208,6 +212,68 @@ __global__ void __launch_bounds__(BlockThreads)
   std::uint64_t start = 0;
   scan(storage).ExclusiveSum(total, start);
   if (threadIdx.x < m) { bucket_starts[threadIdx.x] = start; }
+}
+
+/// A plain global store (STG) of a 32-bit word at a byte address: through a pointer made from an address
+/// read in shared memory the compiler stores through the generic space.
+__device__ __forceinline__ void store_global(std::uint64_t address, std::uint32_t word)
+{
+  asm("st.global.u32 [%0], %1;" : : "l"(address), "r"(word));
+}
+
+/// The write-out of pairs ranked by their keys over 8-bit digits (single_pass_tile::pairs_by_digit), as CUB's
+/// one-sweep pass writes its pairs: the keys' round takes each key's bucket from the key and holds it, packed four
+/// to a register, for the values' round (no bucket byte a key stored and loaded twice in shared memory), and tile
+/// position p of bucket b goes to runs[0][b] + 4 p (keys) and runs[1][b] + 4 p (values), the byte addresses of
+/// the bucket's runs at tile position 0 (one multiply-add an element, where output_minus_tile took five 64-bit
+/// instructions). The values are loaded after the keys' round (`load_values`), as CUB loads them, so that they
+/// are not held through the look-back. Full tiles (FullTile) check no position against the tile's size: in the earlier
+/// write-out those checks and their predicates were a third of the instructions after the look-back. Call with the
+/// whole block once the keys are placed in `words` and the run addresses are complete.
+template <bool FullTile, int BlockThreads, class Key, class Value, class Identifier, int Items, class LoadValues,
+          int Digits>
+__device__ __forceinline__ void write_pairs_by_digit(std::uint32_t tile_size, std::uint32_t* words,
+                                                     const Identifier& identifier,
+                                                     const std::uint32_t (&positions)[Items],
+                                                     const LoadValues& load_values,
+                                                     const std::uint64_t (&runs)[2][Digits])
+{
+  static_assert(sizeof(Key) == sizeof(std::uint32_t) && sizeof(Value) == sizeof(std::uint32_t), "32-bit pairs");
+  static_assert(Digits <= 256, "a digit is a byte");
+  // Packed: held one to a register, the 21 digits of 384 x 21 took 64 bytes of stack a thread (16 packed).
+  std::uint32_t packed_digits[(Items + 3) / 4] = {};
+  const auto digit_of = [&](int item) { return (packed_digits[item / 4] >> (8 * (item % 4))) & 0xffU; };
+#pragma unroll
+  for (int item = 0; item < Items; ++item) {
+    const std::uint32_t position = item * BlockThreads + threadIdx.x;
+    if (FullTile || position < tile_size) {
+      const std::uint32_t key = words[position];
+      const std::uint32_t digit = identifier(std::bit_cast<Key>(key));
+      packed_digits[item / 4] |= digit << (8 * (item % 4));
+      store_global(runs[0][digit] + position * sizeof(Key), key);
+    }
+  }
+  Value values[Items];
+  load_values(values);
+  __syncthreads();  // the keys have left the buffer
+#pragma unroll
+  for (int item = 0; item < Items; ++item) {
+    if (FullTile || positions[item] < tile_size) {
+      words[positions[item]] = std::bit_cast<std::uint32_t>(values[item]);
+    }
+  }
+  __syncthreads();
+  // The thread's index read again: the compiler would otherwise keep the keys' round's positions through the
+  // barriers, and spill them.
+  std::uint32_t thread = 0;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(thread));
+#pragma unroll
+  for (int item = 0; item < Items; ++item) {
+    const std::uint32_t position = item * BlockThreads + thread;
+    if (FullTile || position < tile_size) {
+      store_global(runs[1][digit_of(item)] + position * sizeof(Value), words[position]);
+    }
+  }
 }
 
 /// Pass 2: one tile per block, tiles in input order. `bucket_starts` holds the m exclusive-scanned
@@ -241,6 +307,7 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
   // 705 -> 577 us at 2^26, half the L2 write sectors, 84 registers instead of 109).
   constexpr bool reorders_whole_keys =
       !with_values && sizeof(Key) == sizeof(std::uint64_t) && std::is_same_v<Identifier, bit_field_buckets>;
+  constexpr bool pairs_by_digit = shape::pairs_by_digit;
   using block_rank = cub::BlockRadixRankMatchEarlyCounts<block_threads, RadixBits, false>;
   static_assert(block_rank::BINS_TRACKED_PER_THREAD == 1, "one bucket per thread");
   struct shared_storage {
@@ -249,11 +316,12 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
       typename block_rank::TempStorage rank;
       struct {
         std::uint32_t words[reorders_whole_keys ? 1 : tile_keys];
-        std::uint8_t buckets[recomputes_buckets || reorders_whole_keys ? 1 : tile_keys];
+        std::uint8_t buckets[recomputes_buckets || reorders_whole_keys || pairs_by_digit ? 1 : tile_keys];
       } reorder;
       Key whole_keys[reorders_whole_keys ? tile_keys : 1];
     };
-    std::uint64_t output_minus_tile[radix_digits];  // output slot - tile position, per bucket
+    std::uint64_t output_minus_tile[pairs_by_digit ? 1 : radix_digits];  // output slot - tile position, per bucket
+    std::uint64_t runs[2][pairs_by_digit ? radix_digits : 1];            // pairs by digit: write_pairs_by_digit
     std::uint32_t tile;
   };
   __shared__ shared_storage shared;
@@ -329,7 +397,7 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
     positions[item] = static_cast<std::uint32_t>(ranks[item]);
     if constexpr (reorders_whole_keys) {
       if (positions[item] < tile_size) { shared.whole_keys[positions[item]] = keys[item]; }
-    } else if constexpr (!recomputes_buckets) {
+    } else if constexpr (!recomputes_buckets && !pairs_by_digit) {
       if (positions[item] < tile_size) {
         std::uint32_t id = 0;
         if constexpr (ranks_keys) {
@@ -341,20 +409,33 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
       }
     }
   }
-  if constexpr (!reorders_whole_keys) { place_reordered_word(keys, positions, tile_size, shared.reorder.words, 0); }
-  // Ranked keys with values: the values are loaded now, their loads in flight through the look-back.
-  if constexpr (ranks_keys && with_values) {
-    if (tile_size == tile_keys) {
+  if constexpr (pairs_by_digit) {
+    if (tile_size == tile_keys) {  // every position is in the tile
 #pragma unroll
-      for (int item = 0; item < items; ++item) { values[item] = values_in[warp_begin + item * warp::size + lane]; }
+      for (int item = 0; item < items; ++item) { shared.reorder.words[positions[item]] = element_word(keys[item], 0); }
     } else {
+      place_reordered_word(keys, positions, tile_size, shared.reorder.words, 0);
+    }
+  } else if constexpr (!reorders_whole_keys) {
+    place_reordered_word(keys, positions, tile_size, shared.reorder.words, 0);
+  }
+  // Ranked keys with values: the values are loaded now, their loads in flight through the look-back (pairs by
+  // digit load them after the keys' write-out, as CUB's one-sweep pass does).
+  const auto load_values = [&](value_word(&loaded)[items]) {
+    if constexpr (with_values) {
+      if (tile_size == tile_keys) {
 #pragma unroll
-      for (int item = 0; item < items; ++item) {
-        const std::uint64_t index = warp_begin + item * warp::size + lane;
-        values[item] = index < n ? values_in[index] : value_word{};
+        for (int item = 0; item < items; ++item) { loaded[item] = values_in[warp_begin + item * warp::size + lane]; }
+      } else {
+#pragma unroll
+        for (int item = 0; item < items; ++item) {
+          const std::uint64_t index = warp_begin + item * warp::size + lane;
+          loaded[item] = index < n ? values_in[index] : value_word{};
+        }
       }
     }
-  }
+  };
+  if constexpr (ranks_keys && with_values && !pairs_by_digit) { load_values(values); }
 
   // Decoupled look-back: add predecessors' counts of the bucket until one publishes its inclusive count.
   if (owns_bucket) {
@@ -372,11 +453,25 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
       ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_device> word(lookback[own_word]);
       word.store(lookback_inclusive | (earlier + tile_count), ::cuda::memory_order_relaxed);
     }
-    shared.output_minus_tile[bucket] = bucket_starts[bucket] + earlier - static_cast<std::uint64_t>(tile_first[0]);
+    const std::uint64_t output_minus_tile = bucket_starts[bucket] + earlier - static_cast<std::uint64_t>(tile_first[0]);
+    if constexpr (pairs_by_digit) {  // unsigned arithmetic: wraps back into the run at the tile's positions
+      shared.runs[0][bucket] = reinterpret_cast<std::uint64_t>(keys_out) + output_minus_tile * sizeof(Key);
+      shared.runs[1][bucket] = reinterpret_cast<std::uint64_t>(values_out) + output_minus_tile * sizeof(value_word);
+    } else {
+      shared.output_minus_tile[bucket] = output_minus_tile;
+    }
   }
   __syncthreads();  // the placement and every bucket's output slot are complete
 
-  if constexpr (reorders_whole_keys) {
+  if constexpr (pairs_by_digit) {
+    if (tile_size == tile_keys) {
+      write_pairs_by_digit<true, block_threads, Key, value_word>(tile_size, shared.reorder.words, local, positions,
+                                                                 load_values, shared.runs);
+    } else {
+      write_pairs_by_digit<false, block_threads, Key, value_word>(tile_size, shared.reorder.words, local, positions,
+                                                                  load_values, shared.runs);
+    }
+  } else if constexpr (reorders_whole_keys) {
 #pragma unroll
     for (int item = 0; item < items; ++item) {
       const std::uint32_t position = item * block_threads + threadIdx.x;
