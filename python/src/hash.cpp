@@ -137,6 +137,36 @@ class slab_binding {
     map_.visit(arrays, "map", [&](auto& map) { map.find(key_span, value_span, found_span, default_value); });
   }
 
+  /// Many insertion batches in one call (slab_map::insert_many_async, waited for): batch b is the pairs
+  /// [offsets[b], offsets[b + 1]); a batch holding a reserved key is rejected alone.
+  void insert_many(const input_array& keys, const input_array& values, const input_array& offsets,
+                   const output_array& statuses) requires(!multimap)
+  {
+    call_arrays arrays("SlabMap.insert_many");
+    const auto key_span = arrays.span<std::uint32_t>(keys, "keys");
+    const auto value_span = arrays.span<std::uint32_t>(values, "values");
+    const auto offset_span = arrays.span<std::uint64_t>(offsets, "offsets");
+    const auto status_span = code_span<hash::operation_status>(arrays, statuses, "statuses");
+    expect_same_size(arrays.function(), key_span.size(), "keys", value_span.size(), "values");
+    expect_same_size(arrays.function(), key_span.size(), "keys", status_span.size(), "statuses");
+    map_.visit(arrays, "map",
+               [&](auto& map) { map.insert_many_async(key_span, value_span, offset_span, status_span); });
+  }
+
+  /// Many find batches in one call (slab_map::find_many_async with statuses, waited for).
+  void find_many(const input_array& keys, const input_array& offsets, const output_array& values,
+                 const output_array& statuses) requires(!multimap)
+  {
+    call_arrays arrays("SlabMap.find_many");
+    const auto key_span = arrays.span<std::uint32_t>(keys, "keys");
+    const auto offset_span = arrays.span<std::uint64_t>(offsets, "offsets");
+    const auto value_span = arrays.span<std::uint32_t>(values, "values");
+    const auto status_span = code_span<hash::operation_status>(arrays, statuses, "statuses");
+    expect_same_size(arrays.function(), key_span.size(), "keys", value_span.size(), "values");
+    expect_same_size(arrays.function(), key_span.size(), "keys", status_span.size(), "statuses");
+    map_.visit(arrays, "map", [&](auto& map) { map.find_many_async(key_span, offset_span, value_span, status_span); });
+  }
+
   void count(const input_array& keys, const output_array& counts) requires multimap
   {
     call_arrays arrays("SlabMultimap.count");
@@ -284,7 +314,11 @@ void bind_hash(nb::module_& module)
   bind_slab_table<map_on>(module, "SlabMapCore", "The compiled slab hash map; use warpdex.SlabMap.")
       .def("find", &slab_binding<map_on>::find, nb::arg("keys"), nb::arg("values"), nb::arg("statuses"))
       .def("find_or_default", &slab_binding<map_on>::find_or_default, nb::arg("keys"), nb::arg("values"),
-           nb::arg("found"), nb::arg("default"));
+           nb::arg("found"), nb::arg("default"))
+      .def("insert_many", &slab_binding<map_on>::insert_many, nb::arg("keys"), nb::arg("values"), nb::arg("offsets"),
+           nb::arg("statuses"))
+      .def("find_many", &slab_binding<map_on>::find_many, nb::arg("keys"), nb::arg("offsets"), nb::arg("values"),
+           nb::arg("statuses"));
   bind_slab_table<multimap_on>(module, "SlabMultimapCore", "The compiled slab hash multimap; use warpdex.SlabMultimap.")
       .def("count", &slab_binding<multimap_on>::count, nb::arg("keys"), nb::arg("counts"))
       .def("find_all_offsets", &slab_binding<multimap_on>::find_all_offsets, nb::arg("keys"), nb::arg("offsets"))

@@ -117,6 +117,25 @@ def test_slab_map_on_the_device_matches_the_host(library, rng):
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
+def test_many_batches_on_the_device_match_the_host(library, rng):
+    keys = rng.permutation(np.unique(rng.integers(0, warpdex.MAX_USER_KEY, size=40_000, dtype=np.uint32)))
+    keys[100] = warpdex.EMPTY_KEY  # in the second batch (1000 keys): that batch is rejected whole
+    values = rng.integers(0, 2**32, size=keys.size, dtype=np.uint32)
+    offsets = np.array([0, 64, 1064, 1064, 20_000, keys.size], np.uint64)
+    results = []
+    for device in ("cpu", "cuda"):
+        table = warpdex.SlabMap(keys.size, device=device)
+        put = (lambda array: array) if device == "cpu" else (lambda array: to_device(library, array))
+        statuses = table.insert_many(put(keys), put(values), put(offsets))
+        found_values, found_statuses = table.find_many(put(keys), put(offsets))
+        results.append([to_host(array) for array in (statuses, found_values, found_statuses)])
+    for on_host, on_device in zip(*results):
+        np.testing.assert_array_equal(on_device, on_host)
+    assert np.all(results[0][0][64:1064] == warpdex.Status.REJECTED)
+    assert np.all(np.delete(results[0][0], np.s_[64:1064]) == warpdex.Status.INSERTED)
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
 @pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
 def test_sorted_index_on_the_device_matches_numpy(library, dtype, rng):
     keys = np.sort(rng.integers(0, 1 << 20, size=1 << 20, dtype=dtype))

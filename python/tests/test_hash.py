@@ -54,6 +54,52 @@ def test_find_status_writes_into_the_callers_arrays():
         table.find_status(np.array([1], np.uint32), statuses_out=np.empty(1, np.float32))
 
 
+def test_many_batches_in_one_call_against_a_dict(rng):
+    keys = unique_keys(rng, 6000)
+    values = rng.integers(0, 2**32, size=keys.size, dtype=np.uint32)
+    # Batches of random sizes, empty ones among them.
+    cuts = np.sort(rng.integers(0, keys.size, size=40))
+    offsets = np.concatenate([[0], cuts, cuts[-1:], [keys.size]]).astype(np.uint64)
+    table = warpdex.SlabMap(keys.size)
+    statuses = table.insert_many(keys, values, offsets)
+    assert statuses.dtype == np.int32 and np.all(statuses == Status.INSERTED)
+    again = table.insert_many(keys, values, offsets)
+    assert np.all(again == Status.ALREADY_PRESENT)
+    oracle = dict(zip(keys.tolist(), values.tolist()))
+
+    queries = np.concatenate([keys[:3000], unique_keys(rng, 3000)])
+    query_offsets = np.array([0, 1000, 1000, 4500, 6000], np.uint64)
+    found_values, found_statuses = table.find_many(queries, query_offsets)
+    for query, value, status in zip(queries.tolist(), found_values.tolist(), found_statuses.tolist()):
+        if query in oracle:
+            assert (status, value) == (Status.FOUND, oracle[query])
+        else:
+            assert (status, value) == (Status.NOT_FOUND, 0)
+
+
+def test_a_reserved_key_rejects_its_own_batch_alone():
+    table = warpdex.SlabMap(100)
+    keys = np.array([1, 2, warpdex.EMPTY_KEY, 4, 5, 6], np.uint32)
+    values = np.array([10, 20, 30, 40, 50, 60], np.uint32)
+    statuses = table.insert_many(keys, values, [0, 2, 4, 6])
+    assert statuses.tolist() == [Status.INSERTED] * 2 + [Status.REJECTED] * 2 + [Status.INSERTED] * 2
+    assert sorted(table.items()[0].tolist()) == [1, 2, 5, 6]
+    found_values, found_statuses = table.find_many(np.array([1, warpdex.ERASED_KEY, 5, 4], np.uint32), [0, 1, 2, 4])
+    assert found_statuses.tolist() == [Status.FOUND, Status.REJECTED, Status.FOUND, Status.NOT_FOUND]
+    assert found_values.tolist() == [10, 0, 50, 0]
+
+
+@pytest.mark.parametrize("offsets", [[], [1, 3], [0, 2], [0, 3, 2, 3], [[0, 3]]])
+def test_many_batch_offsets_that_do_not_rise_from_zero_to_the_key_count_are_refused(offsets):
+    table = warpdex.SlabMap(100)
+    keys = np.array([1, 2, 3], np.uint32)
+    with pytest.raises(ValueError, match="offsets"):
+        table.insert_many(keys, keys, offsets)
+    with pytest.raises(ValueError, match="offsets"):
+        table.find_many(keys, offsets)
+    assert len(table) == 0
+
+
 def test_insert_keeps_and_insert_or_assign_replaces(rng):
     keys = unique_keys(rng, 1000)
     table = warpdex.SlabMap(1000)

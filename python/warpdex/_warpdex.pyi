@@ -81,6 +81,10 @@ class SlabMapCore:
 
     def find_or_default(self, keys: Annotated[NDArray, dict(writable=False)], values: NDArray, found: NDArray, default: int) -> None: ...
 
+    def insert_many(self, keys: Annotated[NDArray, dict(writable=False)], values: Annotated[NDArray, dict(writable=False)], offsets: Annotated[NDArray, dict(writable=False)], statuses: NDArray) -> None: ...
+
+    def find_many(self, keys: Annotated[NDArray, dict(writable=False)], offsets: Annotated[NDArray, dict(writable=False)], values: NDArray, statuses: NDArray) -> None: ...
+
 class SlabMultimapCore:
     """The compiled slab hash multimap; use warpdex.SlabMultimap."""
 

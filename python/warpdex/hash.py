@@ -36,6 +36,9 @@ class Status(enum.IntEnum):
     """erase: the key was present and is now absent."""
     OUT_OF_MEMORY = 6
     """insert or insert_or_assign: no slab could be had; the element changed nothing."""
+    REJECTED = 7
+    """insert_many or find_many: the element's batch holds a reserved key, so none of that batch ran (the
+    other batches of the call did)."""
 
 
 class Operation(enum.IntEnum):
@@ -49,6 +52,20 @@ class Operation(enum.IntEnum):
 
 def _keys(keys: Any) -> Any:
     return _arrays.as_array(keys, np.uint32, "keys")
+
+
+def _offsets(offsets: Any, key_count: int, function: str) -> Any:
+    """The batch offsets of a many-batch call, checked on the host (a copy of len(batches) + 1 words): at
+    least one entry, the first 0, the last `key_count`, none below its predecessor."""
+    offsets = _arrays.as_array(offsets, np.uint64, "offsets")
+    host = _arrays.to_numpy(offsets)
+    if host.ndim != 1 or len(host) == 0:
+        raise ValueError(f"{function}: offsets must be a one-dimensional array of batches + 1 entries")
+    if host.dtype != np.uint64:
+        raise ValueError(f"{function}: offsets must be uint64, got {host.dtype}")
+    if int(host[0]) != 0 or int(host[-1]) != key_count or bool(np.any(host[1:] < host[:-1])):
+        raise ValueError(f"{function}: offsets must rise from 0 to len(keys) = {key_count}")
+    return offsets
 
 
 class _SlabTable:
@@ -221,6 +238,45 @@ class SlabMap(_SlabTable):
         statuses = (self._status_array(keys, len(keys)) if statuses_out is None
                     else _arrays.writable(statuses_out, "statuses_out"))
         self._core.find(keys, values, statuses)
+        return values, statuses
+
+    def insert_many(self, keys: Any, values: Any, offsets: Any) -> Any:
+        """Many insertion batches in one call: batch b is the pairs of keys[offsets[b]:offsets[b + 1]] and
+        the same slice of values; `offsets` holds one entry more than there are batches, rising from 0 to
+        len(keys) (uint64, on the map's device; a list for a CPU map). Returns int32 Status codes per
+        element: INSERTED, ALREADY_PRESENT or OUT_OF_MEMORY, and REJECTED for every element of a batch of
+        at most 2048 keys that holds a reserved key (that batch changes nothing; the others run; in a longer
+        batch each element is checked alone), so one caller's bad key costs its own batch alone. The batches
+        run as one batch would (a key in two of them is a repeated key). The pool does not grow inside this
+        call: an element that found no slab reports OUT_OF_MEMORY and changed nothing (`insert` grows the
+        pool). On CUDA one kernel runs every batch. Raises ValueError for offsets that do not rise from 0 to
+        len(keys)."""
+        keys = _keys(keys)
+        values = _arrays.as_array(values, np.uint32, "values")
+        offsets = _offsets(offsets, len(keys), "SlabMap.insert_many")
+        statuses = self._status_array(keys, len(keys))
+        self._core.insert_many(keys, values, offsets, statuses)
+        return statuses
+
+    def find_many(self, keys: Any, offsets: Any) -> tuple[Any, Any]:
+        """(values, statuses) for many find batches in one call, batch b the keys of
+        keys[offsets[b]:offsets[b + 1]] (`offsets` as `insert_many`'s): statuses[i] is FOUND (values[i] is
+        the key's value), NOT_FOUND (values[i] is 0), or REJECTED for every element of a batch that holds a
+        reserved key (values 0; batches as `insert_many`'s). On CUDA one kernel runs every batch.
+
+        >>> import numpy as np, warpdex
+        >>> m = warpdex.SlabMap(100)
+        >>> m.insert_many(np.array([1, 2, 3], np.uint32), np.array([10, 20, 30], np.uint32), [0, 2, 3]).tolist()
+        [2, 2, 2]
+        >>> values, statuses = m.find_many(np.array([3, 4, 1], np.uint32), [0, 1, 3])
+        >>> values.tolist(), statuses.tolist()
+        ([30, 0, 10], [0, 1, 0])
+        """
+        keys = _keys(keys)
+        offsets = _offsets(offsets, len(keys), "SlabMap.find_many")
+        values = _arrays.full(keys, len(keys), 0, np.uint32)
+        statuses = self._status_array(keys, len(keys))
+        self._core.find_many(keys, offsets, values, statuses)
         return values, statuses
 
 
