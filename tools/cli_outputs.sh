@@ -84,6 +84,8 @@ run dedup lines.txt --lines --once
 run --writes once.raw dedup records.raw --record-bytes 8 --once --check --output once.raw
 run hashfight --size-log2 14 --seed 1 --check
 run hashfight --size-log2 12 --key-bytes 8 --load-factor 2 --seed 2 --check
+run hashfight --size-log2 14 --leftover-limit 1024 --bucket-bytes 64 --seed 3 --check
+run hashfight --size-log2 13 --key-bytes 8 --leftover-limit 512 --bucket-bytes 16 --seed 4 --check
 run grep -n -i needle hay.txt lines.txt
 run grep -c -v -e kind -e needle hay.txt lines.txt
 run --writes d1.txt sssp small.gr -s 1 --algorithm near-far -o d1.txt

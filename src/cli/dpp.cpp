@@ -325,6 +325,7 @@ struct hashfight_cli_options {
   double load_factor = 1.03;
   std::uint64_t leftover_limit = dpp::hashfight_options{}.leftover_limit;
   std::uint64_t chunk_bytes = 0;
+  std::uint32_t bucket_bytes = 0;
   std::string keys_path;
   std::uint64_t seed = 1;
   bool check = false;
@@ -347,6 +348,7 @@ hashfight_request hashfight_request_of(const hashfight_cli_options& opts)
   request.options.load_factor = opts.load_factor;
   request.options.leftover_limit = opts.leftover_limit;
   request.options.chunk_bytes = opts.chunk_bytes;
+  request.options.bucket_bytes = opts.bucket_bytes;
   request.options.seed = opts.seed;
   request.check = opts.check;
   return request;
@@ -355,12 +357,22 @@ hashfight_request hashfight_request_of(const hashfight_cli_options& opts)
 void hashfight_command(const global_options& globals, const hashfight_cli_options& opts)
 {
   const backend_choice choice = selected_backend(globals);
+  const std::size_t entry_bytes = 2 * std::size_t{opts.key_bytes};
+  const std::uint32_t bucket_bytes = dpp::hashfight_auto_bucket_bytes(entry_bytes, opts.bucket_bytes);
+  if (bucket_bytes == 0) {
+    usage_error("hashfight --bucket-bytes: k" + std::to_string(opts.key_bytes * 8) + "/v" +
+                std::to_string(opts.key_bytes * 8) + " takes 0 (automatic), " + std::to_string(entry_bytes) +
+                " (one slot a key), 32 or 64, got " +
+                std::to_string(opts.bucket_bytes));
+  }
   const hashfight_request request = hashfight_request_of(opts);
-  std::printf("warpdex hashfight: k%u/v%u on backend %s, %s, load factor %.2f, leftover limit %llu\n",
+  const std::string bucket = bucket_bytes == entry_bytes ? "one slot a key" : std::to_string(bucket_bytes) + "-byte buckets";
+  std::printf("warpdex hashfight: k%u/v%u on backend %s, %s, load factor %.2f, %s%s, leftover limit %llu\n",
               opts.key_bytes * 8, opts.key_bytes * 8, choice == backend_choice::cuda ? "cuda" : "host",
               opts.keys_path.empty() ? ("2^" + std::to_string(opts.size_log2) + " generated keys").c_str()
                                      : ("keys of '" + opts.keys_path + "'").c_str(),
-              opts.load_factor, static_cast<unsigned long long>(opts.leftover_limit));
+              opts.load_factor, bucket.c_str(), opts.bucket_bytes == 0 ? " (automatic)" : "",
+              static_cast<unsigned long long>(opts.leftover_limit));
   hashfight_totals totals;
   const auto steps = run_hashfight_workload(choice, request, cli_timing, &totals);
   print_steps(steps);
@@ -433,6 +445,12 @@ void add_hashfight_command(CLI::App& app, const global_options& globals)
   command->add_option("--chunk-bytes", opts->chunk_bytes,
                       "Sub-tables larger than this are built and probed in several passes, one range of this many "
                       "bytes each (0: automatic, 2 GiB on cuda, none on host)");
+  command
+      ->add_option("--bucket-bytes", opts->bucket_bytes,
+                   "Bytes of a bucket of the partitioned rounds: 0 automatic (32 for k32, one slot for k64), the "
+                   "size of one entry (8 for k32, 16 for k64: one slot a key), 32 or 64 (buckets with an overflow "
+                   "mask)")
+      ->check(CLI::IsMember({0, 8, 16, 32, 64}));
   command->add_option("--seed", opts->seed, "Seed of the generated keys and of the table's hash functions");
   command->add_flag("--check", opts->check, "Verify every answer against a sorted copy of the keys (a parallel std sort)");
   command->callback([opts, &globals] { hashfight_command(globals, *opts); });
