@@ -1,5 +1,6 @@
 // The radix sort and the histograms built on the multisplit, on every backend, against std::stable_sort
 // and a direct count.
+#include "split/multisplit_oracle.hpp"
 #include "support/backend_fixture.hpp"
 #include "support/expect_error.hpp"
 
@@ -50,12 +51,8 @@ TYPED_TEST(radix_sort_test, sorts_keys_and_pairs_stably_both_ways)
         for (auto& key : keys) { key = static_cast<std::uint32_t>(key_bound != 0 ? random() % key_bound : random()); }
         std::vector<std::uint32_t> positions(n);
         std::iota(positions.begin(), positions.end(), std::uint32_t{0});
-        std::vector<std::uint32_t> expected_positions = positions;
-        std::stable_sort(expected_positions.begin(), expected_positions.end(), [&](std::uint32_t a, std::uint32_t b) {
-          return order == sort_order::ascending ? keys[a] < keys[b] : keys[a] > keys[b];
-        });
-        std::vector<std::uint32_t> expected_keys(n);
-        for (std::uint64_t i = 0; i < n; ++i) { expected_keys[i] = keys[expected_positions[i]]; }
+        const auto expected_positions = stable_order(keys, order);
+        const auto expected_keys = gather(keys, expected_positions);
 
         auto keys_in = make_buffer_from<std::uint32_t>(this->backend(), keys);
         auto values_in = make_buffer_from<std::uint32_t>(this->backend(), positions);
@@ -131,12 +128,8 @@ TYPED_TEST(radix_sort_test, pairs_in_whole_tiles_sort_stably)
         for (std::uint64_t i = 0; i < n; ++i) { keys[i] = key_at(i, static_cast<std::uint32_t>(random())); }
         std::vector<std::uint32_t> positions(n);
         std::iota(positions.begin(), positions.end(), std::uint32_t{0});
-        std::vector<std::uint32_t> expected_positions = positions;
-        std::stable_sort(expected_positions.begin(), expected_positions.end(), [&](std::uint32_t a, std::uint32_t b) {
-          return order == sort_order::ascending ? keys[a] < keys[b] : keys[a] > keys[b];
-        });
-        std::vector<std::uint32_t> expected_keys(n);
-        for (std::uint64_t i = 0; i < n; ++i) { expected_keys[i] = keys[expected_positions[i]]; }
+        const auto expected_positions = stable_order(keys, order);
+        const auto expected_keys = gather(keys, expected_positions);
         auto keys_in = make_buffer_from<std::uint32_t>(this->backend(), keys);
         auto values_in = make_buffer_from<std::uint32_t>(this->backend(), positions);
         auto keys_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
