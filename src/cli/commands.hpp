@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <initializer_list>
 #include <string>
 
 namespace warpdex::workloads {
@@ -39,6 +41,9 @@ inline constexpr int exit_usage = 2;    ///< a usage error (command line), or a 
 /// and infinities, integers past the type's range (which strtoull saturates), a sign on an unsigned
 /// value, and anything but decimal digits. Call once all commands are added.
 void check_numbers_strictly(CLI::App& app);
+
+/// A whole decimal number that must be one of `allowed`; its message says which of the two it failed.
+CLI::Validator whole_number_in(std::initializer_list<std::uint64_t> allowed);
 
 /// A usage error found after parsing (options that do not apply together): exits with exit_usage.
 [[noreturn]] void usage_error(const std::string& message);

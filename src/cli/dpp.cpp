@@ -404,7 +404,7 @@ void add_dedup_command(CLI::App& app, const global_options& globals)
                             ->add_option("--record-bytes", opts->record_bytes,
                                          "Record size of a raw file: 4 or 8 (integers), 12 or 16 (tuples of "
                                          "32-bit words); little-endian")
-                            ->check(CLI::IsMember({4, 8, 12, 16}));
+                            ->check(whole_number_in({4, 8, 12, 16}));
   CLI::Option* lines =
       command
           ->add_flag("--lines", opts->lines,
@@ -431,7 +431,7 @@ void add_hashfight_command(CLI::App& app, const global_options& globals)
       "hashfight", "Build a HashFight static hash table, find present and absent keys; throughput and memory");
   CLI::Option* size = command->add_option("--size-log2", opts->size_log2, "Generated keys, as a power of two")
                           ->check(CLI::Range(0, 31));
-  command->add_option("--key-bytes", opts->key_bytes, "4 (k32/v32) or 8 (k64/v64)")->check(CLI::IsMember({4, 8}));
+  command->add_option("--key-bytes", opts->key_bytes, "4 (k32/v32) or 8 (k64/v64)")->check(whole_number_in({4, 8}));
   command->add_option("--load-factor", opts->load_factor, "Sub-table slots per active key, >= 1")
       ->check(CLI::Range(1.0, 64.0));
   command
@@ -450,7 +450,7 @@ void add_hashfight_command(CLI::App& app, const global_options& globals)
                    "Bytes of a bucket of the partitioned rounds: 0 automatic (32 for k32, one slot for k64), the "
                    "size of one entry (8 for k32, 16 for k64: one slot a key), 32 or 64 (buckets with an overflow "
                    "mask)")
-      ->check(CLI::IsMember({0, 8, 16, 32, 64}));
+      ->check(whole_number_in({0, 8, 16, 32, 64}));
   command->add_option("--seed", opts->seed, "Seed of the generated keys and of the table's hash functions");
   command->add_flag("--check", opts->check, "Verify every answer against a sorted copy of the keys (a parallel std sort)");
   command->callback([opts, &globals] { hashfight_command(globals, *opts); });

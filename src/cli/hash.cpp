@@ -568,7 +568,7 @@ void add_hash_command(CLI::App& app, const global_options& globals)
       command->add_flag("--multimap", opts->multimap,
                         "Use a slab_multimap: keys with several values; count, find_all, erase one / all instances");
   command->add_option("--slab-bytes", opts->slab_bytes, "Bytes in a slab of the table: 128 (default) or 64")
-      ->check(CLI::IsMember({64U, 128U}));
+      ->check(whole_number_in({64, 128}));
   CLI::Option* grow = command->add_flag(
       "--grow", opts->grow,
       "Insert the keys in 16 batches into a map built for one batch, growing it with rehash() when the load needs "
@@ -577,7 +577,7 @@ void add_hash_command(CLI::App& app, const global_options& globals)
   command
       ->add_option("--key-bits", opts->key_bits,
                    "Bits of the keys and values: 32 (default) or 64 (with --grow: a map of 64-bit keys and values)")
-      ->check(CLI::IsMember({32U, 64U}));
+      ->check(whole_number_in({32, 64}));
   command
       ->add_option("--input", opts->input,
                    "Build from the keys of FILE: raw little-endian 32-bit keys (repeats allowed; the reserved keys "

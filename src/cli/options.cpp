@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <system_error>
 #include <type_traits>
+#include <vector>
 
 namespace warpdex::cli {
 namespace {
@@ -58,6 +60,28 @@ void check_options(CLI::App& app)
 }
 
 }  // namespace
+
+CLI::Validator whole_number_in(std::initializer_list<std::uint64_t> allowed)
+{
+  std::string listed;
+  for (const std::uint64_t value : allowed) { listed += (listed.empty() ? "" : ", ") + std::to_string(value); }
+  // One check for both reasons, so that "abc" is told it is not a number (CLI11's IsMember would print the
+  // bare text: it runs before the strict number checks added after parsing's setup).
+  const std::vector<std::uint64_t> values(allowed);
+  return CLI::Validator(
+      [values, listed](const std::string& text) -> std::string {
+        if (std::string problem = integer_problem<std::uint64_t>(text); !problem.empty()) {
+          return problem + " (one of " + listed + ")";
+        }
+        std::uint64_t value = 0;
+        std::from_chars(text.data() + (text[0] == '+' ? 1 : 0), text.data() + text.size(), value);
+        for (const std::uint64_t allowed_value : values) {
+          if (value == allowed_value) { return {}; }
+        }
+        return text + " is not one of " + listed;
+      },
+      "{" + listed + "}", "whole number in a set");
+}
 
 void check_numbers_strictly(CLI::App& app)
 {

@@ -89,7 +89,7 @@ void add_segment_command(CLI::App& app, const global_options& globals)
       ->check(image_extension(true));
   segment->add_option("--dims", opts->dims, "A raw input's dimensions, WIDTHxHEIGHT[xDEPTH]");
   CLI::Option* bits = segment->add_option("--bits", workload.bit_depth, "A raw input's bits per voxel (little-endian)")
-                          ->check(CLI::IsMember({8U, 16U}));
+                          ->check(whole_number_in({8, 16}));
   segment->add_option("--generate", opts->generate,
                       "Segment the synthetic porous-rock volume of WIDTHxHEIGHT[xDEPTH] (with its ground truth)");
   segment->add_option("--seed", workload.generator.seed, "Seed of the generated volume");
