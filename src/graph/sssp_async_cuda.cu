@@ -279,6 +279,33 @@ struct warp_queue {
   bool published;  ///< since the take began (its end then orders the counts before its in-flight count)
 };
 
+/// Appends v to `ring` for each lane of `sending` (those lanes call this, converged): the lanes of one ring
+/// matched, one atomic on its tail by their leader, each lane's slot claimed with a compare-and-swap once a
+/// take has emptied it, then one add to the ring's count. `far_distance()` (v's distance) is read only for
+/// the far ring, whose smallest distance the next jump of the window reads. `FenceSlots`: a fence between
+/// the slots and the count (flag_place::apart's appends; a stage's publication has none, see publish).
+template <bool FenceSlots, class Weight, class FarDistance>
+__device__ void push_to_ring(const async_params<Weight>& p, unsigned sending, std::uint32_t ring, vertex_id v,
+                             FarDistance far_distance)
+{
+  const unsigned lane = warp::lane_id();
+  const unsigned peers = __match_any_sync(sending, ring);
+  const int leader = __ffs(peers) - 1;
+  unsigned long long at = 0;
+  if (static_cast<int>(lane) == leader) {
+    at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
+  }
+  at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
+  vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
+  while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
+  if (ring == far_ring) { atomic_min_value(p.far_min, far_distance()); }
+  if constexpr (FenceSlots) { __threadfence(); }
+  __syncwarp(peers);
+  if (static_cast<int>(lane) == leader) {
+    atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
+  }
+}
+
 /// Publishes the stage to the rings (the whole warp calls this, converged): `pending` raised before any
 /// entry can be taken (one add, one fence), then per ring one atomic on the tail, the slots, one add to
 /// the count. No fence between the slots and the count: a take that reserves a slot before it is filled
@@ -301,22 +328,8 @@ __device__ void publish(const async_params<Weight>& p, warp_queue& queue, warp_t
     if (has) {
       const vertex_id v = queue.staged[first + lane];
       const std::uint32_t ring = queue.staged_ring[first + lane];
-      const unsigned peers = __match_any_sync(sending, ring);
-      const int leader = __ffs(peers) - 1;
-      unsigned long long at = 0;
-      if (static_cast<int>(lane) == leader) {
-        at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
-      }
-      at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
-      vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
-      while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
-      if (ring == far_ring) {
-        atomic_min_value(p.far_min, distance_word<distance_t<Weight>>::unpack(volatile_load(&p.words[v])));
-      }
-      __syncwarp(peers);
-      if (static_cast<int>(lane) == leader) {
-        atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
-      }
+      push_to_ring<false>(p, sending, ring, v,
+                          [&] { return distance_word<distance_t<Weight>>::unpack(volatile_load(&p.words[v])); });
       ++tally.appended;
     }
   }
@@ -381,21 +394,7 @@ __device__ void append(const async_params<Weight>& p, bool want, vertex_id v, di
     }
     __syncwarp();
     if (want && !local) {
-      const unsigned peers = __match_any_sync(sending, ring);
-      const int leader = __ffs(peers) - 1;
-      unsigned long long at = 0;
-      if (static_cast<int>(lane) == leader) {
-        at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
-      }
-      at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
-      vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
-      while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
-      if (ring == far_ring) { atomic_min_value(p.far_min, d); }
-      __threadfence();
-      __syncwarp(peers);
-      if (static_cast<int>(lane) == leader) {
-        atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
-      }
+      push_to_ring<true>(p, sending, ring, v, [d] { return d; });
       ++tally.appended;
     }
   }
