@@ -94,6 +94,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -221,6 +222,8 @@ struct async_params {
   /// While the bucket a warp relaxes holds fewer entries than this, its stack keeps at most the warp's
   /// take (`want`): the rest go to the ring for the waiting warps.
   unsigned long long share_below;
+  /// A measurement switch, not kept: false (WARPDEX_ASYNC_WHOLE_CHUNKS=1) relaxes every chunk whole.
+  bool chunks_stop_when_queued;
 
   __device__ Weight weight(std::uint64_t arc) const { return weights != nullptr ? __ldg(&weights[arc]) : Weight(1); }
 };
@@ -654,10 +657,10 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         const distance_type from = current_distance<Place>(p, v);
         // The chunk stops once its vertex is queued again: the flag read at a step's start, decided at its end,
         // so its trip to L2 overlaps the step's.
-        bool again = __any_sync(warp::full_mask, queued_again<Place>(p, v));
+        bool again = p.chunks_stop_when_queued && __any_sync(warp::full_mask, queued_again<Place>(p, v));
         std::uint64_t arc = begin + lane;
         for (; arc - lane < end && !again; arc += warp::size) {
-          const bool flag = queued_again<Place>(p, v);
+          const bool flag = p.chunks_stop_when_queued && queued_again<Place>(p, v);
           vertex_id target = 0;
           distance_type candidate{};
           const bool queued = relax<Place>(p, arc < end, arc, from, target, candidate);
@@ -997,7 +1000,8 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
                               static_cast<std::uint32_t>(threads / warp::size),
                               static_cast<unsigned>(std::clamp<std::uint64_t>(2 * threads / warp::size, 1024, 8192)),
                               stack_bound,
-                              8 * (threads / warp::size)};
+                              8 * (threads / warp::size),
+                              std::getenv("WARPDEX_ASYNC_WHOLE_CHUNKS") == nullptr};
   static_assert(sizeof(typename distance_word<distance_type>::type) == sizeof(distance_type));
   const auto pack_blocks = static_cast<unsigned>(std::min<std::uint64_t>(blocks, (input.vertex_count + 255) / 256));
   if (place == flag_place::in_word) {
