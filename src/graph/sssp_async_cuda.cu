@@ -94,7 +94,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -222,8 +221,6 @@ struct async_params {
   /// While the bucket a warp relaxes holds fewer entries than this, its stack keeps at most the warp's
   /// take (`want`): the rest go to the ring for the waiting warps.
   unsigned long long share_below;
-  /// A measurement switch, not kept: false (WARPDEX_ASYNC_WHOLE_CHUNKS=1) relaxes every chunk whole.
-  bool chunks_stop_when_queued;
 
   __device__ Weight weight(std::uint64_t arc) const { return weights != nullptr ? __ldg(&weights[arc]) : Weight(1); }
 };
@@ -450,20 +447,6 @@ __device__ distance_t<Weight> current_distance(const async_params<Weight>& p, ve
   }
 }
 
-/// Whether v is queued (flag_place::in_word: its word's flag, read with no order to keep). A hub whose chunk
-/// a warp relaxes and that is queued again since its take will be taken again and relaxed whole from a
-/// distance at most the chunk's: the rest of the chunk is wasted work. With the flag apart, never read
-/// (false). R-MAT's hubs (over heavy_arcs arcs) hold 55-65% of its arcs, and 65% of their takes were repeats.
-template <flag_place Place, class Weight>
-__device__ bool queued_again(const async_params<Weight>& p, vertex_id v)
-{
-  if constexpr (Place == flag_place::in_word) {
-    return (volatile_load(&p.words[v]) & 1U) != 0;
-  } else {
-    return false;
-  }
-}
-
 /// Takes up to `want` filled entries of a ring (lane 0 reserves; all lanes get the first index and the
 /// count taken).
 __device__ unsigned take_range(padded_counter* count, padded_counter* head, unsigned want, unsigned long long& first,
@@ -655,19 +638,13 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         const std::uint64_t begin = __ldg(&p.row_offsets[v]) + chunk * chunk_arcs;
         const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
         const distance_type from = current_distance<Place>(p, v);
-        // The chunk stops once its vertex is queued again: the flag read at a step's start, decided at its end,
-        // so its trip to L2 overlaps the step's.
-        bool again = p.chunks_stop_when_queued && __any_sync(warp::full_mask, queued_again<Place>(p, v));
-        std::uint64_t arc = begin + lane;
-        for (; arc - lane < end && !again; arc += warp::size) {
-          const bool flag = p.chunks_stop_when_queued && queued_again<Place>(p, v);
+        if (lane == 0) { tally.relaxed_arcs += end - begin; }
+        for (std::uint64_t arc = begin + lane; arc - lane < end; arc += warp::size) {
           vertex_id target = 0;
           distance_type candidate{};
           const bool queued = relax<Place>(p, arc < end, arc, from, target, candidate);
           append<Place>(p, queued, target, candidate, tally, own);
-          again = __any_sync(warp::full_mask, flag);
         }
-        if (lane == 0) { tally.relaxed_arcs += (arc < end ? arc : end) - begin; }
         publish(p, own, tally);
         __syncwarp();
         if (lane == 0) {  // this chunk is done
@@ -1000,8 +977,7 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
                               static_cast<std::uint32_t>(threads / warp::size),
                               static_cast<unsigned>(std::clamp<std::uint64_t>(2 * threads / warp::size, 1024, 8192)),
                               stack_bound,
-                              8 * (threads / warp::size),
-                              std::getenv("WARPDEX_ASYNC_WHOLE_CHUNKS") == nullptr};
+                              8 * (threads / warp::size)};
   static_assert(sizeof(typename distance_word<distance_type>::type) == sizeof(distance_type));
   const auto pack_blocks = static_cast<unsigned>(std::min<std::uint64_t>(blocks, (input.vertex_count + 255) / 256));
   if (place == flag_place::in_word) {
