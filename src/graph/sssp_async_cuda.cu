@@ -94,6 +94,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -436,6 +437,38 @@ __device__ bool relax(const async_params<Weight>& p, bool has, std::uint64_t arc
   }
 }
 
+/// `Arcs` relaxations a lane of flag_place::in_word (as relax) with their trips to L2 overlapped: the arcs'
+/// columns and weights, then the targets' words, then the atomic minima, so a lane waits on each round trip
+/// once for all of them. On R-MAT the kernel's warps waited on loads and atomics for 75% of their stall cycles
+/// (long scoreboard; Nsight Compute, R-MAT 2^22), with 8 warps a scheduler and 0.15 eligible.
+template <int Arcs, class Weight>
+__device__ void relax_in_word(const async_params<Weight>& p, const bool (&has)[Arcs], const std::uint64_t (&arc)[Arcs],
+                              const distance_t<Weight> (&from)[Arcs], vertex_id (&target)[Arcs],
+                              distance_t<Weight> (&candidate)[Arcs], bool (&queued)[Arcs])
+{
+  using word = distance_word<distance_t<Weight>>;
+  typename word::type offer[Arcs];
+  typename word::type seen[Arcs];
+  bool lower[Arcs];
+#pragma unroll
+  for (int i = 0; i < Arcs; ++i) {
+    target[i] = has[i] ? __ldg(&p.columns[arc[i]]) : vertex_id{0};
+    candidate[i] = from[i] + static_cast<distance_t<Weight>>(has[i] ? p.weight(arc[i]) : Weight(0));
+  }
+#pragma unroll
+  for (int i = 0; i < Arcs; ++i) {
+    offer[i] = word::pack(candidate[i]) | 1U;
+    seen[i] = has[i] ? volatile_load(&p.words[target[i]]) : typename word::type{0};
+  }
+#pragma unroll
+  for (int i = 0; i < Arcs; ++i) {
+    lower[i] = has[i] && offer[i] < seen[i];
+    seen[i] = lower[i] ? atomicMin(&p.words[target[i]], offer[i]) : typename word::type{0};
+  }
+#pragma unroll
+  for (int i = 0; i < Arcs; ++i) { queued[i] = lower[i] && offer[i] < seen[i] && (seen[i] & 1U) == 0; }
+}
+
 /// A queued vertex's distance as it is now (any value it had will do).
 template <flag_place Place, class Weight>
 __device__ distance_t<Weight> current_distance(const async_params<Weight>& p, vertex_id v)
@@ -543,9 +576,11 @@ __device__ void finish_take(const warp_queue& queue)
   if (queue.published) { __threadfence(); }
 }
 
-template <class Weight, flag_place Place>
+/// Arcs: the arcs a lane relaxes at a time (relax_in_word; 1 with the flag apart).
+template <class Weight, flag_place Place, int Arcs>
 __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<Weight> p)
 {
+  static_assert(Arcs == 1 || Place == flag_place::in_word);
   using distance_type = distance_t<Weight>;
   const unsigned lane = warp::lane_id();
   warp_tallies tally;
@@ -639,11 +674,31 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
         const distance_type from = current_distance<Place>(p, v);
         if (lane == 0) { tally.relaxed_arcs += end - begin; }
-        for (std::uint64_t arc = begin + lane; arc - lane < end; arc += warp::size) {
-          vertex_id target = 0;
-          distance_type candidate{};
-          const bool queued = relax<Place>(p, arc < end, arc, from, target, candidate);
-          append<Place>(p, queued, target, candidate, tally, own);
+        if constexpr (Arcs > 1) {
+          for (std::uint64_t arc = begin + lane; arc - lane < end; arc += Arcs * warp::size) {
+            bool has[Arcs];
+            std::uint64_t arcs[Arcs];
+            distance_type froms[Arcs];
+            vertex_id targets[Arcs];
+            distance_type candidates[Arcs];
+            bool queued[Arcs];
+#pragma unroll
+            for (int i = 0; i < Arcs; ++i) {
+              arcs[i] = arc + i * warp::size;
+              has[i] = arcs[i] < end;
+              froms[i] = from;
+            }
+            relax_in_word(p, has, arcs, froms, targets, candidates, queued);
+#pragma unroll
+            for (int i = 0; i < Arcs; ++i) { append<Place>(p, queued[i], targets[i], candidates[i], tally, own); }
+          }
+        } else {
+          for (std::uint64_t arc = begin + lane; arc - lane < end; arc += warp::size) {
+            vertex_id target = 0;
+            distance_type candidate{};
+            const bool queued = relax<Place>(p, arc < end, arc, from, target, candidate);
+            append<Place>(p, queued, target, candidate, tally, own);
+          }
         }
         publish(p, own, tally);
         __syncwarp();
@@ -760,12 +815,27 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
           const unsigned keep = starved && want < p.stack_keep ? want : p.stack_keep;
           // Vertices of up to heavy_arcs arcs: laid end to end over the lanes (a warp scan).
           const std::uint32_t light = degree <= heavy_arcs ? static_cast<std::uint32_t>(degree) : 0U;
-          for_each_spread_arc(light, begin, from, [&](bool has, std::uint64_t arc, distance_type arc_from) {
-            vertex_id target = 0;
-            distance_type candidate{};
-            const bool queued = relax<Place>(p, has, arc, arc_from, target, candidate);
-            append<Place>(p, queued, target, candidate, tally, own, true, source_ring, keep);
-          });
+          if constexpr (Arcs > 1) {
+            for_each_spread_arcs<Arcs>(
+                light, begin, from,
+                [&](const bool(&has)[Arcs], const std::uint64_t(&arcs)[Arcs], const distance_type(&froms)[Arcs]) {
+                  vertex_id targets[Arcs];
+                  distance_type candidates[Arcs];
+                  bool queued[Arcs];
+                  relax_in_word(p, has, arcs, froms, targets, candidates, queued);
+#pragma unroll
+                  for (int i = 0; i < Arcs; ++i) {
+                    append<Place>(p, queued[i], targets[i], candidates[i], tally, own, true, source_ring, keep);
+                  }
+                });
+          } else {
+            for_each_spread_arc(light, begin, from, [&](bool has, std::uint64_t arc, distance_type arc_from) {
+              vertex_id target = 0;
+              distance_type candidate{};
+              const bool queued = relax<Place>(p, has, arc, arc_from, target, candidate);
+              append<Place>(p, queued, target, candidate, tally, own, true, source_ring, keep);
+            });
+          }
           // The batch's appends for the other warps go now, not after the stack: a stack can run for
           // many batches.
           publish(p, own, tally);
@@ -881,10 +951,16 @@ flag_place flag_place_for(const device_rounds_input<Weight>& input)
 }
 
 template <class Weight>
-const void* async_kernel(flag_place place)
+using async_kernel_type = void (*)(async_params<Weight>);
+
+/// The kernel for `place`: with the flag in the word, two arcs a lane at a time (relax_in_word); one with
+/// WARPDEX_ASYNC_ONE_ARC=1, a measurement switch not to be kept.
+template <class Weight>
+async_kernel_type<Weight> async_kernel(flag_place place)
 {
-  return place == flag_place::in_word ? reinterpret_cast<const void*>(&async_sssp_kernel<Weight, flag_place::in_word>)
-                                      : reinterpret_cast<const void*>(&async_sssp_kernel<Weight, flag_place::apart>);
+  if (place == flag_place::apart) { return &async_sssp_kernel<Weight, flag_place::apart, 1>; }
+  return std::getenv("WARPDEX_ASYNC_ONE_ARC") != nullptr ? &async_sssp_kernel<Weight, flag_place::in_word, 1>
+                                                         : &async_sssp_kernel<Weight, flag_place::in_word, 2>;
 }
 
 template <class Weight>
@@ -902,7 +978,8 @@ bool async_rounds_possible(const device_rounds_input<Weight>& input)
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   WARPDEX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::uint64_t threads = grid_blocks(async_kernel<Weight>(flag_place_for(input))) * block_threads;
+  const std::uint64_t threads =
+      grid_blocks(reinterpret_cast<const void*>(async_kernel<Weight>(flag_place_for(input)))) * block_threads;
   return input.vertex_count < std::numeric_limits<std::uint32_t>::max() &&
          input.arc_count / chunk_arcs < (1ULL << chunk_bits) &&  // a chunk entry's index
          async_bytes(input, threads) <= free_bytes / 2;
@@ -914,7 +991,8 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
 {
   using distance_type = distance_t<Weight>;
   const flag_place place = flag_place_for(input);
-  const std::uint64_t blocks = grid_blocks(async_kernel<Weight>(place));
+  const async_kernel_type<Weight> kernel = async_kernel<Weight>(place);
+  const std::uint64_t blocks = grid_blocks(reinterpret_cast<const void*>(kernel));
   const std::uint64_t threads = blocks * block_threads;
   const std::uint64_t capacity = input.vertex_count + threads + 64;
   const std::uint64_t chunk_capacity = chunk_room(input.arc_count, threads);
@@ -986,13 +1064,7 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
   }
   backend.synchronize();
   const auto started = std::chrono::steady_clock::now();
-  if (place == flag_place::in_word) {
-    async_sssp_kernel<Weight, flag_place::in_word>
-        <<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
-  } else {
-    async_sssp_kernel<Weight, flag_place::apart>
-        <<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
-  }
+  kernel<<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
   WARPDEX_CUDA_TRY(cudaGetLastError());
   backend.synchronize();
   if (place == flag_place::in_word) {
