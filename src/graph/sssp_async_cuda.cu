@@ -94,7 +94,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -153,10 +152,10 @@ struct distance_word {
 /// - `apart`: in `queued`. A relaxation lowers the distance, then sets the flag with release; a take clears
 ///   it with acquire, then reads the distance (flag_ref). Each 32-arc step publishes its appends with two
 ///   fences. Road-like graphs: their time is the hops' latency (the warps idle 75-85%).
-/// - `in_word`: in the distance's word (distance_word), no fence on a relaxation; a warp's appends are
-///   published once a batch (publish). R-MAT: on an H200 2^24 and 2^22 ran 1.7x and 1.6x faster than
-///   `apart`, while the 4096^2 grid and the geometric graph of 2^23 points ran 29-46% and 7-12% slower
-///   (docs/graph.md).
+/// - `in_word`: in the distance's word (distance_word), no fence on a relaxation, two arcs a lane at a time
+///   (relax_in_word); a warp's appends are published once a batch (publish). R-MAT: on an H200 2^24 and 2^22 ran 1.7x
+///   and 1.6x faster than `apart`, while the 4096^2 grid and the geometric graph of 2^23 points ran 29-46% and 7-12%
+///   slower (docs/graph.md).
 enum class flag_place { apart, in_word };
 
 /// Counters on their own 128-byte lines (every warp hits them).
@@ -413,31 +412,24 @@ __device__ ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device> flag_r
   return ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device>(flag);
 }
 
-/// Relaxes arc `arc` from a vertex at distance `from` when `has`; returns whether it queued the target
-/// (then target and candidate are set): whether it lowered the distance of a vertex that was in no ring.
-template <flag_place Place, class Weight>
+/// Relaxes arc `arc` from a vertex at distance `from` when `has` (flag_place::apart; relax_in_word with the flag in
+/// the word); returns whether it queued the target (then target and candidate are set): whether it lowered the
+/// distance of a vertex that was in no ring.
+template <class Weight>
 __device__ bool relax(const async_params<Weight>& p, bool has, std::uint64_t arc, distance_t<Weight> from,
                       vertex_id& target, distance_t<Weight>& candidate)
 {
-  using word = distance_word<distance_t<Weight>>;
   if (!has) { return false; }
   target = __ldg(&p.columns[arc]);
   candidate = from + static_cast<distance_t<Weight>>(p.weight(arc));
-  if constexpr (Place == flag_place::in_word) {
-    // One atomic lowers the distance and sets the flag; the old word says whether the vertex was queued.
-    const typename word::type offer = word::pack(candidate) | 1U;
-    if (!(offer < volatile_load(&p.words[target]))) { return false; }
-    const typename word::type before = atomicMin(&p.words[target], offer);
-    return offer < before && (before & 1U) == 0;
-  } else {
-    if (!(candidate < relaxed_load(&p.distances[target]))) { return false; }
-    if (!(candidate < atomic_min_value(&p.distances[target], candidate))) { return false; }
-    // Release: a take that exchanges the flag after this sees the lowered distance (see flag_ref).
-    return (flag_ref(p.queued[target]).fetch_or(1U, ::cuda::memory_order_release) & 1U) == 0;
-  }
+  if (!(candidate < relaxed_load(&p.distances[target]))) { return false; }
+  if (!(candidate < atomic_min_value(&p.distances[target], candidate))) { return false; }
+  // Release: a take that exchanges the flag after this sees the lowered distance (see flag_ref).
+  return (flag_ref(p.queued[target]).fetch_or(1U, ::cuda::memory_order_release) & 1U) == 0;
 }
 
-/// `Arcs` relaxations a lane of flag_place::in_word (as relax) with their trips to L2 overlapped: the arcs'
+/// `Arcs` relaxations a lane of flag_place::in_word with their trips to L2 overlapped (one atomic minimum of
+/// (candidate << 1 | 1) lowers a distance and queues its vertex; the old word says whether it was queued): the arcs'
 /// columns and weights, then the targets' words, then the atomic minima, so a lane waits on each round trip
 /// once for all of them. On R-MAT the kernel's warps waited on loads and atomics for 75% of their stall cycles
 /// (long scoreboard; Nsight Compute, R-MAT 2^22), with 8 warps a scheduler and 0.15 eligible.
@@ -576,11 +568,11 @@ __device__ void finish_take(const warp_queue& queue)
   if (queue.published) { __threadfence(); }
 }
 
-/// Arcs: the arcs a lane relaxes at a time (relax_in_word; 1 with the flag apart).
+/// Arcs: the arcs a lane relaxes at a time (relax_in_word with the flag in the word; 1 with the flag apart).
 template <class Weight, flag_place Place, int Arcs>
 __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<Weight> p)
 {
-  static_assert(Arcs == 1 || Place == flag_place::in_word);
+  static_assert((Arcs == 1) == (Place == flag_place::apart));
   using distance_type = distance_t<Weight>;
   const unsigned lane = warp::lane_id();
   warp_tallies tally;
@@ -696,7 +688,7 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
           for (std::uint64_t arc = begin + lane; arc - lane < end; arc += warp::size) {
             vertex_id target = 0;
             distance_type candidate{};
-            const bool queued = relax<Place>(p, arc < end, arc, from, target, candidate);
+            const bool queued = relax(p, arc < end, arc, from, target, candidate);
             append<Place>(p, queued, target, candidate, tally, own);
           }
         }
@@ -832,7 +824,7 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
             for_each_spread_arc(light, begin, from, [&](bool has, std::uint64_t arc, distance_type arc_from) {
               vertex_id target = 0;
               distance_type candidate{};
-              const bool queued = relax<Place>(p, has, arc, arc_from, target, candidate);
+              const bool queued = relax(p, has, arc, arc_from, target, candidate);
               append<Place>(p, queued, target, candidate, tally, own, true, source_ring, keep);
             });
           }
@@ -953,14 +945,13 @@ flag_place flag_place_for(const device_rounds_input<Weight>& input)
 template <class Weight>
 using async_kernel_type = void (*)(async_params<Weight>);
 
-/// The kernel for `place`: with the flag in the word, two arcs a lane at a time (relax_in_word); one with
-/// WARPDEX_ASYNC_ONE_ARC=1, a measurement switch not to be kept.
+/// The kernel for `place`: with the flag in the word, two arcs a lane at a time (relax_in_word: on an H200 R-MAT
+/// 2^24 ran 28.7 ms against one arc's 29.8, 2^22 7.86 against 8.03).
 template <class Weight>
 async_kernel_type<Weight> async_kernel(flag_place place)
 {
-  if (place == flag_place::apart) { return &async_sssp_kernel<Weight, flag_place::apart, 1>; }
-  return std::getenv("WARPDEX_ASYNC_ONE_ARC") != nullptr ? &async_sssp_kernel<Weight, flag_place::in_word, 1>
-                                                         : &async_sssp_kernel<Weight, flag_place::in_word, 2>;
+  return place == flag_place::apart ? &async_sssp_kernel<Weight, flag_place::apart, 1>
+                                    : &async_sssp_kernel<Weight, flag_place::in_word, 2>;
 }
 
 template <class Weight>
