@@ -152,10 +152,10 @@ struct distance_word {
 /// - `apart`: in `queued`. A relaxation lowers the distance, then sets the flag with release; a take clears
 ///   it with acquire, then reads the distance (flag_ref). Each 32-arc step publishes its appends with two
 ///   fences. Road-like graphs: their time is the hops' latency (the warps idle 75-85%).
-/// - `in_word`: in the distance's word (distance_word), no fence on a relaxation; a warp's appends are
-///   published once a batch (publish). R-MAT: on an H200 2^24 and 2^22 ran 1.7x and 1.6x faster than
-///   `apart`, while the 4096^2 grid and the geometric graph of 2^23 points ran 29-46% and 7-12% slower
-///   (docs/graph.md).
+/// - `in_word`: in the distance's word (distance_word), no fence on a relaxation, two arcs a lane at a time
+///   (relax_in_word); a warp's appends are published once a batch (publish). R-MAT: on an H200 2^24 and 2^22 ran 1.7x
+///   and 1.6x faster than `apart`, while the 4096^2 grid and the geometric graph of 2^23 points ran 29-46% and 7-12%
+///   slower (docs/graph.md).
 enum class flag_place { apart, in_word };
 
 /// Counters on their own 128-byte lines (every warp hits them).
@@ -279,6 +279,33 @@ struct warp_queue {
   bool published;  ///< since the take began (its end then orders the counts before its in-flight count)
 };
 
+/// Appends v to `ring` for each lane of `sending` (those lanes call this, converged): the lanes of one ring
+/// matched, one atomic on its tail by their leader, each lane's slot claimed with a compare-and-swap once a
+/// take has emptied it, then one add to the ring's count. `far_distance()` (v's distance) is read only for
+/// the far ring, whose smallest distance the next jump of the window reads. `FenceSlots`: a fence between
+/// the slots and the count (flag_place::apart's appends; a stage's publication has none, see publish).
+template <bool FenceSlots, class Weight, class FarDistance>
+__device__ void push_to_ring(const async_params<Weight>& p, unsigned sending, std::uint32_t ring, vertex_id v,
+                             FarDistance far_distance)
+{
+  const unsigned lane = warp::lane_id();
+  const unsigned peers = __match_any_sync(sending, ring);
+  const int leader = __ffs(peers) - 1;
+  unsigned long long at = 0;
+  if (static_cast<int>(lane) == leader) {
+    at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
+  }
+  at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
+  vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
+  while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
+  if (ring == far_ring) { atomic_min_value(p.far_min, far_distance()); }
+  if constexpr (FenceSlots) { __threadfence(); }
+  __syncwarp(peers);
+  if (static_cast<int>(lane) == leader) {
+    atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
+  }
+}
+
 /// Publishes the stage to the rings (the whole warp calls this, converged): `pending` raised before any
 /// entry can be taken (one add, one fence), then per ring one atomic on the tail, the slots, one add to
 /// the count. No fence between the slots and the count: a take that reserves a slot before it is filled
@@ -301,22 +328,8 @@ __device__ void publish(const async_params<Weight>& p, warp_queue& queue, warp_t
     if (has) {
       const vertex_id v = queue.staged[first + lane];
       const std::uint32_t ring = queue.staged_ring[first + lane];
-      const unsigned peers = __match_any_sync(sending, ring);
-      const int leader = __ffs(peers) - 1;
-      unsigned long long at = 0;
-      if (static_cast<int>(lane) == leader) {
-        at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
-      }
-      at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
-      vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
-      while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
-      if (ring == far_ring) {
-        atomic_min_value(p.far_min, distance_word<distance_t<Weight>>::unpack(volatile_load(&p.words[v])));
-      }
-      __syncwarp(peers);
-      if (static_cast<int>(lane) == leader) {
-        atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
-      }
+      push_to_ring<false>(p, sending, ring, v,
+                          [&] { return distance_word<distance_t<Weight>>::unpack(volatile_load(&p.words[v])); });
       ++tally.appended;
     }
   }
@@ -381,21 +394,7 @@ __device__ void append(const async_params<Weight>& p, bool want, vertex_id v, di
     }
     __syncwarp();
     if (want && !local) {
-      const unsigned peers = __match_any_sync(sending, ring);
-      const int leader = __ffs(peers) - 1;
-      unsigned long long at = 0;
-      if (static_cast<int>(lane) == leader) {
-        at = atomicAdd(&p.tails[ring].value, static_cast<unsigned long long>(__popc(peers)));
-      }
-      at = __shfl_sync(peers, at, leader) + __popc(peers & warp::lanemask_lt());
-      vertex_id* slot = &p.rings[ring * p.capacity + at % p.capacity];
-      while (atomicCAS(slot, no_vertex, v) != no_vertex) { __nanosleep(32); }
-      if (ring == far_ring) { atomic_min_value(p.far_min, d); }
-      __threadfence();
-      __syncwarp(peers);
-      if (static_cast<int>(lane) == leader) {
-        atomicAdd(&p.counts[ring].value, static_cast<unsigned long long>(__popc(peers)));
-      }
+      push_to_ring<true>(p, sending, ring, v, [d] { return d; });
       ++tally.appended;
     }
   }
@@ -413,28 +412,53 @@ __device__ ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device> flag_r
   return ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device>(flag);
 }
 
-/// Relaxes arc `arc` from a vertex at distance `from` when `has`; returns whether it queued the target
-/// (then target and candidate are set): whether it lowered the distance of a vertex that was in no ring.
-template <flag_place Place, class Weight>
+/// Relaxes arc `arc` from a vertex at distance `from` when `has` (flag_place::apart; relax_in_word with the flag in
+/// the word); returns whether it queued the target (then target and candidate are set): whether it lowered the
+/// distance of a vertex that was in no ring.
+template <class Weight>
 __device__ bool relax(const async_params<Weight>& p, bool has, std::uint64_t arc, distance_t<Weight> from,
                       vertex_id& target, distance_t<Weight>& candidate)
 {
-  using word = distance_word<distance_t<Weight>>;
   if (!has) { return false; }
   target = __ldg(&p.columns[arc]);
   candidate = from + static_cast<distance_t<Weight>>(p.weight(arc));
-  if constexpr (Place == flag_place::in_word) {
-    // One atomic lowers the distance and sets the flag; the old word says whether the vertex was queued.
-    const typename word::type offer = word::pack(candidate) | 1U;
-    if (!(offer < volatile_load(&p.words[target]))) { return false; }
-    const typename word::type before = atomicMin(&p.words[target], offer);
-    return offer < before && (before & 1U) == 0;
-  } else {
-    if (!(candidate < relaxed_load(&p.distances[target]))) { return false; }
-    if (!(candidate < atomic_min_value(&p.distances[target], candidate))) { return false; }
-    // Release: a take that exchanges the flag after this sees the lowered distance (see flag_ref).
-    return (flag_ref(p.queued[target]).fetch_or(1U, ::cuda::memory_order_release) & 1U) == 0;
+  if (!(candidate < relaxed_load(&p.distances[target]))) { return false; }
+  if (!(candidate < atomic_min_value(&p.distances[target], candidate))) { return false; }
+  // Release: a take that exchanges the flag after this sees the lowered distance (see flag_ref).
+  return (flag_ref(p.queued[target]).fetch_or(1U, ::cuda::memory_order_release) & 1U) == 0;
+}
+
+/// `Arcs` relaxations a lane of flag_place::in_word with their trips to L2 overlapped (one atomic minimum of
+/// (candidate << 1 | 1) lowers a distance and queues its vertex; the old word says whether it was queued): the arcs'
+/// columns and weights, then the targets' words, then the atomic minima, so a lane waits on each round trip
+/// once for all of them. On R-MAT the kernel's warps waited on loads and atomics for 75% of their stall cycles
+/// (long scoreboard; Nsight Compute, R-MAT 2^22), with 8 warps a scheduler and 0.15 eligible.
+template <int Arcs, class Weight>
+__device__ void relax_in_word(const async_params<Weight>& p, const bool (&has)[Arcs], const std::uint64_t (&arc)[Arcs],
+                              const distance_t<Weight> (&from)[Arcs], vertex_id (&target)[Arcs],
+                              distance_t<Weight> (&candidate)[Arcs], bool (&queued)[Arcs])
+{
+  using word = distance_word<distance_t<Weight>>;
+  typename word::type offer[Arcs];
+  typename word::type seen[Arcs];
+  bool lower[Arcs];
+#pragma unroll
+  for (int i = 0; i < Arcs; ++i) {
+    target[i] = has[i] ? __ldg(&p.columns[arc[i]]) : vertex_id{0};
+    candidate[i] = from[i] + static_cast<distance_t<Weight>>(has[i] ? p.weight(arc[i]) : Weight(0));
   }
+#pragma unroll
+  for (int i = 0; i < Arcs; ++i) {
+    offer[i] = word::pack(candidate[i]) | 1U;
+    seen[i] = has[i] ? volatile_load(&p.words[target[i]]) : typename word::type{0};
+  }
+#pragma unroll
+  for (int i = 0; i < Arcs; ++i) {
+    lower[i] = has[i] && offer[i] < seen[i];
+    seen[i] = lower[i] ? atomicMin(&p.words[target[i]], offer[i]) : typename word::type{0};
+  }
+#pragma unroll
+  for (int i = 0; i < Arcs; ++i) { queued[i] = lower[i] && offer[i] < seen[i] && (seen[i] & 1U) == 0; }
 }
 
 /// A queued vertex's distance as it is now (any value it had will do).
@@ -544,9 +568,11 @@ __device__ void finish_take(const warp_queue& queue)
   if (queue.published) { __threadfence(); }
 }
 
-template <class Weight, flag_place Place>
+/// Arcs: the arcs a lane relaxes at a time (relax_in_word with the flag in the word; 1 with the flag apart).
+template <class Weight, flag_place Place, int Arcs>
 __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<Weight> p)
 {
+  static_assert((Arcs == 1) == (Place == flag_place::apart));
   using distance_type = distance_t<Weight>;
   const unsigned lane = warp::lane_id();
   warp_tallies tally;
@@ -640,11 +666,31 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
         const std::uint64_t end = begin + chunk_arcs < row_end ? begin + chunk_arcs : row_end;
         const distance_type from = current_distance<Place>(p, v);
         if (lane == 0) { tally.relaxed_arcs += end - begin; }
-        for (std::uint64_t arc = begin + lane; arc - lane < end; arc += warp::size) {
-          vertex_id target = 0;
-          distance_type candidate{};
-          const bool queued = relax<Place>(p, arc < end, arc, from, target, candidate);
-          append<Place>(p, queued, target, candidate, tally, own);
+        if constexpr (Arcs > 1) {
+          for (std::uint64_t arc = begin + lane; arc - lane < end; arc += Arcs * warp::size) {
+            bool has[Arcs];
+            std::uint64_t arcs[Arcs];
+            distance_type froms[Arcs];
+            vertex_id targets[Arcs];
+            distance_type candidates[Arcs];
+            bool queued[Arcs];
+#pragma unroll
+            for (int i = 0; i < Arcs; ++i) {
+              arcs[i] = arc + i * warp::size;
+              has[i] = arcs[i] < end;
+              froms[i] = from;
+            }
+            relax_in_word(p, has, arcs, froms, targets, candidates, queued);
+#pragma unroll
+            for (int i = 0; i < Arcs; ++i) { append<Place>(p, queued[i], targets[i], candidates[i], tally, own); }
+          }
+        } else {
+          for (std::uint64_t arc = begin + lane; arc - lane < end; arc += warp::size) {
+            vertex_id target = 0;
+            distance_type candidate{};
+            const bool queued = relax(p, arc < end, arc, from, target, candidate);
+            append<Place>(p, queued, target, candidate, tally, own);
+          }
         }
         publish(p, own, tally);
         __syncwarp();
@@ -761,12 +807,27 @@ __global__ void __launch_bounds__(block_threads) async_sssp_kernel(async_params<
           const unsigned keep = starved && want < p.stack_keep ? want : p.stack_keep;
           // Vertices of up to heavy_arcs arcs: laid end to end over the lanes (a warp scan).
           const std::uint32_t light = degree <= heavy_arcs ? static_cast<std::uint32_t>(degree) : 0U;
-          for_each_spread_arc(light, begin, from, [&](bool has, std::uint64_t arc, distance_type arc_from) {
-            vertex_id target = 0;
-            distance_type candidate{};
-            const bool queued = relax<Place>(p, has, arc, arc_from, target, candidate);
-            append<Place>(p, queued, target, candidate, tally, own, true, source_ring, keep);
-          });
+          if constexpr (Arcs > 1) {
+            for_each_spread_arcs<Arcs>(
+                light, begin, from,
+                [&](const bool(&has)[Arcs], const std::uint64_t(&arcs)[Arcs], const distance_type(&froms)[Arcs]) {
+                  vertex_id targets[Arcs];
+                  distance_type candidates[Arcs];
+                  bool queued[Arcs];
+                  relax_in_word(p, has, arcs, froms, targets, candidates, queued);
+#pragma unroll
+                  for (int i = 0; i < Arcs; ++i) {
+                    append<Place>(p, queued[i], targets[i], candidates[i], tally, own, true, source_ring, keep);
+                  }
+                });
+          } else {
+            for_each_spread_arc(light, begin, from, [&](bool has, std::uint64_t arc, distance_type arc_from) {
+              vertex_id target = 0;
+              distance_type candidate{};
+              const bool queued = relax(p, has, arc, arc_from, target, candidate);
+              append<Place>(p, queued, target, candidate, tally, own, true, source_ring, keep);
+            });
+          }
           // The batch's appends for the other warps go now, not after the stack: a stack can run for
           // many batches.
           publish(p, own, tally);
@@ -882,10 +943,15 @@ flag_place flag_place_for(const device_rounds_input<Weight>& input)
 }
 
 template <class Weight>
-const void* async_kernel(flag_place place)
+using async_kernel_type = void (*)(async_params<Weight>);
+
+/// The kernel for `place`: with the flag in the word, two arcs a lane at a time (relax_in_word: on an H200 R-MAT
+/// 2^24 ran 28.7 ms against one arc's 29.8, 2^22 7.86 against 8.03).
+template <class Weight>
+async_kernel_type<Weight> async_kernel(flag_place place)
 {
-  return place == flag_place::in_word ? reinterpret_cast<const void*>(&async_sssp_kernel<Weight, flag_place::in_word>)
-                                      : reinterpret_cast<const void*>(&async_sssp_kernel<Weight, flag_place::apart>);
+  return place == flag_place::apart ? &async_sssp_kernel<Weight, flag_place::apart, 1>
+                                    : &async_sssp_kernel<Weight, flag_place::in_word, 2>;
 }
 
 template <class Weight>
@@ -903,7 +969,8 @@ bool async_rounds_possible(const device_rounds_input<Weight>& input)
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   WARPDEX_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::uint64_t threads = grid_blocks(async_kernel<Weight>(flag_place_for(input))) * block_threads;
+  const std::uint64_t threads =
+      grid_blocks(reinterpret_cast<const void*>(async_kernel<Weight>(flag_place_for(input)))) * block_threads;
   return input.vertex_count < std::numeric_limits<std::uint32_t>::max() &&
          input.arc_count / chunk_arcs < (1ULL << chunk_bits) &&  // a chunk entry's index
          async_bytes(input, threads) <= free_bytes / 2;
@@ -915,7 +982,8 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
 {
   using distance_type = distance_t<Weight>;
   const flag_place place = flag_place_for(input);
-  const std::uint64_t blocks = grid_blocks(async_kernel<Weight>(place));
+  const async_kernel_type<Weight> kernel = async_kernel<Weight>(place);
+  const std::uint64_t blocks = grid_blocks(reinterpret_cast<const void*>(kernel));
   const std::uint64_t threads = blocks * block_threads;
   const std::uint64_t capacity = input.vertex_count + threads + 64;
   const std::uint64_t chunk_capacity = chunk_room(input.arc_count, threads);
@@ -987,13 +1055,7 @@ void run_async_delta_stepping(const cuda& backend, const device_rounds_input<Wei
   }
   backend.synchronize();
   const auto started = std::chrono::steady_clock::now();
-  if (place == flag_place::in_word) {
-    async_sssp_kernel<Weight, flag_place::in_word>
-        <<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
-  } else {
-    async_sssp_kernel<Weight, flag_place::apart>
-        <<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
-  }
+  kernel<<<static_cast<unsigned>(blocks), block_threads, 0, backend.stream>>>(params);
   WARPDEX_CUDA_TRY(cudaGetLastError());
   backend.synchronize();
   if (place == flag_place::in_word) {
