@@ -12,8 +12,6 @@
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -96,28 +94,6 @@ __global__ void __launch_bounds__(digit_starts_block_threads)
   if (threadIdx.x < stride) { starts[first + threadIdx.x] = start; }
 }
 
-/// Blocks of the digit-counting kernel for n keys, its one-wave limit asked of the device once per
-/// device (no occupancy or attribute query on an asynchronous call's path after the first).
-template <class Key>
-unsigned cached_digit_count_blocks(std::uint64_t n)
-{
-  constexpr int max_devices = 64;
-  static std::array<std::atomic<unsigned>, max_devices> wave{};  // 0: not asked yet
-  int device = 0;
-  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
-  if (device < 0 || device >= max_devices) {
-    return one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, n);
-  }
-  unsigned limit = wave[device].load(std::memory_order_relaxed);
-  if (limit == 0) {
-    constexpr std::uint64_t many_keys = std::uint64_t{1} << 38;  // more blocks than any device holds at once
-    limit = one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, many_keys);
-    wave[device].store(limit, std::memory_order_relaxed);
-  }
-  return static_cast<unsigned>(std::min<std::uint64_t>(limit, (n + digit_count_block_threads - 1) /
-                                                                    digit_count_block_threads));
-}
-
 /// The asynchronous sort (Value void for keys only): one memset of the counts, tile counters and
 /// look-back words of every pass, the digit count, the scan of every pass's counts, then one split per
 /// pass (all of them), ping-ponging through the workspace's temporaries so that the last writes the
@@ -164,7 +140,9 @@ void cuda_radix_sort_async(const char* caller, const cuda& backend, std::span<co
   });
   WARPDEX_CUDA_TRY(cudaMemsetAsync(zeroed, 0, zeroed_words * sizeof(std::uint64_t), backend.stream));
   auto* totals = reinterpret_cast<unsigned long long*>(zeroed);  // only ever used as such on the device
-  radix_digit_count_kernel<Key><<<cached_digit_count_blocks<Key>(n), digit_count_block_threads, 0, backend.stream>>>(
+  // One wave at most, asked of the device once per device (device_waves): no query on the call's path after the first.
+  const unsigned count_blocks = one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, n);
+  radix_digit_count_kernel<Key><<<count_blocks, digit_count_block_threads, 0, backend.stream>>>(
       keys_in.data(), n, digit_bits, descending, totals);
   WARPDEX_CHECK_LAUNCH("radix_digit_count_kernel");
   radix_digit_starts_kernel<<<passes, digit_starts_block_threads, 0, backend.stream>>>(totals, stride, starts);
