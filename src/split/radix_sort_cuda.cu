@@ -40,6 +40,8 @@ struct digit_starts_tail {
   std::uint64_t* starts = nullptr;
 };
 static_assert(digit_count_block_threads == 1 << radix_sort_max_digit_bits, "the tail scans a digit a thread");
+/// Passes whose counts the tail reads together: every pass of 8-bit digits, 64-bit keys included.
+inline constexpr std::uint32_t digit_starts_batch = 8;
 
 /// totals[pass * 2^digit_bits + d] += keys whose digit of `pass` is d, for every pass at once. Grid-stride
 /// over the keys with 16-byte loads, digit_count_load_unroll of them in flight a thread
@@ -93,15 +95,29 @@ __global__ void __launch_bounds__(digit_count_block_threads)
     if (total != 0) { atomicAdd(&totals[i], static_cast<unsigned long long>(total)); }
   }
   if (tail.blocks_done == nullptr || !finished_last_block(tail.blocks_done)) { return; }
+  // The counts of digit_starts_batch passes read at once, then scanned one pass after another: read a pass
+  // at a time, between the scans' barriers, each read was a round trip to L2 of its own (the tail took 3 us
+  // of the count's 6.8 at 2^16 keys, H200).
   const std::uint32_t stride = std::uint32_t{1} << digit_bits;
   const volatile unsigned long long* counted = totals;
-  for (std::uint32_t pass = 0; pass < passes; ++pass) {
-    const std::uint32_t first = pass * stride;
-    const std::uint64_t total = threadIdx.x < stride ? static_cast<std::uint64_t>(counted[first + threadIdx.x]) : 0;
-    std::uint64_t start = 0;
-    scan(shared.scan).ExclusiveSum(total, start);  // the counters are dead: the adding ended on a read
-    if (threadIdx.x < stride) { tail.starts[first + threadIdx.x] = start; }
-    __syncthreads();  // the scan's storage serves the next pass
+  for (std::uint32_t batch_first = 0; batch_first < passes; batch_first += digit_starts_batch) {
+    std::uint64_t batch_totals[digit_starts_batch];
+#pragma unroll
+    for (std::uint32_t k = 0; k < digit_starts_batch; ++k) {
+      const std::uint32_t pass = batch_first + k;
+      batch_totals[k] = pass < passes && threadIdx.x < stride
+                            ? static_cast<std::uint64_t>(counted[pass * stride + threadIdx.x])
+                            : 0;
+    }
+#pragma unroll
+    for (std::uint32_t k = 0; k < digit_starts_batch; ++k) {
+      const std::uint32_t pass = batch_first + k;
+      if (pass >= passes) { break; }  // the same in every thread: the scans' barriers stay block-wide
+      std::uint64_t start = 0;
+      scan(shared.scan).ExclusiveSum(batch_totals[k], start);  // the counters are dead: the adding ended on a read
+      if (threadIdx.x < stride) { tail.starts[pass * stride + threadIdx.x] = start; }
+      __syncthreads();  // the scan's storage serves the next pass
+    }
   }
 }
 
