@@ -105,9 +105,8 @@ __global__ void __launch_bounds__(digit_count_block_threads)
 #pragma unroll
     for (std::uint32_t k = 0; k < digit_starts_batch; ++k) {
       const std::uint32_t pass = batch_first + k;
-      batch_totals[k] = pass < passes && threadIdx.x < stride
-                            ? static_cast<std::uint64_t>(counted[pass * stride + threadIdx.x])
-                            : 0;
+      batch_totals[k] =
+          pass < passes && threadIdx.x < stride ? static_cast<std::uint64_t>(counted[pass * stride + threadIdx.x]) : 0;
     }
 #pragma unroll
     for (std::uint32_t k = 0; k < digit_starts_batch; ++k) {
@@ -133,8 +132,8 @@ unsigned digit_count_blocks(std::uint64_t n)
 
 /// The asynchronous sort (Value void for keys only): one memset of the counts, tile counters and
 /// look-back words of every pass, the digit count (whose last block scans every pass's counts into its
-/// digit starts), then one split per pass (all of them), ping-ponging through the workspace's temporaries so that the last writes the
-/// output. Nothing waits on the host; the workspace allocates only when it must grow.
+/// digit starts), then one split per pass (all of them), ping-ponging through the workspace's temporaries so that the
+/// last writes the output. Nothing waits on the host; the workspace allocates only when it must grow.
 template <class Key, class Value>
 void cuda_radix_sort_async(const char* caller, const cuda& backend, std::span<const Key> keys_in,
                            const Value* values_in, std::span<Key> keys_out, Value* values_out, sort_order order,

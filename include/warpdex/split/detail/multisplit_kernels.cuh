@@ -118,8 +118,8 @@ __device__ __forceinline__ void place_reordered_word(const T (&elements)[Items],
 /// every slot's word index is below 2^32 (the unsigned sum wraps back to the slot).
 template <int BlockThreads, int Items, class T, class BucketAt, class Offset>
 __device__ __forceinline__ void store_reordered_word(std::uint32_t tile_size, const std::uint32_t* words,
-                                                     const BucketAt& bucket_at, const Offset* output_minus_tile,
-                                                     T* out, int word)
+                                                     const BucketAt& bucket_at, const Offset* output_minus_tile, T* out,
+                                                     int word)
 {
   auto* out_words = reinterpret_cast<std::uint32_t*>(out);
 #pragma unroll

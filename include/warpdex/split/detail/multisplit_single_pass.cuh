@@ -210,7 +210,9 @@ struct single_pass_tile {
   static constexpr bool pairs_by_digit = two_blocks;
   static constexpr int block_threads = wide_keys ? 384 : single_pass_shape<sizeof(Key)>::block_threads;
   static constexpr int items_per_thread =
-      wide_keys ? 15 : (two_blocks ? (narrow ? 23 : 22) : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread));
+      wide_keys
+          ? 15
+          : (two_blocks ? (narrow ? 23 : 22) : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread));
   static constexpr int min_blocks =
       wide_keys || two_blocks ? 2 : (ranks_keys ? 3 : single_pass_shape<sizeof(Key)>::min_blocks);
   static constexpr std::uint32_t tile_keys = block_threads * items_per_thread;
@@ -342,7 +344,7 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
       Key whole_keys[reorders_whole_keys ? tile_keys : 1];
     };
     Offset output_minus_tile[pairs_by_digit ? 1 : radix_digits];  // output slot - tile position, per bucket
-    std::uint64_t runs[2][pairs_by_digit ? radix_digits : 1];            // pairs by digit: write_pairs_by_digit
+    std::uint64_t runs[2][pairs_by_digit ? radix_digits : 1];     // pairs by digit: write_pairs_by_digit
     std::uint32_t tile;
   };
   __shared__ shared_storage shared;
