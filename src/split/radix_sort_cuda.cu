@@ -12,8 +12,6 @@
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -34,16 +32,34 @@ static_assert(digit_count_shared_words >= 8 * (std::uint32_t{1} << radix_sort_ma
 /// The 16-byte loads each thread of the digit-counting kernel keeps in flight.
 inline constexpr int digit_count_load_unroll = 4;
 
+/// Where the digit count's last block to finish leaves every pass's digit starts: starts[pass * 2^digit_bits + d] =
+/// the pass's counts of digits 0 .. d - 1. `blocks_done` counts the finished blocks (zeroed with the totals);
+/// null: no tail (the synchronous sort from radix_sort_host_read_from keys scans on the host).
+struct digit_starts_tail {
+  unsigned int* blocks_done = nullptr;
+  std::uint64_t* starts = nullptr;
+};
+static_assert(digit_count_block_threads == 1 << radix_sort_max_digit_bits, "the tail scans a digit a thread");
+/// Passes whose counts the tail reads together: every pass of 8-bit digits, 64-bit keys included.
+inline constexpr std::uint32_t digit_starts_batch = 8;
+
 /// totals[pass * 2^digit_bits + d] += keys whose digit of `pass` is d, for every pass at once. Grid-stride
 /// over the keys with 16-byte loads, digit_count_load_unroll of them in flight a thread
-/// (for_each_vectorized_batch); warp w adds to copy w mod copies of the counters in shared memory.
+/// (for_each_vectorized_batch); warp w adds to copy w mod copies of the counters in shared memory. With a
+/// tail, the last block scans the totals into the passes' digit starts: one kernel where the scan was a
+/// launch of its own.
 template <class Key>
 __global__ void __launch_bounds__(digit_count_block_threads)
     radix_digit_count_kernel(const Key* keys, std::uint64_t n, std::uint32_t digit_bits, bool descending,
-                             unsigned long long* totals)
+                             unsigned long long* totals, digit_starts_tail tail)
 {
   constexpr std::uint32_t warps = digit_count_block_threads / warp::size;
-  __shared__ std::uint32_t counters[digit_count_shared_words];
+  using scan = cub::BlockScan<std::uint64_t, digit_count_block_threads>;
+  __shared__ union {
+    std::uint32_t counters[digit_count_shared_words];
+    typename scan::TempStorage scan;  // the tail's, once the counters are added
+  } shared;
+  auto& counters = shared.counters;
   const std::uint32_t passes = radix_sort_pass_count<Key>(digit_bits);
   const std::uint32_t used = passes << digit_bits;
   const std::uint32_t copies = min(warps, digit_count_shared_words / used);
@@ -78,50 +94,46 @@ __global__ void __launch_bounds__(digit_count_block_threads)
     for (std::uint32_t c = 0; c < copies; ++c) { total += counters[c * used + i]; }
     if (total != 0) { atomicAdd(&totals[i], static_cast<unsigned long long>(total)); }
   }
+  if (tail.blocks_done == nullptr || !finished_last_block(tail.blocks_done)) { return; }
+  // The counts of digit_starts_batch passes read at once, then scanned one pass after another: read a pass
+  // at a time, between the scans' barriers, each read was a round trip to L2 of its own (the tail took 3 us
+  // of the count's 6.8 at 2^16 keys, H200).
+  const std::uint32_t stride = std::uint32_t{1} << digit_bits;
+  const volatile unsigned long long* counted = totals;
+  for (std::uint32_t batch_first = 0; batch_first < passes; batch_first += digit_starts_batch) {
+    std::uint64_t batch_totals[digit_starts_batch];
+#pragma unroll
+    for (std::uint32_t k = 0; k < digit_starts_batch; ++k) {
+      const std::uint32_t pass = batch_first + k;
+      batch_totals[k] =
+          pass < passes && threadIdx.x < stride ? static_cast<std::uint64_t>(counted[pass * stride + threadIdx.x]) : 0;
+    }
+#pragma unroll
+    for (std::uint32_t k = 0; k < digit_starts_batch; ++k) {
+      const std::uint32_t pass = batch_first + k;
+      if (pass >= passes) { break; }  // the same in every thread: the scans' barriers stay block-wide
+      std::uint64_t start = 0;
+      scan(shared.scan).ExclusiveSum(batch_totals[k], start);  // the counters are dead: the adding ended on a read
+      if (threadIdx.x < stride) { tail.starts[pass * stride + threadIdx.x] = start; }
+      __syncthreads();  // the scan's storage serves the next pass
+    }
+  }
 }
 
-/// Threads per block of the scan of the digit counts: one block per pass, one thread per digit.
-inline constexpr int digit_starts_block_threads = 1 << radix_sort_max_digit_bits;
-
-/// starts[pass * stride + d] = totals[pass * stride + 0 .. d - 1]: block `pass` scans its pass's counts.
-__global__ void __launch_bounds__(digit_starts_block_threads)
-    radix_digit_starts_kernel(const unsigned long long* totals, std::uint32_t stride, std::uint64_t* starts)
-{
-  using scan = cub::BlockScan<std::uint64_t, digit_starts_block_threads>;
-  __shared__ typename scan::TempStorage storage;
-  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * stride;
-  const std::uint64_t total = threadIdx.x < stride ? static_cast<std::uint64_t>(totals[first + threadIdx.x]) : 0;
-  std::uint64_t start = 0;
-  scan(storage).ExclusiveSum(total, start);
-  if (threadIdx.x < stride) { starts[first + threadIdx.x] = start; }
-}
-
-/// Blocks of the digit-counting kernel for n keys, its one-wave limit asked of the device once per
-/// device (no occupancy or attribute query on an asynchronous call's path after the first).
+/// Blocks of the digit count for n keys: a thread a 16-byte load up to one wave (asked of the device once,
+/// device_waves), so that a small sort's blocks each count a few loads a thread instead of one key and each
+/// add 2^digit_bits x passes counters once (at 2^16 32-bit keys, 64 blocks where a block a 256 keys took 256).
 template <class Key>
-unsigned cached_digit_count_blocks(std::uint64_t n)
+unsigned digit_count_blocks(std::uint64_t n)
 {
-  constexpr int max_devices = 64;
-  static std::array<std::atomic<unsigned>, max_devices> wave{};  // 0: not asked yet
-  int device = 0;
-  WARPDEX_CUDA_TRY(cudaGetDevice(&device));
-  if (device < 0 || device >= max_devices) {
-    return one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, n);
-  }
-  unsigned limit = wave[device].load(std::memory_order_relaxed);
-  if (limit == 0) {
-    constexpr std::uint64_t many_keys = std::uint64_t{1} << 38;  // more blocks than any device holds at once
-    limit = one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, many_keys);
-    wave[device].store(limit, std::memory_order_relaxed);
-  }
-  return static_cast<unsigned>(std::min<std::uint64_t>(limit, (n + digit_count_block_threads - 1) /
-                                                                    digit_count_block_threads));
+  const std::uint64_t loads = (n * sizeof(Key) + vector_load_bytes - 1) / vector_load_bytes;
+  return one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, loads);
 }
 
 /// The asynchronous sort (Value void for keys only): one memset of the counts, tile counters and
-/// look-back words of every pass, the digit count, the scan of every pass's counts, then one split per
-/// pass (all of them), ping-ponging through the workspace's temporaries so that the last writes the
-/// output. Nothing waits on the host; the workspace allocates only when it must grow.
+/// look-back words of every pass, the digit count (whose last block scans every pass's counts into its
+/// digit starts), then one split per pass (all of them), ping-ponging through the workspace's temporaries so that the
+/// last writes the output. Nothing waits on the host; the workspace allocates only when it must grow.
 template <class Key, class Value>
 void cuda_radix_sort_async(const char* caller, const cuda& backend, std::span<const Key> keys_in,
                            const Value* values_in, std::span<Key> keys_out, Value* values_out, sort_order order,
@@ -145,10 +157,12 @@ void cuda_radix_sort_async(const char* caller, const cuda& backend, std::span<co
   const std::uint64_t tile_count = checked_tile_count(caller, n, smallest_tile_keys);
   const bool descending = order == sort_order::descending;
 
-  // Zeroed words: passes x stride totals, one tile counter per pass, passes x tile_count x stride
-  // look-back words (a pass of m <= stride buckets uses the first tile_count x m of its share).
+  // Zeroed words: passes x stride totals, one tile counter per pass, the digit count's finished blocks,
+  // passes x tile_count x stride look-back words (a pass of m <= stride buckets uses the first tile_count x m
+  // of its share).
   const std::uint64_t counter_first = std::uint64_t{passes} * stride;
-  const std::uint64_t lookback_first = counter_first + passes;
+  const std::uint64_t blocks_done_word = counter_first + passes;
+  const std::uint64_t lookback_first = blocks_done_word + 1;
   const std::uint64_t lookback_words = tile_count * stride;
   const std::uint64_t zeroed_words = lookback_first + passes * lookback_words;
   std::uint64_t* zeroed = nullptr;
@@ -164,11 +178,10 @@ void cuda_radix_sort_async(const char* caller, const cuda& backend, std::span<co
   });
   WARPDEX_CUDA_TRY(cudaMemsetAsync(zeroed, 0, zeroed_words * sizeof(std::uint64_t), backend.stream));
   auto* totals = reinterpret_cast<unsigned long long*>(zeroed);  // only ever used as such on the device
-  radix_digit_count_kernel<Key><<<cached_digit_count_blocks<Key>(n), digit_count_block_threads, 0, backend.stream>>>(
-      keys_in.data(), n, digit_bits, descending, totals);
+  const digit_starts_tail tail{reinterpret_cast<unsigned int*>(zeroed + blocks_done_word), starts};
+  radix_digit_count_kernel<Key><<<digit_count_blocks<Key>(n), digit_count_block_threads, 0, backend.stream>>>(
+      keys_in.data(), n, digit_bits, descending, totals, tail);
   WARPDEX_CHECK_LAUNCH("radix_digit_count_kernel");
-  radix_digit_starts_kernel<<<passes, digit_starts_block_threads, 0, backend.stream>>>(totals, stride, starts);
-  WARPDEX_CHECK_LAUNCH("radix_digit_starts_kernel");
 
   const Key* keys_from = keys_in.data();
   const Value* values_from = values_in;
@@ -212,9 +225,8 @@ void cuda_radix_sort(const char* caller, const cuda& backend, std::span<const Ke
 
   auto totals = make_buffer<unsigned long long>(backend, passes * stride);
   WARPDEX_CUDA_TRY(cudaMemsetAsync(totals.data(), 0, totals.size_bytes(), backend.stream));
-  const unsigned count_blocks = one_wave_blocks(radix_digit_count_kernel<Key>, digit_count_block_threads, n);
-  radix_digit_count_kernel<Key><<<count_blocks, digit_count_block_threads, 0, backend.stream>>>(
-      keys_in.data(), n, digit_bits, descending, totals.data());
+  radix_digit_count_kernel<Key><<<digit_count_blocks<Key>(n), digit_count_block_threads, 0, backend.stream>>>(
+      keys_in.data(), n, digit_bits, descending, totals.data(), digit_starts_tail{});
   WARPDEX_CHECK_LAUNCH("radix_digit_count_kernel");
   const auto host_totals = totals.to_vector();  // synchronizes the stream
 

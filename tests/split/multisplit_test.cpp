@@ -40,13 +40,13 @@ constexpr std::uint32_t one_pass_max_buckets = 256;
 /// Sizes: empty, one key, one past a tile (4096 keys in the three passes and in the single pass of 64-bit
 /// keys, two warp tiles of 2048 and eight of the partition's 512; 5760 in the single pass of 64-bit keys
 /// alone split by bit fields; 7680 in the single pass of 32-bit keys, 7296 where it ranks them by the keys:
-/// bit fields and delta buckets, with or without 32-bit values, and 8064 for pairs with bit fields over
-/// 129-256 buckets), two full tiles of 5760, 7296 and 8064 (no ragged last tile), and several tiles of each
+/// bit fields and delta buckets, with or without 32-bit values, and 8832 for pairs with bit fields over
+/// 129-256 buckets), two full tiles of 5760, 7296 and 8832 (no ragged last tile), and several tiles of each
 /// with a ragged end (sanitizer-sized: one key, one past each single-pass tile of 32-bit keys, two full tiles
 /// and the ragged tiles).
 const std::vector<std::uint64_t> sizes = full_or_sanitizer_sized<std::vector<std::uint64_t>>(
-    {0, 1, 4097, 5761, 7297, 7681, 8065, 2 * 5760, 2 * 7296, 2 * 8064, 3 * 7680 + 1000},
-    {1, 7297, 7681, 8065, 2 * 5760, 2 * 7296, 2 * 8064, 3 * 7680 + 1000});
+    {0, 1, 4097, 5761, 7297, 7681, 8833, 2 * 5760, 2 * 7296, 2 * 8832, 3 * 7680 + 1000},
+    {1, 7297, 7681, 8833, 2 * 5760, 2 * 7296, 2 * 8832, 3 * 7680 + 1000});
 const std::vector<bucket_spread> spreads = {bucket_spread::uniform, bucket_spread::one_bucket, bucket_spread::binomial,
                                             bucket_spread::quarter_skewed};
 

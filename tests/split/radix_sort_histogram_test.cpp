@@ -108,7 +108,7 @@ TYPED_TEST(radix_sort_test, sorts_64_bit_keys_both_ways)
 // reversed keys) or a few runs (one repeated key with rare others), beside random keys.
 TYPED_TEST(radix_sort_test, pairs_in_whole_tiles_sort_stably)
 {
-  constexpr std::uint64_t pairs_tile = 384 * 22;  // the cuda pass's tile for pairs over 8-bit digits
+  constexpr std::uint64_t pairs_tile = 384 * 23;  // the cuda pass's tile for pairs over 8-bit digits (32-bit offsets)
   const auto sizes = sanitizer_sized() ? std::vector<std::uint64_t>{2 * pairs_tile}
                                        : std::vector<std::uint64_t>{2 * pairs_tile, 3 * pairs_tile / 2, 5 * pairs_tile};
   for (const std::uint64_t seed : fixed_and_fresh_seeds(4242)) {

@@ -302,7 +302,8 @@ void cuda_three_pass_async(const char* caller, const cuda& backend, const Key* k
 }
 
 /// The keys of one tile of the single-pass split for ids of `bits` bits: the tile of the ranking
-/// launch_single_pass picks (RadixBits from `bits` up to multisplit_max_radix_bits).
+/// launch_single_pass picks (RadixBits from `bits` up to multisplit_max_radix_bits) with 64-bit offsets, the
+/// smaller where the two differ (the tile count it gives sizes the look-back words for either).
 template <class Key, class Value, class Identifier, int RadixBits = multisplit_min_radix_bits>
 constexpr std::uint32_t single_pass_tile_keys(int bits)
 {
@@ -313,8 +314,10 @@ constexpr std::uint32_t single_pass_tile_keys(int bits)
 }
 
 /// Launches the single-pass split with the narrowest ranking that holds ids below m (RadixBits from
-/// `bits` up to multisplit_max_radix_bits), one block a tile of single_pass_tile_keys(bits) keys;
-/// `lookback` holds at least that many tiles' m words.
+/// `bits` up to multisplit_max_radix_bits), one block a tile;
+/// `lookback` holds at least that many tiles' m zeroed 64-bit words. Below narrow_offsets_max_keys keys the
+/// kernels that choose it (single_pass_tile::narrow_offsets: the radix sort's passes among them) take 32-bit
+/// look-back words and offsets, in the first half of the same memory, and their tile of 32-bit offsets.
 template <class Key, class Value, class Identifier, int RadixBits = multisplit_min_radix_bits>
 void launch_single_pass(int bits, const cuda& backend, const Key* keys_in, const Value* values_in, Key* keys_out,
                         Value* values_out, std::uint64_t n, const Identifier& identifier,
@@ -331,8 +334,21 @@ void launch_single_pass(int bits, const cuda& backend, const Key* keys_in, const
   }
   using tile = single_pass_tile<Key, Value, Identifier, RadixBits>;
   const auto blocks = static_cast<unsigned>((n + tile::tile_keys - 1) / tile::tile_keys);
-  multisplit_single_pass_kernel<Key, Value, Identifier, RadixBits><<<blocks, tile::block_threads, 0, backend.stream>>>(
-      keys_in, values_in, keys_out, values_out, n, identifier, bucket_starts, lookback, next_tile, bad_ids);
+  if constexpr (tile::narrow_offsets) {
+    if (n < narrow_offsets_max_keys) {
+      using narrow_tile = single_pass_tile<Key, Value, Identifier, RadixBits, std::uint32_t>;
+      const auto narrow_blocks = static_cast<unsigned>((n + narrow_tile::tile_keys - 1) / narrow_tile::tile_keys);
+      multisplit_single_pass_kernel<Key, Value, Identifier, RadixBits, std::uint32_t>
+          <<<narrow_blocks, narrow_tile::block_threads, 0, backend.stream>>>(
+              keys_in, values_in, keys_out, values_out, n, identifier, bucket_starts,
+              reinterpret_cast<std::uint32_t*>(lookback), next_tile, bad_ids);
+      WARPDEX_CHECK_LAUNCH("multisplit_single_pass_kernel");
+      return;
+    }
+  }
+  multisplit_single_pass_kernel<Key, Value, Identifier, RadixBits, std::uint64_t>
+      <<<blocks, tile::block_threads, 0, backend.stream>>>(keys_in, values_in, keys_out, values_out, n, identifier,
+                                                           bucket_starts, lookback, next_tile, bad_ids);
   WARPDEX_CHECK_LAUNCH("multisplit_single_pass_kernel");
 }
 

@@ -114,11 +114,12 @@ __device__ __forceinline__ void place_reordered_word(const T (&elements)[Items],
 }
 
 /// ... second half: tile position p, holding word w, goes to output slot output_minus_tile[bucket_at(p,
-/// w)] + p, so consecutive threads write consecutive addresses.
-template <int BlockThreads, int Items, class T, class BucketAt>
+/// w)] + p, so consecutive threads write consecutive addresses. Offset: 64-bit slots, or 32-bit ones where
+/// every slot's word index is below 2^32 (the unsigned sum wraps back to the slot).
+template <int BlockThreads, int Items, class T, class BucketAt, class Offset>
 __device__ __forceinline__ void store_reordered_word(std::uint32_t tile_size, const std::uint32_t* words,
-                                                     const BucketAt& bucket_at, const std::uint64_t* output_minus_tile,
-                                                     T* out, int word)
+                                                     const BucketAt& bucket_at, const Offset* output_minus_tile, T* out,
+                                                     int word)
 {
   auto* out_words = reinterpret_cast<std::uint32_t*>(out);
 #pragma unroll
@@ -126,7 +127,7 @@ __device__ __forceinline__ void store_reordered_word(std::uint32_t tile_size, co
     const std::uint32_t position = item * BlockThreads + threadIdx.x;
     if (position < tile_size) {
       const std::uint32_t value = words[position];
-      const std::uint64_t slot = output_minus_tile[bucket_at(position, value)] + position;
+      const Offset slot = output_minus_tile[bucket_at(position, value)] + position;
       out_words[slot * words_per_element<T> + word] = value;
     }
   }
@@ -138,10 +139,10 @@ __device__ __forceinline__ void store_reordered_word(std::uint32_t tile_size, co
 /// output_minus_tile[bucket_at(p, w)] + p, so consecutive threads write consecutive addresses. Call with
 /// the whole block once positions and the stored buckets are final; `words` is the tile_keys-word
 /// shared buffer.
-template <int BlockThreads = multisplit_block_threads, class T, int Items, class BucketAt>
+template <int BlockThreads = multisplit_block_threads, class T, int Items, class BucketAt, class Offset>
 __device__ void write_reordered(const T (&elements)[Items], const std::uint32_t (&positions)[Items],
                                 std::uint32_t tile_size, std::uint32_t* words, const BucketAt& bucket_at,
-                                const std::uint64_t* output_minus_tile, T* out, int first_word = 0)
+                                const Offset* output_minus_tile, T* out, int first_word = 0)
 {
   for (int word = first_word; word < words_per_element<T>; ++word) {
     __syncthreads();  // the stored buckets are complete and the previous round has left the buffer

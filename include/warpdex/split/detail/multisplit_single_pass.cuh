@@ -35,10 +35,17 @@ inline constexpr std::uint32_t histogram_warp_counters = 1024;
 /// 56% of DRAM bandwidth at 57% occupancy).
 inline constexpr int histogram_load_unroll = 4;
 
-/// Look-back word of one (tile, bucket): a flag in the top two bits, a key count below.
-inline constexpr std::uint64_t lookback_tile_count = std::uint64_t{1} << 62;  ///< the tile's own count
-inline constexpr std::uint64_t lookback_inclusive = std::uint64_t{2} << 62;   ///< count of tiles 0..tile
-inline constexpr std::uint64_t lookback_value_mask = lookback_tile_count - 1;
+/// Look-back word of one (tile, bucket), of the split's offset type: a flag in the top two bits, a key count
+/// below. 64-bit words for any n; 32-bit words (and 32-bit offsets in the kernel) below
+/// narrow_offsets_max_keys keys, where every count fits in 30 bits (CUB's one-sweep pass, too, looks back
+/// over 32-bit words, in portions of under 2^28 keys).
+template <class Offset>
+struct lookback_word {
+  static constexpr Offset tile_count = Offset{1} << (8 * sizeof(Offset) - 2);  ///< the tile's own count
+  static constexpr Offset inclusive = Offset{2} << (8 * sizeof(Offset) - 2);   ///< count of tiles 0..tile
+  static constexpr Offset value_mask = tile_count - 1;
+};
+inline constexpr std::uint64_t narrow_offsets_max_keys = std::uint64_t{1} << 30;
 
 /// Where the histogram's last block leaves the split's results once every block's counts are added:
 /// `offsets` gets the m + 1 offsets (the exclusive scan of the totals, then n), `bad_ids_out` the count of
@@ -179,21 +186,33 @@ inline constexpr bool single_pass_pairs_two_blocks =
     single_pass_ranks_keys<Key, Value, Identifier> && !std::is_void_v<Value> &&
     std::is_same_v<Identifier, bit_field_buckets> && RadixBits == 8;
 
-/// The split kernel's tile for one instantiation (RadixBits: the ranking's width): single_pass_shape, or,
-/// where the keys are ranked themselves, 384 x 19 at three blocks, 384 x 22 at two for the pairs above (21 before
-/// their values were loaded after the keys' write-out; at 23, 48 bytes of stack a thread),
-/// 384 x 15 at two for 64-bit keys (the tile's 45 KB of whole keys fit the 48 KB of static shared memory).
-template <class Key, class Value, class Identifier, int RadixBits>
+/// The split kernel's tile for one instantiation (RadixBits: the ranking's width; Offset: the kernel's look-back
+/// words and offsets, lookback_word): single_pass_shape, or, where the keys are ranked themselves, 384 x 19 at
+/// three blocks, 384 x 15 at two for 64-bit keys (the tile's 45 KB of whole keys fit the 48 KB of static shared
+/// memory), and for the two-block pairs above 384 x 23 with 32-bit offsets, CUB's one-sweep tile for pairs
+/// (`ptxas`, nvcc 13.0: 80 registers, an 8-byte stack frame), 384 x 22 with 64-bit ones (at 23, 48 bytes of stack
+/// a thread; 21 before their values were loaded after the keys' write-out). The host sizes its look-back words
+/// by the 64-bit tile, the smaller.
+template <class Key, class Value, class Identifier, int RadixBits, class Offset = std::uint64_t>
 struct single_pass_tile {
   static constexpr bool ranks_keys = single_pass_ranks_keys<Key, Value, Identifier>;
   static constexpr bool two_blocks = single_pass_pairs_two_blocks<Key, Value, Identifier, RadixBits>;
+  /// Whether the instantiation takes 32-bit offsets below narrow_offsets_max_keys keys: keys ranked themselves
+  /// and the two-block pairs (`ptxas`: the radix sort's pairs pass 16 -> 0 bytes of stack at 384 x 22, keys32's
+  /// 48 -> 40). Not the three-block pairs, which spilled more with them (128 -> 316 bytes a thread at 56
+  /// registers), nor the kernels that hold ids (their instantiations would double).
+  static constexpr bool narrow_offsets = ranks_keys && (std::is_void_v<Value> || two_blocks);
+  static constexpr bool narrow = std::is_same_v<Offset, std::uint32_t>;
+  static_assert(!narrow || narrow_offsets, "32-bit offsets where they are chosen");
   static constexpr bool wide_keys = ranks_keys && sizeof(Key) == sizeof(std::uint64_t);
   /// The two-block pairs write out by digit (write_pairs_by_digit). The three-block pairs keep the bucket byte:
   /// at 56 registers the 19 held digits would spill.
   static constexpr bool pairs_by_digit = two_blocks;
   static constexpr int block_threads = wide_keys ? 384 : single_pass_shape<sizeof(Key)>::block_threads;
   static constexpr int items_per_thread =
-      wide_keys ? 15 : (two_blocks ? 22 : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread));
+      wide_keys
+          ? 15
+          : (two_blocks ? (narrow ? 23 : 22) : (ranks_keys ? 19 : single_pass_shape<sizeof(Key)>::items_per_thread));
   static constexpr int min_blocks =
       wide_keys || two_blocks ? 2 : (ranks_keys ? 3 : single_pass_shape<sizeof(Key)>::min_blocks);
   static constexpr std::uint32_t tile_keys = block_threads * items_per_thread;
@@ -280,18 +299,22 @@ __device__ __forceinline__ void write_pairs_by_digit(std::uint32_t tile_size, st
 /// totals; `lookback` holds tile_count x m zeroed words; `next_tile` is a zeroed counter. RadixBits is
 /// at least ceil(log2 m). Every id is in [0, m) unless pass 1 counted some in *bad_ids: then the kernel
 /// writes nothing (bad_ids may be null: the caller knows the ids are good). Value = void for keys only.
-template <class Key, class Value, class Identifier, int RadixBits>
-__global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, RadixBits>::block_threads,
-                                  single_pass_tile<Key, Value, Identifier, RadixBits>::min_blocks)
+/// Offset: the type of the look-back words, counts and output offsets, std::uint64_t, or std::uint32_t where
+/// n < narrow_offsets_max_keys (lookback_word).
+template <class Key, class Value, class Identifier, int RadixBits, class Offset>
+__global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, RadixBits, Offset>::block_threads,
+                                  single_pass_tile<Key, Value, Identifier, RadixBits, Offset>::min_blocks)
     multisplit_single_pass_kernel(const Key* keys_in, const Value* values_in, Key* keys_out, Value* values_out,
                                   std::uint64_t n, Identifier identifier, const std::uint64_t* bucket_starts,
-                                  std::uint64_t* lookback, std::uint32_t* next_tile, const unsigned long long* bad_ids)
+                                  Offset* lookback, std::uint32_t* next_tile, const unsigned long long* bad_ids)
 {
+  static_assert(std::is_same_v<Offset, std::uint32_t> || std::is_same_v<Offset, std::uint64_t>, "32 or 64 bits");
+  using flags = lookback_word<Offset>;
   constexpr bool with_values = !std::is_void_v<Value>;
   using value_word = std::conditional_t<with_values, Value, std::uint32_t>;
   static_assert(!with_values || sizeof(value_word) == sizeof(std::uint32_t), "values are 32-bit words");
   constexpr std::uint32_t radix_digits = 1U << RadixBits;
-  using shape = single_pass_tile<Key, Value, Identifier, RadixBits>;
+  using shape = single_pass_tile<Key, Value, Identifier, RadixBits, Offset>;
   constexpr int block_threads = shape::block_threads;
   constexpr int items = shape::items_per_thread;
   constexpr std::uint32_t tile_keys = shape::tile_keys;
@@ -320,8 +343,8 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
       } reorder;
       Key whole_keys[reorders_whole_keys ? tile_keys : 1];
     };
-    std::uint64_t output_minus_tile[pairs_by_digit ? 1 : radix_digits];  // output slot - tile position, per bucket
-    std::uint64_t runs[2][pairs_by_digit ? radix_digits : 1];            // pairs by digit: write_pairs_by_digit
+    Offset output_minus_tile[pairs_by_digit ? 1 : radix_digits];  // output slot - tile position, per bucket
+    std::uint64_t runs[2][pairs_by_digit ? radix_digits : 1];     // pairs by digit: write_pairs_by_digit
     std::uint32_t tile;
   };
   __shared__ shared_storage shared;
@@ -341,11 +364,11 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
 
   // Warp-striped, so the ranking's order (warp, item, lane) is the input order. Keys past the end get
   // the highest digit: they rank after every key of the tile and are not written.
-  const std::uint64_t tile_begin = static_cast<std::uint64_t>(tile) * tile_keys;
-  const std::uint64_t remaining = n - tile_begin;
+  const Offset tile_begin = static_cast<Offset>(tile) * tile_keys;
+  const Offset remaining = static_cast<Offset>(n) - tile_begin;
   const std::uint32_t tile_size = remaining < tile_keys ? static_cast<std::uint32_t>(remaining) : tile_keys;
   const unsigned lane = warp::lane_id();
-  const std::uint64_t warp_begin = tile_begin + warp::warp_in_block() * (items * warp::size);
+  const Offset warp_begin = tile_begin + warp::warp_in_block() * (items * warp::size);
   Key keys[items];
   value_word values[items];
   // Ranked keys: the ids exist only in the last tile (ranked_ids), elsewhere in the ranking's digits.
@@ -356,14 +379,14 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
   // Thread b owns bucket b: it publishes the tile's count as soon as the ranking has it.
   const std::uint32_t bucket = threadIdx.x;
   const bool owns_bucket = bucket < m;
-  const std::uint64_t own_word = static_cast<std::uint64_t>(tile) * m + bucket;
+  const Offset own_word = static_cast<Offset>(tile) * m + bucket;
   std::uint32_t tile_count = 0;
   const auto publish = [&](int(&counts)[1]) {
     if (!owns_bucket) { return; }
     tile_count = static_cast<std::uint32_t>(counts[0]);
     if (bucket == radix_digits - 1) { tile_count -= tile_keys - tile_size; }  // minus the padding
-    ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_device> word(lookback[own_word]);
-    word.store((tile == 0 ? lookback_inclusive : lookback_tile_count) | tile_count, ::cuda::memory_order_relaxed);
+    ::cuda::atomic_ref<Offset, ::cuda::thread_scope_device> word(lookback[own_word]);
+    word.store((tile == 0 ? flags::inclusive : flags::tile_count) | tile_count, ::cuda::memory_order_relaxed);
   };
   int ranks[items];
   int tile_first[1];
@@ -429,7 +452,7 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
       } else {
 #pragma unroll
         for (int item = 0; item < items; ++item) {
-          const std::uint64_t index = warp_begin + item * warp::size + lane;
+          const Offset index = warp_begin + item * warp::size + lane;
           loaded[item] = index < n ? values_in[index] : value_word{};
         }
       }
@@ -439,24 +462,28 @@ __global__ void __launch_bounds__(single_pass_tile<Key, Value, Identifier, Radix
 
   // Decoupled look-back: add predecessors' counts of the bucket until one publishes its inclusive count.
   if (owns_bucket) {
-    std::uint64_t earlier = 0;
-    for (std::uint64_t predecessor = tile; predecessor-- > 0;) {
-      ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_device> word(lookback[predecessor * m + bucket]);
-      std::uint64_t status = 0;
+    Offset earlier = 0;
+    for (Offset predecessor = tile; predecessor-- > 0;) {
+      ::cuda::atomic_ref<Offset, ::cuda::thread_scope_device> word(lookback[predecessor * m + bucket]);
+      Offset status = 0;
       do {
         status = word.load(::cuda::memory_order_relaxed);
-      } while (status < lookback_tile_count);
-      earlier += status & lookback_value_mask;
-      if (status >= lookback_inclusive) { break; }
+      } while (status < flags::tile_count);
+      earlier += status & flags::value_mask;
+      if (status >= flags::inclusive) { break; }
     }
     if (tile != 0) {
-      ::cuda::atomic_ref<std::uint64_t, ::cuda::thread_scope_device> word(lookback[own_word]);
-      word.store(lookback_inclusive | (earlier + tile_count), ::cuda::memory_order_relaxed);
+      ::cuda::atomic_ref<Offset, ::cuda::thread_scope_device> word(lookback[own_word]);
+      word.store(flags::inclusive | (earlier + tile_count), ::cuda::memory_order_relaxed);
     }
-    const std::uint64_t output_minus_tile = bucket_starts[bucket] + earlier - static_cast<std::uint64_t>(tile_first[0]);
-    if constexpr (pairs_by_digit) {  // unsigned arithmetic: wraps back into the run at the tile's positions
-      shared.runs[0][bucket] = reinterpret_cast<std::uint64_t>(keys_out) + output_minus_tile * sizeof(Key);
-      shared.runs[1][bucket] = reinterpret_cast<std::uint64_t>(values_out) + output_minus_tile * sizeof(value_word);
+    // Unsigned arithmetic in Offset's width: slot - position wraps back to the slot once the position is added.
+    const Offset output_minus_tile =
+        static_cast<Offset>(bucket_starts[bucket]) + earlier - static_cast<Offset>(tile_first[0]);
+    if constexpr (pairs_by_digit) {  // the run's byte address at tile position 0, as a 64-bit address
+      const auto wide = static_cast<std::uint64_t>(
+          static_cast<std::make_signed_t<Offset>>(output_minus_tile));  // sign-extended where 32-bit
+      shared.runs[0][bucket] = reinterpret_cast<std::uint64_t>(keys_out) + wide * sizeof(Key);
+      shared.runs[1][bucket] = reinterpret_cast<std::uint64_t>(values_out) + wide * sizeof(value_word);
     } else {
       shared.output_minus_tile[bucket] = output_minus_tile;
     }
