@@ -59,9 +59,9 @@ inline std::uint32_t lsm_async_grid(std::uint64_t largest)
   WARPDEX_CUDA_TRY(cudaGetDevice(&device));
   WARPDEX_CUDA_TRY(cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device));
   const std::uint64_t needed = (largest + lsm_async_threads - 1) / lsm_async_threads;
-  return static_cast<std::uint32_t>(
-      std::max<std::uint64_t>(1, std::min<std::uint64_t>(needed, std::uint64_t{lsm_async_blocks_per_processor} *
-                                                                      static_cast<std::uint64_t>(processors))));
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>(
+             needed, std::uint64_t{lsm_async_blocks_per_processor} * static_cast<std::uint64_t>(processors))));
 }
 
 template <class Key, class Value>
