@@ -7,6 +7,8 @@
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/core/cuda_check.hpp>
 #include <warpdex/core/generate.hpp>
+#include <warpdex/core/stream.hpp>
+#include <warpdex/core/timing.hpp>
 #include <warpdex/lsm/lsm_map.hpp>
 #include <warpdex/search/search_device.hpp>
 
@@ -27,6 +29,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -566,6 +569,117 @@ void run_cleanup(context& ctx)
                    baseline_ms, 2 * pair_bytes, clean && live.keys.size() == map.size()));
 }
 
+/// Batches a small-batch run inserts into an emptied map (levels 0 .. 5 fill and merge along the way).
+constexpr std::uint64_t small_batches = 64;
+
+/// Whether two maps hold the same live pairs.
+bool same_contents(const map_type& map, const map_type& other)
+{
+  if (map.size() != other.size()) { return false; }
+  const auto mine = map.retrieve_all();
+  const auto theirs = other.retrieve_all();
+  const std::uint64_t n = map.size();
+  return thrust::equal(thrust::cuda::par, mine.keys.data(), mine.keys.data() + n, theirs.keys.data()) &&
+         thrust::equal(thrust::cuda::par, mine.values.data(), mine.values.data() + n, theirs.values.data());
+}
+
+/// The LSM's small batches (issue 44): small_batches batches of 2^batch_log2 distinct keys inserted into a
+/// map emptied before every run (untimed), per batch, on a stream of their own: the synchronous insert and
+/// insert_async, each waited for after every batch (waited) or queued back to back with one wait (queued),
+/// and insert_async replayed from a graph captured from the queued loop (graph). Each row stands next to
+/// its floor in the same run: one device copy of the batch's keys, waited for, queued, or in a graph.
+void run_small_batches(context& ctx, std::uint32_t batch_log2)
+{
+  const std::string prefix = "lsm/small/b=" + power(batch_log2) + "/";
+  const std::vector<std::string> names = {prefix + "insert/waited", prefix + "insert_async/waited",
+                                          prefix + "insert/queued", prefix + "insert_async/queued",
+                                          prefix + "insert_async/graph"};
+  if (std::none_of(names.begin(), names.end(), [&](const std::string& name) { return ctx.selected(name); })) {
+    return;
+  }
+  const std::uint64_t batch = std::uint64_t{1} << batch_log2;
+  const pairs input = generate_pairs(batch * small_batches, seed + 100 + batch_log2);
+  WARPDEX_CUDA_TRY(cudaDeviceSynchronize());  // generated on the legacy default stream
+  const owned_stream own;
+  const cuda on{own.get()};
+  map_type sync_map(on, lsm_options{batch, 0.0});
+  map_type async_map(on, lsm_options{batch, 0.0});
+  async_map.reserve_async(small_batches);
+  auto copied = make_buffer<key_type>(on, batch);
+  const auto keys_of = [&](std::uint64_t i) { return input.keys.span().subspan(i * batch, batch); };
+  const auto values_of = [&](std::uint64_t i) { return input.values.span().subspan(i * batch, batch); };
+  const std::function<void(std::uint64_t)> insert = [&](std::uint64_t i) { sync_map.insert(keys_of(i), values_of(i)); };
+  const std::function<void(std::uint64_t)> insert_async = [&](std::uint64_t i) {
+    async_map.insert_async(keys_of(i), values_of(i));
+  };
+  const std::function<void(std::uint64_t)> copy = [&](std::uint64_t i) {
+    detail::copy_device_bytes(copied.data(), input.keys.data() + i * batch, batch * sizeof(key_type), own.get());
+  };
+  const auto queued = [&](const std::function<void(std::uint64_t)>& call) {
+    return [&] {
+      for (std::uint64_t i = 0; i < small_batches; ++i) { call(i); }
+      on.synchronize();
+    };
+  };
+  const auto waited = [&](const std::function<void(std::uint64_t)>& call) {
+    return [&] {
+      for (std::uint64_t i = 0; i < small_batches; ++i) {
+        call(i);
+        on.synchronize();
+      }
+    };
+  };
+  const auto per_batch_ms = [&](const std::function<void()>& prepare, const std::function<void()>& work) {
+    return warpdex::median_ms(on, ctx.timing(), work, prepare) / static_cast<double>(small_batches);
+  };
+  const std::function<void()> clear_sync = [&] { sync_map.clear(); };
+  const std::function<void()> clear_async = [&] { async_map.clear(); };
+  const std::function<void()> nothing;
+  const captured_graph insert_graph(own.get(), [&] {
+    for (std::uint64_t i = 0; i < small_batches; ++i) { insert_async(i); }
+  });
+  const captured_graph copy_graph(own.get(), [&] {
+    for (std::uint64_t i = 0; i < small_batches; ++i) { copy(i); }
+  });
+  const double floor_waited_ms = per_batch_ms(nothing, waited(copy));
+  const double floor_queued_ms = per_batch_ms(nothing, queued(copy));
+  const double floor_graph_ms = per_batch_ms(nothing, [&] {
+    copy_graph.launch(own.get());
+    on.synchronize();
+  });
+  // The reference contents: every batch inserted synchronously.
+  const double insert_waited_ms = per_batch_ms(clear_sync, waited(insert));
+  const bool sync_right = sync_map.size() == batch * small_batches;
+  const double insert_queued_ms = per_batch_ms(clear_sync, queued(insert));
+  const bool queued_right = sync_map.size() == batch * small_batches;
+  const double async_waited_ms = per_batch_ms(clear_async, waited(insert_async));
+  const bool async_waited_right = same_contents(async_map, sync_map);
+  const double async_queued_ms = per_batch_ms(clear_async, queued(insert_async));
+  const bool async_queued_right = same_contents(async_map, sync_map);
+  const double graph_ms = per_batch_ms(clear_async, [&] {
+    insert_graph.launch(own.get());
+    on.synchronize();
+  });
+  const bool graph_right = same_contents(async_map, sync_map);
+  const std::string waited_floor = "device copy of the batch's keys, waited for (floor)";
+  const std::string queued_floor = "device copy of the batch's keys, queued (floor)";
+  const std::string graph_floor = "device copy of the batch's keys, in a graph (floor)";
+  const auto add = [&](std::size_t which, double ms, const std::string& floor_name, double floor_ms, bool right) {
+    if (!ctx.selected(names[which])) { return; }
+    row r = make_row(names[which], batch, ms, "Gpairs/s", floor_name, floor_ms, 0.0, right);
+    r.metrics = {{"us_per_batch", ms * 1000.0},
+                 {"floor_us_per_batch", floor_ms * 1000.0},
+                 {"floor_fraction", floor_ms / ms},
+                 {"graph_nodes", static_cast<double>(insert_graph.node_count()) / small_batches}};
+    ctx.add(std::move(r));
+  };
+  add(0, insert_waited_ms, waited_floor, floor_waited_ms, sync_right);
+  add(1, async_waited_ms, waited_floor, floor_waited_ms, async_waited_right);
+  add(2, insert_queued_ms, queued_floor, floor_queued_ms, queued_right);
+  add(3, async_queued_ms, queued_floor, floor_queued_ms, async_queued_right);
+  add(4, graph_ms, graph_floor, floor_graph_ms, graph_right);
+}
+
 }  // namespace
 
 void run_lsm(context& ctx)
@@ -578,6 +692,7 @@ void run_lsm(context& ctx)
   run_insert_against_sort<std::uint64_t>(ctx, "lsm/insert/keys64/b=" + power(16) + "/n=" + power(22), 0);
   run_queries(ctx);
   run_cleanup(ctx);
+  for (const std::uint32_t batch_log2 : {10u, 14u}) { run_small_batches(ctx, batch_log2); }
 }
 
 }  // namespace warpdex::bench

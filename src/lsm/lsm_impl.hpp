@@ -48,6 +48,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -108,6 +109,7 @@ template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::apply_batch(std::span<const Key> keys, std::span<const Value> values,
                                                std::span<const lsm_operation> operations, bool may_erase)
 {
+  adopt_async();
   if (keys.empty()) { return; }
   std::uint64_t chunks = 0;
   detail::reporting_allocation_failure("update", [&] {
@@ -166,6 +168,7 @@ void lsm_map<Key, Value, Backend>::erase(std::span<const Key> keys)
 template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::bulk_build(std::span<const Key> keys, std::span<const Value> values)
 {
+  adopt_async();
   WARPDEX_EXPECTS(keys.size() == values.size(), "lsm_map::bulk_build: " + std::to_string(keys.size()) + " keys but " +
                                                     std::to_string(values.size()) + " values");
   detail::reporting_allocation_failure("bulk_build", [&] {
@@ -184,8 +187,163 @@ void lsm_map<Key, Value, Backend>::bulk_build(std::span<const Key> keys, std::sp
 }
 
 template <class Key, class Value, class Backend>
+void lsm_map<Key, Value, Backend>::reserve_async(std::uint64_t batches)
+{
+  adopt_async();
+  const std::uint64_t b = options_.batch_size;
+  WARPDEX_EXPECTS(batches > 0, "lsm_map::reserve_async: reserve at least one batch");
+  WARPDEX_EXPECTS(b % detail::lsm_async_batch_multiple == 0,
+                  "lsm_map::reserve_async: the batch size must be a multiple of " +
+                      std::to_string(detail::lsm_async_batch_multiple) + ", got " + std::to_string(b));
+  WARPDEX_EXPECTS(levels_.empty(), "lsm_map::reserve_async: the map must hold nothing (clear() empties it)");
+  const auto levels = static_cast<std::uint32_t>(std::bit_width(batches));
+  WARPDEX_EXPECTS(levels < 63 && ((b << levels) >> levels) == b,
+                  "lsm_map::reserve_async: " + std::to_string(batches) + " batches of " + std::to_string(b) +
+                      " pairs are too many");
+  const std::uint64_t entries = b << levels;
+  detail::reporting_allocation_failure("reserve_async", [&] {
+    auto keys = make_buffer<Key>(backend_, entries);
+    auto values = make_buffer<Value>(backend_, entries);
+    auto status = make_buffer<std::uint8_t>(backend_, entries);
+    auto control = make_buffer<std::uint64_t>(backend_, detail::lsm_async_word_count);
+    const auto run = detail::policy_nosync(backend_);
+    thrust::fill(run, control.data(), control.data() + control.size(), std::uint64_t{0});
+    thrust::fill(run, keys.data(), keys.data() + b, Key{0});
+    thrust::fill(run, values.data(), values.data() + b, Value{0});
+    // The sort's workspace takes its size here, once (a sort into level 0's home, empty now), so that
+    // insert_async allocates nothing.
+    buffer<std::uint8_t> scratch;
+    detail::sort_batch(backend_, keys.data(), values.data(), keys.data() + b, values.data() + b, b, &scratch);
+    backend_.synchronize();
+    async_keys_ = std::move(keys);
+    async_values_ = std::move(values);
+    async_status_ = std::move(status);
+    async_control_ = std::move(control);
+    async_sort_scratch_ = std::move(scratch);
+  });
+  async_capacity_ = (std::uint64_t{1} << levels) - 1;
+#if defined(__CUDACC__)
+  if constexpr (!std::is_same_v<Backend, host>) { async_grid_ = detail::lsm_async_grid(b << (levels - 1)); }
+#endif
+  async_called_ = 0;
+  async_open_ = true;
+  async_adopted_ = 0;
+  async_seen_stale_ = 0;
+  async_seen_dropped_ = 0;
+}
+
+template <class Key, class Value, class Backend>
+void lsm_map<Key, Value, Backend>::insert_async(std::span<const Key> keys, std::span<const Value> values)
+{
+  const std::uint64_t b = options_.batch_size;
+  WARPDEX_EXPECTS(!async_control_.empty(), "lsm_map::insert_async: nothing reserved; call reserve_async first");
+  WARPDEX_EXPECTS(async_open_, "lsm_map::insert_async: a synchronous change (update, insert, erase, bulk_build or "
+                               "cleanup) replaced the reserved levels; clear() reopens them");
+  WARPDEX_EXPECTS(keys.size() == b && values.size() == b,
+                  "lsm_map::insert_async: a batch is exactly batch_size = " + std::to_string(b) + " pairs, got " +
+                      std::to_string(keys.size()) + " keys and " + std::to_string(values.size()) + " values");
+  WARPDEX_EXPECTS(async_called_ < async_capacity_,
+                  "lsm_map::insert_async: the reservation holds " + std::to_string(async_capacity_) +
+                      " batches, all taken; clear() or a larger reserve_async on an empty map");
+  // The batch sorted into its slot, each key's newest pair first (its in-batch stale entries counted
+  // apart until the batch is applied), then the one merge launch.
+  detail::sort_batch(backend_, keys.data(), values.data(), async_keys_.data(), async_values_.data(), b,
+                     &async_sort_scratch_);
+  using reduce = detail::reduce_sorted_inserts<Key, Value>;
+  const auto elements = thrust::counting_iterator<std::uint64_t>(0);
+  thrust::for_each(detail::policy_nosync(backend_), elements, elements + reduce::groups(b),
+                   reduce{async_keys_.data(), async_values_.data(), async_status_.data(), b,
+                          async_control_.data() + detail::lsm_async_batch_stale - detail::lsm_stale_count});
+  detail::merge_async_batch(backend_,
+                            detail::lsm_async_arena<Key, Value>{async_keys_.data(), async_values_.data(),
+                                                                async_status_.data(), async_control_.data(), b,
+                                                                async_capacity_},
+                            async_grid_);
+  ++async_called_;
+}
+
+template <class Key, class Value, class Backend>
+void lsm_map<Key, Value, Backend>::clear()
+{
+  adopt_async();
+  levels_.clear();
+  counters_ = detail::zero_counters(backend_);
+  views_current_ = false;
+  index_current_ = false;
+  live_before_.clear();
+  unchecked_chunks_ = 0;
+  if (async_control_.empty()) { return; }
+  std::vector<std::uint64_t> control(detail::lsm_async_word_count, 0);
+  control[detail::lsm_async_dropped] = async_seen_dropped_;
+  async_control_.copy_from(control);
+  backend_.synchronize();
+  async_called_ = 0;
+  async_open_ = true;
+  async_adopted_ = 0;
+  async_seen_stale_ = 0;
+}
+
+template <class Key, class Value, class Backend>
+void lsm_map<Key, Value, Backend>::adopt_async() const
+{
+  if (async_control_.empty()) { return; }
+  const std::vector<std::uint64_t> control = async_control_.to_vector();  // waits for the stream
+  const std::uint64_t dropped = control[detail::lsm_async_dropped] - async_seen_dropped_;
+  async_seen_dropped_ = control[detail::lsm_async_dropped];
+  if (async_open_) {
+    const std::uint64_t applied = control[detail::lsm_async_batches];
+    async_called_ = applied;
+    const std::uint64_t stale = control[detail::lsm_stale_count] - async_seen_stale_;
+    async_seen_stale_ = control[detail::lsm_stale_count];
+    if (stale > 0) {
+      std::vector<std::uint64_t> counts = counters_.to_vector();
+      counts[detail::lsm_stale_count] += stale;
+      counters_.copy_from(counts);
+      backend_.synchronize();
+    }
+    if (applied != async_adopted_) {
+      // Level i of the arena is full where bit i of the batch count is set; the levels only read it.
+      const std::uint64_t b = options_.batch_size;
+      level_list levels;
+      for (std::uint32_t i = 0; (applied >> i) != 0; ++i) {
+        if (((applied >> i) & 1) == 0) { continue; }
+        auto home = std::make_shared<level>();
+        const std::uint64_t at = b << i;
+        home->keys = const_cast<Key*>(async_keys_.data()) + at;
+        home->values = const_cast<Value*>(async_values_.data()) + at;
+        home->status = const_cast<std::uint8_t*>(async_status_.data()) + at;
+        home->size = b << i;
+        levels.resize(i + 1);
+        levels[i] = std::move(home);
+      }
+      levels_ = std::move(levels);
+      views_current_ = false;
+      index_current_ = false;
+      live_before_.clear();
+      async_adopted_ = applied;
+    }
+  }
+  WARPDEX_EXPECTS(dropped == 0,
+                  "lsm_map: " + std::to_string(dropped) +
+                      " insert_async batches were dropped, unapplied: " +
+                      (async_open_ ? "the reservation of " + std::to_string(async_capacity_) + " batches was full"
+                                   : std::string("a synchronous change had ended the reserved mode")) +
+                      " (a graph replayed past it?)");
+}
+
+template <class Key, class Value, class Backend>
+void lsm_map<Key, Value, Backend>::close_async()
+{
+  async_open_ = false;
+  const auto closed = detail::policy_nosync(backend_);
+  thrust::fill(closed, async_control_.data() + detail::lsm_async_batches,
+               async_control_.data() + detail::lsm_async_batches + 1, detail::lsm_async_closed);
+}
+
+template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::commit(level_list levels)
 {
+  if (async_open_) { close_async(); }
   while (!levels.empty() && !levels.back()) { levels.pop_back(); }
   levels_ = std::move(levels);
   views_current_ = false;
@@ -267,6 +425,7 @@ template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::lookup(std::span<const Key> queries, std::span<Value> values,
                                           std::span<std::uint8_t> found) const
 {
+  adopt_async();
   WARPDEX_EXPECTS(values.size() == queries.size() && found.size() == queries.size(),
                   "lsm_map::lookup: " + std::to_string(queries.size()) + " queries need as many values (got " +
                       std::to_string(values.size()) + ") and found flags (got " + std::to_string(found.size()) + ")");
@@ -293,6 +452,7 @@ template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::count(std::span<const Key> lower, std::span<const Key> upper,
                                          std::span<std::uint64_t> counts) const
 {
+  adopt_async();
   WARPDEX_EXPECTS(lower.size() == upper.size() && counts.size() == lower.size(),
                   "lsm_map::count: " + std::to_string(lower.size()) + " lower bounds, " + std::to_string(upper.size()) +
                       " upper bounds and " + std::to_string(counts.size()) + " counts; the sizes must agree");
@@ -320,6 +480,7 @@ template <class Key, class Value, class Backend>
 lsm_range_result<Key, Value> lsm_map<Key, Value, Backend>::range(std::span<const Key> lower,
                                                                  std::span<const Key> upper) const
 {
+  adopt_async();
   WARPDEX_EXPECTS(lower.size() == upper.size(), "lsm_map::range: " + std::to_string(lower.size()) +
                                                     " lower bounds but " + std::to_string(upper.size()) +
                                                     " upper bounds");
@@ -392,6 +553,7 @@ template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::successor(std::span<const Key> queries, std::span<Key> keys, std::span<Value> values,
                                              std::span<std::uint8_t> found) const
 {
+  adopt_async();
   WARPDEX_EXPECTS(
       keys.size() == queries.size() && values.size() == queries.size() && found.size() == queries.size(),
       "lsm_map::successor: " + std::to_string(queries.size()) + " queries need as many keys, values and found flags");
@@ -408,6 +570,7 @@ template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::predecessor(std::span<const Key> queries, std::span<Key> keys,
                                                std::span<Value> values, std::span<std::uint8_t> found) const
 {
+  adopt_async();
   WARPDEX_EXPECTS(
       keys.size() == queries.size() && values.size() == queries.size() && found.size() == queries.size(),
       "lsm_map::predecessor: " + std::to_string(queries.size()) + " queries need as many keys, values and found flags");
@@ -423,6 +586,7 @@ void lsm_map<Key, Value, Backend>::predecessor(std::span<const Key> queries, std
 template <class Key, class Value, class Backend>
 void lsm_map<Key, Value, Backend>::cleanup()
 {
+  adopt_async();
   detail::reporting_allocation_failure("cleanup", [&] {
     auto scratch = detail::zero_counters(backend_);  // the merges' counts: every dead entry goes
     std::vector<std::shared_ptr<const level>> occupied;
@@ -453,6 +617,7 @@ void lsm_map<Key, Value, Backend>::cleanup()
 template <class Key, class Value, class Backend>
 lsm_contents<Key, Value> lsm_map<Key, Value, Backend>::retrieve_all() const
 {
+  adopt_async();
   const std::uint64_t live = size();
   lsm_contents<Key, Value> contents{make_buffer<Key>(backend_, live), make_buffer<Value>(backend_, live)};
   const std::vector<detail::lsm_level_view<Key, Value>> views = views_.to_vector();
@@ -470,6 +635,7 @@ lsm_contents<Key, Value> lsm_map<Key, Value, Backend>::retrieve_all() const
 template <class Key, class Value, class Backend>
 std::uint64_t lsm_map<Key, Value, Backend>::size() const
 {
+  adopt_async();
   ensure_liveness_index();
   std::uint64_t live = 0;
   for (std::size_t l = 0; l < live_before_.size(); ++l) {
@@ -481,6 +647,7 @@ std::uint64_t lsm_map<Key, Value, Backend>::size() const
 template <class Key, class Value, class Backend>
 std::uint64_t lsm_map<Key, Value, Backend>::resident_entries() const
 {
+  adopt_async();
   std::uint64_t entries = 0;
   for (const auto& occupied : levels_) { entries += occupied ? occupied->size : 0; }
   return entries;
@@ -489,18 +656,21 @@ std::uint64_t lsm_map<Key, Value, Backend>::resident_entries() const
 template <class Key, class Value, class Backend>
 std::uint64_t lsm_map<Key, Value, Backend>::resident_tombstones() const
 {
+  adopt_async();
   return detail::read_back(backend_, counters_.data() + detail::lsm_tombstone_count);
 }
 
 template <class Key, class Value, class Backend>
 std::uint64_t lsm_map<Key, Value, Backend>::resident_stale() const
 {
+  adopt_async();
   return detail::read_back(backend_, counters_.data() + detail::lsm_stale_count);
 }
 
 template <class Key, class Value, class Backend>
 std::size_t lsm_map<Key, Value, Backend>::occupied_levels() const
 {
+  adopt_async();
   return static_cast<std::size_t>(
       std::count_if(levels_.begin(), levels_.end(), [](const auto& occupied) { return occupied != nullptr; }));
 }

@@ -5,6 +5,7 @@
 // and lsm_range_cuda.cuh replace a Thrust call where a benchmark row showed the win.
 
 #include "../core/radix_sort_backend.hpp"
+#include "lsm_async.hpp"
 #include "lsm_level_build.hpp"
 #include "lsm_queries.hpp"
 #include <warpdex/core/detail/thrust_backend.hpp>
@@ -24,6 +25,7 @@
 #include <thrust/tuple.h>
 
 #if defined(__CUDACC__)
+#include "lsm_async_cuda.cuh"
 #include "lsm_batch_sort_cuda.cuh"
 #include "lsm_merge_cuda.cuh"
 #include "lsm_range_cuda.cuh"
@@ -214,6 +216,35 @@ std::shared_ptr<lsm_level<Key, Value>> merge_live_levels(const Backend& backend,
   }
 #endif
   return regular_entries(backend, *merge_levels(backend, newer, older, counters));
+}
+
+/// Merges the sorted batch in its slot with the levels batch t fills (t read from the control words),
+/// or drops it when the levels are full or the mode is closed; then t + 1. On the GPU one launch of
+/// `blocks` blocks (lsm_async_cuda.cuh); on the host the same steps.
+template <class Key, class Value, class Backend>
+void merge_async_batch(const Backend& backend, const lsm_async_arena<Key, Value>& arena, std::uint32_t blocks)
+{
+#if defined(__CUDACC__)
+  if constexpr (!std::is_same_v<Backend, host>) {
+    launch_async_merge(backend, arena, blocks);
+    return;
+  }
+#endif
+  (void)blocks;
+  std::uint64_t* control = arena.control;
+  const std::uint64_t applied = control[lsm_async_batches];
+  if (applied >= arena.capacity) {
+    control[lsm_async_batch_stale] = 0;
+    control[lsm_async_dropped] += 1;
+    return;
+  }
+  const std::uint32_t level = lsm_async_level(applied);
+  thrust::for_each(policy(backend), thrust::counting_iterator<std::uint64_t>(0),
+                   thrust::counting_iterator<std::uint64_t>(arena.batch_size << level),
+                   lsm_async_merge_counted<Key, Value>{{arena, level}});
+  control[lsm_stale_count] += control[lsm_async_batch_stale];
+  control[lsm_async_batch_stale] = 0;
+  control[lsm_async_batches] = applied + 1;
 }
 
 /// The smallest level index whose capacity batch_size * 2^i holds `entries`.

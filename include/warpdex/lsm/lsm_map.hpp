@@ -104,6 +104,32 @@ class lsm_map {
   /// `update` with every operation `erase`.
   void erase(std::span<const Key> keys);
 
+  /// Reserves the workspace of `insert_async` for up to `batches` batches of `batch_size` pairs: level
+  /// i's home (batch_size * 2^i entries) for every level those batches fill and the slot the batch is
+  /// sorted into: batch_size * 2^L entries, L the bit width of `batches` (so up to 2^L - 1 batches fit,
+  /// at most twice the entries asked for), allocated now and kept until the map goes. The map must hold
+  /// nothing (a new map, or one after `clear()`), and batch_size must be a multiple of 64 (each level
+  /// starts on a 256-byte line). Throws `warpdex::error` otherwise.
+  void reserve_async(std::uint64_t batches);
+
+  /// `insert` of exactly `batch_size` pairs into the reserved levels (`reserve_async`), for small batches:
+  /// stream-ordered on the backend's stream (cuda), without waiting, allocating or reading anything
+  /// back, so a CUDA graph can capture it. The batch is sorted into its slot and merged with the levels
+  /// it fills in one launch, whose plan (which levels merge, where the result goes) is read on the device
+  /// from the number of batches inserted so far: a graph captured from a loop of these calls stays valid
+  /// at every replay until the reserved batches are used up. Past that, a batch (called, or replayed
+  /// from a graph) is dropped whole, and the next call of any other member throws `warpdex::error`
+  /// naming the dropped batches. Never runs the automatic cleanup. On the host backend the same work,
+  /// synchronously. Any other change of the map (update, insert, erase, bulk_build, cleanup) ends the
+  /// reserved mode: later `insert_async` calls throw, and batches replayed from a graph are dropped as
+  /// above, until `clear()`. Throws `warpdex::error`, before queueing anything, without a reservation,
+  /// for a batch of another size, or once the batches called here reach the reservation.
+  void insert_async(std::span<const Key> keys, std::span<const Value> values);
+
+  /// Removes every entry. Keeps the workspace of `insert_async`, so that a graph captured from it before
+  /// stays valid, and reopens the reserved mode.
+  void clear();
+
   /// Replaces the whole contents by the pairs given, unsorted, duplicates allowed (the last pair of a key
   /// wins). One sort, no merges: the fast way to load a map. All or nothing, like `update`.
   void bulk_build(std::span<const Key> keys, std::span<const Value> values);
@@ -176,18 +202,25 @@ class lsm_map {
                    bool may_erase);
   /// Installs new levels (their dead-entry counts are installed beside them).
   void commit(level_list levels);
+  /// Takes over what `insert_async` did on the device (levels, stale counts, dropped batches): every
+  /// member but insert_async calls it first. Reads the control words back when a reservation exists.
+  void adopt_async() const;
+  /// Ends the reserved mode of insert_async (a synchronous change replaced the levels).
+  void close_async();
   void ensure_views() const;
   void ensure_liveness_index() const;
   void maybe_cleanup();
 
   Backend backend_;
   lsm_options options_;
-  level_list levels_;  // level i at index i; nullptr when empty
+  // Level i at index i; nullptr when empty. Mutable, as counters_, for adopt_async: the first call after
+  // insert_async, a query too, installs the levels that the device built.
+  mutable level_list levels_;
   // Dead-entry counts (detail::lsm_counter), in the backend's memory, and the copy an update changes
   // before installing it with the levels (so that a failed update leaves them as they were).
-  buffer<std::uint64_t> counters_;
+  mutable buffer<std::uint64_t> counters_;
   buffer<std::uint64_t> staged_counters_;
-  buffer<std::uint8_t> sort_scratch_;  // the batch sort's temporary storage, kept between updates
+  buffer<std::uint8_t> sort_scratch_;   // the batch sort's temporary storage, kept between updates
   std::uint32_t unchecked_chunks_ = 0;  // insert chunks since the cleanup policy last looked
   // Liveness index (one prefix array per occupied level, newest first) and the level views the query
   // functors read, in the backend's memory; rebuilt lazily by the first query after a change, so that
@@ -196,6 +229,20 @@ class lsm_map {
   mutable buffer<detail::lsm_level_view<Key, Value>> views_;
   mutable bool views_current_ = true;
   mutable bool index_current_ = false;
+  // insert_async's workspace (reserve_async): the batch's slot at entry 0 and level i's home at entry
+  // batch_size * 2^i of each array, and the control words (detail::lsm_async_word).
+  buffer<Key> async_keys_;
+  buffer<Value> async_values_;
+  buffer<std::uint8_t> async_status_;
+  buffer<std::uint64_t> async_control_;
+  buffer<std::uint8_t> async_sort_scratch_;  // its own: a captured sort keeps its address
+  std::uint64_t async_capacity_ = 0;         // batches reserved (2^levels - 1)
+  std::uint32_t async_grid_ = 0;             // blocks of the merge launch
+  mutable std::uint64_t async_called_ = 0;   // batches applied or queued, as far as the host knows
+  bool async_open_ = false;                  // the levels are the reserved ones
+  mutable std::uint64_t async_adopted_ = 0;  // batches the installed levels hold
+  mutable std::uint64_t async_seen_stale_ = 0;
+  mutable std::uint64_t async_seen_dropped_ = 0;
 };
 
 }  // namespace warpdex
