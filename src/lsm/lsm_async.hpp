@@ -69,6 +69,74 @@ WARPDEX_HOST_DEVICE inline std::uint32_t lsm_async_level(std::uint64_t batches)
 #endif
 }
 
+/// Batches of at most this many pairs are sorted and reduced by rank (lsm_async_rank_entry): O(b^2)
+/// comparisons, which on the GPU run from shared memory in one launch, where CUB's single-tile sort of
+/// 1024 pairs took 10.5 us and the reduction another launch (H200, docs/lsm.md).
+inline constexpr std::uint64_t lsm_async_rank_max = 2048;
+
+/// What places pair i of a batch: among the keys looked at, those below its key, and those equal to it
+/// before and after it in batch order.
+struct lsm_rank_counts {
+  std::uint64_t below = 0;
+  std::uint64_t equal_before = 0;
+  std::uint64_t equal_after = 0;
+};
+
+/// Pair i of an unsorted batch written to its place in the sorted, reduced batch: its place is the
+/// number of keys below it plus its equal keys before it (a stable sort), and of a key's run the first
+/// entry is regular and takes the last pair's value (the batch's last insert wins), the others stale,
+/// as sorted_batch leaves them. `keys` is the batch's keys wherever the caller staged them (shared
+/// memory on the GPU, where several lanes count a pair's keys, each a share).
+template <class Key, class Value>
+struct lsm_async_rank_entry {
+  const Value* values;  // the batch's values, in batch order
+  std::uint64_t size;
+  Key* keys_out;
+  Value* values_out;
+  std::uint8_t* status_out;
+
+  /// The counts of pair i over keys[first, last).
+  WARPDEX_HOST_DEVICE static lsm_rank_counts count(const Key* keys, std::uint64_t i, std::uint64_t first,
+                                                   std::uint64_t last)
+  {
+    const Key key = keys[i];
+    lsm_rank_counts counts;
+    for (std::uint64_t j = first; j < last; ++j) {
+      const Key other = keys[j];
+      counts.below += other < key ? 1 : 0;
+      counts.equal_before += other == key && j < i ? 1 : 0;
+      counts.equal_after += other == key && j > i ? 1 : 0;
+    }
+    return counts;
+  }
+
+  /// Writes pair i (key `key`) with its counts over the whole batch; returns 1 for a stale entry.
+  WARPDEX_HOST_DEVICE int place(Key key, std::uint64_t i, const lsm_rank_counts& counts) const
+  {
+    const std::uint64_t place = counts.below + counts.equal_before;
+    const Value value = values[i];
+    keys_out[place] = key;
+    status_out[place] = counts.equal_before == 0 ? lsm_regular : lsm_stale;
+    // The run's first place holds the last pair's value; every other place its own pair's.
+    if (counts.equal_before > 0 || counts.equal_after == 0) { values_out[place] = value; }
+    if (counts.equal_after == 0 && counts.equal_before > 0) { values_out[counts.below] = value; }
+    return counts.equal_before > 0 ? 1 : 0;
+  }
+};
+
+/// lsm_async_rank_entry over the batch in its own memory, its stale entries counted (the host backend).
+template <class Key, class Value>
+struct lsm_async_rank_counted {
+  lsm_async_rank_entry<Key, Value> rank;
+  const Key* keys;
+  std::uint64_t* counters;
+  WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
+  {
+    const lsm_rank_counts counts = lsm_async_rank_entry<Key, Value>::count(keys, i, 0, rank.size);
+    if (rank.place(keys[i], i, counts) != 0) { add_to_counter(counters + lsm_stale_count, 1); }
+  }
+};
+
 /// Entries of run r of a merge: the batch (r = 0) or level r - 1; run r starts at entry run_size(r) too
 /// (b, then b, 2b, 4b ...), except the batch at 0.
 WARPDEX_HOST_DEVICE inline std::uint64_t lsm_run_size(std::uint64_t batch_size, std::uint32_t run)

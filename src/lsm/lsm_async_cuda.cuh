@@ -51,6 +51,46 @@ __global__ void __launch_bounds__(lsm_async_threads) lsm_async_merge_kernel(lsm_
   }
 }
 
+/// The rank launch: each block stages the whole batch's keys in shared memory; lsm_async_rank_lanes
+/// lanes count each pair's keys, each a share, so that a block's warps finish their b comparisons a pair
+/// in b / 4 steps.
+inline constexpr unsigned lsm_async_rank_threads = 128;
+inline constexpr unsigned lsm_async_rank_lanes = 4;
+
+template <class Key, class Value>
+__global__ void __launch_bounds__(lsm_async_rank_threads)
+    lsm_async_rank_kernel(const Key* keys, lsm_async_rank_entry<Key, Value> rank, std::uint64_t* counters)
+{
+  __shared__ Key staged[lsm_async_rank_max];
+  for (std::uint64_t j = threadIdx.x; j < rank.size; j += blockDim.x) { staged[j] = keys[j]; }
+  __syncthreads();
+  const std::uint64_t i = (std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / lsm_async_rank_lanes;
+  const unsigned share = threadIdx.x % lsm_async_rank_lanes;
+  const std::uint64_t pair = i < rank.size ? i : rank.size - 1;  // every lane takes part in the sums
+  const std::uint64_t share_size = (rank.size + lsm_async_rank_lanes - 1) / lsm_async_rank_lanes;
+  const std::uint64_t first = share * share_size;
+  const std::uint64_t last = first + share_size < rank.size ? first + share_size : rank.size;
+  lsm_rank_counts counts = lsm_async_rank_entry<Key, Value>::count(staged, pair, first < last ? first : last, last);
+  for (unsigned offset = 1; offset < lsm_async_rank_lanes; offset *= 2) {
+    counts.below += __shfl_xor_sync(0xffffffffU, counts.below, offset);
+    counts.equal_before += __shfl_xor_sync(0xffffffffU, counts.equal_before, offset);
+    counts.equal_after += __shfl_xor_sync(0xffffffffU, counts.equal_after, offset);
+  }
+  if (i < rank.size && share == 0 && rank.place(staged[i], i, counts) != 0) {
+    add_to_counter(counters + lsm_stale_count, 1);
+  }
+}
+
+template <class Key, class Value>
+void launch_async_rank(const cuda& backend, const Key* keys, const lsm_async_rank_entry<Key, Value>& rank,
+                       std::uint64_t* counters)
+{
+  const std::uint64_t threads = rank.size * lsm_async_rank_lanes;
+  const auto blocks = static_cast<unsigned>((threads + lsm_async_rank_threads - 1) / lsm_async_rank_threads);
+  lsm_async_rank_kernel<<<blocks, lsm_async_rank_threads, 0, backend.stream>>>(keys, rank, counters);
+  WARPDEX_CUDA_TRY(cudaGetLastError());
+}
+
 /// The grid of the merge launch for levels of up to `largest` entries, on the current device.
 inline std::uint32_t lsm_async_grid(std::uint64_t largest)
 {

@@ -211,9 +211,11 @@ void lsm_map<Key, Value, Backend>::reserve_async(std::uint64_t batches)
     thrust::fill(run, keys.data(), keys.data() + b, Key{0});
     thrust::fill(run, values.data(), values.data() + b, Value{0});
     // The sort's workspace takes its size here, once (a sort into level 0's home, empty now), so that
-    // insert_async allocates nothing.
+    // insert_async allocates nothing; batches sorted by rank need none.
     buffer<std::uint8_t> scratch;
-    detail::sort_batch(backend_, keys.data(), values.data(), keys.data() + b, values.data() + b, b, &scratch);
+    if (b > detail::lsm_async_rank_max) {
+      detail::sort_batch(backend_, keys.data(), values.data(), keys.data() + b, values.data() + b, b, &scratch);
+    }
     backend_.synchronize();
     async_keys_ = std::move(keys);
     async_values_ = std::move(values);
@@ -247,18 +249,20 @@ void lsm_map<Key, Value, Backend>::insert_async(std::span<const Key> keys, std::
                       " batches, all taken; clear() or a larger reserve_async on an empty map");
   // The batch sorted into its slot, each key's newest pair first (its in-batch stale entries counted
   // apart until the batch is applied), then the one merge launch.
-  detail::sort_batch(backend_, keys.data(), values.data(), async_keys_.data(), async_values_.data(), b,
-                     &async_sort_scratch_);
-  using reduce = detail::reduce_sorted_inserts<Key, Value>;
-  const auto elements = thrust::counting_iterator<std::uint64_t>(0);
-  thrust::for_each(detail::policy_nosync(backend_), elements, elements + reduce::groups(b),
-                   reduce{async_keys_.data(), async_values_.data(), async_status_.data(), b,
-                          async_control_.data() + detail::lsm_async_batch_stale - detail::lsm_stale_count});
-  detail::merge_async_batch(backend_,
-                            detail::lsm_async_arena<Key, Value>{async_keys_.data(), async_values_.data(),
-                                                                async_status_.data(), async_control_.data(), b,
-                                                                async_capacity_},
-                            async_grid_);
+  const detail::lsm_async_arena<Key, Value> arena{async_keys_.data(),    async_values_.data(), async_status_.data(),
+                                                  async_control_.data(), b,                    async_capacity_};
+  std::uint64_t* batch_counters = async_control_.data() + detail::lsm_async_batch_stale - detail::lsm_stale_count;
+  if (b <= detail::lsm_async_rank_max) {
+    detail::rank_async_batch(backend_, keys.data(), values.data(), b, arena, batch_counters);
+  } else {
+    detail::sort_batch(backend_, keys.data(), values.data(), async_keys_.data(), async_values_.data(), b,
+                       &async_sort_scratch_);
+    using reduce = detail::reduce_sorted_inserts<Key, Value>;
+    const auto elements = thrust::counting_iterator<std::uint64_t>(0);
+    thrust::for_each(detail::policy_nosync(backend_), elements, elements + reduce::groups(b),
+                     reduce{async_keys_.data(), async_values_.data(), async_status_.data(), b, batch_counters});
+  }
+  detail::merge_async_batch(backend_, arena, async_grid_);
   ++async_called_;
 }
 

@@ -218,6 +218,24 @@ std::shared_ptr<lsm_level<Key, Value>> merge_live_levels(const Backend& backend,
   return regular_entries(backend, *merge_levels(backend, newer, older, counters));
 }
 
+/// A batch of at most lsm_async_rank_max pairs sorted and reduced by rank into the arena's slot, its
+/// stale entries counted in `counters` (lsm_async_rank_entry): one launch on the GPU.
+template <class Key, class Value, class Backend>
+void rank_async_batch(const Backend& backend, const Key* keys, const Value* values, std::uint64_t size,
+                      const lsm_async_arena<Key, Value>& arena, std::uint64_t* counters)
+{
+  const lsm_async_rank_entry<Key, Value> rank{values, size, arena.keys, arena.values, arena.status};
+#if defined(__CUDACC__)
+  if constexpr (!std::is_same_v<Backend, host>) {
+    launch_async_rank(backend, keys, rank, counters);
+    return;
+  }
+#endif
+  thrust::for_each(policy(backend), thrust::counting_iterator<std::uint64_t>(0),
+                   thrust::counting_iterator<std::uint64_t>(size),
+                   lsm_async_rank_counted<Key, Value>{rank, keys, counters});
+}
+
 /// Merges the sorted batch in its slot with the levels batch t fills (t read from the control words),
 /// or drops it when the levels are full or the mode is closed; then t + 1. On the GPU one launch of
 /// `blocks` blocks (lsm_async_cuda.cuh); on the host the same steps.
