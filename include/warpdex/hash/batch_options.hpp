@@ -29,6 +29,11 @@ enum class batch_order : std::uint8_t {
   automatic = 0,  ///< chosen by plan_batch
   input,          ///< element i runs on thread i
   by_bucket,      ///< elements are stably sorted by bucket first, so a warp's operations share lists
+  /// A large insertion batch (insert or insert_or_assign, no statuses, unique keys; the cuda backend) is
+  /// first split by the high bits of its keys' buckets (the library's multisplit, keys with their
+  /// values), so the warps in flight at any moment work one range of buckets whose slabs stay in L2.
+  /// Other batches, and the host backend, run in input order. See partitions_batch.
+  by_partition,
 };
 
 /// Whether a batch's operations on one key are combined before they reach the table (see
@@ -72,7 +77,7 @@ inline void validate(const batch_options& options)
   const auto tile = static_cast<std::uint32_t>(options.tile);
   WARPDEX_EXPECTS(tile == 0 || tile == 1 || tile == 4 || tile == 8 || tile == 16 || tile == 32,
                   "batch_options: tile_lanes must be automatic, 1, 4, 8, 16 or 32, got " + std::to_string(tile));
-  WARPDEX_EXPECTS(options.order <= batch_order::by_bucket,
+  WARPDEX_EXPECTS(options.order <= batch_order::by_partition,
                   "batch_options: unknown batch_order " + std::to_string(static_cast<unsigned>(options.order)));
   WARPDEX_EXPECTS(options.combine <= batch_combine::always,
                   "batch_options: unknown batch_combine " + std::to_string(static_cast<unsigned>(options.combine)));
@@ -84,6 +89,8 @@ inline void validate(const batch_options& options)
 struct batch_plan {
   std::uint32_t tile_lanes = 8;  ///< 1, 4, 8, 16 or 32
   bool by_bucket = false;
+  bool by_partition = false;         ///< insertion batches split by bucket range (batch_order::by_partition)
+  bool partition_automatic = false;  ///< ... those partitions_batch picks by size (batch_order::automatic)
   /// never, always, or automatic: decided per batch from a sample of its keys (combine_repeat_threshold).
   batch_combine combine = batch_combine::automatic;
   batch_check check = batch_check::whole_batch;  ///< as asked (batch_options::check)
@@ -135,9 +142,32 @@ inline double expected_overflow_slabs(double groups_per_bucket, std::uint32_t da
 /// fastest fixed choice in every row for finds, erasures and insertions.
 inline constexpr std::uint32_t automatic_tile_lanes = 4;
 
+/// The automatic order splits an insertion batch by bucket range (batch_order::by_partition) from this
+/// many elements: below it the multisplit's fixed cost (four launches) is not paid back.
+inline constexpr std::uint64_t partitioned_min_elements = std::uint64_t{1} << 22;
+/// ... when the base slabs take at least this many bytes: a table smaller than the L2 (50 MB on an
+/// H100 or H200) keeps its slabs there in input order too.
+inline constexpr std::uint64_t partitioned_min_table_bytes = std::uint64_t{96} << 20;
+/// ... and the batch brings at least this many elements a bucket: a base slab is read from DRAM once
+/// for all the batch's insertions into it instead of once each, so the gain grows with this mean.
+inline constexpr double partitioned_min_elements_per_bucket = 2.0;
+
+/// Whether an insertion batch of `count` elements into `bucket_count` buckets of `slab_bytes`-byte slabs
+/// runs split by bucket range under `plan` (the backend still runs in input order a batch it cannot
+/// split: docs/hash.md, "Bulk builds by partition").
+inline bool partitions_batch(const batch_plan& plan, std::uint64_t count, std::uint64_t bucket_count,
+                             std::uint32_t slab_bytes)
+{
+  if (plan.by_partition) { return true; }
+  if (!plan.partition_automatic) { return false; }
+  return count >= partitioned_min_elements && bucket_count * slab_bytes >= partitioned_min_table_bytes &&
+         static_cast<double>(count) >= partitioned_min_elements_per_bucket * static_cast<double>(bucket_count);
+}
+
 /// The plan of a batch: fixed options as they are; automatic ones as measured in the sweep, tiles of
 /// automatic_tile_lanes and the input order (sorting a batch by bucket never paid for its sort there,
-/// not even with lists 3.5 slabs long and 45 operations per bucket).
+/// not even with lists 3.5 slabs long and 45 operations per bucket), except large insertion batches into
+/// tables larger than the L2, which partitions_batch splits by bucket range.
 inline batch_plan plan_batch(const batch_options& options)
 {
   validate(options);
@@ -145,6 +175,8 @@ inline batch_plan plan_batch(const batch_options& options)
   batch_plan plan;
   plan.tile_lanes = tile != 0 ? tile : automatic_tile_lanes;
   plan.by_bucket = options.order == batch_order::by_bucket;
+  plan.by_partition = options.order == batch_order::by_partition;
+  plan.partition_automatic = options.order == batch_order::automatic;
   plan.combine = options.combine;
   plan.check = options.check;
   return plan;
