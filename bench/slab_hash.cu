@@ -63,13 +63,24 @@ std::string row_name(const char* kind, std::uint64_t n, unsigned percent)
 }
 
 /// The orders a build row runs in besides the automatic one (its own row): the input order (the build
-/// before large insertion batches were split) and the split by bucket range.
+/// before large insertion batches were split), the split by bucket range, and the split with other range
+/// sizes and tiles (the sweep behind default_partition_bytes).
 struct build_order {
   const char* suffix;
-  hash::batch_order order;
+  hash::batch_options options;
 };
-constexpr build_order build_orders[] = {{"/order=input", hash::batch_order::input},
-                                        {"/order=by_partition", hash::batch_order::by_partition}};
+constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+const build_order build_orders[] = {
+    {"/order=input", {.order = hash::batch_order::input}},
+    {"/order=by_partition", {.order = hash::batch_order::by_partition}},
+    {"/order=by_partition,range=4MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 4 * mib}},
+    {"/order=by_partition,range=12MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 12 * mib}},
+    {"/order=by_partition,range=48MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 48 * mib}},
+    {"/order=by_partition,tile=1", {.tile = hash::tile_lanes::one, .order = hash::batch_order::by_partition}},
+    {"/order=by_partition,tile=8", {.tile = hash::tile_lanes::eight, .order = hash::batch_order::by_partition}},
+};
+/// The orders of the Zipf rows: the first two of build_orders.
+constexpr std::size_t zipf_orders = 2;
 
 /// The Zipf build rows: n keys drawn from 2^24 distinct ones with probability proportional to rank^-1.1.
 constexpr double zipf_exponent = 1.1;
@@ -118,8 +129,10 @@ void run_slab_hash(context& ctx)
     return any_order;
   };
   for (const unsigned percent : sweep_percents) { any = any || wanted_in_order(percent); }
-  const bool zipf_wanted = ctx.selected(zipf_row_name(n)) || ctx.selected(zipf_row_name(n) + build_orders[0].suffix) ||
-                           ctx.selected(zipf_row_name(n) + build_orders[1].suffix);
+  bool zipf_wanted = ctx.selected(zipf_row_name(n));
+  for (std::size_t o = 0; o < zipf_orders; ++o) {
+    zipf_wanted = zipf_wanted || ctx.selected(zipf_row_name(n) + build_orders[o].suffix);
+  }
   any = any || zipf_wanted;
   for (const unsigned batch_log : incremental_batch_logs) {
     any = any || ctx.selected(incremental_name("incremental", batch_log)) ||
@@ -201,11 +214,11 @@ void run_slab_hash(context& ctx)
       const std::string name = row_name("build", n, percent) + fixed.suffix;
       if (!ctx.selected(name)) { continue; }
       const hash::batch_options original = map.get_batch_options();
-      map.set_batch_options({.order = fixed.order});
+      map.set_batch_options(fixed.options);
       const double ms = ctx.median_prepared_ms([&] { map.clear(); }, [&] { map.insert(keys, keys); });
       const hash::slab_statistics stats = map.statistics();
       map.set_batch_options(original);
-      const double bytes = fixed.order == hash::batch_order::by_partition ? split_bytes : update_sol;
+      const double bytes = fixed.options.order == hash::batch_order::by_partition ? split_bytes : update_sol;
       row r = make_row(name, n, ms, open_build_ms, bytes, stats.live == n && slab::export_matches(map, keys));
       r.unit = build_unit(stats.memory_utilization, bytes);
       ctx.add(std::move(r));
@@ -295,7 +308,9 @@ void run_slab_hash(context& ctx)
       ctx.add(std::move(r));
     };
     zipf_row(zipf_row_name(n), hash::batch_order::automatic);
-    for (const build_order& fixed : build_orders) { zipf_row(zipf_row_name(n) + fixed.suffix, fixed.order); }
+    for (std::size_t o = 0; o < zipf_orders; ++o) {
+      zipf_row(zipf_row_name(n) + build_orders[o].suffix, build_orders[o].options.order);
+    }
   }
 
   // Incremental batches: the table is filled to n keys one batch at a time, each batch a separate call

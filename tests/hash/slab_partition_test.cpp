@@ -24,6 +24,10 @@ using namespace warpdex;
 using namespace warpdex::testing;
 using hash::batch_order;
 
+/// Splits by bucket range, ranges of 16 base slabs.
+const hash::batch_options small_ranges{.order = batch_order::by_partition,
+                                       .partition_bytes = 16 * hash::default_slab_bytes};
+
 /// The values each key was offered in a batch (a key's exported value must be one of them).
 using offered_values = std::unordered_map<std::uint32_t, std::unordered_set<std::uint32_t>>;
 
@@ -62,10 +66,11 @@ class slab_partition_test : public slab_backend_test<Backend> {
  protected:
   using map_type = hash::slab_map<std::uint32_t, std::uint32_t, Backend>;
 
-  /// Makes `map` split its batches by bucket range.
+  /// Makes `map` split its batches by bucket range, ranges of 16 buckets (up to 256 of them): these
+  /// tables are far smaller than the default range, which would leave them one range and unsplit.
   static map_type& split(map_type& map)
   {
-    map.set_batch_options({.order = batch_order::by_partition});
+    map.set_batch_options(small_ranges);
     return map;
   }
 
@@ -214,7 +219,7 @@ TYPED_TEST(slab_partition_test, SetsKeepEveryDistinctKey)
   const std::size_t n = 60000;
   const auto keys = zipf_draws(random, distinct_keys(random, 16384), n, 1.1);
   set_type set(this->backend(), set_type::capacity_for(n));
-  set.set_batch_options({.order = batch_order::by_partition});
+  set.set_batch_options(small_ranges);
   auto device_keys = this->put(keys);
   set.insert(device_keys.span());
   EXPECT_EQ(export_set(set), std::unordered_set<std::uint32_t>(keys.begin(), keys.end()));
@@ -259,6 +264,8 @@ TEST(slab_partition_rule, AutomaticSplitsLargeBatchesIntoLargeTables)
   EXPECT_FALSE(partitions_batch(automatic, hash::partitioned_min_elements - 1, buckets, 128));
   EXPECT_FALSE(partitions_batch(automatic, n, hash::partitioned_min_table_bytes / 128 - 1, 128));
   EXPECT_FALSE(partitions_batch(automatic, n, n, 128));
+  EXPECT_EQ(automatic.partition_bytes, hash::default_partition_bytes);
+  EXPECT_EQ(hash::plan_batch(small_ranges).partition_bytes, 16 * hash::default_slab_bytes);
 }
 
 }  // namespace

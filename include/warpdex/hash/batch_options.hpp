@@ -68,7 +68,16 @@ struct batch_options {
   batch_order order = batch_order::automatic;
   batch_combine combine = batch_combine::automatic;
   batch_check check = batch_check::whole_batch;
+  /// With batch_order::by_partition (or automatic, when it splits): the base-slab bytes one bucket range
+  /// covers (at most 256 ranges a batch); 0: default_partition_bytes.
+  std::uint64_t partition_bytes = 0;
 };
+
+/// The base-slab bytes of a bucket range by default: half the L2 of an H100 or H200 (50 MB), so the
+/// range's slabs, the overflow slabs its insertions write and the streamed keys fit together. A range
+/// as small as 1 MB (256 ranges of a 2^24-key table) keeps so few buckets that the insertions in flight
+/// (67K on an H200: 8 a warp) meet several to a bucket and their swaps collide (docs/hash.md).
+inline constexpr std::uint64_t default_partition_bytes = std::uint64_t{24} << 20;
 
 /// Throws warpdex::error for a tile size other than automatic, 1, 4, 8, 16 or 32, an unknown order, an
 /// unknown combine choice or an unknown check.
@@ -91,6 +100,7 @@ struct batch_plan {
   bool by_bucket = false;
   bool by_partition = false;         ///< insertion batches split by bucket range (batch_order::by_partition)
   bool partition_automatic = false;  ///< ... those partitions_batch picks by size (batch_order::automatic)
+  std::uint64_t partition_bytes = default_partition_bytes;  ///< base-slab bytes a bucket range covers
   /// never, always, or automatic: decided per batch from a sample of its keys (combine_repeat_threshold).
   batch_combine combine = batch_combine::automatic;
   batch_check check = batch_check::whole_batch;  ///< as asked (batch_options::check)
@@ -177,6 +187,7 @@ inline batch_plan plan_batch(const batch_options& options)
   plan.by_bucket = options.order == batch_order::by_bucket;
   plan.by_partition = options.order == batch_order::by_partition;
   plan.partition_automatic = options.order == batch_order::automatic;
+  if (options.partition_bytes != 0) { plan.partition_bytes = options.partition_bytes; }
   plan.combine = options.combine;
   plan.check = options.check;
   return plan;

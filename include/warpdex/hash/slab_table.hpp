@@ -565,6 +565,7 @@ class slab_table_base {
     planned.by_bucket = chosen.by_bucket && batch.batch_offsets == nullptr;  // many batches: input order
     planned.by_partition = batch.batch_offsets == nullptr &&
                            partitions_batch(chosen, batch.count, storage_.view.bucket_count, Slots::slab_bytes);
+    planned.partition_bytes = chosen.partition_bytes;
     planned.wave_threads = wave_threads_;
     if constexpr (requires { backend_.stream; }) { planned.report_home = home ? report_home_.data() : nullptr; }
     return enqueue_checked_batch<Slots>(backend_, view(), planned, unsupported_operations(mode_), report_.data(),

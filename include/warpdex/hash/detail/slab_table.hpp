@@ -114,6 +114,7 @@ struct basic_batch_arguments {
   /// Split the batch by bucket range first (batch_order::by_partition), where the backend can: a uniform
   /// insertion batch with no outputs into a unique-key table (cuda backend; slab_table_cuda_partition.cuh).
   bool by_partition = false;
+  std::uint64_t partition_bytes = 0;  ///< with by_partition: the base-slab bytes a bucket range covers
   /// Elements of one warp with equal keys run once, the lowest lane's (a batch with no outputs: the
   /// others are a valid sequential run in which they came first, or after it and found the key). Set by
   /// the backend for the batches it splits by bucket range, where a hot key fills whole warps.

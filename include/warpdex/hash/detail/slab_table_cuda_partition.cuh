@@ -5,6 +5,7 @@
 // grid over the split arrays. Blocks start roughly in order, so the warps in flight at any moment insert
 // into one or two ranges of consecutive buckets whose base slabs stay in L2, and each base slab is read
 // from DRAM about once for all its insertions instead of once each.
+#include <warpdex/hash/batch_options.hpp>
 #include <warpdex/hash/detail/slab_table_cuda_kernels.cuh>
 #include <warpdex/split/multisplit.cuh>
 
@@ -15,10 +16,21 @@
 
 namespace warpdex::hash::detail::cuda_backend {
 
-/// Bucket ranges a batch is split into: the most one pass of the multisplit takes. At 2^26 keys and 60%
-/// fill of 128-byte slabs a range's base slabs take 3.7 MB, and a wave of the batch kernels (270K
-/// elements on an H200) covers about one range.
-constexpr std::uint32_t bucket_ranges = 256;
+/// The most bucket ranges a batch is split into: what one pass of the multisplit takes.
+constexpr std::uint32_t max_bucket_ranges = 256;
+
+/// The ranges of a table of `bucket_count` buckets: as many as its base slabs fill `partition_bytes`
+/// each (at least one, at most max_bucket_ranges and the bucket count). At 2^26 keys and 60% fill of
+/// 128-byte slabs (954 MB) and 24 MiB a range, 38 ranges of 196K buckets; the 67K insertions in flight
+/// on an H200 (8 a warp) then meet about one to three buckets in ten.
+template <class Slots>
+std::uint32_t bucket_ranges(std::uint32_t bucket_count, std::uint64_t partition_bytes)
+{
+  const std::uint64_t range_bytes = partition_bytes != 0 ? partition_bytes : default_partition_bytes;
+  const std::uint64_t wanted = (std::uint64_t{bucket_count} * Slots::slab_bytes + range_bytes - 1) / range_bytes;
+  const std::uint64_t most = std::min<std::uint64_t>(max_bucket_ranges, bucket_count);
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(wanted, 1, most));
+}
 
 /// A key's bucket range, the multisplit's bucket identifier: its bucket scaled to [0, ranges) by a 32.32
 /// fixed-point factor, so each range is a run of consecutive buckets (no division per key).
@@ -67,7 +79,8 @@ batch_arguments<Slots> split_by_bucket_range(const Backend& backend, const slab_
   // A set moves its keys alone (the multisplit's keys-only form).
   using split_value = std::conditional_t<Slots::has_values, typename Slots::value_type, void>;
   const std::uint64_t count = batch.count;
-  const auto ranges = static_cast<std::uint32_t>(std::min<std::uint64_t>(bucket_ranges, table.bucket_count));
+  const std::uint32_t ranges = bucket_ranges<Slots>(table.bucket_count, batch.partition_bytes);
+  if (ranges == 1) { return batch; }  // the whole table is one range: nothing to split
   const std::size_t key_bytes = aligned_bytes(count * sizeof(key_type));
   const std::size_t value_bytes = Slots::has_values ? aligned_bytes(count * sizeof(typename Slots::value_type)) : 0;
   const std::size_t result_words = std::size_t{ranges} + 2;  // offsets[0 .. ranges], the bad-id count
