@@ -76,6 +76,7 @@ const build_order build_orders[] = {
     {"/order=by_partition,range=4MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 4 * mib}},
     {"/order=by_partition,range=12MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 12 * mib}},
     {"/order=by_partition,range=48MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 48 * mib}},
+    {"/order=by_partition,range=96MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 96 * mib}},
     {"/order=by_partition,tile=1", {.tile = hash::tile_lanes::one, .order = hash::batch_order::by_partition}},
     {"/order=by_partition,tile=8", {.tile = hash::tile_lanes::eight, .order = hash::batch_order::by_partition}},
 };
