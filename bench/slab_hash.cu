@@ -183,8 +183,7 @@ void run_slab_hash(context& ctx)
       map.insert(keys, keys);  // value = key, so a find's output can be checked against its query
     };
 
-    const bool automatic_splits =
-        hash::partitions_batch(map.plan(), n, map.capacity().bucket_count, hash::default_slab_bytes);
+    const bool automatic_splits = map.plan().by_partition;
     const double split_bytes = partitioned_build_bytes(n, map.capacity().bucket_count, hash::default_slab_bytes);
     if (wanted("build", percent) || wanted("memory", percent)) {
       const double ms = ctx.median_prepared_ms([&] { map.clear(); }, [&] { map.insert(keys, keys); });
@@ -298,11 +297,9 @@ void run_slab_hash(context& ctx)
       map.set_batch_options({.order = order});
       const double ms = ctx.median_prepared_ms([&] { map.clear(); }, [&] { map.insert(zipf_keys, zipf_keys); });
       const hash::slab_statistics stats = map.statistics();
-      const bool splits = order == hash::batch_order::by_partition ||
-                          (order == hash::batch_order::automatic &&
-                           hash::partitions_batch(map.plan(), n, map.capacity().bucket_count, hash::default_slab_bytes));
-      const double bytes = splits ? partitioned_build_bytes(n, map.capacity().bucket_count, hash::default_slab_bytes)
-                                  : update_sol;
+      const bool splits = map.plan().by_partition;
+      const double bytes =
+          splits ? partitioned_build_bytes(n, map.capacity().bucket_count, hash::default_slab_bytes) : update_sol;
       row r = make_row(name, n, ms, open_zipf_ms, bytes, open_zipf_ok && stats.live == distinct);
       r.unit = build_unit(stats.memory_utilization, bytes) + " " + std::to_string(distinct) + " distinct keys";
       r.baseline = open_baseline + ", the same Zipf keys";

@@ -1,9 +1,9 @@
 // Insertion batches split by bucket range (batch_order::by_partition) on every backend against
 // std::unordered_map: distinct keys, Zipf-repeated keys, one key throughout, keys built to share one
 // bucket (their range far past its share), insert_or_assign over present keys, a growing pool, a set,
-// reserved keys rejected with nothing changed, and the automatic rule. The cuda backend splits these
-// batches (more than 2048 elements: the ones checked by a kernel of their own); the host backend runs
-// them in input order, so both must export the same tables.
+// reserved keys rejected with nothing changed, and the plan (only an explicit order splits). The cuda
+// backend splits these batches (more than 2048 elements: the ones checked by a kernel of their own); the
+// host backend runs them in input order, so both must export the same tables.
 #include "hash/slab_test_support.hpp"
 #include "support/expect_error.hpp"
 
@@ -249,22 +249,12 @@ TYPED_TEST(slab_partition_test, ReservedKeysRejectTheBatchAndChangeNothing)
   }
 }
 
-TEST(slab_partition_rule, AutomaticSplitsLargeBatchesIntoLargeTables)
+TEST(slab_partition_rule, OnlyAnExplicitOrderSplitsAndRangesDefaultToTheirBytes)
 {
-  using hash::partitions_batch;
-  const hash::batch_plan automatic = hash::plan_batch({});
-  const hash::batch_plan input = hash::plan_batch({.order = batch_order::input});
-  const hash::batch_plan split = hash::plan_batch({.order = batch_order::by_partition});
-  const std::uint64_t n = std::uint64_t{1} << 26;
-  const std::uint64_t buckets = n / 9;  // 60% of 15 pairs a slab
-  EXPECT_TRUE(partitions_batch(automatic, n, buckets, 128));
-  EXPECT_FALSE(partitions_batch(input, n, buckets, 128));
-  EXPECT_TRUE(partitions_batch(split, 100, 1, 128));
-  // Too small a batch, too small a table (its slabs fit the L2), too few elements a bucket.
-  EXPECT_FALSE(partitions_batch(automatic, hash::partitioned_min_elements - 1, buckets, 128));
-  EXPECT_FALSE(partitions_batch(automatic, n, hash::partitioned_min_table_bytes / 128 - 1, 128));
-  EXPECT_FALSE(partitions_batch(automatic, n, n, 128));
-  EXPECT_EQ(automatic.partition_bytes, hash::default_partition_bytes);
+  EXPECT_FALSE(hash::plan_batch({}).by_partition);
+  EXPECT_FALSE(hash::plan_batch({.order = batch_order::input}).by_partition);
+  EXPECT_TRUE(hash::plan_batch({.order = batch_order::by_partition}).by_partition);
+  EXPECT_EQ(hash::plan_batch({}).partition_bytes, hash::default_partition_bytes);
   EXPECT_EQ(hash::plan_batch(small_ranges).partition_bytes, 16 * hash::default_slab_bytes);
 }
 

@@ -32,7 +32,8 @@ enum class batch_order : std::uint8_t {
   /// A large insertion batch (insert or insert_or_assign, no statuses, unique keys; the cuda backend) is
   /// first split by the high bits of its keys' buckets (the library's multisplit, keys with their
   /// values), so the warps in flight at any moment work one range of buckets whose slabs stay in L2.
-  /// Other batches, and the host backend, run in input order. See partitions_batch.
+  /// Other batches, and the host backend, run in input order. Not chosen by automatic (docs/hash.md,
+  /// "Bulk builds by partition": measured slower with 256 ranges; ranges sized in bytes not yet measured).
   by_partition,
 };
 
@@ -98,8 +99,7 @@ inline void validate(const batch_options& options)
 struct batch_plan {
   std::uint32_t tile_lanes = 8;  ///< 1, 4, 8, 16 or 32
   bool by_bucket = false;
-  bool by_partition = false;         ///< insertion batches split by bucket range (batch_order::by_partition)
-  bool partition_automatic = false;  ///< ... those partitions_batch picks by size (batch_order::automatic)
+  bool by_partition = false;  ///< insertion batches split by bucket range (batch_order::by_partition)
   std::uint64_t partition_bytes = default_partition_bytes;  ///< base-slab bytes a bucket range covers
   /// never, always, or automatic: decided per batch from a sample of its keys (combine_repeat_threshold).
   batch_combine combine = batch_combine::automatic;
@@ -152,32 +152,9 @@ inline double expected_overflow_slabs(double groups_per_bucket, std::uint32_t da
 /// fastest fixed choice in every row for finds, erasures and insertions.
 inline constexpr std::uint32_t automatic_tile_lanes = 4;
 
-/// The automatic order splits an insertion batch by bucket range (batch_order::by_partition) from this
-/// many elements: below it the multisplit's fixed cost (four launches) is not paid back.
-inline constexpr std::uint64_t partitioned_min_elements = std::uint64_t{1} << 22;
-/// ... when the base slabs take at least this many bytes: a table smaller than the L2 (50 MB on an
-/// H100 or H200) keeps its slabs there in input order too.
-inline constexpr std::uint64_t partitioned_min_table_bytes = std::uint64_t{96} << 20;
-/// ... and the batch brings at least this many elements a bucket: a base slab is read from DRAM once
-/// for all the batch's insertions into it instead of once each, so the gain grows with this mean.
-inline constexpr double partitioned_min_elements_per_bucket = 2.0;
-
-/// Whether an insertion batch of `count` elements into `bucket_count` buckets of `slab_bytes`-byte slabs
-/// runs split by bucket range under `plan` (the backend still runs in input order a batch it cannot
-/// split: docs/hash.md, "Bulk builds by partition").
-inline bool partitions_batch(const batch_plan& plan, std::uint64_t count, std::uint64_t bucket_count,
-                             std::uint32_t slab_bytes)
-{
-  if (plan.by_partition) { return true; }
-  if (!plan.partition_automatic) { return false; }
-  return count >= partitioned_min_elements && bucket_count * slab_bytes >= partitioned_min_table_bytes &&
-         static_cast<double>(count) >= partitioned_min_elements_per_bucket * static_cast<double>(bucket_count);
-}
-
 /// The plan of a batch: fixed options as they are; automatic ones as measured in the sweep, tiles of
 /// automatic_tile_lanes and the input order (sorting a batch by bucket never paid for its sort there,
-/// not even with lists 3.5 slabs long and 45 operations per bucket), except large insertion batches into
-/// tables larger than the L2, which partitions_batch splits by bucket range.
+/// not even with lists 3.5 slabs long and 45 operations per bucket).
 inline batch_plan plan_batch(const batch_options& options)
 {
   validate(options);
@@ -186,7 +163,6 @@ inline batch_plan plan_batch(const batch_options& options)
   plan.tile_lanes = tile != 0 ? tile : automatic_tile_lanes;
   plan.by_bucket = options.order == batch_order::by_bucket;
   plan.by_partition = options.order == batch_order::by_partition;
-  plan.partition_automatic = options.order == batch_order::automatic;
   if (options.partition_bytes != 0) { plan.partition_bytes = options.partition_bytes; }
   plan.combine = options.combine;
   plan.check = options.check;

@@ -47,9 +47,9 @@ struct bucket_range_of {
 
 /// Whether a layout's batches can be split: 32-bit keys and values, what the multisplit moves.
 template <class Slots>
-inline constexpr bool splittable_layout =
-    sizeof(typename Slots::key_type) == sizeof(std::uint32_t) &&
-    (!Slots::has_values || sizeof(typename Slots::value_type) == sizeof(std::uint32_t));
+inline constexpr bool splittable_layout = sizeof(typename Slots::key_type) == sizeof(std::uint32_t) &&
+                                          (!Slots::has_values ||
+                                           sizeof(typename Slots::value_type) == sizeof(std::uint32_t));
 
 /// Whether the backend splits `batch` by bucket range: asked for (batch.by_partition), a uniform
 /// insertion batch writing no outputs into a unique-key table (its elements' results are not tied to
@@ -60,9 +60,9 @@ bool splits_by_partition(const slab_table_view<Slots>& table, const batch_argume
   const bool inserts = batch.operations == nullptr &&
                        (batch.uniform == operation::insert || batch.uniform == operation::insert_or_assign);
   const bool no_outputs = batch.statuses == nullptr && batch.values_out == nullptr && batch.found == nullptr;
-  return splittable_layout<Slots> && batch.by_partition && inserts && no_outputs &&
-         table.mode == key_mode::unique && batch.retry == nullptr && batch.batch_offsets == nullptr &&
-         !batch.check_each && batch.count <= std::numeric_limits<std::uint32_t>::max();
+  return splittable_layout<Slots> && batch.by_partition && inserts && no_outputs && table.mode == key_mode::unique &&
+         batch.retry == nullptr && batch.batch_offsets == nullptr && !batch.check_each &&
+         batch.count <= std::numeric_limits<std::uint32_t>::max();
 }
 
 /// partitioned_batch for a splittable layout.
@@ -103,10 +103,9 @@ batch_arguments<Slots> split_by_bucket_range(const Backend& backend, const slab_
                                                                    identifier, workspace, target);
     split.values_in = values_out;
   } else {
-    warpdex::detail::cuda_single_pass_async<key_type, split_value>("slab table bulk build", backend, batch.keys,
-                                                                   keys_out, static_cast<const void*>(nullptr),
-                                                                   static_cast<void*>(nullptr), count, identifier,
-                                                                   workspace, target);
+    warpdex::detail::cuda_single_pass_async<key_type, split_value>(
+        "slab table bulk build", backend, batch.keys, keys_out, static_cast<const void*>(nullptr),
+        static_cast<void*>(nullptr), count, identifier, workspace, target);
   }
   split.by_partition = false;
   split.drop_warp_duplicates = true;
