@@ -62,6 +62,51 @@ std::string row_name(const char* kind, std::uint64_t n, unsigned percent)
   return std::string("slab_map/") + kind + "/n=" + std::to_string(n) + "/util=" + std::to_string(percent);
 }
 
+/// The orders a build row runs in besides the automatic one (its own row): the input order (the build
+/// before large insertion batches were split), the split by bucket range, and the split with other range
+/// sizes and tiles (the sweep behind default_partition_bytes).
+struct build_order {
+  const char* suffix;
+  hash::batch_options options;
+};
+constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+const build_order build_orders[] = {
+    {"/order=input", {.order = hash::batch_order::input}},
+    {"/order=by_partition", {.order = hash::batch_order::by_partition}},
+    {"/order=by_partition,range=4MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 4 * mib}},
+    {"/order=by_partition,range=12MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 12 * mib}},
+    {"/order=by_partition,range=48MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 48 * mib}},
+    {"/order=by_partition,range=96MiB", {.order = hash::batch_order::by_partition, .partition_bytes = 96 * mib}},
+    {"/order=by_partition,tile=1", {.tile = hash::tile_lanes::one, .order = hash::batch_order::by_partition}},
+    {"/order=by_partition,tile=8", {.tile = hash::tile_lanes::eight, .order = hash::batch_order::by_partition}},
+};
+/// The orders of the Zipf rows: the first two of build_orders.
+constexpr std::size_t zipf_orders = 2;
+
+/// The Zipf build rows: n keys drawn from 2^24 distinct ones with probability proportional to rank^-1.1.
+constexpr double zipf_exponent = 1.1;
+constexpr std::uint64_t zipf_pool = std::uint64_t{1} << 24;
+
+std::string zipf_row_name(std::uint64_t n)
+{
+  return "slab_map/build/zipf=1.1/n=" + std::to_string(n) + "/keys=" + std::to_string(zipf_pool);
+}
+
+/// Bytes a key of a build split by bucket range moves through DRAM, counted: the multisplit's 20 (keys
+/// read twice, keys and values written once), the split pairs read again (8), and each base slab read
+/// once and written back once for all the keys of its bucket (docs/hash.md, "Bulk builds by partition").
+double partitioned_build_bytes(std::uint64_t n, std::uint64_t bucket_count, std::uint32_t slab_bytes)
+{
+  return 20.0 + 8.0 + 2.0 * slab_bytes * static_cast<double>(bucket_count) / static_cast<double>(n);
+}
+
+/// A build row's unit, with the bytes a key moves as counted for the order it ran in.
+std::string build_unit(double memory_utilization, double bytes_per_key)
+{
+  return "Gops/s (memory utilization " + std::to_string(memory_utilization) + ", counted bytes/key " +
+         std::to_string(bytes_per_key) + ")";
+}
+
 }  // namespace
 
 void run_slab_hash(context& ctx)
@@ -77,6 +122,19 @@ void run_slab_hash(context& ctx)
   for (const unsigned percent : sweep_percents) {
     for (const char* kind : kinds) { any = any || wanted(kind, percent); }
   }
+  auto wanted_in_order = [&](unsigned percent) {
+    bool any_order = false;
+    for (const build_order& fixed : build_orders) {
+      any_order = any_order || ctx.selected(row_name("build", n, percent) + fixed.suffix);
+    }
+    return any_order;
+  };
+  for (const unsigned percent : sweep_percents) { any = any || wanted_in_order(percent); }
+  bool zipf_wanted = ctx.selected(zipf_row_name(n));
+  for (std::size_t o = 0; o < zipf_orders; ++o) {
+    zipf_wanted = zipf_wanted || ctx.selected(zipf_row_name(n) + build_orders[o].suffix);
+  }
+  any = any || zipf_wanted;
   for (const unsigned batch_log : incremental_batch_logs) {
     any = any || ctx.selected(incremental_name("incremental", batch_log)) ||
           ctx.selected(incremental_name("incremental_resident", batch_log));
@@ -113,7 +171,7 @@ void run_slab_hash(context& ctx)
   constexpr double update_sol = slab::update_sol_bytes;
 
   for (const unsigned percent : sweep_percents) {
-    bool needed = false;
+    bool needed = wanted_in_order(percent);
     for (const char* kind : kinds) { needed = needed || wanted(kind, percent); }
     if (!needed) { continue; }
     const double fill = percent / 100.0;
@@ -125,12 +183,15 @@ void run_slab_hash(context& ctx)
       map.insert(keys, keys);  // value = key, so a find's output can be checked against its query
     };
 
+    const bool automatic_splits = map.plan().by_partition;
+    const double split_bytes = partitioned_build_bytes(n, map.capacity().bucket_count, hash::default_slab_bytes);
     if (wanted("build", percent) || wanted("memory", percent)) {
       const double ms = ctx.median_prepared_ms([&] { map.clear(); }, [&] { map.insert(keys, keys); });
       const hash::slab_statistics stats = map.statistics();
       if (wanted("build", percent)) {
-        row r = make_row(row_name("build", n, percent), n, ms, open_build_ms, update_sol, stats.live == n);
-        r.unit += " (memory utilization " + std::to_string(stats.memory_utilization) + ")";
+        const double bytes = automatic_splits ? split_bytes : update_sol;
+        row r = make_row(row_name("build", n, percent), n, ms, open_build_ms, bytes, stats.live == n);
+        r.unit = build_unit(stats.memory_utilization, bytes);
         ctx.add(std::move(r));
       }
       if (wanted("memory", percent)) {
@@ -146,6 +207,21 @@ void run_slab_hash(context& ctx)
         r.verified = stats.live == n;
         ctx.add(std::move(r));
       }
+    }
+
+    // The build in each fixed order, beside the automatic row (same baseline).
+    for (const build_order& fixed : build_orders) {
+      const std::string name = row_name("build", n, percent) + fixed.suffix;
+      if (!ctx.selected(name)) { continue; }
+      const hash::batch_options original = map.get_batch_options();
+      map.set_batch_options(fixed.options);
+      const double ms = ctx.median_prepared_ms([&] { map.clear(); }, [&] { map.insert(keys, keys); });
+      const hash::slab_statistics stats = map.statistics();
+      map.set_batch_options(original);
+      const double bytes = fixed.options.order == hash::batch_order::by_partition ? split_bytes : update_sol;
+      row r = make_row(name, n, ms, open_build_ms, bytes, stats.live == n && slab::export_matches(map, keys));
+      r.unit = build_unit(stats.memory_utilization, bytes);
+      ctx.add(std::move(r));
     }
 
     auto find_row = [&](const char* kind, std::span<const std::uint32_t> queries, bool present) {
@@ -198,6 +274,40 @@ void run_slab_hash(context& ctx)
                                "slab_map mixed with the automatic combine choice, same run", ms, slab::mixed_sol_bytes,
                                never_verified));
       }
+    }
+  }
+
+  // The build from Zipf-repeated keys, each table sized for n keys (as the uniform build's), against the
+  // open-addressing build of the same keys in the same run.
+  if (zipf_wanted) {
+    auto zipf = make_device_buffer<std::uint32_t>(n);
+    generate_zipf_keys(backend, key_set<std::uint32_t>{zipf_pool, data_seed, key_order::shuffled, hash::max_user_key},
+                       zipf_exponent, data_seed, zipf.span());
+    const std::span<const std::uint32_t> zipf_keys(zipf.data(), n);
+    map_type map(backend, map_type::capacity_for(n, headline_percent / 100.0));
+    const std::uint64_t distinct = [&] {
+      map.insert(zipf_keys, zipf_keys);
+      return map.size();
+    }();
+    const double open_zipf_ms =
+        ctx.median_prepared_ms(open_clear, [&] { open_run({}, operation::insert, zipf_keys, zipf_keys); });
+    const bool open_zipf_ok = count_status(statuses, n, operation_status::inserted) == distinct;
+    auto zipf_row = [&](const std::string& name, hash::batch_order order) {
+      if (!ctx.selected(name)) { return; }
+      map.set_batch_options({.order = order});
+      const double ms = ctx.median_prepared_ms([&] { map.clear(); }, [&] { map.insert(zipf_keys, zipf_keys); });
+      const hash::slab_statistics stats = map.statistics();
+      const bool splits = map.plan().by_partition;
+      const double bytes =
+          splits ? partitioned_build_bytes(n, map.capacity().bucket_count, hash::default_slab_bytes) : update_sol;
+      row r = make_row(name, n, ms, open_zipf_ms, bytes, open_zipf_ok && stats.live == distinct);
+      r.unit = build_unit(stats.memory_utilization, bytes) + " " + std::to_string(distinct) + " distinct keys";
+      r.baseline = open_baseline + ", the same Zipf keys";
+      ctx.add(std::move(r));
+    };
+    zipf_row(zipf_row_name(n), hash::batch_order::automatic);
+    for (std::size_t o = 0; o < zipf_orders; ++o) {
+      zipf_row(zipf_row_name(n) + build_orders[o].suffix, build_orders[o].options.order);
     }
   }
 

@@ -31,7 +31,8 @@ using hash::tile_lanes;
 
 constexpr tile_lanes every_tile[] = {tile_lanes::automatic, tile_lanes::one,     tile_lanes::four,
                                      tile_lanes::eight,     tile_lanes::sixteen, tile_lanes::warp};
-constexpr batch_order every_order[] = {batch_order::automatic, batch_order::input, batch_order::by_bucket};
+constexpr batch_order every_order[] = {batch_order::automatic, batch_order::input, batch_order::by_bucket,
+                                       batch_order::by_partition};
 
 std::string describe(const batch_options& options)
 {

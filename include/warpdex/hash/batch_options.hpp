@@ -29,6 +29,12 @@ enum class batch_order : std::uint8_t {
   automatic = 0,  ///< chosen by plan_batch
   input,          ///< element i runs on thread i
   by_bucket,      ///< elements are stably sorted by bucket first, so a warp's operations share lists
+  /// A large insertion batch (insert or insert_or_assign, no statuses, unique keys; the cuda backend) is
+  /// first split by the high bits of its keys' buckets (the library's multisplit, keys with their
+  /// values), so the warps in flight at any moment work one range of buckets whose slabs stay in L2.
+  /// Other batches, and the host backend, run in input order. Not chosen by automatic (docs/hash.md,
+  /// "Bulk builds by partition": measured slower with 256 ranges; ranges sized in bytes not yet measured).
+  by_partition,
 };
 
 /// Whether a batch's operations on one key are combined before they reach the table (see
@@ -63,7 +69,16 @@ struct batch_options {
   batch_order order = batch_order::automatic;
   batch_combine combine = batch_combine::automatic;
   batch_check check = batch_check::whole_batch;
+  /// With batch_order::by_partition (or automatic, when it splits): the base-slab bytes one bucket range
+  /// covers (at most 256 ranges a batch); 0: default_partition_bytes.
+  std::uint64_t partition_bytes = 0;
 };
+
+/// The base-slab bytes of a bucket range by default: half the L2 of an H100 or H200 (50 MB), so the
+/// range's slabs, the overflow slabs its insertions write and the streamed keys fit together. A range
+/// as small as 1 MB (256 ranges of a 2^24-key table) keeps so few buckets that the insertions in flight
+/// (67K on an H200: 8 a warp) meet several to a bucket and their swaps collide (docs/hash.md).
+inline constexpr std::uint64_t default_partition_bytes = std::uint64_t{24} << 20;
 
 /// Throws warpdex::error for a tile size other than automatic, 1, 4, 8, 16 or 32, an unknown order, an
 /// unknown combine choice or an unknown check.
@@ -72,7 +87,7 @@ inline void validate(const batch_options& options)
   const auto tile = static_cast<std::uint32_t>(options.tile);
   WARPDEX_EXPECTS(tile == 0 || tile == 1 || tile == 4 || tile == 8 || tile == 16 || tile == 32,
                   "batch_options: tile_lanes must be automatic, 1, 4, 8, 16 or 32, got " + std::to_string(tile));
-  WARPDEX_EXPECTS(options.order <= batch_order::by_bucket,
+  WARPDEX_EXPECTS(options.order <= batch_order::by_partition,
                   "batch_options: unknown batch_order " + std::to_string(static_cast<unsigned>(options.order)));
   WARPDEX_EXPECTS(options.combine <= batch_combine::always,
                   "batch_options: unknown batch_combine " + std::to_string(static_cast<unsigned>(options.combine)));
@@ -84,6 +99,8 @@ inline void validate(const batch_options& options)
 struct batch_plan {
   std::uint32_t tile_lanes = 8;  ///< 1, 4, 8, 16 or 32
   bool by_bucket = false;
+  bool by_partition = false;  ///< insertion batches split by bucket range (batch_order::by_partition)
+  std::uint64_t partition_bytes = default_partition_bytes;  ///< base-slab bytes a bucket range covers
   /// never, always, or automatic: decided per batch from a sample of its keys (combine_repeat_threshold).
   batch_combine combine = batch_combine::automatic;
   batch_check check = batch_check::whole_batch;  ///< as asked (batch_options::check)
@@ -145,6 +162,8 @@ inline batch_plan plan_batch(const batch_options& options)
   batch_plan plan;
   plan.tile_lanes = tile != 0 ? tile : automatic_tile_lanes;
   plan.by_bucket = options.order == batch_order::by_bucket;
+  plan.by_partition = options.order == batch_order::by_partition;
+  if (options.partition_bytes != 0) { plan.partition_bytes = options.partition_bytes; }
   plan.combine = options.combine;
   plan.check = options.check;
   return plan;

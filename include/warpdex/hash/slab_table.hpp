@@ -563,6 +563,8 @@ class slab_table_base {
     const batch_plan chosen = plan();
     planned.tile_lanes = chosen.tile_lanes;
     planned.by_bucket = chosen.by_bucket && batch.batch_offsets == nullptr;  // many batches: input order
+    planned.by_partition = chosen.by_partition && batch.batch_offsets == nullptr;
+    planned.partition_bytes = chosen.partition_bytes;
     planned.wave_threads = wave_threads_;
     if constexpr (requires { backend_.stream; }) { planned.report_home = home ? report_home_.data() : nullptr; }
     return enqueue_checked_batch<Slots>(backend_, view(), planned, unsupported_operations(mode_), report_.data(),

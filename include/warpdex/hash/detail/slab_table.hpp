@@ -111,6 +111,14 @@ struct basic_batch_arguments {
   std::uint64_t count = 0;
   std::uint32_t tile_lanes = 8;  ///< lanes per find or erasure on the cuda backend: 1, 4, 8, 16 or 32
   bool by_bucket = false;        ///< run the elements stably sorted by bucket (results still at their index)
+  /// Split the batch by bucket range first (batch_order::by_partition), where the backend can: a uniform
+  /// insertion batch with no outputs into a unique-key table (cuda backend; slab_table_cuda_partition.cuh).
+  bool by_partition = false;
+  std::uint64_t partition_bytes = 0;  ///< with by_partition: the base-slab bytes a bucket range covers
+  /// Elements of one warp with equal keys run once, the lowest lane's (a batch with no outputs: the
+  /// others are a valid sequential run in which they came first, or after it and found the key). Set by
+  /// the backend for the batches it splits by bucket range, where a hot key fills whole warps.
+  bool drop_warp_duplicates = false;
   /// Non-null: only the elements whose entry here is out_of_memory run (the retry after a growth; it
   /// may alias `statuses`); the others are skipped and their outputs left as they are.
   const operation_status* retry = nullptr;

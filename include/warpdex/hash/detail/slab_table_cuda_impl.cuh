@@ -7,9 +7,11 @@
 // so the two compile in parallel; a table with a hasher of its own is instantiated by the user
 // (hash/instantiate.hpp). It defines the same templates as slab_table_host_impl.hpp, so a translation
 // unit includes one of the two.
-// The kernels and device functors live in slab_table_cuda_kernels.cuh (batches, walks) and
-// slab_table_cuda_combine.cuh (combined batches); this file defines the operations with them.
+// The kernels and device functors live in slab_table_cuda_kernels.cuh (batches, walks),
+// slab_table_cuda_combine.cuh (combined batches) and slab_table_cuda_partition.cuh (insertion batches
+// split by bucket range); this file defines the operations with them.
 #include <warpdex/hash/detail/slab_table_cuda_combine.cuh>
+#include <warpdex/hash/detail/slab_table_cuda_partition.cuh>
 
 namespace warpdex::hash::detail {
 
@@ -101,6 +103,8 @@ bool enqueue_checked_batch(const Backend& backend, const slab_table_view<Slots>&
                   written_home ? batch.report_home : nullptr);
     gated.gate = report;
     gated.report_home = nullptr;  // the check kernel wrote it (a gated kernel adds exhausted counts only)
+    // Split after the check, which names the first reserved key by its index in the caller's order.
+    gated = partitioned_batch(backend, table, gated, scratch);
   }
   const std::uint32_t* order = bucket_order(backend, table, batch, scratch);
   static_assert(sizeof(report->exhausted) == sizeof(unsigned long long));

@@ -518,6 +518,14 @@ inline __device__ void sum_exhausted_in_report(unsigned warp_exhausted, batch_re
   }
 }
 
+/// Whether this lane runs and is the lowest running lane of its warp holding `key` (every lane calls it).
+template <class Key>
+__device__ bool leads_its_key(bool runs, Key key)
+{
+  const unsigned same_key = warp::match_any(key) & warp::ballot(runs);
+  return runs && (same_key & warp::lanemask_lt()) == 0;
+}
+
 /// A batch that may insert: tiles of `TileLanes` lanes run the operations, each warp appending slabs
 /// with its own allocator. `Ops`: uniform for insert and insert_or_assign batches, mixed otherwise.
 /// `ManyBatches`: the kernel of a many-batch call (many_batch_rejects), a separate instantiation, so the
@@ -545,7 +553,8 @@ __global__ void __launch_bounds__(block_threads, batch_blocks_per_sm)
   using key_type = typename Slots::key_type;
   using value_type = typename Slots::value_type;
   const key_type key = active ? batch.keys[i] : key_type{0};
-  const bool runs = active && !rejected_with_batch && !rejected_alone(batch, active, i, key);
+  bool runs = active && !rejected_with_batch && !rejected_alone(batch, active, i, key);
+  if (batch.drop_warp_duplicates) { runs = leads_its_key(runs, key); }
   const value_type value = runs && batch.values_in != nullptr ? batch.values_in[i] : value_type{0};
   value_type found_value = 0;
   const operation_status status = ref.template apply_with<TileLanes, Ops>(
