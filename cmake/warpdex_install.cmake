@@ -16,6 +16,9 @@ endif()
 if(WARPDEX_HAS_HYPERSCAN AND WARPDEX_HYPERSCAN_LIBRARY MATCHES "\\.a$")
   # Hyperscan's archive beside the library (src/search/CMakeLists.txt links the installed library to it).
   install(FILES ${WARPDEX_HYPERSCAN_LIBRARY} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+elseif(WARPDEX_HAS_HYPERSCAN)
+  # The shared library under the name the loader asks for (src/search/CMakeLists.txt links it there).
+  install(FILES ${WARPDEX_HYPERSCAN_SHARED_FILE} DESTINATION ${CMAKE_INSTALL_LIBDIR} RENAME ${WARPDEX_HYPERSCAN_SONAME})
 endif()
 if(TARGET warpdex_cli)
   install(TARGETS warpdex_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -207,7 +207,7 @@ python_build() {
   local architectures=${CMAKE_CUDA_ARCHITECTURES:-90}
   local python_build_dir=${build_dir}-python python_bundle=${bundle}-python
   cmake -S . -B "$python_build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$architectures" \
-    -DWARPDEX_BUILD_TESTS=OFF -DWARPDEX_BUILD_BENCH=OFF -DWARPDEX_BUILD_CLI=OFF
+    -DWARPDEX_BUILD_TESTS=OFF -DWARPDEX_BUILD_BENCH=OFF -DWARPDEX_BUILD_CLI=OFF -DWARPDEX_HYPERSCAN_SHARED=ON
   cmake --build "$python_build_dir" -j "$build_jobs"
   rm -rf "$python_bundle"
   mkdir -p "$python_bundle/python" "$python_bundle/examples" "$python_bundle/bench" "$python_bundle/lib" \
