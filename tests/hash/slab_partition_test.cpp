@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <unordered_map>
@@ -85,6 +86,21 @@ class slab_partition_test : public slab_backend_test<Backend> {
     } else {
       map.insert(device_keys.span(), device_values.span());
     }
+  }
+
+  /// Splits `map` and inserts the first `count` of `keys` with random values; checks and returns the table.
+  std::unordered_map<std::uint32_t, std::uint32_t> hold_first(map_type& map, std::mt19937_64& random,
+                                                              const std::vector<std::uint32_t>& keys,
+                                                              std::size_t count) const
+  {
+    split(map);
+    const std::vector<std::uint32_t> held(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(count));
+    const auto values = random_values(random, count);
+    insert(map, held, values);
+    std::unordered_map<std::uint32_t, std::uint32_t> oracle;
+    for (std::size_t i = 0; i < count; ++i) { oracle.emplace(held[i], values[i]); }
+    EXPECT_EQ(export_map(map), oracle);
+    return oracle;
   }
 
   /// The map holds exactly the keys `before` held and those of `offered`; keys of `before` keep their
@@ -190,13 +206,8 @@ TYPED_TEST(slab_partition_test, PresentKeysKeepTheirValuesAndAssignmentsReplaceT
   seeded_random random;
   const std::size_t n = 40000;
   const auto keys = distinct_keys(random, 2 * n);
-  const std::vector<std::uint32_t> first(keys.begin(), keys.begin() + n);
-  const auto first_values = random_values(random, n);
   typename TestFixture::map_type map(this->backend(), TestFixture::map_type::capacity_for(2 * n));
-  TestFixture::split(map);
-  this->insert(map, first, first_values);
-  std::unordered_map<std::uint32_t, std::uint32_t> before;
-  for (std::size_t i = 0; i < n; ++i) { before.emplace(first[i], first_values[i]); }
+  const auto before = this->hold_first(map, random, keys, n);
 
   // Half present keys, half new ones, each twice with different values.
   std::vector<std::uint32_t> batch(keys.begin() + n / 2, keys.begin() + n + n / 2);
@@ -230,12 +241,8 @@ TYPED_TEST(slab_partition_test, ReservedKeysRejectTheBatchAndChangeNothing)
   seeded_random random;
   const std::size_t n = 10000;
   const auto keys = distinct_keys(random, 2 * n);
-  const std::vector<std::uint32_t> present(keys.begin(), keys.begin() + n);
-  const auto present_values = random_values(random, n);
   typename TestFixture::map_type map(this->backend(), TestFixture::map_type::capacity_for(2 * n));
-  TestFixture::split(map);
-  this->insert(map, present, present_values);
-  const auto before = export_map(map);
+  const auto before = this->hold_first(map, random, keys, n);
   for (const std::uint32_t reserved : {hash::empty_key, hash::erased_key}) {
     std::vector<std::uint32_t> batch(keys.begin() + n, keys.end());
     batch[7777] = reserved;
