@@ -124,19 +124,6 @@ struct lsm_async_rank_entry {
   }
 };
 
-/// lsm_async_rank_entry over the batch in its own memory, its stale entries counted (the host backend).
-template <class Key, class Value>
-struct lsm_async_rank_counted {
-  lsm_async_rank_entry<Key, Value> rank;
-  const Key* keys;
-  std::uint64_t* counters;
-  WARPDEX_HOST_DEVICE void operator()(std::uint64_t i) const
-  {
-    const lsm_rank_counts counts = lsm_async_rank_entry<Key, Value>::count(keys, i, 0, rank.size);
-    if (rank.place(keys[i], i, counts) != 0) { add_to_counter(counters + lsm_stale_count, 1); }
-  }
-};
-
 /// Entries of run r of a merge: the batch (r = 0) or level r - 1; run r starts at entry run_size(r) too
 /// (b, then b, 2b, 4b ...), except the batch at 0.
 WARPDEX_HOST_DEVICE inline std::uint64_t lsm_run_size(std::uint64_t batch_size, std::uint32_t run)

@@ -213,7 +213,7 @@ void lsm_map<Key, Value, Backend>::reserve_async(std::uint64_t batches)
     // The sort's workspace takes its size here, once (a sort into level 0's home, empty now), so that
     // insert_async allocates nothing; batches sorted by rank need none.
     buffer<std::uint8_t> scratch;
-    if (b > detail::lsm_async_rank_max) {
+    if (!detail::lsm_async_ranked<Backend>(b)) {
       detail::sort_batch(backend_, keys.data(), values.data(), keys.data() + b, values.data() + b, b, &scratch);
     }
     backend_.synchronize();
@@ -252,7 +252,7 @@ void lsm_map<Key, Value, Backend>::insert_async(std::span<const Key> keys, std::
   const detail::lsm_async_arena<Key, Value> arena{async_keys_.data(),    async_values_.data(), async_status_.data(),
                                                   async_control_.data(), b,                    async_capacity_};
   std::uint64_t* batch_counters = async_control_.data() + detail::lsm_async_batch_stale - detail::lsm_stale_count;
-  if (b <= detail::lsm_async_rank_max) {
+  if (detail::lsm_async_ranked<Backend>(b)) {
     detail::rank_async_batch(backend_, keys.data(), values.data(), b, arena, batch_counters);
   } else {
     detail::sort_batch(backend_, keys.data(), values.data(), async_keys_.data(), async_values_.data(), b,
