@@ -28,6 +28,23 @@ constexpr std::uint32_t poison = 0xdeadbeefU;
 
 template <class Backend>
 class radix_sort_test : public backend_test<Backend> {
+ protected:
+  /// Sorts `keys` with their positions as values (radix_sort_pairs, outputs poisoned) against a stable sort.
+  void expect_pairs_sorted(const std::vector<std::uint32_t>& keys, sort_order order) const
+  {
+    const std::uint64_t n = keys.size();
+    std::vector<std::uint32_t> positions(n);
+    std::iota(positions.begin(), positions.end(), std::uint32_t{0});
+    const auto expected_positions = stable_order(keys, order);
+    auto keys_in = make_buffer_from<std::uint32_t>(this->backend(), keys);
+    auto values_in = make_buffer_from<std::uint32_t>(this->backend(), positions);
+    auto keys_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
+    auto values_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
+    radix_sort_pairs(this->backend(), std::as_const(keys_in).span(), std::as_const(values_in).span(),
+                     keys_out.span(), values_out.span(), order);
+    EXPECT_EQ(keys_out.to_vector(), gather(keys, expected_positions));
+    EXPECT_EQ(values_out.to_vector(), expected_positions);
+  }
 };
 TYPED_TEST_SUITE(radix_sort_test, all_backends, backend_names);
 
@@ -49,22 +66,11 @@ TYPED_TEST(radix_sort_test, sorts_keys_and_pairs_stably_both_ways)
         std::vector<std::uint32_t> keys(n);
         // Narrow keys repeat often: stability decides the order of their values.
         for (auto& key : keys) { key = static_cast<std::uint32_t>(key_bound != 0 ? random() % key_bound : random()); }
-        std::vector<std::uint32_t> positions(n);
-        std::iota(positions.begin(), positions.end(), std::uint32_t{0});
-        const auto expected_positions = stable_order(keys, order);
-        const auto expected_keys = gather(keys, expected_positions);
-
         auto keys_in = make_buffer_from<std::uint32_t>(this->backend(), keys);
-        auto values_in = make_buffer_from<std::uint32_t>(this->backend(), positions);
         auto keys_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
-        auto values_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
         radix_sort(this->backend(), std::as_const(keys_in).span(), keys_out.span(), order);
-        EXPECT_EQ(keys_out.to_vector(), expected_keys);
-        keys_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
-        radix_sort_pairs(this->backend(), std::as_const(keys_in).span(), std::as_const(values_in).span(),
-                         keys_out.span(), values_out.span(), order);
-        EXPECT_EQ(keys_out.to_vector(), expected_keys);
-        EXPECT_EQ(values_out.to_vector(), expected_positions);
+        EXPECT_EQ(keys_out.to_vector(), gather(keys, stable_order(keys, order)));
+        this->expect_pairs_sorted(keys, order);
       }
     }
   }
@@ -126,18 +132,7 @@ TYPED_TEST(radix_sort_test, pairs_in_whole_tiles_sort_stably)
         };
         std::vector<std::uint32_t> keys(n);
         for (std::uint64_t i = 0; i < n; ++i) { keys[i] = key_at(i, static_cast<std::uint32_t>(random())); }
-        std::vector<std::uint32_t> positions(n);
-        std::iota(positions.begin(), positions.end(), std::uint32_t{0});
-        const auto expected_positions = stable_order(keys, order);
-        const auto expected_keys = gather(keys, expected_positions);
-        auto keys_in = make_buffer_from<std::uint32_t>(this->backend(), keys);
-        auto values_in = make_buffer_from<std::uint32_t>(this->backend(), positions);
-        auto keys_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
-        auto values_out = make_filled_buffer<std::uint32_t>(this->backend(), n, poison);
-        radix_sort_pairs(this->backend(), std::as_const(keys_in).span(), std::as_const(values_in).span(),
-                         keys_out.span(), values_out.span(), order);
-        EXPECT_EQ(keys_out.to_vector(), expected_keys);
-        EXPECT_EQ(values_out.to_vector(), expected_positions);
+        this->expect_pairs_sorted(keys, order);
       }
     }
   }
