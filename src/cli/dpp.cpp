@@ -208,6 +208,8 @@ void dedup_lines(backend_choice choice, const dedup_options& opts)
     write_line(out, counts.line(g));
   }
   std::fflush(stdout);
+  // The failed write (this flush or one before it) left its errno; main's own flush finds nothing left to fail on.
+  if (std::ferror(stdout) && stdout_write_cause() == 0) { stdout_write_cause() = errno; }
   if (file) {
     errno = 0;
     const bool written = std::fflush(file.get()) == 0 && std::ferror(file.get()) == 0;
