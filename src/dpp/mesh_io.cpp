@@ -20,12 +20,13 @@
 namespace warpdex::dpp {
 namespace detail {
 
-/// Throws `warpdex::error` "name: what". `what` may quote the file's bytes: control characters are
-/// written as \xNN, so the message stays one printable line whatever the file holds.
+/// Throws `warpdex::error` "name: what". Both may quote the file's bytes (a name can carry an array's
+/// name from the file): control characters are written as \xNN, so the message stays one printable line
+/// whatever the file holds.
 [[noreturn]] void fail(const std::string& name, const std::string& what)
 {
-  std::string line = name + ": ";
-  for (const char c : what) {
+  std::string line;
+  for (const char c : name + ": " + what) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7f) {
       constexpr char hex[] = "0123456789abcdef";

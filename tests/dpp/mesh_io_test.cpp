@@ -217,6 +217,15 @@ TEST_F(mesh_io_test, malformed_files_are_refused)
   expect_refused(replaced(vtu, "NumberOfCells=\"40\"", "NumberOfCells=\"41\""), inline_case, {"41 cells"});
   expect_refused(replaced(vtu, "format=\"binary\">", "format=\"binary\">!"), inline_case, {"invalid base64"});
   expect_refused(replaced(vtu, "type=\"UnstructuredGrid\"", "type=\"PolyData\""), inline_case, {"PolyData"});
+  // An array's name from the file, quoted beside a bad value, is escaped as the value is.
+  const auto& ascii_vtu = all_file_cases()[2];
+  const std::string text_vtu = write(mesh, ascii_vtu);
+  const auto offsets_at = text_vtu.find("Name=\"offsets\"");
+  ASSERT_NE(offsets_at, std::string::npos);
+  std::string renamed = replaced(text_vtu, "Name=\"offsets\"", "Name=\"off\nsets\"");
+  const auto first_value = renamed.find('>', offsets_at) + 1;
+  renamed.insert(renamed.find_first_not_of(" \n", first_value), "9Y");
+  expect_refused(renamed, ascii_vtu, {"(off\\x0asets)", "is not a number"});
   // An inline header that claims more bytes than follow: "AAAAAA==" is a header word of 0 before the
   // points; make it claim 2^31.
   const auto header_at = vtu.find("format=\"binary\">") + 16;
