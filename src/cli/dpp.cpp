@@ -238,20 +238,24 @@ void dedup_records(const Backend& backend, const dedup_options& opts, const std:
   const auto input = to_backend<Element>(backend, records);
   const std::span<const Element> in(input.data(), n);
   const dpp::duplicate_method method = dpp::parse_duplicate_method(opts.method);
+  // What runs: the engine, the sort or hash fighting, as the library resolves the method for this call.
+  const dpp::duplicate_method ran = opts.once ? dpp::resolve_once_method<Element, Backend>(method, n)
+                                              : dpp::resolve_distinct_method<Element, Backend>(
+                                                    method, n, false, dpp::element_order::first_occurrence);
   buffer<Element> result;
   double seconds = 0;
   {
     progress shown(opts.once ? "dedup: records occurring once" : "dedup: distinct records");
     seconds = timed(backend, [&] {
       result = opts.once ? dpp::elements_occurring_once(backend, in, method)
-                         : dpp::unique_elements(backend, in, dpp::element_order::first_occurrence);
+                         : dpp::unique_elements(backend, in, dpp::element_order::first_occurrence, method);
     });
   }
   const std::vector<Element> kept = result.to_vector();
-  std::printf(
-      "%llu records of %u bytes, %llu %s, %.2f ms (%s)\n", static_cast<unsigned long long>(n), opts.record_bytes,
-      static_cast<unsigned long long>(kept.size()), opts.once ? "occurring once" : "distinct", seconds * 1e3,
-      opts.once ? std::string(dpp::duplicate_method_name(dpp::resolve_method<Element>(method))).c_str() : "sort");
+  std::printf("%llu records of %u bytes, %llu %s, %.2f ms (%s)\n", static_cast<unsigned long long>(n),
+              opts.record_bytes, static_cast<unsigned long long>(kept.size()),
+              opts.once ? "occurring once" : "distinct", seconds * 1e3,
+              std::string(dpp::duplicate_method_name(ran)).c_str());
   if (!opts.output.empty()) {
     std::ofstream out(opts.output, std::ios::binary);
     WARPDEX_EXPECTS(out.good(), "dedup --output: cannot create '" + opts.output + "'");
@@ -294,6 +298,9 @@ void dedup_file(const global_options& globals, const dedup_options& opts)
   if (opts.lines) {
     dedup_lines(choice, opts);
     return;
+  }
+  if (opts.method == "hash" && !opts.once) {
+    usage_error("dedup --method hash: hash fighting finds only the records occurring once (add --once)");
   }
   const std::vector<char> bytes = read_whole_file("dedup", opts.path, "records");
   expect_not_empty("dedup", opts.path, bytes.size(), "records");  // as split and hashfight --keys say it
@@ -414,9 +421,11 @@ void add_dedup_command(CLI::App& app, const global_options& globals)
                      "in input order); CRLF counts as LF, a missing final newline is fine, NUL is ordinary content")
           ->excludes(record);
   CLI::Option* once = command->add_flag("--once", opts->once, "Print only the lines / records occurring exactly once");
-  command->add_option("--method", opts->method, "Records with --once: auto, sort or hash (hash fighting)")
-      ->check(CLI::IsMember({"auto", "sort", "hash"}))
-      ->needs(once)
+  command
+      ->add_option("--method", opts->method,
+                   "Records: auto, sort or partitioned (split by leading bits, then hash tables), and with --once "
+                   "hash (hash fighting)")
+      ->check(CLI::IsMember({"auto", "sort", "partitioned", "hash"}))
       ->excludes(lines);
   command
       ->add_option("--output", opts->output,

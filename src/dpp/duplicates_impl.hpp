@@ -193,7 +193,11 @@ template <class Element, class Backend>
 buffer<std::uint32_t> once_bitmap(const Backend& backend, std::span<const Element> elements, duplicate_method method)
 {
   if (resolve_once_method<Element, Backend>(method, elements.size()) == duplicate_method::partitioned) {
-    if constexpr (has_partitioned_engine<Element, Backend>) { return partitioned_once_bitmap(backend, elements); }
+    if constexpr (std::is_same_v<Backend, host>) {
+      return host_partitioned_once_bitmap(backend, elements);
+    } else if constexpr (has_partitioned_engine<Element, Backend>) {
+      return partitioned_once_bitmap(backend, elements);
+    }
   }
   return sorted_once_bitmap(backend, elements);
 }
@@ -403,9 +407,13 @@ element_counts<Element> count_elements(const Backend& backend, std::span<const E
       return element_counts<Element>{make_buffer<Element>(backend, 0), make_buffer<std::uint64_t>(backend, 0),
                                      make_buffer<std::uint64_t>(backend, 0)};
     }
-    if (outputs == count_outputs::counts_only && order == element_order::ascending &&
-        resolve_distinct_method<Element, Backend>(method, n, true) == duplicate_method::partitioned) {
-      if constexpr (detail::has_partitioned_engine<Element, Backend>) {
+    if (resolve_distinct_method<Element, Backend>(method, n, true, order, outputs) == duplicate_method::partitioned) {
+      if constexpr (std::is_same_v<Backend, host>) {
+        // First positions as the sort method gives them: asked for, or with the order of first occurrence.
+        return detail::host_partitioned_counts(
+            backend, elements, order, true,
+            outputs == count_outputs::with_first_positions || order == element_order::first_occurrence);
+      } else if constexpr (detail::has_partitioned_engine<Element, Backend>) {
         auto distinct = detail::partitioned_distinct(backend, elements, true);
         return element_counts<Element>{std::move(distinct.elements), std::move(distinct.counts),
                                        make_buffer<std::uint64_t>(backend, 0)};
@@ -449,13 +457,18 @@ buffer<Element> unique_elements(const Backend& backend, std::span<const Element>
                                 duplicate_method method)
 {
   detail::check_element_count("unique_elements", elements.size());
-  if (order == element_order::first_occurrence) { return count_elements(backend, elements, order).elements; }
   return detail::reporting_allocation_failure("unique_elements", [&] {
     const std::uint64_t n = elements.size();
-    if (resolve_distinct_method<Element, Backend>(method, n, false) == duplicate_method::partitioned) {
-      if constexpr (detail::has_partitioned_engine<Element, Backend>) {
+    if (resolve_distinct_method<Element, Backend>(method, n, false, order) == duplicate_method::partitioned) {
+      if constexpr (std::is_same_v<Backend, host>) {
+        return detail::host_partitioned_counts(backend, elements, order, false, false).elements;
+      } else if constexpr (detail::has_partitioned_engine<Element, Backend>) {
         return detail::partitioned_distinct(backend, elements, false).elements;
       }
+    }
+    if (order == element_order::first_occurrence) {
+      return count_elements(backend, elements, order, count_outputs::with_first_positions, duplicate_method::sort)
+          .elements;
     }
     const auto sorted = detail::sorted_copy(backend, elements);
     const std::uint64_t runs = detail::count_runs(backend, sorted.data(), n);

@@ -1,10 +1,15 @@
 #pragma once
-// The partitioned engine of the duplicate search (cuda backend, 32-bit elements): the distinct elements in
-// ascending order, with or without their counts, and the once-flags, without sorting the input. docs/dpp.md ("Duplicate
-// search: the partitioned engine") gives the design and its bytes; duplicates_partitioned_cuda.cu the code.
+// The partitioned engines of the duplicate search, which split the input by its leading bits instead of
+// sorting it. The cuda one (32-bit elements): the distinct elements in ascending order, with or without
+// their counts, and the once-flags; docs/dpp.md ("Duplicate search: the partitioned engine") gives the
+// design and its bytes, duplicates_partitioned_cuda.cu the code. The host one (every element type, order
+// and output): partitions sized for a core's caches, each counted by one thread in a hash table
+// (duplicates_partitioned_host.cpp).
 
 #include <warpdex/core/backend.hpp>
 #include <warpdex/core/buffer.hpp>
+#include <warpdex/dpp/duplicates.hpp>
+#include <warpdex/dpp/element.hpp>
 
 #include <cstdint>
 #include <span>
@@ -20,6 +25,17 @@ inline constexpr bool has_partitioned_engine = false;
 template <>
 inline constexpr bool has_partitioned_engine<std::uint32_t, cuda> = true;
 #endif
+
+/// The once-bitmap of `elements` (bit i of word i / 32 set when elements[i] occurs exactly once) by the
+/// host's partitioned engine.
+template <class Element>
+buffer<std::uint32_t> host_partitioned_once_bitmap(const host& backend, std::span<const Element> elements);
+
+/// The distinct elements of `elements` in `order`, with their counts and first positions where asked
+/// (else those buffers are empty), by the host's partitioned engine.
+template <class Element>
+element_counts<Element> host_partitioned_counts(const host& backend, std::span<const Element> elements,
+                                                element_order order, bool with_counts, bool with_first_positions);
 
 /// The distinct elements (ascending) and, when asked, their counts (else `counts` is empty).
 struct partitioned_distinct_result {

@@ -113,9 +113,12 @@ std::vector<dpp_step> dedup_workload(const Backend& backend, std::uint64_t n, do
     steps.push_back(step);
   }
   {
-    // count_elements' defaults (automatic, with first positions: the sort of (element, position) pairs).
+    // count_elements' defaults (automatic, with first positions); the row names what it ran.
+    const auto method = dpp::resolve_distinct_method<std::uint32_t, Backend>(dpp::duplicate_method::automatic, n, true,
+                                                                             dpp::element_order::ascending,
+                                                                             dpp::count_outputs::with_first_positions);
     progress shown("dedup: counts");
-    dpp_step step{"dedup counts (auto: sort)"};
+    dpp_step step{"dedup counts (auto: " + std::string(dpp::duplicate_method_name(method)) + ")"};
     dpp::element_counts<std::uint32_t> counted;
     step.seconds = median_ms(backend, timing, [&] { counted = dpp::count_elements(backend, in); }) / 1e3;
     step.baseline = sort_name;

@@ -278,7 +278,65 @@ TYPED_TEST(duplicates_test, partitioned_warm_calls_allocate_no_scratch)
     return;
   }
 #endif
-  GTEST_SKIP() << "the partitioned engine runs on the cuda backend only";
+  GTEST_SKIP() << "the scratch pool is the cuda backend's (the host engine allocates per call)";
+}
+
+// The host's engine splits by ranges of the leading 64 bits (for tuples, words 0 and 1) into partitions
+// of about 2^14 elements, counted by one thread each from 2^15 elements: inputs past many partitions,
+// ranges narrow and full, leading bits all equal, and one partition of more than 2^16 distinct elements
+// (its table grows). Every output against the oracle, every method.
+TYPED_TEST(duplicates_test, partitioned_engine_past_one_partition)
+{
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 random(seed);
+  const std::uint64_t n = sanitizer_sized() ? 40000 : 150000;
+  {
+    SCOPED_TRACE("every type, half repeated");
+    expect_all_outputs_match(this->backend(), elements_with_duplicates<std::uint32_t>(n, 0.5, seed));
+    expect_all_outputs_match(this->backend(), elements_with_duplicates<std::uint64_t>(n, 0.5, seed));
+    expect_all_outputs_match(this->backend(), elements_with_duplicates<uint32x2>(n, 0.5, seed));
+    expect_all_outputs_match(this->backend(), elements_with_duplicates<uint32x3>(n, 0.5, seed));
+    expect_all_outputs_match(this->backend(), elements_with_duplicates<uint32x4>(n, 0.5, seed));
+  }
+  {
+    SCOPED_TRACE("64-bit elements over the full range and over a narrow one");
+    std::vector<std::uint64_t> full(n);
+    for (auto& element : full) { element = random() >> (random() % 64); }
+    full[random() % n] = 0;
+    full[random() % n] = ~std::uint64_t{0};
+    for (std::uint64_t i = 0; i < n / 3; ++i) { full[random() % n] = full[random() % n]; }
+    expect_all_outputs_match(this->backend(), full);
+    std::vector<std::uint64_t> narrow(n);
+    for (auto& element : narrow) { element = (std::uint64_t{1} << 40) + random() % 5000; }
+    expect_all_outputs_match(this->backend(), narrow);
+  }
+  {
+    SCOPED_TRACE("tuples whose leading words are all equal, or word 0 alone");
+    std::vector<uint32x3> same_leading(n);
+    std::vector<uint32x4> same_first(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      same_leading[i] = uint32x3{{7, 9, static_cast<std::uint32_t>(random() % (n / 2))}};
+      same_first[i] = uint32x4{{3, static_cast<std::uint32_t>(random() % 1000),
+                                static_cast<std::uint32_t>(random() % 50), static_cast<std::uint32_t>(random())}};
+    }
+    expect_all_outputs_match(this->backend(), same_leading);
+    expect_all_outputs_match(this->backend(), same_first);
+  }
+  {
+    SCOPED_TRACE("one partition of 2^17 distinct elements (some twice) beside a few spread ones");
+    std::vector<std::uint32_t> skewed;
+    for (std::uint32_t v = 0; v < (1U << 17); ++v) {
+      skewed.push_back(v);
+      if (v % 5 == 0) { skewed.push_back(v); }
+    }
+    for (int i = 0; i < 100; ++i) { skewed.push_back(static_cast<std::uint32_t>(random()) | 0x80000000U); }
+    std::shuffle(skewed.begin(), skewed.end(), random);
+    expect_all_outputs_match(this->backend(), skewed);
+  }
+  {
+    SCOPED_TRACE("Zipf-repeated");
+    expect_all_outputs_match(this->backend(), zipf_elements<std::uint64_t>(n, 1.1, seed));
+  }
 }
 
 template <class Element, class Backend>
@@ -423,16 +481,29 @@ TEST(duplicate_method_names, parse_and_name)
                                           {"'radix'", "auto, sort, hash or partitioned"});
   EXPECT_EQ(resolve_method<std::uint32_t>(duplicate_method::automatic), duplicate_method::sort);
   EXPECT_EQ(resolve_method<uint32x3>(duplicate_method::automatic), duplicate_method::hash_fight);
-  // The engine exists for 32-bit elements on the cuda backend only; automatic runs it from its threshold,
-  // for unique elements and counts alike.
+  // The host's engine serves every type, order and output; automatic runs it from its thresholds.
   using warpdex::host;
-  EXPECT_EQ((resolve_distinct_method<std::uint32_t, host>(duplicate_method::partitioned, 1ULL << 30, false)),
-            duplicate_method::sort);
-  // The once-outputs: automatic is resolve_method's choice below the engine's threshold and off it.
+  for (const auto order : {element_order::ascending, element_order::first_occurrence}) {
+    EXPECT_EQ((resolve_distinct_method<uint32x3, host>(duplicate_method::partitioned, 1ULL << 30, true, order,
+                                                       count_outputs::with_first_positions)),
+              duplicate_method::partitioned);
+    EXPECT_EQ((resolve_distinct_method<std::uint64_t, host>(duplicate_method::automatic,
+                                                            host_partitioned_automatic_from, false, order)),
+              duplicate_method::partitioned);
+    EXPECT_EQ((resolve_distinct_method<std::uint64_t, host>(duplicate_method::sort, 1ULL << 30, false, order)),
+              duplicate_method::sort);
+  }
+  // The once-outputs: automatic is resolve_method's choice below the engine's threshold.
   EXPECT_EQ((resolve_once_method<std::uint32_t, host>(duplicate_method::automatic, 1ULL << 31)),
-            duplicate_method::sort);
+            duplicate_method::partitioned);
+  EXPECT_EQ((resolve_once_method<uint32x3, host>(duplicate_method::automatic, host_partitioned_once_automatic_from)),
+            duplicate_method::partitioned);
+  EXPECT_EQ(
+      (resolve_once_method<std::uint64_t, host>(duplicate_method::automatic, host_partitioned_once_automatic_from - 1)),
+      duplicate_method::sort);
   EXPECT_EQ((resolve_once_method<uint32x3, host>(duplicate_method::automatic, 1)), duplicate_method::hash_fight);
   EXPECT_EQ((resolve_once_method<std::uint32_t, host>(duplicate_method::hash_fight, 1)), duplicate_method::hash_fight);
+  EXPECT_EQ((resolve_once_method<uint32x4, host>(duplicate_method::partitioned, 1)), duplicate_method::partitioned);
 #if WARPDEX_HAS_CUDA
   using warpdex::cuda;
   EXPECT_EQ(
@@ -441,6 +512,13 @@ TEST(duplicate_method_names, parse_and_name)
   EXPECT_EQ((resolve_once_method<std::uint32_t, cuda>(duplicate_method::automatic, partitioned_once_automatic_from)),
             duplicate_method::partitioned);
   EXPECT_EQ((resolve_once_method<std::uint64_t, cuda>(duplicate_method::automatic, 1ULL << 31)),
+            duplicate_method::sort);
+  EXPECT_EQ((resolve_once_method<std::uint64_t, cuda>(duplicate_method::partitioned, 1)), duplicate_method::sort);
+  EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::partitioned, 1, false,
+                                                          element_order::first_occurrence)),
+            duplicate_method::sort);
+  EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(
+                duplicate_method::partitioned, 1, true, element_order::ascending, count_outputs::with_first_positions)),
             duplicate_method::sort);
   for (const bool counts : {false, true}) {
     EXPECT_EQ((resolve_distinct_method<std::uint32_t, cuda>(duplicate_method::partitioned, 1, counts)),

@@ -58,10 +58,11 @@ enum class duplicate_method {
   automatic,   ///< the method the benchmarks found faster for the element type (see `resolve_method`)
   sort,        ///< stable sort by element, then runs of equal elements
   hash_fight,  ///< hash fighting (once-indicator and once-elements; the others sort)
-  /// the partitioned engine (ascending distinct elements, counts-only, once-indicator and once-elements of
-  /// std::uint32_t on the cuda backend: a scatter into 2^14 buckets by the top bits, with the positions
-  /// beside the elements for the once-outputs, then shared-memory bitmaps a bucket); every other call,
-  /// type and backend sorts
+  /// the partitioned engine: on the cuda backend for ascending distinct elements, counts-only,
+  /// once-indicator and once-elements of std::uint32_t (a scatter into 2^14 buckets by the top bits, with
+  /// the positions beside the elements for the once-outputs, then shared-memory bitmaps a bucket; every
+  /// other call and type there sorts); on the host backend for every call and type (ranges of the leading
+  /// bits sized for a core's caches, each counted by one thread in a hash table)
   partitioned,
 };
 
@@ -97,6 +98,15 @@ inline constexpr std::uint64_t partitioned_automatic_from = std::uint64_t{1} << 
 /// (0.748 against 0.747 ms), 1.43x to 1.79x at 2^26 and 1.58x to 1.64x at 2^28; at 2^22 0.87x to 0.99x
 /// (docs/dpp.md). 2^23 is not measured.
 inline constexpr std::uint64_t partitioned_once_automatic_from = std::uint64_t{1} << 24;
+/// The fewest elements for which `automatic` runs the host backend's partitioned engine for unique
+/// elements and counts: every size. On 2 cores (half repeated, first-occurrence order) it measured
+/// 1.7-7.6x the sort from 2^14 to 2^22 elements for 32- and 64-bit integers and triples, and 3-4x at
+/// 2^10 (0.05 against 0.17-0.22 ms) (docs/dpp.md).
+inline constexpr std::uint64_t host_partitioned_automatic_from = 0;
+/// The fewest elements for which `automatic` runs the host's engine for the once-indicator and
+/// once-elements: at 2^20 and 2^22 it measured 1.2-3.1x the faster of the sort and hash fighting, at 2^18
+/// 0.89-2.4x (uint64 lost to the sort in one of two runs), and at 2^14 0.78-1.41x (docs/dpp.md).
+inline constexpr std::uint64_t host_partitioned_once_automatic_from = std::uint64_t{1} << 18;
 /// The most elements one call accepts: positions are 32-bit, and one value is kept free.
 inline constexpr std::uint64_t max_duplicate_search_elements = 0xfffffffeULL;
 
@@ -140,37 +150,46 @@ template <class Element, class Backend>
 [[nodiscard]] buffer<Element> elements_occurring_once(const Backend& backend, std::span<const Element> elements,
                                                       duplicate_method method = duplicate_method::automatic);
 
-/// The method `unique_elements` (`counts` false) and `count_elements` (`counts` true) run for `n`
-/// elements of this type on this backend: `partitioned` where the engine exists (std::uint32_t, cuda,
-/// ascending order, no first positions) and was asked for, or for `automatic` from
-/// `partitioned_automatic_from` elements, where it measured faster than the sort for unique elements and
-/// for counts alike (docs/dpp.md: `counts` no longer changes the choice; the engine's counts lost to the
-/// sort on all-distinct input before its scatter ranked warp by warp); the sort otherwise (hash fighting
-/// finds no distinct elements).
+/// The method `unique_elements` (`counts` false) and `count_elements` (`counts` true, with `outputs`) run
+/// for `n` elements of this type on this backend in `order`: `partitioned` where an engine serves the call
+/// (the host's: every type, order and output; the cuda one: std::uint32_t, ascending order, no first
+/// positions) and was asked for, or for `automatic` from `host_partitioned_automatic_from` elements on the
+/// host and `partitioned_automatic_from` on cuda, where it measured faster than the sort for unique
+/// elements and for counts alike (docs/dpp.md: `counts` no longer changes the cuda choice; the engine's
+/// counts lost to the sort on all-distinct input before its scatter ranked warp by warp); the sort
+/// otherwise (hash fighting finds no distinct elements).
 template <class Element, class Backend>
-[[nodiscard]] constexpr duplicate_method resolve_distinct_method(duplicate_method method, std::uint64_t n,
-                                                                 [[maybe_unused]] bool counts)
+[[nodiscard]] constexpr duplicate_method resolve_distinct_method(duplicate_method method, std::uint64_t n, bool counts,
+                                                                 element_order order = element_order::ascending,
+                                                                 count_outputs outputs = count_outputs::counts_only)
 {
-  constexpr bool engine = std::is_same_v<Element, std::uint32_t> && !std::is_same_v<Backend, host>;
+  constexpr bool on_host = std::is_same_v<Backend, host>;
+  const bool engine = on_host || (std::is_same_v<Element, std::uint32_t> && order == element_order::ascending &&
+                                  (!counts || outputs == count_outputs::counts_only));
   if (!engine) { return duplicate_method::sort; }
   if (method == duplicate_method::partitioned) { return method; }
-  if (method == duplicate_method::automatic && n >= partitioned_automatic_from) {
+  if (method == duplicate_method::automatic &&
+      n >= (on_host ? host_partitioned_automatic_from : partitioned_automatic_from)) {
     return duplicate_method::partitioned;
   }
   return duplicate_method::sort;
 }
 
 /// The method `find_once` and `elements_occurring_once` run for `n` elements of this type on this backend:
-/// `partitioned` when asked for (the engine where it exists, std::uint32_t on cuda; the sort elsewhere),
-/// or for `automatic` from `partitioned_once_automatic_from` elements where the engine exists; otherwise
+/// `partitioned` when asked for where the engine exists (every type on the host, std::uint32_t on cuda;
+/// the sort elsewhere), or for `automatic` from `host_partitioned_once_automatic_from` elements on the
+/// host and `partitioned_once_automatic_from` on cuda where the engine exists; otherwise
 /// `resolve_method`'s choice.
 template <class Element, class Backend>
 [[nodiscard]] constexpr duplicate_method resolve_once_method(duplicate_method method, std::uint64_t n)
 {
-  constexpr bool engine = std::is_same_v<Element, std::uint32_t> && !std::is_same_v<Backend, host>;
-  if (method == duplicate_method::automatic && engine && n >= partitioned_once_automatic_from) {
+  constexpr bool on_host = std::is_same_v<Backend, host>;
+  constexpr bool engine = on_host || std::is_same_v<Element, std::uint32_t>;
+  if (method == duplicate_method::automatic && engine &&
+      n >= (on_host ? host_partitioned_once_automatic_from : partitioned_once_automatic_from)) {
     return duplicate_method::partitioned;
   }
+  if (method == duplicate_method::partitioned && !engine) { return duplicate_method::sort; }
   return resolve_method<Element>(method);
 }
 
@@ -182,8 +201,8 @@ template <class Element, class Backend>
                                               duplicate_method method = duplicate_method::automatic);
 
 /// The distinct elements with their counts and (unless `outputs` is `counts_only` with ascending order)
-/// first positions, in `order`. Sort method, or the partitioned engine for counts only in ascending order
-/// (see `resolve_distinct_method`); the same result either way.
+/// first positions, in `order`. Sort method, or the partitioned engine (see `resolve_distinct_method`);
+/// the same result either way.
 template <class Element, class Backend>
 [[nodiscard]] element_counts<Element> count_elements(const Backend& backend, std::span<const Element> elements,
                                                      element_order order = element_order::ascending,
