@@ -1,10 +1,12 @@
 // Bindings of the dpp family's duplicate search: the once-indicator, the elements occurring once, the
-// distinct elements and their counts, over uint32 / uint64 arrays or (n, k) uint32 tuples (k = 2, 3, 4).
+// distinct elements and their counts, over uint32 / uint64 arrays or (n, k) uint32 tuples (k = 2, 3, 4);
+// and its group-by: uint32 / uint64 keys with int64 / uint64 values.
 
 #include "arrays.hpp"
 
 #include <warpdex/dpp/duplicates.hpp>
 #include <warpdex/dpp/element.hpp>
+#include <warpdex/dpp/group_by.hpp>
 
 #include <nanobind/stl/string.h>
 
@@ -135,6 +137,43 @@ nb::tuple count_binding(const input_array& elements, const std::string& order, b
   });
 }
 
+/// Calls `function(keys, values)` with the spans of a uint32 or uint64 key array and an int64 or uint64
+/// value array.
+template <class Function>
+decltype(auto) with_keys_and_values(call_arrays& arrays, const input_array& keys, const input_array& values,
+                                    Function&& function)
+{
+  const auto with_values = [&](auto key_span) {
+    if (call_arrays::holds<std::uint64_t>(values)) {
+      return function(key_span, arrays.span<std::uint64_t>(values, "values"));
+    }
+    return function(key_span, arrays.span<std::int64_t>(values, "values"));
+  };
+  if (call_arrays::holds<std::uint64_t>(keys)) { return with_values(arrays.span<std::uint64_t>(keys, "keys")); }
+  return with_values(arrays.span<std::uint32_t>(keys, "keys"));
+}
+
+nb::tuple group_by_binding(const input_array& keys, const input_array& values, const std::string& reduction,
+                           const std::string& order, const std::string& method, const std::string& library,
+                           stream_handle stream)
+{
+  call_arrays arrays("group_by");
+  const dpp::group_reduction chosen = dpp::parse_group_reduction(reduction);
+  const dpp::element_order chosen_order = order_of(order);
+  const dpp::duplicate_method chosen_method = dpp::parse_duplicate_method(method);
+  return with_keys_and_values(arrays, keys, values, [&](auto key_span, auto value_span) {
+    expect_same_size("group_by", key_span.size(), "keys", value_span.size(), "values");
+    auto grouped = run_on(arrays.where(), stream, [&](const auto& backend) {
+      auto result = dpp::group_by(backend, key_span, value_span, chosen, chosen_order, chosen_method);
+      backend.synchronize();
+      return result;
+    });
+    return nb::make_tuple(owned_array(std::move(grouped.keys), arrays.where(), library),
+                          owned_array(std::move(grouped.values), arrays.where(), library),
+                          owned_array(std::move(grouped.counts), arrays.where(), library));
+  });
+}
+
 }  // namespace
 
 void bind_dpp(nb::module_& module)
@@ -149,6 +188,9 @@ void bind_dpp(nb::module_& module)
   module.def("count_elements", &count_binding, nb::arg("elements"), nb::arg("order"), nb::arg("first_positions"),
              nb::arg("library"), nb::arg("stream"),
              "(elements, counts, first_positions or None): the distinct elements with their counts.");
+  module.def("group_by", &group_by_binding, nb::arg("keys"), nb::arg("values"), nb::arg("reduction"), nb::arg("order"),
+             nb::arg("method"), nb::arg("library"), nb::arg("stream"),
+             "(keys, values, counts): each distinct key with the reduction of its values and their count.");
 }
 
 }  // namespace warpdex::python

@@ -63,3 +63,38 @@ def test_edge_cases_and_bad_input():
         warpdex.find_once(np.zeros(4, np.uint32), method="guess")
     with pytest.raises(ValueError, match="order"):
         warpdex.unique_elements(np.zeros(4, np.uint32), order="random")
+
+
+@pytest.mark.parametrize("key_type", [np.uint32, np.uint64])
+@pytest.mark.parametrize("value_type", [np.int64, np.uint64])
+@pytest.mark.parametrize("reduction", ["sum", "min", "max"])
+@pytest.mark.parametrize("method", ["auto", "sort", "partitioned"])
+def test_group_by_matches_numpy(rng, key_type, value_type, reduction, method):
+    keys = rng.integers(0, 700, size=40000).astype(key_type) * key_type(0x10001)
+    values = rng.integers(np.iinfo(value_type).min, np.iinfo(value_type).max, size=keys.size, dtype=value_type)
+    distinct, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    reduce = {"sum": np.add, "min": np.minimum, "max": np.maximum}[reduction]
+    expected = np.full(distinct.size, {"sum": 0, "min": np.iinfo(value_type).max, "max": np.iinfo(value_type).min}[reduction], value_type)
+    with np.errstate(over="ignore"):
+        reduce.at(expected, inverse, values)  # sums wrap around modulo 2**64, as the library's
+    got_keys, got_values, got_counts = warpdex.group_by(keys, values, reduction=reduction, method=method)
+    assert got_keys.dtype == key_type and got_values.dtype == value_type and got_counts.dtype == np.uint64
+    np.testing.assert_array_equal(got_keys, distinct)
+    np.testing.assert_array_equal(got_values, expected)
+    np.testing.assert_array_equal(got_counts, counts)
+    by_first = np.argsort(first)
+    got = warpdex.group_by(keys, values, reduction=reduction, order="first_occurrence", method=method)
+    for got_array, expected_array in zip(got, (distinct[by_first], expected[by_first], counts[by_first])):
+        np.testing.assert_array_equal(got_array, expected_array)
+
+
+def test_group_by_refuses_bad_input():
+    keys = np.array([1, 2, 3], np.uint32)
+    with pytest.raises(ValueError, match="values has 2 elements but keys has 3"):
+        warpdex.group_by(keys, np.array([1, 2], np.int64))
+    with pytest.raises(Exception, match="'mean'.*sum, min or max"):
+        warpdex.group_by(keys, np.array([1, 2, 3], np.int64), reduction="mean")
+    with pytest.raises(ValueError, match="order"):
+        warpdex.group_by(keys, np.array([1, 2, 3], np.int64), order="descending")
+    empty = warpdex.group_by(np.array([], np.uint64), np.array([], np.uint64))
+    assert [a.size for a in empty] == [0, 0, 0]

@@ -12,7 +12,7 @@ from . import _warpdex
 from .distributed import HAS_NCCL, DistributedSlabMap
 from .hash import EMPTY_KEY, ERASED_KEY, MAX_USER_KEY, Operation, SlabMap, SlabMultimap, Status
 if _warpdex.has_lsm:
-    from .dpp import count_elements, elements_occurring_once, find_once, unique_elements
+    from .dpp import count_elements, elements_occurring_once, find_once, group_by, unique_elements
     from .graph import NO_VERTEX, CliqueSet, Graph
     from .meshes import ExternalFaces, external_faces, make_tet_grid, read_tet_mesh
     from .segment import Segmentation, mrf_segment, porous_volume, read_image, slic_superpixels, write_image
@@ -80,6 +80,7 @@ __all__ = [
     "find_matches",
     "find_once",
     "grep",
+    "group_by",
     "histogram",
     "make_tet_grid",
     "mrf_segment",

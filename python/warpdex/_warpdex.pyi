@@ -273,6 +273,11 @@ def count_elements(elements: Annotated[NDArray, dict(writable=False)], order: st
     (elements, counts, first_positions or None): the distinct elements with their counts.
     """
 
+def group_by(keys: Annotated[NDArray, dict(writable=False)], values: Annotated[NDArray, dict(writable=False)], reduction: str, order: str, method: str, library: str, stream: int) -> tuple:
+    """
+    (keys, values, counts): each distinct key with the reduction of its values and their count.
+    """
+
 class GraphCoreInt32:
     """The compiled CSR graph; use warpdex.Graph."""
 

@@ -1,6 +1,7 @@
-// Names of the duplicate-search methods (backend-independent).
+// Names of the duplicate-search methods and of the group-by reductions (backend-independent).
 #include <warpdex/core/error.hpp>
 #include <warpdex/dpp/duplicates.hpp>
+#include <warpdex/dpp/group_by.hpp>
 
 #include <string>
 
@@ -27,6 +28,26 @@ std::string_view duplicate_method_name(duplicate_method method)
       return "partitioned";
     default:
       return "auto";
+  }
+}
+
+group_reduction parse_group_reduction(std::string_view text)
+{
+  if (text == "sum") { return group_reduction::sum; }
+  if (text == "min") { return group_reduction::min; }
+  if (text == "max") { return group_reduction::max; }
+  WARPDEX_FAIL("unknown group-by reduction '" + std::string(text) + "' (expected sum, min or max)");
+}
+
+std::string_view group_reduction_name(group_reduction reduction)
+{
+  switch (reduction) {
+    case group_reduction::sum:
+      return "sum";
+    case group_reduction::min:
+      return "min";
+    default:
+      return "max";
   }
 }
 

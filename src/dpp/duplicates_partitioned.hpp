@@ -10,6 +10,7 @@
 #include <warpdex/core/buffer.hpp>
 #include <warpdex/dpp/duplicates.hpp>
 #include <warpdex/dpp/element.hpp>
+#include <warpdex/dpp/group_by.hpp>
 
 #include <cstdint>
 #include <span>
@@ -36,6 +37,13 @@ buffer<std::uint32_t> host_partitioned_once_bitmap(const host& backend, std::spa
 template <class Element>
 element_counts<Element> host_partitioned_counts(const host& backend, std::span<const Element> elements,
                                                 element_order order, bool with_counts, bool with_first_positions);
+
+/// Each distinct key with the reduction of its values and their count, in `order`, by the host's
+/// partitioned engine (values moved beside the keys, reduced in input order in each partition's table).
+template <class Key, class Value>
+key_groups<Key, Value> host_partitioned_group_by(const host& backend, std::span<const Key> keys,
+                                                 std::span<const Value> values, group_reduction reduction,
+                                                 element_order order);
 
 /// The distinct elements (ascending) and, when asked, their counts (else `counts` is empty).
 struct partitioned_distinct_result {

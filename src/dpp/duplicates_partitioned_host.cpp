@@ -6,6 +6,7 @@
 // sort method does, reads and writes every element in each of its passes over main memory; here the
 // input is read twice and written once, and the rest happens in the caches (docs/dpp.md).
 #include "duplicates_partitioned.hpp"
+#include "group_by_reduce.hpp"
 
 #include <warpdex/core/error.hpp>
 #include <warpdex/core/hash.hpp>
@@ -97,24 +98,31 @@ partition_plan plan_partitions(std::span<const Element> elements, int threads)
   return plan;
 }
 
+/// The value type of a search without values (the duplicate search): nothing is stored or moved.
+struct no_values {};
+
 /// The elements split into their partitions, each partition's in input order, with their input
-/// positions beside them when asked for.
-template <class Element>
+/// positions and their values beside them when asked for.
+template <class Element, class Value = no_values>
 struct partitioned_input {
   buffer<Element> elements;
   buffer<std::uint32_t> positions;    // empty without positions
+  buffer<Value> values;               // empty without values
   std::vector<std::uint64_t> starts;  // partitions + 1
 };
 
-template <class Element>
-partitioned_input<Element> split_into_partitions(std::span<const Element> elements, const partition_plan& plan,
-                                                 bool with_positions, int threads)
+/// `values` is empty, or holds a value for each element.
+template <class Element, class Value = no_values>
+partitioned_input<Element, Value> split_into_partitions(std::span<const Element> elements, const partition_plan& plan,
+                                                        bool with_positions, int threads,
+                                                        std::span<const Value> values = {})
 {
   const std::uint64_t n = elements.size();
   const std::uint32_t partitions = plan.partitions;
-  partitioned_input<Element> split{make_buffer<Element>(host{}, n),
-                                   make_buffer<std::uint32_t>(host{}, with_positions ? n : 0),
-                                   std::vector<std::uint64_t>(partitions + 1, 0)};
+  const bool with_values = !values.empty();
+  partitioned_input<Element, Value> split{
+      make_buffer<Element>(host{}, n), make_buffer<std::uint32_t>(host{}, with_positions ? n : 0),
+      make_buffer<Value>(host{}, with_values ? n : 0), std::vector<std::uint64_t>(partitions + 1, 0)};
   // offsets[t * partitions + p]: where thread t writes its next element of partition p.
   std::vector<std::uint64_t> offsets(static_cast<std::size_t>(threads) * partitions, 0);
   const auto slice = [&](int t) { return n * static_cast<std::uint64_t>(t) / static_cast<std::uint64_t>(threads); };
@@ -139,29 +147,41 @@ partitioned_input<Element> split_into_partitions(std::span<const Element> elemen
     }
     Element* out = split.elements.data();
     std::uint32_t* out_positions = split.positions.data();
+    Value* out_values = split.values.data();
     for (std::uint64_t i = slice(t); i < slice(t + 1); ++i) {
       const std::uint64_t at = counts[plan.of(elements[i])]++;
       out[at] = elements[i];
       if (with_positions) { out_positions[at] = static_cast<std::uint32_t>(i); }
+      if (with_values) { out_values[at] = values[i]; }
     }
   }
   return split;
 }
 
-/// A distinct element of a partition: its count and first position.
-template <class Element>
+/// A distinct element of a partition: its count, first position and, with values, their reduction.
+template <class Element, class Value = no_values>
 struct group {
   Element element;
   std::uint32_t first;
   std::uint32_t count;  // a partition holds fewer than 2^32 elements
+  [[no_unique_address]] Value value;
+};
+
+/// Combines no values.
+struct no_combine {
+  no_values operator()(no_values, no_values) const { return {}; }
 };
 
 /// A thread's table: the groups of one partition in order of first occurrence, found by open addressing
-/// (a slot holds a group's index + 1).
-template <class Element>
+/// (a slot holds a group's index + 1). With values, a group's value is `combine`d with each value of its
+/// element in input order.
+template <class Element, class Value = no_values, class Combine = no_combine>
 class partition_table {
  public:
-  void count(const Element* elements, const std::uint32_t* positions, std::uint64_t size)
+  explicit partition_table(Combine combine = {}) : combine_(combine) {}
+
+  /// `positions` and `values` may be null.
+  void count(const Element* elements, const std::uint32_t* positions, const Value* values, std::uint64_t size)
   {
     groups.clear();
     groups.reserve(std::min(size, initial_limit));
@@ -171,16 +191,18 @@ class partition_table {
     } else {
       std::fill(slots_.begin(), slots_.end(), 0U);
     }
-    for (std::uint64_t i = 0; i < size; ++i) { add(elements[i], positions == nullptr ? 0 : positions[i]); }
+    for (std::uint64_t i = 0; i < size; ++i) {
+      add(elements[i], positions == nullptr ? 0 : positions[i], values == nullptr ? Value{} : values[i]);
+    }
   }
 
-  std::vector<group<Element>> groups;
+  std::vector<group<Element, Value>> groups;
 
  private:
   /// Partitions larger than this (skew) start from this table and double it past half full.
   static constexpr std::uint64_t initial_limit = std::uint64_t{1} << 16;
 
-  void add(const Element& element, std::uint32_t position)
+  void add(const Element& element, std::uint32_t position, const Value& value)
   {
     if ((groups.size() + 1) * 2 > slots_.size()) { grow(); }
     const std::uint64_t last = slots_.size() - 1;
@@ -188,12 +210,13 @@ class partition_table {
       const std::uint32_t slot = slots_[s];
       if (slot == 0) {
         slots_[s] = static_cast<std::uint32_t>(groups.size() + 1);
-        groups.push_back(group<Element>{element, position, 1});
+        groups.push_back(group<Element, Value>{element, position, 1, value});
         return;
       }
-      group<Element>& found = groups[slot - 1];
+      group<Element, Value>& found = groups[slot - 1];
       if (found.element == element) {
         ++found.count;
+        found.value = combine_(found.value, value);
         return;
       }
     }
@@ -211,6 +234,7 @@ class partition_table {
   }
 
   std::vector<std::uint32_t> slots_;
+  Combine combine_;
 };
 
 /// Threads for `n` elements.
@@ -222,19 +246,20 @@ int threads_for(std::uint64_t n)
 /// Every partition's groups, counted in parallel; `visit(p, groups)` runs once a partition on the thread
 /// that counted it (and may take the groups away). Groups are in order of first occurrence within their
 /// partition.
-template <class Element, class Visit>
-void count_partitions(const partitioned_input<Element>& split, int threads, Visit&& visit)
+template <class Element, class Value = no_values, class Combine = no_combine, class Visit>
+void count_partitions(const partitioned_input<Element, Value>& split, int threads, Visit&& visit, Combine combine = {})
 {
   const auto partitions = static_cast<std::int64_t>(split.starts.size() - 1);
   const std::uint32_t* positions = split.positions.size() == 0 ? nullptr : split.positions.data();
+  const Value* values = split.values.size() == 0 ? nullptr : split.values.data();
 #pragma omp parallel num_threads(threads)
   {
-    partition_table<Element> table;
+    partition_table<Element, Value, Combine> table(combine);
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t p = 0; p < partitions; ++p) {
       const std::uint64_t begin = split.starts[p];
       table.count(split.elements.data() + begin, positions == nullptr ? nullptr : positions + begin,
-                  split.starts[p + 1] - begin);
+                  values == nullptr ? nullptr : values + begin, split.starts[p + 1] - begin);
       visit(static_cast<std::uint64_t>(p), table.groups);
     }
   }
@@ -280,36 +305,37 @@ buffer<std::uint32_t> host_partitioned_once_bitmap(const host& backend, std::spa
   return bitmap;
 }
 
-template <class Element>
-element_counts<Element> host_partitioned_counts(const host& backend, std::span<const Element> elements,
-                                                element_order order, bool with_counts, bool with_first_positions)
+namespace {
+
+/// Every group of every partition, in `order`: `allocate(distinct)` once the groups are counted, then
+/// `write(place, group)` for each, in parallel.
+template <class Element, class Value, class Combine, class Allocate, class Write>
+void place_groups(const partitioned_input<Element, Value>& split, element_order order, int threads, Combine combine,
+                  Allocate&& allocate, Write&& write)
 {
-  const std::uint64_t n = elements.size();
-  const int threads = threads_for(n);
+  const std::uint64_t n = split.elements.size();
   const bool first_order = order == element_order::first_occurrence;
-  const bool with_positions = first_order || with_first_positions;
-  const auto split = split_into_partitions(elements, plan_partitions(elements, threads), with_positions, threads);
   const std::uint64_t partitions = split.starts.size() - 1;
-  std::vector<std::vector<group<Element>>> found(partitions);
+  std::vector<std::vector<group<Element, Value>>> found(partitions);
   // In order of first occurrence, a group's place is the number of first positions before its own: they
   // are flagged, packed into a bitmap and counted word by word.
   std::vector<std::uint8_t> first_flags(first_order ? n : 0, 0);
-  count_partitions(split, threads, [&](std::uint64_t p, std::vector<group<Element>>& groups) {
-    found[p].swap(groups);
-    if (first_order) {
-      for (const auto& g : found[p]) { first_flags[g.first] = 1; }
-    }
-    // Partitions are ascending ranges: sorting each one orders them all.
-    if (!first_order) {
-      std::sort(found[p].begin(), found[p].end(), [](const auto& a, const auto& b) { return a.element < b.element; });
-    }
-  });
+  count_partitions(
+      split, threads,
+      [&](std::uint64_t p, std::vector<group<Element, Value>>& groups) {
+        found[p].swap(groups);
+        if (first_order) {
+          for (const auto& g : found[p]) { first_flags[g.first] = 1; }
+        } else {
+          // Partitions are ascending ranges: sorting each one orders them all.
+          std::sort(found[p].begin(), found[p].end(),
+                    [](const auto& a, const auto& b) { return a.element < b.element; });
+        }
+      },
+      combine);
   std::vector<std::uint64_t> starts(partitions + 1, 0);
   for (std::uint64_t p = 0; p < partitions; ++p) { starts[p + 1] = starts[p] + found[p].size(); }
-  const std::uint64_t distinct = starts[partitions];
-  element_counts<Element> result{make_buffer<Element>(backend, distinct),
-                                 make_buffer<std::uint64_t>(backend, with_counts ? distinct : 0),
-                                 make_buffer<std::uint64_t>(backend, with_first_positions ? distinct : 0)};
+  allocate(starts[partitions]);
   std::vector<std::uint64_t> first_bits(first_order ? (n + 63) / 64 : 0);
   std::vector<std::uint64_t> bits_before(first_bits.size() + 1, 0);
   if (first_order) {
@@ -327,12 +353,71 @@ element_counts<Element> host_partitioned_counts(const host& backend, std::span<c
         const std::uint64_t below = first_bits[g.first / 64] & ((std::uint64_t{1} << (g.first % 64)) - 1);
         place = bits_before[g.first / 64] + static_cast<std::uint64_t>(std::popcount(below));
       }
-      result.elements.data()[place] = g.element;
-      if (with_counts) { result.counts.data()[place] = g.count; }
-      if (with_first_positions) { result.first_positions.data()[place] = g.first; }
+      write(place, g);
     }
   }
+}
+
+template <group_reduction Reduction, class Key, class Value>
+key_groups<Key, Value> group_with(std::span<const Key> keys, std::span<const Value> values, element_order order)
+{
+  const std::uint64_t n = keys.size();
+  const int threads = threads_for(n);
+  const auto split = split_into_partitions(keys, plan_partitions(keys, threads),
+                                           order == element_order::first_occurrence, threads, values);
+  key_groups<Key, Value> result;
+  place_groups(
+      split, order, threads, reduce_values<Value, Reduction>{},
+      [&](std::uint64_t distinct) {
+        result = key_groups<Key, Value>{make_buffer<Key>(host{}, distinct), make_buffer<Value>(host{}, distinct),
+                                        make_buffer<std::uint64_t>(host{}, distinct)};
+      },
+      [&](std::uint64_t place, const group<Key, Value>& g) {
+        result.keys.data()[place] = g.element;
+        result.values.data()[place] = g.value;
+        result.counts.data()[place] = g.count;
+      });
   return result;
+}
+
+}  // namespace
+
+template <class Element>
+element_counts<Element> host_partitioned_counts(const host& backend, std::span<const Element> elements,
+                                                element_order order, bool with_counts, bool with_first_positions)
+{
+  const std::uint64_t n = elements.size();
+  const int threads = threads_for(n);
+  const bool with_positions = order == element_order::first_occurrence || with_first_positions;
+  const auto split = split_into_partitions(elements, plan_partitions(elements, threads), with_positions, threads);
+  element_counts<Element> result;
+  place_groups(
+      split, order, threads, no_combine{},
+      [&](std::uint64_t distinct) {
+        result = element_counts<Element>{make_buffer<Element>(backend, distinct),
+                                         make_buffer<std::uint64_t>(backend, with_counts ? distinct : 0),
+                                         make_buffer<std::uint64_t>(backend, with_first_positions ? distinct : 0)};
+      },
+      [&](std::uint64_t place, const group<Element>& g) {
+        result.elements.data()[place] = g.element;
+        if (with_counts) { result.counts.data()[place] = g.count; }
+        if (with_first_positions) { result.first_positions.data()[place] = g.first; }
+      });
+  return result;
+}
+
+template <class Key, class Value>
+key_groups<Key, Value> host_partitioned_group_by(const host&, std::span<const Key> keys, std::span<const Value> values,
+                                                 group_reduction reduction, element_order order)
+{
+  switch (reduction) {
+    case group_reduction::sum:
+      return group_with<group_reduction::sum>(keys, values, order);
+    case group_reduction::min:
+      return group_with<group_reduction::min>(keys, values, order);
+    default:
+      return group_with<group_reduction::max>(keys, values, order);
+  }
 }
 
 #define WARPDEX_INSTANTIATE_HOST_PARTITIONED(Element)                                                          \
@@ -345,5 +430,14 @@ WARPDEX_INSTANTIATE_HOST_PARTITIONED(uint32x2)
 WARPDEX_INSTANTIATE_HOST_PARTITIONED(uint32x3)
 WARPDEX_INSTANTIATE_HOST_PARTITIONED(uint32x4)
 #undef WARPDEX_INSTANTIATE_HOST_PARTITIONED
+
+#define WARPDEX_INSTANTIATE_HOST_GROUP_BY(Key, Value)                    \
+  template key_groups<Key, Value> host_partitioned_group_by<Key, Value>( \
+      const host&, std::span<const Key>, std::span<const Value>, group_reduction, element_order);
+WARPDEX_INSTANTIATE_HOST_GROUP_BY(std::uint32_t, std::int64_t)
+WARPDEX_INSTANTIATE_HOST_GROUP_BY(std::uint32_t, std::uint64_t)
+WARPDEX_INSTANTIATE_HOST_GROUP_BY(std::uint64_t, std::int64_t)
+WARPDEX_INSTANTIATE_HOST_GROUP_BY(std::uint64_t, std::uint64_t)
+#undef WARPDEX_INSTANTIATE_HOST_GROUP_BY
 
 }  // namespace warpdex::dpp::detail

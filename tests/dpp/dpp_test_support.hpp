@@ -86,6 +86,20 @@ std::vector<Element> zipf_elements(std::uint64_t n, double exponent, std::uint64
   return elements;
 }
 
+/// 2^17 distinct small values (every fifth twice) beside 100 spread ones, shuffled: the host engine's
+/// ranges of leading bits put the small ones in one partition, whose table grows past 2^16 groups.
+inline std::vector<std::uint32_t> one_crowded_partition(std::mt19937_64& random)
+{
+  std::vector<std::uint32_t> elements;
+  for (std::uint32_t v = 0; v < (1U << 17); ++v) {
+    elements.push_back(v);
+    if (v % 5 == 0) { elements.push_back(v); }
+  }
+  for (int i = 0; i < 100; ++i) { elements.push_back(static_cast<std::uint32_t>(random()) | 0x80000000U); }
+  std::shuffle(elements.begin(), elements.end(), random);
+  return elements;
+}
+
 /// At least `wanted` distinct 64-bit values whose 8 little-endian bytes have one and the same 32-bit
 /// FNV-1a hash (so they also collide as uint32x2 {low, high}): a meet in the middle over the state after
 /// the low 4 bytes, forward from the offset basis and backward from a target hash.
