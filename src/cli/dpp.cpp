@@ -52,21 +52,34 @@ double timed(const Backend& backend, Work&& work)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
+/// The bytes of `path` ("-": standard input, as grep and sort read it), read in blocks into storage
+/// reserved for the file's size (a file that grows or shrinks meanwhile is read as it is).
 std::vector<char> read_whole_file(const std::string& command, const std::string& path, const std::string& what)
 {
-  if (path == "-") {  // standard input, as grep and sort read it
-    std::vector<char> bytes;
-    char block[1 << 16];
-    for (std::size_t got; (got = std::fread(block, 1, sizeof block, stdin)) > 0;) {
-      bytes.insert(bytes.end(), block, block + got);
-    }
-    WARPDEX_EXPECTS(!std::ferror(stdin), command + ": cannot read standard input: " + std::strerror(errno));
-    return bytes;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> opened(nullptr, std::fclose);
+  std::FILE* input = stdin;
+  std::vector<char> bytes;
+  struct stat status {};
+  if (path != "-") {
+    // A directory would open and fail in the middle of the read.
+    status = input_file_status(command, path, what);
+    opened.reset(std::fopen(path.c_str(), "rb"));
+    WARPDEX_EXPECTS(opened != nullptr, command + ": cannot open '" + path + "'");
+    input = opened.get();
   }
-  (void)input_file_status(command, path, what);  // a directory would open and fail in the middle of the read
-  std::ifstream file(path, std::ios::binary);
-  WARPDEX_EXPECTS(file.good(), command + ": cannot open '" + path + "'");
-  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  constexpr std::size_t block = std::size_t{1} << 20;
+  // One block more than the file: the read that finds its end fits too.
+  if (path != "-") { bytes.reserve(static_cast<std::size_t>(std::max<off_t>(status.st_size, 0)) + block); }
+  for (std::size_t got = block; got == block;) {
+    const std::size_t at = bytes.size();
+    bytes.resize(at + block);
+    got = std::fread(bytes.data() + at, 1, block, input);
+    bytes.resize(at + got);
+  }
+  WARPDEX_EXPECTS(
+      !std::ferror(input),
+      command + ": cannot read " + (path == "-" ? "standard input" : "'" + path + "'") + ": " + std::strerror(errno));
+  return bytes;
 }
 
 void print_steps(const std::vector<dpp_step>& steps)
@@ -230,13 +243,16 @@ void dedup_lines(backend_choice choice, const dedup_options& opts)
 }
 
 template <class Element, class Backend>
-void dedup_records(const Backend& backend, const dedup_options& opts, const std::vector<char>& bytes)
+void dedup_records(const Backend& backend, const dedup_options& opts, std::vector<char>&& bytes)
 {
   const std::uint64_t n = bytes.size() / sizeof(Element);
   std::vector<Element> records(n);
   if (n != 0) { std::memcpy(records.data(), bytes.data(), n * sizeof(Element)); }
-  const auto input = to_backend<Element>(backend, records);
-  const std::span<const Element> in(input.data(), n);
+  std::vector<char>().swap(bytes);  // the records hold the input now
+  // The host backend reads the records where they are; cuda gets a copy in device memory.
+  buffer<Element> input;
+  if constexpr (!std::is_same_v<Backend, host>) { input = to_backend<Element>(backend, records); }
+  const std::span<const Element> in(std::is_same_v<Backend, host> ? records.data() : input.data(), n);
   const dpp::duplicate_method method = dpp::parse_duplicate_method(opts.method);
   // What runs: the engine, the sort or hash fighting, as the library resolves the method for this call.
   const dpp::duplicate_method ran = opts.once ? dpp::resolve_once_method<Element, Backend>(method, n)
@@ -251,7 +267,12 @@ void dedup_records(const Backend& backend, const dedup_options& opts, const std:
                          : dpp::unique_elements(backend, in, dpp::element_order::first_occurrence, method);
     });
   }
-  const std::vector<Element> kept = result.to_vector();
+  // On the host the result is read where it is.
+  std::vector<Element> copied;
+  if constexpr (!std::is_same_v<Backend, host>) { copied = result.to_vector(); }
+  const std::span<const Element> kept = std::is_same_v<Backend, host>
+                                            ? std::span<const Element>(result.data(), result.size())
+                                            : std::span<const Element>(copied);
   std::printf("%llu records of %u bytes, %llu %s, %.2f ms (%s)\n", static_cast<unsigned long long>(n),
               opts.record_bytes, static_cast<unsigned long long>(kept.size()),
               opts.once ? "occurring once" : "distinct", seconds * 1e3,
@@ -302,7 +323,7 @@ void dedup_file(const global_options& globals, const dedup_options& opts)
   if (opts.method == "hash" && !opts.once) {
     usage_error("dedup --method hash: hash fighting finds only the records occurring once (add --once)");
   }
-  const std::vector<char> bytes = read_whole_file("dedup", opts.path, "records");
+  std::vector<char> bytes = read_whole_file("dedup", opts.path, "records");
   expect_not_empty("dedup", opts.path, bytes.size(), "records");  // as split and hashfight --keys say it
   WARPDEX_EXPECTS(bytes.size() % opts.record_bytes == 0,
                   "dedup: '" + opts.path + "' holds " + std::to_string(bytes.size()) +
@@ -311,16 +332,16 @@ void dedup_file(const global_options& globals, const dedup_options& opts)
   visit_backend(choice, [&](const auto& backend) {
     switch (opts.record_bytes) {
       case 4:
-        dedup_records<std::uint32_t>(backend, opts, bytes);
+        dedup_records<std::uint32_t>(backend, opts, std::move(bytes));
         break;
       case 8:
-        dedup_records<std::uint64_t>(backend, opts, bytes);
+        dedup_records<std::uint64_t>(backend, opts, std::move(bytes));
         break;
       case 12:
-        dedup_records<uint32x3>(backend, opts, bytes);
+        dedup_records<uint32x3>(backend, opts, std::move(bytes));
         break;
       default:
-        dedup_records<uint32x4>(backend, opts, bytes);
+        dedup_records<uint32x4>(backend, opts, std::move(bytes));
         break;
     }
   });
