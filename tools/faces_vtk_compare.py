@@ -41,7 +41,7 @@ from vtkmodules.vtkFiltersGeometry import vtkDataSetSurfaceFilter, vtkGeometryFi
 from vtkmodules.vtkIOLegacy import vtkUnstructuredGridReader, vtkUnstructuredGridWriter
 from vtkmodules.vtkIOXML import vtkXMLPolyDataReader, vtkXMLUnstructuredGridReader, vtkXMLUnstructuredGridWriter
 
-METHODS = ["sort", "sort_hash", "hash"]
+METHODS = ["sort", "sort_hash", "hash", "partitioned"]
 FAST_MODE = True  # the timed filters' FastMode (main sets it)
 
 

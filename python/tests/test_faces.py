@@ -10,7 +10,7 @@ pytestmark = pytest.mark.skipif(not warpdex.HAS_LSM, reason="this build has no d
 
 # VTK's face table: local face k is the triangle opposite vertex 3 - k, outward for positive cells.
 TABLE = np.array([[0, 1, 3], [1, 2, 3], [2, 0, 3], [0, 2, 1]])
-METHODS = ["auto", "sort", "sort_hash", "hash"]
+METHODS = ["auto", "sort", "sort_hash", "hash", "partitioned"]
 
 
 def oracle(connectivity, points=None):

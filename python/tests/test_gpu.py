@@ -262,7 +262,7 @@ def test_maximal_cliques_on_the_device_match_the_host(library, rng):
 
 @pytest.mark.skipif(not warpdex.HAS_LSM, reason="this build has no dpp family")
 @pytest.mark.parametrize("library", LIBRARIES)
-@pytest.mark.parametrize("method", ["auto", "sort", "sort_hash", "hash"])
+@pytest.mark.parametrize("method", ["auto", "sort", "sort_hash", "hash", "partitioned"])
 def test_external_faces_on_the_device_match_the_host(library, method):
     points, cells = warpdex.make_tet_grid(40, 30, 20, numbering="random", seed=5)
     device_cells, device_points = to_device(library, cells), to_device(library, points)

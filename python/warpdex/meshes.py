@@ -70,9 +70,10 @@ def external_faces(
     Without `points` every cell is taken as positively oriented in VTK's sense (as VTK, Gmsh and
     `make_tet_grid` write them) and faces keep the table's order; with them a face of an inverted cell is
     reversed so that it points away from the cell. Point ids must be below `point_count` (default: the
-    points' count; no bound without points). `method`: 'auto' (the hash sort on CUDA, the tuple sort on
-    the CPU), 'sort' (sort the id triples), 'sort_hash' (sort a 32-bit `hash` of each face: 'fnv1a',
-    'morton' or 'xor', then resolve equal hashes) or 'hash' (hash fighting); all give the same result.
+    points' count; no bound without points). `method`: 'auto' (the hash sort on CUDA, the partitioned
+    engine on the CPU), 'sort' (sort the id triples), 'sort_hash' (sort a 32-bit `hash` of each face:
+    'fnv1a', 'morton' or 'xor', then resolve equal hashes), 'hash' (hash fighting) or 'partitioned' (the
+    CPU's partitioned engine; the tuple sort on CUDA); all give the same result.
     Raises ValueError for ids out of range, points not 3 a point, or connectivity not 4 ids a cell.
 
     >>> import numpy as np, warpdex

@@ -131,8 +131,11 @@ void add_faces_command(CLI::App& app, const global_options& globals)
       ->check(CLI::IsMember({"regular", "random"}));
   faces->add_option("--seed", opts->seed, "Seed of the random numbering");
   faces->add_option("-o,--output", opts->workload.output, "Write the surface here (.vtp, .vtk or .ply)");
-  faces->add_option("--method", opts->method, "auto, sort (sorted id triples), sort_hash or hash (hash fighting)")
-      ->check(CLI::IsMember({"auto", "sort", "sort_hash", "hash"}));
+  faces
+      ->add_option("--method", opts->method,
+                   "auto, sort (sorted id triples), sort_hash, hash (hash fighting) or partitioned (the host's "
+                   "partitioned engine; the tuple sort on cuda)")
+      ->check(CLI::IsMember({"auto", "sort", "sort_hash", "hash", "partitioned"}));
   CLI::Option* hash = faces->add_option("--hash", opts->hash, "The hash of sort_hash: fnv1a, morton or xor")
                           ->check(CLI::IsMember({"fnv1a", "morton", "xor"}));
   faces->add_option("--repetitions", opts->workload.repetitions, "Timed runs of the face search (median)")

@@ -185,6 +185,9 @@ void find_once_faces(const Backend& backend, const buffer<Key>& keys, buffer<std
     case face_method::sort_hash:
       hash_sorted_once(backend, keys, once.data(), options.hash, options.collision_run_limit, stats);
       break;
+    case face_method::partitioned:  // the tuple sort where no engine takes tuples (cuda)
+      find_once<Key>(backend, faces, once.span(), duplicate_method::partitioned);
+      break;
     case face_method::automatic:
     case face_method::hash_fight:
     default: {

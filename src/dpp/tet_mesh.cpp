@@ -478,7 +478,9 @@ face_method parse_face_method(std::string_view text)
   if (text == "sort" || text == "sort_tuple") { return face_method::sort_tuple; }
   if (text == "sort_hash") { return face_method::sort_hash; }
   if (text == "hash" || text == "hash_fight") { return face_method::hash_fight; }
-  WARPDEX_FAIL("unknown external-face method '" + std::string(text) + "' (expected auto, sort, sort_hash or hash)");
+  if (text == "partitioned") { return face_method::partitioned; }
+  WARPDEX_FAIL("unknown external-face method '" + std::string(text) +
+               "' (expected auto, sort, sort_hash, hash or partitioned)");
 }
 
 std::string_view face_method_name(face_method method)
@@ -490,6 +492,8 @@ std::string_view face_method_name(face_method method)
       return "sort_hash";
     case face_method::hash_fight:
       return "hash";
+    case face_method::partitioned:
+      return "partitioned";
     default:
       return "auto";
   }

@@ -88,6 +88,7 @@ std::vector<method_case> all_methods()
   return {{face_method::automatic, face_hash::fnv1a, default_collision_run_limit},
           {face_method::sort_tuple, face_hash::fnv1a, default_collision_run_limit},
           {face_method::hash_fight, face_hash::fnv1a, default_collision_run_limit},
+          {face_method::partitioned, face_hash::fnv1a, default_collision_run_limit},
           {face_method::sort_hash, face_hash::fnv1a, default_collision_run_limit},
           {face_method::sort_hash, face_hash::morton, default_collision_run_limit},
           {face_method::sort_hash, face_hash::xor_ids, default_collision_run_limit},
@@ -586,8 +587,8 @@ TYPED_TEST(external_faces_test, bad_cells_are_refused)
 
 TEST(external_faces_names, parse_and_name)
 {
-  for (const auto method :
-       {face_method::automatic, face_method::sort_tuple, face_method::sort_hash, face_method::hash_fight}) {
+  for (const auto method : {face_method::automatic, face_method::sort_tuple, face_method::sort_hash,
+                            face_method::hash_fight, face_method::partitioned}) {
     EXPECT_EQ(parse_face_method(face_method_name(method)), method);
   }
   for (const auto hash : {face_hash::fnv1a, face_hash::morton, face_hash::xor_ids}) {

@@ -38,7 +38,11 @@
 ///    scans read neighbours in sequence rather than across the whole key array.
 ///  - `hash_fight`: the duplicate search's hash fighting on the tuples (duplicates.hpp describes its
 ///    rounds; FNV-1a, a fresh basis each round).
-///  - `automatic`: `resolve_face_method` (the FNV-1a hash sort on the GPU, the tuple sort on the host).
+///  - `partitioned`: the duplicate search's partitioned engine on the tuples (the host's: ranges of the
+///    leading ids, each counted in a cache-sized hash table; on cuda, where the engine takes 32-bit
+///    elements only, it is the tuple sort).
+///  - `automatic`: `resolve_face_method` (the FNV-1a hash sort on the GPU, the partitioned engine on the
+///    host).
 ///
 /// **Tetrahedra only**: a mesh without `cell_types`, or whose types are all 10, takes the tetrahedral
 /// path, which reads the 4 ids of face f's cell at 4 * (f / 4) and needs no cell offsets; other meshes
@@ -74,10 +78,11 @@ namespace warpdex::dpp {
 
 /// How `external_faces` finds the faces that occur once (see the file comment).
 enum class face_method {
-  automatic,   ///< per backend: see `resolve_face_method`
-  sort_tuple,  ///< sort the sorted id triples
-  sort_hash,   ///< radix sort a 32-bit hash per face, then resolve the runs of equal hashes
-  hash_fight,  ///< hash fighting on the triples
+  automatic,    ///< per backend: see `resolve_face_method`
+  sort_tuple,   ///< sort the sorted id triples
+  sort_hash,    ///< radix sort a 32-bit hash per face, then resolve the runs of equal hashes
+  hash_fight,   ///< hash fighting on the triples
+  partitioned,  ///< the duplicate search's partitioned engine on the triples (host; the tuple sort on cuda)
 };
 
 /// The hash of `face_method::sort_hash`.
@@ -87,7 +92,8 @@ enum class face_hash {
   xor_ids,  ///< id0 ^ id1 ^ id2: cheap, and many faces of a mesh share a value
 };
 
-/// "auto", "sort" (also "sort_tuple"), "sort_hash", "hash" (also "hash_fight"); else `warpdex::error`.
+/// "auto", "sort" (also "sort_tuple"), "sort_hash", "hash" (also "hash_fight"), "partitioned"; else
+/// `warpdex::error`.
 [[nodiscard]] face_method parse_face_method(std::string_view text);
 [[nodiscard]] std::string_view face_method_name(face_method method);
 /// "fnv1a", "morton", "xor"; else `warpdex::error`.
@@ -96,13 +102,14 @@ enum class face_hash {
 
 /// The method `automatic` stands for on `Backend`: the FNV-1a hash sort on cuda, the fastest or tied on
 /// every `faces/` row of an H200 (10M and 40M cells, regular and random numbering: 1.41-1.66x the tuple
-/// sort, hash fighting 1.14-1.57x; docs/dpp.md), the tuple sort on host (3x faster than hash fighting
-/// there: 1.3 s against 4.1 s for 5M cells on 2 cores, whose caches the fight's random scatters miss).
+/// sort, hash fighting 1.14-1.57x; docs/dpp.md), the partitioned engine on host (on 2 cores, a randomly
+/// numbered grid of 1.08M cells: 91-93 ms against 152-155 for the hash sort and 252-253 for the tuple
+/// sort; 5M cells regularly numbered: 0.70-0.73 s against 1.58 s for the tuple sort).
 template <class Backend>
 [[nodiscard]] constexpr face_method resolve_face_method(face_method method)
 {
   if (method != face_method::automatic) { return method; }
-  return std::is_same_v<Backend, host> ? face_method::sort_tuple : face_method::sort_hash;
+  return std::is_same_v<Backend, host> ? face_method::partitioned : face_method::sort_hash;
 }
 
 /// Runs of equal hashes longer than this are resolved by the tuple sort rather than by comparing every
