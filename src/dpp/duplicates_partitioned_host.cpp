@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <random>
 #include <cstdint>
 #include <span>
 #include <type_traits>
@@ -44,15 +45,27 @@ std::uint64_t leading_bits(const Element& element)
   }
 }
 
+/// The seed of the tables' hash: drawn once a process, so that elements built to share a slot under a
+/// known hash (an algorithmic-complexity attack: one probe chain, quadratic work) share none here. The
+/// outputs do not depend on it: groups are ordered by element or by first position.
+std::uint64_t table_hash_seed()
+{
+  static const std::uint64_t seed = [] {
+    std::random_device device;
+    return (std::uint64_t{device()} << 32) ^ device();
+  }();
+  return seed;
+}
+
 /// The hash of a whole element, for its slot in a partition's table.
 template <class Element>
-std::uint64_t element_hash(const Element& element)
+std::uint64_t element_hash(const Element& element, std::uint64_t seed)
 {
   if constexpr (std::is_integral_v<Element>) {
-    return fmix64(std::uint64_t{element} ^ 0x9e3779b97f4a7c15ULL);
+    return fmix64(std::uint64_t{element} ^ seed);
   } else {
     constexpr std::size_t arity = sizeof(element.word) / sizeof(element.word[0]);
-    std::uint64_t hash = 0x9e3779b97f4a7c15ULL;
+    std::uint64_t hash = seed;
     for (std::size_t i = 0; i < arity; i += 2) {
       const std::uint64_t high = i + 1 < arity ? std::uint64_t{element.word[i + 1]} << 32 : 0;
       hash = fmix64(hash ^ (high | element.word[i]));
@@ -178,7 +191,7 @@ struct no_combine {
 template <class Element, class Value = no_values, class Combine = no_combine>
 class partition_table {
  public:
-  explicit partition_table(Combine combine = {}) : combine_(combine) {}
+  explicit partition_table(Combine combine = {}) : combine_(combine), seed_(table_hash_seed()) {}
 
   /// `positions` and `values` may be null.
   void count(const Element* elements, const std::uint32_t* positions, const Value* values, std::uint64_t size)
@@ -206,7 +219,7 @@ class partition_table {
   {
     if ((groups.size() + 1) * 2 > slots_.size()) { grow(); }
     const std::uint64_t last = slots_.size() - 1;
-    for (std::uint64_t s = element_hash(element) & last;; s = (s + 1) & last) {
+    for (std::uint64_t s = element_hash(element, seed_) & last;; s = (s + 1) & last) {
       const std::uint32_t slot = slots_[s];
       if (slot == 0) {
         slots_[s] = static_cast<std::uint32_t>(groups.size() + 1);
@@ -227,7 +240,7 @@ class partition_table {
     slots_.assign(2 * slots_.size(), 0);
     const std::uint64_t last = slots_.size() - 1;
     for (std::uint64_t g = 0; g < groups.size(); ++g) {
-      std::uint64_t s = element_hash(groups[g].element) & last;
+      std::uint64_t s = element_hash(groups[g].element, seed_) & last;
       while (slots_[s] != 0) { s = (s + 1) & last; }
       slots_[s] = static_cast<std::uint32_t>(g + 1);
     }
@@ -235,6 +248,7 @@ class partition_table {
 
   std::vector<std::uint32_t> slots_;
   Combine combine_;
+  std::uint64_t seed_;
 };
 
 /// Threads for `n` elements.

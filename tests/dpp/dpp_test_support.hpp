@@ -86,6 +86,36 @@ std::vector<Element> zipf_elements(std::uint64_t n, double exponent, std::uint64
   return elements;
 }
 
+/// The inverse of fmix64 (core/hash.hpp): its xor-shifts by 33 undo themselves, its odd multipliers have
+/// inverses modulo 2^64.
+inline std::uint64_t unfmix64(std::uint64_t h)
+{
+  const auto inverse = [](std::uint64_t c) {
+    std::uint64_t x = c;  // Newton's iteration doubles the correct low bits each step
+    for (int i = 0; i < 6; ++i) { x *= 2 - c * x; }
+    return x;
+  };
+  h ^= h >> 33;
+  h *= inverse(0xc4ceb9fe1a85ec53ULL);
+  h ^= h >> 33;
+  h *= inverse(0xff51afd7ed558ccdULL);
+  h ^= h >> 33;
+  return h;
+}
+
+/// `count` distinct 64-bit values below 2^63 whose fmix64(value ^ seed) share their low 20 bits: every
+/// one in the first slot of any table of up to 2^20 slots hashed so, and (below 2^63, with one value
+/// above) in one range of leading bits.
+inline std::vector<std::uint64_t> values_sharing_a_slot(std::size_t count, std::uint64_t seed)
+{
+  std::vector<std::uint64_t> values;
+  for (std::uint64_t i = 1; values.size() < count; ++i) {
+    const std::uint64_t value = unfmix64(i << 20) ^ seed;
+    if (value >> 63 == 0) { values.push_back(value); }
+  }
+  return values;
+}
+
 /// 2^17 distinct small values (every fifth twice) beside 100 spread ones, shuffled: the host engine's
 /// ranges of leading bits put the small ones in one partition, whose table grows past 2^16 groups.
 inline std::vector<std::uint32_t> one_crowded_partition(std::mt19937_64& random)

@@ -332,6 +332,19 @@ TYPED_TEST(duplicates_test, partitioned_engine_past_one_partition)
   }
 }
 
+// An algorithmic-complexity attack on the host engine's tables: values built so that fmix64(value ^ c)
+// shares its low 20 bits for a fixed c (here the golden-ratio constant), all in one range of leading
+// bits, some twice. Under that fixed hash every one probes one chain (quadratic work); the engine's seed
+// is drawn per process, so they spread. Every output against the oracle.
+TYPED_TEST(duplicates_test, elements_built_to_share_one_slot_of_a_fixed_table_hash)
+{
+  std::vector<std::uint64_t> elements = values_sharing_a_slot(sanitizer_sized() ? 4000 : 30000, 0x9e3779b97f4a7c15ULL);
+  for (std::size_t i = 0; i < elements.size(); i += 3) { elements.push_back(elements[i]); }
+  elements.push_back(~std::uint64_t{0});
+  std::shuffle(elements.begin(), elements.end(), std::mt19937_64(case_seed(8)));
+  expect_all_outputs_match(this->backend(), elements);
+}
+
 template <class Element, class Backend>
 void duplicate_fractions(const Backend& backend, std::uint64_t seed)
 {
