@@ -2,6 +2,7 @@
 // its reader returns. The readers are mesh_io_vtk.cpp (legacy .vtk) and mesh_io_vtu.cpp (XML .vtu), the
 // writers mesh_io_write.cpp; what they share is in mesh_io_internal.hpp.
 #include "mesh_io_internal.hpp"
+#include "../core/printable.hpp"
 
 #include <warpdex/core/error.hpp>
 #include <warpdex/dpp/external_faces.hpp>
@@ -21,21 +22,11 @@ namespace warpdex::dpp {
 namespace detail {
 
 /// Throws `warpdex::error` "name: what". Both may quote the file's bytes (a name can carry an array's
-/// name from the file): control characters are written as \xNN, so the message stays one printable line
-/// whatever the file holds.
+/// name from the file): control characters are escaped in both, and bytes past ASCII in `what`, so the
+/// message stays one printable line whatever the file holds.
 [[noreturn]] void fail(const std::string& name, const std::string& what)
 {
-  std::string line;
-  for (const char c : name + ": " + what) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      constexpr char hex[] = "0123456789abcdef";
-      line += {'\\', 'x', hex[byte >> 4], hex[byte & 15]};
-    } else {
-      line += c;
-    }
-  }
-  WARPDEX_FAIL(line);
+  WARPDEX_FAIL(warpdex::detail::printable(name, false) + ": " + warpdex::detail::printable(what, true));
 }
 
 /// Cells as read: ids, offsets (cells + 1, from 0) and types, checked into the mesh's connectivity and

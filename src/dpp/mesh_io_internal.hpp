@@ -21,8 +21,8 @@ namespace warpdex::dpp::detail {
 inline constexpr std::uint64_t progress_interval = (std::uint64_t{1} << 16) - 1;
 
 /// Throws `warpdex::error` "name: what". Both may quote the file's bytes (a name can carry an array's
-/// name from the file): control characters are written as \xNN, so the message stays one printable line
-/// whatever the file holds.
+/// name from the file): control characters are escaped in both, and bytes past ASCII in `what`
+/// (core/printable.hpp), so the message stays one printable line whatever the file holds.
 [[noreturn]] void fail(const std::string& name, const std::string& what);
 
 /// A number type of the files: its size and kind.

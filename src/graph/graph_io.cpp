@@ -1,5 +1,7 @@
 // Graph file readers (graph_io.hpp): one line reader over zlib's gzFile, which reads gzip and plain files
 // alike, and one parser per format.
+#include "../core/printable.hpp"
+
 #include <warpdex/core/error.hpp>
 #include <warpdex/graph/graph_io.hpp>
 
@@ -71,14 +73,12 @@ class line_reader {
   [[nodiscard]] std::uint64_t line_number() const { return line_number_; }
   [[nodiscard]] const std::string& path() const { return path_; }
 
-  /// "FILE:LINE: message", each NUL byte of the message (quoting the line) written "\0": what() is a C
-  /// string, which would end at the first.
-  [[noreturn]] void fail(std::string message) const
+  /// "FILE:LINE: message", the message (quoting the line) made one printable line (core/printable.hpp):
+  /// NUL written "\0" (what() is a C string, which would end at the first), other control characters and
+  /// bytes past ASCII "\xNN" (a binary or damaged file would split the message).
+  [[noreturn]] void fail(const std::string& message) const
   {
-    for (std::size_t at = message.find('\0'); at != std::string::npos; at = message.find('\0', at + 2)) {
-      message.replace(at, 1, "\\0");
-    }
-    throw error(path_ + ":" + std::to_string(line_number_) + ": " + message);
+    throw error(path_ + ":" + std::to_string(line_number_) + ": " + warpdex::detail::printable(message, true));
   }
 
  private:

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Feeds every file reader of `warpdex` random files for a bounded time: raw keys (`split --input`,
-`hash --input`), tetrahedral meshes (`faces`: .vtk and .vtu files in every encoding that warpdex writes,
-then truncated, with bytes flipped or numbers changed) and text (`grep`, whose output is compared with GNU grep -F byte for byte: the files stay
+`hash --input`), raw records (`dedup --record-bytes`), tetrahedral meshes (`faces`: .vtk and .vtu files
+in every encoding that warpdex writes), graphs (`sssp` and `cliques`: DIMACS .gr and .clq, Matrix Market,
+SNAP, gzip) and images (`segment`: PNG and TIFF as warpdex writes them), each truncated, with bytes
+flipped or numbers changed, and text (`grep`, whose output is compared with GNU grep -F byte for byte: the files stay
 under 32 KiB, so both greps see a NUL byte in their first buffer and agree on binary files too), and grep's
 pattern files (-f: none to thousands of patterns, empty lines, CR LF, NUL and other bytes); then every
 numeric option of every command (found in its --help) and the numbers of the graph generators' specs, given
 huge, NaN, infinite, negative, overflowing, fractional and empty values, each on a small run of its command.
 
 A run fails on a crash (a signal), a hang (a timeout), an exit status other than the documented ones
-(keys and meshes: 0 done, 1 a clear error; grep: 0, 1, 2), an error that is not one line "warpdex: error: ...", or a
+(keys, records, meshes, graphs and images: 0 done, 1 a clear error; grep: 0, 1, 2), an error that is not one line "warpdex: error: ...", or a
 grep output different from GNU grep's. An option value must be refused (1 or 2, its last line "warpdex...") when
 it is no number (NaN, infinite, empty, beyond 64 bits or a double); any other may also run (0). Fixed seeds
 first, then a fresh one, each printed for replay.
@@ -16,6 +18,7 @@ first, then a fresh one, each printed for replay.
 usage: fuzz_readers.py WARPDEX [--seconds S] [--seed N]
 """
 import argparse
+import gzip
 import os
 import re
 import resource
@@ -77,8 +80,33 @@ def valid_meshes(warpdex, work):
     return meshes
 
 
-def damaged_mesh(rng, data):
-    """A mesh file truncated, with random bytes flipped, or with one of its numbers changed."""
+GRAPHS = {
+    ".gr": b"c a DIMACS shortest-path file\np sp 4 5\na 1 2 3\na 2 3 4\na 3 4 1\na 4 1 2\na 1 3 7\n",
+    ".clq": b"c a DIMACS clique file\np edge 4 5\ne 1 2\ne 2 3\ne 3 4\ne 4 1\ne 1 3\n",
+    ".mtx": b"%%MatrixMarket matrix coordinate integer general\n4 4 5\n1 2 3\n2 3 4\n3 4 1\n4 1 2\n1 3 7\n",
+    ".txt": b"# a SNAP edge list\n0\t1\n1\t2\n2\t3\n3\t0\n0\t2\n",
+}
+
+
+def valid_graphs():
+    """A small graph of every format the graph readers take, and a gzip one: (extension, bytes)."""
+    return list(GRAPHS.items()) + [(".gr.gz", gzip.compress(GRAPHS[".gr"]))]
+
+
+def valid_images(warpdex, work):
+    """Small label images written by `warpdex segment` as PNG and TIFF: (extension, bytes)."""
+    images = []
+    for extension in (".png", ".tif"):
+        path = os.path.join(work, f"valid{extension}")
+        subprocess.run([warpdex, "--backend", "host", "segment", "--generate", "16x16", "-o", path],
+                       check=True, capture_output=True)
+        with open(path, "rb") as image:
+            images.append((extension, image.read()))
+    return images
+
+
+def damaged(rng, data):
+    """A file truncated, with random bytes flipped, or with one of its numbers changed."""
     data = bytearray(data)
     shape = rng.random()
     if shape < 0.35:
@@ -193,9 +221,9 @@ class Runner:
     def keys(self, command_name, path, seed):
         self.keys_like([self.warpdex, "--backend", "host", command_name, "--input", path], seed)
 
-    def keys_like(self, command, seed):
+    def keys_like(self, command, seed, limit_bytes=None):
         """A reader whose documented statuses are 0 (done) and 1 (one clear error line)."""
-        done = self.run(command)
+        done = self.run(command, limit_bytes)
         if done is None:
             return self.fail(f"hang, seed {seed}", command, f"no exit within {TIMEOUT} s")
         if done.returncode < 0:
@@ -240,6 +268,20 @@ class Runner:
     def mesh(self, path, seed):
         self.keys_like([self.warpdex, "--backend", "host", "faces", path, "--no-verify"], seed)
 
+    def records(self, path, record_bytes, once, seed):
+        self.keys_like([self.warpdex, "--backend", "host", "dedup", path, "--record-bytes", str(record_bytes),
+                        "--output", os.devnull] + (["--once"] if once else []), seed)
+
+    def graph(self, path, seed):
+        """Both readers of graph files; a header that declares huge counts meets the memory limit of an
+        option run, and must fail with one line."""
+        self.keys_like([self.warpdex, "--backend", "host", "sssp", path], seed, OPTION_RUN_BYTES)
+        self.keys_like([self.warpdex, "--backend", "host", "cliques", path, "--count-only"], seed, OPTION_RUN_BYTES)
+
+    def image(self, path, output, seed):
+        self.keys_like([self.warpdex, "--backend", "host", "segment", path, "-o", output, "--em-iterations", "2",
+                        "--map-iterations", "2"], seed, OPTION_RUN_BYTES)
+
     def grep(self, path, rng, seed, pattern_file=None):
         flags = rng.sample(["-c", "-v", "-i", "-w", "-x", "-o", "-n", "-b", "-l", "-L"], rng.randint(0, 2))
         if "-l" in flags and "-L" in flags:
@@ -270,6 +312,8 @@ def main():
     deadline = time.monotonic() + args.seconds
     with tempfile.TemporaryDirectory() as work:
         meshes = valid_meshes(runner.warpdex, work)
+        graphs = valid_graphs()
+        images = valid_images(runner.warpdex, work)
         for index, seed in enumerate(seeds):
             rng = random.Random(seed)
             share = deadline - (len(seeds) - index - 1) * args.seconds / len(seeds)
@@ -293,9 +337,25 @@ def main():
                 extension, valid = rng.choice(meshes)
                 mesh = os.path.join(work, f"mesh{files}{extension}")
                 with open(mesh, "wb") as out:
-                    out.write(damaged_mesh(rng, valid))
+                    out.write(damaged(rng, valid))
                 runner.mesh(mesh, seed)
-            print(f"seed {seed}: {options} option values, {files} key files, {files} text files and {files} mesh files")
+                record_bytes = rng.choice([4, 8, 12, 16])
+                records = os.path.join(work, f"records{files}.bin")
+                with open(records, "wb") as out:
+                    out.write(random_keys(rng))
+                runner.records(records, record_bytes, rng.random() < 0.5, seed)
+                extension, valid = rng.choice(graphs)
+                graph = os.path.join(work, f"graph{files}{extension}")
+                with open(graph, "wb") as out:
+                    out.write(damaged(rng, valid))
+                runner.graph(graph, seed)
+                extension, valid = rng.choice(images)
+                image = os.path.join(work, f"image{files}{extension}")
+                with open(image, "wb") as out:
+                    out.write(damaged(rng, valid))
+                runner.image(image, os.path.join(work, "labels.png"), seed)
+            print(f"seed {seed}: {options} option values, {files} files of each kind (keys, text, meshes, records, "
+                  "graphs, images)")
     print(f"{runner.runs - runner.failures} of {runner.runs} runs clean")
     return 1 if runner.failures else 0
 

@@ -270,6 +270,11 @@ TEST(graph_io, malformed_files_name_the_line_and_the_problem)
       {"t.clq", "p edge 5000000000 1\n", {":1:", "exceed the 32-bit vertex ids"}},
       {"t.clq", "p edge 2 1\na 1 2 3\n", {":2:", "unknown line type 'a' (expected c, p, e or n)"}},
       {"t.col", "p col 4 3\ne 1 2\ne 2 3\n", {":3:", "ends after 2 of the 3 edges"}},
+      // Quoted file bytes stay one printable line: a carriage return inside a token, a line type of a
+      // binary file, and UTF-8's next-line character (which Python's splitlines splits at).
+      {"t.txt", "0 1\r2\n", {":1:", "vertex id '1\\x0d2' is not a non-negative integer"}},
+      {"t.gr", "\x01\xfe\x7f\n", {":1:", "unknown line type '\\x01\\xfe\\x7f'"}},
+      {"t.gr", "p sp 2 1\na 1 2 3\xc2\x85\n", {":2:", "weight '3\\xc2\\x85' is not a number"}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string(c.name) + ": " + std::string(c.text));
