@@ -103,14 +103,15 @@ nb::object once_elements_binding(const input_array& elements, const std::string&
   });
 }
 
-nb::object unique_binding(const input_array& elements, const std::string& order, const std::string& library,
-                          stream_handle stream)
+nb::object unique_binding(const input_array& elements, const std::string& order, const std::string& method,
+                          const std::string& library, stream_handle stream)
 {
   call_arrays arrays("unique_elements");
   const dpp::element_order chosen = order_of(order);
+  const dpp::duplicate_method chosen_method = dpp::parse_duplicate_method(method);
   return with_elements(arrays, elements, [&](auto element_span) {
     auto found = run_on(arrays.where(), stream, [&](const auto& backend) {
-      auto result = dpp::unique_elements(backend, element_span, chosen);
+      auto result = dpp::unique_elements(backend, element_span, chosen, chosen_method);
       backend.synchronize();
       return result;
     });
@@ -119,14 +120,15 @@ nb::object unique_binding(const input_array& elements, const std::string& order,
 }
 
 nb::tuple count_binding(const input_array& elements, const std::string& order, bool first_positions,
-                        const std::string& library, stream_handle stream)
+                        const std::string& method, const std::string& library, stream_handle stream)
 {
   call_arrays arrays("count_elements");
   const dpp::element_order chosen = order_of(order);
   const auto outputs = first_positions ? dpp::count_outputs::with_first_positions : dpp::count_outputs::counts_only;
+  const dpp::duplicate_method chosen_method = dpp::parse_duplicate_method(method);
   return with_elements(arrays, elements, [&](auto element_span) {
     auto counted = run_on(arrays.where(), stream, [&](const auto& backend) {
-      auto result = dpp::count_elements(backend, element_span, chosen, outputs);
+      auto result = dpp::count_elements(backend, element_span, chosen, outputs, chosen_method);
       backend.synchronize();
       return result;
     });
@@ -183,10 +185,10 @@ void bind_dpp(nb::module_& module)
              nb::arg("stream"), "once[i] = 1 where elements[i] occurs exactly once; returns the fight rounds run.");
   module.def("elements_occurring_once", &once_elements_binding, nb::arg("elements"), nb::arg("method"),
              nb::arg("library"), nb::arg("stream"), "The elements occurring exactly once, in input order.");
-  module.def("unique_elements", &unique_binding, nb::arg("elements"), nb::arg("order"), nb::arg("library"),
-             nb::arg("stream"), "The distinct elements, ascending or in order of first occurrence.");
+  module.def("unique_elements", &unique_binding, nb::arg("elements"), nb::arg("order"), nb::arg("method"),
+             nb::arg("library"), nb::arg("stream"), "The distinct elements, ascending or in order of first occurrence.");
   module.def("count_elements", &count_binding, nb::arg("elements"), nb::arg("order"), nb::arg("first_positions"),
-             nb::arg("library"), nb::arg("stream"),
+             nb::arg("method"), nb::arg("library"), nb::arg("stream"),
              "(elements, counts, first_positions or None): the distinct elements with their counts.");
   module.def("group_by", &group_by_binding, nb::arg("keys"), nb::arg("values"), nb::arg("reduction"), nb::arg("order"),
              nb::arg("method"), nb::arg("library"), nb::arg("stream"),

@@ -98,3 +98,17 @@ def test_group_by_refuses_bad_input():
         warpdex.group_by(keys, np.array([1, 2, 3], np.int64), order="descending")
     empty = warpdex.group_by(np.array([], np.uint64), np.array([], np.uint64))
     assert [a.size for a in empty] == [0, 0, 0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("method", ["auto", "sort", "partitioned"])
+@pytest.mark.parametrize("order", ["ascending", "first_occurrence"])
+def test_unique_and_counts_by_every_method_match_numpy(rng, kind, method, order):
+    elements = make_elements(rng, kind, 40000)  # past one partition of the host's engine
+    distinct, first, counts = np.unique(elements, axis=0, return_index=True, return_counts=True)
+    by = np.argsort(first) if order == "first_occurrence" else np.arange(first.size)
+    np.testing.assert_array_equal(warpdex.unique_elements(elements, order=order, method=method), distinct[by])
+    got_distinct, got_counts, got_first = warpdex.count_elements(elements, order=order, method=method)
+    np.testing.assert_array_equal(got_distinct, distinct[by])
+    np.testing.assert_array_equal(got_counts, counts[by])
+    np.testing.assert_array_equal(got_first, first[by])

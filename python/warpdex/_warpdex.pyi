@@ -265,10 +265,10 @@ def find_once(elements: Annotated[NDArray, dict(writable=False)], once: NDArray,
 def elements_occurring_once(elements: Annotated[NDArray, dict(writable=False)], method: str, library: str, stream: int) -> object:
     """The elements occurring exactly once, in input order."""
 
-def unique_elements(elements: Annotated[NDArray, dict(writable=False)], order: str, library: str, stream: int) -> object:
+def unique_elements(elements: Annotated[NDArray, dict(writable=False)], order: str, method: str, library: str, stream: int) -> object:
     """The distinct elements, ascending or in order of first occurrence."""
 
-def count_elements(elements: Annotated[NDArray, dict(writable=False)], order: str, first_positions: bool, library: str, stream: int) -> tuple:
+def count_elements(elements: Annotated[NDArray, dict(writable=False)], order: str, first_positions: bool, method: str, library: str, stream: int) -> tuple:
     """
     (elements, counts, first_positions or None): the distinct elements with their counts.
     """

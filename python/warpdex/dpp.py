@@ -63,17 +63,26 @@ def elements_occurring_once(elements: Any, *, method: str = "auto", library: str
 
 
 def unique_elements(
-    elements: Any, *, order: str = "ascending", library: str | None = None, stream: Any = None
+    elements: Any,
+    *,
+    order: str = "ascending",
+    method: str = "auto",
+    library: str | None = None,
+    stream: Any = None,
 ) -> Any:
     """The distinct elements, one of each: in ascending order (tuples lexicographically; as numpy.unique
     with axis=0) or, with ``order="first_occurrence"``, in the order of their first occurrence.
+    `method`: 'auto', 'sort' or 'partitioned' (the partitioned engine: every type on the CPU, uint32 in
+    ascending order on CUDA; the sort elsewhere); the same result either way.
 
     >>> import numpy as np, warpdex
     >>> warpdex.unique_elements(np.array([4, 2, 4, 7], np.uint32), order="first_occurrence").tolist()
     [4, 2, 7]
     """
     elements = _elements(elements)
-    return _warpdex.unique_elements(elements, order, _library(elements, library), _arrays.stream_of(elements, stream))
+    return _warpdex.unique_elements(
+        elements, order, method, _library(elements, library), _arrays.stream_of(elements, stream)
+    )
 
 
 def count_elements(
@@ -81,13 +90,15 @@ def count_elements(
     *,
     order: str = "ascending",
     first_positions: bool = True,
+    method: str = "auto",
     library: str | None = None,
     stream: Any = None,
 ) -> tuple[Any, Any, Any]:
     """(distinct, counts, first_positions): the distinct elements (ordered as `unique_elements`), how often
     each occurs (uint64) and the index of its first occurrence (uint64; None with
     ``first_positions=False``, which sorts the elements alone, half the bytes). As numpy.unique with
-    return_counts and return_index.
+    return_counts and return_index. `method` as in `unique_elements` (on CUDA the engine counts uint32 in
+    ascending order without first positions).
 
     >>> import numpy as np, warpdex
     >>> [a.tolist() for a in warpdex.count_elements(np.array([4, 2, 4, 7], np.uint32))]
@@ -95,7 +106,7 @@ def count_elements(
     """
     elements = _elements(elements)
     return _warpdex.count_elements(
-        elements, order, first_positions, _library(elements, library), _arrays.stream_of(elements, stream)
+        elements, order, first_positions, method, _library(elements, library), _arrays.stream_of(elements, stream)
     )
 
 
