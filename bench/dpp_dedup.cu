@@ -10,6 +10,9 @@
 //   dedup/unique_partitioned/u32/..., dedup/counts_only_partitioned/u32/...  the same by the partitioned engine
 //   dedup/<method>/u32/n=<n>/zipf=1.1  unique, counts_only and their partitioned rows on Zipf-repeated keys
 //                                      (exponent 1.1 over 2^24 distinct keys), against the same baselines
+//   dedup/group_by_sum/<type>/n=<n>/dup=<f>  dpp::group_by (include/warpdex/dpp/group_by.hpp), sums of int64
+//                                      values by key, ascending, against cub::DeviceRadixSort::SortPairs +
+//                                      cub::DeviceReduce::ReduceByKey on the same pairs (u32 and u64)
 // Baselines: cub::DeviceRadixSort::SortKeys + cub::DeviceRunLengthEncode::Encode (unique elements and
 // counts, from which the once-elements follow) for once / counts rows, SortKeys + cub::DeviceSelect::Unique
 // for unique rows; for tuples (no radix sort of 12-byte keys in CUB) thrust::sort + thrust::reduce_by_key.
@@ -23,13 +26,16 @@
 #include <warpdex/core/generate.hpp>
 #include <warpdex/core/hash.hpp>
 #include <warpdex/dpp/duplicates.hpp>
+#include <warpdex/dpp/group_by.hpp>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/count.h>
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>
+#include <thrust/functional.h>
 #include <thrust/iterator/constant_iterator.h>
 #include <thrust/reduce.h>
 #include <thrust/sort.h>
@@ -164,7 +170,7 @@ bool rows_wanted(const context& ctx, const char* type, std::uint64_t n, const in
 {
   bool any = false;
   for (const char* method : {"hash", "sort", "once_partitioned", "unique", "counts", "counts_only",
-                             "unique_partitioned", "counts_only_partitioned"}) {
+                             "unique_partitioned", "counts_only_partitioned", "group_by_sum"}) {
     any = any || ctx.selected(row_name(method, type, n, label));
   }
   return any;
@@ -246,6 +252,69 @@ void dedup_rows(context& ctx, const buffer<Element>& input, const input_label& l
   }
 }
 
+/// A key's value for the group-by rows: in [-1000, 1000], a function of the key.
+template <class Element>
+struct value_of_key {
+  __host__ __device__ std::int64_t operator()(Element key) const
+  {
+    return static_cast<std::int64_t>(fmix64(static_cast<std::uint64_t>(key)) % 2001) - 1000;
+  }
+};
+
+/// dpp::group_by's sums next to CUB's SortPairs + ReduceByKey on the same pairs (integer keys).
+template <class Element>
+void group_by_row(context& ctx, const buffer<Element>& input, const input_label& label)
+{
+  const std::uint64_t n = input.size();
+  const std::string name = row_name("group_by_sum", type_name<Element>(), n, label);
+  if (!ctx.selected(name)) { return; }
+  auto values = make_device_buffer<std::int64_t>(n);
+  thrust::transform(thrust::cuda::par, input.data(), input.data() + n, values.data(), value_of_key<Element>{});
+  auto sorted_keys = make_device_buffer<Element>(n);
+  auto sorted_values = make_device_buffer<std::int64_t>(n);
+  auto unique = make_device_buffer<Element>(n);
+  auto sums = make_device_buffer<std::int64_t>(n);
+  auto run_count = make_device_buffer<std::uint64_t>(1);
+  buffer<std::uint8_t> temp;
+  std::size_t temp_bytes = 0;
+  const auto baseline = [&](void* storage, std::size_t& sort_bytes, std::size_t& reduce_bytes) {
+    WARPDEX_CUDA_TRY(cub::DeviceRadixSort::SortPairs(storage, sort_bytes, input.data(), sorted_keys.data(),
+                                                     values.data(), sorted_values.data(), n));
+    WARPDEX_CUDA_TRY(cub::DeviceReduce::ReduceByKey(storage, reduce_bytes, sorted_keys.data(), unique.data(),
+                                                    sorted_values.data(), sums.data(), run_count.data(),
+                                                    thrust::plus<std::int64_t>(), n));
+  };
+  const double baseline_ms = ctx.median_ms(nullptr, [&] {
+    std::size_t sort_bytes = 0;
+    std::size_t reduce_bytes = 0;
+    baseline(nullptr, sort_bytes, reduce_bytes);
+    if (temp_bytes < std::max(sort_bytes, reduce_bytes)) {
+      temp_bytes = std::max(sort_bytes, reduce_bytes);
+      temp = make_device_buffer<std::uint8_t>(temp_bytes);
+    }
+    sort_bytes = temp_bytes;
+    reduce_bytes = temp_bytes;
+    baseline(temp.data(), sort_bytes, reduce_bytes);
+  });
+  const std::uint64_t distinct = run_count.to_vector()[0];
+  const cuda backend{};
+  dpp::key_groups<Element, std::int64_t> grouped;
+  const double ms = ctx.median_ms(nullptr, [&] {
+    grouped = {};  // the previous result's memory back first
+    grouped = dpp::group_by(backend, std::span<const Element>(input.data(), n),
+                            std::span<const std::int64_t>(values.data(), n), dpp::group_reduction::sum);
+  });
+  const bool verified =
+      grouped.keys.size() == distinct &&
+      thrust::equal(thrust::cuda::par, grouped.keys.data(), grouped.keys.data() + distinct, unique.data()) &&
+      thrust::equal(thrust::cuda::par, grouped.values.data(), grouped.values.data() + distinct, sums.data());
+  // Each pair read, sorted and reduced: the key and the value read and written once at the least.
+  const double streamed = 2.0 * (sizeof(Element) + sizeof(std::int64_t));
+  ctx.add(throughput_row(name, n, ms, "Gpairs/s",
+                         "cub::DeviceRadixSort::SortPairs + cub::DeviceReduce::ReduceByKey (sum)", baseline_ms,
+                         streamed, verified));
+}
+
 }  // namespace
 
 void run_dpp_dedup(context& ctx)
@@ -258,6 +327,7 @@ void run_dpp_dedup(context& ctx)
     auto keys = make_device_buffer<std::uint32_t>(n);
     generate_keys_with_duplicates(backend, keys.span(), dup, data_seed);
     dedup_rows<std::uint32_t>(ctx, keys, label);
+    group_by_row<std::uint32_t>(ctx, keys, label);
   }
   const input_label zipf{"zipf", zipf_exponent};
   if (rows_wanted(ctx, "u32", n, zipf)) {
@@ -271,6 +341,7 @@ void run_dpp_dedup(context& ctx)
     auto keys = make_device_buffer<std::uint64_t>(half);
     generate_keys_with_duplicates(backend, keys.span(), 0.5, data_seed);
     dedup_rows<std::uint64_t>(ctx, keys, half_repeated);
+    group_by_row<std::uint64_t>(ctx, keys, half_repeated);
   }
   if (rows_wanted(ctx, "tri", half, half_repeated)) {
     auto keys = make_device_buffer<std::uint32_t>(half);

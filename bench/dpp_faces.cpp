@@ -3,7 +3,7 @@
 //   faces/<method>/<mesh>/cells=<n>        on the GPU (dpp/faces)
 //   faces_host/<method>/<mesh>/cells=<n>   on the host backend, all the machine's threads (dpp/faces_host)
 // <method>: sort (the baseline's own row), sort_hash-fnv1a, sort_hash-morton, sort_hash-xor, hash (hash
-// fighting). <mesh>: tet_grid_name, e.g. grid5-random-200x200x200, hex-regular-200x200x200,
+// fighting), partitioned (the host's partitioned engine; on the GPU the tuple sort again). <mesh>: tet_grid_name, e.g. grid5-random-200x200x200, hex-regular-200x200x200,
 // mixed-random-126x126x126. The GPU's tetrahedral meshes are the two targets, a 10M-cell grid
 // (126^3 cubes) and the 200^3 grid (40M cells); its hexahedral meshes the same cubes unsplit (2.0M and 8M
 // hexahedra, 6 quads each), and a mixed grid of 126^3 cubes in layers of every cell type (8.3M cells);
@@ -63,7 +63,8 @@ const std::vector<method_row>& methods()
                                            {"sort_hash-fnv1a", {dpp::face_method::sort_hash, dpp::face_hash::fnv1a}},
                                            {"sort_hash-morton", {dpp::face_method::sort_hash, dpp::face_hash::morton}},
                                            {"sort_hash-xor", {dpp::face_method::sort_hash, dpp::face_hash::xor_ids}},
-                                           {"hash", {dpp::face_method::hash_fight}}};
+                                           {"hash", {dpp::face_method::hash_fight}},
+                                           {"partitioned", {dpp::face_method::partitioned}}};
   return all;
 }
 

@@ -26,8 +26,21 @@ struct combine_groups {
   }
 };
 
-/// The sort method: a stable sort of (key, position), one reduction over the runs with the values
-/// gathered by position, and for first-occurrence order a sort of the groups by first position.
+/// (count, value) of two runs of one key combined, in ascending order where no position is kept.
+template <class Value, group_reduction Reduction>
+struct combine_counted {
+  using run = thrust::tuple<std::uint64_t, Value>;
+  WARPDEX_HOST_DEVICE run operator()(const run& a, const run& b) const
+  {
+    return run(thrust::get<0>(a) + thrust::get<0>(b),
+               reduce_values<Value, Reduction>{}(thrust::get<1>(a), thrust::get<1>(b)));
+  }
+};
+
+/// The sort method. Ascending order: the (key, value) pairs sorted by key (CUB's radix sort on cuda, what
+/// the baseline's SortPairs does) and one reduction over the runs. First-occurrence order: a stable sort
+/// of (key, position), one reduction over the runs with the values gathered by position, and a sort of
+/// the groups by first position.
 template <group_reduction Reduction, class Key, class Value, class Backend>
 key_groups<Key, Value> sorted_groups(const Backend& backend, std::span<const Key> keys, std::span<const Value> values,
                                      element_order order)
@@ -36,6 +49,23 @@ key_groups<Key, Value> sorted_groups(const Backend& backend, std::span<const Key
   if (n == 0) {
     return key_groups<Key, Value>{make_buffer<Key>(backend, 0), make_buffer<Value>(backend, 0),
                                   make_buffer<std::uint64_t>(backend, 0)};
+  }
+  if (order == element_order::ascending) {
+    auto sorted_keys = make_buffer<Key>(backend, n);
+    auto sorted_values = make_buffer<Value>(backend, n);
+    warpdex::detail::stable_sort_pairs(backend, keys.data(), values.data(), sorted_keys.data(), sorted_values.data(),
+                                       n);
+    const std::uint64_t runs = count_runs(backend, sorted_keys.data(), n);
+    key_groups<Key, Value> result{make_buffer<Key>(backend, runs), make_buffer<Value>(backend, runs),
+                                  make_buffer<std::uint64_t>(backend, runs)};
+    thrust::reduce_by_key(policy_nosync(backend), sorted_keys.data(), sorted_keys.data() + n,
+                          thrust::make_zip_iterator(
+                              thrust::make_tuple(thrust::constant_iterator<std::uint64_t>(1), sorted_values.data())),
+                          result.keys.data(),
+                          thrust::make_zip_iterator(thrust::make_tuple(result.counts.data(), result.values.data())),
+                          thrust::equal_to<Key>(), combine_counted<Value, Reduction>{});
+    backend.synchronize();
+    return result;
   }
   const auto sorted = sort_with_positions(backend, keys);
   const std::uint64_t runs = count_runs(backend, sorted.elements.data(), n);
@@ -50,11 +80,9 @@ key_groups<Key, Value> sorted_groups(const Backend& backend, std::span<const Key
       policy_nosync(backend), sorted.elements.data(), sorted.elements.data() + n, in, result.keys.data(),
       thrust::make_zip_iterator(thrust::make_tuple(result.counts.data(), firsts.data(), result.values.data())),
       thrust::equal_to<Key>(), combine_groups<Value, Reduction>{});
-  if (order == element_order::first_occurrence) {
-    thrust::sort_by_key(
-        policy_nosync(backend), firsts.data(), firsts.data() + runs,
-        thrust::make_zip_iterator(thrust::make_tuple(result.keys.data(), result.values.data(), result.counts.data())));
-  }
+  thrust::sort_by_key(
+      policy_nosync(backend), firsts.data(), firsts.data() + runs,
+      thrust::make_zip_iterator(thrust::make_tuple(result.keys.data(), result.values.data(), result.counts.data())));
   backend.synchronize();
   return result;
 }

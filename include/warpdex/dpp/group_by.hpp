@@ -7,10 +7,10 @@
 /// the same in every order of addition: sums wrap around modulo 2^64, two's complement for signed
 /// values). Every span lies in the backend's memory (device memory for `cuda`). Up to 2^32 - 2 pairs.
 ///
-/// **Sort method** (both backends): a stable sort of (key, position) pairs (CUB's radix sort on cuda),
-/// then one reduction over the runs of equal keys, values gathered by position; in order of first
-/// occurrence the groups are then sorted by their first positions. What a user of CUB writes as
-/// SortPairs + ReduceByKey, with positions kept for the order.
+/// **Sort method** (both backends): in ascending order the (key, value) pairs sorted by key (CUB's radix
+/// sort on cuda) and one reduction over the runs of equal keys: what a user of CUB writes as SortPairs +
+/// ReduceByKey. In order of first occurrence a stable sort of (key, position) pairs, the reduction with
+/// the values gathered by position, then the groups sorted by their first positions.
 ///
 /// **Partitioned method** (host backend): the duplicate search's partitioned engine with the values
 /// moved beside the keys; each partition's thread reduces a key's values in input order in its table.
