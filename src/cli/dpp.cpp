@@ -171,7 +171,7 @@ dpp::line_counts host_line_counts(std::string_view text, bool only_once)
 
 void write_line(std::FILE* out, std::string_view line)
 {
-  std::fwrite(line.data(), 1, line.size(), out);
+  if (!line.empty()) { std::fwrite(line.data(), 1, line.size(), out); }  // an empty line's data may be null
   std::fputc('\n', out);
 }
 

@@ -115,6 +115,7 @@ class threaded_group {
         const auto& from = *static_cast<const distributed::all_to_all_buffers*>(slots[sender]);
         const std::uint64_t count = mine.layout->receive_counts[sender];
         WARPDEX_EXPECTS(from.layout->send_counts[rank_] == count, "threaded_group::all_to_all: counts differ");
+        if (count == 0) { continue; }  // an empty rank's buffers may be null, which memcpy may not be given
         std::memcpy(static_cast<std::byte*>(mine.receive) + mine.layout->receive_offsets[sender] * element_bytes,
                     static_cast<const std::byte*>(from.send) + from.layout->send_offsets[rank_] * element_bytes,
                     count * element_bytes);

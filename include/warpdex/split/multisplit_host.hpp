@@ -25,6 +25,15 @@ inline constexpr std::uint64_t host_min_chunk_keys = std::uint64_t{1} << 16;
 /// Bounds the (bucket, chunk) table, so a huge m runs with fewer chunks instead of exhausting memory.
 inline constexpr std::uint64_t host_max_table_entries = std::uint64_t{1} << 24;
 
+/// Throws unless the identifier is valid for Key (its splitters are in host memory on this backend).
+template <class Key, class Identifier>
+void validate_host_identifier(const char* caller, const Identifier& identifier)
+{
+  validate_identifier<Key>(caller, identifier, [](const auto& splitter_identifier) {
+    return std::span(splitter_identifier.splitters, splitter_identifier.splitter_count);
+  });
+}
+
 /// Value = void for keys only. Writes the m + 1 offsets (offsets[m] = n) and the number of bad ids;
 /// with bad ids it writes nothing else (neither the outputs nor the offsets).
 template <class Key, class Value, class Identifier>
@@ -32,9 +41,7 @@ void host_multisplit(const char* caller, std::span<const Key> keys_in, std::span
                      Value* values_out, const Identifier& identifier, std::span<std::uint64_t> offsets,
                      std::uint64_t* bad_id_count)
 {
-  validate_identifier<Key>(caller, identifier, [](const auto& splitter_identifier) {
-    return std::span(splitter_identifier.splitters, splitter_identifier.splitter_count);
-  });
+  validate_host_identifier<Key>(caller, identifier);
   const std::uint64_t n = keys_in.size();
   const std::uint32_t m = identifier.bucket_count();
   validate_async_results(caller, offsets.size(), m, bad_id_count);
@@ -88,6 +95,8 @@ std::vector<std::uint64_t> host_multisplit_checked(const char* caller, std::span
                                                    std::span<Key> keys_out, const Value* values_in, Value* values_out,
                                                    const Identifier& identifier)
 {
+  // The identifier first: a bit field wider than its maximum has no bucket count (the shift overflows).
+  validate_host_identifier<Key>(caller, identifier);
   const std::uint32_t m = identifier.bucket_count();
   std::vector<std::uint64_t> offsets(std::uint64_t{m} + 1);
   std::uint64_t bad = 0;
