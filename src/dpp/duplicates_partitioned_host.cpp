@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace warpdex::dpp::detail {
@@ -322,9 +323,10 @@ buffer<std::uint32_t> host_partitioned_once_bitmap(const host& backend, std::spa
 namespace {
 
 /// Every group of every partition, in `order`: `allocate(distinct)` once the groups are counted, then
-/// `write(place, group)` for each, in parallel.
+/// `write(place, group)` for each, in parallel. The split is released once counted, before the outputs
+/// are allocated.
 template <class Element, class Value, class Combine, class Allocate, class Write>
-void place_groups(const partitioned_input<Element, Value>& split, element_order order, int threads, Combine combine,
+void place_groups(partitioned_input<Element, Value>&& split, element_order order, int threads, Combine combine,
                   Allocate&& allocate, Write&& write)
 {
   const std::uint64_t n = split.elements.size();
@@ -347,6 +349,7 @@ void place_groups(const partitioned_input<Element, Value>& split, element_order 
         }
       },
       combine);
+  split = {};
   std::vector<std::uint64_t> starts(partitions + 1, 0);
   for (std::uint64_t p = 0; p < partitions; ++p) { starts[p + 1] = starts[p] + found[p].size(); }
   allocate(starts[partitions]);
@@ -377,11 +380,11 @@ key_groups<Key, Value> group_with(std::span<const Key> keys, std::span<const Val
 {
   const std::uint64_t n = keys.size();
   const int threads = threads_for(n);
-  const auto split = split_into_partitions(keys, plan_partitions(keys, threads),
+  auto split = split_into_partitions(keys, plan_partitions(keys, threads),
                                            order == element_order::first_occurrence, threads, values);
   key_groups<Key, Value> result;
   place_groups(
-      split, order, threads, reduce_values<Value, Reduction>{},
+      std::move(split), order, threads, reduce_values<Value, Reduction>{},
       [&](std::uint64_t distinct) {
         result = key_groups<Key, Value>{make_buffer<Key>(host{}, distinct), make_buffer<Value>(host{}, distinct),
                                         make_buffer<std::uint64_t>(host{}, distinct)};
@@ -403,10 +406,10 @@ element_counts<Element> host_partitioned_counts(const host& backend, std::span<c
   const std::uint64_t n = elements.size();
   const int threads = threads_for(n);
   const bool with_positions = order == element_order::first_occurrence || with_first_positions;
-  const auto split = split_into_partitions(elements, plan_partitions(elements, threads), with_positions, threads);
+  auto split = split_into_partitions(elements, plan_partitions(elements, threads), with_positions, threads);
   element_counts<Element> result;
   place_groups(
-      split, order, threads, no_combine{},
+      std::move(split), order, threads, no_combine{},
       [&](std::uint64_t distinct) {
         result = element_counts<Element>{make_buffer<Element>(backend, distinct),
                                          make_buffer<std::uint64_t>(backend, with_counts ? distinct : 0),
