@@ -4,7 +4,8 @@
 // the input, so a partition holds its elements in input order), then one thread a partition counts its
 // elements in an open-addressing table that stays in the core's caches. Sorting the whole input, as the
 // sort method does, reads and writes every element in each of its passes over main memory; here the
-// input is read twice and written once, and the rest happens in the caches (docs/dpp.md).
+// input is read three times (its range, the histogram, the scatter) and written once, and the rest
+// happens in the caches (docs/dpp.md).
 #include "duplicates_partitioned.hpp"
 #include "group_by_reduce.hpp"
 
@@ -15,8 +16,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <random>
 #include <cstdint>
+#include <random>
 #include <span>
 #include <type_traits>
 #include <utility>
