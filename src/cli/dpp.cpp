@@ -56,20 +56,19 @@ double timed(const Backend& backend, Work&& work)
 /// reserved for the file's size (a file that grows or shrinks meanwhile is read as it is).
 std::vector<char> read_whole_file(const std::string& command, const std::string& path, const std::string& what)
 {
+  constexpr std::size_t block = std::size_t{1} << 20;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> opened(nullptr, std::fclose);
   std::FILE* input = stdin;
   std::vector<char> bytes;
-  struct stat status {};
   if (path != "-") {
     // A directory would open and fail in the middle of the read.
-    status = input_file_status(command, path, what);
+    const struct stat status = input_file_status(command, path, what);
     opened.reset(std::fopen(path.c_str(), "rb"));
     WARPDEX_EXPECTS(opened != nullptr, command + ": cannot open '" + path + "'");
     input = opened.get();
+    // One block more than the file: the read that finds its end fits too.
+    bytes.reserve(static_cast<std::size_t>(std::max<off_t>(status.st_size, 0)) + block);
   }
-  constexpr std::size_t block = std::size_t{1} << 20;
-  // One block more than the file: the read that finds its end fits too.
-  if (path != "-") { bytes.reserve(static_cast<std::size_t>(std::max<off_t>(status.st_size, 0)) + block); }
   for (std::size_t got = block; got == block;) {
     const std::size_t at = bytes.size();
     bytes.resize(at + block);
